@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import pkg from "../package.json" with { type: "json" };
+import { runTill } from "../test/helpers/process.ts";
+
+describe("till executable", () => {
+  it("--version prints the package version and exits 0", async () => {
+    const result = await runTill(["--version"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.trim()).toBe(pkg.version);
+  });
+
+  it("--help lists the server commands", async () => {
+    const result = await runTill(["--help"]);
+    expect(result.exitCode).toBe(0);
+    for (const command of ["dev", "serve", "worker", "migrate"]) expect(result.stdout).toMatch(new RegExp(`\\n\\s+${command}\\b`));
+  });
+
+  it("an unknown command or flag is a usage error: exit 2", async () => {
+    expect((await runTill(["frobnicate"])).exitCode).toBe(2);
+    expect((await runTill(["dev", "--bogus"])).exitCode).toBe(2);
+  });
+
+  it("a configuration error names the variable and exits 1 without a stack", async () => {
+    const result = await runTill(["serve"], { PORT: "0" });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain("AUTH_SECRET: required for `till serve`");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("`till migrate` applies migrations to a new embedded database", { timeout: 60_000 }, async () => {
+    const result = await runTill(["migrate"], { TILL_DATA_DIR: "data" });
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("Migrations applied.");
+  });
+});

@@ -1,0 +1,108 @@
+// Opens the database: postgres.js when a URL is configured, embedded PGlite otherwise. Both give the
+// same drizzle type, so nothing above this file knows which one it talks to.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { PGlite } from "@electric-sql/pglite";
+import { sql, type SQL } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import type postgres from "postgres";
+import type { DatabaseTarget } from "../server/config.ts";
+import * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+
+export interface Database {
+  db: Db;
+  driver: "pglite" | "postgres";
+  /** The PGlite instance when driver is pglite (one connection, in-process). */
+  pglite: PGlite | null;
+  /** The postgres.js client when driver is postgres. */
+  client: postgres.Sql | null;
+  /** Runs a raw statement and returns its rows, whichever driver answers. */
+  rows<T>(query: SQL): Promise<T[]>;
+  /** Runs `select 1`; rejects when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** A PGlite data-dir tarball to start from (tests clone a migrated template this way). */
+  loadDataDir?: Blob | File;
+}
+
+export async function openDb(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
+  if (target.kind === "postgres") {
+    const { default: postgresJs } = await import("postgres");
+    const { drizzle } = await import("drizzle-orm/postgres-js");
+    const client = postgresJs(target.url, {
+      max: target.poolSize,
+      onnotice: () => {},
+      connection: { application_name: "till" },
+    });
+    const db = drizzle(client, { schema, casing: "snake_case" }) as unknown as Db;
+    return wrap(db, "postgres", null, client, () => client.end({ timeout: 5 }));
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
+  const pglite = await PGlite.create({
+    ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  });
+  const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
+  return wrap(db, "pglite", pglite, null, () => pglite.close());
+}
+
+function wrap(
+  db: Db,
+  driver: Database["driver"],
+  pglite: PGlite | null,
+  client: postgres.Sql | null,
+  close: () => Promise<void>,
+): Database {
+  let closed: Promise<void> | null = null;
+  return {
+    db,
+    driver,
+    pglite,
+    client,
+    async rows<T>(query: SQL) {
+      const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
+      // postgres.js answers with an array of rows, PGlite with {rows}.
+      return Array.isArray(result) ? result : result.rows;
+    },
+    async ping() {
+      await db.execute(sql`select 1`);
+    },
+    close() {
+      closed ??= close();
+      return closed;
+    },
+  };
+}
+
+const MIGRATION_LOCK = 741_100_001;
+
+/** Applies the committed SQL migrations; safe to run on every start. */
+export async function migrate(database: Database): Promise<void> {
+  if (database.client) {
+    const { migrate: run } = await import("drizzle-orm/postgres-js/migrator");
+    // Several servers may start at once against one database: an advisory lock held on a dedicated
+    // connection makes them take turns, and the later ones find nothing left to apply.
+    const conn = await database.client.reserve();
+    try {
+      await conn`select pg_advisory_lock(${MIGRATION_LOCK})`;
+      await run(database.db as never, { migrationsFolder });
+    } finally {
+      await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      conn.release();
+    }
+  } else {
+    const { migrate: run } = await import("drizzle-orm/pglite/migrator");
+    await run(database.db as never, { migrationsFolder });
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), "till-config-"));
+const SECRET = "s".repeat(40);
+
+describe("loadConfig", () => {
+  it("defaults to port 8080, PGlite under ./.till/db and a localhost base URL", () => {
+    const cwd = tmp();
+    const config = loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET }, cwd });
+    expect(config.port).toBe(8080);
+    expect(config.baseUrl).toBe("http://localhost:8080");
+    expect(config.database).toEqual({ kind: "pglite", dataDir: path.join(cwd, ".till", "db") });
+    expect(config.mode).toBe("production");
+    expect(config.host).toBe("0.0.0.0");
+  });
+
+  it("uses postgres.js when DATABASE_URL is set", () => {
+    const config = loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, DATABASE_URL: "postgres://u@h:5432/db" }, cwd: tmp() });
+    expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolSize: 10 });
+  });
+
+  it("names the variable and the value when PORT is not a port", () => {
+    expect(() => loadConfig({ command: "dev", env: { PORT: "eighty" }, cwd: tmp() })).toThrow(/PORT: .*\(got "eighty"\)/);
+    expect(() => loadConfig({ command: "dev", env: { PORT: "70000" }, cwd: tmp() })).toThrow(ConfigError);
+  });
+
+  it("rejects a DATABASE_URL that is not PostgreSQL without echoing it", () => {
+    const err = captureError(() => loadConfig({ command: "dev", env: { DATABASE_URL: "mysql://root:hunter2@h/db" }, cwd: tmp() }));
+    expect(err.message).toMatch(/DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(err.message).not.toContain("hunter2");
+  });
+
+  it("rejects BASE_URL that is not http(s), LOG_LEVEL and TILL_MODE outside their sets", () => {
+    expect(() => loadConfig({ command: "dev", env: { BASE_URL: "ftp://x" }, cwd: tmp() })).toThrow(/BASE_URL/);
+    expect(() => loadConfig({ command: "dev", env: { LOG_LEVEL: "loud" }, cwd: tmp() })).toThrow(/LOG_LEVEL/);
+    expect(() => loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_MODE: "live" }, cwd: tmp() })).toThrow(/TILL_MODE/);
+  });
+
+  it("requires AUTH_SECRET for `till serve` and `till worker`, and a long one", () => {
+    expect(() => loadConfig({ command: "serve", env: {}, cwd: tmp() })).toThrow(/AUTH_SECRET: required for `till serve`/);
+    expect(() => loadConfig({ command: "worker", env: {}, cwd: tmp() })).toThrow(/AUTH_SECRET: required for `till worker`/);
+    expect(() => loadConfig({ command: "serve", env: { AUTH_SECRET: "short" }, cwd: tmp() })).toThrow(/AUTH_SECRET: must be at least 32/);
+  });
+
+  it("generates the dev secret once, keeps it 0600 in the data dir and reuses it", () => {
+    const cwd = tmp();
+    const first = loadConfig({ command: "dev", env: {}, cwd });
+    const file = path.join(cwd, ".till", "auth-secret");
+    expect(readFileSync(file, "utf8").trim()).toBe(first.authSecret);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ command: "dev", env: {}, cwd }).authSecret).toBe(first.authSecret);
+  });
+
+  it("runs `till dev` in sandbox mode and refuses TILL_MODE=production there", () => {
+    expect(loadConfig({ command: "dev", env: {}, cwd: tmp() }).mode).toBe("sandbox");
+    expect(() => loadConfig({ command: "dev", env: { TILL_MODE: "production" }, cwd: tmp() })).toThrow(/always runs in sandbox/);
+  });
+
+  it("resolves TILL_DATA_DIR from the working directory and lets flags override the environment", () => {
+    const cwd = tmp();
+    const config = loadConfig({ command: "dev", env: { TILL_DATA_DIR: "data", PORT: "9000" }, overrides: { PORT: "9100" }, cwd });
+    expect(config.dataDir).toBe(path.join(cwd, "data"));
+    expect(config.port).toBe(9100);
+    expect(config.baseUrl).toBe("http://localhost:9100");
+  });
+
+  it("is frozen", () => {
+    const config = loadConfig({ command: "dev", env: {}, cwd: tmp() });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.database)).toBe(true);
+    expect(() => {
+      (config as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it("adds TRUSTED_ORIGINS to the base URL's origin and rejects ones that are not URLs", () => {
+    const config = loadConfig({ command: "dev", env: { TRUSTED_ORIGINS: "https://shop.example, http://localhost:5173" }, cwd: tmp() });
+    expect(config.trustedOrigins).toEqual(["http://localhost:8080", "https://shop.example", "http://localhost:5173"]);
+    expect(() => loadConfig({ command: "dev", env: { TRUSTED_ORIGINS: "not a url" }, cwd: tmp() })).toThrow(/TRUSTED_ORIGINS/);
+  });
+});
+
+function captureError(fn: () => unknown): Error {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error("expected an error");
+}

@@ -1,0 +1,162 @@
+// Configuration: the only reader of process.env. Parsed once with zod and frozen, so a wrong value
+// fails at start with the variable's name instead of surfacing later as a confusing runtime error.
+import { randomBytes } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+export type Command = "dev" | "serve" | "worker" | "migrate" | "test" | "cli";
+export type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+
+const envSchema = z.object({
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(500).default(10)),
+  TILL_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+  AUTH_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 32)").optional(),
+  ),
+  LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
+  LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(["json", "pretty"]).optional()),
+  TILL_MODE: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "production"]).optional()),
+  SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(600_000).default(10_000)),
+  TRUSTED_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  INIT_CWD: z.string().optional(),
+});
+
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string; poolSize: number }
+  | { kind: "pglite"; dataDir: string | null };
+
+export interface Config {
+  command: Command;
+  mode: "sandbox" | "production";
+  port: number;
+  host: string;
+  baseUrl: string;
+  dataDir: string;
+  database: DatabaseTarget;
+  authSecret: string;
+  trustedOrigins: readonly string[];
+  log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+export interface LoadConfigOptions {
+  command: Command;
+  /** Defaults to process.env; tests pass their own. */
+  env?: Env;
+  /** Values that win over the environment, e.g. from command-line flags. */
+  overrides?: Env;
+  /** Working directory that relative paths are resolved from. */
+  cwd?: string;
+}
+
+export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
+  const env = { ...(options.env ?? process.env), ...stripUndefined(options.overrides ?? {}) };
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "environment");
+      const got = env[name];
+      const shown = name === "AUTH_SECRET" || name === "DATABASE_URL" ? "" : ` (got ${JSON.stringify(got)})`;
+      return `${name}: ${issue.message}${shown}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  const command = options.command;
+  const cwd = options.cwd ?? e.INIT_CWD ?? process.cwd();
+
+  if (command === "dev" && e.TILL_MODE === "production") {
+    throw new ConfigError("Invalid configuration:\n  TILL_MODE: `till dev` always runs in sandbox mode; use `till serve` for production");
+  }
+  const mode = command === "dev" || command === "test" ? "sandbox" : (e.TILL_MODE ?? "production");
+  const port = e.PORT ?? 8080;
+  const host = e.HOST ?? (command === "serve" || command === "worker" ? "0.0.0.0" : "127.0.0.1");
+  const baseUrl = (e.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
+  const dataDir = path.resolve(cwd, e.TILL_DATA_DIR ?? ".till");
+
+  const database: DatabaseTarget = e.DATABASE_URL
+    ? { kind: "postgres", url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+    : { kind: "pglite", dataDir: command === "test" ? null : path.join(dataDir, "db") };
+
+  let authSecret = e.AUTH_SECRET;
+  if (!authSecret) {
+    if (command === "dev") authSecret = devAuthSecret(dataDir);
+    else if (command === "test" || command === "migrate" || command === "cli") authSecret = "till-test-secret-".padEnd(48, "x");
+    else throw new ConfigError(`Invalid configuration:\n  AUTH_SECRET: required for \`till ${command}\` (try: openssl rand -base64 32)`);
+  }
+
+  const trustedOrigins = [
+    new URL(baseUrl).origin,
+    ...(e.TRUSTED_ORIGINS ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
+  for (const origin of trustedOrigins) {
+    if (!URL.canParse(origin)) throw new ConfigError(`Invalid configuration:\n  TRUSTED_ORIGINS: ${JSON.stringify(origin)} is not a URL`);
+  }
+
+  const level = e.LOG_LEVEL ?? (command === "test" ? "silent" : "info");
+  const format = e.LOG_FORMAT ?? (command === "dev" ? "pretty" : "json");
+
+  return deepFreeze({
+    command,
+    mode,
+    port,
+    host,
+    baseUrl,
+    dataDir,
+    database,
+    authSecret,
+    trustedOrigins,
+    log: { level, format },
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  });
+}
+
+// In `till dev` a secret is generated once and kept beside the database, so sessions survive restarts
+// without asking a newcomer to configure anything.
+function devAuthSecret(dataDir: string): string {
+  const file = path.join(dataDir, "auth-secret");
+  if (existsSync(file)) {
+    const secret = readFileSync(file, "utf8").trim();
+    if (secret.length >= 32) return secret;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+function stripUndefined(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === "object") {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

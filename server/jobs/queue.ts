@@ -1,0 +1,68 @@
+// The job queue: pg-boss on the same database as everything else, through its PGlite adapter when
+// the database is embedded. Modules declare jobs; the queue creates their queues and, in a process
+// that works jobs, their workers.
+import { PgBoss, fromPglite, type Job, type QueueOptions, type WorkOptions } from "pg-boss";
+import type { Database } from "../../db/client.ts";
+import type { Logger } from "../lib/logger.ts";
+
+export interface JobDefinition<T extends object = object> {
+  name: string;
+  queue?: QueueOptions;
+  work?: WorkOptions;
+  handle(jobs: Job<T>[]): Promise<unknown>;
+}
+
+export interface QueueHandle {
+  boss: PgBoss;
+  send<T extends object>(name: string, data: T): Promise<string | null>;
+  stop(): Promise<void>;
+}
+
+export interface StartQueueOptions {
+  database: Database;
+  databaseUrl: string | null;
+  log: Logger;
+  jobs: JobDefinition[];
+  /** Whether this process works jobs (`till worker`, `till dev`) or only sends them. */
+  worker: boolean;
+}
+
+export function createBoss(database: Database, databaseUrl: string | null): PgBoss {
+  if (database.pglite) {
+    return new PgBoss({ db: fromPglite(database.pglite), backend: "pglite" });
+  }
+  if (!databaseUrl) throw new Error("a PostgreSQL queue needs the database URL");
+  return new PgBoss({ connectionString: databaseUrl, max: 4 });
+}
+
+/** Creates pg-boss's schema and stops; used by `till migrate` and the test template. */
+export async function migrateQueue(database: Database, databaseUrl: string | null): Promise<void> {
+  const boss = createBoss(database, databaseUrl);
+  await boss.start();
+  await boss.stop({ graceful: false, close: true });
+}
+
+export async function startQueue(options: StartQueueOptions): Promise<QueueHandle> {
+  const { database, log } = options;
+  const boss = createBoss(database, options.databaseUrl);
+  boss.on("error", (err) => log.error({ err }, "queue error"));
+  const started = performance.now();
+  await boss.start();
+  for (const job of options.jobs) {
+    await boss.createQueue(job.name, job.queue);
+    if (options.worker) {
+      await boss.work(job.name, job.work ?? {}, async (jobs: Job<object>[]) => {
+        return job.handle(jobs);
+      });
+    }
+  }
+  log.debug({ ms: Math.round(performance.now() - started), worker: options.worker }, "queue started");
+  return {
+    boss,
+    send: (name, data) => boss.send(name, data),
+    async stop() {
+      // graceful: let running handlers finish; the database itself is closed by the caller.
+      await boss.stop({ graceful: true, timeout: 10_000, close: true });
+    },
+  };
+}

@@ -1,0 +1,171 @@
+// Typed errors with Polar's wire names. Services throw these; one middleware renders them as
+// {"error": Name, "detail": ...}, so a route never builds an error body by hand.
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { z } from "zod";
+
+export interface ValidationIssue {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly error: string;
+  readonly detail: string | ValidationIssue[];
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, error: string, detail: string | ValidationIssue[], headers: Record<string, string> = {}) {
+    super(typeof detail === "string" ? detail : `${error}: ${detail.map((d) => d.msg).join("; ")}`);
+    this.status = status;
+    this.error = error;
+    this.detail = detail;
+    this.headers = headers;
+  }
+
+  toBody(): { error: string; detail: string | ValidationIssue[] } {
+    return { error: this.error, detail: this.detail };
+  }
+}
+
+export class ResourceNotFound extends ApiError {
+  constructor(detail = "Not found") {
+    super(404, "ResourceNotFound", detail);
+  }
+}
+
+export class NotPermitted extends ApiError {
+  constructor(detail = "You don't have the permission to do this.") {
+    super(403, "NotPermitted", detail);
+  }
+}
+
+export class Unauthorized extends ApiError {
+  constructor(detail = "Unauthorized") {
+    super(401, "Unauthorized", detail, { "www-authenticate": 'Bearer realm="till"' });
+  }
+}
+
+export class ResourceAlreadyExists extends ApiError {
+  constructor(detail = "This resource already exists.") {
+    super(409, "ResourceAlreadyExists", detail);
+  }
+}
+
+export class BadRequest extends ApiError {
+  constructor(detail: string) {
+    super(400, "BadRequest", detail);
+  }
+}
+
+export class RequestValidationError extends ApiError {
+  constructor(issues: ValidationIssue[]) {
+    super(422, "RequestValidationError", issues);
+  }
+
+  /** One failing field, for rules that zod cannot express (uniqueness across rows, cross-field). */
+  static field(loc: (string | number)[], msg: string, type = "value_error"): RequestValidationError {
+    return new RequestValidationError([{ loc, msg, type }]);
+  }
+}
+
+export class ServiceUnavailable extends ApiError {
+  constructor(detail: string) {
+    super(503, "ServiceUnavailable", detail);
+  }
+}
+
+/** zod issue codes mapped to the type names Polar's (pydantic) validation errors use. */
+function issueType(issue: z.core.$ZodIssue, input: unknown): string {
+  switch (issue.code) {
+    case "invalid_type":
+      return input === undefined ? "missing" : `${issue.expected}_type`;
+    case "too_small":
+      return issue.origin === "string" ? "string_too_short" : issue.origin === "array" ? "too_short" : "greater_than_equal";
+    case "too_big":
+      return issue.origin === "string" ? "string_too_long" : issue.origin === "array" ? "too_long" : "less_than_equal";
+    case "invalid_format":
+      return issue.format === "regex" ? "string_pattern_mismatch" : `${issue.format}_parsing`;
+    case "invalid_value":
+      return "enum";
+    case "unrecognized_keys":
+      return "extra_forbidden";
+    case "invalid_union":
+      return "union_tag_invalid";
+    default:
+      return "value_error";
+  }
+}
+
+export function fromZodError(error: z.ZodError, prefix: (string | number)[], root: unknown): RequestValidationError {
+  return new RequestValidationError(
+    error.issues.map((issue) => {
+      const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+      const input = path.reduce<unknown>(
+        (value, key) => (value && typeof value === "object" ? (value as Record<string | number, unknown>)[key] : undefined),
+        root,
+      );
+      const msg = issue.code === "invalid_type" && input === undefined ? "Field required" : issue.message;
+      return { loc: [...prefix, ...path], msg, type: issueType(issue, input) };
+    }),
+  );
+}
+
+export interface ErrorLog {
+  error(obj: object, msg: string): void;
+}
+
+/** Unknown routes answer in Polar's shape rather than Express's HTML page. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new ResourceNotFound(`No route for ${req.method} ${req.path}`));
+};
+
+/** The one place errors become HTTP responses. Stacks go to the log, never to the client. */
+export function errorHandler(): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const apiError = toApiError(err);
+    if (!apiError) {
+      req.log.error({ err }, "unhandled error");
+      if (res.headersSent) return void res.end();
+      res.status(500).json({
+        error: "InternalServerError",
+        detail: `Something went wrong on our side. Reference: ${req.id}`,
+      });
+      return;
+    }
+    if (res.headersSent) return void res.end();
+    if (apiError.status >= 500) req.log.error({ err }, apiError.message);
+    res.status(apiError.status).set(apiError.headers).json(apiError.toBody());
+  };
+}
+
+interface BodyParserError {
+  type: string;
+  status?: number;
+  limit?: number;
+  body?: string;
+}
+
+function isBodyParserError(err: unknown): err is BodyParserError {
+  return typeof err === "object" && err !== null && typeof (err as { type?: unknown }).type === "string" && "expose" in err;
+}
+
+function toApiError(err: unknown): ApiError | null {
+  if (err instanceof ApiError) return err;
+  if (err instanceof z.ZodError) return fromZodError(err, ["body"], undefined);
+  if (isBodyParserError(err)) {
+    switch (err.type) {
+      case "entity.parse.failed":
+        return new RequestValidationError([{ loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" }]);
+      case "entity.too.large":
+        return new ApiError(413, "PayloadTooLarge", `The request body is larger than the limit of ${err.limit} bytes.`);
+      case "encoding.unsupported":
+      case "charset.unsupported":
+        return new ApiError(415, "UnsupportedMediaType", "Send the body as UTF-8 JSON.");
+      default:
+        return new ApiError(err.status ?? 400, "BadRequest", "The request body could not be read.");
+    }
+  }
+  return null;
+}

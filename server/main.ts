@@ -1,0 +1,124 @@
+// start(config): database, migrations, job queue and HTTP server, and a stop() that drains them in
+// reverse order. The CLI wires stop() to SIGINT/SIGTERM; tests call it directly.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+import { migrate, openDb, type Database } from "../db/client.ts";
+import { createApp } from "./app.ts";
+import type { Config } from "./config.ts";
+import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
+import { noopJob } from "./jobs/system.ts";
+import { systemClock, type Clock } from "./lib/clock.ts";
+import { createLogger, type Logger } from "./lib/logger.ts";
+
+export const jobs: JobDefinition[] = [noopJob as JobDefinition];
+
+export interface StartOptions {
+  /** An already-open database (tests hand in a clone of the migrated template). */
+  database?: Database;
+  log?: Logger;
+  clock?: Clock;
+  /** Serve HTTP (default true); `till worker` only works jobs. */
+  http?: boolean;
+  /** Work jobs in this process (default true). */
+  worker?: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  app: Express | null;
+  database: Database;
+  queue: QueueHandle;
+  log: Logger;
+  timings: { migrateMs: number; queueMs: number; readyMs: number };
+  stop(): Promise<void>;
+}
+
+export async function start(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningServer> {
+  const t0 = performance.now();
+  const log = options.log ?? createLogger(config.log);
+  const clock = options.clock ?? systemClock;
+  const database = options.database ?? (await openDb(config.database));
+  const cleanup: (() => Promise<void>)[] = [() => database.close()];
+  try {
+    const m0 = performance.now();
+    await migrate(database);
+    const migrateMs = performance.now() - m0;
+
+    const q0 = performance.now();
+    const queue = await startQueue({
+      database,
+      databaseUrl: config.database.kind === "postgres" ? config.database.url : null,
+      log,
+      jobs,
+      worker: options.worker ?? true,
+    });
+    const queueMs = performance.now() - q0;
+    cleanup.unshift(() => queue.stop());
+
+    let app: Express | null = null;
+    let url = "";
+    if (options.http ?? true) {
+      app = createApp({ config, database, log, clock, queue });
+      const server = await listen(app, config.port, config.host);
+      const { port } = server.address() as AddressInfo;
+      url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;
+      cleanup.unshift(() => closeHttp(server, config.shutdownGraceMs, log));
+    }
+    const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
+    return { url, app, database, queue, log, timings, stop: once(() => runAll(cleanup, log)) };
+  } catch (err) {
+    await runAll(cleanup, log);
+    throw err;
+  }
+}
+
+export class PortInUseError extends Error {
+  override name = "PortInUseError";
+}
+
+function listen(app: Express, port: number, host: string): Promise<http.Server> {
+  const server = http.createServer(app);
+  // Keep-alive longer than common load balancers' idle timeouts, so they close first.
+  server.keepAliveTimeout = 65_000;
+  return new Promise((resolve, reject) => {
+    server.once("error", (err: NodeJS.ErrnoException) => {
+      reject(err.code === "EADDRINUSE" ? new PortInUseError(`Port ${port} on ${host} is already in use. Set PORT to another port.`) : err);
+    });
+    server.listen(port, host, () => resolve(server));
+  });
+}
+
+/** Stops accepting, lets in-flight requests finish within the grace period, then cuts the rest. */
+export function closeHttp(server: http.Server, graceMs: number, log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      log.warn({ graceMs }, "grace period over; closing remaining connections");
+      server.closeAllConnections();
+    }, graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+async function runAll(steps: (() => Promise<void>)[], log: Logger): Promise<void> {
+  for (const step of steps) {
+    try {
+      await step();
+    } catch (err) {
+      log.error({ err }, "error during shutdown");
+    }
+  }
+}
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let p: Promise<void> | null = null;
+  return () => (p ??= fn());
+}
+
+function round(ms: number): number {
+  return Math.round(ms);
+}

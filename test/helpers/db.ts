@@ -1,0 +1,59 @@
+// A fresh migrated database for one test file: a PGlite clone of the template tarball, or a
+// PostgreSQL database created from the template database.
+import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import postgres from "postgres";
+import { inject } from "vitest";
+import { openDb, type Database } from "../../db/client.ts";
+import { databaseUrl } from "./template.ts";
+
+export interface TestDatabase {
+  database: Database;
+  /** The connection URL on PostgreSQL; null on PGlite. */
+  url: string | null;
+  /** Closes the connection and drops the database. */
+  dispose(): Promise<void>;
+}
+
+export function usingPostgres(): boolean {
+  return inject("template").kind === "postgres";
+}
+
+export async function openTestDatabase(): Promise<TestDatabase> {
+  const info = inject("template");
+  if (info.kind === "pglite") {
+    const tarball = new Blob([readFileSync(info.tarball)]);
+    const database = await openDb({ kind: "pglite", dataDir: null }, { loadDataDir: tarball });
+    return { database, url: null, dispose: () => database.close() };
+  }
+  const name = `${info.prefix}_${randomBytes(6).toString("hex")}`;
+  await createDatabase(info.adminUrl, name, info.template);
+  const url = databaseUrl(info.adminUrl, name);
+  const database = await openDb({ kind: "postgres", url, poolSize: 5 });
+  return {
+    database,
+    url,
+    async dispose() {
+      await database.close();
+      await dropDatabase(info.adminUrl, name);
+    },
+  };
+}
+
+export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ""}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  } finally {
+    await admin.end();
+  }
+}
