@@ -106,3 +106,8 @@ export async function migrate(database: Database): Promise<void> {
     await run(database.db as never, { migrationsFolder });
   }
 }
+
+/** Runs fn in one transaction; the transaction has the same type as the database. */
+export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
+  return db.transaction((tx) => fn(tx as unknown as Db));
+}

@@ -11,6 +11,18 @@ export type Env = Record<string, string | undefined>;
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+const booleanString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+/** A social sign-in provider configured by AUTH_<NAME>_CLIENT_ID and AUTH_<NAME>_CLIENT_SECRET. */
+export interface SocialProviderConfig {
+  id: string;
+  clientId: string;
+  clientSecret: string;
+  /** Optional endpoint overrides (AUTH_<NAME>_AUTHORIZATION_URL, _TOKEN_URL, _USERINFO_URL). */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  userInfoUrl?: string;
+}
 
 const envSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
@@ -34,6 +46,22 @@ const envSchema = z.object({
   TILL_MODE: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "production"]).optional()),
   SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(600_000).default(10_000)),
   TRUSTED_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  SMTP_URL: z.preprocess(emptyAsUndefined, z.string().regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL").optional()),
+  EMAIL_FROM: z.preprocess(emptyAsUndefined, z.string().min(3).default("till <no-reply@till.localhost>")),
+  AUTH_REQUIRE_EMAIL_VERIFICATION: z.preprocess(emptyAsUndefined, booleanString.optional()),
+  AUTH_DISABLE_SIGNUP: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_ALLOW_DELETE_USER: z.preprocess(emptyAsUndefined, booleanString.default(true)),
+  AUTH_MIN_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(8)),
+  AUTH_MAX_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(8).max(1024).default(128)),
+  AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
+  AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  CAPTCHA_PROVIDER: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["cloudflare-turnstile", "google-recaptcha", "hcaptcha", "captchafox"]).optional(),
+  ),
+  CAPTCHA_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  CAPTCHA_ENDPOINTS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  CAPTCHA_SITE_VERIFY_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   INIT_CWD: z.string().optional(),
 });
 
@@ -53,6 +81,18 @@ export interface Config {
   trustedOrigins: readonly string[];
   log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
   shutdownGraceMs: number;
+  email: { smtpUrl: string | null; from: string };
+  auth: {
+    requireEmailVerification: boolean;
+    disableSignUp: boolean;
+    allowDeleteUser: boolean;
+    minPasswordLength: number;
+    maxPasswordLength: number;
+    rateLimit: boolean;
+    trustProxy: boolean;
+    socialProviders: readonly SocialProviderConfig[];
+    captcha: { provider: string; secretKey: string; endpoints: readonly string[]; siteVerifyUrl: string | null } | null;
+  };
 }
 
 export class ConfigError extends Error {
@@ -116,6 +156,13 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     if (!URL.canParse(origin)) throw new ConfigError(`Invalid configuration:\n  TRUSTED_ORIGINS: ${JSON.stringify(origin)} is not a URL`);
   }
 
+  if (e.AUTH_MIN_PASSWORD_LENGTH > e.AUTH_MAX_PASSWORD_LENGTH) {
+    throw new ConfigError("Invalid configuration:\n  AUTH_MIN_PASSWORD_LENGTH: must not be greater than AUTH_MAX_PASSWORD_LENGTH");
+  }
+  if (e.CAPTCHA_PROVIDER && !e.CAPTCHA_SECRET_KEY) {
+    throw new ConfigError("Invalid configuration:\n  CAPTCHA_SECRET_KEY: required when CAPTCHA_PROVIDER is set");
+  }
+
   const level = e.LOG_LEVEL ?? (command === "test" ? "silent" : "info");
   const format = e.LOG_FORMAT ?? (command === "dev" ? "pretty" : "json");
 
@@ -131,6 +178,29 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     trustedOrigins,
     log: { level, format },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    email: { smtpUrl: e.SMTP_URL ?? null, from: e.EMAIL_FROM },
+    auth: {
+      requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",
+      disableSignUp: e.AUTH_DISABLE_SIGNUP,
+      allowDeleteUser: e.AUTH_ALLOW_DELETE_USER,
+      minPasswordLength: e.AUTH_MIN_PASSWORD_LENGTH,
+      maxPasswordLength: e.AUTH_MAX_PASSWORD_LENGTH,
+      rateLimit: e.AUTH_RATE_LIMIT ?? command !== "test",
+      trustProxy: e.AUTH_TRUST_PROXY,
+      socialProviders: socialProviders(env),
+      captcha:
+        e.CAPTCHA_PROVIDER && e.CAPTCHA_SECRET_KEY
+          ? {
+              provider: e.CAPTCHA_PROVIDER,
+              secretKey: e.CAPTCHA_SECRET_KEY,
+              endpoints: (e.CAPTCHA_ENDPOINTS ?? "/sign-up/email,/sign-in/email,/request-password-reset")
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean),
+              siteVerifyUrl: e.CAPTCHA_SITE_VERIFY_URL ?? null,
+            }
+          : null,
+    },
   });
 }
 
@@ -147,6 +217,31 @@ function devAuthSecret(dataDir: string): string {
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return secret;
+}
+
+const PROVIDER_ID = /^AUTH_([A-Z0-9]+)_CLIENT_ID$/;
+
+function socialProviders(env: Env): SocialProviderConfig[] {
+  const providers: SocialProviderConfig[] = [];
+  for (const [key, clientId] of Object.entries(env)) {
+    const name = PROVIDER_ID.exec(key)?.[1];
+    if (!name || !clientId) continue;
+    const clientSecret = env[`AUTH_${name}_CLIENT_SECRET`];
+    if (!clientSecret) throw new ConfigError(`Invalid configuration:\n  AUTH_${name}_CLIENT_SECRET: required when AUTH_${name}_CLIENT_ID is set`);
+    const provider: SocialProviderConfig = { id: name.toLowerCase(), clientId, clientSecret };
+    for (const [field, suffix] of [
+      ["authorizationUrl", "AUTHORIZATION_URL"],
+      ["tokenUrl", "TOKEN_URL"],
+      ["userInfoUrl", "USERINFO_URL"],
+    ] as const) {
+      const value = env[`AUTH_${name}_${suffix}`];
+      if (!value) continue;
+      if (!URL.canParse(value)) throw new ConfigError(`Invalid configuration:\n  AUTH_${name}_${suffix}: must be a URL`);
+      provider[field] = value;
+    }
+    providers.push(provider);
+  }
+  return providers.sort((a, b) => a.id.localeCompare(b.id));
 }
 
 function stripUndefined(env: Env): Env {

@@ -10,6 +10,9 @@ import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.t
 import { noopJob } from "./jobs/system.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
+import { createAuth, type Auth } from "./modules/auth/auth.ts";
+import { createMailer } from "./modules/email/mailer.ts";
+import { ensureProfile } from "./modules/organizations/repository.ts";
 
 export const jobs: JobDefinition[] = [noopJob as JobDefinition];
 
@@ -28,6 +31,7 @@ export interface RunningServer {
   url: string;
   app: Express | null;
   database: Database;
+  auth: Auth;
   queue: QueueHandle;
   log: Logger;
   timings: { migrateMs: number; queueMs: number; readyMs: number };
@@ -56,17 +60,25 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
     const queueMs = performance.now() - q0;
     cleanup.unshift(() => queue.stop());
 
+    const mailer = await createMailer({ config, db: database.db, log });
+    const auth = createAuth({
+      config,
+      db: database.db,
+      mailer,
+      hooks: { afterCreateOrganization: (org) => ensureProfile(database.db, org.id) },
+    });
+
     let app: Express | null = null;
     let url = "";
     if (options.http ?? true) {
-      app = createApp({ config, database, log, clock, queue });
+      app = createApp({ config, database, log, clock, queue, auth });
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;
       url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;
       cleanup.unshift(() => closeHttp(server, config.shutdownGraceMs, log));
     }
     const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
-    return { url, app, database, queue, log, timings, stop: once(() => runAll(cleanup, log)) };
+    return { url, app, database, auth, queue, log, timings, stop: once(() => runAll(cleanup, log)) };
   } catch (err) {
     await runAll(cleanup, log);
     throw err;

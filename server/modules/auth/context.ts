@@ -1,0 +1,31 @@
+// Resolves a request to an AuthContext: `till_oat_` bearer tokens through their hash, anything else
+// (a session cookie, or a session token as bearer) through better-auth.
+import type { Request } from "express";
+import { fromNodeHeaders } from "better-auth/node";
+import type { Db } from "../../../db/client.ts";
+import type { AuthContext, AuthResolver } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { SCOPES } from "../../lib/scopes.ts";
+import { hashToken } from "../../lib/tokens.ts";
+import { memberOrganizationIds } from "../organizations/repository.ts";
+import { findActiveByHash, touchLastUsed } from "../tokens/repository.ts";
+import type { Auth } from "./auth.ts";
+
+const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPES);
+
+export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): AuthResolver {
+  return async (req: Request): Promise<AuthContext | null> => {
+    if (req.bearer?.startsWith("till_oat_")) {
+      const now = deps.clock.now();
+      const token = await findActiveByHash(deps.db, hashToken(req.bearer), now);
+      if (!token) return null;
+      await touchLastUsed(deps.db, token.id, now);
+      return { kind: "organization", userId: null, organizationIds: [token.organizationId], scopes: new Set(token.scopes), tokenId: token.id };
+    }
+    if (!req.bearer && !req.headers.cookie) return null;
+    const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+    if (!session) return null;
+    const organizationIds = await memberOrganizationIds(deps.db, session.user.id);
+    return { kind: "user", userId: session.user.id, organizationIds, scopes: ALL_SCOPES, tokenId: null };
+  };
+}

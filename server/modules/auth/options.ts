@@ -1,0 +1,173 @@
+// better-auth configured for till: email/password with verification, social providers from the
+// environment, organizations with teams and custom roles, admin, device login for the CLI, bearer
+// tokens, usernames and an optional captcha. Every id is a UUID, as Polar's contract expects.
+import { scrypt as scryptCb, randomBytes, timingSafeEqual } from "node:crypto";
+import { promisify } from "node:util";
+import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
+import { drizzleAdapter } from "better-auth/adapters/drizzle";
+import { admin, bearer, captcha, deviceAuthorization, organization, username } from "better-auth/plugins";
+import { adminAc, defaultAc, memberAc, ownerAc } from "better-auth/plugins/organization/access";
+import type { Db } from "../../../db/client.ts";
+import * as schema from "../../../db/schema/index.ts";
+import type { Config } from "../../config.ts";
+import type { Mailer } from "../email/mailer.ts";
+
+export const CLI_CLIENT_ID = "till-cli";
+export const CLIENT_IP_HEADER = "x-till-client-ip";
+
+export interface AuthHooks {
+  /** Runs after better-auth created an organization: the seller profile is made here. */
+  afterCreateOrganization?(organization: { id: string; name: string; slug: string }): Promise<void>;
+}
+
+export interface AuthOptionsDeps {
+  config: Readonly<Config>;
+  db: Db;
+  mailer: Mailer;
+  hooks?: AuthHooks;
+}
+
+export const organizationRoles = { owner: ownerAc, admin: adminAc, member: memberAc };
+
+export function buildPlugins(deps: AuthOptionsDeps) {
+  const { config, mailer } = deps;
+  const core = [
+    organization({
+      ac: defaultAc as never,
+      roles: organizationRoles as never,
+      teams: { enabled: true, maximumTeams: 50, allowRemovingAllTeams: true },
+      dynamicAccessControl: { enabled: true },
+      requireEmailVerificationOnInvitation: true,
+      sendInvitationEmail: async (data) => {
+        const link = `${config.baseUrl}/accept-invitation/${data.id}`;
+        await mailer.send({
+          kind: "invitation",
+          to: data.email,
+          subject: `${data.inviter.user.name} invited you to ${data.organization.name} on till`,
+          text: `You have been invited to join ${data.organization.name} as ${data.role}.\n\nAccept: ${link}\n`,
+          link,
+        });
+      },
+      organizationHooks: {
+        afterCreateOrganization: async ({ organization: org }) => {
+          await deps.hooks?.afterCreateOrganization?.({ id: org.id, name: org.name, slug: org.slug });
+        },
+      },
+    }),
+    admin({ defaultRole: "user", adminRoles: ["admin"] }),
+    deviceAuthorization({
+      expiresIn: "30m",
+      interval: "5s",
+      deviceCodeLength: 40,
+      userCodeLength: 8,
+      validateClient: (clientId) => clientId === CLI_CLIENT_ID,
+      verificationUri: "/device",
+    }),
+    bearer(),
+    username(),
+  ] as const;
+  const c = config.auth.captcha;
+  const optional: BetterAuthPlugin[] = c
+    ? [
+        captcha({
+          provider: c.provider as "cloudflare-turnstile",
+          secretKey: c.secretKey,
+          endpoints: [...c.endpoints],
+          ...(c.siteVerifyUrl ? { siteVerifyURLOverride: c.siteVerifyUrl } : {}),
+        }) as unknown as BetterAuthPlugin,
+      ]
+    : [];
+  return { core, optional };
+}
+
+/** Everything but the plugins, which createAuth passes with their types intact. */
+export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions, "plugins"> {
+  const { config, mailer } = deps;
+  const socialProviders: Record<string, { clientId: string; clientSecret: string }> = {};
+  for (const p of config.auth.socialProviders) socialProviders[p.id] = { clientId: p.clientId, clientSecret: p.clientSecret };
+
+  return {
+    appName: "till",
+    baseURL: config.baseUrl,
+    basePath: "/api/auth",
+    secret: config.authSecret,
+    trustedOrigins: [...config.trustedOrigins],
+    database: drizzleAdapter(deps.db as never, { provider: "pg", schema, transaction: true }),
+    telemetry: { enabled: false },
+    advanced: {
+      database: { generateId: "uuid" },
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      useSecureCookies: config.baseUrl.startsWith("https://"),
+    },
+    rateLimit: { enabled: config.auth.rateLimit, window: 60, max: 100 },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: config.auth.disableSignUp,
+      requireEmailVerification: config.auth.requireEmailVerification,
+      minPasswordLength: config.auth.minPasswordLength,
+      maxPasswordLength: config.auth.maxPasswordLength,
+      resetPasswordTokenExpiresIn: 3600,
+      revokeSessionsOnPasswordReset: true,
+      ...(config.command === "test" ? { password: fastTestHasher } : {}),
+      sendResetPassword: async ({ user, url }) => {
+        await mailer.send({ kind: "reset-password", to: user.email, subject: "Reset your till password", text: `Reset your password: ${url}\n\nThe link is valid for one hour.`, link: url });
+      },
+    },
+    emailVerification: {
+      sendOnSignUp: true,
+      autoSignInAfterVerification: true,
+      expiresIn: 24 * 3600,
+      sendVerificationEmail: async ({ user, url }) => {
+        await mailer.send({ kind: "verify-email", to: user.email, subject: "Verify your email for till", text: `Confirm your email address: ${url}\n`, link: url });
+      },
+    },
+    socialProviders,
+    account: {
+      accountLinking: { enabled: true, allowDifferentEmails: false, allowUnlinkingAll: false },
+    },
+    session: {
+      expiresIn: 60 * 60 * 24 * 30,
+      updateAge: 60 * 60 * 24,
+      freshAge: 60 * 60 * 24,
+      cookieCache: { enabled: true, maxAge: 5 * 60 },
+    },
+    user: {
+      changeEmail: {
+        enabled: true,
+        sendChangeEmailConfirmation: async ({ user, newEmail, url }) => {
+          await mailer.send({
+            kind: "change-email",
+            to: user.email,
+            subject: "Confirm the change of your till email",
+            text: `Someone asked to change the email of your till account to ${newEmail}. Approve: ${url}\n`,
+            link: url,
+          });
+        },
+      },
+      deleteUser: {
+        enabled: config.auth.allowDeleteUser,
+        deleteTokenExpiresIn: 24 * 3600,
+        sendDeleteAccountVerification: async ({ user, url }) => {
+          await mailer.send({ kind: "delete-account", to: user.email, subject: "Confirm deleting your till account", text: `Delete your account: ${url}\n`, link: url });
+        },
+      },
+    },
+  };
+}
+
+// Password hashing costs ~100 ms by design; tests create many users, so `command: "test"` uses a
+// cheaper scrypt setting. Never used outside tests.
+const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: { N: number }) => Promise<Buffer>;
+const fastTestHasher = {
+  async hash(password: string): Promise<string> {
+    const salt = randomBytes(16);
+    const key = await scrypt(password.normalize("NFKC"), salt, 32, { N: 1024 });
+    return `${salt.toString("hex")}:${key.toString("hex")}`;
+  },
+  async verify({ hash, password }: { hash: string; password: string }): Promise<boolean> {
+    const [salt, key] = hash.split(":");
+    if (!salt || !key) return false;
+    const derived = await scrypt(password.normalize("NFKC"), Buffer.from(salt, "hex"), 32, { N: 1024 });
+    return timingSafeEqual(derived, Buffer.from(key, "hex"));
+  },
+};

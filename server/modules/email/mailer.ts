@@ -1,0 +1,43 @@
+// Outgoing mail. Every message is recorded in the outbox table first; with SMTP_URL it is then sent
+// through nodemailer, otherwise the log line with its link is how a developer in `till dev` reads it.
+import type { Db } from "../../../db/client.ts";
+import type { Config } from "../../config.ts";
+import type { Logger } from "../../lib/logger.ts";
+import { insertMail, markMailFailed, markMailSent } from "./repository.ts";
+
+export interface OutgoingMail {
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  link?: string;
+}
+
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<void>;
+}
+
+export async function createMailer(deps: { config: Readonly<Config>; db: Db; log: Logger }): Promise<Mailer> {
+  const { config, db, log } = deps;
+  let transport: { sendMail(opts: object): Promise<unknown> } | null = null;
+  if (config.email.smtpUrl) {
+    const nodemailer = await import("nodemailer");
+    transport = nodemailer.createTransport(config.email.smtpUrl);
+  }
+  return {
+    async send(mail) {
+      const emailId = await insertMail(db, mail);
+      if (!transport) {
+        log.info({ emailId, kind: mail.kind, to: mail.to, link: mail.link }, "email (outbox only; set SMTP_URL to send)");
+        return;
+      }
+      try {
+        await transport.sendMail({ from: config.email.from, to: mail.to, subject: mail.subject, text: mail.text });
+        await markMailSent(db, emailId, new Date());
+      } catch (err) {
+        log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
+        await markMailFailed(db, emailId, String((err as Error).message));
+      }
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// Organizations as sellers: list and read the ones the caller belongs to, create one (the caller
+// becomes its owner through better-auth), and update the seller profile with an
+// organization.updated event in the same transaction.
+import type { z } from "zod";
+import { inTransaction, type Db } from "../../../db/client.ts";
+import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import type { Auth } from "../auth/auth.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import * as repo from "./repository.ts";
+import { organizationOut, settingsOf, type organizationCreate, type organizationListQuery, type OrganizationEditable } from "./schemas.ts";
+
+export interface OrganizationDeps {
+  db: Db;
+  clock: Clock;
+  auth: Auth;
+}
+
+export async function listOrganizations(deps: OrganizationDeps, ctx: AuthContext, query: z.output<typeof organizationListQuery>, page: Pagination) {
+  const { rows, total } = await repo.listOrganizations(deps.db, [...ctx.organizationIds], { slug: query.slug }, query.sorting, page.limit, offsetOf(page));
+  return pageOf(rows.map(organizationOut), total, page);
+}
+
+export async function getOrganization(deps: OrganizationDeps, ctx: AuthContext, id: string) {
+  assertAccessible(ctx, id, "Organization not found.");
+  const record = await repo.findOrganization(deps.db, id);
+  if (!record) throw new ResourceNotFound("Organization not found.");
+  return organizationOut(record);
+}
+
+export async function createOrganization(deps: OrganizationDeps, ctx: AuthContext, input: z.output<typeof organizationCreate>) {
+  if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("Organizations are created by a signed-in user.");
+  if (await repo.slugTaken(deps.db, input.slug)) {
+    throw RequestValidationError.field(["body", "slug"], "An organization with this slug already exists.");
+  }
+  const created = await deps.auth.api.createOrganization({
+    body: { name: input.name, slug: input.slug, userId: ctx.userId, ...(input.avatar_url ? { logo: input.avatar_url } : {}) },
+  });
+  if (!created) throw new Error("better-auth did not create the organization");
+  await repo.ensureProfile(deps.db, created.id);
+  const { name: _n, slug: _s, avatar_url: _a, ...rest } = input;
+  await applyUpdate(deps.db, deps.clock, created.id, rest, false);
+  return organizationOut((await repo.findOrganization(deps.db, created.id))!);
+}
+
+export async function updateOrganization(deps: OrganizationDeps, ctx: AuthContext, id: string, input: OrganizationEditable) {
+  assertAccessible(ctx, id, "Organization not found.");
+  return inTransaction(deps.db, async (tx) => {
+    await applyUpdate(tx, deps.clock, id, input, true);
+    const record = await repo.findOrganization(tx, id);
+    if (!record) throw new ResourceNotFound("Organization not found.");
+    const data = organizationOut(record);
+    await recordEvent(tx, deps.clock, { organizationId: id, type: "organization.updated", data });
+    return data;
+  });
+}
+
+async function applyUpdate(db: Db, clock: Clock, id: string, input: OrganizationEditable, touch: boolean): Promise<void> {
+  const current = await repo.findOrganization(db, id);
+  if (!current) throw new ResourceNotFound("Organization not found.");
+  const org: { name?: string; logo?: string | null } = {};
+  if (input.name) org.name = input.name;
+  if (input.avatar_url !== undefined) org.logo = input.avatar_url;
+
+  const profile: Parameters<typeof repo.updateOrganization>[3] = {};
+  if (input.email !== undefined) profile.email = input.email;
+  if (input.website !== undefined) profile.website = input.website;
+  if (input.socials) profile.socials = input.socials;
+  if (input.country !== undefined) profile.country = input.country;
+  if (input.default_presentment_currency) profile.defaultPresentmentCurrency = input.default_presentment_currency;
+  if (input.default_tax_behavior) profile.defaultTaxBehavior = input.default_tax_behavior;
+  if (input.embed_hosts) profile.embedHosts = input.embed_hosts;
+  if (input.details) {
+    profile.details = input.details;
+    profile.detailsSubmittedAt = clock.now();
+    if (current.profile.status === "created") profile.status = "review";
+  }
+  const settings: Record<string, unknown> = { ...current.profile.settings };
+  const merged = settingsOf(current.profile.settings);
+  for (const key of ["subscription_settings", "customer_email_settings", "customer_portal_settings", "feature_settings", "dispute_settings"] as const) {
+    const value = input[key];
+    if (value) settings[key] = { ...merged[key], ...value };
+  }
+  if (input.sso_enforced !== undefined && input.sso_enforced !== null) settings.sso_enforced = input.sso_enforced;
+  profile.settings = settings;
+  if (touch) profile.modifiedAt = clock.now();
+  await repo.updateOrganization(db, id, org, profile);
+}

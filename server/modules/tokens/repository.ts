@@ -1,0 +1,63 @@
+// SQL for organization access tokens. Reads are scoped to the organizations the caller may see.
+import { and, count, desc, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { organizationAccessTokens as oat } from "../../../db/schema/index.ts";
+
+export type TokenRow = typeof oat.$inferSelect;
+
+export async function insertToken(db: Db, values: typeof oat.$inferInsert): Promise<TokenRow> {
+  const [row] = await db.insert(oat).values(values).returning();
+  return row!;
+}
+
+export async function findActiveByHash(db: Db, tokenHash: string, now: Date): Promise<TokenRow | null> {
+  const [row] = await db
+    .select()
+    .from(oat)
+    .where(and(eq(oat.tokenHash, tokenHash), or(isNull(oat.expiresAt), gt(oat.expiresAt, now))))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Records use at most once a minute per token, so a busy CI token does not write on every call. */
+export async function touchLastUsed(db: Db, id: string, now: Date): Promise<void> {
+  const minuteAgo = new Date(now.getTime() - 60_000);
+  await db
+    .update(oat)
+    .set({ lastUsedAt: now })
+    .where(and(eq(oat.id, id), or(isNull(oat.lastUsedAt), lt(oat.lastUsedAt, minuteAgo))));
+}
+
+export async function listTokens(db: Db, organizationIds: string[], limit: number, offset: number): Promise<{ rows: TokenRow[]; total: number }> {
+  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  const where = inArray(oat.organizationId, organizationIds);
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(oat).where(where).orderBy(desc(oat.createdAt), desc(oat.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(oat).where(where),
+  ]);
+  return { rows, total: totals!.n };
+}
+
+export async function findToken(db: Db, organizationIds: readonly string[], id: string): Promise<TokenRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(oat)
+    .where(and(eq(oat.id, id), inArray(oat.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function updateToken(db: Db, id: string, values: Partial<Pick<TokenRow, "comment" | "scopes">>, now: Date): Promise<TokenRow> {
+  const [row] = await db
+    .update(oat)
+    .set({ ...values, modifiedAt: now })
+    .where(eq(oat.id, id))
+    .returning();
+  return row!;
+}
+
+export async function deleteToken(db: Db, id: string): Promise<void> {
+  await db.delete(oat).where(eq(oat.id, id));
+}
+

@@ -1,0 +1,62 @@
+// Organization access tokens: created by a member for CI and servers, shown once, stored as a hash.
+import type { Db } from "../../../db/client.ts";
+import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { hashToken, newToken } from "../../lib/tokens.ts";
+import * as repo from "./repository.ts";
+import { parseDuration, tokenOut, type tokenCreate, type tokenUpdate } from "./schemas.ts";
+import type { z } from "zod";
+
+export interface TokenDeps {
+  db: Db;
+  clock: Clock;
+}
+
+function usersOnly(ctx: AuthContext): void {
+  if (ctx.kind !== "user") throw new NotPermitted("Organization access tokens are managed by a signed-in member, not by another token.");
+}
+
+export async function createToken(deps: TokenDeps, ctx: AuthContext, input: z.output<typeof tokenCreate>) {
+  usersOnly(ctx);
+  const organizationId = organizationForWrite(ctx, input.organization_id);
+  const token = newToken("till_oat_");
+  const now = deps.clock.now();
+  const expiresAt = input.expires_in ? new Date(now.getTime() + parseDuration(input.expires_in)!) : null;
+  const row = await repo.insertToken(deps.db, {
+    organizationId,
+    comment: input.comment,
+    scopes: [...new Set(input.scopes)],
+    tokenHash: hashToken(token),
+    expiresAt,
+    createdAt: now,
+  });
+  return { organization_access_token: tokenOut(row), token };
+}
+
+export async function listTokens(deps: TokenDeps, ctx: AuthContext, filter: string | string[] | undefined, page: Pagination) {
+  usersOnly(ctx);
+  const { rows, total } = await repo.listTokens(deps.db, organizationsForRead(ctx, filter), page.limit, offsetOf(page));
+  return pageOf(rows.map(tokenOut), total, page);
+}
+
+async function ownToken(deps: TokenDeps, ctx: AuthContext, id: string) {
+  usersOnly(ctx);
+  const row = await repo.findToken(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Organization access token not found.");
+  return row;
+}
+
+export async function updateToken(deps: TokenDeps, ctx: AuthContext, id: string, input: z.output<typeof tokenUpdate>) {
+  await ownToken(deps, ctx, id);
+  const values: { comment?: string; scopes?: string[] } = {};
+  if (input.comment) values.comment = input.comment;
+  if (input.scopes) values.scopes = [...new Set(input.scopes)];
+  return tokenOut(await repo.updateToken(deps.db, id, values, deps.clock.now()));
+}
+
+export async function deleteToken(deps: TokenDeps, ctx: AuthContext, id: string): Promise<void> {
+  await ownToken(deps, ctx, id);
+  await repo.deleteToken(deps.db, id);
+}
