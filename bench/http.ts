@@ -118,7 +118,7 @@ async function main(): Promise<void> {
     const rps = till.map((s, i) => s.rps / b[i]!.rps);
     const p99 = till.map((s, i) => s.p99 / Math.max(b[i]!.p99, 1));
     process.stdout.write(
-      `till / ${base.padEnd(8)} rps ratio min ${rps.map((x) => x.toFixed(2)).sort()[0]} median ${median(rps).toFixed(2)} max ${Math.max(...rps).toFixed(2)}` +
+      `till / ${base.padEnd(8)} rps ratio min ${Math.min(...rps).toFixed(2)} median ${median(rps).toFixed(2)} max ${Math.max(...rps).toFixed(2)}` +
         `   p99 ratio min ${Math.min(...p99).toFixed(2)} median ${median(p99).toFixed(2)} max ${Math.max(...p99).toFixed(2)}\n`,
     );
   }

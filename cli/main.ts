@@ -2,15 +2,29 @@
 // file and loads its implementation only when run, so `till --help` stays fast.
 import { Command, CommanderError } from "commander";
 import pkg from "../package.json" with { type: "json" };
+import { configureAuthCommands } from "./commands/auth.ts";
+import { configureOrgCommands } from "./commands/orgs.ts";
 import { configureServerCommands } from "./commands/server.ts";
 
 const program = new Command("till")
   .description("till: self-hostable billing for developers (Polar API v1 compatible)")
   .version(pkg.version, "-v, --version", "print the version")
+  .option("--json", "machine-readable JSON on stdout (NDJSON for streams)")
+  .option("--no-color", "plain output without colours (also NO_COLOR)")
+  .option("--profile <name>", "credentials profile (default: default, or TILL_PROFILE)")
+  .option("--server <url>", "till server URL (default: the profile's, TILL_SERVER, or http://localhost:8080)")
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride();
 
+configureAuthCommands(program);
+configureOrgCommands(program);
 configureServerCommands(program);
+
+// Every subcommand reports usage errors through the same exit path.
+for (const cmd of program.commands) {
+  cmd.exitOverride();
+  for (const sub of cmd.commands) sub.exitOverride();
+}
 
 try {
   await program.parseAsync(process.argv);
@@ -20,5 +34,5 @@ try {
     process.exit(err.exitCode === 0 ? 0 : 2);
   }
   const { reportFatal } = await import("./lib/errors.ts");
-  process.exit(reportFatal(err));
+  process.exit(reportFatal(err, process.argv.includes("--json")));
 }

@@ -255,3 +255,30 @@ function deepFreeze<T>(value: T): Readonly<T> {
   }
   return value;
 }
+
+/** What the `till` client reads from its environment (credentials for CI, where to keep its files). */
+export interface CliEnv {
+  token: string | null;
+  server: string | null;
+  profile: string | null;
+  configDir: string;
+  noColor: boolean;
+  /** True over SSH, where opening a browser on this machine would be wrong. */
+  remoteSession: boolean;
+  browser: string | null;
+}
+
+export function loadCliEnv(env: Env = process.env): Readonly<CliEnv> {
+  const home = env.HOME ?? env.USERPROFILE ?? ".";
+  const server = env.TILL_SERVER || null;
+  if (server && !URL.canParse(server)) throw new ConfigError(`Invalid configuration:\n  TILL_SERVER: must be a URL (got ${JSON.stringify(server)})`);
+  return Object.freeze({
+    token: env.TILL_TOKEN || null,
+    server: server?.replace(/\/+$/, "") ?? null,
+    profile: env.TILL_PROFILE || null,
+    configDir: path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "till"),
+    noColor: Boolean(env.NO_COLOR) || env.TERM === "dumb",
+    remoteSession: Boolean(env.SSH_CONNECTION || env.SSH_TTY || env.SSH_CLIENT),
+    browser: env.BROWSER || null,
+  });
+}

@@ -1,5 +1,7 @@
-// Expected failures (bad configuration, a port in use) print one clear line and exit 1; anything
-// else is a bug and prints its stack.
+// Expected failures print one clear message and exit with their code (1 error, 2 usage, 4 not
+// logged in or token rejected); anything else is a bug and prints its stack.
+export const EXIT = { ok: 0, error: 1, usage: 2, auth: 4 } as const;
+
 export class AbortError extends Error {
   override name = "AbortError";
   readonly hint: string | undefined;
@@ -8,18 +10,51 @@ export class AbortError extends Error {
   constructor(message: string, options: { hint?: string; exitCode?: number } = {}) {
     super(message);
     this.hint = options.hint;
-    this.exitCode = options.exitCode ?? 1;
+    this.exitCode = options.exitCode ?? EXIT.error;
   }
 }
 
-const EXPECTED = new Set(["AbortError", "ConfigError", "PortInUseError"]);
+/** An error answer from the till API, with Polar's error name and detail. */
+export class ApiResponseError extends AbortError {
+  override name = "ApiResponseError";
+  readonly status: number;
+  readonly error: string;
+  readonly detail: unknown;
 
-export function reportFatal(err: unknown): number {
+  constructor(status: number, error: string, detail: unknown) {
+    super(`${error}: ${describeDetail(detail)}`, {
+      exitCode: status === 401 ? EXIT.auth : EXIT.error,
+      ...(status === 401 ? { hint: "Run `till login`, or set TILL_TOKEN to a valid token." } : {}),
+    });
+    this.status = status;
+    this.error = error;
+    this.detail = detail;
+  }
+}
+
+function describeDetail(detail: unknown): string {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    return detail
+      .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).filter((p) => p !== "body" && p !== "query").join(".") || "request"}: ${d.msg ?? "invalid"}`)
+      .join("; ");
+  }
+  return JSON.stringify(detail);
+}
+
+const EXPECTED = new Set(["AbortError", "ApiResponseError", "ConfigError", "PortInUseError"]);
+
+export function reportFatal(err: unknown, json = false): number {
   if (err instanceof Error && EXPECTED.has(err.name)) {
-    process.stderr.write(`Error: ${err.message}\n`);
-    if (err instanceof AbortError && err.hint) process.stderr.write(`${err.hint}\n`);
-    return err instanceof AbortError ? err.exitCode : 1;
+    const code = err instanceof AbortError ? err.exitCode : EXIT.error;
+    if (json && err instanceof ApiResponseError) {
+      process.stderr.write(`${JSON.stringify({ error: err.error, detail: err.detail, status: err.status })}\n`);
+    } else {
+      process.stderr.write(`Error: ${err.message}\n`);
+      if (err instanceof AbortError && err.hint) process.stderr.write(`${err.hint}\n`);
+    }
+    return code;
   }
   process.stderr.write(`Unexpected error (this is a bug in till):\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  return 1;
+  return EXIT.error;
 }

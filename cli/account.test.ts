@@ -1,0 +1,75 @@
+// The CLI's login, whoami, orgs and tokens against a real server over HTTP, run as a child process
+// without a TTY, the way CI runs it.
+import { statSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOrganization, signUp, type TestUser } from "../test/helpers/auth.ts";
+import { cliEnv, loginAs, till } from "../test/helpers/cli.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+
+let t: TestServer;
+let user: TestUser;
+let org: { id: string; slug: string };
+const env = cliEnv();
+
+beforeAll(async () => {
+  t = await startTestServer();
+  user = await signUp(t.url);
+  org = await createOrganization(t.url, user, "Cli Shop");
+});
+afterAll(() => t.stop());
+
+describe("till login / whoami / tokens", () => {
+  it("logs in through the device flow without a TTY, saves a 0600 profile and picks the only organization", { timeout: 60_000 }, async () => {
+    const result = await loginAs(t.url, user, env, ["--json"]);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain("/device");
+    const out = JSON.parse(result.stdout);
+    expect(out).toMatchObject({ server: t.url, user: { email: user.email }, organization: { id: org.id } });
+    const file = path.join(env.XDG_CONFIG_HOME!, "till", "credentials.json");
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("whoami --json names the server, user, organization and token kind", async () => {
+    const result = await till(["whoami", "--json"], env);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ server: t.url, token_kind: "user", token_source: "profile", user: { email: user.email }, organization: { id: org.id } });
+  });
+
+  it("tokens create prints an organization token once; TILL_TOKEN then works for CI", async () => {
+    const created = await till(["tokens", "create", "--scope", "organizations:read", "--comment", "ci", "--json"], env);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const { token } = JSON.parse(created.stdout);
+    expect(token).toMatch(/^till_oat_/);
+    const ci = await till(["whoami", "--json"], cliEnv(undefined, { TILL_TOKEN: token, TILL_SERVER: t.url }));
+    expect(ci.exitCode, ci.stderr).toBe(0);
+    expect(JSON.parse(ci.stdout)).toMatchObject({ token_kind: "organization", token_source: "environment", organization: { id: org.id } });
+  });
+
+  it("orgs create switches to the new organization; orgs list marks it", async () => {
+    const created = await till(["orgs", "create", "--name", "Second Shop", "--json"], env);
+    expect(created.exitCode, created.stderr).toBe(0);
+    const second = JSON.parse(created.stdout);
+    const list = await till(["orgs", "list"], env);
+    expect(list.stdout).toMatch(new RegExp(`^\\*\\s+${second.slug}`, "m"));
+    const back = await till(["orgs", "switch", org.slug], env);
+    expect(back.exitCode).toBe(0);
+  });
+
+  it("a rejected token exits 4 with Polar's error name; no login exits 4; a bad flag exits 2", async () => {
+    const bad = await till(["orgs", "list"], cliEnv(undefined, { TILL_TOKEN: "till_oat_nope", TILL_SERVER: t.url }));
+    expect(bad.exitCode).toBe(4);
+    expect(bad.stderr).toContain("Unauthorized");
+    expect(bad.stdout).toBe("");
+    const none = await till(["orgs", "list", "--server", t.url], cliEnv());
+    expect(none.exitCode).toBe(4);
+    expect(none.stderr).toContain("Not logged in");
+    expect((await till(["orgs", "list", "--bogus"], env)).exitCode).toBe(2);
+  });
+
+  it("logout forgets the profile", async () => {
+    const result = await till(["logout", "--json"], env);
+    expect(JSON.parse(result.stdout)).toEqual({ loggedOut: true, profile: "default" });
+    expect((await till(["whoami"], env)).exitCode).toBe(4);
+  });
+});

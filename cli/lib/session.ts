@@ -1,0 +1,53 @@
+// Which server and token a command uses: --server and TILL_SERVER / TILL_TOKEN (for CI) win over the
+// saved profile; the profile comes from --profile, TILL_PROFILE, or "default".
+import { loadCliEnv, type CliEnv } from "../../server/config.ts";
+import { AbortError, EXIT } from "./errors.ts";
+import { readStore, type Profile } from "./store.ts";
+
+export const DEFAULT_SERVER = "http://localhost:8080";
+
+export interface GlobalFlags {
+  json?: boolean;
+  color?: boolean;
+  profile?: string;
+  server?: string;
+}
+
+export interface Session {
+  env: Readonly<CliEnv>;
+  profileName: string;
+  server: string;
+  token: string | null;
+  tokenKind: "user" | "organization" | null;
+  organizationId: string | null;
+  source: "flag" | "environment" | "profile" | "none";
+  profile: Profile | null;
+}
+
+export function tokenKindOf(token: string): "user" | "organization" {
+  return token.startsWith("till_oat_") ? "organization" : "user";
+}
+
+export function resolveSession(flags: GlobalFlags): Session {
+  const env = loadCliEnv();
+  const profileName = flags.profile ?? env.profile ?? "default";
+  const profile = readStore(env.configDir).profiles[profileName] ?? null;
+  const server = (flags.server ?? env.server ?? profile?.server ?? DEFAULT_SERVER).replace(/\/+$/, "");
+  if (env.token) {
+    return { env, profileName, server, token: env.token, tokenKind: tokenKindOf(env.token), organizationId: null, source: "environment", profile };
+  }
+  if (profile && (!flags.server || flags.server.replace(/\/+$/, "") === profile.server)) {
+    return { env, profileName, server, token: profile.token, tokenKind: profile.tokenKind, organizationId: profile.organizationId, source: "profile", profile };
+  }
+  return { env, profileName, server, token: null, tokenKind: null, organizationId: null, source: "none", profile };
+}
+
+export function requireToken(session: Session): string {
+  if (!session.token) {
+    throw new AbortError(`Not logged in to ${session.server}.`, {
+      hint: "Run `till login`, or set TILL_TOKEN (an organization access token) for CI.",
+      exitCode: EXIT.auth,
+    });
+  }
+  return session.token;
+}
