@@ -16,6 +16,7 @@ import type { Auth } from "./modules/auth/auth.ts";
 import { createAuthResolver } from "./modules/auth/context.ts";
 import { authRouter } from "./modules/auth/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
+import { sandboxRouter } from "./modules/payments/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 
 export interface AppDeps {
@@ -44,6 +45,7 @@ export function createApp(deps: AppDeps): Express {
   const v1 = Router();
   v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth }, guard));
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
+  v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }));
   app.use("/v1", v1);
 
   app.use(notFoundHandler);

@@ -4,4 +4,5 @@ export * from "./email.ts";
 export * from "./meters.ts";
 export * from "./organizations.ts";
 export * from "./outbox.ts";
+export * from "./payments.ts";
 export * from "./system.ts";
