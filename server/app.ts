@@ -18,6 +18,7 @@ import { authRouter } from "./modules/auth/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
+import { webRouter } from "./web.ts";
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
   v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }));
   app.use("/v1", v1);
+  app.use(webRouter());
 
   app.use(notFoundHandler);
   app.use(errorHandler());

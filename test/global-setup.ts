@@ -1,4 +1,6 @@
 // Builds the migrated template once per run and hands its location to every test file.
+import { existsSync } from "node:fs";
+import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildTemplate, dropTemplate, type TemplateInfo } from "./helpers/template.ts";
 
@@ -11,6 +13,11 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The config module is the only reader of process.env in the product; the test harness is not
   // product code, and TEST_DATABASE_URL is its own switch.
+  // Browser tests need the built pages; build once when a fresh clone has none.
+  if (!existsSync(path.join(import.meta.dirname, "..", "web", "dist", "index.html"))) {
+    const { build } = await import("vite");
+    await build({ configFile: path.join(import.meta.dirname, "..", "vite.config.ts"), logLevel: "warn" });
+  }
   const info = await buildTemplate(process.env.TEST_DATABASE_URL || undefined);
   project.provide("template", info);
   return () => dropTemplate(info);

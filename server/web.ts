@@ -1,0 +1,26 @@
+// Serves the built dashboard and pages from web/dist. Hashed assets are cached for a year; HTML is
+// never cached so a deploy takes effect at once. Unknown non-API GETs that want HTML get the
+// dashboard (client-side routes); without a build, a page says how to make one.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import express, { Router } from "express";
+
+export const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "web", "dist");
+
+const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>till</title>
+<p>The dashboard has not been built. Run <code>npm run build:web</code> (npm start does this for you).</p>`;
+
+export function webRouter(): Router {
+  const router = Router();
+  router.use("/assets", express.static(path.join(webDist, "assets"), { immutable: true, maxAge: "365d", index: false }));
+  const indexFile = path.join(webDist, "index.html");
+  let cached: string | null = null;
+  router.get(/^\/(?!v1\/|v1$|api\/|assets\/).*/, (req, res, next) => {
+    if (!req.accepts("html") || path.extname(req.path)) return next();
+    if (!cached && existsSync(indexFile)) cached = readFileSync(indexFile, "utf8");
+    res.setHeader("cache-control", "no-cache");
+    res.type("html").send(cached ?? NOT_BUILT);
+  });
+  return router;
+}

@@ -1,0 +1,20 @@
+// The dashboard and the hosted checkout page, built into web/dist and served by till's Express app.
+import path from "node:path";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vite";
+
+const root = path.resolve(import.meta.dirname, "web");
+
+export default defineConfig({
+  root,
+  base: "/",
+  plugins: [react()],
+  build: {
+    outDir: path.join(root, "dist"),
+    emptyOutDir: true,
+    sourcemap: false,
+    rollupOptions: {
+      input: { dashboard: path.join(root, "index.html") },
+    },
+  },
+});
