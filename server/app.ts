@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
   v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }));
   app.use("/v1", v1);
-  app.use(webRouter());
+  app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
 
   app.use(notFoundHandler);
   app.use(errorHandler());

@@ -11,8 +11,27 @@ export const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url))
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>till</title>
 <p>The dashboard has not been built. Run <code>npm run build:web</code> (npm start does this for you).</p>`;
 
-export function webRouter(): Router {
+/** The embed scripts with this server's origins baked in, so the overlay trusts only them. */
+function embedScript(file: string, origins: readonly string[]): string | null {
+  const full = path.join(webDist, "embed", file);
+  if (!existsSync(full)) return null;
+  // The minifier may quote the placeholder with ", ' or a backtick.
+  return readFileSync(full, "utf8").replace(/(["'`])__TILL_ALLOWED_ORIGINS__\1/, JSON.stringify(JSON.stringify(origins)));
+}
+
+export function webRouter(options: { embedOrigins: readonly string[] }): Router {
   const router = Router();
+  const scripts = new Map<string, string | null>();
+  for (const file of ["embed.js", "embed.mjs"]) {
+    router.get(`/${file}`, (_req, res) => {
+      if (!scripts.has(file)) scripts.set(file, embedScript(file, options.embedOrigins));
+      const body = scripts.get(file);
+      if (!body) return void res.status(404).type("text/plain").send("embed script not built: run npm run build:web");
+      res.setHeader("cache-control", "public, max-age=300");
+      res.setHeader("access-control-allow-origin", "*");
+      res.type("text/javascript").send(body);
+    });
+  }
   router.use("/assets", express.static(path.join(webDist, "assets"), { immutable: true, maxAge: "365d", index: false }));
   const indexFile = path.join(webDist, "index.html");
   let cached: string | null = null;

@@ -1,4 +1,5 @@
 // Builds the migrated template once per run and hands its location to every test file.
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -14,9 +15,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The config module is the only reader of process.env in the product; the test harness is not
   // product code, and TEST_DATABASE_URL is its own switch.
   // Browser tests need the built pages; build once when a fresh clone has none.
-  if (!existsSync(path.join(import.meta.dirname, "..", "web", "dist", "index.html"))) {
-    const { build } = await import("vite");
-    await build({ configFile: path.join(import.meta.dirname, "..", "vite.config.ts"), logLevel: "warn" });
+  const root = path.join(import.meta.dirname, "..");
+  if (!existsSync(path.join(root, "web", "dist", "index.html")) || !existsSync(path.join(root, "web", "dist", "embed", "embed.js"))) {
+    execFileSync("npm", ["run", "build:web"], { cwd: root, stdio: "inherit" });
   }
   const info = await buildTemplate(process.env.TEST_DATABASE_URL || undefined);
   project.provide("template", info);

@@ -1,0 +1,28 @@
+// The protocol between the hosted checkout page (inside the iframe) and the overlay (on the
+// seller's page). Polar's message type is kept so pages and listeners written for Polar work as is.
+export const MESSAGE_TYPE = "POLAR_CHECKOUT";
+
+export type CheckoutEventName = "loaded" | "close" | "confirmed" | "success";
+
+export interface CheckoutMessage {
+  type: typeof MESSAGE_TYPE;
+  event: CheckoutEventName;
+  /** success: where to go next, and whether the overlay should navigate there. */
+  successURL?: string;
+  redirect?: boolean;
+  checkoutId?: string;
+  orderId?: string | null;
+}
+
+const EVENTS: readonly string[] = ["loaded", "close", "confirmed", "success"];
+
+export function isCheckoutMessage(data: unknown): data is CheckoutMessage {
+  if (!data || typeof data !== "object") return false;
+  const m = data as Record<string, unknown>;
+  return m.type === MESSAGE_TYPE && typeof m.event === "string" && EVENTS.includes(m.event);
+}
+
+/** Sent by the checkout page: only to the embedding origin, never to "*". */
+export function postCheckoutMessage(target: Window, embedOrigin: string, message: Omit<CheckoutMessage, "type">): void {
+  target.postMessage({ type: MESSAGE_TYPE, ...message }, embedOrigin);
+}

@@ -1,0 +1,177 @@
+// The full-screen checkout overlay: an iframe over the seller's page that trusts messages only from
+// the allowed origins AND from its own frame. Every way out (close, success redirect, load timeout,
+// error) removes the spinner, the style element and the scroll lock, and returns focus.
+import { isCheckoutMessage, type CheckoutMessage } from "./messages.ts";
+
+export type Theme = "light" | "dark";
+export type OverlayEventName = "loaded" | "close" | "confirmed" | "success" | "error";
+
+export interface CreateOptions {
+  theme?: Theme;
+  /** Milliseconds to wait for the page's `loaded` message (default 20 s). */
+  loadTimeout?: number;
+}
+
+const Z_INDEX = "2147483647";
+const STYLE_ID = "till-checkout-style";
+const CSS = `
+.till-checkout-dialog{position:fixed;inset:0;z-index:${Z_INDEX};background:rgba(0,0,0,.4)}
+.till-checkout-dialog iframe{position:fixed;inset:0;width:100%;height:100%;border:0;background:transparent;z-index:${Z_INDEX}}
+.till-checkout-spinner{position:fixed;top:50%;left:50%;width:20px;height:20px;margin:-10px 0 0 -10px;z-index:${Z_INDEX};
+border:2px solid rgba(255,255,255,.35);border-top-color:#fff;border-radius:50%;animation:till-checkout-spin .8s linear infinite}
+@keyframes till-checkout-spin{to{transform:rotate(360deg)}}`;
+
+/** Origins allowed to speak for a checkout; the served /embed.js has the server's own baked in. */
+export const allowedOrigins: string[] = [];
+
+export class TillCheckout {
+  readonly iframe: HTMLIFrameElement;
+  #events = new EventTarget();
+  #dialog: HTMLDivElement;
+  #spinner: HTMLDivElement | null;
+  #closable = true;
+  #closed = false;
+  #origin: string;
+  #returnFocus: Element | null;
+  #previousOverflow: string;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #onMessage = (e: MessageEvent) => this.#receive(e);
+  #onKey = (e: KeyboardEvent) => {
+    if (e.key === "Escape" && this.#closable) this.#dispatch("close", {}, () => this.close());
+  };
+
+  private constructor(url: URL, theme: Theme) {
+    this.#origin = url.origin;
+    this.#returnFocus = document.activeElement;
+    if (!document.getElementById(STYLE_ID)) {
+      const style = document.createElement("style");
+      style.id = STYLE_ID;
+      style.textContent = CSS;
+      document.head.appendChild(style);
+    }
+    this.#previousOverflow = document.body.style.overflow;
+    document.body.style.overflow = "hidden";
+
+    this.#dialog = document.createElement("div");
+    this.#dialog.className = "till-checkout-dialog";
+    this.#dialog.setAttribute("role", "dialog");
+    this.#dialog.setAttribute("aria-modal", "true");
+    this.#dialog.setAttribute("aria-label", "Checkout");
+    this.#spinner = document.createElement("div");
+    this.#spinner.className = "till-checkout-spinner";
+    this.#spinner.setAttribute("role", "progressbar");
+    this.#spinner.setAttribute("aria-label", "Loading checkout");
+    this.iframe = document.createElement("iframe");
+    this.iframe.title = "Checkout";
+    this.iframe.allow = "payment; publickey-credentials-get *";
+    url.searchParams.set("embed", "true");
+    url.searchParams.set("embed_origin", window.location.origin);
+    url.searchParams.set("theme", theme);
+    this.iframe.src = url.toString();
+    this.#dialog.append(this.#spinner, this.iframe);
+    document.body.appendChild(this.#dialog);
+    window.addEventListener("message", this.#onMessage);
+    document.addEventListener("keydown", this.#onKey);
+  }
+
+  /** Opens the overlay; resolves when the checkout page reports `loaded`, rejects on timeout. */
+  static create(url: string, options: CreateOptions = {}): Promise<TillCheckout> {
+    const parsed = new URL(url, window.location.href);
+    const theme = options.theme ?? themeOf(parsed);
+    const checkout = new TillCheckout(parsed, theme);
+    return new Promise((resolve, reject) => {
+      checkout.#timer = setTimeout(() => {
+        const error = new Error(`The checkout did not load within ${options.loadTimeout ?? 20_000} ms.`);
+        checkout.#dispatch("error", { error }, () => {});
+        checkout.#cleanup();
+        reject(error);
+      }, options.loadTimeout ?? 20_000);
+      checkout.addEventListener("loaded", () => resolve(checkout), { once: true });
+    });
+  }
+
+  /** Binds every [data-till-checkout] and [data-polar-checkout] element to open its checkout. */
+  static init(root: ParentNode = document): void {
+    const elements = root.querySelectorAll<HTMLElement>("[data-till-checkout],[data-polar-checkout]");
+    for (const el of elements) {
+      if (el.dataset.tillCheckoutBound) continue;
+      el.dataset.tillCheckoutBound = "true";
+      el.addEventListener("click", (e) => {
+        e.preventDefault();
+        const url = el.getAttribute("href") || el.dataset.tillCheckout || el.dataset.polarCheckout;
+        const theme = (el.dataset.tillCheckoutTheme ?? el.dataset.polarCheckoutTheme) as Theme | undefined;
+        if (url) void TillCheckout.create(url, theme ? { theme } : {}).catch(() => {});
+      });
+    }
+  }
+
+  addEventListener(type: OverlayEventName, listener: (e: CustomEvent) => void, options?: AddEventListenerOptions): void {
+    this.#events.addEventListener(type, listener as EventListener, options);
+  }
+
+  removeEventListener(type: OverlayEventName, listener: (e: CustomEvent) => void): void {
+    this.#events.removeEventListener(type, listener as EventListener);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#cleanup();
+  }
+
+  get closable(): boolean {
+    return this.#closable;
+  }
+
+  #receive(e: MessageEvent): void {
+    if (e.source !== this.iframe.contentWindow) return;
+    if (e.origin !== this.#origin) return;
+    if (allowedOrigins.length > 0 && !allowedOrigins.includes(e.origin)) return;
+    if (!isCheckoutMessage(e.data)) return;
+    const message: CheckoutMessage = e.data;
+    switch (message.event) {
+      case "loaded":
+        clearTimeout(this.#timer);
+        this.#spinner?.remove();
+        this.#spinner = null;
+        this.iframe.focus();
+        this.#dispatch("loaded", {}, () => {});
+        break;
+      case "close":
+        if (this.#closable) this.#dispatch("close", {}, () => this.close());
+        break;
+      case "confirmed":
+        this.#dispatch("confirmed", {}, () => {
+          this.#closable = false;
+        });
+        break;
+      case "success":
+        this.#dispatch("success", { successURL: message.successURL, redirect: message.redirect, checkoutId: message.checkoutId, orderId: message.orderId ?? null }, () => {
+          this.#closable = true;
+          if (message.redirect && message.successURL) window.location.href = message.successURL;
+        });
+        break;
+    }
+  }
+
+  /** Fires a cancelable event; the default action runs unless a listener prevented it. */
+  #dispatch(type: OverlayEventName, detail: object, defaultAction: () => void): void {
+    const event = new CustomEvent(type, { detail, cancelable: true });
+    this.#events.dispatchEvent(event);
+    if (!event.defaultPrevented) defaultAction();
+  }
+
+  #cleanup(): void {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    window.removeEventListener("message", this.#onMessage);
+    document.removeEventListener("keydown", this.#onKey);
+    this.#dialog.remove();
+    document.body.style.overflow = this.#previousOverflow;
+    if (!document.querySelector(".till-checkout-dialog")) document.getElementById(STYLE_ID)?.remove();
+    if (this.#returnFocus instanceof HTMLElement) this.#returnFocus.focus();
+  }
+}
+
+function themeOf(url: URL): Theme {
+  return url.searchParams.get("theme") === "dark" ? "dark" : "light";
+}
