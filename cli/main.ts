@@ -3,7 +3,10 @@
 import { Command, CommanderError } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { configureAuthCommands } from "./commands/auth.ts";
+import { configureCustomerCommands } from "./commands/customers.ts";
+import { configureMeterCommands } from "./commands/meters.ts";
 import { configureOrgCommands } from "./commands/orgs.ts";
+import { configureProductCommands } from "./commands/products.ts";
 import { configureServerCommands } from "./commands/server.ts";
 
 const program = new Command("till")
@@ -18,6 +21,9 @@ const program = new Command("till")
 
 configureAuthCommands(program);
 configureOrgCommands(program);
+configureProductCommands(program);
+configureMeterCommands(program);
+configureCustomerCommands(program);
 configureServerCommands(program);
 
 // Every subcommand reports usage errors through the same exit path.

@@ -1,0 +1,167 @@
+// `till customers ...`, `till discounts ...`, `till benefits ...`.
+import type { Command } from "commander";
+import { contextOf, organizationParam } from "../lib/command.ts";
+import { AbortError, EXIT } from "../lib/errors.ts";
+import { formatMoney, renderFields } from "../lib/output.ts";
+import { addDeleteCommand, addGetCommand, addListCommand, collect, parsePairs, positiveInt, printOne, type ResourceSpec } from "../lib/resource.ts";
+
+interface Customer {
+  id: string;
+  email: string;
+  name: string | null;
+  external_id: string | null;
+  created_at: string;
+}
+const customerSpec: ResourceSpec<Customer> = {
+  path: "/v1/customers/",
+  noun: "customer",
+  columns: [
+    { header: "id", value: (c) => c.id },
+    { header: "email", value: (c) => c.email },
+    { header: "name", value: (c) => c.name },
+    { header: "external id", value: (c) => c.external_id },
+  ],
+};
+
+interface Discount {
+  id: string;
+  name: string;
+  code: string | null;
+  type: "fixed" | "percentage";
+  amount?: number;
+  currency?: string;
+  basis_points?: number;
+  duration: string;
+  redemptions_count: number;
+  max_redemptions: number | null;
+}
+const discountSpec: ResourceSpec<Discount> = {
+  path: "/v1/discounts/",
+  noun: "discount",
+  columns: [
+    { header: "id", value: (d) => d.id },
+    { header: "name", value: (d) => d.name },
+    { header: "code", value: (d) => d.code },
+    { header: "off", value: (d) => (d.type === "percentage" ? `${(d.basis_points ?? 0) / 100}%` : formatMoney(d.amount, d.currency)) },
+    { header: "duration", value: (d) => d.duration },
+    { header: "used", value: (d) => `${d.redemptions_count}${d.max_redemptions ? `/${d.max_redemptions}` : ""}` },
+  ],
+};
+
+interface Benefit {
+  id: string;
+  type: string;
+  description: string;
+}
+const benefitSpec: ResourceSpec<Benefit> = {
+  path: "/v1/benefits/",
+  noun: "benefit",
+  columns: [
+    { header: "id", value: (b) => b.id },
+    { header: "type", value: (b) => b.type },
+    { header: "description", value: (b) => b.description },
+  ],
+};
+
+export function configureCustomerCommands(program: Command): void {
+  const customers = program.command("customers").description("customers and their state");
+  addListCommand(customers, customerSpec, (c) => c.option("--email <email>", "exact email").option("--query <text>", "search"), (f) => ({ email: f.email as string | undefined, query: f.query as string | undefined }));
+  addGetCommand(customers, customerSpec);
+  addDeleteCommand(customers, customerSpec);
+  customers
+    .command("create")
+    .description("create a customer")
+    .requiredOption("--email <email>", "email address")
+    .option("--name <name>", "name")
+    .option("--external-id <id>", "your id for this customer")
+    .option("--metadata <key=value>", "metadata (repeatable)", collect)
+    .option("--org <id>", "organization (user tokens)")
+    .action(async (flags, c: Command) => {
+      const ctx = contextOf(c);
+      const body = { type: "individual", email: flags.email, name: flags.name ?? null, external_id: flags.externalId ?? null, metadata: parsePairs(flags.metadata, "--metadata") ?? {}, organization_id: organizationParam(ctx, flags.org) };
+      printOne(ctx, customerSpec, await ctx.api().post<Customer>(customerSpec.path, body), "Created customer.");
+    });
+  customers
+    .command("update <id>")
+    .description("update a customer's email, name or external id")
+    .option("--email <email>", "email address")
+    .option("--name <name>", "name")
+    .option("--external-id <id>", "your id for this customer")
+    .action(async (id: string, flags, c: Command) => {
+      const ctx = contextOf(c);
+      const body = Object.fromEntries(Object.entries({ email: flags.email, name: flags.name, external_id: flags.externalId }).filter(([, v]) => v !== undefined));
+      if (Object.keys(body).length === 0) throw new AbortError("Nothing to update: pass --email, --name or --external-id.", { exitCode: EXIT.usage });
+      printOne(ctx, customerSpec, await ctx.api().patch<Customer>(`${customerSpec.path}${encodeURIComponent(id)}`, body));
+    });
+  customers
+    .command("state <id>")
+    .description("active subscriptions, granted benefits and meters of a customer")
+    .action(async (id: string, _f, c: Command) => {
+      const ctx = contextOf(c);
+      const state = await ctx.api().get<{ email: string; active_subscriptions: unknown[]; granted_benefits: unknown[]; active_meters: unknown[] }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
+      ctx.out.result(state, () =>
+        renderFields(
+          [
+            ["customer", state.email],
+            ["subscriptions", state.active_subscriptions.length],
+            ["benefits", state.granted_benefits.length],
+            ["meters", state.active_meters.length],
+          ],
+          ctx.out,
+        ),
+      );
+    });
+
+  const discounts = program.command("discounts").description("discount codes");
+  addListCommand(discounts, discountSpec);
+  addGetCommand(discounts, discountSpec);
+  addDeleteCommand(discounts, discountSpec);
+  discounts
+    .command("create")
+    .description("create a fixed or percentage discount")
+    .requiredOption("--name <name>", "name shown to customers")
+    .option("--code <code>", "code customers type at checkout")
+    .option("--percent <n>", "percentage off (e.g. 20 or 12.5)")
+    .option("--amount <cents>", "fixed amount off in minor units")
+    .option("--currency <code>", "currency of a fixed amount", "usd")
+    .option("--duration <d>", "once | forever | repeating", "once")
+    .option("--months <n>", "months for a repeating discount", positiveInt("--months"))
+    .option("--max-redemptions <n>", "how many times it can be used", positiveInt("--max-redemptions"))
+    .option("--product <id>", "only for this product (repeatable)", collect)
+    .option("--org <id>", "organization (user tokens)")
+    .addHelpText("after", "\nExample:\n  $ till discounts create --name Launch --code LAUNCH20 --percent 20 --duration repeating --months 3 --max-redemptions 100\n")
+    .action(async (flags, c: Command) => {
+      const ctx = contextOf(c);
+      if ((flags.percent === undefined) === (flags.amount === undefined)) throw new AbortError("Give exactly one of --percent and --amount.", { exitCode: EXIT.usage });
+      const off = flags.percent !== undefined ? { type: "percentage", basis_points: Math.round(Number(flags.percent) * 100) } : { type: "fixed", amount: Number(flags.amount), currency: flags.currency };
+      const body = {
+        name: flags.name,
+        code: flags.code ?? null,
+        ...off,
+        duration: flags.duration,
+        ...(flags.duration === "repeating" ? { duration_in_months: flags.months ?? 1 } : {}),
+        max_redemptions: flags.maxRedemptions ?? null,
+        products: flags.product ?? null,
+        organization_id: organizationParam(ctx, flags.org),
+      };
+      printOne(ctx, discountSpec, await ctx.api().post<Discount>(discountSpec.path, body), "Created discount.");
+    });
+
+  const benefits = program.command("benefits").description("what a purchase grants");
+  addListCommand(benefits, benefitSpec, (c) => c.option("--type <type>", "only this type"), (f) => ({ type: f.type as string | undefined }));
+  addGetCommand(benefits, benefitSpec);
+  addDeleteCommand(benefits, benefitSpec);
+  benefits
+    .command("create")
+    .description("create a benefit (custom note, license keys, ...)")
+    .requiredOption("--type <type>", "custom | license_keys | downloadables | meter_credit | discord | github_repository")
+    .requiredOption("--description <text>", "what the customer gets")
+    .option("--property <key=value>", "type-specific property (repeatable), e.g. note=... or prefix=KEY", collect)
+    .option("--org <id>", "organization (user tokens)")
+    .addHelpText("after", "\nExample:\n  $ till benefits create --type custom --description \"Priority support\" --property note=\"Email support@example.com\"\n")
+    .action(async (flags, c: Command) => {
+      const ctx = contextOf(c);
+      const body = { type: flags.type, description: flags.description, properties: parsePairs(flags.property, "--property") ?? {}, organization_id: organizationParam(ctx, flags.org) };
+      printOne(ctx, benefitSpec, await ctx.api().post<Benefit>(benefitSpec.path, body), "Created benefit.");
+    });
+}

@@ -1,0 +1,172 @@
+// `till products list|get|create|update|archive`.
+import type { Command } from "commander";
+import { contextOf, organizationParam } from "../lib/command.ts";
+import { AbortError, EXIT } from "../lib/errors.ts";
+import { formatMoney } from "../lib/output.ts";
+import { addGetCommand, addListCommand, collect, parsePairs, printOne, type ResourceSpec } from "../lib/resource.ts";
+
+interface Price {
+  id: string;
+  amount_type: string;
+  price_amount?: number;
+  price_currency?: string;
+  unit_amount?: string;
+  is_archived: boolean;
+}
+interface Product {
+  id: string;
+  name: string;
+  description: string | null;
+  is_recurring: boolean;
+  recurring_interval: string | null;
+  is_archived: boolean;
+  prices: Price[];
+  benefits: { id: string; description: string }[];
+  created_at: string;
+}
+
+const describePrice = (p: Price | undefined) =>
+  !p ? "-" : p.amount_type === "fixed" ? formatMoney(p.price_amount, p.price_currency) : p.amount_type === "metered_unit" ? `${p.unit_amount}/unit` : p.amount_type;
+
+export const productSpec: ResourceSpec<Product> = {
+  path: "/v1/products/",
+  noun: "product",
+  columns: [
+    { header: "id", value: (p) => p.id },
+    { header: "name", value: (p) => p.name },
+    { header: "price", value: (p) => describePrice(p.prices.find((x) => !x.is_archived)) },
+    { header: "interval", value: (p) => p.recurring_interval ?? "one-time" },
+    { header: "archived", value: (p) => (p.is_archived ? "yes" : "") },
+  ],
+  fields: (p) => [
+    ["id", p.id],
+    ["name", p.name],
+    ["description", p.description],
+    ["billing", p.recurring_interval ? `every ${p.recurring_interval}` : "one-time"],
+    ["prices", p.prices.filter((x) => !x.is_archived).map(describePrice).join(", ")],
+    ["benefits", p.benefits.map((b) => b.description).join(", ") || "-"],
+    ["archived", p.is_archived],
+    ["created", p.created_at],
+  ],
+};
+
+const INTERVALS = ["day", "week", "month", "year"];
+
+interface PriceFlags {
+  price?: string;
+  currency: string;
+  priceType: string;
+  meter?: string;
+  unitAmount?: string;
+  cap?: string;
+  min?: string;
+  max?: string;
+  preset?: string;
+}
+
+function amount(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new AbortError(`${flag} is in minor units (cents) and must be a whole number, got "${value}".`, { exitCode: EXIT.usage });
+  return Number(value);
+}
+
+export function priceFromFlags(f: PriceFlags): Record<string, unknown> {
+  const currency = f.currency.toLowerCase();
+  switch (f.priceType) {
+    case "fixed":
+      if (f.price === undefined) throw new AbortError("--price is required for a fixed price (e.g. --price 1500 for 15.00).", { exitCode: EXIT.usage });
+      return { amount_type: "fixed", price_amount: amount("--price", f.price), price_currency: currency };
+    case "free":
+      return { amount_type: "free" };
+    case "custom":
+      return { amount_type: "custom", price_currency: currency, minimum_amount: amount("--min", f.min) ?? 50, maximum_amount: amount("--max", f.max) ?? null, preset_amount: amount("--preset", f.preset) ?? null };
+    case "metered":
+      if (!f.meter || !f.unitAmount) throw new AbortError("--meter and --unit-amount are required for a metered price.", { exitCode: EXIT.usage });
+      return { amount_type: "metered_unit", price_currency: currency, meter_id: f.meter, unit_amount: f.unitAmount, cap_amount: amount("--cap", f.cap) ?? null };
+    default:
+      throw new AbortError(`--price-type must be fixed, custom, free or metered, got "${f.priceType}".`, { exitCode: EXIT.usage });
+  }
+}
+
+function priceOptions(cmd: Command): Command {
+  return cmd
+    .option("--price <cents>", "fixed price in minor units, e.g. 1500 for 15.00")
+    .option("--currency <code>", "ISO currency", "usd")
+    .option("--price-type <type>", "fixed | custom | free | metered", "fixed")
+    .option("--meter <id>", "meter for a metered price")
+    .option("--unit-amount <decimal>", "metered price per unit in minor units, e.g. 0.5")
+    .option("--cap <cents>", "metered price cap")
+    .option("--min <cents>", "custom price minimum")
+    .option("--max <cents>", "custom price maximum")
+    .option("--preset <cents>", "custom price preset");
+}
+
+export function configureProductCommands(program: Command): void {
+  const products = program.command("products").description("products and their prices");
+  addListCommand(
+    products,
+    productSpec,
+    (c) => c.option("--query <text>", "search by name").option("--archived", "show archived products").option("--recurring", "only subscriptions").option("--one-time", "only one-time products"),
+    (f) => ({ query: f.query as string | undefined, is_archived: f.archived ? true : false, ...(f.recurring ? { is_recurring: true } : f.oneTime ? { is_recurring: false } : {}) }),
+  );
+  addGetCommand(products, productSpec);
+
+  priceOptions(
+    products
+      .command("create")
+      .description("create a product with one price")
+      .requiredOption("--name <name>", "product name")
+      .option("--description <text>", "description (markdown)")
+      .option("--recurring <interval>", "bill every day | week | month | year (omit for one-time)")
+      .option("--benefit <id>", "attach a benefit (repeatable)", collect)
+      .option("--metadata <key=value>", "metadata (repeatable)", collect)
+      .option("--org <id>", "organization (user tokens; default: the profile's)"),
+  )
+    .addHelpText("after", "\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name \"API calls\" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n")
+    .action(async (flags, c: Command) => {
+      const ctx = contextOf(c);
+      if (flags.recurring && !INTERVALS.includes(flags.recurring)) throw new AbortError(`--recurring must be one of ${INTERVALS.join(", ")}.`, { exitCode: EXIT.usage });
+      const body = {
+        name: flags.name,
+        description: flags.description ?? null,
+        recurring_interval: flags.recurring ?? null,
+        prices: [priceFromFlags(flags)],
+        metadata: parsePairs(flags.metadata, "--metadata") ?? {},
+        organization_id: organizationParam(ctx, flags.org),
+      };
+      let product = await ctx.api().post<Product>(productSpec.path, body);
+      if (flags.benefit?.length) product = await ctx.api().post<Product>(`${productSpec.path}${product.id}/benefits`, { benefits: flags.benefit });
+      printOne(ctx, productSpec, product, `Created product ${product.id}.`);
+    });
+
+  products
+    .command("update <id>")
+    .description("rename, describe or re-price a product (new prices replace the old ones)")
+    .option("--name <name>", "new name")
+    .option("--description <text>", "new description")
+    .option("--price <cents>", "replace the price with this fixed amount")
+    .option("--currency <code>", "currency of the new price", "usd")
+    .option("--metadata <key=value>", "replace metadata (repeatable)", collect)
+    .action(async (id: string, flags, c: Command) => {
+      const ctx = contextOf(c);
+      const body: Record<string, unknown> = {};
+      if (flags.name) body.name = flags.name;
+      if (flags.description !== undefined) body.description = flags.description;
+      if (flags.price !== undefined) body.prices = [priceFromFlags({ ...flags, priceType: "fixed" })];
+      const metadata = parsePairs(flags.metadata, "--metadata");
+      if (metadata) body.metadata = metadata;
+      if (Object.keys(body).length === 0) throw new AbortError("Nothing to update: pass --name, --description, --price or --metadata.", { exitCode: EXIT.usage });
+      printOne(ctx, productSpec, await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, body), `Updated product ${id}.`);
+    });
+
+  for (const [verb, archived] of [["archive", true], ["unarchive", false]] as const) {
+    products
+      .command(`${verb} <id>`)
+      .description(`${verb} a product (archived products cannot be bought; orders keep them)`)
+      .action(async (id: string, _f, c: Command) => {
+        const ctx = contextOf(c);
+        const product = await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, { is_archived: archived });
+        printOne(ctx, productSpec, product, `${archived ? "Archived" : "Unarchived"} product ${id}.`);
+      });
+  }
+}

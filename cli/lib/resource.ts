@@ -1,0 +1,88 @@
+// The list / get / delete commands every resource shares, so each resource file only says what is
+// particular to it: its columns, filters and the flags that build a create or update body.
+import type { Command } from "commander";
+import { contextOf, organizationParam, type CommandContext } from "./command.ts";
+import { AbortError, EXIT } from "./errors.ts";
+import { renderFields, renderTable, type Column } from "./output.ts";
+import type { Query } from "./api.ts";
+
+export interface ResourceSpec<T> {
+  /** Collection path with Polar's trailing slash, e.g. "/v1/products/". */
+  path: string;
+  noun: string;
+  columns: Column<T>[];
+  /** Fields shown by `get` when not --json. */
+  fields?: (row: T) => [string, unknown][];
+}
+
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** key=value pairs from repeatable flags; numbers and booleans keep their type, as Polar's metadata. */
+export function parsePairs(pairs: string[] | undefined, flag: string): Record<string, string | number | boolean> | undefined {
+  if (!pairs || pairs.length === 0) return undefined;
+  const out: Record<string, string | number | boolean> = {};
+  for (const pair of pairs) {
+    const i = pair.indexOf("=");
+    if (i <= 0) throw new AbortError(`${flag} expects key=value, got "${pair}".`, { exitCode: EXIT.usage });
+    const raw = pair.slice(i + 1);
+    out[pair.slice(0, i)] = raw === "true" ? true : raw === "false" ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  }
+  return out;
+}
+
+export function positiveInt(flag: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < 1) throw new AbortError(`${flag} must be a positive integer, got "${value}".`, { exitCode: EXIT.usage });
+    return Number(value);
+  };
+}
+
+export function addListCommand<T>(group: Command, spec: ResourceSpec<T>, filters: (cmd: Command) => Command = (c) => c, toQuery: (flags: Record<string, unknown>) => Query = () => ({})): void {
+  const cmd = group
+    .command("list")
+    .description(`list ${spec.noun}s`)
+    .option("--limit <n>", "items per page (max 100)", positiveInt("--limit"), 10)
+    .option("--page <n>", "page number", positiveInt("--page"), 1)
+    .option("--org <id>", "organization (user tokens; default: the profile's)");
+  filters(cmd).action(async (flags: Record<string, unknown>, c: Command) => {
+    const ctx = contextOf(c);
+    const query: Query = { page: flags.page as number, limit: flags.limit as number, organization_id: organizationParam(ctx, flags.org as string | undefined), ...toQuery(flags) };
+    const res = await ctx.api().get<{ items: T[]; pagination: { total_count: number; max_page: number } }>(spec.path, query);
+    ctx.out.result(res, () => {
+      const table = renderTable(res.items, spec.columns, ctx.out);
+      const { total_count, max_page } = res.pagination;
+      return `${table}\n${ctx.out.dim(`page ${flags.page} of ${Math.max(max_page, 1)} · ${total_count} ${spec.noun}${total_count === 1 ? "" : "s"}`)}`;
+    });
+  });
+}
+
+export function addGetCommand<T>(group: Command, spec: ResourceSpec<T>): void {
+  group
+    .command("get <id>")
+    .description(`show one ${spec.noun}`)
+    .action(async (id: string, _f, c: Command) => {
+      const ctx = contextOf(c);
+      const row = await ctx.api().get<T>(`${spec.path}${encodeURIComponent(id)}`);
+      printOne(ctx, spec, row);
+    });
+}
+
+export function addDeleteCommand<T>(group: Command, spec: ResourceSpec<T>, verb = "delete"): void {
+  group
+    .command(`${verb} <id>`)
+    .description(`${verb} a ${spec.noun}`)
+    .action(async (id: string, _f, c: Command) => {
+      const ctx = contextOf(c);
+      await ctx.api().delete(`${spec.path}${encodeURIComponent(id)}`);
+      ctx.out.result({ id, deleted: true }, () => `Deleted ${spec.noun} ${id}.`);
+    });
+}
+
+export function printOne<T>(ctx: CommandContext, spec: ResourceSpec<T>, row: T, headline?: string): void {
+  ctx.out.result(row, () => {
+    const body = spec.fields ? renderFields(spec.fields(row), ctx.out) : renderTable([row], spec.columns, ctx.out);
+    return headline ? `${headline}\n${body}` : body;
+  });
+}
