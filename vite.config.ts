@@ -14,7 +14,7 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     rollupOptions: {
-      input: { dashboard: path.join(root, "index.html") },
+      input: { dashboard: path.join(root, "index.html"), checkout: path.join(root, "checkout.html") },
     },
   },
 });

@@ -33,13 +33,19 @@ export function webRouter(options: { embedOrigins: readonly string[] }): Router 
     });
   }
   router.use("/assets", express.static(path.join(webDist, "assets"), { immutable: true, maxAge: "365d", index: false }));
-  const indexFile = path.join(webDist, "index.html");
-  let cached: string | null = null;
+  const pages = new Map<string, string>();
+  const page = (file: string) => {
+    if (!pages.has(file) && existsSync(path.join(webDist, file))) pages.set(file, readFileSync(path.join(webDist, file), "utf8"));
+    return pages.get(file) ?? NOT_BUILT;
+  };
+  router.get("/checkout/:clientSecret", (_req, res) => {
+    res.setHeader("cache-control", "no-cache");
+    res.type("html").send(page("checkout.html"));
+  });
   router.get(/^\/(?!v1\/|v1$|api\/|assets\/).*/, (req, res, next) => {
     if (!req.accepts("html") || path.extname(req.path)) return next();
-    if (!cached && existsSync(indexFile)) cached = readFileSync(indexFile, "utf8");
     res.setHeader("cache-control", "no-cache");
-    res.type("html").send(cached ?? NOT_BUILT);
+    res.type("html").send(page("index.html"));
   });
   return router;
 }

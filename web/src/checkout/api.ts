@@ -1,0 +1,48 @@
+// The checkout page's calls: the public client endpoints by client secret, and the sandbox card
+// tokenizer. Error answers become a message per field (from 422 `loc`) plus a general one.
+import type { Checkout } from "./types.ts";
+
+export class CheckoutApiError extends Error {
+  readonly status: number;
+  readonly name_: string;
+  readonly fields: Record<string, string>;
+
+  constructor(status: number, name: string, message: string, fields: Record<string, string>) {
+    super(message);
+    this.status = status;
+    this.name_ = name;
+    this.fields = fields;
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const data = (await res.json().catch(() => null)) as { error?: string; detail?: unknown } | null;
+  if (res.ok) return data as T;
+  const fields: Record<string, string> = {};
+  let message = "Something went wrong. Try again.";
+  if (Array.isArray(data?.detail)) {
+    for (const issue of data.detail as { loc: (string | number)[]; msg: string }[]) {
+      const key = issue.loc.filter((p) => p !== "body").join(".");
+      fields[key] = issue.msg;
+    }
+    message = Object.values(fields)[0] ?? message;
+  } else if (typeof data?.detail === "string") {
+    message = data.detail;
+  }
+  throw new CheckoutApiError(res.status, data?.error ?? `HTTP ${res.status}`, message, fields);
+}
+
+const base = (secret: string) => `/v1/checkouts/client/${encodeURIComponent(secret)}`;
+
+export const checkoutApi = {
+  get: (secret: string) => call<Checkout>("GET", base(secret)),
+  update: (secret: string, body: object) => call<Checkout>("PATCH", base(secret), body),
+  confirm: (secret: string, body: object) => call<Checkout>("POST", `${base(secret)}/confirm`, body),
+  cardToken: (card: { number: string; exp_month: number; exp_year: number; cvc: string }) =>
+    call<{ id: string }>("POST", "/v1/sandbox/confirmation-tokens", { card }),
+};

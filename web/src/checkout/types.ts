@@ -1,0 +1,76 @@
+// The parts of Polar's CheckoutPublic that the page reads.
+export type FieldMode = "required" | "optional" | "disabled";
+
+export interface Price {
+  id: string;
+  amount_type: "fixed" | "custom" | "free" | "metered_unit" | "seat_based";
+  price_amount?: number;
+  price_currency?: string;
+  minimum_amount?: number | null;
+  maximum_amount?: number | null;
+  preset_amount?: number | null;
+  unit_amount?: string;
+}
+
+export interface Product {
+  id: string;
+  name: string;
+  description: string | null;
+  is_recurring: boolean;
+  recurring_interval: "day" | "week" | "month" | "year" | null;
+  benefits: { id: string; description: string }[];
+}
+
+export interface CustomField {
+  id: string;
+  slug: string;
+  name: string;
+  type: "text" | "number" | "date" | "checkbox" | "select";
+  properties: {
+    form_label?: string | null;
+    form_help_text?: string | null;
+    form_placeholder?: string | null;
+    textarea?: boolean;
+    min_length?: number | null;
+    max_length?: number | null;
+    ge?: number | null;
+    le?: number | null;
+    options?: { value: string; label: string }[];
+  };
+}
+
+export interface Address {
+  line1?: string | null;
+  line2?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  state?: string | null;
+  country: string;
+}
+
+export interface Checkout {
+  id: string;
+  status: "open" | "expired" | "confirmed" | "succeeded" | "failed";
+  client_secret: string;
+  expires_at: string;
+  success_url: string;
+  embed_origin: string | null;
+  amount: number;
+  discount_amount: number;
+  net_amount: number;
+  tax_amount: number | null;
+  total_amount: number;
+  currency: string;
+  allow_discount_codes: boolean;
+  is_payment_form_required: boolean;
+  customer_email: string | null;
+  customer_name: string | null;
+  customer_billing_address: Address | null;
+  billing_address_fields: Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", FieldMode>;
+  product: Product;
+  product_price: Price;
+  discount: { id: string; name: string; code: string | null } | null;
+  organization: { name: string; avatar_url: string | null };
+  attached_custom_fields: { custom_field_id: string; custom_field: CustomField; required: boolean; order: number }[];
+  custom_field_data: Record<string, string | number | boolean | null>;
+}
