@@ -270,10 +270,12 @@ export interface CliEnv {
 
 export function loadCliEnv(env: Env = process.env): Readonly<CliEnv> {
   const home = env.HOME ?? env.USERPROFILE ?? ".";
+  const token = env.TILL_TOKEN?.trim() || null;
+  if (token && !/^[\x21-\x7e]+$/.test(token)) throw new ConfigError("Invalid configuration:\n  TILL_TOKEN: must be one token without spaces, newlines or other control characters");
   const server = env.TILL_SERVER || null;
   if (server && !URL.canParse(server)) throw new ConfigError(`Invalid configuration:\n  TILL_SERVER: must be a URL (got ${JSON.stringify(server)})`);
   return Object.freeze({
-    token: env.TILL_TOKEN || null,
+    token,
     server: server?.replace(/\/+$/, "") ?? null,
     profile: env.TILL_PROFILE || null,
     configDir: path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "till"),

@@ -50,11 +50,9 @@ export function addListCommand<T>(group: Command, spec: ResourceSpec<T>, filters
     const ctx = contextOf(c);
     const query: Query = { page: flags.page as number, limit: flags.limit as number, organization_id: organizationParam(ctx, flags.org as string | undefined), ...toQuery(flags) };
     const res = await ctx.api().get<{ items: T[]; pagination: { total_count: number; max_page: number } }>(spec.path, query);
-    ctx.out.result(res, () => {
-      const table = renderTable(res.items, spec.columns, ctx.out);
-      const { total_count, max_page } = res.pagination;
-      return `${table}\n${ctx.out.dim(`page ${flags.page} of ${Math.max(max_page, 1)} · ${total_count} ${spec.noun}${total_count === 1 ? "" : "s"}`)}`;
-    });
+    const { total_count, max_page } = res.pagination;
+    const footer = `page ${flags.page} of ${Math.max(max_page, 1)} · ${total_count} ${spec.noun}${total_count === 1 ? "" : "s"}`;
+    await printTable(ctx, res, res.items, spec.columns, footer);
   });
 }
 
@@ -78,6 +76,15 @@ export function addDeleteCommand<T>(group: Command, spec: ResourceSpec<T>, verb 
       await ctx.api().delete(`${spec.path}${encodeURIComponent(id)}`);
       ctx.out.result({ id, deleted: true }, () => `Deleted ${spec.noun} ${id}.`);
     });
+}
+
+/** A table: Ink on a TTY, aligned plain text in a pipe, `data` as JSON with --json. */
+export async function printTable<T>(ctx: CommandContext, data: unknown, rows: T[], columns: Column<T>[], footer?: string): Promise<void> {
+  if (ctx.out.tty && !ctx.out.json) {
+    const { renderInkTable } = await import("../ui/render.ts");
+    return renderInkTable(rows, columns, footer);
+  }
+  ctx.out.result(data, () => `${renderTable(rows, columns, ctx.out)}${footer ? `\n${ctx.out.dim(footer)}` : ""}`);
 }
 
 export function printOne<T>(ctx: CommandContext, spec: ResourceSpec<T>, row: T, headline?: string): void {

@@ -26,11 +26,13 @@ export async function login(ctx: CommandContext, flags: { org?: string | undefin
     out.note(out.dim("Press Enter to open it in your browser."));
     stopPrompt = onEnter(() => openBrowser(code.verification_uri_complete, session.env.browser));
   }
+  const spinner = interactive ? await (await import("../ui/render.ts")).startSpinner("Waiting for approval in the browser…") : null;
   let token: string;
   try {
     token = await pollForToken(ctx.anonymousApi(), code, { onSlowDown: (s) => out.note(out.dim(`Server asked to slow down; polling every ${s} s.`)) });
   } finally {
     stopPrompt();
+    spinner?.stop();
   }
   const api = createApi(session.server, token);
   const info = await fetchSession(api);

@@ -1,7 +1,7 @@
 // Organizations and organization access tokens from the terminal.
 import type { CommandContext } from "../lib/command.ts";
 import { AbortError } from "../lib/errors.ts";
-import { renderTable } from "../lib/output.ts";
+import { printTable } from "../lib/resource.ts";
 import { readStore, saveProfile } from "../lib/store.ts";
 
 interface Organization {
@@ -23,14 +23,12 @@ interface AccessToken {
 export async function listOrgs(ctx: CommandContext): Promise<void> {
   const orgs = await ctx.api().all<Organization>("/v1/organizations/");
   const current = ctx.session.organizationId;
-  ctx.out.result(orgs, () =>
-    renderTable(orgs, [
-      { header: "", value: (o) => (o.id === current ? "*" : " ") },
-      { header: "slug", value: (o) => o.slug },
-      { header: "name", value: (o) => o.name },
-      { header: "id", value: (o) => o.id },
-    ], ctx.out),
-  );
+  await printTable(ctx, orgs, orgs, [
+    { header: "", value: (o) => (o.id === current ? "*" : " ") },
+    { header: "slug", value: (o) => o.slug },
+    { header: "name", value: (o) => o.name },
+    { header: "id", value: (o) => o.id },
+  ]);
 }
 
 async function findOrg(ctx: CommandContext, ref: string): Promise<Organization> {
@@ -76,15 +74,13 @@ export async function createToken(ctx: CommandContext, flags: { scope: string[];
 
 export async function listTokens(ctx: CommandContext): Promise<void> {
   const tokens = await ctx.api().all<AccessToken>("/v1/organization-access-tokens/");
-  ctx.out.result(tokens, () =>
-    renderTable(tokens, [
-      { header: "id", value: (t) => t.id },
-      { header: "comment", value: (t) => t.comment },
-      { header: "scopes", value: (t) => t.scopes.join(",") },
-      { header: "expires", value: (t) => t.expires_at ?? "never" },
-      { header: "last used", value: (t) => t.last_used_at },
-    ], ctx.out),
-  );
+  await printTable(ctx, tokens, tokens, [
+    { header: "id", value: (t) => t.id },
+    { header: "comment", value: (t) => t.comment },
+    { header: "scopes", value: (t) => t.scopes.join(",") },
+    { header: "expires", value: (t) => t.expires_at ?? "never" },
+    { header: "last used", value: (t) => t.last_used_at },
+  ]);
 }
 
 export async function deleteToken(ctx: CommandContext, id: string): Promise<void> {

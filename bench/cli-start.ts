@@ -1,0 +1,59 @@
+// Wall time of the CLI as a user feels it: `till --help` beside `node -e ""`, and
+// `till products list --json` against a local server beside a bare script doing the same GET with
+// ky. Median of several runs each, interleaved, printed as ratios.
+//
+//   node bench/cli-start.ts [--runs 15]
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../server/config.ts";
+import { start } from "../server/main.ts";
+
+const { values } = parseArgs({ options: { runs: { type: "string", default: "15" } } });
+const runs = Number(values.runs);
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const till = path.join(root, "bin", "till.js");
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), "till-bench-cli-"));
+const config = loadConfig({ command: "serve", env: { PORT: "0", AUTH_SECRET: "c".repeat(40), LOG_LEVEL: "silent" }, cwd: tmp });
+const server = await start(config, { worker: false });
+
+// A seller with a token, through the public API like any client.
+const origin = { origin: server.url, "content-type": "application/json" };
+const signUp = await fetch(`${server.url}/api/auth/sign-up/email`, { method: "POST", headers: origin, body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }) });
+const session = signUp.headers.get("set-auth-token")!;
+const auth = { ...origin, authorization: `Bearer ${session}` };
+const org = (await (await fetch(`${server.url}/v1/organizations/`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", slug: "bench-cli" }) })).json()) as { id: string };
+const oat = (await (await fetch(`${server.url}/v1/organization-access-tokens/`, { method: "POST", headers: auth, body: JSON.stringify({ organization_id: org.id, comment: "bench", scopes: ["products:read"] }) })).json()) as { token: string };
+
+const bare = path.join(root, "bench", ".bare-ky-get.mjs");
+writeFileSync(bare, `import ky from "ky";\nconst r = await ky.get(process.argv[2], { headers: { authorization: "Bearer " + process.argv[3] } }).json();\nprocess.stdout.write(JSON.stringify(r) + "\\n");\n`);
+
+const env = { PATH: process.env.PATH ?? "", HOME: tmp, XDG_CONFIG_HOME: tmp, TILL_TOKEN: oat.token, TILL_SERVER: server.url, NO_COLOR: "1" };
+const cases: Record<string, string[]> = {
+  "node -e ''": ["-e", ""],
+  "till --help": [till, "--help"],
+  "bare ky GET": [bare, `${server.url}/v1/products/?page=1&limit=10`, oat.token],
+  "till products list --json": [till, "products", "list", "--json"],
+};
+
+function time(args: string[]): number {
+  const t0 = process.hrtime.bigint();
+  execFileSync(process.execPath, args, { env, stdio: ["ignore", "ignore", "inherit"] });
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
+const samples = new Map<string, number[]>(Object.keys(cases).map((k) => [k, []]));
+for (const args of Object.values(cases)) time(args); // warm caches (compile cache, disk)
+for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(cases)) samples.get(name)!.push(time(args));
+await server.stop();
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const m = Object.fromEntries([...samples].map(([k, v]) => [k, median(v)]));
+process.stdout.write(`median wall time over ${runs} runs (ms)\n`);
+for (const [k, v] of Object.entries(m)) process.stdout.write(`  ${k.padEnd(28)}${v.toFixed(1).padStart(8)}\n`);
+process.stdout.write(`till --help / node -e ''                 ${(m["till --help"]! / m["node -e ''"]!).toFixed(2)}x   (target <= 2.5x)\n`);
+process.stdout.write(`till products list --json / bare ky GET  ${(m["till products list --json"]! / m["bare ky GET"]!).toFixed(2)}x\n`);
