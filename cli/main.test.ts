@@ -34,3 +34,19 @@ describe("till executable", () => {
     expect(result.stdout).toContain("Migrations applied.");
   });
 });
+
+describe("till completion", () => {
+  it("bash completion completes subcommands from the real command tree", async () => {
+    const script = await runTill(["completion", "bash"]);
+    expect(script.exitCode).toBe(0);
+    const { execa } = await import("execa");
+    const probe = await execa("bash", ["-c", `${script.stdout}\nCOMP_WORDS=(till products cr); COMP_CWORD=2; _till; echo "\${COMPREPLY[@]}"`]);
+    expect(probe.stdout.trim()).toBe("create");
+  });
+
+  it("an unknown shell is a usage error", async () => {
+    const result = await runTill(["completion", "tcsh"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("use bash, zsh or fish");
+  });
+});

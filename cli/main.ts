@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { configureAuthCommands } from "./commands/auth.ts";
+import { configureCompletionCommand } from "./commands/completion.ts";
 import { configureCustomerCommands } from "./commands/customers.ts";
 import { configureMeterCommands } from "./commands/meters.ts";
 import { configureOrgCommands } from "./commands/orgs.ts";
@@ -25,6 +26,7 @@ configureProductCommands(program);
 configureMeterCommands(program);
 configureCustomerCommands(program);
 configureServerCommands(program);
+configureCompletionCommand(program);
 
 // Every subcommand reports usage errors through the same exit path.
 for (const cmd of program.commands) {
