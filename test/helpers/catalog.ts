@@ -62,3 +62,41 @@ export async function eventsOf(t: TestServer, organizationId: string) {
     sql`select type, payload from webhook_events where organization_id = ${organizationId} order by seq`,
   );
 }
+
+export interface UploadOptions {
+  service?: "product_media" | "downloadable" | "organization_avatar";
+  name?: string;
+  mimeType?: string;
+  /** Part size in bytes (the last part takes the rest). */
+  partSize?: number;
+}
+
+/** Polar's whole upload flow through the official client: create, PUT every part, complete. */
+export async function uploadFile(t: TestServer, token: string, content: Buffer, options: UploadOptions = {}) {
+  const { createHash } = await import("node:crypto");
+  const polar = polarFor(t, token);
+  const partSize = options.partSize ?? Math.max(content.length, 1);
+  const parts = [];
+  for (let start = 0, n = 1; start < content.length || n === 1; start += partSize, n++) {
+    const end = Math.min(start + partSize, content.length);
+    parts.push({ number: n, chunkStart: start, chunkEnd: end, checksumSha256Base64: createHash("sha256").update(content.subarray(start, end)).digest("base64") });
+    if (end >= content.length) break;
+  }
+  const service = options.service ?? "product_media";
+  const created = await polar.files.create({
+    service,
+    name: options.name ?? (service === "downloadable" ? "manual.pdf" : "cover.png"),
+    mimeType: options.mimeType ?? (service === "downloadable" ? "application/pdf" : "image/png"),
+    size: content.length,
+    checksumSha256Base64: createHash("sha256").update(content).digest("base64"),
+    upload: { parts },
+  } as Parameters<typeof polar.files.create>[0]);
+  const completed = [];
+  for (const part of created.upload.parts) {
+    const res = await fetch(part.url, { method: "PUT", headers: part.headers ?? {}, body: new Uint8Array(content.subarray(part.chunkStart, part.chunkEnd)) });
+    if (res.status !== 200) throw new Error(`part ${part.number} upload failed: ${res.status} ${await res.text()}`);
+    completed.push({ number: part.number, checksumEtag: res.headers.get("etag")!, checksumSha256Base64: part.checksumSha256Base64 ?? null });
+  }
+  const file = await polar.files.uploaded({ id: created.id, fileUploadCompleted: { id: created.upload.id, path: created.upload.path, parts: completed } });
+  return { created, file };
+}

@@ -32,7 +32,7 @@ describe("custom fields through Polar's client", () => {
     expect(pages.map((p) => p.items.map((i) => i.slug))).toEqual([["company", "seats"], ["size", "start"], ["tos"]]);
     expect(pages[0]!.pagination).toEqual({ totalCount: 5, maxPage: 3 });
 
-    const onlySelect = await polar.customFields.list({ type: "select", query: "siz" });
+    const onlySelect = await polar.customFields.list({ typeFilter: "select", query: "s" });
     expect(onlySelect.result.items.map((i) => i.id)).toEqual([select.id]);
 
     const updated = await polar.customFields.update({ id: text.id, customFieldUpdate: { type: "text", name: "Company name", slug: "company-name" } });
