@@ -15,6 +15,9 @@ import { requestContext } from "./lib/request-context.ts";
 import type { Auth } from "./modules/auth/auth.ts";
 import { createAuthResolver } from "./modules/auth/context.ts";
 import { authRouter } from "./modules/auth/routes.ts";
+import { customersRouter } from "./modules/customers/routes.ts";
+import { eventsRouter } from "./modules/events/routes.ts";
+import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 
@@ -44,6 +47,7 @@ export function createApp(deps: AppDeps): Express {
   const v1 = Router();
   v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth }, guard));
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
+  v1.use(customersRouter({ db, clock: deps.clock }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard));
   app.use("/v1", v1);
 
   app.use(notFoundHandler);

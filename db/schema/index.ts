@@ -1,6 +1,8 @@
 // Every table of till, re-exported in one place for drizzle and drizzle-kit.
 export * from "./auth.ts";
+export * from "./customers.ts";
 export * from "./email.ts";
+export * from "./events.ts";
 export * from "./meters.ts";
 export * from "./organizations.ts";
 export * from "./outbox.ts";
