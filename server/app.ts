@@ -20,6 +20,9 @@ import { customFieldsRouter } from "./modules/custom-fields/routes.ts";
 import { discountsRouter } from "./modules/discounts/routes.ts";
 import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
+import { customersRouter } from "./modules/customers/routes.ts";
+import { eventsRouter } from "./modules/events/routes.ts";
+import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(customFieldsRouter({ db, clock: deps.clock }, guard));
   v1.use(discountsRouter({ db, clock: deps.clock }, guard));
   v1.use(filesRouter(files, guard));
+  v1.use(customersRouter({ db, clock: deps.clock }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard));
   app.use("/v1", v1);
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
 

@@ -1,4 +1,5 @@
-// Recognises PostgreSQL errors by SQLSTATE through drizzle's wrapping, whichever driver raised them.
+// Recognises PostgreSQL errors by SQLSTATE through drizzle's wrapping, whichever driver raised them,
+// so a race that slips past a service's pre-check still answers 4xx, never 500.
 export function pgErrorCode(err: unknown): string | null {
   for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
@@ -10,4 +11,13 @@ export function pgErrorCode(err: unknown): string | null {
 /** A unique index refused the row (two requests raced past the application's own check). */
 export function isUniqueViolation(err: unknown): boolean {
   return pgErrorCode(err) === "23505";
+}
+
+/** The violated unique constraint's name, or null when the error is not a unique violation. */
+export function uniqueViolation(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const o = e as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
+    if (o.code === "23505") return String(o.constraint_name ?? o.constraint ?? "");
+  }
+  return null;
 }

@@ -1,53 +1,57 @@
-// Polar's metadata: up to 50 keys of at most 40 characters, each a string (1–500 characters), an
-// integer, a number or a boolean. Filters come in the query as `metadata[key]=value` (repeated keys
-// for several values); Express's "simple" parser leaves those keys flat, so they are read here.
-import { inArray, sql, type SQL } from "drizzle-orm";
+// Polar's metadata: a flat object of string, integer, number or boolean values with limits
+// (≤ 50 keys, keys ≤ 40 characters, string values 1–500 characters), and the `metadata[key]=value`
+// query filter. The query parser is Express's "simple" one, so `metadata[key]` arrives as a literal
+// key of req.query and is picked apart here, once, for every list that filters by metadata.
+import { and, inArray, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Request } from "express";
 import { z } from "zod";
 import { RequestValidationError } from "./errors.ts";
 
 export const METADATA_MAX_KEYS = 50;
-export const METADATA_KEY_MAX = 40;
-export const METADATA_STRING_MAX = 500;
+export const METADATA_MAX_KEY_LENGTH = 40;
+export const METADATA_MAX_STRING_LENGTH = 500;
+export const METADATA_KEY_MAX = METADATA_MAX_KEY_LENGTH;
+export const METADATA_STRING_MAX = METADATA_MAX_STRING_LENGTH;
 
-export type Metadata = Record<string, string | number | boolean>;
+export const metadataValue = z.union([z.string().min(1).max(METADATA_MAX_STRING_LENGTH), z.number(), z.boolean()]);
 
 export const metadataInput = z
-  .record(z.string().min(1).max(METADATA_KEY_MAX), z.union([z.string().min(1).max(METADATA_STRING_MAX), z.number(), z.boolean()]))
+  .record(z.string().min(1).max(METADATA_MAX_KEY_LENGTH), metadataValue)
   .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, { message: `at most ${METADATA_MAX_KEYS} keys are allowed` });
 
+export type Metadata = Record<string, string | number | boolean>;
 export type MetadataFilter = Record<string, string[]>;
 
-const KEY = /^metadata\[([^\]]*)\]$/;
-
-/** The `metadata[key]=value` pairs of a request's query, values as the strings they arrived as. */
-export function metadataFilterOf(req: Request): MetadataFilter {
-  const filter: MetadataFilter = {};
-  for (const [name, raw] of Object.entries(req.query)) {
-    const key = KEY.exec(name)?.[1];
-    if (key === undefined) continue;
-    if (key.length === 0 || key.length > METADATA_KEY_MAX) {
-      throw RequestValidationError.field(["query", "metadata", key], `metadata keys must be 1 to ${METADATA_KEY_MAX} characters`, "string_too_long");
-    }
-    const values = (Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === "string");
-    filter[key] = [...(filter[key] ?? []), ...values];
+/** `?metadata[plan]=pro&metadata[plan]=team` → {plan: ["pro", "team"]}; malformed keys are a 422. */
+export function metadataQuery(req: Request): MetadataFilter {
+  const out: MetadataFilter = {};
+  for (const [rawKey, rawValue] of Object.entries(req.query)) {
+    if (!rawKey.startsWith("metadata")) continue;
+    const m = /^metadata\[([^[\]]{1,40})\]$/.exec(rawKey);
+    if (!m) throw RequestValidationError.field(["query", rawKey], "Use metadata[key]=value with a key of 1 to 40 characters.", "value_error");
+    const values = Array.isArray(rawValue) ? rawValue : [rawValue];
+    (out[m[1]!] ??= []).push(...values.filter((v): v is string => typeof v === "string"));
   }
-  return filter;
+  return out;
+}
+export const metadataFilterOf = metadataQuery;
+
+/** The query without its metadata[...] keys, for zod schemas that reject unknown keys. */
+export function withoutMetadata(query: Request["query"]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([k]) => !k.startsWith("metadata")));
 }
 
 /**
  * One condition per key: the stored value, read as text, is one of the wanted values. Booleans and
  * numbers compare by their JSON text ("true", "42"), which is how they arrive in a query string.
  */
-export function metadataConditions(column: SQL | { getSQL(): SQL }, filter: MetadataFilter): SQL[] {
-  const conds: SQL[] = [];
-  for (const [key, values] of Object.entries(filter)) {
-    if (values.length === 0) continue;
-    conds.push(inArray(sqlText(column, key), values));
-  }
-  return conds;
+export function metadataConditions(column: AnyColumn | SQL | { getSQL(): SQL }, filter: MetadataFilter): SQL[] {
+  return Object.entries(filter)
+    .filter(([, values]) => values.length > 0)
+    .map(([key, values]) => inArray(sql`(${column} ->> ${key})`, values));
 }
 
-function sqlText(column: SQL | { getSQL(): SQL }, key: string): SQL {
-  return sql`(${column} ->> ${key})`;
+export function metadataCondition(column: AnyColumn | SQL, filter: MetadataFilter): SQL | undefined {
+  const parts = metadataConditions(column, filter);
+  return parts.length > 0 ? and(...parts) : undefined;
 }

@@ -1,7 +1,8 @@
 // SQL for meters.
-import { and, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { meters } from "../../../db/schema/index.ts";
+import { metadataCondition } from "../../lib/metadata.ts";
 
 export type MeterRow = typeof meters.$inferSelect;
 
@@ -14,4 +15,39 @@ export async function findMeter(db: Db, organizationIds: readonly string[], id: 
     .where(and(eq(meters.id, id), inArray(meters.organizationId, [...organizationIds])))
     .limit(1);
   return row ?? null;
+}
+
+const SORTS = { created_at: meters.createdAt, name: meters.name } as const;
+
+export async function listMeters(
+  db: Db,
+  organizationIds: string[],
+  filter: { query?: string | undefined; isArchived?: boolean | undefined; metadata: Record<string, string[]> },
+  sorting: { key: keyof typeof SORTS; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: MeterRow[]; total: number }> {
+  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: (SQL | undefined)[] = [inArray(meters.organizationId, organizationIds)];
+  if (filter.query) conds.push(ilike(meters.name, `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  if (filter.isArchived === true) conds.push(isNotNull(meters.archivedAt));
+  if (filter.isArchived === false) conds.push(isNull(meters.archivedAt));
+  conds.push(metadataCondition(meters.metadata, filter.metadata));
+  const where = and(...conds);
+  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(meters).where(where).orderBy(...order, asc(meters.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(meters).where(where),
+  ]);
+  return { rows, total: totals!.n };
+}
+
+export async function insertMeter(db: Db, values: typeof meters.$inferInsert): Promise<MeterRow> {
+  const [row] = await db.insert(meters).values(values).returning();
+  return row!;
+}
+
+export async function updateMeter(db: Db, id: string, values: Partial<typeof meters.$inferInsert>): Promise<MeterRow> {
+  const [row] = await db.update(meters).set(values).where(eq(meters.id, id)).returning();
+  return row!;
 }

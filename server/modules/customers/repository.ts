@@ -1,0 +1,118 @@
+// SQL for customers. Every read is scoped to the caller's organizations and skips deleted rows.
+import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { customers, events } from "../../../db/schema/index.ts";
+import { metadataCondition } from "../../lib/metadata.ts";
+import type { CustomerRecord } from "./schemas.ts";
+
+export type CustomerRow = typeof customers.$inferSelect;
+
+// The first event is read through events_org_customer_ts_idx: one index probe per customer.
+const firstUserEventAt = sql<Date | null>`(select min(${events.timestamp}) from ${events} where ${events.organizationId} = ${customers.organizationId} and ${events.customerId} = ${customers.id} and ${events.source} = 'user')`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v)));
+
+const selection = { customer: customers, firstUserEventAt };
+
+function record(row: { customer: CustomerRow; firstUserEventAt: Date | null }): CustomerRecord {
+  return { ...row.customer, firstUserEventAt: row.firstUserEventAt };
+}
+
+export function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+const SORTS = { created_at: customers.createdAt, email: customers.email, name: customers.name } as const;
+
+export interface CustomerFilter {
+  email?: string | undefined;
+  query?: string | undefined;
+  active?: boolean | undefined;
+  metadata: Record<string, string[]>;
+}
+
+export async function listCustomers(
+  db: Db,
+  organizationIds: string[],
+  filter: CustomerFilter,
+  sorting: { key: keyof typeof SORTS; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: CustomerRecord[]; total: number }> {
+  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: (SQL | undefined)[] = [inArray(customers.organizationId, organizationIds), isNull(customers.deletedAt)];
+  if (filter.email) conds.push(sql`lower(${customers.email}) = lower(${filter.email})`);
+  if (filter.query) {
+    const q = `%${escapeLike(filter.query)}%`;
+    conds.push(or(ilike(customers.email, q), ilike(customers.name, q), ilike(customers.externalId, q)));
+  }
+  // Active means a trialing, active or past-due subscription; there are no subscriptions yet, so no
+  // customer is active. The checkout issue replaces this with a real subquery.
+  if (filter.active === true) conds.push(sql`false`);
+  conds.push(metadataCondition(customers.metadata, filter.metadata));
+  const where = and(...conds);
+  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const [rows, [totals]] = await Promise.all([
+    db.select(selection).from(customers).where(where).orderBy(...order, asc(customers.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(customers).where(where),
+  ]);
+  return { rows: rows.map(record), total: totals!.n };
+}
+
+export async function findCustomer(db: Db, organizationIds: readonly string[], by: { id: string } | { externalId: string }): Promise<CustomerRecord | null> {
+  if (organizationIds.length === 0) return null;
+  const key = "id" in by ? eq(customers.id, by.id) : eq(customers.externalId, by.externalId);
+  const [row] = await db
+    .select(selection)
+    .from(customers)
+    .where(and(key, inArray(customers.organizationId, [...organizationIds]), isNull(customers.deletedAt)))
+    .limit(1);
+  return row ? record(row) : null;
+}
+
+/** Which of the unique fields are already used by another live customer of the organization. */
+export async function conflicts(db: Db, organizationId: string, values: { email?: string | null | undefined; externalId?: string | null | undefined }, exceptId?: string) {
+  const checks: SQL[] = [];
+  if (values.email) checks.push(sql`lower(${customers.email}) = lower(${values.email})`);
+  if (values.externalId) checks.push(eq(customers.externalId, values.externalId));
+  if (checks.length === 0) return { email: false, externalId: false };
+  const rows = await db
+    .select({ email: customers.email, externalId: customers.externalId })
+    .from(customers)
+    .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), or(...checks), exceptId ? sql`${customers.id} <> ${exceptId}` : undefined));
+  return {
+    email: Boolean(values.email) && rows.some((r) => r.email.toLowerCase() === values.email!.toLowerCase()),
+    externalId: Boolean(values.externalId) && rows.some((r) => r.externalId === values.externalId),
+  };
+}
+
+export async function insertCustomer(db: Db, values: typeof customers.$inferInsert): Promise<string> {
+  const [row] = await db.insert(customers).values(values).returning({ id: customers.id });
+  return row!.id;
+}
+
+export async function updateCustomer(db: Db, id: string, values: Partial<typeof customers.$inferInsert>): Promise<void> {
+  await db.update(customers).set(values).where(eq(customers.id, id));
+}
+
+/** Reads a customer by id whatever its state, for the customer.deleted payload. */
+export async function findAnyCustomer(db: Db, id: string): Promise<CustomerRecord | null> {
+  const [row] = await db.select(selection).from(customers).where(eq(customers.id, id)).limit(1);
+  return row ? record(row) : null;
+}
+
+/** Live customers of one organization by id or external id, for resolving ingested events. */
+export async function customerRefs(db: Db, organizationId: string, ids: string[], externalIds: string[]) {
+  if (ids.length === 0 && externalIds.length === 0) return [];
+  const match: SQL[] = [];
+  if (ids.length > 0) match.push(inArray(customers.id, ids));
+  if (externalIds.length > 0) match.push(inArray(customers.externalId, externalIds));
+  return db
+    .select({ id: customers.id, externalId: customers.externalId })
+    .from(customers)
+    .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), or(...match)));
+}
+
+export async function findCustomersByIds(db: Db, ids: string[]): Promise<CustomerRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.select(selection).from(customers).where(inArray(customers.id, ids));
+  return rows.map(record);
+}

@@ -1,0 +1,153 @@
+// SQL for usage events. Ingest is one multi-row INSERT … ON CONFLICT DO NOTHING per batch; reads are
+// scoped to the caller's organizations and lean on the indexes described in db/schema/events.ts.
+import { and, asc, count, desc, eq, gte, inArray, isNull, lte, max, min, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { customers, events } from "../../../db/schema/index.ts";
+import { metadataCondition } from "../../lib/metadata.ts";
+import type { EventNameRecord, EventRecord } from "./schemas.ts";
+
+export type EventInsert = typeof events.$inferInsert;
+
+/**
+ * Inserts a batch; events whose (organization, external_id) exists already are skipped. An event
+ * given by external_customer_id is linked to the live customer with that id, when there is one,
+ * inside the same statement (a scalar subquery per row on customers_org_external_id_uq).
+ */
+export async function insertEvents(db: Db, rows: EventInsert[]): Promise<number> {
+  const values = rows.map((r) =>
+    r.customerId || !r.externalCustomerId
+      ? r
+      : {
+          ...r,
+          customerId: sql`(select ${customers.id} from ${customers} where ${customers.organizationId} = ${r.organizationId} and ${customers.externalId} = ${r.externalCustomerId} and ${customers.deletedAt} is null)`,
+        },
+  );
+  const inserted = await db.insert(events).values(values).onConflictDoNothing().returning({ id: events.id });
+  return inserted.length;
+}
+
+/** Events of an organization matched by id or external id, for resolving parent_id. */
+export async function findParents(db: Db, organizationId: string, ids: string[], externalIds: string[]) {
+  const match: SQL[] = [];
+  if (ids.length > 0) match.push(inArray(events.id, ids));
+  if (externalIds.length > 0) match.push(inArray(events.externalId, externalIds));
+  if (match.length === 0) return [];
+  return db
+    .select({ id: events.id, externalId: events.externalId })
+    .from(events)
+    .where(and(eq(events.organizationId, organizationId), or(...match)));
+}
+
+/**
+ * Ties a customer to events ingested under its external id before it existed (or before the id was
+ * set), and stamps its external id on events ingested by customer_id, so both filters find them.
+ */
+export async function linkCustomerEvents(db: Db, organizationId: string, customerId: string, externalId: string): Promise<void> {
+  await db
+    .update(events)
+    .set({ customerId })
+    .where(and(eq(events.organizationId, organizationId), eq(events.externalCustomerId, externalId), isNull(events.customerId)));
+  await db
+    .update(events)
+    .set({ externalCustomerId: externalId })
+    .where(and(eq(events.organizationId, organizationId), eq(events.customerId, customerId), isNull(events.externalCustomerId)));
+}
+
+const childCount = sql<number>`(select count(*) from ${events} as children where children.parent_id = ${events.id})`.mapWith(Number);
+
+const eventSelection = {
+  id: events.id,
+  organizationId: events.organizationId,
+  name: events.name,
+  source: events.source,
+  timestamp: events.timestamp,
+  customerId: events.customerId,
+  externalCustomerId: events.externalCustomerId,
+  memberId: events.memberId,
+  externalMemberId: events.externalMemberId,
+  parentId: events.parentId,
+  metadata: events.metadata,
+  childCount,
+};
+
+export async function findEvent(db: Db, organizationIds: readonly string[], id: string): Promise<EventRecord | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select(eventSelection)
+    .from(events)
+    .where(and(eq(events.id, id), inArray(events.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+export interface EventFilter {
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  names?: string[] | undefined;
+  sources?: string[] | undefined;
+  query?: string | undefined;
+  start?: Date | undefined;
+  end?: Date | undefined;
+  parentId?: string | undefined;
+  conditions: SQL[];
+  metadata: Record<string, string[]>;
+}
+
+function escapeLike(s: string): string {
+  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
+  const conds: (SQL | undefined)[] = [inArray(events.organizationId, organizationIds), ...f.conditions];
+  if (f.customerIds) conds.push(inArray(events.customerId, f.customerIds));
+  if (f.externalCustomerIds) conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
+  if (f.names) conds.push(inArray(events.name, f.names));
+  if (f.sources) conds.push(inArray(events.source, f.sources as ("system" | "user")[]));
+  if (f.query) conds.push(sql`${events.name} ilike ${`%${escapeLike(f.query)}%`}`);
+  if (f.start) conds.push(gte(events.timestamp, f.start));
+  if (f.end) conds.push(lte(events.timestamp, f.end));
+  if (f.parentId) conds.push(eq(events.parentId, f.parentId));
+  conds.push(metadataCondition(events.metadata, f.metadata));
+  return and(...conds);
+}
+
+export async function listEvents(db: Db, organizationIds: string[], f: EventFilter, descending: boolean, limit: number, offset: number) {
+  if (organizationIds.length === 0) return { rows: [] as EventRecord[], total: 0 };
+  const where = whereOf(organizationIds, f);
+  const order = descending ? [desc(events.timestamp), desc(events.id)] : [asc(events.timestamp), asc(events.id)];
+  const [rows, [totals]] = await Promise.all([
+    db.select(eventSelection).from(events).where(where).orderBy(...order).limit(limit).offset(offset),
+    db.select({ n: count() }).from(events).where(where),
+  ]);
+  return { rows: rows as EventRecord[], total: totals!.n };
+}
+
+const occurrences = count();
+const firstSeen = min(events.timestamp);
+const lastSeen = max(events.timestamp);
+const NAME_SORTS = { name: events.name, occurrences, first_seen: firstSeen, last_seen: lastSeen } as const;
+
+export async function listEventNames(
+  db: Db,
+  organizationIds: string[],
+  f: EventFilter,
+  sorting: { key: keyof typeof NAME_SORTS; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: EventNameRecord[]; total: number }> {
+  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  const where = whereOf(organizationIds, f);
+  const order = sorting.map((s) => (s.desc ? desc(NAME_SORTS[s.key]) : asc(NAME_SORTS[s.key])));
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select({ name: events.name, source: events.source, occurrences, firstSeen, lastSeen })
+      .from(events)
+      .where(where)
+      .groupBy(events.name, events.source)
+      .orderBy(...order, asc(events.name))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: sql<number>`count(distinct (${events.name}, ${events.source}))`.mapWith(Number) }).from(events).where(where),
+  ]);
+  return { rows: rows.map((r) => ({ ...r, firstSeen: r.firstSeen!, lastSeen: r.lastSeen! })), total: totals!.n };
+}

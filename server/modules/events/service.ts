@@ -1,0 +1,138 @@
+// Usage events: ingest batches all-or-nothing (every event is validated before one INSERT writes
+// the batch; duplicates by external_id are counted, not errors), and read them back.
+import { randomUUID } from "node:crypto";
+import type { SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { customersByIds, resolveCustomerRefs } from "../customers/service.ts";
+import { meterFilterFor } from "../meters/service.ts";
+import { filterCondition } from "./filter.ts";
+import * as repo from "./repository.ts";
+import { eventNameOut, eventOut, type EventCreate, type EventListQuery, type EventNamesQuery, type EventRecord } from "./schemas.ts";
+
+export interface EventDeps {
+  db: Db;
+  clock: Clock;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function ingestEvents(deps: EventDeps, ctx: AuthContext, input: EventCreate[]) {
+  if (input.length === 0) return { inserted: 0, duplicates: 0 };
+  const now = deps.clock.now();
+  const issues: ValidationIssue[] = [];
+  const rows: repo.EventInsert[] = input.map((e, i) => ({
+    id: randomUUID(),
+    organizationId: organizationForWrite(ctx, e.organization_id, ["body", "events", i, "organization_id"]),
+    name: e.name,
+    source: "user",
+    timestamp: e.timestamp ? new Date(e.timestamp) : now,
+    ingestedAt: now,
+    customerId: e.customer_id ?? null,
+    externalCustomerId: e.external_customer_id ?? null,
+    memberId: e.member_id ?? null,
+    externalMemberId: e.external_member_id ?? null,
+    externalId: e.external_id ?? null,
+    metadata: e.metadata ?? {},
+  }));
+
+  for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
+    const mine = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.organizationId === organizationId);
+    await resolveCustomers(deps.db, organizationId, mine, issues);
+    await resolveParents(deps.db, organizationId, mine, input, issues);
+  }
+  if (issues.length > 0) throw new RequestValidationError(issues);
+  const inserted = await repo.insertEvents(deps.db, rows);
+  return { inserted, duplicates: rows.length - inserted };
+}
+
+type Indexed = { r: repo.EventInsert; i: number }[];
+
+/** Events by customer_id must name a live customer of the organization; they carry its external id. */
+async function resolveCustomers(db: Db, organizationId: string, mine: Indexed, issues: ValidationIssue[]) {
+  const ids = [...new Set(mine.map(({ r }) => r.customerId).filter((id): id is string => Boolean(id)))];
+  if (ids.length === 0) return;
+  const found = new Map((await resolveCustomerRefs(db, organizationId, ids, [])).map((c) => [c.id, c.externalId]));
+  for (const { r, i } of mine) {
+    if (!r.customerId) continue;
+    if (!found.has(r.customerId)) issues.push({ loc: ["body", "events", i, "customer_id"], msg: "Customer not found.", type: "value_error" });
+    else r.externalCustomerId = found.get(r.customerId) ?? null;
+  }
+}
+
+/** parent_id is an event id or an external id, of a stored event or of an earlier one in the batch. */
+async function resolveParents(db: Db, organizationId: string, mine: Indexed, input: EventCreate[], issues: ValidationIssue[]) {
+  const wanted = mine.filter(({ i }) => input[i]!.parent_id);
+  if (wanted.length === 0) return;
+  const known = new Map<string, string>();
+  for (const { r } of mine) {
+    known.set(r.id!, r.id!);
+    if (r.externalId) known.set(r.externalId, r.id!);
+  }
+  const refs = wanted.map(({ i }) => input[i]!.parent_id!).filter((p) => !known.has(p));
+  const stored = await repo.findParents(db, organizationId, refs.filter((p) => UUID.test(p)), refs);
+  for (const p of stored) {
+    known.set(p.id, p.id);
+    if (p.externalId) known.set(p.externalId, p.id);
+  }
+  for (const { r, i } of wanted) {
+    const parent = known.get(input[i]!.parent_id!);
+    if (!parent) issues.push({ loc: ["body", "events", i, "parent_id"], msg: "Parent event not found.", type: "value_error" });
+    else r.parentId = parent;
+  }
+}
+
+export function linkCustomerEvents(db: Db, organizationId: string, customerId: string, externalId: string) {
+  return repo.linkCustomerEvents(db, organizationId, customerId, externalId);
+}
+
+async function withCustomers(db: Db, rows: EventRecord[]) {
+  const ids = [...new Set(rows.map((r) => r.customerId).filter((id): id is string => Boolean(id)))];
+  const byId = new Map((await customersByIds(db, ids)).map((c) => [c.id, c]));
+  return rows.map((r) => eventOut(r, (r.customerId && byId.get(r.customerId)) || null));
+}
+
+export async function getEvent(deps: EventDeps, ctx: AuthContext, id: string) {
+  const row = await repo.findEvent(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Event not found.");
+  return (await withCustomers(deps.db, [row]))[0]!;
+}
+
+export async function listEvents(deps: EventDeps, ctx: AuthContext, q: EventListQuery, metadata: Record<string, string[]>, page: Pagination) {
+  const orgs = organizationsForRead(ctx, q.organization_id);
+  const conditions: SQL[] = [];
+  if (q.filter) conditions.push(filterCondition(q.filter));
+  if (q.meter_id) conditions.push(filterCondition(await meterFilterFor(deps.db, orgs, q.meter_id)));
+  const filter: repo.EventFilter = {
+    customerIds: q.customer_id,
+    externalCustomerIds: q.external_customer_id,
+    names: q.name,
+    sources: q.source,
+    query: q.query,
+    start: q.start_timestamp ? new Date(q.start_timestamp) : undefined,
+    end: q.end_timestamp ? new Date(q.end_timestamp) : undefined,
+    parentId: q.parent_id,
+    conditions,
+    metadata,
+  };
+  const descending = q.sorting[0]?.desc ?? true;
+  const { rows, total } = await repo.listEvents(deps.db, orgs, filter, descending, page.limit, offsetOf(page));
+  return pageOf(await withCustomers(deps.db, rows), total, page);
+}
+
+export async function listEventNames(deps: EventDeps, ctx: AuthContext, q: EventNamesQuery, page: Pagination) {
+  const orgs = organizationsForRead(ctx, q.organization_id);
+  const filter: repo.EventFilter = {
+    customerIds: q.customer_id,
+    externalCustomerIds: q.external_customer_id,
+    sources: q.source,
+    query: q.query,
+    conditions: [],
+    metadata: {},
+  };
+  const { rows, total } = await repo.listEventNames(deps.db, orgs, filter, q.sorting, page.limit, offsetOf(page));
+  return pageOf(rows.map(eventNameOut), total, page);
+}

@@ -1,0 +1,73 @@
+// A meter's quantities over a period, computed in one SQL statement: the events the meter's filter
+// selects are bucketed with date_trunc in the requested time zone, aggregated per bucket and in
+// total (GROUPING SETS, one scan), and joined to generate_series so empty buckets answer 0.
+import { sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { events, type MeterAggregation, type MeterFilter } from "../../../db/schema/index.ts";
+import { metadataCondition } from "../../lib/metadata.ts";
+import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
+
+export interface QuantitiesInput {
+  organizationId: string;
+  filter: MeterFilter;
+  aggregation: MeterAggregation;
+  start: Date;
+  end: Date;
+  interval: "hour" | "day" | "week" | "month" | "year";
+  timezone: string;
+  customerIds?: string[] | undefined;
+  externalCustomerIds?: string[] | undefined;
+  metadata: Record<string, string[]>;
+}
+
+export interface Quantities {
+  quantities: { timestamp: string; quantity: number }[];
+  total: number;
+}
+
+/** The statement, exposed so the benchmark can run the very same SQL directly. */
+export function quantitiesSql(q: QuantitiesInput): SQL {
+  const conds: SQL[] = [
+    sql`${events.organizationId} = ${q.organizationId}`,
+    sql`${events.timestamp} >= ${q.start.toISOString()}::timestamptz`,
+    sql`${events.timestamp} <= ${q.end.toISOString()}::timestamptz`,
+    filterCondition(q.filter),
+  ];
+  if (q.customerIds) conds.push(sql`${events.customerId} in ${q.customerIds}`);
+  if (q.externalCustomerIds) conds.push(sql`${events.externalCustomerId} in ${q.externalCustomerIds}`);
+  const meta = metadataCondition(events.metadata, q.metadata);
+  if (meta) conds.push(meta);
+  const step = `1 ${q.interval}`;
+  return sql`
+    with selected as (
+      select date_trunc(${q.interval}, ${events.timestamp}, ${q.timezone}) as bucket, ${aggregationValue(q.aggregation)} as v
+      from ${events}
+      where ${sql.join(conds, sql` and `)}
+    ), agg as (
+      select bucket, grouping(bucket) as g, ${aggregateOf(q.aggregation, sql`v`)} as q
+      from selected
+      group by grouping sets ((bucket), ())
+    )
+    select to_char(b.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "timestamp", coalesce(a.q, 0)::float8 as quantity, false as is_total
+    from generate_series(date_trunc(${q.interval}, ${q.start.toISOString()}::timestamptz, ${q.timezone}), ${q.end.toISOString()}::timestamptz, ${step}::interval, ${q.timezone}) as b(ts)
+    left join agg a on a.g = 0 and a.bucket = b.ts
+    union all
+    select null, coalesce((select q from agg where g = 1), 0)::float8, true
+  `;
+}
+
+type Row = { timestamp: string | null; quantity: number | string; is_total: boolean };
+
+export async function meterQuantities(db: Db, q: QuantitiesInput): Promise<Quantities> {
+  const result = (await db.execute(quantitiesSql(q))) as unknown as { rows: Row[] } | Row[];
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  const rows = Array.isArray(result) ? result : result.rows;
+  const quantities: Quantities["quantities"] = [];
+  let total = 0;
+  for (const r of rows) {
+    if (r.is_total) total = Number(r.quantity);
+    else quantities.push({ timestamp: r.timestamp!, quantity: Number(r.quantity) });
+  }
+  quantities.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  return { quantities, total };
+}
