@@ -12,6 +12,12 @@ import type { Clock } from "./lib/clock.ts";
 import { errorHandler, notFoundHandler } from "./lib/errors.ts";
 import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
+import type { SecretBox } from "./lib/secret-box.ts";
+import { checkoutsRouter } from "./modules/checkouts/routes.ts";
+import { ordersRouter } from "./modules/orders/routes.ts";
+import type { PaymentProcessor } from "./modules/payments/processor.ts";
+import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
+import type { TaxCalculator } from "./modules/tax/calculator.ts";
 import type { Auth } from "./modules/auth/auth.ts";
 import { createAuthResolver } from "./modules/auth/context.ts";
 import { authRouter } from "./modules/auth/routes.ts";
@@ -36,6 +42,9 @@ export interface AppDeps {
   clock: Clock;
   queue: QueueHandle | null;
   auth: Auth;
+  secretBox: SecretBox;
+  tax: TaxCalculator;
+  processor: PaymentProcessor;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -64,6 +73,10 @@ export function createApp(deps: AppDeps): Express {
   v1.use(discountsRouter({ db, clock: deps.clock }, guard));
   v1.use(filesRouter(files, guard));
   v1.use(customersRouter({ db, clock: deps.clock }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard));
+  const checkoutDeps = { db, clock: deps.clock, config: deps.config, secretBox: deps.secretBox, tax: deps.tax, processor: deps.processor, queue: deps.queue };
+  v1.use(checkoutsRouter(checkoutDeps, guard));
+  v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
+  v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard));
   app.use("/v1", v1);
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
 

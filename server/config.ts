@@ -46,6 +46,14 @@ const envSchema = z.object({
   TILL_MODE: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "production"]).optional()),
   SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(600_000).default(10_000)),
   TRUSTED_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  TAX_RATES: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Z]{2}:\d{1,5}(,[A-Z]{2}:\d{1,5})*$/, 'must look like "DE:1900,FR:2000" (country:basis points)')
+      .optional(),
+  ),
+  CHECKOUT_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(30 * 86400).default(86400)),
   SMTP_URL: z.preprocess(emptyAsUndefined, z.string().regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL").optional()),
   EMAIL_FROM: z.preprocess(emptyAsUndefined, z.string().min(3).default("till <no-reply@till.localhost>")),
   AUTH_REQUIRE_EMAIL_VERIFICATION: z.preprocess(emptyAsUndefined, booleanString.optional()),
@@ -84,6 +92,9 @@ export interface Config {
   log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
   shutdownGraceMs: number;
   email: { smtpUrl: string | null; from: string };
+  /** Tax rates by country in basis points; empty charges no tax. */
+  taxRates: Readonly<Record<string, number>>;
+  checkoutTtlSeconds: number;
   /** Uploaded files: largest accepted size in bytes; how long a signed upload URL stays valid, in seconds. */
   files: { maxSize: number; uploadUrlTtlSeconds: number };
   auth: {
@@ -183,6 +194,8 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     log: { level, format },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     email: { smtpUrl: e.SMTP_URL ?? null, from: e.EMAIL_FROM },
+    taxRates: Object.fromEntries((e.TAX_RATES ?? "").split(",").filter(Boolean).map((pair) => [pair.slice(0, 2), Number(pair.slice(3))])),
+    checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
     files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },
     auth: {
       requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",

@@ -8,13 +8,16 @@ import { createApp } from "./app.ts";
 import type { Config } from "./config.ts";
 import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
 import { noopJob } from "./jobs/system.ts";
+import { createSecretBox } from "./lib/secret-box.ts";
+import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
+import { createSandboxProcessor } from "./modules/payments/sandbox.ts";
+import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createAuth, type Auth } from "./modules/auth/auth.ts";
 import { createMailer } from "./modules/email/mailer.ts";
 import { ensureProfile } from "./modules/organizations/repository.ts";
 
-export const jobs: JobDefinition[] = [noopJob as JobDefinition];
 
 export interface StartOptions {
   /** An already-open database (tests hand in a clone of the migrated template). */
@@ -49,6 +52,8 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
     await migrate(database);
     const migrateMs = performance.now() - m0;
 
+    const secretBox = createSecretBox(config.authSecret);
+    const jobs: JobDefinition[] = [noopJob as JobDefinition, expireCheckoutsJob({ db: database.db, clock, config, secretBox })];
     const q0 = performance.now();
     const queue = await startQueue({
       database,
@@ -71,7 +76,17 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
     let app: Express | null = null;
     let url = "";
     if (options.http ?? true) {
-      app = createApp({ config, database, log, clock, queue, auth });
+      app = createApp({
+        config,
+        database,
+        log,
+        clock,
+        queue,
+        auth,
+        secretBox,
+        tax: createTaxCalculator(config.taxRates),
+        processor: createSandboxProcessor({ db: database.db }),
+      });
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;
       url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;

@@ -9,6 +9,8 @@ export interface JobDefinition<T extends object = object> {
   name: string;
   queue?: QueueOptions;
   work?: WorkOptions;
+  /** A cron expression: pg-boss runs the job on that schedule (once across all workers). */
+  schedule?: string;
   handle(jobs: Job<T>[]): Promise<unknown>;
 }
 
@@ -50,6 +52,7 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   await boss.start();
   for (const job of options.jobs) {
     await boss.createQueue(job.name, job.queue);
+    if (options.worker && job.schedule) await boss.schedule(job.name, job.schedule);
     if (options.worker) {
       await boss.work(job.name, job.work ?? {}, async (jobs: Job<object>[]) => {
         return job.handle(jobs);

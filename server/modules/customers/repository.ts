@@ -116,3 +116,12 @@ export async function findCustomersByIds(db: Db, ids: string[]): Promise<Custome
   const rows = await db.select(selection).from(customers).where(inArray(customers.id, ids));
   return rows.map(record);
 }
+
+export async function findByEmail(db: Db, organizationId: string, email: string): Promise<CustomerRecord | null> {
+  const [row] = await db
+    .select(selection)
+    .from(customers)
+    .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), sql`lower(${customers.email}) = lower(${email})`))
+    .limit(1);
+  return row ? record(row) : null;
+}

@@ -10,6 +10,8 @@ import { uniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { linkCustomerEvents } from "../events/service.ts";
+import { stateSubscriptionOut } from "../subscriptions/schemas.ts";
+import { activeSubscriptionsOf } from "../subscriptions/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { customerOut, type CustomerCreate, type CustomerListQuery, type CustomerRecord, type CustomerUpdate } from "./schemas.ts";
@@ -161,11 +163,19 @@ export async function getCustomerState(deps: CustomerDeps, ctx: AuthContext, ref
 }
 
 /**
- * The seam where subscriptions, benefit grants and meter balances join the customer state. Empty
- * until the checkout issue lands those tables; it will compute them from real rows here.
+ * Where subscriptions, benefit grants and meter balances join the customer state, computed from
+ * real rows (grants and meters join when their issue lands).
  */
-export async function customerStateExtras(_deps: CustomerDeps, _customer: CustomerRecord) {
-  return { active_subscriptions: [] as unknown[], granted_benefits: [] as unknown[], active_meters: [] as unknown[] };
+export async function customerStateExtras(deps: Pick<CustomerDeps, "db">, customer: CustomerRecord) {
+  const active = await activeSubscriptionsOf(deps.db, customer.id);
+  return { active_subscriptions: active.map(stateSubscriptionOut), granted_benefits: [] as unknown[], active_meters: [] as unknown[] };
+}
+
+/** The state of a customer by id (any state), as customer.state_changed carries it. */
+export async function customerStateOf(db: Db, customerId: string) {
+  const customer = await repo.findAnyCustomer(db, customerId);
+  if (!customer) return null;
+  return { ...customerOut(customer), ...(await customerStateExtras({ db }, customer)) };
 }
 
 /** Live customers of one organization matched by id or external id (for event ingestion). */
@@ -177,3 +187,44 @@ export function resolveCustomerRefs(db: Db, organizationId: string, ids: string[
 export async function customersByIds(db: Db, ids: string[]) {
   return (await repo.findCustomersByIds(db, ids)).map(customerOut);
 }
+
+// For checkouts: the customer a session names, and the customer a paid checkout belongs to, found by
+// id, external id or email within the organization, or created (customer.created in the same
+// transaction as the order).
+export async function findCustomerForCheckout(db: Db, organizationId: string, by: { id: string | null; externalId: string | null }): Promise<CustomerRecord | null> {
+  if (by.id) return repo.findCustomer(db, [organizationId], { id: by.id });
+  if (by.externalId) return repo.findCustomer(db, [organizationId], { externalId: by.externalId });
+  return null;
+}
+
+export interface BuyerDetails {
+  id: string | null;
+  externalId: string | null;
+  email: string;
+  name: string | null;
+  billingAddress: CustomerAddress | null;
+}
+
+export async function resolveBuyer(db: Db, clock: Clock, organizationId: string, buyer: BuyerDetails): Promise<{ customer: CustomerRecord; created: boolean }> {
+  const existing = (await findCustomerForCheckout(db, organizationId, buyer)) ?? (await repo.findByEmail(db, organizationId, buyer.email));
+  if (existing) {
+    if (buyer.billingAddress && !existing.billingAddress) {
+      await repo.updateCustomer(db, existing.id, { billingAddress: buyer.billingAddress, modifiedAt: clock.now() });
+      return { customer: { ...existing, billingAddress: buyer.billingAddress }, created: false };
+    }
+    return { customer: existing, created: false };
+  }
+  const id = await repo.insertCustomer(db, {
+    organizationId,
+    email: buyer.email,
+    name: buyer.name,
+    externalId: buyer.externalId,
+    billingAddress: buyer.billingAddress,
+    createdAt: clock.now(),
+  });
+  const customer = (await repo.findAnyCustomer(db, id))!;
+  await recordEvent(db, clock, { organizationId, type: "customer.created", data: customerOut(customer) });
+  return { customer, created: true };
+}
+
+export { customerOut };

@@ -1,6 +1,6 @@
 // SQL for discounts, scoped to organization ids. Deleted discounts (soft delete) are invisible here
 // and free their code for reuse.
-import { and, asc, count, eq, ilike, inArray, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, ilike, inArray, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { discountProducts, discounts } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
@@ -78,3 +78,35 @@ export async function setProducts(db: Db, discountId: string, productIds: string
   if (productIds.length > 0) await db.insert(discountProducts).values(productIds.map((productId) => ({ discountId, productId })));
 }
 
+
+/** Takes one redemption if any is left; false when max_redemptions is reached (atomic, no race). */
+export async function redeem(db: Db, id: string): Promise<boolean> {
+  const rows = await db
+    .update(discounts)
+    .set({ redemptionsCount: sql`${discounts.redemptionsCount} + 1` })
+    .where(and(eq(discounts.id, id), isNull(discounts.deletedAt), or(isNull(discounts.maxRedemptions), lt(discounts.redemptionsCount, discounts.maxRedemptions))))
+    .returning({ id: discounts.id });
+  return rows.length === 1;
+}
+
+/** Gives back a redemption taken by a checkout whose payment failed. */
+export async function release(db: Db, id: string): Promise<void> {
+  await db
+    .update(discounts)
+    .set({ redemptionsCount: sql`greatest(${discounts.redemptionsCount} - 1, 0)` })
+    .where(eq(discounts.id, id));
+}
+
+export async function findByCode(db: Db, organizationId: string, code: string): Promise<DiscountRow | null> {
+  const [row] = await db
+    .select()
+    .from(discounts)
+    .where(and(eq(discounts.organizationId, organizationId), isNull(discounts.deletedAt), sql`lower(${discounts.code}) = lower(${code})`))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function findAnyDiscount(db: Db, id: string): Promise<DiscountRow | null> {
+  const [row] = await db.select().from(discounts).where(eq(discounts.id, id)).limit(1);
+  return row ?? null;
+}

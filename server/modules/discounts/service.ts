@@ -196,3 +196,24 @@ export async function deleteDiscount(deps: DiscountDeps, ctx: AuthContext, id: s
   const now = deps.clock.now();
   await repo.updateDiscount(deps.db, id, { deletedAt: now, modifiedAt: now });
 }
+
+// For checkouts: the discount rows they price with, the products a discount is restricted to, and
+// the atomic redemption taken on confirm and given back when the payment fails.
+export function discountById(db: Db, id: string) {
+  return repo.findAnyDiscount(db, id);
+}
+
+export function discountByCode(db: Db, organizationId: string, code: string) {
+  return repo.findByCode(db, organizationId, code);
+}
+
+export async function restrictedProductIds(db: Db, discountId: string): Promise<string[]> {
+  return (await repo.productLinksOf(db, [discountId])).map((l) => l.productId);
+}
+
+export const redeemDiscount = repo.redeem;
+export const releaseDiscount = repo.release;
+
+export async function discountForDisplay(db: Db, row: repo.DiscountRow) {
+  return (await render(db, [row]))[0]!;
+}

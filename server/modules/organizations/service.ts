@@ -88,3 +88,10 @@ async function applyUpdate(db: Db, clock: Clock, id: string, input: Organization
   if (touch) profile.modifiedAt = clock.now();
   await repo.updateOrganization(db, id, org, profile);
 }
+
+/** Name, slug and avatar of an organization, for pages its customers see (checkout, portal). */
+export async function organizationSummary(db: Db, id: string) {
+  const record = await repo.findOrganization(db, id);
+  if (!record) throw new ResourceNotFound("Organization not found.");
+  return { id: record.org.id, name: record.org.name, slug: record.org.slug, avatarUrl: record.org.logo ?? null, createdAt: record.org.createdAt };
+}

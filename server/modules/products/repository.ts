@@ -151,3 +151,8 @@ export async function setCustomFields(db: Db, productId: string, fields: { custo
     await db.insert(productCustomFields).values(fields.map((f, order) => ({ productId, customFieldId: f.customFieldId, required: f.required, order })));
   }
 }
+
+export async function findPrice(db: Db, id: string): Promise<PriceRow | null> {
+  const [row] = await db.select().from(productPrices).where(eq(productPrices.id, id)).limit(1);
+  return row ?? null;
+}

@@ -209,3 +209,20 @@ export function productsOf(db: Db, organizationId: string, ids: string[]) {
 export function productsByIds(db: Db, ids: string[]) {
   return repo.productsByIds(db, ids);
 }
+
+/** Products with everything Polar's Product shows (prices, benefits, medias, custom fields), in `ids` order. */
+export async function productsForDisplay(db: Db, baseUrl: string, ids: string[]) {
+  const rows = await repo.productsByIds(db, ids);
+  const hydrated = await hydrateProducts(db, baseUrl, rows);
+  const byId = new Map(hydrated.map((p) => [p.id, p]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** A product's active prices, and any price row by id (archived ones too: orders keep them). */
+export function activePrices(db: Db, productIds: string[]) {
+  return repo.activePricesOf(db, productIds);
+}
+
+export function priceById(db: Db, id: string) {
+  return repo.findPrice(db, id);
+}

@@ -1,0 +1,103 @@
+// Orders (what was paid, line by line, with the amounts at the time) and subscriptions.
+import { sql } from "drizzle-orm";
+import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { organization } from "./auth.ts";
+import { checkouts } from "./checkouts.ts";
+import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
+import type { CustomerAddress } from "./customers.ts";
+import { customers } from "./customers.ts";
+import { discounts } from "./discounts.ts";
+import { productPrices, products } from "./products.ts";
+
+type Metadata = Record<string, string | number | boolean>;
+
+export const subscriptions = pgTable(
+  "subscriptions",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    productId: uuid("product_id")
+      .notNull()
+      .references(() => products.id),
+    checkoutId: uuid("checkout_id").references(() => checkouts.id),
+    discountId: uuid("discount_id").references(() => discounts.id),
+    priceIds: uuid("price_ids").array().notNull(),
+    status: text("status").notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    recurringInterval: text("recurring_interval").notNull(),
+    recurringIntervalCount: integer("recurring_interval_count").notNull().default(1),
+    currentPeriodStart: tstz("current_period_start").notNull(),
+    currentPeriodEnd: tstz("current_period_end").notNull(),
+    cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+    canceledAt: tstz("canceled_at"),
+    startedAt: tstz("started_at"),
+    endsAt: tstz("ends_at"),
+    endedAt: tstz("ended_at"),
+    customerCancellationReason: text("customer_cancellation_reason"),
+    customerCancellationComment: text("customer_cancellation_comment"),
+    metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
+    customFieldData: jsonb("custom_field_data").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt), index("subscriptions_customer_idx").on(t.customerId, t.status)],
+);
+
+export const orders = pgTable(
+  "orders",
+  {
+    id: id(),
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customers.id),
+    productId: uuid("product_id").references(() => products.id),
+    checkoutId: uuid("checkout_id").references(() => checkouts.id),
+    subscriptionId: uuid("subscription_id").references(() => subscriptions.id),
+    discountId: uuid("discount_id").references(() => discounts.id),
+    status: text("status").notNull(),
+    billingReason: text("billing_reason").notNull(),
+    subtotalAmount: bigint("subtotal_amount", { mode: "number" }).notNull(),
+    discountAmount: bigint("discount_amount", { mode: "number" }).notNull(),
+    netAmount: bigint("net_amount", { mode: "number" }).notNull(),
+    taxAmount: bigint("tax_amount", { mode: "number" }).notNull(),
+    totalAmount: bigint("total_amount", { mode: "number" }).notNull(),
+    refundedAmount: bigint("refunded_amount", { mode: "number" }).notNull().default(0),
+    refundedTaxAmount: bigint("refunded_tax_amount", { mode: "number" }).notNull().default(0),
+    currency: text("currency").notNull(),
+    billingName: text("billing_name"),
+    billingAddress: jsonb("billing_address").$type<CustomerAddress>(),
+    processorPaymentId: text("processor_payment_id"),
+    metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
+    customFieldData: jsonb("custom_field_data").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("orders_org_created_idx").on(t.organizationId, t.createdAt), index("orders_customer_idx").on(t.customerId)],
+);
+
+export const orderItems = pgTable(
+  "order_items",
+  {
+    id: id(),
+    orderId: uuid("order_id")
+      .notNull()
+      .references(() => orders.id, { onDelete: "cascade" }),
+    label: text("label").notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    taxAmount: bigint("tax_amount", { mode: "number" }).notNull(),
+    proration: boolean("proration").notNull().default(false),
+    productPriceId: uuid("product_price_id").references(() => productPrices.id),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [index("order_items_order_idx").on(t.orderId)],
+);

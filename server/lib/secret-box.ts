@@ -1,0 +1,27 @@
+// Symmetric encryption for secrets the API must show again (checkout client secrets): AES-256-GCM
+// under a key derived from AUTH_SECRET. Lookups use the token's SHA-256, never the ciphertext.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+export function createSecretBox(authSecret: string): SecretBox {
+  const key = createHash("sha256").update(`till:secret-box:${authSecret}`).digest();
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv("aes-256-gcm", key, iv);
+      const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+      return `v1.${iv.toString("base64url")}.${cipher.getAuthTag().toString("base64url")}.${body.toString("base64url")}`;
+    },
+    open(sealed) {
+      const [version, iv, tag, body] = sealed.split(".");
+      if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("not a sealed secret");
+      const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
+      decipher.setAuthTag(Buffer.from(tag, "base64url"));
+      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+    },
+  };
+}

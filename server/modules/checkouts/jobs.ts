@@ -1,0 +1,32 @@
+// Expiry: every minute, open sessions past expires_at become expired, each with checkout.updated and
+// checkout.expired in the same transaction. Reads do not wait for this job: an open session past
+// its expiry already answers 410.
+import { inTransaction } from "../../../db/client.ts";
+import type { JobDefinition } from "../../jobs/queue.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { checkoutEventData } from "./client.ts";
+import * as repo from "./repository.ts";
+import type { CheckoutDeps } from "./service.ts";
+
+export const EXPIRE_CHECKOUTS_JOB = "checkouts.expire";
+
+export async function expireCheckouts(deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">): Promise<number> {
+  return inTransaction(deps.db, async (tx) => {
+    const expired = await repo.expireDue(tx, deps.clock.now());
+    for (const row of expired) {
+      const data = await checkoutEventData(deps, tx, row);
+      await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "checkout.updated", data });
+      await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "checkout.expired", data });
+    }
+    return expired.length;
+  });
+}
+
+export function expireCheckoutsJob(deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">): JobDefinition {
+  return {
+    name: EXPIRE_CHECKOUTS_JOB,
+    queue: { retryLimit: 3 },
+    schedule: "* * * * *",
+    handle: async () => ({ expired: await expireCheckouts(deps) }),
+  };
+}

@@ -1,0 +1,77 @@
+// SQL for checkout sessions.
+import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { checkouts } from "../../../db/schema/index.ts";
+import { containsPattern } from "../../lib/query.ts";
+
+export type CheckoutRow = typeof checkouts.$inferSelect;
+export type CheckoutInsert = typeof checkouts.$inferInsert;
+
+export async function insertCheckout(db: Db, values: CheckoutInsert): Promise<CheckoutRow> {
+  const [row] = await db.insert(checkouts).values(values).returning();
+  return row!;
+}
+
+export async function findCheckout(db: Db, organizationIds: readonly string[], id: string): Promise<CheckoutRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(checkouts)
+    .where(and(eq(checkouts.id, id), inArray(checkouts.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRow | null> {
+  const [row] = await db.select().from(checkouts).where(eq(checkouts.clientSecretHash, hash)).limit(1);
+  return row ?? null;
+}
+
+export async function updateCheckout(db: Db, id: string, values: Partial<CheckoutInsert>): Promise<CheckoutRow> {
+  const [row] = await db.update(checkouts).set(values).where(eq(checkouts.id, id)).returning();
+  return row!;
+}
+
+/** Moves an open checkout to confirmed; only one of several racing confirms gets the row. */
+export async function claimForPayment(db: Db, id: string, now: Date): Promise<CheckoutRow | null> {
+  const [row] = await db
+    .update(checkouts)
+    .set({ status: "confirmed", paymentAttempts: sql`${checkouts.paymentAttempts} + 1`, paymentError: null, modifiedAt: now })
+    .where(and(eq(checkouts.id, id), eq(checkouts.status, "open")))
+    .returning();
+  return row ?? null;
+}
+
+export async function expireDue(db: Db, now: Date): Promise<CheckoutRow[]> {
+  return db
+    .update(checkouts)
+    .set({ status: "expired", modifiedAt: now })
+    .where(and(eq(checkouts.status, "open"), lte(checkouts.expiresAt, now)))
+    .returning();
+}
+
+export interface CheckoutFilter {
+  organizationIds: string[];
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  query?: string | undefined;
+}
+
+const SORTS = { created_at: checkouts.createdAt, expires_at: checkouts.expiresAt, status: checkouts.status } as const;
+
+export async function listCheckouts(db: Db, f: CheckoutFilter, sorting: { key: keyof typeof SORTS; desc: boolean }[], limit: number, offset: number) {
+  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(checkouts.organizationId, f.organizationIds)];
+  if (f.productIds?.length) conds.push(inArray(checkouts.productId, f.productIds));
+  if (f.customerIds?.length) conds.push(inArray(checkouts.customerId, f.customerIds));
+  if (f.statuses?.length) conds.push(inArray(checkouts.status, f.statuses as CheckoutRow["status"][]));
+  if (f.query) conds.push(sql`${checkouts.customerEmail} ilike ${containsPattern(f.query)}`);
+  const where = and(...conds);
+  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(checkouts).where(where).orderBy(...order, asc(checkouts.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(checkouts).where(where),
+  ]);
+  return { rows, total: totals!.n };
+}

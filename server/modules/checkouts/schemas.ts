@@ -1,0 +1,97 @@
+// Wire schemas for checkout creation and updates (Polar's CheckoutProductsCreate and its legacy
+// single-product forms, CheckoutUpdate, CheckoutUpdatePublic and CheckoutConfirmStripe).
+import { z } from "zod";
+import { metadataInput } from "../../lib/metadata.ts";
+import { queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
+import { addressInput } from "../customers/schemas.ts";
+
+const customFieldData = z.record(z.string().min(1).max(100), z.union([z.string().max(5000), z.number(), z.boolean(), z.null()]));
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+const common = {
+  metadata: metadataInput.optional(),
+  custom_field_data: customFieldData.optional(),
+  discount_id: z.uuid().nullish(),
+  allow_discount_codes: z.boolean().default(true),
+  require_billing_address: z.boolean().default(false),
+  amount: z.number().int().min(0).max(99_999_999).nullish(),
+  allow_trial: z.boolean().optional(),
+  customer_id: z.uuid().nullish(),
+  is_business_customer: z.boolean().default(false),
+  external_customer_id: z.string().min(1).max(256).nullish(),
+  customer_name: z.string().max(256).nullish(),
+  customer_email: z.email().max(320).nullish(),
+  customer_ip_address: z.string().max(64).nullish(),
+  customer_billing_name: z.string().max(256).nullish(),
+  customer_billing_address: addressInput.nullish(),
+  customer_tax_id: z.string().max(64).nullish(),
+  customer_metadata: metadataInput.optional(),
+  success_url: httpUrl.max(2048).nullish(),
+  return_url: httpUrl.max(2048).nullish(),
+  embed_origin: httpUrl.max(2048).nullish(),
+  locale: z.string().max(35).nullish(),
+  organization_id: z.uuid().nullish(),
+};
+
+export const checkoutCreate = z
+  .object({
+    ...common,
+    products: z.array(z.uuid()).min(1).max(20).optional(),
+    product_id: z.uuid().optional(),
+    product_price_id: z.uuid().optional(),
+  })
+  .superRefine((v, ctx) => {
+    const forms = [v.products, v.product_id, v.product_price_id].filter((x) => x !== undefined).length;
+    if (forms !== 1) ctx.addIssue({ code: "custom", path: ["products"], message: "Give exactly one of products, product_id or product_price_id." });
+  });
+export type CheckoutCreate = z.output<typeof checkoutCreate>;
+
+/** What the customer may change from the checkout page. */
+export const checkoutUpdatePublic = z.object({
+  custom_field_data: customFieldData.optional(),
+  product_id: z.uuid().nullish(),
+  product_price_id: z.uuid().nullish(),
+  amount: z.number().int().min(0).max(99_999_999).nullish(),
+  is_business_customer: z.boolean().nullish(),
+  customer_name: z.string().max(256).nullish(),
+  customer_email: z.email().max(320).nullish(),
+  customer_billing_name: z.string().max(256).nullish(),
+  customer_billing_address: addressInput.nullish(),
+  customer_tax_id: z.string().max(64).nullish(),
+  locale: z.string().max(35).nullish(),
+  discount_code: z.string().max(256).nullish(),
+});
+export type CheckoutUpdatePublic = z.output<typeof checkoutUpdatePublic>;
+
+/** What the seller may change with a token. */
+export const checkoutUpdate = checkoutUpdatePublic.omit({ discount_code: true }).extend({
+  metadata: metadataInput.optional(),
+  customer_metadata: metadataInput.nullish(),
+  discount_id: z.uuid().nullish(),
+  allow_discount_codes: z.boolean().nullish(),
+  require_billing_address: z.boolean().nullish(),
+  customer_ip_address: z.string().max(64).nullish(),
+  success_url: httpUrl.max(2048).nullish(),
+  return_url: httpUrl.max(2048).nullish(),
+  embed_origin: httpUrl.max(2048).nullish(),
+});
+export type CheckoutUpdate = z.output<typeof checkoutUpdate>;
+
+export const checkoutConfirm = checkoutUpdatePublic.extend({
+  confirmation_token_id: z.string().min(1).max(200).nullish(),
+  payment_method_type: z.string().max(50).nullish(),
+  allow_trial: z.boolean().nullish(),
+});
+export type CheckoutConfirm = z.output<typeof checkoutConfirm>;
+
+export const checkoutListQuery = z.object({
+  organization_id: queryList(z.uuid()).optional(),
+  product_id: queryList(z.uuid()).optional(),
+  customer_id: queryList(z.uuid()).optional(),
+  status: queryList(z.enum(["open", "expired", "confirmed", "succeeded", "failed"])).optional(),
+  query: z.string().max(200).optional(),
+  sorting: sortingSchema(["created_at", "expires_at", "status"] as const, ["-created_at"]),
+});
+export type CheckoutListQuery = z.output<typeof checkoutListQuery>;
+

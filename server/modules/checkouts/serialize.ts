@@ -1,0 +1,132 @@
+// Polar's Checkout (seller view) and CheckoutPublic (the page's view) from a checkout row and what it
+// points at. Every key of the contract is present; unknown values are null.
+import type { DiscountRow } from "../discounts/repository.ts";
+import type { ProductOut } from "../products/schemas.ts";
+import type { CheckoutRow } from "./repository.ts";
+
+export interface CheckoutView {
+  row: CheckoutRow;
+  clientSecret: string;
+  url: string;
+  products: ProductOut[];
+  discount: DiscountRow | null;
+  organization: { id: string; name: string; slug: string; avatarUrl: string | null; createdAt: Date };
+}
+
+type Mode = "required" | "optional" | "disabled";
+
+export function billingAddressFields(row: CheckoutRow): Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", Mode> {
+  const paying = row.totalAmount > 0;
+  const full = row.requireBillingAddress;
+  return {
+    country: full || paying ? "required" : "disabled",
+    state: full ? "optional" : "disabled",
+    city: full ? "required" : "disabled",
+    postal_code: full ? "required" : "disabled",
+    line1: full ? "required" : "disabled",
+    line2: full ? "optional" : "disabled",
+  };
+}
+
+function discountOut(d: DiscountRow | null) {
+  if (!d) return null;
+  const base = { id: d.id, name: d.name, code: d.code, duration: d.duration, ...(d.duration === "repeating" ? { duration_in_months: d.durationInMonths ?? 1 } : {}) };
+  if (d.type === "percentage") return { ...base, type: "percentage", basis_points: d.basisPoints ?? 0 };
+  const currency = d.currency ?? "usd";
+  return { ...base, type: "fixed", amount: d.amount ?? 0, currency, amounts: { ...(d.amounts ?? {}), [currency]: d.amount ?? 0 } };
+}
+
+function checkoutProduct(p: ProductOut) {
+  const { attached_custom_fields: _fields, metadata: _metadata, ...rest } = p;
+  return rest;
+}
+
+export function checkoutOut(view: CheckoutView) {
+  const { row } = view;
+  const selected = view.products.find((p) => p.id === row.productId) ?? null;
+  const price = selected?.prices.find((p) => p.id === row.productPriceId) ?? null;
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    custom_field_data: row.customFieldData,
+    // Polar's clients accept only "stripe" here; the sandbox follows Stripe's confirmation-token flow.
+    payment_processor: "stripe",
+    status: row.status,
+    client_secret: view.clientSecret,
+    url: view.url,
+    expires_at: row.expiresAt.toISOString(),
+    success_url: row.successUrl ?? `${new URL(view.url).origin}/checkout/${view.clientSecret}/confirmation`,
+    return_url: row.returnUrl,
+    embed_origin: row.embedOrigin,
+    amount: row.amount,
+    seats: null,
+    min_seats: null,
+    max_seats: null,
+    discount_amount: row.discountAmount,
+    net_amount: row.netAmount,
+    tax_amount: row.taxAmount,
+    tax_behavior: row.taxAmount === null ? null : "exclusive",
+    total_amount: row.totalAmount,
+    currency: row.currency,
+    allow_trial: null,
+    active_trial_interval: null,
+    active_trial_interval_count: null,
+    trial_end: null,
+    organization_id: row.organizationId,
+    product_id: row.productId,
+    product_price_id: row.productPriceId,
+    discount_id: row.discountId,
+    allow_discount_codes: row.allowDiscountCodes,
+    require_billing_address: row.requireBillingAddress,
+    is_discount_applicable: row.amount > 0,
+    is_free_product_price: price?.amount_type === "free",
+    is_payment_required: row.totalAmount > 0,
+    is_payment_setup_required: false,
+    is_payment_form_required: row.totalAmount > 0,
+    customer_id: row.customerId,
+    is_business_customer: row.isBusinessCustomer,
+    customer_name: row.customerName,
+    customer_email: row.customerEmail,
+    customer_ip_address: row.customerIpAddress,
+    customer_billing_name: row.customerBillingName,
+    customer_billing_address: row.customerBillingAddress,
+    customer_tax_id: row.customerTaxId,
+    locale: null,
+    payment_method_type: null,
+    payment_processor_metadata: {},
+    billing_address_fields: billingAddressFields(row),
+    trial_interval: null,
+    trial_interval_count: null,
+    metadata: row.metadata,
+    external_customer_id: row.externalCustomerId,
+    customer_metadata: row.customerMetadata,
+    products: view.products.map(checkoutProduct),
+    product: selected ? checkoutProduct(selected) : null,
+    product_price: price,
+    prices: Object.fromEntries(view.products.map((p) => [p.id, p.prices])),
+    discount: discountOut(view.discount),
+    subscription_id: row.subscriptionId,
+    attached_custom_fields: selected?.attached_custom_fields ?? [],
+  };
+}
+
+/** The page's view: no seller metadata, plus the organization and, once paid, nothing secret. */
+export function checkoutPublicOut(view: CheckoutView) {
+  const { metadata: _m, customer_metadata: _cm, external_customer_id: _e, subscription_id: _s, ...rest } = checkoutOut(view);
+  const o = view.organization;
+  return {
+    ...rest,
+    organization: {
+      created_at: o.createdAt.toISOString(),
+      modified_at: null,
+      id: o.id,
+      name: o.name,
+      slug: o.slug,
+      avatar_url: o.avatarUrl,
+      proration_behavior: "prorate",
+      allow_customer_updates: true,
+    },
+    customer_session_token: null,
+  };
+}

@@ -1,0 +1,198 @@
+// Checkout sessions for sellers: create (from products, a product, or a legacy price id), read, list
+// and update. Every change reprices the session (subtotal, discount, tax, total) and is recorded as
+// checkout.created / checkout.updated in the same transaction.
+import { randomUUID } from "node:crypto";
+import { inTransaction, type Db } from "../../../db/client.ts";
+import type { Config } from "../../config.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
+import { assertAccessible, organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import type { SecretBox } from "../../lib/secret-box.ts";
+import { hashToken, newToken } from "../../lib/tokens.ts";
+import { findCustomerForCheckout } from "../customers/service.ts";
+import { discountById, restrictedProductIds } from "../discounts/service.ts";
+import type { DiscountRow } from "../discounts/repository.ts";
+import { organizationSummary } from "../organizations/service.ts";
+import type { PaymentProcessor } from "../payments/processor.ts";
+import { activePrices, priceById, productsForDisplay, productsOf } from "../products/service.ts";
+import type { TaxCalculator } from "../tax/calculator.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { computeAmounts, discountRefusal, subtotalOf } from "./amounts.ts";
+import * as repo from "./repository.ts";
+import type { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./schemas.ts";
+import { checkoutOut, type CheckoutView } from "./serialize.ts";
+import { customFieldIssues } from "./validate.ts";
+
+export interface CheckoutDeps {
+  db: Db;
+  clock: Clock;
+  config: Readonly<Config>;
+  secretBox: SecretBox;
+  tax: TaxCalculator;
+  processor: PaymentProcessor;
+  queue: QueueHandle | null;
+}
+
+export async function loadView(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow): Promise<CheckoutView> {
+  const clientSecret = deps.secretBox.open(row.clientSecretEnc);
+  const [products, discount, organization] = await Promise.all([
+    productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
+    row.discountId ? discountById(deps.db, row.discountId) : null,
+    organizationSummary(deps.db, row.organizationId),
+  ]);
+  return { row, clientSecret, url: `${deps.config.baseUrl}/checkout/${clientSecret}`, products, discount, organization };
+}
+
+export async function render(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow) {
+  return checkoutOut(await loadView(deps, row));
+}
+
+function invalid(issues: ValidationIssue[]): never {
+  throw new RequestValidationError(issues);
+}
+
+/** Fields that decide the price; the result is stored on the row. */
+export interface PricingInput {
+  organizationId: string;
+  productId: string;
+  productPriceId: string;
+  requestedAmount: number | null | undefined;
+  discount: DiscountRow | null;
+  country: string | null;
+}
+
+export async function priceCheckout(deps: Pick<CheckoutDeps, "db" | "clock" | "tax">, input: PricingInput, loc: { amount: (string | number)[]; discount: (string | number)[] }) {
+  const price = await priceById(deps.db, input.productPriceId);
+  if (!price) throw new ResourceNotFound("Price not found.");
+  const subtotal = subtotalOf(price, input.requestedAmount);
+  if (!subtotal.ok) invalid([{ loc: loc.amount, msg: subtotal.msg, type: "value_error" }]);
+  const currency = price.priceCurrency;
+  if (input.discount) {
+    const refusal = discountRefusal(input.discount, input.productId, await restrictedProductIds(deps.db, input.discount.id), currency, deps.clock.now());
+    if (refusal) invalid([{ loc: loc.discount, msg: refusal, type: "value_error" }]);
+  }
+  const amounts = computeAmounts({ subtotal: subtotal.amount, discount: input.discount, currency, country: input.country, tax: deps.tax });
+  return { currency, ...amounts };
+}
+
+/** The products offered and the one price selected first, from the three creation forms. */
+async function resolveOffer(deps: CheckoutDeps, organizationId: string, input: CheckoutCreate) {
+  let productIds: string[];
+  let priceId: string | null = null;
+  if (input.product_price_id) {
+    const price = await priceById(deps.db, input.product_price_id);
+    const owner = price ? await productsOf(deps.db, organizationId, [price.productId]) : [];
+    if (!price || owner.length === 0 || price.isArchived) invalid([{ loc: ["body", "product_price_id"], msg: "Price not found or archived.", type: "value_error" }]);
+    productIds = [price.productId];
+    priceId = price.id;
+  } else {
+    productIds = [...new Set(input.products ?? [input.product_id!])];
+  }
+  const loc = input.products ? ["body", "products"] : ["body", "product_id"];
+  const found = new Map((await productsOf(deps.db, organizationId, productIds)).map((p) => [p.id, p]));
+  productIds.forEach((id, i) => {
+    const product = found.get(id);
+    if (!product) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "Product not found in this organization.", type: "value_error" }]);
+    if (product.isArchived) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "This product is archived and cannot be sold.", type: "value_error" }]);
+  });
+  const prices = await activePrices(deps.db, productIds);
+  const first = priceId ?? prices.find((p) => p.productId === productIds[0])?.id;
+  if (!first) invalid([{ loc, msg: "This product has no active price.", type: "value_error" }]);
+  return { productIds, productId: productIds[0]!, productPriceId: first };
+}
+
+export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input: CheckoutCreate) {
+  const organizationId = organizationForWrite(ctx, input.organization_id);
+  const offer = await resolveOffer(deps, organizationId, input);
+  let discount: DiscountRow | null = null;
+  if (input.discount_id) {
+    discount = await discountById(deps.db, input.discount_id);
+    if (!discount || discount.organizationId !== organizationId || discount.deletedAt) invalid([{ loc: ["body", "discount_id"], msg: "Discount not found.", type: "value_error" }]);
+  }
+  const customer = await findCustomerForCheckout(deps.db, organizationId, { id: input.customer_id ?? null, externalId: input.external_customer_id ?? null });
+  if (input.customer_id && !customer) invalid([{ loc: ["body", "customer_id"], msg: "Customer not found.", type: "value_error" }]);
+
+  const products = await productsForDisplay(deps.db, deps.config.baseUrl, [offer.productId]);
+  const issues = customFieldIssues(products[0]?.attached_custom_fields ?? [], input.custom_field_data ?? {}, false);
+  if (issues.length) invalid(issues);
+
+  const billingAddress = input.customer_billing_address ?? customer?.billingAddress ?? null;
+  const pricing = await priceCheckout(
+    deps,
+    { organizationId, ...offer, requestedAmount: input.amount, discount, country: billingAddress?.country ?? null },
+    { amount: ["body", "amount"], discount: ["body", "discount_id"] },
+  );
+  const id = randomUUID();
+  const secret = newToken("till_c_");
+  const now = deps.clock.now();
+  return inTransaction(deps.db, async (tx) => {
+    const row = await repo.insertCheckout(tx, {
+      id,
+      organizationId,
+      clientSecretHash: hashToken(secret),
+      clientSecretEnc: deps.secretBox.seal(secret),
+      expiresAt: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
+      successUrl: input.success_url?.replaceAll("{CHECKOUT_ID}", id) ?? null,
+      returnUrl: input.return_url ?? null,
+      embedOrigin: input.embed_origin ? new URL(input.embed_origin).origin : null,
+      ...offer,
+      currency: pricing.currency,
+      amount: pricing.amount,
+      discountAmount: pricing.discountAmount,
+      netAmount: pricing.netAmount,
+      taxAmount: pricing.taxAmount,
+      totalAmount: pricing.totalAmount,
+      discountId: discount?.id ?? null,
+      allowDiscountCodes: input.allow_discount_codes,
+      requireBillingAddress: input.require_billing_address,
+      isBusinessCustomer: input.is_business_customer,
+      customerId: customer?.id ?? null,
+      externalCustomerId: input.external_customer_id ?? customer?.externalId ?? null,
+      customerName: input.customer_name ?? customer?.name ?? null,
+      customerEmail: input.customer_email ?? customer?.email ?? null,
+      customerIpAddress: input.customer_ip_address ?? null,
+      customerBillingName: input.customer_billing_name ?? null,
+      customerBillingAddress: billingAddress ? normalizeAddress(billingAddress) : null,
+      customerTaxId: input.customer_tax_id ?? null,
+      customFieldData: input.custom_field_data ?? {},
+      metadata: input.metadata ?? {},
+      customerMetadata: input.customer_metadata ?? {},
+      paymentProcessor: deps.processor.name,
+      createdAt: now,
+    });
+    const data = await render({ ...deps, db: tx }, row);
+    await recordEvent(tx, deps.clock, { organizationId, type: "checkout.created", data });
+    return data;
+  });
+}
+
+export function normalizeAddress(a: { country: string; line1?: string | null; line2?: string | null; postal_code?: string | null; city?: string | null; state?: string | null }) {
+  return { line1: a.line1 ?? null, line2: a.line2 ?? null, postal_code: a.postal_code ?? null, city: a.city ?? null, state: a.state ?? null, country: a.country };
+}
+
+export async function getCheckout(deps: CheckoutDeps, ctx: AuthContext, id: string) {
+  const row = await repo.findCheckout(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Checkout not found.");
+  return render(deps, row);
+}
+
+export async function listCheckouts(deps: CheckoutDeps, ctx: AuthContext, query: CheckoutListQuery, page: Pagination) {
+  const { rows, total } = await repo.listCheckouts(
+    deps.db,
+    { organizationIds: organizationsForRead(ctx, query.organization_id), productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query },
+    query.sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(await Promise.all(rows.map((r) => render(deps, r))), total, page);
+}
+
+export async function updateCheckout(deps: CheckoutDeps, ctx: AuthContext, id: string, input: CheckoutUpdate) {
+  const row = await repo.findCheckout(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Checkout not found.");
+  assertAccessible(ctx, row.organizationId, "Checkout not found.");
+  const { applyUpdate } = await import("./client.ts");
+  return checkoutOut(await applyUpdate(deps, row, input, null));
+}

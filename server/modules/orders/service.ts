@@ -1,0 +1,61 @@
+// Orders: one per paid checkout (and later per renewal), with its line items and the amounts as
+// charged. Read by the seller through the API; written only by checkout fulfilment and refunds.
+import type { Db } from "../../../db/client.ts";
+import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { customersByIds } from "../customers/service.ts";
+import { discountById, discountForDisplay } from "../discounts/service.ts";
+import { productsForDisplay } from "../products/service.ts";
+import { subscriptionsByIds } from "../subscriptions/service.ts";
+import * as repo from "./repository.ts";
+import { orderOut, type OrderListQuery } from "./schemas.ts";
+
+export interface OrderDeps {
+  db: Db;
+  baseUrl: string;
+}
+
+export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[]) {
+  if (rows.length === 0) return [];
+  const [items, customers, products, subscriptions] = await Promise.all([
+    repo.itemsOf(db, rows.map((r) => r.id)),
+    customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
+    productsForDisplay(db, baseUrl, [...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : [])))]),
+    subscriptionsByIds(db, [...new Set(rows.flatMap((r) => (r.subscriptionId ? [r.subscriptionId] : [])))]),
+  ]);
+  const customerById = new Map(customers.map((c) => [c.id, c]));
+  const productById = new Map(products.map((p) => [p.id, p]));
+  const subscriptionById = new Map(subscriptions.map((s) => [s.id, s]));
+  return Promise.all(
+    rows.map(async (o) => {
+      const discount = o.discountId ? await discountById(db, o.discountId) : null;
+      return orderOut(o, {
+        items: items.filter((i) => i.orderId === o.id),
+        customer: customerById.get(o.customerId)!,
+        product: o.productId ? (productById.get(o.productId) ?? null) : null,
+        discount: discount ? await discountForDisplay(db, discount) : null,
+        subscription: o.subscriptionId ? (subscriptionById.get(o.subscriptionId) ?? null) : null,
+      });
+    }),
+  );
+}
+
+export async function listOrders(deps: OrderDeps, ctx: AuthContext, q: OrderListQuery, page: Pagination) {
+  const { rows, total } = await repo.listOrders(
+    deps.db,
+    { organizationIds: organizationsForRead(ctx, q.organization_id), productIds: q.product_id, customerIds: q.customer_id, checkoutIds: q.checkout_id, subscriptionIds: q.subscription_id },
+    q.sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
+}
+
+export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
+  const row = await repo.findOrder(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Order not found.");
+  return (await renderOrders(deps.db, deps.baseUrl, [row]))[0]!;
+}
+
+export const insertOrder = repo.insertOrder;

@@ -1,0 +1,74 @@
+// SQL for subscriptions.
+import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { subscriptions } from "../../../db/schema/index.ts";
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+export async function insertSubscription(db: Db, values: typeof subscriptions.$inferInsert): Promise<SubscriptionRow> {
+  const [row] = await db.insert(subscriptions).values(values).returning();
+  return row!;
+}
+
+export async function findSubscription(db: Db, organizationIds: readonly string[], id: string): Promise<SubscriptionRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.id, id), inArray(subscriptions.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Locks the row for the rest of the transaction, so two updates of one subscription take turns. */
+export async function lockSubscription(db: Db, id: string): Promise<SubscriptionRow | null> {
+  const [row] = await db.select().from(subscriptions).where(eq(subscriptions.id, id)).for("update").limit(1);
+  return row ?? null;
+}
+
+export async function updateSubscription(db: Db, id: string, values: Partial<typeof subscriptions.$inferInsert>): Promise<SubscriptionRow> {
+  const [row] = await db.update(subscriptions).set(values).where(eq(subscriptions.id, id)).returning();
+  return row!;
+}
+
+export async function activeOfCustomer(db: Db, customerId: string): Promise<SubscriptionRow[]> {
+  return db
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.customerId, customerId), inArray(subscriptions.status, ["active", "trialing", "past_due"])))
+    .orderBy(asc(subscriptions.createdAt));
+}
+
+export interface SubscriptionFilter {
+  organizationIds: string[];
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  active?: boolean | undefined;
+  cancelAtPeriodEnd?: boolean | undefined;
+}
+
+const SORTS = { created_at: subscriptions.createdAt, started_at: subscriptions.startedAt, current_period_end: subscriptions.currentPeriodEnd, amount: subscriptions.amount, status: subscriptions.status } as const;
+export type SubscriptionSort = keyof typeof SORTS;
+
+export async function listSubscriptions(db: Db, f: SubscriptionFilter, sorting: { key: SubscriptionSort; desc: boolean }[], limit: number, offset: number) {
+  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(subscriptions.organizationId, f.organizationIds)];
+  if (f.productIds?.length) conds.push(inArray(subscriptions.productId, f.productIds));
+  if (f.customerIds?.length) conds.push(inArray(subscriptions.customerId, f.customerIds));
+  if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
+  if (f.active !== undefined) conds.push(f.active ? inArray(subscriptions.status, ["active", "trialing", "past_due"]) : inArray(subscriptions.status, ["canceled", "incomplete_expired", "unpaid"]));
+  if (f.cancelAtPeriodEnd !== undefined) conds.push(eq(subscriptions.cancelAtPeriodEnd, f.cancelAtPeriodEnd));
+  const where = and(...conds);
+  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(subscriptions).where(where).orderBy(...order, asc(subscriptions.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(subscriptions).where(where),
+  ]);
+  return { rows, total: totals!.n };
+}
+
+export async function subscriptionsByIds(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(subscriptions).where(inArray(subscriptions.id, ids));
+}

@@ -1,0 +1,27 @@
+// /v1/subscriptions
+import { Router } from "express";
+import { z } from "zod";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { paginationQuery } from "../../lib/pagination.ts";
+import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
+import { subscriptionListQuery, subscriptionUpdate } from "./schemas.ts";
+import * as service from "./service.ts";
+
+const idParams = z.object({ id: z.uuid() });
+
+export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard): Router {
+  const r = Router();
+  r.get(["/subscriptions", "/subscriptions/"], guard("subscriptions:read"), async (req, res) => {
+    res.json(await service.listSubscriptions(deps, authOf(req), parseQuery(subscriptionListQuery, req), parseQuery(paginationQuery, req)));
+  });
+  r.get("/subscriptions/:id", guard("subscriptions:read"), async (req, res) => {
+    res.json(await service.getSubscription(deps, authOf(req), parseParams(idParams, req).id));
+  });
+  r.patch("/subscriptions/:id", guard("subscriptions:write"), async (req, res) => {
+    res.json(await service.updateSubscription(deps, authOf(req), parseParams(idParams, req).id, parseBody(subscriptionUpdate, req)));
+  });
+  r.delete("/subscriptions/:id", guard("subscriptions:write"), async (req, res) => {
+    res.json(await service.updateSubscription(deps, authOf(req), parseParams(idParams, req).id, { revoke: true }));
+  });
+  return r;
+}

@@ -1,0 +1,108 @@
+// Wire schemas for Polar's Subscription, SubscriptionUpdate (cancel / uncancel / revoke) and the
+// subscription parts of Order and CustomerState.
+import { z } from "zod";
+import { queryBoolean, queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
+import type { CustomerOut } from "../customers/schemas.ts";
+import type { ProductOut } from "../products/schemas.ts";
+import type { SubscriptionRow } from "./repository.ts";
+
+export const CANCELLATION_REASONS = ["customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other"] as const;
+
+const reason = { customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(), customer_cancellation_comment: z.string().max(2000).nullish() };
+
+export const subscriptionUpdate = z.union([
+  z.object({ ...reason, cancel_at_period_end: z.boolean() }).strict(),
+  z.object({ ...reason, revoke: z.literal(true) }).strict(),
+]);
+export type SubscriptionUpdate = z.output<typeof subscriptionUpdate>;
+
+export const subscriptionListQuery = z.object({
+  organization_id: queryList(z.uuid()).optional(),
+  product_id: queryList(z.uuid()).optional(),
+  customer_id: queryList(z.uuid()).optional(),
+  status: queryList(z.enum(["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"])).optional(),
+  active: queryBoolean.optional(),
+  cancel_at_period_end: queryBoolean.optional(),
+  sorting: sortingSchema(["created_at", "started_at", "current_period_end", "amount", "status"] as const, ["-started_at"]),
+});
+export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** The subscription's own fields (Polar's OrderSubscription). */
+export function subscriptionCore(s: SubscriptionRow) {
+  return {
+    metadata: s.metadata,
+    created_at: s.createdAt.toISOString(),
+    modified_at: iso(s.modifiedAt),
+    id: s.id,
+    amount: s.amount,
+    currency: s.currency,
+    recurring_interval: s.recurringInterval,
+    recurring_interval_count: s.recurringIntervalCount,
+    status: s.status,
+    current_period_start: s.currentPeriodStart.toISOString(),
+    current_period_end: s.currentPeriodEnd.toISOString(),
+    current_meter_period_start: null,
+    current_meter_period_end: null,
+    trial_start: null,
+    trial_end: null,
+    cancel_at_period_end: s.cancelAtPeriodEnd,
+    canceled_at: iso(s.canceledAt),
+    started_at: iso(s.startedAt),
+    ends_at: iso(s.endsAt),
+    ended_at: iso(s.endedAt),
+    pause_at_period_end: false,
+    paused_at: null,
+    resumes_at: null,
+    customer_id: s.customerId,
+    product_id: s.productId,
+    discount_id: s.discountId,
+    checkout_id: s.checkoutId,
+    customer_cancellation_reason: s.customerCancellationReason,
+    customer_cancellation_comment: s.customerCancellationComment,
+  };
+}
+
+export function subscriptionOut(s: SubscriptionRow, parts: { customer: CustomerOut; product: ProductOut; discount: unknown }) {
+  return {
+    ...subscriptionCore(s),
+    past_due_at: null,
+    seats: null,
+    custom_field_data: s.customFieldData,
+    customer: parts.customer,
+    product: parts.product,
+    discount: parts.discount ?? null,
+    prices: parts.product.prices.filter((p) => s.priceIds.includes(p.id)),
+    meters: [],
+    pending_update: null,
+  };
+}
+export type SubscriptionOut = ReturnType<typeof subscriptionOut>;
+
+/** One entry of CustomerState.active_subscriptions. */
+export function stateSubscriptionOut(s: SubscriptionRow) {
+  const c = subscriptionCore(s);
+  return {
+    id: c.id,
+    created_at: c.created_at,
+    modified_at: c.modified_at,
+    metadata: c.metadata,
+    status: c.status,
+    amount: c.amount,
+    currency: c.currency,
+    recurring_interval: c.recurring_interval,
+    current_period_start: c.current_period_start,
+    current_period_end: c.current_period_end,
+    trial_start: null,
+    trial_end: null,
+    cancel_at_period_end: c.cancel_at_period_end,
+    canceled_at: c.canceled_at,
+    started_at: c.started_at,
+    ends_at: c.ends_at,
+    product_id: c.product_id,
+    discount_id: c.discount_id,
+    meters: [],
+  };
+}
