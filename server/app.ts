@@ -13,6 +13,7 @@ import { errorHandler, notFoundHandler } from "./lib/errors.ts";
 import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
+import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { checkoutsRouter } from "./modules/checkouts/routes.ts";
 import { ordersRouter } from "./modules/orders/routes.ts";
 import type { PaymentProcessor } from "./modules/payments/processor.ts";
@@ -75,9 +76,11 @@ export function createApp(deps: AppDeps): Express {
   v1.use(customersRouter({ db, clock: deps.clock }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard));
   const checkoutDeps = { db, clock: deps.clock, config: deps.config, secretBox: deps.secretBox, tax: deps.tax, processor: deps.processor, queue: deps.queue };
   v1.use(checkoutsRouter(checkoutDeps, guard));
+  v1.use(checkoutLinksRouter(checkoutDeps, guard));
   v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard));
   app.use("/v1", v1);
+  app.use(buyRouter(checkoutDeps));
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
 
   app.use(notFoundHandler);
