@@ -55,6 +55,9 @@ const envSchema = z.object({
   AUTH_MAX_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(8).max(1024).default(128)),
   AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
   AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_DEVICE_CODE_EXPIRES_IN: z.preprocess(emptyAsUndefined, z.string().default("30m")),
+  AUTH_DEVICE_POLL_INTERVAL: z.preprocess(emptyAsUndefined, z.string().default("5s")),
   CAPTCHA_PROVIDER: z.preprocess(
     emptyAsUndefined,
     z.enum(["cloudflare-turnstile", "google-recaptcha", "hcaptcha", "captchafox"]).optional(),
@@ -90,6 +93,9 @@ export interface Config {
     maxPasswordLength: number;
     rateLimit: boolean;
     trustProxy: boolean;
+    allowUnlinkingAll: boolean;
+    /** better-auth time strings ("30m", "5s"); the device plugin validates them at start. */
+    device: { expiresIn: string; interval: string };
     socialProviders: readonly SocialProviderConfig[];
     captcha: { provider: string; secretKey: string; endpoints: readonly string[]; siteVerifyUrl: string | null } | null;
   };
@@ -187,6 +193,8 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       maxPasswordLength: e.AUTH_MAX_PASSWORD_LENGTH,
       rateLimit: e.AUTH_RATE_LIMIT ?? command !== "test",
       trustProxy: e.AUTH_TRUST_PROXY,
+      allowUnlinkingAll: e.AUTH_ALLOW_UNLINKING_ALL,
+      device: { expiresIn: e.AUTH_DEVICE_CODE_EXPIRES_IN, interval: e.AUTH_DEVICE_POLL_INTERVAL },
       socialProviders: socialProviders(env),
       captcha:
         e.CAPTCHA_PROVIDER && e.CAPTCHA_SECRET_KEY

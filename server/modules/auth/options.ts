@@ -11,6 +11,8 @@ import type { Db } from "../../../db/client.ts";
 import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
+import { keepDeviceSessions, markDeviceSession } from "./device-sessions.ts";
+import { builtInProviders, overriddenProviders } from "./social.ts";
 
 export const CLI_CLIENT_ID = "till-cli";
 export const CLIENT_IP_HEADER = "x-till-client-ip";
@@ -56,8 +58,8 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     }),
     admin({ defaultRole: "user", adminRoles: ["admin"] }),
     deviceAuthorization({
-      expiresIn: "30m",
-      interval: "5s",
+      expiresIn: config.auth.device.expiresIn as "30m",
+      interval: config.auth.device.interval as "5s",
       deviceCodeLength: 40,
       userCodeLength: 8,
       validateClient: (clientId) => clientId === CLI_CLIENT_ID,
@@ -67,25 +69,25 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     username(),
   ] as const;
   const c = config.auth.captcha;
-  const optional: BetterAuthPlugin[] = c
-    ? [
-        captcha({
-          provider: c.provider as "cloudflare-turnstile",
-          secretKey: c.secretKey,
-          endpoints: [...c.endpoints],
-          ...(c.siteVerifyUrl ? { siteVerifyURLOverride: c.siteVerifyUrl } : {}),
-        }) as unknown as BetterAuthPlugin,
-      ]
-    : [];
+  const optional: BetterAuthPlugin[] = [];
+  if (c) {
+    optional.push(
+      captcha({
+        provider: c.provider as "cloudflare-turnstile",
+        secretKey: c.secretKey,
+        endpoints: [...c.endpoints],
+        ...(c.siteVerifyUrl ? { siteVerifyURLOverride: c.siteVerifyUrl } : {}),
+      }) as unknown as BetterAuthPlugin,
+    );
+  }
+  const social = overriddenProviders(config);
+  if (social) optional.push(social);
   return { core, optional };
 }
 
 /** Everything but the plugins, which createAuth passes with their types intact. */
 export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions, "plugins"> {
   const { config, mailer } = deps;
-  const socialProviders: Record<string, { clientId: string; clientSecret: string }> = {};
-  for (const p of config.auth.socialProviders) socialProviders[p.id] = { clientId: p.clientId, clientSecret: p.clientSecret };
-
   return {
     appName: "till",
     baseURL: config.baseUrl,
@@ -121,15 +123,24 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
         await mailer.send({ kind: "verify-email", to: user.email, subject: "Verify your email for till", text: `Confirm your email address: ${url}\n`, link: url });
       },
     },
-    socialProviders,
+    socialProviders: builtInProviders(config),
     account: {
-      accountLinking: { enabled: true, allowDifferentEmails: false, allowUnlinkingAll: false },
+      accountLinking: { enabled: true, allowDifferentEmails: false, allowUnlinkingAll: config.auth.allowUnlinkingAll },
     },
     session: {
       expiresIn: 60 * 60 * 24 * 30,
       updateAge: 60 * 60 * 24,
       freshAge: 60 * 60 * 24,
       cookieCache: { enabled: true, maxAge: 5 * 60 },
+      // Which OAuth client (the device flow's client id, e.g. till-cli) obtained the session; null
+      // for browser sign-ins. Lets "revoke other sessions" keep the CLI signed in unless asked.
+      additionalFields: { clientId: { type: "string", required: false, input: false } },
+    },
+    databaseHooks: {
+      session: {
+        create: { before: async (session, ctx) => ({ data: markDeviceSession(session, ctx) }) },
+        delete: { before: async (session, ctx) => keepDeviceSessions(session, ctx) },
+      },
     },
     user: {
       changeEmail: {
