@@ -55,6 +55,7 @@ const envSchema = z.object({
   AUTH_MAX_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(8).max(1024).default(128)),
   AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
   AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_DELETE_USER_EMAIL_CONFIRMATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
   AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
   AUTH_DEVICE_CODE_EXPIRES_IN: z.preprocess(emptyAsUndefined, z.string().default("30m")),
   AUTH_DEVICE_POLL_INTERVAL: z.preprocess(emptyAsUndefined, z.string().default("5s")),
@@ -89,6 +90,8 @@ export interface Config {
     requireEmailVerification: boolean;
     disableSignUp: boolean;
     allowDeleteUser: boolean;
+    /** Deleting an account waits for the emailed link; off: the password or a fresh session is enough. */
+    deleteUserEmailConfirmation: boolean;
     minPasswordLength: number;
     maxPasswordLength: number;
     rateLimit: boolean;
@@ -189,6 +192,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",
       disableSignUp: e.AUTH_DISABLE_SIGNUP,
       allowDeleteUser: e.AUTH_ALLOW_DELETE_USER,
+      deleteUserEmailConfirmation: e.AUTH_DELETE_USER_EMAIL_CONFIRMATION,
       minPasswordLength: e.AUTH_MIN_PASSWORD_LENGTH,
       maxPasswordLength: e.AUTH_MAX_PASSWORD_LENGTH,
       rateLimit: e.AUTH_RATE_LIMIT ?? command !== "test",

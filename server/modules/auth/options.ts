@@ -145,6 +145,8 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
     user: {
       changeEmail: {
         enabled: true,
+        // An address nobody has verified yet is switched at once (a new verification mail goes to it).
+        updateEmailWithoutVerification: true,
         sendChangeEmailConfirmation: async ({ user, newEmail, url }) => {
           await mailer.send({
             kind: "change-email",
@@ -158,9 +160,13 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       deleteUser: {
         enabled: config.auth.allowDeleteUser,
         deleteTokenExpiresIn: 24 * 3600,
-        sendDeleteAccountVerification: async ({ user, url }) => {
-          await mailer.send({ kind: "delete-account", to: user.email, subject: "Confirm deleting your till account", text: `Delete your account: ${url}\n`, link: url });
-        },
+        ...(config.auth.deleteUserEmailConfirmation
+          ? {
+              sendDeleteAccountVerification: async ({ user, url }: { user: { email: string }; url: string }) => {
+                await mailer.send({ kind: "delete-account", to: user.email, subject: "Confirm deleting your till account", text: `Delete your account: ${url}\n\nThe link is valid for 24 hours.`, link: url });
+              },
+            }
+          : {}),
       },
     },
   };
