@@ -100,6 +100,10 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       database: { generateId: "uuid" },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       useSecureCookies: config.baseUrl.startsWith("https://"),
+      // better-auth turns origin checks off when it detects a test runner (NODE_ENV=test, VITEST);
+      // till keeps them on everywhere, so the tests exercise what production runs.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
     },
     rateLimit: { enabled: config.auth.rateLimit, window: 60, max: 100 },
     emailAndPassword: {
