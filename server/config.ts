@@ -56,6 +56,10 @@ const envSchema = z.object({
   AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
   AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
   AUTH_DELETE_USER_EMAIL_CONFIRMATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
+  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ORGANIZATION_INVITATION_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(50)),
+  AUTH_TEAM_MAX_MEMBERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
   AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
   AUTH_DEVICE_CODE_EXPIRES_IN: z.preprocess(emptyAsUndefined, z.string().default("30m")),
   AUTH_DEVICE_POLL_INTERVAL: z.preprocess(emptyAsUndefined, z.string().default("5s")),
@@ -97,6 +101,7 @@ export interface Config {
     rateLimit: boolean;
     trustProxy: boolean;
     allowUnlinkingAll: boolean;
+    organizationLimits: { members: number; invitations: number; teams: number; membersPerTeam: number };
     /** better-auth time strings ("30m", "5s"); the device plugin validates them at start. */
     device: { expiresIn: string; interval: string };
     socialProviders: readonly SocialProviderConfig[];
@@ -198,6 +203,12 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       rateLimit: e.AUTH_RATE_LIMIT ?? command !== "test",
       trustProxy: e.AUTH_TRUST_PROXY,
       allowUnlinkingAll: e.AUTH_ALLOW_UNLINKING_ALL,
+      organizationLimits: {
+        members: e.AUTH_ORGANIZATION_MEMBERSHIP_LIMIT,
+        invitations: e.AUTH_ORGANIZATION_INVITATION_LIMIT,
+        teams: e.AUTH_ORGANIZATION_MAX_TEAMS,
+        membersPerTeam: e.AUTH_TEAM_MAX_MEMBERS,
+      },
       device: { expiresIn: e.AUTH_DEVICE_CODE_EXPIRES_IN, interval: e.AUTH_DEVICE_POLL_INTERVAL },
       socialProviders: socialProviders(env),
       captcha:

@@ -4,6 +4,7 @@
 import { scrypt as scryptCb, randomBytes, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
+import { APIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin, bearer, captcha, deviceAuthorization, organization, username } from "better-auth/plugins";
 import { adminAc, defaultAc, memberAc, ownerAc } from "better-auth/plugins/organization/access";
@@ -29,6 +30,12 @@ export interface AuthOptionsDeps {
   hooks?: AuthHooks;
 }
 
+function assertTeamName(name: unknown): void {
+  if (typeof name !== "string" || name.trim().length < 1) {
+    throw APIError.from("BAD_REQUEST", { code: "INVALID_TEAM_NAME", message: "Team name must be at least 1 character" });
+  }
+}
+
 export const organizationRoles = { owner: ownerAc, admin: adminAc, member: memberAc };
 
 export function buildPlugins(deps: AuthOptionsDeps) {
@@ -37,7 +44,14 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     organization({
       ac: defaultAc as never,
       roles: organizationRoles as never,
-      teams: { enabled: true, maximumTeams: 50, allowRemovingAllTeams: true },
+      teams: {
+        enabled: true,
+        maximumTeams: config.auth.organizationLimits.teams,
+        maximumMembersPerTeam: config.auth.organizationLimits.membersPerTeam,
+        allowRemovingAllTeams: true,
+      },
+      membershipLimit: config.auth.organizationLimits.members,
+      invitationLimit: config.auth.organizationLimits.invitations,
       dynamicAccessControl: { enabled: true },
       requireEmailVerificationOnInvitation: true,
       sendInvitationEmail: async (data) => {
@@ -51,6 +65,11 @@ export function buildPlugins(deps: AuthOptionsDeps) {
         });
       },
       organizationHooks: {
+        // better-auth accepts an empty team name; a team needs at least one visible character.
+        beforeCreateTeam: async ({ team }) => assertTeamName(team.name),
+        beforeUpdateTeam: async ({ updates }) => {
+          if (updates.name !== undefined) assertTeamName(updates.name);
+        },
         afterCreateOrganization: async ({ organization: org }) => {
           await deps.hooks?.afterCreateOrganization?.({ id: org.id, name: org.name, slug: org.slug });
         },
