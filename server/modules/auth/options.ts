@@ -7,6 +7,7 @@ import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import { APIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin, bearer, captcha, deviceAuthorization, organization, username } from "better-auth/plugins";
+import * as adminAccess from "better-auth/plugins/admin/access";
 import { adminAc, defaultAc, memberAc, ownerAc } from "better-auth/plugins/organization/access";
 import type { Db } from "../../../db/client.ts";
 import * as schema from "../../../db/schema/index.ts";
@@ -75,7 +76,8 @@ export function buildPlugins(deps: AuthOptionsDeps) {
         },
       },
     }),
-    admin({ defaultRole: "user", adminRoles: ["admin"] }),
+    // Roles listed explicitly: without them better-auth accepts any string in set-role.
+    admin({ defaultRole: "user", adminRoles: ["admin"], ac: adminAccess.defaultAc as never, roles: { admin: adminAccess.adminAc, user: adminAccess.userAc } as never }),
     deviceAuthorization({
       expiresIn: config.auth.device.expiresIn as "30m",
       interval: config.auth.device.interval as "5s",
