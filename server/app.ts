@@ -14,6 +14,7 @@ import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { Auth } from "./modules/auth/auth.ts";
 import { createAuthResolver } from "./modules/auth/context.ts";
+import { accountRouter } from "./modules/auth/account-routes.ts";
 import { authRouter } from "./modules/auth/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
@@ -38,9 +39,10 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext(deps.log));
   app.use(bearerToken);
-  app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy }));
+  app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy, baseUrl: deps.config.baseUrl }));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database));
+  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins }));
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
   const v1 = Router();
