@@ -16,8 +16,14 @@ import type { Auth } from "./modules/auth/auth.ts";
 import { createAuthResolver } from "./modules/auth/context.ts";
 import { accountRouter } from "./modules/auth/account-routes.ts";
 import { authRouter } from "./modules/auth/routes.ts";
+import { benefitsRouter } from "./modules/benefits/routes.ts";
+import { customFieldsRouter } from "./modules/custom-fields/routes.ts";
+import { discountsRouter } from "./modules/discounts/routes.ts";
+import { filesRouter, storageRouter } from "./modules/files/routes.ts";
+import { fileDeps } from "./modules/files/service.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
+import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 import { webRouter } from "./web.ts";
 
@@ -40,6 +46,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext(deps.log));
   app.use(bearerToken);
   app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy, baseUrl: deps.config.baseUrl }));
+  const files = fileDeps(deps.config, db, deps.clock);
+  app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database));
   app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins }));
@@ -49,6 +57,11 @@ export function createApp(deps: AppDeps): Express {
   v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth }, guard));
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
   v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }));
+  v1.use(productsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard));
+  v1.use(benefitsRouter({ db, clock: deps.clock, secret: deps.config.authSecret }, guard));
+  v1.use(customFieldsRouter({ db, clock: deps.clock }, guard));
+  v1.use(discountsRouter({ db, clock: deps.clock }, guard));
+  v1.use(filesRouter(files, guard));
   app.use("/v1", v1);
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
 

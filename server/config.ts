@@ -70,6 +70,8 @@ const envSchema = z.object({
   CAPTCHA_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   CAPTCHA_ENDPOINTS: z.preprocess(emptyAsUndefined, z.string().optional()),
   CAPTCHA_SITE_VERIFY_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  FILES_MAX_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(512 * 1024 * 1024)),
+  FILES_UPLOAD_URL_TTL: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(7 * 86_400).default(3600)),
   INIT_CWD: z.string().optional(),
 });
 
@@ -90,6 +92,8 @@ export interface Config {
   log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
   shutdownGraceMs: number;
   email: { smtpUrl: string | null; from: string };
+  /** Uploaded files: largest accepted size in bytes; how long a signed upload URL stays valid, in seconds. */
+  files: { maxSize: number; uploadUrlTtlSeconds: number };
   auth: {
     requireEmailVerification: boolean;
     disableSignUp: boolean;
@@ -193,6 +197,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     log: { level, format },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     email: { smtpUrl: e.SMTP_URL ?? null, from: e.EMAIL_FROM },
+    files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },
     auth: {
       requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",
       disableSignUp: e.AUTH_DISABLE_SIGNUP,

@@ -1,0 +1,21 @@
+// Query-string pieces shared by list endpoints: booleans as FastAPI reads them, arrays as repeated
+// keys (`id=a&id=b`, which the "simple" parser turns into an array), and user text for ILIKE.
+import { z } from "zod";
+
+const TRUE = ["true", "1", "yes", "on", "t", "y"];
+const FALSE = ["false", "0", "no", "off", "f", "n"];
+
+export const queryBoolean = z
+  .string()
+  .refine((v) => TRUE.includes(v.toLowerCase()) || FALSE.includes(v.toLowerCase()), { message: "Input should be a valid boolean" })
+  .transform((v) => TRUE.includes(v.toLowerCase()));
+
+/** One value or several (repeated keys), always handed on as an array. */
+export function queryList<T extends z.ZodType>(item: T) {
+  return z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
+}
+
+/** `%text%` with ILIKE's own wildcards and escape character taken literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

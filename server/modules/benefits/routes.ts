@@ -1,0 +1,43 @@
+// /v1/benefits
+import { Router } from "express";
+import { z } from "zod";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { metadataFilterOf } from "../../lib/metadata.ts";
+import { paginationQuery } from "../../lib/pagination.ts";
+import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
+import { benefitCreate, benefitListQuery, benefitUpdate, grantListQuery } from "./schemas.ts";
+import * as service from "./service.ts";
+import type { BenefitDeps } from "./service.ts";
+
+const idParams = z.object({ id: z.uuid() });
+
+export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
+  const r = Router();
+  r.get(["/benefits", "/benefits/"], guard("benefits:read"), async (req, res) => {
+    const page = parseQuery(paginationQuery, req);
+    res.json(await service.listBenefits(deps, authOf(req), parseQuery(benefitListQuery, req), metadataFilterOf(req), page));
+  });
+  r.post(["/benefits", "/benefits/"], guard("benefits:write"), async (req, res) => {
+    res.status(201).json(await service.createBenefit(deps, authOf(req), parseBody(benefitCreate, req)));
+  });
+  r.get("/benefits/:id", guard("benefits:read"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    res.json(await service.getBenefit(deps, authOf(req), id));
+  });
+  r.patch("/benefits/:id", guard("benefits:write"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    res.json(await service.updateBenefit(deps, authOf(req), id, parseBody(benefitUpdate, req)));
+  });
+  r.delete("/benefits/:id", guard("benefits:write"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    await service.deleteBenefit(deps, authOf(req), id);
+    res.status(204).end();
+  });
+  r.get("/benefits/:id/grants", guard("benefits:read"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const page = parseQuery(paginationQuery, req);
+    parseQuery(grantListQuery, req);
+    res.json(await service.listGrants(deps, authOf(req), id, page));
+  });
+  return r;
+}

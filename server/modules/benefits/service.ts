@@ -1,0 +1,112 @@
+// Benefits: create, list, read, update and soft-delete what a purchase grants, recording
+// benefit.created / benefit.updated in the same transaction as the change.
+import { inTransaction, type Db } from "../../../db/client.ts";
+import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import type { MetadataFilter } from "../../lib/metadata.ts";
+import { offsetOf, pageOf, type Page, type Pagination } from "../../lib/pagination.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { resolveProperties, type BenefitPropertiesInput } from "./properties.ts";
+import * as repo from "./repository.ts";
+import { benefitOut, type BenefitCreate, type BenefitListQuery, type BenefitUpdate } from "./schemas.ts";
+
+export interface BenefitDeps {
+  db: Db;
+  clock: Clock;
+  /** Signs and verifies Discord guild tokens. */
+  secret: string;
+}
+
+export async function createBenefit(deps: BenefitDeps, ctx: AuthContext, input: BenefitCreate) {
+  const organizationId = organizationForWrite(ctx, input.organization_id);
+  const properties = await resolveProperties(deps.db, deps.secret, organizationId, input as BenefitPropertiesInput);
+  return inTransaction(deps.db, async (tx) => {
+    const row = await repo.insertBenefit(tx, {
+      organizationId,
+      type: input.type,
+      description: input.description,
+      visibility: input.visibility ?? "public",
+      properties,
+      metadata: input.metadata ?? {},
+      createdAt: deps.clock.now(),
+    });
+    const data = benefitOut(row);
+    await recordEvent(tx, deps.clock, { organizationId, type: "benefit.created", data });
+    return data;
+  });
+}
+
+export async function listBenefits(deps: BenefitDeps, ctx: AuthContext, query: BenefitListQuery, metadata: MetadataFilter, page: Pagination) {
+  const { rows, total } = await repo.listBenefits(
+    deps.db,
+    organizationsForRead(ctx, query.organization_id),
+    { types: query.type, ids: query.id, excludeIds: query.exclude_id, query: query.query, metadata },
+    query.sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(rows.map(benefitOut), total, page);
+}
+
+async function ownBenefit(deps: BenefitDeps, ctx: AuthContext, id: string) {
+  const row = await repo.findBenefit(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Benefit not found.");
+  return row;
+}
+
+export async function getBenefit(deps: BenefitDeps, ctx: AuthContext, id: string) {
+  return benefitOut(await ownBenefit(deps, ctx, id));
+}
+
+export async function updateBenefit(deps: BenefitDeps, ctx: AuthContext, id: string, input: BenefitUpdate) {
+  const current = await ownBenefit(deps, ctx, id);
+  if (input.type !== current.type) {
+    throw RequestValidationError.field(["body", "type"], `The type of a benefit cannot be changed (it is ${current.type}).`);
+  }
+  const values: Parameters<typeof repo.updateBenefit>[2] = { modifiedAt: deps.clock.now() };
+  if (input.description) values.description = input.description;
+  if (input.visibility) values.visibility = input.visibility;
+  if (input.metadata) values.metadata = input.metadata;
+  if (input.properties) {
+    values.properties = await resolveProperties(deps.db, deps.secret, current.organizationId, { type: input.type, properties: input.properties } as BenefitPropertiesInput);
+  }
+  return inTransaction(deps.db, async (tx) => {
+    const data = benefitOut(await repo.updateBenefit(tx, id, values));
+    await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "benefit.updated", data });
+    return data;
+  });
+}
+
+/** Soft delete: the row stays for past grants; the benefit disappears from lists and products. */
+export async function deleteBenefit(deps: BenefitDeps, ctx: AuthContext, id: string): Promise<void> {
+  const current = await ownBenefit(deps, ctx, id);
+  const now = deps.clock.now();
+  await repo.updateBenefit(deps.db, current.id, { deletedAt: now, modifiedAt: now });
+}
+
+/**
+ * Grants of a benefit. The grants table arrives with the checkout/grants issue; until then no
+ * benefit has been granted, and this is the one function that issue fills in.
+ */
+export async function listGrants(deps: BenefitDeps, ctx: AuthContext, id: string, page: Pagination): Promise<Page<never>> {
+  await ownBenefit(deps, ctx, id);
+  return pageOf([], 0, page);
+}
+
+// For other modules.
+
+/** The live benefits among `ids` of one organization. */
+export function benefitsOf(db: Db, organizationId: string, ids: string[]) {
+  return repo.findBenefits(db, organizationId, ids);
+}
+
+/** Live benefits by id, rendered as the API returns them (deleted ones are left out). */
+export async function benefitsForDisplay(db: Db, ids: string[]) {
+  return (await repo.liveBenefitsByIds(db, ids)).map(benefitOut);
+}
+
+/** Ids of the organization's downloadables benefits offering this file. */
+export function benefitsUsingFile(db: Db, organizationId: string, fileId: string) {
+  return repo.downloadablesUsingFile(db, organizationId, fileId);
+}

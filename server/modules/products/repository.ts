@@ -1,0 +1,153 @@
+// SQL for products and their own tables (prices, and the links to benefits, medias and custom
+// fields), scoped to organization ids.
+import { and, asc, count, desc, eq, exists, ilike, inArray, isNotNull, isNull, notInArray, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { productBenefits, productCustomFields, productMedias, productPrices, products } from "../../../db/schema/index.ts";
+import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
+import { containsPattern } from "../../lib/query.ts";
+import type { PRODUCT_SORTS } from "./schemas.ts";
+
+export type ProductRow = typeof products.$inferSelect;
+export type PriceRow = typeof productPrices.$inferSelect;
+
+export async function insertProduct(db: Db, values: typeof products.$inferInsert): Promise<ProductRow> {
+  const [row] = await db.insert(products).values(values).returning();
+  return row!;
+}
+
+export async function findProduct(db: Db, organizationIds: readonly string[], id: string): Promise<ProductRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(products)
+    .where(and(eq(products.id, id), inArray(products.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function findProducts(db: Db, organizationId: string, ids: string[]): Promise<ProductRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(products).where(and(eq(products.organizationId, organizationId), inArray(products.id, ids)));
+}
+
+export async function productsByIds(db: Db, ids: string[]): Promise<ProductRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(products).where(inArray(products.id, ids));
+}
+
+export async function updateProduct(db: Db, id: string, values: Partial<typeof products.$inferInsert>): Promise<ProductRow> {
+  const [row] = await db.update(products).set(values).where(eq(products.id, id)).returning();
+  return row!;
+}
+
+const activePrices = (productId: SQL | typeof products.id) =>
+  sql`from ${productPrices} where ${productPrices.productId} = ${productId} and not ${productPrices.isArchived}`;
+
+// Sorting by price looks at the product's active prices: the cheapest static amount, and the
+// "simplest" amount type (free, then custom, fixed, metered), as Polar orders them.
+const SORTS = {
+  created_at: products.createdAt,
+  name: products.name,
+  price_amount: sql`(select min(coalesce(${productPrices.priceAmount}, ${productPrices.minimumAmount}, 0)) ${activePrices(products.id)} and ${productPrices.amountType} in ('fixed', 'custom', 'free'))`,
+  price_amount_type: sql`(select min(case ${productPrices.amountType} when 'free' then 0 when 'custom' then 1 when 'fixed' then 2 when 'metered_unit' then 3 else 4 end) ${activePrices(products.id)})`,
+} as const;
+
+export interface ProductFilter {
+  ids?: string[] | undefined;
+  query?: string | undefined;
+  isArchived?: boolean | undefined;
+  isRecurring?: boolean | undefined;
+  benefitIds?: string[] | undefined;
+  visibility?: string[] | undefined;
+  metadata: MetadataFilter;
+}
+
+export async function listProducts(
+  db: Db,
+  organizationIds: string[],
+  filter: ProductFilter,
+  sorting: { key: (typeof PRODUCT_SORTS)[number]; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: ProductRow[]; total: number }> {
+  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(products.organizationId, organizationIds), ...metadataConditions(products.metadata, filter.metadata)];
+  if (filter.ids?.length) conds.push(inArray(products.id, filter.ids));
+  if (filter.query) conds.push(ilike(products.name, containsPattern(filter.query)));
+  if (filter.isArchived !== undefined) conds.push(eq(products.isArchived, filter.isArchived));
+  if (filter.isRecurring !== undefined) conds.push(filter.isRecurring ? isNotNull(products.recurringInterval) : isNull(products.recurringInterval));
+  if (filter.visibility?.length) conds.push(inArray(products.visibility, filter.visibility));
+  if (filter.benefitIds?.length) {
+    conds.push(
+      exists(
+        db
+          .select({ one: sql`1` })
+          .from(productBenefits)
+          .where(and(eq(productBenefits.productId, products.id), inArray(productBenefits.benefitId, filter.benefitIds))),
+      ),
+    );
+  }
+  const where = and(...conds);
+  const order = sorting.map((s) => (s.desc ? sql`${SORTS[s.key]} desc nulls last` : sql`${SORTS[s.key]} asc nulls last`));
+  const [rows, [totals]] = await Promise.all([
+    db.select().from(products).where(where).orderBy(...order, asc(products.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(products).where(where),
+  ]);
+  return { rows, total: totals!.n };
+}
+
+// Prices
+
+export async function activePricesOf(db: Db, productIds: string[]): Promise<PriceRow[]> {
+  if (productIds.length === 0) return [];
+  return db
+    .select()
+    .from(productPrices)
+    .where(and(inArray(productPrices.productId, productIds), eq(productPrices.isArchived, false)))
+    .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id));
+}
+
+export async function insertPrices(db: Db, rows: (typeof productPrices.$inferInsert)[]): Promise<void> {
+  if (rows.length > 0) await db.insert(productPrices).values(rows);
+}
+
+/** Archives the product's active prices except those kept; archived rows are never changed again. */
+export async function archivePricesExcept(db: Db, productId: string, keepIds: string[], now: Date): Promise<void> {
+  const conds = [eq(productPrices.productId, productId), eq(productPrices.isArchived, false)];
+  if (keepIds.length > 0) conds.push(notInArray(productPrices.id, keepIds));
+  await db.update(productPrices).set({ isArchived: true, modifiedAt: now }).where(and(...conds));
+}
+
+// Links
+
+export async function benefitLinksOf(db: Db, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return db.select().from(productBenefits).where(inArray(productBenefits.productId, productIds)).orderBy(asc(productBenefits.order));
+}
+
+export async function setBenefits(db: Db, productId: string, benefitIds: string[]): Promise<void> {
+  await db.delete(productBenefits).where(eq(productBenefits.productId, productId));
+  if (benefitIds.length > 0) await db.insert(productBenefits).values(benefitIds.map((benefitId, order) => ({ productId, benefitId, order })));
+}
+
+export async function mediaLinksOf(db: Db, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return db.select().from(productMedias).where(inArray(productMedias.productId, productIds)).orderBy(asc(productMedias.order));
+}
+
+export async function setMedias(db: Db, productId: string, fileIds: string[]): Promise<void> {
+  await db.delete(productMedias).where(eq(productMedias.productId, productId));
+  if (fileIds.length > 0) await db.insert(productMedias).values(fileIds.map((fileId, order) => ({ productId, fileId, order })));
+}
+
+export async function customFieldLinksOf(db: Db, productIds: string[]) {
+  if (productIds.length === 0) return [];
+  return db.select().from(productCustomFields).where(inArray(productCustomFields.productId, productIds)).orderBy(asc(productCustomFields.order));
+}
+
+export async function setCustomFields(db: Db, productId: string, fields: { customFieldId: string; required: boolean }[]): Promise<void> {
+  await db.delete(productCustomFields).where(eq(productCustomFields.productId, productId));
+  if (fields.length > 0) {
+    await db.insert(productCustomFields).values(fields.map((f, order) => ({ productId, customFieldId: f.customFieldId, required: f.required, order })));
+  }
+}

@@ -1,0 +1,96 @@
+// Wire schemas for Polar's Product: create (one-time or recurring), update, benefits update, list
+// query, and the serializer that embeds prices, benefits, medias and attached custom fields.
+import { z } from "zod";
+import { metadataInput } from "../../lib/metadata.ts";
+import { queryBoolean, queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
+import type { BenefitOut } from "../benefits/schemas.ts";
+import type { CustomFieldOut } from "../custom-fields/schemas.ts";
+import type { FileReadOut } from "../files/schemas.ts";
+import { priceCreate, priceOut } from "./prices.ts";
+import type { ProductRow } from "./repository.ts";
+
+const INTERVAL = z.enum(["day", "week", "month", "year"]);
+const VISIBILITY = z.enum(["draft", "private", "public"]);
+const attachedCustomField = z.object({ custom_field_id: z.uuid(), required: z.boolean() });
+
+const editable = {
+  name: z.string().min(3).max(64),
+  description: z.string().max(5000).nullish(),
+  medias: z.array(z.uuid()).max(50).nullish(),
+  attached_custom_fields: z.array(attachedCustomField).max(50).nullish(),
+  metadata: metadataInput.optional(),
+  trial_interval: INTERVAL.nullish(),
+  trial_interval_count: z.number().int().min(1).max(1000).nullish(),
+};
+
+// One schema for Polar's ProductCreateOneTime | ProductCreateRecurring: recurring_interval decides,
+// and the service refuses recurring-only fields on one-time products.
+export const productCreate = z.object({
+  ...editable,
+  visibility: VISIBILITY.default("public"),
+  organization_id: z.uuid().nullish(),
+  recurring_interval: INTERVAL.nullish(),
+  recurring_interval_count: z.number().int().min(1).max(999).nullish(),
+  meter_interval: INTERVAL.nullish(),
+  meter_interval_count: z.number().int().min(1).max(999).nullish(),
+  prices: z.array(priceCreate).min(1).max(50),
+});
+export type ProductCreate = z.output<typeof productCreate>;
+
+export const productUpdate = z.object({
+  ...editable,
+  name: editable.name.nullish(),
+  visibility: VISIBILITY.nullish(),
+  is_archived: z.boolean().nullish(),
+  recurring_interval: INTERVAL.nullish(),
+  recurring_interval_count: z.number().int().min(1).max(999).nullish(),
+  // Items are ExistingProductPrice or a new price; prices.ts reads each with the right schema.
+  prices: z.array(z.unknown()).max(50).nullish(),
+});
+export type ProductUpdate = z.output<typeof productUpdate>;
+
+export const productBenefitsUpdate = z.object({ benefits: z.array(z.uuid()).max(100) });
+
+export const PRODUCT_SORTS = ["created_at", "name", "price_amount_type", "price_amount"] as const;
+export const productListQuery = z.object({
+  id: queryList(z.uuid()).optional(),
+  organization_id: queryList(z.uuid()).optional(),
+  query: z.string().optional(),
+  is_archived: queryBoolean.optional(),
+  is_recurring: queryBoolean.optional(),
+  benefit_id: queryList(z.uuid()).optional(),
+  visibility: queryList(VISIBILITY).optional(),
+  sorting: sortingSchema(PRODUCT_SORTS, ["-created_at"]),
+});
+export type ProductListQuery = z.output<typeof productListQuery>;
+
+export interface ProductParts {
+  prices: ReturnType<typeof priceOut>[];
+  benefits: BenefitOut[];
+  medias: FileReadOut[];
+  attached_custom_fields: { custom_field_id: string; custom_field: CustomFieldOut; order: number; required: boolean }[];
+}
+
+export function productOut(row: ProductRow, parts: ProductParts) {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    trial_interval: row.trialInterval,
+    trial_interval_count: row.trialIntervalCount,
+    name: row.name,
+    description: row.description,
+    visibility: row.visibility,
+    recurring_interval: row.recurringInterval,
+    recurring_interval_count: row.recurringIntervalCount,
+    meter_interval: null,
+    meter_interval_count: null,
+    is_recurring: row.recurringInterval !== null,
+    is_archived: row.isArchived,
+    organization_id: row.organizationId,
+    metadata: row.metadata,
+    ...parts,
+  };
+}
+export type ProductOut = ReturnType<typeof productOut>;
