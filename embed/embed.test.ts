@@ -1,7 +1,7 @@
 // The overlay script in a real browser, on a host page served from a different origin than till.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../test/helpers/browser.ts";
+import { launchBrowser } from "../test/helpers/chromium.ts";
 import { startHostPage, type HostPage } from "../test/helpers/host-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 

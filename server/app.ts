@@ -21,6 +21,7 @@ import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
 import type { TaxCalculator } from "./modules/tax/calculator.ts";
 import type { Auth } from "./modules/auth/auth.ts";
 import { createAuthResolver } from "./modules/auth/context.ts";
+import { accountRouter } from "./modules/auth/account-routes.ts";
 import { authRouter } from "./modules/auth/routes.ts";
 import { benefitsRouter } from "./modules/benefits/routes.ts";
 import { customFieldsRouter } from "./modules/custom-fields/routes.ts";
@@ -57,11 +58,12 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext(deps.log));
   app.use(bearerToken);
-  app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy }));
+  app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy, baseUrl: deps.config.baseUrl }));
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database));
+  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins }));
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
   const v1 = Router();

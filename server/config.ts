@@ -63,6 +63,14 @@ const envSchema = z.object({
   AUTH_MAX_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(8).max(1024).default(128)),
   AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
   AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_DELETE_USER_EMAIL_CONFIRMATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
+  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ORGANIZATION_INVITATION_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(50)),
+  AUTH_TEAM_MAX_MEMBERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_DEVICE_CODE_EXPIRES_IN: z.preprocess(emptyAsUndefined, z.string().default("30m")),
+  AUTH_DEVICE_POLL_INTERVAL: z.preprocess(emptyAsUndefined, z.string().default("5s")),
   CAPTCHA_PROVIDER: z.preprocess(
     emptyAsUndefined,
     z.enum(["cloudflare-turnstile", "google-recaptcha", "hcaptcha", "captchafox"]).optional(),
@@ -101,10 +109,16 @@ export interface Config {
     requireEmailVerification: boolean;
     disableSignUp: boolean;
     allowDeleteUser: boolean;
+    /** Deleting an account waits for the emailed link; off: the password or a fresh session is enough. */
+    deleteUserEmailConfirmation: boolean;
     minPasswordLength: number;
     maxPasswordLength: number;
     rateLimit: boolean;
     trustProxy: boolean;
+    allowUnlinkingAll: boolean;
+    organizationLimits: { members: number; invitations: number; teams: number; membersPerTeam: number };
+    /** better-auth time strings ("30m", "5s"); the device plugin validates them at start. */
+    device: { expiresIn: string; interval: string };
     socialProviders: readonly SocialProviderConfig[];
     captcha: { provider: string; secretKey: string; endpoints: readonly string[]; siteVerifyUrl: string | null } | null;
   };
@@ -201,10 +215,19 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",
       disableSignUp: e.AUTH_DISABLE_SIGNUP,
       allowDeleteUser: e.AUTH_ALLOW_DELETE_USER,
+      deleteUserEmailConfirmation: e.AUTH_DELETE_USER_EMAIL_CONFIRMATION,
       minPasswordLength: e.AUTH_MIN_PASSWORD_LENGTH,
       maxPasswordLength: e.AUTH_MAX_PASSWORD_LENGTH,
       rateLimit: e.AUTH_RATE_LIMIT ?? command !== "test",
       trustProxy: e.AUTH_TRUST_PROXY,
+      allowUnlinkingAll: e.AUTH_ALLOW_UNLINKING_ALL,
+      organizationLimits: {
+        members: e.AUTH_ORGANIZATION_MEMBERSHIP_LIMIT,
+        invitations: e.AUTH_ORGANIZATION_INVITATION_LIMIT,
+        teams: e.AUTH_ORGANIZATION_MAX_TEAMS,
+        membersPerTeam: e.AUTH_TEAM_MAX_MEMBERS,
+      },
+      device: { expiresIn: e.AUTH_DEVICE_CODE_EXPIRES_IN, interval: e.AUTH_DEVICE_POLL_INTERVAL },
       socialProviders: socialProviders(env),
       captcha:
         e.CAPTCHA_PROVIDER && e.CAPTCHA_SECRET_KEY

@@ -1,7 +1,7 @@
 // The dashboard in a real browser against a real server.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
-import { launchBrowser, screenshotPath } from "../test/helpers/browser.ts";
+import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
 let t: TestServer;

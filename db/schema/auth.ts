@@ -52,6 +52,7 @@ export const session = pgTable(
     activeOrganizationId: text("active_organization_id"),
     activeTeamId: text("active_team_id"),
     impersonatedBy: text("impersonated_by"),
+    clientId: text("client_id"),
   },
   (table) => [index("session_userId_idx").on(table.userId)],
 );

@@ -50,6 +50,8 @@ export const productPrices = pgTable(
     unitAmount: numeric("unit_amount", { precision: 17, scale: 12 }),
     capAmount: bigint("cap_amount", { mode: "number" }),
     meterId: uuid("meter_id").references(() => meters.id),
+    /** Where the price was listed in the request that created it; keeps the seller's order. */
+    position: integer("position").notNull().default(0),
     isArchived: boolean("is_archived").notNull().default(false),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

@@ -1,25 +1,104 @@
-// Headless Chromium (Debian's package) driven by playwright-core. A missing browser is a failure,
-// not a skip: .ci/run installs it.
-import { existsSync, mkdirSync } from "node:fs";
-import path from "node:path";
-import { chromium, type Browser } from "playwright-core";
-import { repoRoot } from "./process.ts";
+// A browser-like client for auth tests: a cookie jar, an Origin header like a same-site page sends,
+// better-auth's own client (`better-auth/client`) over that fetch, and the email outbox where the
+// links a user would click arrive.
+import { sql } from "drizzle-orm";
+import { createAuthClient } from "better-auth/client";
+import type { Database } from "../../db/client.ts";
 
-export const CHROMIUM_PATH = "/usr/bin/chromium";
-export const screenshotDir = path.join(repoRoot, "test-artifacts", "screenshots");
+export class CookieJar {
+  readonly cookies = new Map<string, string>();
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}. Install it: apt-get install chromium (the CI script does).`);
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
   }
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+
+  store(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attrs] = line.split(";");
+      const eq = pair!.indexOf("=");
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      const expired = attrs.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === "";
+      if (expired) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  get(suffix: string): string | undefined {
+    for (const [k, v] of this.cookies) if (k.endsWith(suffix)) return v;
+    return undefined;
+  }
 }
 
-export function screenshotPath(name: string): string {
-  mkdirSync(screenshotDir, { recursive: true });
-  return path.join(screenshotDir, `${name}.png`);
+export interface BrowserInit {
+  method?: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Omit the Origin header (a non-browser client, or a hostile page's simple form). */
+  noOrigin?: boolean;
+}
+
+/** A user agent with cookies. `call` never follows redirects, so tests see each 302. */
+export function browser(base: string) {
+  const jar = new CookieJar();
+  const fetchWithJar = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const headers = new Headers(input instanceof Request ? input.headers : undefined);
+    for (const [k, v] of new Headers(init.headers)) headers.set(k, v);
+    if (!headers.has("origin")) headers.set("origin", base);
+    if (jar.cookies.size > 0) headers.set("cookie", jar.header());
+    const url = input instanceof Request ? input.url : String(input);
+    const res = await fetch(url, { ...init, headers, redirect: "manual", ...(input instanceof Request && init.body === undefined ? { method: input.method, body: await input.text() || undefined } : {}) });
+    jar.store(res);
+    return res;
+  };
+  async function call(path: string, init: BrowserInit = {}) {
+    const headers: Record<string, string> = { ...init.headers };
+    if (init.body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+    const url = path.startsWith("http") ? path : `${base}${path}`;
+    const h = new Headers(headers);
+    if (!init.noOrigin && !h.has("origin")) h.set("origin", base);
+    if (jar.cookies.size > 0 && !h.has("cookie")) h.set("cookie", jar.header());
+    const body = init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+    const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers: h, body, redirect: "manual" });
+    jar.store(res);
+    const text = await res.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = text;
+    }
+    return { status: res.status, headers: res.headers, body: json as any, text };
+  }
+  const client = createAuthClient({ baseURL: base, fetchOptions: { customFetchImpl: fetchWithJar as typeof fetch } });
+  return { jar, call, client, fetch: fetchWithJar };
+}
+
+export interface OutboxMail {
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  link: string | null;
+}
+
+/** Mails sent to `to`, oldest first; optionally only one kind. */
+export async function mailsTo(database: Database, to: string, kind?: string): Promise<OutboxMail[]> {
+  const rows = await database.rows<OutboxMail>(
+    sql`select kind, "to", subject, text, link from email_outbox where "to" = ${to} order by created_at, id`,
+  );
+  return kind ? rows.filter((r) => r.kind === kind) : rows;
+}
+
+export async function lastLink(database: Database, to: string, kind: string): Promise<string> {
+  const mails = await mailsTo(database, to, kind);
+  const link = mails.at(-1)?.link;
+  if (!link) throw new Error(`no ${kind} mail to ${to}`);
+  return link;
+}
+
+let counter = 0;
+export function uniqueEmail(prefix = "user"): string {
+  counter += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}@example.com`;
 }

@@ -20,28 +20,34 @@ export interface TestServerOptions {
   worker?: boolean;
 }
 
-/** A free port, so BASE_URL (links, trusted origins, the embed script) names the real address. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const testDb = await openTestDatabase();
-  const config = loadConfig({
-    command: "test",
-    env: { PORT: String(await freePort()), LOG_LEVEL: "silent", ...(testDb.url ? { DATABASE_URL: testDb.url } : {}), ...options.env },
-  });
-  const server = await start(config, {
-    database: testDb.database,
-    ...(options.clock ? { clock: options.clock } : {}),
-    worker: options.worker ?? true,
-  });
+  // A real port known before start, so BASE_URL (better-auth's origin checks, the links in emails,
+  // OAuth redirect URIs) names the address the tests call. Retried if another process takes it.
+  let config: Readonly<Config>;
+  let server: RunningServer;
+  let testDb: TestDatabase;
+  for (let attempt = 1; ; attempt++) {
+    testDb = await openTestDatabase();
+    const port = await freePort();
+    config = loadConfig({
+      command: "test",
+      env: { PORT: String(port), BASE_URL: `http://localhost:${port}`, LOG_LEVEL: "silent", ...(testDb.url ? { DATABASE_URL: testDb.url } : {}), ...options.env },
+    });
+    try {
+      server = await start(config, {
+        database: testDb.database,
+        ...(options.clock ? { clock: options.clock } : {}),
+        worker: options.worker ?? true,
+      });
+      break;
+    } catch (err) {
+      // start() closed the database on its way out; drop it and take a fresh one.
+      await testDb.dispose().catch(() => {});
+      if (attempt >= 3 || (err as Error).name !== "PortInUseError") throw err;
+    }
+  }
   return {
-    url: server.url,
+    url: config.baseUrl,
     config,
     server,
     testDb,
@@ -50,4 +56,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await testDb.dispose();
     },
   };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }

@@ -4,13 +4,17 @@
 import { scrypt as scryptCb, randomBytes, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
+import { APIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { admin, bearer, captcha, deviceAuthorization, organization, username } from "better-auth/plugins";
+import * as adminAccess from "better-auth/plugins/admin/access";
 import { adminAc, defaultAc, memberAc, ownerAc } from "better-auth/plugins/organization/access";
 import type { Db } from "../../../db/client.ts";
 import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
+import { keepDeviceSessions, markDeviceSession } from "./device-sessions.ts";
+import { builtInProviders, overriddenProviders } from "./social.ts";
 
 export const CLI_CLIENT_ID = "till-cli";
 export const CLIENT_IP_HEADER = "x-till-client-ip";
@@ -27,6 +31,12 @@ export interface AuthOptionsDeps {
   hooks?: AuthHooks;
 }
 
+function assertTeamName(name: unknown): void {
+  if (typeof name !== "string" || name.trim().length < 1) {
+    throw APIError.from("BAD_REQUEST", { code: "INVALID_TEAM_NAME", message: "Team name must be at least 1 character" });
+  }
+}
+
 export const organizationRoles = { owner: ownerAc, admin: adminAc, member: memberAc };
 
 export function buildPlugins(deps: AuthOptionsDeps) {
@@ -35,7 +45,14 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     organization({
       ac: defaultAc as never,
       roles: organizationRoles as never,
-      teams: { enabled: true, maximumTeams: 50, allowRemovingAllTeams: true },
+      teams: {
+        enabled: true,
+        maximumTeams: config.auth.organizationLimits.teams,
+        maximumMembersPerTeam: config.auth.organizationLimits.membersPerTeam,
+        allowRemovingAllTeams: true,
+      },
+      membershipLimit: config.auth.organizationLimits.members,
+      invitationLimit: config.auth.organizationLimits.invitations,
       dynamicAccessControl: { enabled: true },
       requireEmailVerificationOnInvitation: true,
       sendInvitationEmail: async (data) => {
@@ -49,15 +66,21 @@ export function buildPlugins(deps: AuthOptionsDeps) {
         });
       },
       organizationHooks: {
+        // better-auth accepts an empty team name; a team needs at least one visible character.
+        beforeCreateTeam: async ({ team }) => assertTeamName(team.name),
+        beforeUpdateTeam: async ({ updates }) => {
+          if (updates.name !== undefined) assertTeamName(updates.name);
+        },
         afterCreateOrganization: async ({ organization: org }) => {
           await deps.hooks?.afterCreateOrganization?.({ id: org.id, name: org.name, slug: org.slug });
         },
       },
     }),
-    admin({ defaultRole: "user", adminRoles: ["admin"] }),
+    // Roles listed explicitly: without them better-auth accepts any string in set-role.
+    admin({ defaultRole: "user", adminRoles: ["admin"], ac: adminAccess.defaultAc as never, roles: { admin: adminAccess.adminAc, user: adminAccess.userAc } as never }),
     deviceAuthorization({
-      expiresIn: "30m",
-      interval: "5s",
+      expiresIn: config.auth.device.expiresIn as "30m",
+      interval: config.auth.device.interval as "5s",
       deviceCodeLength: 40,
       userCodeLength: 8,
       validateClient: (clientId) => clientId === CLI_CLIENT_ID,
@@ -67,25 +90,25 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     username(),
   ] as const;
   const c = config.auth.captcha;
-  const optional: BetterAuthPlugin[] = c
-    ? [
-        captcha({
-          provider: c.provider as "cloudflare-turnstile",
-          secretKey: c.secretKey,
-          endpoints: [...c.endpoints],
-          ...(c.siteVerifyUrl ? { siteVerifyURLOverride: c.siteVerifyUrl } : {}),
-        }) as unknown as BetterAuthPlugin,
-      ]
-    : [];
+  const optional: BetterAuthPlugin[] = [];
+  if (c) {
+    optional.push(
+      captcha({
+        provider: c.provider as "cloudflare-turnstile",
+        secretKey: c.secretKey,
+        endpoints: [...c.endpoints],
+        ...(c.siteVerifyUrl ? { siteVerifyURLOverride: c.siteVerifyUrl } : {}),
+      }) as unknown as BetterAuthPlugin,
+    );
+  }
+  const social = overriddenProviders(config);
+  if (social) optional.push(social);
   return { core, optional };
 }
 
 /** Everything but the plugins, which createAuth passes with their types intact. */
 export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions, "plugins"> {
   const { config, mailer } = deps;
-  const socialProviders: Record<string, { clientId: string; clientSecret: string }> = {};
-  for (const p of config.auth.socialProviders) socialProviders[p.id] = { clientId: p.clientId, clientSecret: p.clientSecret };
-
   return {
     appName: "till",
     baseURL: config.baseUrl,
@@ -98,6 +121,10 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       database: { generateId: "uuid" },
       ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
       useSecureCookies: config.baseUrl.startsWith("https://"),
+      // better-auth turns origin checks off when it detects a test runner (NODE_ENV=test, VITEST);
+      // till keeps them on everywhere, so the tests exercise what production runs.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
     },
     rateLimit: { enabled: config.auth.rateLimit, window: 60, max: 100 },
     emailAndPassword: {
@@ -121,19 +148,30 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
         await mailer.send({ kind: "verify-email", to: user.email, subject: "Verify your email for till", text: `Confirm your email address: ${url}\n`, link: url });
       },
     },
-    socialProviders,
+    socialProviders: builtInProviders(config),
     account: {
-      accountLinking: { enabled: true, allowDifferentEmails: false, allowUnlinkingAll: false },
+      accountLinking: { enabled: true, allowDifferentEmails: false, allowUnlinkingAll: config.auth.allowUnlinkingAll },
     },
     session: {
       expiresIn: 60 * 60 * 24 * 30,
       updateAge: 60 * 60 * 24,
       freshAge: 60 * 60 * 24,
       cookieCache: { enabled: true, maxAge: 5 * 60 },
+      // Which OAuth client (the device flow's client id, e.g. till-cli) obtained the session; null
+      // for browser sign-ins. Lets "revoke other sessions" keep the CLI signed in unless asked.
+      additionalFields: { clientId: { type: "string", required: false, input: false } },
+    },
+    databaseHooks: {
+      session: {
+        create: { before: async (session, ctx) => ({ data: markDeviceSession(session, ctx) }) },
+        delete: { before: async (session, ctx) => keepDeviceSessions(session, ctx) },
+      },
     },
     user: {
       changeEmail: {
         enabled: true,
+        // An address nobody has verified yet is switched at once (a new verification mail goes to it).
+        updateEmailWithoutVerification: true,
         sendChangeEmailConfirmation: async ({ user, newEmail, url }) => {
           await mailer.send({
             kind: "change-email",
@@ -147,9 +185,13 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       deleteUser: {
         enabled: config.auth.allowDeleteUser,
         deleteTokenExpiresIn: 24 * 3600,
-        sendDeleteAccountVerification: async ({ user, url }) => {
-          await mailer.send({ kind: "delete-account", to: user.email, subject: "Confirm deleting your till account", text: `Delete your account: ${url}\n`, link: url });
-        },
+        ...(config.auth.deleteUserEmailConfirmation
+          ? {
+              sendDeleteAccountVerification: async ({ user, url }: { user: { email: string }; url: string }) => {
+                await mailer.send({ kind: "delete-account", to: user.email, subject: "Confirm deleting your till account", text: `Delete your account: ${url}\n\nThe link is valid for 24 hours.`, link: url });
+              },
+            }
+          : {}),
       },
     },
   };

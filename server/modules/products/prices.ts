@@ -147,6 +147,7 @@ export async function newPriceRows(db: Db, organizationId: string, productId: st
     checkAmounts(price, loc);
     const row: typeof productPrices.$inferInsert = {
       productId,
+      position: Number(loc.at(-1)),
       amountType: price.amount_type,
       priceCurrency: price.price_currency,
       taxBehavior: price.tax_behavior ?? null,

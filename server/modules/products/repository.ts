@@ -104,7 +104,7 @@ export async function activePricesOf(db: Db, productIds: string[]): Promise<Pric
     .select()
     .from(productPrices)
     .where(and(inArray(productPrices.productId, productIds), eq(productPrices.isArchived, false)))
-    .orderBy(asc(productPrices.createdAt), asc(productPrices.id));
+    .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id));
 }
 
 export async function insertPrices(db: Db, rows: (typeof productPrices.$inferInsert)[]): Promise<void> {

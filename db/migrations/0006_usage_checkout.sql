@@ -67,6 +67,39 @@ CREATE TABLE "checkouts" (
 	CONSTRAINT "checkouts_client_secret_hash_unique" UNIQUE("client_secret_hash")
 );
 --> statement-breakpoint
+CREATE TABLE "customers" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"organization_id" uuid NOT NULL,
+	"external_id" text,
+	"email" text NOT NULL,
+	"email_verified" boolean DEFAULT false NOT NULL,
+	"name" text,
+	"billing_name" text,
+	"billing_address" jsonb,
+	"tax_id" jsonb,
+	"locale" text,
+	"metadata" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"modified_at" timestamp with time zone,
+	"deleted_at" timestamp with time zone
+);
+--> statement-breakpoint
+CREATE TABLE "events" (
+	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
+	"organization_id" uuid NOT NULL,
+	"name" text NOT NULL,
+	"source" text DEFAULT 'user' NOT NULL,
+	"timestamp" timestamp with time zone NOT NULL,
+	"ingested_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"customer_id" uuid,
+	"external_customer_id" text,
+	"member_id" uuid,
+	"external_member_id" text,
+	"external_id" text,
+	"parent_id" uuid,
+	"metadata" jsonb DEFAULT '{}'::jsonb NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE "order_items" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"order_id" uuid NOT NULL,
@@ -141,6 +174,8 @@ ALTER TABLE "checkouts" ADD CONSTRAINT "checkouts_product_id_products_id_fk" FOR
 ALTER TABLE "checkouts" ADD CONSTRAINT "checkouts_product_price_id_product_prices_id_fk" FOREIGN KEY ("product_price_id") REFERENCES "public"."product_prices"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "checkouts" ADD CONSTRAINT "checkouts_discount_id_discounts_id_fk" FOREIGN KEY ("discount_id") REFERENCES "public"."discounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "checkouts" ADD CONSTRAINT "checkouts_customer_id_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."customers"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "customers" ADD CONSTRAINT "customers_organization_id_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organization"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "events" ADD CONSTRAINT "events_organization_id_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organization"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "order_items" ADD CONSTRAINT "order_items_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "order_items" ADD CONSTRAINT "order_items_product_price_id_product_prices_id_fk" FOREIGN KEY ("product_price_id") REFERENCES "public"."product_prices"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_organization_id_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organization"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
@@ -157,6 +192,15 @@ ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_discount_id_discounts_
 CREATE INDEX "checkout_links_org_created_idx" ON "checkout_links" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE INDEX "checkouts_org_created_idx" ON "checkouts" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE INDEX "checkouts_open_expiry_idx" ON "checkouts" USING btree ("expires_at") WHERE "checkouts"."status" = 'open';--> statement-breakpoint
+CREATE UNIQUE INDEX "customers_org_email_uq" ON "customers" USING btree ("organization_id",lower("email")) WHERE "customers"."deleted_at" is null;--> statement-breakpoint
+CREATE UNIQUE INDEX "customers_org_external_id_uq" ON "customers" USING btree ("organization_id","external_id") WHERE "customers"."deleted_at" is null and "customers"."external_id" is not null;--> statement-breakpoint
+CREATE INDEX "customers_org_created_idx" ON "customers" USING btree ("organization_id","created_at");--> statement-breakpoint
+CREATE UNIQUE INDEX "events_org_external_id_uq" ON "events" USING btree ("organization_id","external_id") WHERE "events"."external_id" is not null;--> statement-breakpoint
+CREATE INDEX "events_org_customer_ts_idx" ON "events" USING btree ("organization_id","customer_id","timestamp");--> statement-breakpoint
+CREATE INDEX "events_org_external_customer_ts_idx" ON "events" USING btree ("organization_id","external_customer_id","timestamp");--> statement-breakpoint
+CREATE INDEX "events_org_name_ts_idx" ON "events" USING btree ("organization_id","name","timestamp");--> statement-breakpoint
+CREATE INDEX "events_org_ts_idx" ON "events" USING btree ("organization_id","timestamp");--> statement-breakpoint
+CREATE INDEX "events_parent_idx" ON "events" USING btree ("parent_id") WHERE "events"."parent_id" is not null;--> statement-breakpoint
 CREATE INDEX "order_items_order_idx" ON "order_items" USING btree ("order_id");--> statement-breakpoint
 CREATE INDEX "orders_org_created_idx" ON "orders" USING btree ("organization_id","created_at");--> statement-breakpoint
 CREATE INDEX "orders_customer_idx" ON "orders" USING btree ("customer_id");--> statement-breakpoint

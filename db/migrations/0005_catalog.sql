@@ -111,6 +111,7 @@ CREATE TABLE "product_prices" (
 	"unit_amount" numeric(17, 12),
 	"cap_amount" bigint,
 	"meter_id" uuid,
+	"position" integer DEFAULT 0 NOT NULL,
 	"is_archived" boolean DEFAULT false NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"modified_at" timestamp with time zone
