@@ -98,8 +98,10 @@ export function CheckoutPage(props: { secret: string }) {
     } catch (e) {
       const err = e as CheckoutApiError;
       const fields = err.fields ?? {};
-      setErrors(Object.keys(fields).length ? fields : { card: err.message });
-      setGeneral(Object.keys(fields).length ? null : err.message);
+      // A payment failure belongs beside the card; anything else without a field is shown once below.
+      const besideCard = checkout.is_payment_form_required && err.name_ === "PaymentError";
+      setErrors(Object.keys(fields).length ? fields : besideCard ? { card: err.message } : {});
+      setGeneral(Object.keys(fields).length || besideCard ? null : err.message);
       setPhase("ready");
     }
   }

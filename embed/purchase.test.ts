@@ -1,0 +1,154 @@
+// A purchase through the overlay in a real browser: a seller's page on another origin opens the
+// hosted checkout in till's overlay, the customer pays with the sandbox card inside the frame, and
+// the overlay reports success and redirects. Also: close before paying, a decline shown in the page,
+// the overlay refusing to close while a payment is in flight, and accessibility checks.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, Frame, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, createSeller } from "../test/helpers/auth.ts";
+import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
+import { startHostPage, type HostPage } from "../test/helpers/host-page.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+
+let t: TestServer;
+let host: HostPage;
+let browser: Browser;
+let token: string;
+let productId: string;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  token = (await createSeller(t.url, ["products:write", "checkouts:write", "orders:read"])).token;
+  const product = await api(t.url, "/v1/products/", { token, body: { name: "Pro plan", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] } });
+  productId = product.body.id;
+  host = await startHostPage(`<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+    <h1>Shop</h1><button id="buy">Buy</button>
+    <script src="${t.url}/embed.js"></script>
+    <script>
+      window.events = [];
+      document.getElementById("buy").addEventListener("click", async () => {
+        const checkout = await window.TillCheckout.create(window.checkoutUrl, { theme: window.theme || "light" });
+        window.checkout = checkout;
+        for (const e of ["loaded", "close", "confirmed", "success", "error"]) checkout.addEventListener(e, (ev) => {
+          window.events.push(e);
+          if (e === "success" && window.holdSuccess) ev.preventDefault();
+        });
+      });
+    </script></body></html>`);
+});
+afterAll(async () => {
+  await browser?.close();
+  await host?.close();
+  await t?.stop();
+});
+
+async function newCheckout(extra: Record<string, unknown> = {}): Promise<{ id: string; url: string }> {
+  const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [productId], embed_origin: host.url, success_url: `${host.url}/thanks?checkout={CHECKOUT_ID}`, ...extra } });
+  expect(res.status).toBe(201);
+  return res.body;
+}
+
+async function openOverlay(url: string, theme = "light"): Promise<{ page: Page; frame: Frame }> {
+  const page = await browser.newPage();
+  await page.goto(host.url);
+  await page.evaluate(([u, th]) => Object.assign(window, { checkoutUrl: u, theme: th }), [url, theme]);
+  await page.click("#buy");
+  await page.waitForSelector("iframe[title=Checkout]");
+  await expect.poll(() => page.locator(".till-checkout-spinner").count(), { timeout: 15_000 }).toBe(0);
+  const frame = page.frames().find((f) => f.url().includes("/checkout/"))!;
+  await frame.waitForSelector("#email");
+  return { page, frame };
+}
+
+async function fillAndPay(frame: Frame, card: string) {
+  await frame.fill("#email", "browser@example.com");
+  await frame.fill("#address-country", "US");
+  await frame.fill("#card-number", card);
+  await frame.fill("#card-expiry", "12/34");
+  await frame.fill("#card-cvc", "123");
+  await frame.click("button.pay");
+}
+
+describe("checkout overlay in a browser", () => {
+  it("buys with the sandbox card inside the overlay, fires loaded → confirmed → success and redirects to the success URL", async () => {
+    const checkout = await newCheckout();
+    const { page, frame } = await openOverlay(checkout.url);
+    await page.screenshot({ path: screenshotPath("overlay-light") });
+    await fillAndPay(frame, "4242 4242 4242 4242");
+    await page.waitForURL(`${host.url}/thanks?checkout=${checkout.id}`, { timeout: 15_000 });
+    expect(await page.textContent("h1")).toBe("Thanks for your order");
+    const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.id}`, { token });
+    expect(orders.body.items).toHaveLength(1);
+    expect(orders.body.items[0]).toMatchObject({ status: "paid", total_amount: 1500 });
+    await page.close();
+  });
+
+  it("after confirmed the overlay cannot be closed (close button, Escape) until success", async () => {
+    const checkout = await newCheckout();
+    const { page, frame } = await openOverlay(checkout.url, "dark");
+    await page.screenshot({ path: screenshotPath("overlay-dark") });
+    await page.evaluate(() => Object.assign(window, { holdSuccess: true }));
+    await fillAndPay(frame, "4242424242424242");
+    await page.waitForFunction(() => (window as unknown as { events: string[] }).events.includes("success"), undefined, { timeout: 15_000 });
+    // success was prevented, so the overlay is still in its confirmed (not closable) state.
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(["confirmed", "success"]);
+    await page.keyboard.press("Escape");
+    await frame.click("button.close").catch(() => {});
+    await page.waitForTimeout(300);
+    expect(await page.locator(".till-checkout-dialog").count()).toBe(1);
+    expect(page.url()).toBe(`${host.url}/`);
+    await page.close();
+  });
+
+  it("the close button closes the overlay before paying and a decline shows the processor's message in the page", async () => {
+    const checkout = await newCheckout();
+    const { page, frame } = await openOverlay(checkout.url);
+    await fillAndPay(frame, "4000 0000 0000 0002");
+    await frame.waitForSelector("text=Your card was declined.", { timeout: 15_000 });
+    await page.screenshot({ path: screenshotPath("checkout-declined") });
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([]);
+    await frame.click("button.close");
+    await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
+    expect(await page.evaluate(() => document.body.style.overflow)).toBe("");
+    await page.close();
+  });
+
+  it("a message from another origin's frame changes nothing", async () => {
+    const checkout = await newCheckout();
+    const { page } = await openOverlay(checkout.url);
+    // A frame from the host's own origin (not till's) posts a close message to the top page.
+    await page.evaluate(() => {
+      const f = document.createElement("iframe");
+      f.srcdoc = `<script>parent.postMessage({ type: "POLAR_CHECKOUT", event: "close" }, "*")</script>`;
+      document.body.appendChild(f);
+    });
+    await page.waitForTimeout(300);
+    expect(await page.locator(".till-checkout-dialog").count()).toBe(1);
+    await page.close();
+  });
+
+  it("the overlay and the checkout page have no serious or critical accessibility violations (axe-core)", async () => {
+    const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+    const checkout = await newCheckout();
+    const { page, frame } = await openOverlay(checkout.url);
+    for (const target of [page, frame]) {
+      await target.evaluate(axe);
+      const violations = await target.evaluate(async () => {
+        const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
+        return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+      });
+      expect(violations).toEqual([]);
+    }
+    await page.close();
+  });
+
+  it("the standalone checkout page renders and is screenshotted", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage();
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await page.screenshot({ path: screenshotPath("checkout-page"), fullPage: true });
+    await page.close();
+  });
+});
