@@ -27,8 +27,11 @@ export function metadataQuery(req: Request): MetadataFilter {
   const out: MetadataFilter = {};
   for (const [rawKey, rawValue] of Object.entries(req.query)) {
     if (!rawKey.startsWith("metadata")) continue;
-    const m = /^metadata\[([^[\]]{1,40})\]$/.exec(rawKey);
+    const m = /^metadata\[([^[\]]*)\]$/.exec(rawKey);
     if (!m) throw RequestValidationError.field(["query", rawKey], "Use metadata[key]=value with a key of 1 to 40 characters.", "value_error");
+    if (m[1]!.length === 0 || m[1]!.length > METADATA_MAX_KEY_LENGTH) {
+      throw RequestValidationError.field(["query", "metadata", m[1]!], `metadata keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`, "string_too_long");
+    }
     const values = Array.isArray(rawValue) ? rawValue : [rawValue];
     (out[m[1]!] ??= []).push(...values.filter((v): v is string => typeof v === "string"));
   }
