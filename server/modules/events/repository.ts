@@ -53,7 +53,9 @@ export async function linkCustomerEvents(db: Db, organizationId: string, custome
     .where(and(eq(events.organizationId, organizationId), eq(events.customerId, customerId), isNull(events.externalCustomerId)));
 }
 
-const childCount = sql<number>`(select count(*) from ${events} as children where children.parent_id = ${events.id})`.mapWith(Number);
+// Qualified by hand: drizzle renders a single-table select's columns bare, which inside the subquery
+// would bind to the inner table.
+const childCount = sql<number>`(select count(*) from ${events} as children where children.parent_id = ${sql.identifier("events")}.${sql.identifier("id")})`.mapWith(Number);
 
 const eventSelection = {
   id: events.id,
