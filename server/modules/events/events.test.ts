@@ -125,6 +125,14 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
     expect(children.body.items.length).toBe(2);
   });
 
+  it("values with quotes, backslashes, braces and NULL survive the batch insert", async () => {
+    const tricky = 'a"b\\c{d,e}NULL\'';
+    const res = await ingest(seller.token, [{ name: tricky, external_customer_id: "NULL", external_id: tricky, metadata: { [tricky.slice(0, 10)]: tricky } }]);
+    expect(res.body).toEqual({ inserted: 1, duplicates: 0 });
+    const got = await api(t.url, `/v1/events/?external_customer_id=NULL`, { token: seller.token });
+    expect(got.body.items[0]).toMatchObject({ name: tricky, external_customer_id: "NULL", metadata: { [tricky.slice(0, 10)]: tricky } });
+  });
+
   it("list filters are validated", async () => {
     for (const [query, loc] of [
       ["filter=notjson", ["query", "filter"]],
