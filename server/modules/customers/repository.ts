@@ -7,8 +7,11 @@ import type { CustomerRecord } from "./schemas.ts";
 
 export type CustomerRow = typeof customers.$inferSelect;
 
-// The first event is read through events_org_customer_ts_idx: one index probe per customer.
-const firstUserEventAt = sql<Date | null>`(select min(${events.timestamp}) from ${events} where ${events.organizationId} = ${customers.organizationId} and ${events.customerId} = ${customers.id} and ${events.source} = 'user')`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v)));
+// The first event is read through events_org_customer_ts_idx: one index probe per customer. Outer
+// columns are written qualified: drizzle renders a single-table select's columns bare, which inside a
+// subquery would bind to the inner table.
+const outer = (column: string) => sql`${sql.identifier("customers")}.${sql.identifier(column)}`;
+const firstUserEventAt = sql<Date | null>`(select min(e.timestamp) from ${events} as e where e.organization_id = ${outer("organization_id")} and e.customer_id = ${outer("id")} and e.source = 'user')`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v)));
 
 const selection = { customer: customers, firstUserEventAt };
 

@@ -9,21 +9,40 @@ import type { EventNameRecord, EventRecord } from "./schemas.ts";
 export type EventInsert = typeof events.$inferInsert;
 
 /**
- * Inserts a batch; events whose (organization, external_id) exists already are skipped. An event
- * given by external_customer_id is linked to the live customer with that id, when there is one,
- * inside the same statement (a scalar subquery per row on customers_org_external_id_uq).
+ * Inserts a batch; events whose (organization, external_id) exists already are skipped. One
+ * statement whatever the batch size: each column travels as one array parameter and unnest() turns
+ * them back into rows, so the text is constant (prepared once, planned once) and building it costs
+ * no per-row work in drizzle. An event given by external_customer_id is linked to the live customer
+ * with that id, when there is one, by the join on customers_org_external_id_uq.
  */
+/** A PostgreSQL array literal, sent as one text parameter (both drivers take text the same way). */
+function arrayLiteral(values: (string | null | undefined)[]): string {
+  return `{${values.map((v) => (v === null || v === undefined ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
+}
+
 export async function insertEvents(db: Db, rows: EventInsert[]): Promise<number> {
-  const values = rows.map((r) =>
-    r.customerId || !r.externalCustomerId
-      ? r
-      : {
-          ...r,
-          customerId: sql`(select ${customers.id} from ${customers} where ${customers.organizationId} = ${r.organizationId} and ${customers.externalId} = ${r.externalCustomerId} and ${customers.deletedAt} is null)`,
-        },
-  );
-  const inserted = await db.insert(events).values(values).onConflictDoNothing().returning({ id: events.id });
-  return inserted.length;
+  const col = (f: (r: EventInsert) => string | null | undefined) => arrayLiteral(rows.map(f));
+  const result = (await db.execute(sql`
+    insert into ${events} (id, organization_id, name, source, timestamp, ingested_at, customer_id, external_customer_id,
+                           member_id, external_member_id, external_id, parent_id, metadata)
+    select u.id, u.organization_id, u.name, u.source, u.timestamp, u.ingested_at, coalesce(u.customer_id, c.id),
+           u.external_customer_id, u.member_id, u.external_member_id, u.external_id, u.parent_id, u.metadata
+    from unnest(
+      ${col((r) => r.id)}::uuid[], ${col((r) => r.organizationId)}::uuid[], ${col((r) => r.name)}::text[],
+      ${col((r) => r.source ?? "user")}::text[], ${col((r) => (r.timestamp as Date).toISOString())}::timestamptz[],
+      ${col((r) => (r.ingestedAt as Date).toISOString())}::timestamptz[], ${col((r) => r.customerId ?? null)}::uuid[],
+      ${col((r) => r.externalCustomerId ?? null)}::text[], ${col((r) => r.memberId ?? null)}::uuid[],
+      ${col((r) => r.externalMemberId ?? null)}::text[], ${col((r) => r.externalId ?? null)}::text[],
+      ${col((r) => r.parentId ?? null)}::uuid[], ${col((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[]
+    ) as u(id, organization_id, name, source, timestamp, ingested_at, customer_id, external_customer_id,
+           member_id, external_member_id, external_id, parent_id, metadata)
+    left join ${customers} c
+      on u.customer_id is null and c.organization_id = u.organization_id and c.external_id = u.external_customer_id and c.deleted_at is null
+    on conflict do nothing
+    returning 1 as inserted
+  `)) as unknown as unknown[] | { rows: unknown[] };
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  return Array.isArray(result) ? result.length : result.rows.length;
 }
 
 /** Events of an organization matched by id or external id, for resolving parent_id. */
@@ -53,7 +72,9 @@ export async function linkCustomerEvents(db: Db, organizationId: string, custome
     .where(and(eq(events.organizationId, organizationId), eq(events.customerId, customerId), isNull(events.externalCustomerId)));
 }
 
-const childCount = sql<number>`(select count(*) from ${events} as children where children.parent_id = ${events.id})`.mapWith(Number);
+// Qualified by hand: drizzle renders a single-table select's columns bare, which inside the subquery
+// would bind to the inner table.
+const childCount = sql<number>`(select count(*) from ${events} as children where children.parent_id = ${sql.identifier("events")}.${sql.identifier("id")})`.mapWith(Number);
 
 const eventSelection = {
   id: events.id,

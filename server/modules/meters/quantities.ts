@@ -37,10 +37,9 @@ export function quantitiesSql(q: QuantitiesInput): SQL {
   if (q.externalCustomerIds) conds.push(sql`${events.externalCustomerId} in ${q.externalCustomerIds}`);
   const meta = metadataCondition(events.metadata, q.metadata);
   if (meta) conds.push(meta);
-  const step = `1 ${q.interval}`;
   return sql`
     with selected as (
-      select date_trunc(${q.interval}, ${events.timestamp}, ${q.timezone}) as bucket, ${aggregationValue(q.aggregation)} as v
+      select date_trunc(${q.interval}::text, ${events.timestamp}, ${q.timezone}::text) as bucket, ${aggregationValue(q.aggregation)} as v
       from ${events}
       where ${sql.join(conds, sql` and `)}
     ), agg as (
@@ -49,7 +48,7 @@ export function quantitiesSql(q: QuantitiesInput): SQL {
       group by grouping sets ((bucket), ())
     )
     select to_char(b.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "timestamp", coalesce(a.q, 0)::float8 as quantity, false as is_total
-    from generate_series(date_trunc(${q.interval}, ${q.start.toISOString()}::timestamptz, ${q.timezone}), ${q.end.toISOString()}::timestamptz, ${step}::interval, ${q.timezone}) as b(ts)
+    from ${bucketSeries(q)}
     left join agg a on a.g = 0 and a.bucket = b.ts
     union all
     select null, coalesce((select q from agg where g = 1), 0)::float8, true
@@ -57,6 +56,20 @@ export function quantitiesSql(q: QuantitiesInput): SQL {
 }
 
 type Row = { timestamp: string | null; quantity: number | string; is_total: boolean };
+
+/**
+ * Bucket starts from the one holding start to the one holding end. Hours step in absolute time
+ * (zones with half-hour offsets still start at their own :30). Days and longer step in the zone's
+ * wall-clock time and are converted back, so a day is a local day across DST changes. (PostgreSQL 16
+ * has generate_series(…, timezone); this form also runs on 15.)
+ */
+function bucketSeries(q: QuantitiesInput): SQL {
+  const start = sql`date_trunc(${q.interval}::text, ${q.start.toISOString()}::timestamptz, ${q.timezone}::text)`;
+  const end = sql`${q.end.toISOString()}::timestamptz`;
+  const step = sql`${`1 ${q.interval}`}::interval`;
+  if (q.interval === "hour") return sql`generate_series(${start}, ${end}, ${step}) as b(ts)`;
+  return sql`(select l at time zone ${q.timezone}::text as ts from generate_series(${start} at time zone ${q.timezone}::text, ${end} at time zone ${q.timezone}::text, ${step}) as l) as b`;
+}
 
 export async function meterQuantities(db: Db, q: QuantitiesInput): Promise<Quantities> {
   const result = (await db.execute(quantitiesSql(q))) as unknown as { rows: Row[] } | Row[];
