@@ -67,6 +67,28 @@ describe("till login / whoami / tokens", () => {
     expect((await till(["orgs", "list", "--bogus"], env)).exitCode).toBe(2);
   });
 
+  it("polling reads authorization_pending and keeps going until the code is approved", { timeout: 40_000 }, async () => {
+    const { createApi } = await import("./lib/api.ts");
+    const { pollForToken, requestDeviceCode } = await import("./services/login.ts");
+    const { api } = await import("../test/helpers/auth.ts");
+    const anonymous = createApi(t.url, null);
+    const code = await requestDeviceCode(anonymous);
+    let sleeps = 0;
+    const token = await pollForToken(anonymous, code, {
+      sleep: async (ms) => {
+        // Real waits: the server answers slow_down to a client that polls faster than its interval.
+        await new Promise((r) => setTimeout(r, ms));
+        sleeps++;
+        if (sleeps === 2) {
+          await api(t.url, `/api/auth/device?user_code=${code.user_code}`, { token: user.token });
+          await api(t.url, "/api/auth/device/approve", { token: user.token, body: { userCode: code.user_code } });
+        }
+      },
+    });
+    expect(sleeps).toBe(2);
+    expect(token.length).toBeGreaterThan(20);
+  });
+
   it("logout forgets the profile", async () => {
     const result = await till(["logout", "--json"], env);
     expect(JSON.parse(result.stdout)).toEqual({ loggedOut: true, profile: "default" });

@@ -8,7 +8,9 @@ import { configureCustomerCommands } from "./commands/customers.ts";
 import { configureMeterCommands } from "./commands/meters.ts";
 import { configureOrgCommands } from "./commands/orgs.ts";
 import { configureProductCommands } from "./commands/products.ts";
+import { configureSalesCommands } from "./commands/sales.ts";
 import { configureServerCommands } from "./commands/server.ts";
+import { configureTriggerCommands } from "./commands/trigger.ts";
 
 const program = new Command("till")
   .description("till: self-hostable billing for developers (Polar API v1 compatible)")
@@ -25,6 +27,8 @@ configureOrgCommands(program);
 configureProductCommands(program);
 configureMeterCommands(program);
 configureCustomerCommands(program);
+configureSalesCommands(program);
+configureTriggerCommands(program);
 configureServerCommands(program);
 configureCompletionCommand(program);
 

@@ -62,7 +62,7 @@ export function createApp(deps: AppDeps): Express {
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
-  app.use(healthRouter(deps.database));
+  app.use(healthRouter(deps.database, deps.config.mode));
   app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins }));
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));

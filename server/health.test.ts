@@ -17,7 +17,7 @@ describe("health", () => {
   it("GET /readyz answers 200 with the driver while the database answers", async () => {
     const res = await fetch(`${t.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", database: t.server.database.driver });
+    expect(await res.json()).toEqual({ status: "ok", database: t.server.database.driver, mode: "sandbox" });
   });
 
   it("GET /readyz answers 503 ServiceUnavailable once the database is gone, /healthz still 200", async () => {

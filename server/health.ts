@@ -6,7 +6,7 @@ import { ServiceUnavailable } from "./lib/errors.ts";
 
 const READY_TIMEOUT_MS = 1000;
 
-export function healthRouter(database: Database): Router {
+export function healthRouter(database: Database, mode: "sandbox" | "production"): Router {
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -24,7 +24,8 @@ export function healthRouter(database: Database): Router {
     } finally {
       clearTimeout(timer);
     }
-    res.json({ status: "ok", database: database.driver });
+    // The mode lets `till trigger` refuse to create test purchases on a production server.
+    res.json({ status: "ok", database: database.driver, mode });
   });
   return router;
 }

@@ -69,13 +69,14 @@ function toSearchParams(query: Query): URLSearchParams {
 
 async function toCliError(err: unknown, server: string): Promise<Error> {
   if (err instanceof HTTPError) {
-    const body = await err.response.text().catch(() => "");
-    try {
-      const parsed = JSON.parse(body) as { error?: string; detail?: unknown };
-      return new ApiResponseError(err.response.status, parsed.error ?? `HTTP ${err.response.status}`, parsed.detail ?? body);
-    } catch {
-      return new ApiResponseError(err.response.status, `HTTP ${err.response.status}`, body.slice(0, 300) || err.response.statusText);
+    // ky has already read the body into err.data (JSON when the server said so, else text).
+    const data: unknown = err.data;
+    if (data && typeof data === "object" && "error" in data) {
+      const body = data as { error: unknown; detail?: unknown; error_description?: unknown };
+      return new ApiResponseError(err.response.status, String(body.error), body.detail ?? body.error_description ?? "");
     }
+    const text = typeof data === "string" ? data.slice(0, 300) : "";
+    return new ApiResponseError(err.response.status, `HTTP ${err.response.status}`, text || err.response.statusText);
   }
   const cause = (err as { cause?: { code?: string } }).cause;
   if (cause?.code === "ECONNREFUSED" || cause?.code === "ENOTFOUND" || (err as Error).name === "TimeoutError") {

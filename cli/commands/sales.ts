@@ -1,0 +1,174 @@
+// `till checkouts`, `till checkout-links`, `till orders`, `till subscriptions`.
+import type { Command } from "commander";
+import { contextOf, organizationParam } from "../lib/command.ts";
+import { AbortError, EXIT } from "../lib/errors.ts";
+import { formatMoney } from "../lib/output.ts";
+import { addDeleteCommand, addGetCommand, addListCommand, collect, parsePairs, printOne, type ResourceSpec } from "../lib/resource.ts";
+
+interface Checkout {
+  id: string;
+  status: string;
+  url: string;
+  total_amount: number;
+  currency: string;
+  customer_email: string | null;
+  expires_at: string;
+  product: { name: string } | null;
+}
+const checkoutSpec: ResourceSpec<Checkout> = {
+  path: "/v1/checkouts/",
+  noun: "checkout",
+  columns: [
+    { header: "id", value: (c) => c.id },
+    { header: "status", value: (c) => c.status },
+    { header: "product", value: (c) => c.product?.name },
+    { header: "total", value: (c) => formatMoney(c.total_amount, c.currency) },
+    { header: "customer", value: (c) => c.customer_email },
+  ],
+  fields: (c) => [
+    ["id", c.id],
+    ["status", c.status],
+    ["product", c.product?.name],
+    ["total", formatMoney(c.total_amount, c.currency)],
+    ["customer", c.customer_email],
+    ["expires", c.expires_at],
+    ["url", c.url],
+  ],
+};
+
+interface CheckoutLink {
+  id: string;
+  label: string | null;
+  url: string;
+  products: { name: string }[];
+}
+const linkSpec: ResourceSpec<CheckoutLink> = {
+  path: "/v1/checkout-links/",
+  noun: "checkout link",
+  columns: [
+    { header: "id", value: (l) => l.id },
+    { header: "label", value: (l) => l.label },
+    { header: "products", value: (l) => l.products.map((p) => p.name).join(", ") },
+    { header: "url", value: (l) => l.url },
+  ],
+};
+
+interface Order {
+  id: string;
+  status: string;
+  total_amount: number;
+  currency: string;
+  billing_reason: string;
+  customer: { email: string };
+  product: { name: string } | null;
+  created_at: string;
+}
+const orderSpec: ResourceSpec<Order> = {
+  path: "/v1/orders/",
+  noun: "order",
+  columns: [
+    { header: "id", value: (o) => o.id },
+    { header: "created", value: (o) => o.created_at },
+    { header: "customer", value: (o) => o.customer.email },
+    { header: "product", value: (o) => o.product?.name },
+    { header: "total", value: (o) => formatMoney(o.total_amount, o.currency) },
+    { header: "status", value: (o) => o.status },
+  ],
+};
+
+interface Subscription {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  recurring_interval: string;
+  cancel_at_period_end: boolean;
+  current_period_end: string;
+  customer: { email: string };
+  product: { name: string };
+}
+const subscriptionSpec: ResourceSpec<Subscription> = {
+  path: "/v1/subscriptions/",
+  noun: "subscription",
+  columns: [
+    { header: "id", value: (s) => s.id },
+    { header: "customer", value: (s) => s.customer.email },
+    { header: "product", value: (s) => s.product.name },
+    { header: "amount", value: (s) => `${formatMoney(s.amount, s.currency)}/${s.recurring_interval}` },
+    { header: "status", value: (s) => (s.cancel_at_period_end ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})` : s.status) },
+  ],
+};
+
+export function configureSalesCommands(program: Command): void {
+  const checkouts = program.command("checkouts").description("checkout sessions");
+  addListCommand(checkouts, checkoutSpec, (c) => c.option("--status <status>", "open | confirmed | succeeded | expired | failed"), (f) => ({ status: f.status as string | undefined }));
+  addGetCommand(checkouts, checkoutSpec);
+  checkouts
+    .command("create")
+    .description("create a checkout session for one or more products")
+    .requiredOption("--product <id>", "product to sell (repeatable)", collect)
+    .option("--email <email>", "prefill the customer's email")
+    .option("--discount <id>", "apply a discount")
+    .option("--success-url <url>", "where to send the customer after paying ({CHECKOUT_ID} is replaced)")
+    .option("--metadata <key=value>", "metadata (repeatable)", collect)
+    .option("--open", "open the checkout page in the browser")
+    .option("--org <id>", "organization (user tokens)")
+    .addHelpText("after", "\nExample:\n  $ till checkouts create --product <product-id> --open\n")
+    .action(async (flags, c: Command) => {
+      const ctx = contextOf(c);
+      const checkout = await ctx.api().post<Checkout>(checkoutSpec.path, {
+        products: flags.product,
+        customer_email: flags.email ?? null,
+        discount_id: flags.discount ?? null,
+        success_url: flags.successUrl ?? null,
+        metadata: parsePairs(flags.metadata, "--metadata") ?? {},
+        organization_id: organizationParam(ctx, flags.org),
+      });
+      printOne(ctx, checkoutSpec, checkout, "Created checkout.");
+      if (flags.open) {
+        const { openUrl } = await import("../services/browser.ts");
+        openUrl(ctx, checkout.url);
+      }
+    });
+
+  const links = program.command("checkout-links").description("reusable checkout links (/buy/...)");
+  addListCommand(links, linkSpec);
+  addGetCommand(links, linkSpec);
+  addDeleteCommand(links, linkSpec);
+  links
+    .command("create")
+    .description("create a checkout link for one or more products")
+    .requiredOption("--product <id>", "product (repeatable)", collect)
+    .option("--label <text>", "label for your own reference")
+    .option("--success-url <url>", "where to send customers after paying")
+    .option("--org <id>", "organization (user tokens)")
+    .action(async (flags, c: Command) => {
+      const ctx = contextOf(c);
+      const link = await ctx.api().post<CheckoutLink>(linkSpec.path, { payment_processor: "stripe", products: flags.product, label: flags.label ?? null, success_url: flags.successUrl ?? null, organization_id: organizationParam(ctx, flags.org) });
+      printOne(ctx, linkSpec, link, "Created checkout link.");
+    });
+
+  const orders = program.command("orders").description("paid orders");
+  addListCommand(orders, orderSpec, (c) => c.option("--customer <id>", "one customer's orders"), (f) => ({ customer_id: f.customer as string | undefined }));
+  addGetCommand(orders, orderSpec);
+
+  const subscriptions = program.command("subscriptions").description("subscriptions: list, cancel, uncancel, revoke");
+  addListCommand(subscriptions, subscriptionSpec, (c) => c.option("--active", "only active ones").option("--customer <id>", "one customer's"), (f) => ({ ...(f.active ? { active: true } : {}), customer_id: f.customer as string | undefined }));
+  addGetCommand(subscriptions, subscriptionSpec);
+  const REASONS = ["customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other"];
+  const update = (verb: string, body: (f: { reason?: string; comment?: string }) => Record<string, unknown>) =>
+    subscriptions
+      .command(`${verb} <id>`)
+      .option("--reason <reason>", `why (${REASONS.join(", ")})`)
+      .option("--comment <text>", "free-text comment")
+      .action(async (id: string, flags: { reason?: string; comment?: string }, c: Command) => {
+        const ctx = contextOf(c);
+        if (flags.reason && !REASONS.includes(flags.reason)) throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, { exitCode: EXIT.usage });
+        const sub = await ctx.api().patch<Subscription>(`${subscriptionSpec.path}${encodeURIComponent(id)}`, body(flags));
+        printOne(ctx, subscriptionSpec, sub, `Subscription ${id}: ${verb}.`);
+      });
+  const reason = (f: { reason?: string; comment?: string }) => ({ ...(f.reason ? { customer_cancellation_reason: f.reason } : {}), ...(f.comment ? { customer_cancellation_comment: f.comment } : {}) });
+  update("cancel", (f) => ({ cancel_at_period_end: true, ...reason(f) })).description("cancel at the end of the current period");
+  update("uncancel", () => ({ cancel_at_period_end: false })).description("undo a pending cancellation");
+  update("revoke", (f) => ({ revoke: true, ...reason(f) })).description("end the subscription now");
+}
