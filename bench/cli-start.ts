@@ -4,6 +4,7 @@
 //
 //   node bench/cli-start.ts [--runs 15]
 import { execFileSync } from "node:child_process";
+import http from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -18,7 +19,13 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const till = path.join(root, "bin", "till.js");
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), "till-bench-cli-"));
-const config = loadConfig({ command: "serve", env: { PORT: "0", AUTH_SECRET: "c".repeat(40), LOG_LEVEL: "silent" }, cwd: tmp });
+const port = await new Promise<number>((resolve) => {
+  const probe = http.createServer().listen(0, "127.0.0.1", () => {
+    const p = (probe.address() as { port: number }).port;
+    probe.close(() => resolve(p));
+  });
+});
+const config = loadConfig({ command: "serve", env: { PORT: String(port), BASE_URL: `http://localhost:${port}`, AUTH_SECRET: "c".repeat(40), LOG_LEVEL: "silent", AUTH_REQUIRE_EMAIL_VERIFICATION: "false", AUTH_RATE_LIMIT: "false" }, cwd: tmp });
 const server = await start(config, { worker: false });
 
 // A seller with a token, through the public API like any client.

@@ -5,6 +5,7 @@ import pkg from "../package.json" with { type: "json" };
 import { configureAuthCommands } from "./commands/auth.ts";
 import { configureCompletionCommand } from "./commands/completion.ts";
 import { configureCustomerCommands } from "./commands/customers.ts";
+import { configureListenCommand } from "./commands/listen.ts";
 import { configureMeterCommands } from "./commands/meters.ts";
 import { configureOrgCommands } from "./commands/orgs.ts";
 import { configureProductCommands } from "./commands/products.ts";
@@ -29,6 +30,7 @@ configureMeterCommands(program);
 configureCustomerCommands(program);
 configureSalesCommands(program);
 configureTriggerCommands(program);
+configureListenCommand(program);
 configureServerCommands(program);
 configureCompletionCommand(program);
 

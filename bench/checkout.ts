@@ -1,0 +1,152 @@
+// POST /v1/checkouts/ through till (auth, validation, pricing, one transaction with the outbox event)
+// beside a reference server doing a bare 3-statement transaction on the same database (read the
+// product, insert a session row, insert an event row), interleaved rounds at 50 and 10 concurrent.
+//
+//   node bench/checkout.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--rounds 3] [--seconds 10]
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import postgres from "postgres";
+
+const { values } = parseArgs({
+  options: {
+    serve: { type: "string" },
+    url: { type: "string" },
+    pg: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+    rounds: { type: "string", default: "3" },
+    seconds: { type: "string", default: "10" },
+  },
+});
+
+async function serveReference(url: string): Promise<void> {
+  const sql = postgres(url, { max: 10, onnotice: () => {} });
+  await sql`create table if not exists bench_ref_sessions (id uuid primary key, product_id uuid not null, amount bigint not null, created_at timestamptz not null default now())`;
+  await sql`create table if not exists bench_ref_events (id bigserial primary key, session_id uuid not null, payload jsonb not null)`;
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c));
+    req.on("end", async () => {
+      const { products } = JSON.parse(body) as { products: string[] };
+      const id = randomUUID();
+      const row = await sql.begin(async (tx) => {
+        const [p] = await tx`select id from products where id = ${products[0]!}`;
+        await tx`insert into bench_ref_sessions (id, product_id, amount) values (${id}, ${p!.id}, 1500)`;
+        await tx`insert into bench_ref_events (session_id, payload) values (${id}, ${tx.json({ type: "checkout.created", id })})`;
+        return { id, status: "open", total_amount: 1500 };
+      });
+      const out = JSON.stringify(row);
+      res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+      res.end(out);
+    });
+  });
+  server.listen(0, "127.0.0.1", () => process.stderr.write(`PORT ${(server.address() as { port: number }).port}\n`));
+}
+
+async function serveTill(url: string): Promise<void> {
+  const { loadConfig } = await import("../server/config.ts");
+  const { start } = await import("../server/main.ts");
+  const port = await freePort();
+  const config = loadConfig({
+    command: "serve",
+    env: { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, HOST: "127.0.0.1", AUTH_SECRET: "k".repeat(40), DATABASE_URL: url, LOG_LEVEL: "warn", AUTH_RATE_LIMIT: "false", AUTH_REQUIRE_EMAIL_VERIFICATION: "false" },
+    cwd: mkdtempSync(path.join(os.tmpdir(), "till-bench-")),
+  });
+  const server = await start(config, { worker: false });
+  process.stderr.write(`PORT ${new URL(server.url).port}\n`);
+}
+
+function freePort(): Promise<number> {
+  const probe = http.createServer();
+  return new Promise((resolve) => probe.listen(0, "127.0.0.1", () => {
+    const { port } = probe.address() as { port: number };
+    probe.close(() => resolve(port));
+  }));
+}
+
+function launch(kind: string, url: string): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", kind, "--url", url], { stdio: ["ignore", "ignore", "pipe"] });
+  return new Promise((resolve, reject) => {
+    let err = "";
+    child.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      const m = /PORT (\d+)/.exec(err);
+      if (m) resolve({ child, base: `http://127.0.0.1:${m[1]}` });
+    });
+    child.once("exit", (code) => reject(new Error(`${kind} exited ${code}: ${err}`)));
+  });
+}
+
+async function seed(base: string): Promise<{ token: string; productId: string }> {
+  const headers = { "content-type": "application/json", origin: base };
+  const signUp = await fetch(`${base}/api/auth/sign-up/email`, { method: "POST", headers, body: JSON.stringify({ email: "bench@example.com", password: "bench password", name: "Bench" }) });
+  const session = signUp.headers.get("set-auth-token")!;
+  const auth = { ...headers, authorization: `Bearer ${session}` };
+  const org = (await (await fetch(`${base}/v1/organizations/`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", slug: `bench-${Date.now()}` }) })).json()) as { id: string };
+  const oat = (await (await fetch(`${base}/v1/organization-access-tokens/`, { method: "POST", headers: auth, body: JSON.stringify({ organization_id: org.id, comment: "bench", scopes: ["products:write", "checkouts:write"] }) })).json()) as { token: string };
+  const product = (await (await fetch(`${base}/v1/products/`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${oat.token}` }, body: JSON.stringify({ name: "Pro", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] }) })).json()) as { id: string };
+  return { token: oat.token, productId: product.id };
+}
+
+async function load(url: string, token: string, productId: string, connections: number, seconds: number) {
+  const r = await autocannon({
+    url,
+    method: "POST",
+    connections,
+    duration: seconds,
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: JSON.stringify({ products: [productId] }),
+  });
+  return { rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx };
+}
+
+async function main(): Promise<void> {
+  const admin = postgres(values.pg!, { max: 1, onnotice: () => {} });
+  const name = `till_bench_checkout_${process.pid}`;
+  await admin.unsafe(`create database "${name}"`);
+  const dbUrl = Object.assign(new URL(values.pg!), { pathname: `/${name}` }).toString();
+  const rounds = Number(values.rounds);
+  const seconds = Number(values.seconds);
+  const till = await launch("till", dbUrl);
+  const ref = await launch("reference", dbUrl);
+  try {
+    const { token, productId } = await seed(till.base);
+    const targets = { till: `${till.base}/v1/checkouts/`, reference: `${ref.base}/checkouts` };
+    for (const [k, u] of Object.entries(targets)) {
+      const probe = await fetch(u, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ products: [productId] }) });
+      if (probe.status !== 201) throw new Error(`${k} answered ${probe.status}: ${await probe.text()}`);
+    }
+    for (const connections of [50, 10]) {
+      const samples: Record<string, { rps: number; p99: number; errors: number }[]> = { till: [], reference: [] };
+      for (const [k, u] of Object.entries(targets)) await load(u, token, productId, connections, 1);
+      for (let r = 1; r <= rounds; r++) {
+        for (const [k, u] of Object.entries(targets)) {
+          const s = await load(u, token, productId, connections, seconds);
+          samples[k]!.push(s);
+          process.stdout.write(`c=${connections} round ${r} ${k.padEnd(10)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  errors ${s.errors}\n`);
+        }
+      }
+      const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+      const ratios = samples.till!.map((s, i) => s.rps / samples.reference![i]!.rps);
+      process.stdout.write(
+        `c=${connections}: till ${med(samples.till!.map((s) => s.rps)).toFixed(0)} req/s (p99 ${med(samples.till!.map((s) => s.p99))} ms) · reference ${med(samples.reference!.map((s) => s.rps)).toFixed(0)} req/s (p99 ${med(samples.reference!.map((s) => s.p99))} ms) · ratio min ${Math.min(...ratios).toFixed(2)} median ${med(ratios).toFixed(2)} max ${Math.max(...ratios).toFixed(2)}\n`,
+      );
+    }
+    process.stdout.write("goal: >= 0.4x the reference's req/s; p99 <= 150 ms at 50 concurrent, <= 50 ms at 10\n");
+  } finally {
+    till.child.kill("SIGTERM");
+    ref.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 1000));
+    await admin.unsafe(`drop database if exists "${name}" with (force)`);
+    await admin.end();
+  }
+}
+
+if (values.serve === "till") await serveTill(values.url!);
+else if (values.serve === "reference") await serveReference(values.url!);
+else await main();
