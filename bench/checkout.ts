@@ -2,7 +2,8 @@
 // beside a reference server doing a bare 3-statement transaction on the same database (read the
 // product, insert a session row, insert an event row), interleaved rounds at 50 and 10 concurrent.
 //
-//   node bench/checkout.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--rounds 3] [--seconds 10]
+//   node bench/checkout.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--rounds 3] [--seconds 10] [--profile DIR]
+// --profile writes a CPU profile of the till server to DIR.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync } from "node:fs";
@@ -21,6 +22,7 @@ const { values } = parseArgs({
     pg: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     rounds: { type: "string", default: "3" },
     seconds: { type: "string", default: "10" },
+    profile: { type: "string" },
   },
 });
 
@@ -49,6 +51,8 @@ async function serveReference(url: string): Promise<void> {
 }
 
 async function serveTill(url: string): Promise<void> {
+  // With --cpu-prof the profile is written on exit; SIGTERM must exit through Node, not kill it.
+  process.once("SIGTERM", () => process.exit(0));
   const { loadConfig } = await import("../server/config.ts");
   const { start } = await import("../server/main.ts");
   const port = await freePort();
@@ -70,7 +74,8 @@ function freePort(): Promise<number> {
 }
 
 function launch(kind: string, url: string): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--serve", kind, "--url", url], { stdio: ["ignore", "ignore", "pipe"] });
+  const profile = kind === "till" && values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : [];
+  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url), "--serve", kind, "--url", url], { stdio: ["ignore", "ignore", "pipe"] });
   return new Promise((resolve, reject) => {
     let err = "";
     child.stderr!.on("data", (d: Buffer) => {

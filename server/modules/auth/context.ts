@@ -19,7 +19,8 @@ export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): 
       const now = deps.clock.now();
       const token = await findActiveByHash(deps.db, hashToken(req.bearer), now);
       if (!token) return null;
-      await touchLastUsed(deps.db, token.id, now);
+      // At most one write a minute per token: a busy CI token should not write on every call.
+      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000) await touchLastUsed(deps.db, token.id, now);
       return { kind: "organization", userId: null, organizationIds: [token.organizationId], scopes: new Set(token.scopes), tokenId: token.id };
     }
     if (!req.bearer && !req.headers.cookie) return null;

@@ -16,6 +16,7 @@ import { discountById, restrictedProductIds } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
+import type { PriceRow } from "../products/repository.ts";
 import { activePrices, priceById, productsForDisplay, productsOf } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -63,8 +64,8 @@ export interface PricingInput {
   country: string | null;
 }
 
-export async function priceCheckout(deps: Pick<CheckoutDeps, "db" | "clock" | "tax">, input: PricingInput, loc: { amount: (string | number)[]; discount: (string | number)[] }) {
-  const price = await priceById(deps.db, input.productPriceId);
+export async function priceCheckout(deps: Pick<CheckoutDeps, "db" | "clock" | "tax">, input: PricingInput, loc: { amount: (string | number)[]; discount: (string | number)[] }, preloaded?: PriceRow) {
+  const price = preloaded?.id === input.productPriceId ? preloaded : await priceById(deps.db, input.productPriceId);
   if (!price) throw new ResourceNotFound("Price not found.");
   const subtotal = subtotalOf(price, input.requestedAmount);
   if (!subtotal.ok) invalid([{ loc: loc.amount, msg: subtotal.msg, type: "value_error" }]);
@@ -98,14 +99,14 @@ async function resolveOffer(deps: CheckoutDeps, organizationId: string, input: C
     if (product.isArchived) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "This product is archived and cannot be sold.", type: "value_error" }]);
   });
   const prices = await activePrices(deps.db, productIds);
-  const first = priceId ?? prices.find((p) => p.productId === productIds[0])?.id;
+  const first = priceId ? (prices.find((p) => p.id === priceId) ?? null) : (prices.find((p) => p.productId === productIds[0]) ?? null);
   if (!first) invalid([{ loc, msg: "This product has no active price.", type: "value_error" }]);
-  return { productIds, productId: productIds[0]!, productPriceId: first };
+  return { productIds, productId: productIds[0]!, productPriceId: first.id, price: first };
 }
 
 export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input: CheckoutCreate, checkoutLinkId: string | null = null) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
-  const offer = await resolveOffer(deps, organizationId, input);
+  const { price, ...offer } = await resolveOffer(deps, organizationId, input);
   let discount: DiscountRow | null = null;
   if (input.discount_id) {
     discount = await discountById(deps.db, input.discount_id);
@@ -114,8 +115,9 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
   const customer = await findCustomerForCheckout(deps.db, organizationId, { id: input.customer_id ?? null, externalId: input.external_customer_id ?? null });
   if (input.customer_id && !customer) invalid([{ loc: ["body", "customer_id"], msg: "Customer not found.", type: "value_error" }]);
 
-  const products = await productsForDisplay(deps.db, deps.config.baseUrl, [offer.productId]);
-  const issues = customFieldIssues(products[0]?.attached_custom_fields ?? [], input.custom_field_data ?? {}, false);
+  // Loaded once: validation, pricing and the response all use these rows.
+  const [products, organization] = await Promise.all([productsForDisplay(deps.db, deps.config.baseUrl, offer.productIds), organizationSummary(deps.db, organizationId)]);
+  const issues = customFieldIssues(products.find((p) => p.id === offer.productId)?.attached_custom_fields ?? [], input.custom_field_data ?? {}, false);
   if (issues.length) invalid(issues);
 
   const billingAddress = input.customer_billing_address ?? customer?.billingAddress ?? null;
@@ -123,6 +125,7 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
     deps,
     { organizationId, ...offer, requestedAmount: input.amount, discount, country: billingAddress?.country ?? null },
     { amount: ["body", "amount"], discount: ["body", "discount_id"] },
+    price,
   );
   const id = randomUUID();
   const secret = newToken("till_c_");
@@ -163,7 +166,7 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
       checkoutLinkId,
       createdAt: now,
     });
-    const data = await render({ ...deps, db: tx }, row);
+    const data = checkoutOut({ row, clientSecret: secret, url: `${deps.config.baseUrl}/checkout/${secret}`, products, discount, organization });
     await recordEvent(tx, deps.clock, { organizationId, type: "checkout.created", data });
     return data;
   });
