@@ -3,13 +3,13 @@
 // ky. Median of several runs each, interleaved, printed as ratios.
 //
 //   node bench/cli-start.ts [--runs 15]
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import http from "node:http";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { parseArgs, promisify } from "node:util";
 import { loadConfig } from "../server/config.ts";
 import { start } from "../server/main.ts";
 
@@ -47,15 +47,17 @@ const cases: Record<string, string[]> = {
   "till products list --json": [till, "products", "list", "--json"],
 };
 
-function time(args: string[]): number {
+// Asynchronous, so the server in this same process keeps answering while a command runs.
+const execFileAsync = promisify(execFile);
+async function time(args: string[]): Promise<number> {
   const t0 = process.hrtime.bigint();
-  execFileSync(process.execPath, args, { env, stdio: ["ignore", "ignore", "inherit"] });
+  await execFileAsync(process.execPath, args, { env });
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 
 const samples = new Map<string, number[]>(Object.keys(cases).map((k) => [k, []]));
-for (const args of Object.values(cases)) time(args); // warm caches (compile cache, disk)
-for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(cases)) samples.get(name)!.push(time(args));
+for (const args of Object.values(cases)) await time(args); // warm caches (compile cache, disk)
+for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(cases)) samples.get(name)!.push(await time(args));
 await server.stop();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;

@@ -1,9 +1,7 @@
 // `till login`, `till logout`, `till whoami`.
 import type { Command } from "commander";
-import { z } from "zod";
 import { contextOf } from "../lib/command.ts";
 
-const loginFlags = z.object({ org: z.string().min(1).optional(), browser: z.boolean().default(true) });
 
 export function configureAuthCommands(program: Command): void {
   program
@@ -14,7 +12,7 @@ export function configureAuthCommands(program: Command): void {
     .addHelpText("after", "\nExamples:\n  $ till login\n  $ till login --server https://billing.example.com --org acme\n\nIn CI, skip login: set TILL_TOKEN to an organization access token (till tokens create).\n")
     .action(async (flags, cmd: Command) => {
       const { login } = await import("../services/account.ts");
-      await login(contextOf(cmd), loginFlags.parse(flags));
+      await login(await contextOf(cmd), { org: flags.org || undefined, browser: flags.browser !== false });
     });
 
   program
@@ -23,7 +21,7 @@ export function configureAuthCommands(program: Command): void {
     .addHelpText("after", "\nExample:\n  $ till logout --profile staging\n")
     .action(async (_flags, cmd: Command) => {
       const { logout } = await import("../services/account.ts");
-      await logout(contextOf(cmd));
+      await logout(await contextOf(cmd));
     });
 
   program
@@ -32,6 +30,6 @@ export function configureAuthCommands(program: Command): void {
     .addHelpText("after", "\nExample:\n  $ till whoami --json\n")
     .action(async (_flags, cmd: Command) => {
       const { whoami } = await import("../services/account.ts");
-      await whoami(contextOf(cmd));
+      await whoami(await contextOf(cmd));
     });
 }

@@ -77,7 +77,7 @@ export function configureCustomerCommands(program: Command): void {
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
     .option("--org <id>", "organization (user tokens)")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const body = { type: "individual", email: flags.email, name: flags.name ?? null, external_id: flags.externalId ?? null, metadata: parsePairs(flags.metadata, "--metadata") ?? {}, organization_id: organizationParam(ctx, flags.org) };
       printOne(ctx, customerSpec, await ctx.api().post<Customer>(customerSpec.path, body), "Created customer.");
     });
@@ -88,7 +88,7 @@ export function configureCustomerCommands(program: Command): void {
     .option("--name <name>", "name")
     .option("--external-id <id>", "your id for this customer")
     .action(async (id: string, flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const body = Object.fromEntries(Object.entries({ email: flags.email, name: flags.name, external_id: flags.externalId }).filter(([, v]) => v !== undefined));
       if (Object.keys(body).length === 0) throw new AbortError("Nothing to update: pass --email, --name or --external-id.", { exitCode: EXIT.usage });
       printOne(ctx, customerSpec, await ctx.api().patch<Customer>(`${customerSpec.path}${encodeURIComponent(id)}`, body));
@@ -97,7 +97,7 @@ export function configureCustomerCommands(program: Command): void {
     .command("state <id>")
     .description("active subscriptions, granted benefits and meters of a customer")
     .action(async (id: string, _f, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const state = await ctx.api().get<{ email: string; active_subscriptions: unknown[]; granted_benefits: unknown[]; active_meters: unknown[] }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
       ctx.out.result(state, () =>
         renderFields(
@@ -131,7 +131,7 @@ export function configureCustomerCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .addHelpText("after", "\nExample:\n  $ till discounts create --name Launch --code LAUNCH20 --percent 20 --duration repeating --months 3 --max-redemptions 100\n")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       if ((flags.percent === undefined) === (flags.amount === undefined)) throw new AbortError("Give exactly one of --percent and --amount.", { exitCode: EXIT.usage });
       const off = flags.percent !== undefined ? { type: "percentage", basis_points: Math.round(Number(flags.percent) * 100) } : { type: "fixed", amount: Number(flags.amount), currency: flags.currency };
       const body = {
@@ -160,7 +160,7 @@ export function configureCustomerCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .addHelpText("after", "\nExample:\n  $ till benefits create --type custom --description \"Priority support\" --property note=\"Email support@example.com\"\n")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const body = { type: flags.type, description: flags.description, properties: parsePairs(flags.property, "--property") ?? {}, organization_id: organizationParam(ctx, flags.org) };
       printOne(ctx, benefitSpec, await ctx.api().post<Benefit>(benefitSpec.path, body), "Created benefit.");
     });

@@ -17,7 +17,7 @@ export function configureListenCommand(program: Command): void {
       "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent).\n",
     )
     .action(async (flags: { forwardTo?: string; events?: string; printSecret?: boolean; org?: string; maxEvents?: number }, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const organizationId = flags.org ?? ctx.session.organizationId;
       if (!organizationId) throw new AbortError("No organization: pass --org <id> or pick one with `till orgs switch`.", { exitCode: EXIT.usage });
       if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo)) throw new AbortError("--forward-to must be an http(s) URL.", { exitCode: EXIT.usage });

@@ -70,7 +70,7 @@ export function configureMeterCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .addHelpText("after", "\nExample:\n  $ till meters create --name \"LLM tokens\" --filter 'name eq llm.completion' --aggregation sum:tokens\n")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const clauses = ((flags.filter as string[] | undefined) ?? []).map(parseFilterClause);
       const body = {
         name: flags.name,
@@ -85,7 +85,7 @@ export function configureMeterCommands(program: Command): void {
     .description("rename a meter")
     .requiredOption("--name <name>", "new name")
     .action(async (id: string, flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       printOne(ctx, meterSpec, await ctx.api().patch<Meter>(`${meterSpec.path}${encodeURIComponent(id)}`, { name: flags.name }));
     });
   meters
@@ -98,7 +98,7 @@ export function configureMeterCommands(program: Command): void {
     .option("--external-customer <id>", "one customer by your id")
     .addHelpText("after", "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n")
     .action(async (id: string, flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const res = await ctx.api().get<{ quantities: { timestamp: string; quantity: number }[]; total: number }>(`${meterSpec.path}${encodeURIComponent(id)}/quantities`, {
         start_timestamp: parseSince(flags.since).toISOString(),
         end_timestamp: flags.until ? parseSince(flags.until).toISOString() : new Date().toISOString(),
@@ -148,7 +148,7 @@ function configureEventCommands(program: Command): void {
     .addHelpText("after", "\nExamples:\n  $ till events ingest --name api_call --external-customer user_42 --metadata tokens=120\n  $ cat events.ndjson | till events ingest --file -\n")
     .action(async (flags, c: Command) => {
       const { ingestEvents } = await import("../services/events.ts");
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const single = flags.name
         ? [{ name: flags.name, ...(flags.customer ? { customer_id: flags.customer } : {}), ...(flags.externalCustomer ? { external_customer_id: flags.externalCustomer } : {}), metadata: parsePairs(flags.metadata, "--metadata") ?? {} }]
         : null;

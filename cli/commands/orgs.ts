@@ -1,6 +1,5 @@
 // `till orgs list|switch|create` and `till tokens create|list|delete`.
 import type { Command } from "commander";
-import { z } from "zod";
 import { contextOf } from "../lib/command.ts";
 
 export function configureOrgCommands(program: Command): void {
@@ -11,7 +10,7 @@ export function configureOrgCommands(program: Command): void {
     .addHelpText("after", "\nExample:\n  $ till orgs list --json\n")
     .action(async (_f, cmd: Command) => {
       const { listOrgs } = await import("../services/orgs.ts");
-      await listOrgs(contextOf(cmd));
+      await listOrgs(await contextOf(cmd));
     });
   orgs
     .command("switch <id-or-slug>")
@@ -19,7 +18,7 @@ export function configureOrgCommands(program: Command): void {
     .addHelpText("after", "\nExample:\n  $ till orgs switch acme\n")
     .action(async (ref: string, _f, cmd: Command) => {
       const { switchOrg } = await import("../services/orgs.ts");
-      await switchOrg(contextOf(cmd), ref);
+      await switchOrg(await contextOf(cmd), ref);
     });
   orgs
     .command("create")
@@ -29,7 +28,7 @@ export function configureOrgCommands(program: Command): void {
     .addHelpText("after", "\nExample:\n  $ till orgs create --name \"Acme Inc\" --slug acme\n")
     .action(async (flags, cmd: Command) => {
       const { createOrg } = await import("../services/orgs.ts");
-      await createOrg(contextOf(cmd), z.object({ name: z.string().min(1), slug: z.string().optional() }).parse(flags));
+      await createOrg(await contextOf(cmd), { name: String(flags.name), slug: flags.slug });
     });
 
   const tokens = program.command("tokens").description("organization access tokens for CI and servers");
@@ -43,20 +42,20 @@ export function configureOrgCommands(program: Command): void {
     .addHelpText("after", "\nExample:\n  $ till tokens create --scope products:write --scope events:write --expires-in P90D --comment \"GitHub Actions\"\n")
     .action(async (flags, cmd: Command) => {
       const { createToken } = await import("../services/orgs.ts");
-      await createToken(contextOf(cmd), flags as { scope: string[]; comment: string; expiresIn?: string; org?: string });
+      await createToken(await contextOf(cmd), flags as { scope: string[]; comment: string; expiresIn?: string; org?: string });
     });
   tokens
     .command("list")
     .description("list organization access tokens")
     .action(async (_f, cmd: Command) => {
       const { listTokens } = await import("../services/orgs.ts");
-      await listTokens(contextOf(cmd));
+      await listTokens(await contextOf(cmd));
     });
   tokens
     .command("delete <id>")
     .description("revoke an organization access token")
     .action(async (id: string, _f, cmd: Command) => {
       const { deleteToken } = await import("../services/orgs.ts");
-      await deleteToken(contextOf(cmd), id);
+      await deleteToken(await contextOf(cmd), id);
     });
 }

@@ -124,7 +124,7 @@ export function configureProductCommands(program: Command): void {
   )
     .addHelpText("after", "\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name \"API calls\" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       if (flags.recurring && !INTERVALS.includes(flags.recurring)) throw new AbortError(`--recurring must be one of ${INTERVALS.join(", ")}.`, { exitCode: EXIT.usage });
       const body = {
         name: flags.name,
@@ -148,7 +148,7 @@ export function configureProductCommands(program: Command): void {
     .option("--currency <code>", "currency of the new price", "usd")
     .option("--metadata <key=value>", "replace metadata (repeatable)", collect)
     .action(async (id: string, flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const body: Record<string, unknown> = {};
       if (flags.name) body.name = flags.name;
       if (flags.description !== undefined) body.description = flags.description;
@@ -164,7 +164,7 @@ export function configureProductCommands(program: Command): void {
       .command(`${verb} <id>`)
       .description(`${verb} a product (archived products cannot be bought; orders keep them)`)
       .action(async (id: string, _f, c: Command) => {
-        const ctx = contextOf(c);
+        const ctx = await contextOf(c);
         const product = await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, { is_archived: archived });
         printOne(ctx, productSpec, product, `${archived ? "Archived" : "Unarchived"} product ${id}.`);
       });

@@ -115,7 +115,7 @@ export function configureSalesCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .addHelpText("after", "\nExample:\n  $ till checkouts create --product <product-id> --open\n")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const checkout = await ctx.api().post<Checkout>(checkoutSpec.path, {
         products: flags.product,
         customer_email: flags.email ?? null,
@@ -143,7 +143,7 @@ export function configureSalesCommands(program: Command): void {
     .option("--success-url <url>", "where to send customers after paying")
     .option("--org <id>", "organization (user tokens)")
     .action(async (flags, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const link = await ctx.api().post<CheckoutLink>(linkSpec.path, { payment_processor: "stripe", products: flags.product, label: flags.label ?? null, success_url: flags.successUrl ?? null, organization_id: organizationParam(ctx, flags.org) });
       printOne(ctx, linkSpec, link, "Created checkout link.");
     });
@@ -162,7 +162,7 @@ export function configureSalesCommands(program: Command): void {
       .option("--reason <reason>", `why (${REASONS.join(", ")})`)
       .option("--comment <text>", "free-text comment")
       .action(async (id: string, flags: { reason?: string; comment?: string }, c: Command) => {
-        const ctx = contextOf(c);
+        const ctx = await contextOf(c);
         if (flags.reason && !REASONS.includes(flags.reason)) throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, { exitCode: EXIT.usage });
         const sub = await ctx.api().patch<Subscription>(`${subscriptionSpec.path}${encodeURIComponent(id)}`, body(flags));
         printOne(ctx, subscriptionSpec, sub, `Subscription ${id}: ${verb}.`);

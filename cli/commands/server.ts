@@ -1,13 +1,11 @@
 // Server commands: `till dev` (sandbox, embedded database, server + worker), `till serve`
 // (production HTTP server, worker included unless --no-worker), `till worker` and `till migrate`.
 import type { Command } from "commander";
-import { z } from "zod";
 
-const serverFlags = z.object({
-  port: z.string().regex(/^\d+$/, "--port must be a number").optional(),
-  host: z.string().optional(),
-  worker: z.boolean().default(true),
-});
+// Flags go to the config module as overrides; it validates them with the variables they replace.
+const serverFlags = {
+  parse: (f: { port?: string; host?: string; worker?: boolean }) => ({ port: f.port, host: f.host, worker: f.worker !== false }),
+};
 
 export function configureServerCommands(program: Command): void {
   program

@@ -10,7 +10,7 @@ export function configureTriggerCommands(program: Command): void {
     .addHelpText("after", "\nExamples:\n  $ till trigger order.paid\n  $ till trigger subscription.canceled --json\n")
     .action(async (event: string, _f, c: Command) => {
       const { trigger } = await import("../services/trigger.ts");
-      await trigger(contextOf(c), event);
+      await trigger((await contextOf(c)), event);
     });
 
   program
@@ -18,7 +18,7 @@ export function configureTriggerCommands(program: Command): void {
     .description("open the dashboard, or a checkout's page, in the browser")
     .addHelpText("after", "\nExamples:\n  $ till open dashboard\n  $ till open checkout <checkout-id>\n")
     .action(async (what: string, id: string | undefined, _f, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const { openUrl } = await import("../services/browser.ts");
       if (what === "dashboard") return openUrl(ctx, `${ctx.session.server}/`);
       if (what === "checkout") {

@@ -1,9 +1,9 @@
 // What every command action starts from: global flags → session (server, token), output mode and
-// an API client. Commands only parse flags and call services; services return data.
+// an API client. Loaded lazily: `till --help` must not pay for the HTTP client or config parsing.
 import type { Command } from "commander";
-import { createApi, type ApiClient } from "./api.ts";
-import { createOutput, type Output } from "./output.ts";
-import { requireToken, resolveSession, type GlobalFlags, type Session } from "./session.ts";
+import type { ApiClient } from "./api.ts";
+import type { Output } from "./output.ts";
+import type { GlobalFlags, Session } from "./session.ts";
 
 export interface CommandContext {
   session: Session;
@@ -14,7 +14,8 @@ export interface CommandContext {
   anonymousApi(): ApiClient;
 }
 
-export function contextOf(cmd: Command): CommandContext {
+export async function contextOf(cmd: Command): Promise<CommandContext> {
+  const [{ createApi }, { createOutput }, { requireToken, resolveSession }] = await Promise.all([import("./api.ts"), import("./output.ts"), import("./session.ts")]);
   const flags = cmd.optsWithGlobals<GlobalFlags>();
   const session = resolveSession(flags);
   const out = createOutput({ json: Boolean(flags.json), color: flags.color !== false, noColorEnv: session.env.noColor });

@@ -47,7 +47,7 @@ export function addListCommand<T>(group: Command, spec: ResourceSpec<T>, filters
     .option("--page <n>", "page number", positiveInt("--page"), 1)
     .option("--org <id>", "organization (user tokens; default: the profile's)");
   filters(cmd).action(async (flags: Record<string, unknown>, c: Command) => {
-    const ctx = contextOf(c);
+    const ctx = await contextOf(c);
     const query: Query = { page: flags.page as number, limit: flags.limit as number, organization_id: organizationParam(ctx, flags.org as string | undefined), ...toQuery(flags) };
     const res = await ctx.api().get<{ items: T[]; pagination: { total_count: number; max_page: number } }>(spec.path, query);
     const { total_count, max_page } = res.pagination;
@@ -61,7 +61,7 @@ export function addGetCommand<T>(group: Command, spec: ResourceSpec<T>): void {
     .command("get <id>")
     .description(`show one ${spec.noun}`)
     .action(async (id: string, _f, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       const row = await ctx.api().get<T>(`${spec.path}${encodeURIComponent(id)}`);
       printOne(ctx, spec, row);
     });
@@ -72,7 +72,7 @@ export function addDeleteCommand<T>(group: Command, spec: ResourceSpec<T>, verb 
     .command(`${verb} <id>`)
     .description(`${verb} a ${spec.noun}`)
     .action(async (id: string, _f, c: Command) => {
-      const ctx = contextOf(c);
+      const ctx = await contextOf(c);
       await ctx.api().delete(`${spec.path}${encodeURIComponent(id)}`);
       ctx.out.result({ id, deleted: true }, () => `Deleted ${spec.noun} ${id}.`);
     });
