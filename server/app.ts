@@ -17,6 +17,8 @@ import { createAuthResolver } from "./modules/auth/context.ts";
 import { authRouter } from "./modules/auth/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
+import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
+import { webhooksRouter } from "./modules/webhooks/routes.ts";
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -25,6 +27,7 @@ export interface AppDeps {
   clock: Clock;
   queue: QueueHandle | null;
   auth: Auth;
+  webhooks: WebhooksRuntime;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -44,6 +47,7 @@ export function createApp(deps: AppDeps): Express {
   const v1 = Router();
   v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth }, guard));
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
+  v1.use(webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard));
   app.use("/v1", v1);
 
   app.use(notFoundHandler);

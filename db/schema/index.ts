@@ -5,3 +5,4 @@ export * from "./meters.ts";
 export * from "./organizations.ts";
 export * from "./outbox.ts";
 export * from "./system.ts";
+export * from "./webhooks.ts";
