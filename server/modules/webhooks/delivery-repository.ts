@@ -119,10 +119,10 @@ export async function recordAttempts(tx: Db, records: AttemptRecord[]): Promise<
     records.map((r) => sql`(${r.eventId}::uuid, ${r.status}::text, ${r.attempt}::int, ${r.httpCode}::int, ${r.at.toISOString()}::timestamptz)`),
     sql`, `,
   );
-  // An event already succeeded stays succeeded (a redelivery that fails does not undo it).
+  // A succeeded event stays succeeded (a failed redelivery does not undo it); a skipped one stays skipped.
   await tx.execute(sql`
     update webhook_endpoint_events e set
-      status = case when e.status = 'succeeded' then e.status else v.status end,
+      status = case when e.status in ('succeeded', 'skipped') then e.status else v.status end,
       attempts = greatest(e.attempts, v.attempts),
       last_http_code = v.code,
       modified_at = v.at
