@@ -1,5 +1,6 @@
 // The webhooks runtime of one process: the NOTIFY hub (every instance, for the live stream), and in
 // a process that works jobs the dispatcher, the delivery worker and the daily archival job.
+import { randomUUID } from "node:crypto";
 import type { Database } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { JobDefinition, QueueHandle } from "../../jobs/queue.ts";
@@ -70,6 +71,10 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
       const options = { retryLimit: 5, retryDelay: 0, expireInSeconds: config.webhooks.jobExpireSeconds, deleteAfterSeconds: 7 * 86_400 };
       await boss.createQueue(DELIVER_JOB, options);
       await boss.updateQueue(DELIVER_JOB, options);
+      // updateQueue evicts pg-boss's cached queue row, and a cold cache is refilled through pg-boss's
+      // own connection. Inside our transactions (insert/complete with { db: tx }) that refill would
+      // wait for the transaction on PGlite's single connection: a deadlock. Refill it now, outside.
+      await boss.complete(DELIVER_JOB, randomUUID());
       if (!worker) return;
       await boss.schedule(ARCHIVE_JOB, "17 3 * * *");
       deliverer = new Deliverer({ db: database.db, boss, config, clock, log, sender, mailer: deps.mailer, hub });
