@@ -36,6 +36,8 @@ import { sandboxRouter } from "./modules/payments/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 import { webRouter } from "./web.ts";
+import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
+import { webhooksRouter } from "./modules/webhooks/routes.ts";
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -47,6 +49,7 @@ export interface AppDeps {
   secretBox: SecretBox;
   tax: TaxCalculator;
   processor: PaymentProcessor;
+  webhooks: WebhooksRuntime;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(checkoutLinksRouter(checkoutDeps, guard));
   v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard));
+  v1.use(webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard));
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));

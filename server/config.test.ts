@@ -55,6 +55,14 @@ describe("loadConfig", () => {
     expect(loadConfig({ command: "dev", env: {}, cwd }).authSecret).toBe(first.authSecret);
   });
 
+  it("runs tests in sandbox mode unless TILL_MODE asks for production; reads the webhook settings", () => {
+    expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).mode).toBe("sandbox");
+    expect(loadConfig({ command: "test", env: { TILL_MODE: "production" }, cwd: tmp() }).mode).toBe("production");
+    const config = loadConfig({ command: "test", env: { WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_RETENTION_DAYS: "7", WEBHOOK_DNS_SERVERS: "127.0.0.1:53, 10.0.0.2" }, cwd: tmp() });
+    expect(config.webhooks).toMatchObject({ retryBaseMs: 50, retentionDays: 7, maxAttempts: 10, timeoutMs: 10_000, dnsServers: ["127.0.0.1:53", "10.0.0.2"] });
+    expect(() => loadConfig({ command: "test", env: { WEBHOOK_MAX_ATTEMPTS: "0" }, cwd: tmp() })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
+  });
+
   it("runs `till dev` in sandbox mode and refuses TILL_MODE=production there", () => {
     expect(loadConfig({ command: "dev", env: {}, cwd: tmp() }).mode).toBe("sandbox");
     expect(() => loadConfig({ command: "dev", env: { TILL_MODE: "production" }, cwd: tmp() })).toThrow(/always runs in sandbox/);

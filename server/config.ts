@@ -80,6 +80,16 @@ const envSchema = z.object({
   CAPTCHA_SITE_VERIFY_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
   FILES_MAX_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(512 * 1024 * 1024)),
   FILES_UPLOAD_URL_TTL: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(7 * 86_400).default(3600)),
+  WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(60_000).default(10_000)),
+  WEBHOOK_MAX_ATTEMPTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(50).default(10)),
+  WEBHOOK_RETRY_BASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3_600_000).default(4_000)),
+  WEBHOOK_FIFO_WAIT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(60_000)),
+  WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(16)),
+  WEBHOOK_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(90)),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
+  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(86_400).default(300)),
+  WEBHOOK_PIPELINING: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
+  WEBHOOK_DNS_SERVERS: z.preprocess(emptyAsUndefined, z.string().optional()),
   INIT_CWD: z.string().optional(),
 });
 
@@ -99,6 +109,26 @@ export interface Config {
   trustedOrigins: readonly string[];
   log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
   shutdownGraceMs: number;
+  webhooks: {
+    /** Per request, connection to last byte. */
+    timeoutMs: number;
+    maxAttempts: number;
+    /** Delay before the second attempt; each later one doubles it (with jitter). */
+    retryBaseMs: number;
+    /** How long an event waits for an older one of its endpoint to get its first attempt. */
+    fifoWaitMs: number;
+    /** Requests in flight at once per worker process. */
+    concurrency: number;
+    retentionDays: number;
+    /** An endpoint whose this many most recent completed events all failed is disabled. */
+    disableAfterFailures: number;
+    /** A delivery job not finished this long after it was taken (its worker died) is handed out again. */
+    jobExpireSeconds: number;
+    /** Requests written ahead on one endpoint's connection (HTTP/1.1 pipelining keeps their order). */
+    pipelining: number;
+    /** DNS servers (host:port) used to resolve endpoint hosts; the system resolver when empty. */
+    dnsServers: readonly string[];
+  };
   email: { smtpUrl: string | null; from: string };
   /** Tax rates by country in basis points; empty charges no tax. */
   taxRates: Readonly<Record<string, number>>;
@@ -157,7 +187,8 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
   if (command === "dev" && e.TILL_MODE === "production") {
     throw new ConfigError("Invalid configuration:\n  TILL_MODE: `till dev` always runs in sandbox mode; use `till serve` for production");
   }
-  const mode = command === "dev" || command === "test" ? "sandbox" : (e.TILL_MODE ?? "production");
+  // Tests run in sandbox unless they ask for production explicitly (to test production-only rules).
+  const mode = command === "dev" ? "sandbox" : (e.TILL_MODE ?? (command === "test" ? "sandbox" : "production"));
   const port = e.PORT ?? 8080;
   const host = e.HOST ?? (command === "serve" || command === "worker" ? "0.0.0.0" : "127.0.0.1");
   const baseUrl = (e.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
@@ -207,6 +238,21 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     trustedOrigins,
     log: { level, format },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      fifoWaitMs: e.WEBHOOK_FIFO_WAIT_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      retentionDays: e.WEBHOOK_RETENTION_DAYS,
+      disableAfterFailures: e.WEBHOOK_DISABLE_AFTER_FAILURES,
+      jobExpireSeconds: e.WEBHOOK_JOB_EXPIRE_SECONDS,
+      pipelining: e.WEBHOOK_PIPELINING,
+      dnsServers: (e.WEBHOOK_DNS_SERVERS ?? "")
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    },
     email: { smtpUrl: e.SMTP_URL ?? null, from: e.EMAIL_FROM },
     taxRates: Object.fromEntries((e.TAX_RATES ?? "").split(",").filter(Boolean).map((pair) => [pair.slice(0, 2), Number(pair.slice(3))])),
     checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,

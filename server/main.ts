@@ -17,6 +17,7 @@ import { createLogger, type Logger } from "./lib/logger.ts";
 import { createAuth, type Auth } from "./modules/auth/auth.ts";
 import { createMailer } from "./modules/email/mailer.ts";
 import { ensureProfile } from "./modules/organizations/repository.ts";
+import { createWebhooks, type WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 
 
 export interface StartOptions {
@@ -36,6 +37,7 @@ export interface RunningServer {
   database: Database;
   auth: Auth;
   queue: QueueHandle;
+  webhooks: WebhooksRuntime;
   log: Logger;
   timings: { migrateMs: number; queueMs: number; readyMs: number };
   stop(): Promise<void>;
@@ -53,19 +55,25 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
     const migrateMs = performance.now() - m0;
 
     const secretBox = createSecretBox(config.authSecret);
+    const mailer = await createMailer({ config, db: database.db, log });
+    const webhooks = createWebhooks({ config, database, clock, log, mailer });
+    const worker = options.worker ?? true;
     const jobs: JobDefinition[] = [noopJob as JobDefinition, expireCheckoutsJob({ db: database.db, clock, config, secretBox })];
+
     const q0 = performance.now();
     const queue = await startQueue({
       database,
       databaseUrl: config.database.kind === "postgres" ? config.database.url : null,
       log,
-      jobs,
-      worker: options.worker ?? true,
+      jobs: [...jobs, ...webhooks.jobs],
+      worker,
     });
     const queueMs = performance.now() - q0;
     cleanup.unshift(() => queue.stop());
+    // Before the queue stops: attempts in flight are recorded with their jobs' completion.
+    cleanup.unshift(() => webhooks.stop());
+    await webhooks.start(queue, { worker });
 
-    const mailer = await createMailer({ config, db: database.db, log });
     const auth = createAuth({
       config,
       db: database.db,
@@ -83,6 +91,7 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
         clock,
         queue,
         auth,
+        webhooks,
         secretBox,
         tax: createTaxCalculator(config.taxRates),
         processor: createSandboxProcessor({ db: database.db }),
@@ -91,9 +100,11 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
       const { port } = server.address() as AddressInfo;
       url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;
       cleanup.unshift(() => closeHttp(server, config.shutdownGraceMs, log));
+      // Live streams never finish on their own: end them so the HTTP server can close.
+      cleanup.unshift(async () => webhooks.streams.closeAll());
     }
     const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
-    return { url, app, database, auth, queue, log, timings, stop: once(() => runAll(cleanup, log)) };
+    return { url, app, database, auth, queue, webhooks, log, timings, stop: once(() => runAll(cleanup, log)) };
   } catch (err) {
     await runAll(cleanup, log);
     throw err;

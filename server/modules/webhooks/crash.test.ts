@@ -1,0 +1,88 @@
+// Fault test with real processes: `till serve` is SIGKILLed while 500 events are still queued for a
+// slow endpoint, then started again on the same database; every event reaches the endpoint.
+import net from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { api, createAccessToken, createOrganization, signUp } from "../../../test/helpers/auth.ts";
+import { openTestDatabase, usingPostgres, type TestDatabase } from "../../../test/helpers/db.ts";
+import { spawnTillServer, tempDir, type SpawnedServer } from "../../../test/helpers/process.ts";
+import { startReceiver, waitFor } from "../../../test/helpers/webhook-receiver.ts";
+
+let testDb: TestDatabase | null = null;
+const children: SpawnedServer[] = [];
+afterAll(async () => {
+  for (const c of children) c.child.kill("SIGKILL");
+  await testDb?.dispose();
+});
+
+describe(`till serve killed with deliveries queued (${usingPostgres() ? "PostgreSQL" : "PGlite data dir"})`, () => {
+  it("SIGKILL with 500 events queued, restart: every event is delivered, none lost", { timeout: 180_000 }, async () => {
+    let secret = "";
+    const receiver = await startReceiver({
+      secretFor: (p) => (p === "/crash" ? secret : undefined),
+      skipParse: true,
+      // A slow endpoint, so most of the 500 are still queued when the server dies.
+      respond: () => new Promise((r) => setTimeout(() => r(200), 40)),
+    });
+    const cwd = tempDir("till-crash-");
+    const port = await freePort();
+    const env: Record<string, string> = {
+      AUTH_SECRET: "c".repeat(40),
+      TILL_MODE: "sandbox",
+      AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+      AUTH_RATE_LIMIT: "false",
+      LOG_LEVEL: "warn",
+      WEBHOOK_JOB_EXPIRE_SECONDS: "3",
+      TILL_DATA_DIR: `${cwd}/data`,
+      PORT: String(port),
+      BASE_URL: `http://localhost:${port}`,
+    };
+    if (usingPostgres()) {
+      testDb = await openTestDatabase();
+      env.DATABASE_URL = testDb.url!;
+    }
+    try {
+      const first = await spawnTillServer("serve", env, cwd);
+      children.push(first);
+      const user = await signUp(first.url);
+      const org = await createOrganization(first.url, user);
+      const token = await createAccessToken(first.url, user, org.id, ["webhooks:write", "organizations:write"]);
+      const ep = await api(first.url, "/v1/webhooks/endpoints", { token, body: { url: `${receiver.url}/crash`, format: "raw", events: ["organization.updated"] } });
+      expect(ep.status).toBe(201);
+      secret = ep.body.secret;
+      for (let i = 0; i < 500; i++) {
+        const res = await api(first.url, `/v1/organizations/${org.id}`, { method: "PATCH", token, body: { website: `https://u${i}.test` } });
+        expect(res.status).toBe(200);
+      }
+      const beforeKill = new Set(receiver.receipts.map((r) => r.id)).size;
+      const killedAt = Date.now();
+      first.child.kill("SIGKILL");
+      await first.child;
+      expect(beforeKill).toBeLessThan(450);
+
+      const second = await spawnTillServer("serve", env, cwd);
+      children.push(second);
+      await waitFor(() => new Set(receiver.receipts.map((r) => r.id)).size >= 500, 120_000, "all 500 events delivered after restart");
+      console.log(`delivered before kill ${beforeKill}; all 500 delivered ${Date.now() - killedAt} ms after the kill`);
+      const sites = new Set(receiver.receipts.map((r) => JSON.parse(r.body).data.website as string));
+      expect(sites.size).toBe(500);
+      for (let i = 0; i < 500; i++) expect(sites.has(`https://u${i}.test`)).toBe(true);
+      expect(receiver.receipts.every((r) => r.standardOk && r.polarOk)).toBe(true);
+      // At most the attempts in flight at the kill are sent twice (same webhook-id, so receivers dedupe).
+      expect(receiver.receipts.length - 500).toBeLessThanOrEqual(50);
+      const log = await api(second.url, `/v1/webhooks/deliveries?endpoint_id=${ep.body.id}&succeeded=true&limit=1`, { token });
+      expect(log.body.pagination.total_count).toBeGreaterThanOrEqual(500);
+      second.child.kill("SIGTERM");
+      await second.child;
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}

@@ -1,0 +1,138 @@
+// GET /v1/cli/listen/{organization_id}: the organization's webhook payloads as server-sent events,
+// as they are committed, for `till listen`. The first message carries the secret the CLI signs
+// forwarded events with. Each event's SSE id is its outbox seq, so a client that reconnects with
+// Last-Event-ID is replayed everything after it that is still retained. Events arrive through
+// LISTEN/NOTIFY, so an event committed by any instance reaches listeners on every instance.
+import type { Request, Response } from "express";
+import { Router } from "express";
+import { z } from "zod";
+import type { Db } from "../../../db/client.ts";
+import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
+import { NotPermitted } from "../../lib/errors.ts";
+import { parseParams } from "../../lib/validation.ts";
+import { eventBySeq, eventsAfter, latestSeq } from "./delivery-repository.ts";
+import type { NotificationHub } from "./notifications.ts";
+import { listenSecret } from "./repository.ts";
+import { newWebhookSecret } from "./signing.ts";
+
+const PAGE = 500;
+const HEARTBEAT_MS = 15_000;
+
+/** Open streams, so a graceful shutdown can end them instead of waiting for clients to leave. */
+export class StreamRegistry {
+  readonly #open = new Set<() => void>();
+
+  add(close: () => void): () => void {
+    this.#open.add(close);
+    return () => this.#open.delete(close);
+  }
+
+  closeAll(): void {
+    for (const close of [...this.#open]) close();
+    this.#open.clear();
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+}
+
+export interface StreamDeps {
+  db: Db;
+  hub: NotificationHub;
+  streams: StreamRegistry;
+}
+
+const params = z.object({ organization_id: z.uuid() });
+const lastEventId = z.string().regex(/^\d{1,18}$/).transform(Number);
+
+export function streamRouter(deps: StreamDeps, guard: Guard): Router {
+  const r = Router();
+  r.get("/cli/listen/:organization_id", guard(), async (req, res) => {
+    const ctx = authOf(req);
+    if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("The live stream is for a signed-in user.");
+    const { organization_id: organizationId } = parseParams(params, req);
+    assertAccessible(ctx, organizationId, "Organization not found.");
+    const secret = await listenSecret(deps.db, ctx.userId, organizationId, newWebhookSecret());
+    const resumeFrom = lastEventId.safeParse(req.header("last-event-id") ?? req.query.last_event_id);
+    const cursor = resumeFrom.success ? resumeFrom.data : await latestSeq(deps.db, organizationId);
+    openStream(deps, req, res, organizationId, secret, cursor);
+  });
+  return r;
+}
+
+function openStream(deps: StreamDeps, req: Request, res: Response, organizationId: string, secret: string, startAfter: number): void {
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache, no-transform",
+    connection: "keep-alive",
+    "x-accel-buffering": "no",
+  });
+  res.flushHeaders();
+  res.write(`retry: 1000\ndata: ${JSON.stringify({ key: "connected", secret })}\n\n`);
+
+  let cursor = startAfter;
+  let closed = false;
+  let running = false;
+  let again = false;
+  // Seqs at or below the cursor that were announced but not sent: a transaction that took its seq
+  // before another's yet committed after it. Sent individually so nothing is skipped.
+  const late = new Set<number>();
+  const sent = new Set<number>();
+
+  const write = (seq: number, payload: unknown) => {
+    if (sent.has(seq)) return;
+    sent.add(seq);
+    if (sent.size > 10_000) sent.delete(sent.values().next().value!);
+    res.write(`id: ${seq}\ndata: ${JSON.stringify(payload)}\n\n`);
+  };
+
+  const catchUp = async (): Promise<void> => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        for (;;) {
+          const rows = await eventsAfter(deps.db, organizationId, cursor, PAGE);
+          for (const row of rows) if (!closed) write(row.seq, row.payload);
+          if (rows.length > 0) cursor = rows[rows.length - 1]!.seq;
+          if (rows.length < PAGE || closed) break;
+        }
+        for (const seq of [...late]) {
+          late.delete(seq);
+          const row = await eventBySeq(deps.db, organizationId, seq);
+          if (row && !closed) write(row.seq, row.payload);
+        }
+      } while (again && !closed);
+    } catch (err) {
+      req.log.error({ err }, "listen stream catch-up failed");
+    } finally {
+      running = false;
+    }
+  };
+
+  const unsubscribe = deps.hub.subscribe((n) => {
+    if (closed) return;
+    if (n.kind === "event") {
+      if (n.organizationId !== organizationId) return;
+      if (n.seq <= cursor && !sent.has(n.seq)) late.add(n.seq);
+      void catchUp();
+    } else if (n.kind === "resync") void catchUp();
+  });
+  const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    unsubscribe();
+    clearInterval(heartbeat);
+    unregister();
+    res.end();
+  };
+  const unregister = deps.streams.add(close);
+  req.on("close", close);
+  void catchUp();
+}
