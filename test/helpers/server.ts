@@ -58,7 +58,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once("error", reject);

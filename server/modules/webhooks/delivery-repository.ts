@@ -189,18 +189,18 @@ export async function archiveBefore(db: Db, cutoff: Date, at: Date): Promise<{ e
 }
 
 /** Outbox rows of an organization after a seq, for the live stream's replay. */
-export async function eventsAfter(db: Db, organizationId: string, afterSeq: number, limit: number): Promise<{ seq: number; payload: EventPayload }[]> {
+export async function eventsAfter(db: Db, organizationId: string, afterSeq: number, limit: number): Promise<{ id: string; seq: number; payload: EventPayload }[]> {
   return db
-    .select({ seq: webhookEvents.seq, payload: webhookEvents.payload })
+    .select({ id: webhookEvents.id, seq: webhookEvents.seq, payload: webhookEvents.payload })
     .from(webhookEvents)
     .where(and(eq(webhookEvents.organizationId, organizationId), sql`${webhookEvents.seq} > ${afterSeq}`))
     .orderBy(webhookEvents.seq)
     .limit(limit);
 }
 
-export async function eventBySeq(db: Db, organizationId: string, seq: number): Promise<{ seq: number; payload: EventPayload } | null> {
+export async function eventBySeq(db: Db, organizationId: string, seq: number): Promise<{ id: string; seq: number; payload: EventPayload } | null> {
   const [row] = await db
-    .select({ seq: webhookEvents.seq, payload: webhookEvents.payload })
+    .select({ id: webhookEvents.id, seq: webhookEvents.seq, payload: webhookEvents.payload })
     .from(webhookEvents)
     .where(and(eq(webhookEvents.organizationId, organizationId), eq(webhookEvents.seq, seq)));
   return row ?? null;

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const listen = (base: string, orgId: string, token: string, lastEventId?: string) => openSse(`${base}/v1/cli/listen/${orgId}`, token, lastEventId);
-const payloads = (c: SseClient) => c.events.slice(1).map((e) => ({ id: e.id, ...JSON.parse(e.data) }));
+const payloads = (c: SseClient) => c.events.slice(1).map((e) => ({ id: e.id, ...JSON.parse(JSON.parse(e.data).body) }));
 const emit = (organizationId: string, n: number) =>
   inTransaction(t.server.database.db, (tx) => recordEvent(tx, systemClock, { organizationId, type: "order.created", data: { n } }));
 
@@ -38,6 +38,13 @@ describe("live webhook stream", () => {
     expect(first).toMatchObject({ type: "order.created", data: { n: 1 } });
     expect(second).toMatchObject({ type: "organization.updated", data: { id: seller.organization.id, website: "https://s.test" } });
     expect(second.data).toEqual(patched.body);
+    // Each message is signed with the listen secret, as the CLI checks before forwarding.
+    const { Webhook } = await import("standardwebhooks");
+    const verifier = new Webhook(hello.secret.replace(/^whsec_/, ""));
+    for (const e of a.events.slice(1)) {
+      const m = JSON.parse(e.data) as { webhook_id: string; timestamp: number; signature: string; body: string };
+      expect(() => verifier.verify(m.body, { "webhook-id": m.webhook_id, "webhook-timestamp": String(m.timestamp), "webhook-signature": m.signature })).not.toThrow();
+    }
     const seqs = await t.server.database.rows<{ seq: string }>(sql`select seq from webhook_events where organization_id = ${seller.organization.id} order by seq`);
     expect([first.id, second.id]).toEqual(seqs.map((r) => String(r.seq)));
     a.close();

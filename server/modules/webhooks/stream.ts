@@ -1,4 +1,4 @@
-// GET /v1/cli/listen/{organization_id}: the organization's webhook payloads as server-sent events,
+// GET /v1/cli/listen/{organization_id}: the organization's webhook events as server-sent events,
 // as they are committed, for `till listen`. The first message carries the secret the CLI signs
 // forwarded events with. Each event's SSE id is its outbox seq, so a client that reconnects with
 // Last-Event-ID is replayed everything after it that is still retained. Events arrive through
@@ -13,7 +13,7 @@ import { parseParams } from "../../lib/validation.ts";
 import { eventBySeq, eventsAfter, latestSeq } from "./delivery-repository.ts";
 import type { NotificationHub } from "./notifications.ts";
 import { listenSecret } from "./repository.ts";
-import { newWebhookSecret } from "./signing.ts";
+import { newWebhookSecret, signatureHeader, signingKeys } from "./signing.ts";
 
 const PAGE = 500;
 const HEARTBEAT_MS = 15_000;
@@ -80,11 +80,18 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
   const late = new Set<number>();
   const sent = new Set<number>();
 
-  const write = (seq: number, payload: unknown) => {
-    if (sent.has(seq)) return;
-    sent.add(seq);
+  // Each message is the delivery `till listen` forwards: the exact body and Standard Webhooks headers
+  // signed with the listen secret, so the CLI can check what it got before passing it on. The
+  // timestamp is wall time, as receivers compare it with their own clock.
+  const keys = signingKeys(secret);
+  const write = (row: { id: string; seq: number; payload: unknown }) => {
+    if (sent.has(row.seq)) return;
+    sent.add(row.seq);
     if (sent.size > 10_000) sent.delete(sent.values().next().value!);
-    res.write(`id: ${seq}\ndata: ${JSON.stringify(payload)}\n\n`);
+    const body = JSON.stringify(row.payload);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const message = { webhook_id: row.id, timestamp, signature: signatureHeader(keys, row.id, timestamp, body), body };
+    res.write(`id: ${row.seq}\ndata: ${JSON.stringify(message)}\n\n`);
   };
 
   const catchUp = async (): Promise<void> => {
@@ -98,14 +105,14 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
         again = false;
         for (;;) {
           const rows = await eventsAfter(deps.db, organizationId, cursor, PAGE);
-          for (const row of rows) if (!closed) write(row.seq, row.payload);
+          for (const row of rows) if (!closed) write(row);
           if (rows.length > 0) cursor = rows[rows.length - 1]!.seq;
           if (rows.length < PAGE || closed) break;
         }
         for (const seq of [...late]) {
           late.delete(seq);
           const row = await eventBySeq(deps.db, organizationId, seq);
-          if (row && !closed) write(row.seq, row.payload);
+          if (row && !closed) write(row);
         }
       } while (again && !closed);
     } catch (err) {
