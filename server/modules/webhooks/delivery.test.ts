@@ -132,7 +132,7 @@ describe("webhook delivery", () => {
     }
   });
 
-  it("keeps per-endpoint order across 1,000 events", async () => {
+  it("keeps per-endpoint order across 1,000 events", { timeout: 120_000 }, async () => {
     const seller = await createSeller(t.url, ["webhooks:write"]);
     await endpoint(seller.token, "/order", ["order.created"]);
     // A few failures early on must not reorder first attempts (retries are not ordered).
