@@ -16,7 +16,10 @@ describe("graceful shutdown", () => {
     const app = express();
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
+    let arrived!: () => void;
+    const inside = new Promise<void>((r) => (arrived = r));
     app.get("/slow", async (_req, res) => {
+      arrived();
       await released;
       res.json({ done: true });
     });
@@ -25,7 +28,7 @@ describe("graceful shutdown", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
     const inFlight = fetch(`${url}/slow`);
-    await new Promise((r) => setTimeout(r, 50));
+    await inside; // the request is being handled
     let closed = false;
     const closing = closeHttp(server, 5_000, silent).then(() => (closed = true));
     await new Promise((r) => setTimeout(r, 50));
@@ -42,12 +45,14 @@ describe("graceful shutdown", () => {
 
   it("cuts connections still open when the grace period ends", async () => {
     const app = express();
-    app.get("/hang", () => {});
+    let arrived!: () => void;
+    const inside = new Promise<void>((r) => (arrived = r));
+    app.get("/hang", () => arrived());
     const server = http.createServer(app).listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const hanging = fetch(`${url}/hang`).catch((err: Error) => err);
-    await new Promise((r) => setTimeout(r, 50));
+    await inside;
     const started = Date.now();
     await closeHttp(server, 200, silent);
     expect(Date.now() - started).toBeLessThan(2_000);
