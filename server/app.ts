@@ -14,6 +14,10 @@ import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
+import { createCustomerGuard } from "./lib/customer-context.ts";
+import { customerPortalRouter } from "./modules/customer-portal/routes.ts";
+import { customerSessionsRouter } from "./modules/customer-sessions/routes.ts";
+import { createCustomerResolver } from "./modules/customer-sessions/service.ts";
 import { checkoutsRouter } from "./modules/checkouts/routes.ts";
 import { ordersRouter } from "./modules/orders/routes.ts";
 import type { PaymentProcessor } from "./modules/payments/processor.ts";
@@ -85,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard));
   v1.use(webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard));
+  v1.use(customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))));
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));

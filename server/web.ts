@@ -42,6 +42,12 @@ export function webRouter(options: { embedOrigins: readonly string[] }): Router 
     res.setHeader("cache-control", "no-cache");
     res.type("html").send(page("checkout.html"));
   });
+  // The customer portal; the page reads its customer session token from the query string.
+  router.get("/portal", (_req, res) => {
+    res.setHeader("cache-control", "no-store");
+    res.setHeader("referrer-policy", "no-referrer");
+    res.type("html").send(page("portal.html"));
+  });
   router.get(/^\/(?!v1\/|v1$|api\/|assets\/).*/, (req, res, next) => {
     if (!req.accepts("html") || path.extname(req.path)) return next();
     res.setHeader("cache-control", "no-cache");

@@ -3,6 +3,7 @@ export * from "./auth.ts";
 export * from "./benefits.ts";
 export * from "./checkouts.ts";
 export * from "./custom-fields.ts";
+export * from "./customer-sessions.ts";
 export * from "./customers.ts";
 export * from "./discounts.ts";
 export * from "./email.ts";

@@ -23,6 +23,8 @@ export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): 
       if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000) await touchLastUsed(deps.db, token.id, now);
       return { kind: "organization", userId: null, organizationIds: [token.organizationId], scopes: new Set(token.scopes), tokenId: token.id };
     }
+    // A customer session token is for /v1/customer-portal only; on a seller route it is nobody.
+    if (req.bearer?.startsWith("till_cst_")) return null;
     if (!req.bearer && !req.headers.cookie) return null;
     const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
     if (!session) return null;

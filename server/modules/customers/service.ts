@@ -142,6 +142,28 @@ export async function updateCustomer(deps: CustomerDeps, ctx: AuthContext, ref: 
   );
 }
 
+/**
+ * The billing details a customer may change about themselves (the customer portal): billing name,
+ * address and tax id, validated as the seller's update validates them, with customer.updated.
+ */
+export async function updateCustomerBilling(deps: CustomerDeps, ctx: AuthContext, id: string, input: Pick<CustomerUpdate, "billing_address" | "tax_id"> & { billing_name?: string | null | undefined }) {
+  return inTransaction(deps.db, async (tx) => {
+    const current = await load(tx, ctx, { id });
+    const values: Parameters<typeof repo.updateCustomer>[2] = {};
+    if (input.billing_name !== undefined) values.billingName = input.billing_name;
+    const billingAddress = address(input.billing_address);
+    if (billingAddress !== undefined) values.billingAddress = billingAddress;
+    const country = (billingAddress === undefined ? current.billingAddress : billingAddress)?.country ?? null;
+    const taxId = taxIdFor(input.tax_id, country);
+    if (taxId !== undefined) values.taxId = taxId;
+    values.modifiedAt = deps.clock.now();
+    await repo.updateCustomer(tx, current.id, values);
+    const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
+    await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "customer.updated", data });
+    return data;
+  });
+}
+
 export async function deleteCustomer(deps: CustomerDeps, ctx: AuthContext, ref: CustomerRef, anonymize: boolean): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     const current = await load(tx, ctx, ref);

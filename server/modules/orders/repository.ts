@@ -1,5 +1,5 @@
 // SQL for orders and their items.
-import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { orderItems, orders } from "../../../db/schema/index.ts";
 
@@ -33,6 +33,8 @@ export interface OrderFilter {
   customerIds?: string[] | undefined;
   subscriptionIds?: string[] | undefined;
   checkoutIds?: string[] | undefined;
+  /** Orders of a subscription (recurring products) or not (one-time purchases). */
+  recurring?: boolean | undefined;
 }
 
 const SORTS = { created_at: orders.createdAt, amount: orders.totalAmount, net_amount: orders.netAmount } as const;
@@ -45,6 +47,7 @@ export async function listOrders(db: Db, f: OrderFilter, sorting: { key: OrderSo
   if (f.customerIds?.length) conds.push(inArray(orders.customerId, f.customerIds));
   if (f.subscriptionIds?.length) conds.push(inArray(orders.subscriptionId, f.subscriptionIds));
   if (f.checkoutIds?.length) conds.push(inArray(orders.checkoutId, f.checkoutIds));
+  if (f.recurring !== undefined) conds.push(f.recurring ? isNotNull(orders.subscriptionId) : isNull(orders.subscriptionId));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([

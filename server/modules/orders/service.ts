@@ -59,3 +59,15 @@ export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
 }
 
 export const insertOrder = repo.insertOrder;
+
+/** One customer's orders, for the customer portal (the caller has already scoped it to that customer). */
+export async function listCustomerOrders(
+  deps: OrderDeps,
+  customer: { organizationId: string; customerId: string },
+  f: { productIds?: string[] | undefined; subscriptionIds?: string[] | undefined; recurring?: boolean | undefined },
+  sorting: { key: repo.OrderSort; desc: boolean }[],
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listOrders(deps.db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId], ...f }, sorting, page.limit, offsetOf(page));
+  return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
+}

@@ -2,6 +2,7 @@
 import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { subscriptions } from "../../../db/schema/index.ts";
+import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
@@ -46,6 +47,7 @@ export interface SubscriptionFilter {
   statuses?: string[] | undefined;
   active?: boolean | undefined;
   cancelAtPeriodEnd?: boolean | undefined;
+  metadata?: MetadataFilter | undefined;
 }
 
 const SORTS = { created_at: subscriptions.createdAt, started_at: subscriptions.startedAt, current_period_end: subscriptions.currentPeriodEnd, amount: subscriptions.amount, status: subscriptions.status } as const;
@@ -59,6 +61,8 @@ export async function listSubscriptions(db: Db, f: SubscriptionFilter, sorting: 
   if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
   if (f.active !== undefined) conds.push(f.active ? inArray(subscriptions.status, ["active", "trialing", "past_due"]) : inArray(subscriptions.status, ["canceled", "incomplete_expired", "unpaid"]));
   if (f.cancelAtPeriodEnd !== undefined) conds.push(eq(subscriptions.cancelAtPeriodEnd, f.cancelAtPeriodEnd));
+  const metadata = f.metadata ? metadataCondition(subscriptions.metadata, f.metadata) : undefined;
+  if (metadata) conds.push(metadata);
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([

@@ -2,6 +2,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { metadataQuery } from "../../lib/metadata.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { subscriptionListQuery, subscriptionUpdate } from "./schemas.ts";
@@ -12,7 +13,7 @@ const idParams = z.object({ id: z.uuid() });
 export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/subscriptions", "/subscriptions/"], guard("subscriptions:read"), async (req, res) => {
-    res.json(await service.listSubscriptions(deps, authOf(req), parseQuery(subscriptionListQuery, req), parseQuery(paginationQuery, req)));
+    res.json(await service.listSubscriptions(deps, authOf(req), parseQuery(subscriptionListQuery, req), parseQuery(paginationQuery, req), metadataQuery(req)));
   });
   r.get("/subscriptions/:id", guard("subscriptions:read"), async (req, res) => {
     res.json(await service.getSubscription(deps, authOf(req), parseParams(idParams, req).id));

@@ -5,6 +5,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import { assertAccessible, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
+import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import { customersByIds, customerStateOf } from "../customers/service.ts";
@@ -45,10 +46,10 @@ export async function renderSubscription(db: Db, baseUrl: string, row: repo.Subs
   return (await renderSubscriptions(db, baseUrl, [row]))[0]!;
 }
 
-export async function listSubscriptions(deps: SubscriptionDeps, ctx: AuthContext, q: SubscriptionListQuery, page: Pagination) {
+export async function listSubscriptions(deps: SubscriptionDeps, ctx: AuthContext, q: SubscriptionListQuery, page: Pagination, metadata: MetadataFilter = {}) {
   const { rows, total } = await repo.listSubscriptions(
     deps.db,
-    { organizationIds: organizationsForRead(ctx, q.organization_id), productIds: q.product_id, customerIds: q.customer_id, statuses: q.status, active: q.active, cancelAtPeriodEnd: q.cancel_at_period_end },
+    { organizationIds: organizationsForRead(ctx, q.organization_id), productIds: q.product_id, customerIds: q.customer_id, statuses: q.status, active: q.active, cancelAtPeriodEnd: q.cancel_at_period_end, metadata },
     q.sorting,
     page.limit,
     offsetOf(page),

@@ -1,0 +1,137 @@
+// Wire schemas for the customer portal: Polar's CustomerPortalCustomer(+Update), CustomerSubscription,
+// CustomerSubscriptionCancel, CustomerOrder and the CustomerOrganization they embed. The portal shows
+// the seller's resources minus what only the seller sees (metadata, custom field data, the customer).
+import { z } from "zod";
+import { queryBoolean, queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
+import { addressInput, type CustomerOut } from "../customers/schemas.ts";
+import type { OrderOut } from "../orders/schemas.ts";
+import type { ProductOut } from "../products/schemas.ts";
+import { CANCELLATION_REASONS, type SubscriptionOut } from "../subscriptions/schemas.ts";
+
+export const portalCustomerUpdate = z.object({
+  billing_name: z.string().max(256).nullish(),
+  billing_address: addressInput.nullish(),
+  tax_id: z.string().min(1).max(64).nullish(),
+  default_payment_method_id: z.uuid().nullish(),
+});
+export type PortalCustomerUpdate = z.output<typeof portalCustomerUpdate>;
+
+/** CustomerSubscriptionCancel; a plan change (CustomerSubscriptionUpdateProduct) is refused with 403. */
+export const portalSubscriptionUpdate = z.union([
+  z
+    .object({
+      cancel_at_period_end: z.boolean().nullish(),
+      cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+      cancellation_comment: z.string().max(2000).nullish(),
+    })
+    .strict(),
+  z.object({ product_id: z.uuid() }).strict(),
+]);
+export type PortalSubscriptionUpdate = z.output<typeof portalSubscriptionUpdate>;
+
+export const portalSubscriptionListQuery = z.object({
+  product_id: queryList(z.uuid()).optional(),
+  active: queryBoolean.optional(),
+  query: z.string().optional(),
+  sorting: sortingSchema(["started_at", "amount", "status"] as const, ["-started_at"]),
+});
+export type PortalSubscriptionListQuery = z.output<typeof portalSubscriptionListQuery>;
+
+export const portalOrderListQuery = z.object({
+  product_id: queryList(z.uuid()).optional(),
+  product_billing_type: queryList(z.enum(["one_time", "recurring"])).optional(),
+  subscription_id: queryList(z.uuid()).optional(),
+  query: z.string().optional(),
+  sorting: sortingSchema(["created_at", "amount", "net_amount"] as const, ["-created_at"]),
+});
+export type PortalOrderListQuery = z.output<typeof portalOrderListQuery>;
+
+export interface OrganizationSummary {
+  id: string;
+  name: string;
+  slug: string;
+  avatarUrl: string | null;
+  createdAt: Date;
+}
+
+/** Polar's CustomerOrganization: what a customer sees of the seller, with the portal's settings. */
+export function customerOrganizationOut(o: OrganizationSummary) {
+  return {
+    created_at: o.createdAt.toISOString(),
+    modified_at: null,
+    id: o.id,
+    name: o.name,
+    slug: o.slug,
+    avatar_url: o.avatarUrl,
+    proration_behavior: "prorate" as const,
+    // Plan changes from the portal are not offered (yet); cancel and uncancel are.
+    allow_customer_updates: false,
+    customer_portal_settings: { usage: { show: true }, subscription: { update_seats: false, update_plan: false }, customer: { allow_email_change: false } },
+    organization_features: { member_model_enabled: false, checkout_localization_enabled: false },
+  };
+}
+export type CustomerOrganizationOut = ReturnType<typeof customerOrganizationOut>;
+
+export function portalCustomerOut(c: CustomerOut) {
+  return {
+    created_at: c.created_at,
+    modified_at: c.modified_at,
+    id: c.id,
+    email: c.email,
+    email_verified: c.email_verified,
+    name: c.name,
+    billing_name: c.billing_name,
+    billing_address: c.billing_address,
+    tax_id: c.tax_id,
+    oauth_accounts: {},
+    default_payment_method_id: null,
+    type: c.type,
+    locale: c.locale,
+  };
+}
+
+/** CustomerSubscriptionProduct / CustomerOrderProduct: public benefits, the seller's organization. */
+export function portalProductOut(p: ProductOut, organization: CustomerOrganizationOut) {
+  return {
+    id: p.id,
+    created_at: p.created_at,
+    modified_at: p.modified_at,
+    trial_interval: p.trial_interval,
+    trial_interval_count: p.trial_interval_count,
+    name: p.name,
+    description: p.description,
+    visibility: p.visibility,
+    recurring_interval: p.recurring_interval,
+    recurring_interval_count: p.recurring_interval_count,
+    meter_interval: p.meter_interval,
+    meter_interval_count: p.meter_interval_count,
+    is_recurring: p.is_recurring,
+    is_archived: p.is_archived,
+    organization_id: p.organization_id,
+    prices: p.prices,
+    benefits: p.benefits.map((b) => ({
+      id: b.id,
+      created_at: b.created_at,
+      modified_at: b.modified_at,
+      type: b.type,
+      description: b.description,
+      selectable: b.selectable,
+      deletable: b.deletable,
+      is_deleted: b.is_deleted,
+      organization_id: b.organization_id,
+    })),
+    medias: p.medias,
+    organization,
+  };
+}
+
+export function portalSubscriptionOut(s: SubscriptionOut, organization: CustomerOrganizationOut) {
+  const { customer: _c, custom_field_data: _f, discount: _d, metadata: _m, product, ...rest } = s;
+  return { ...rest, product: portalProductOut(product, organization) };
+}
+
+export function portalOrderOut(o: OrderOut, product: ProductOut | null, organization: CustomerOrganizationOut) {
+  const { customer: _c, discount: _d, metadata: _m, custom_field_data: _f, platform_fee_amount: _pa, platform_fee_currency: _pc, product: _p, ...rest } = o;
+  return { ...rest, product: product ? portalProductOut(product, organization) : null };
+}

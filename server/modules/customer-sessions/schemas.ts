@@ -1,0 +1,31 @@
+// Wire schemas for Polar's CustomerSessionCustomerIDCreate / CustomerSessionCustomerExternalIDCreate
+// and CustomerSession.
+import { z } from "zod";
+import type { CustomerOut } from "../customers/schemas.ts";
+import type { CustomerSessionRow } from "./repository.ts";
+
+const common = {
+  return_url: z.url({ protocol: /^https?$/ }).min(1).max(2083).nullish(),
+  member_id: z.uuid().nullish(),
+  external_member_id: z.string().nullish(),
+};
+
+export const customerSessionCreate = z.union([
+  z.object({ ...common, customer_id: z.uuid() }),
+  z.object({ ...common, external_customer_id: z.string().min(1) }),
+]);
+export type CustomerSessionCreate = z.output<typeof customerSessionCreate>;
+
+export function customerSessionOut(row: CustomerSessionRow, token: string, portalUrl: string, customer: CustomerOut) {
+  return {
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    id: row.id,
+    token,
+    expires_at: row.expiresAt.toISOString(),
+    return_url: row.returnUrl,
+    customer_portal_url: portalUrl,
+    customer_id: row.customerId,
+    customer,
+  };
+}

@@ -1,0 +1,75 @@
+// The customer portal page in a real browser: opened from a customer session's URL (dark theme),
+// it drops the token from the address bar, shows the subscription and order, cancels at period end
+// with a reason and takes the cancellation back; a page without a token or with an expired one says so.
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, createSeller } from "../test/helpers/auth.ts";
+import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+
+let t: TestServer;
+let browser: Browser;
+let token: string;
+let subscriptionId: string;
+let customerId: string;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
+  token = (await createSeller(t.url, ["products:write", "checkouts:write", "orders:read", "subscriptions:read", "customer_sessions:write"])).token;
+  const product = await api(t.url, "/v1/products/", { token, body: { name: "Pro plan", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] } });
+  const checkout = await api(t.url, "/v1/checkouts/", { token, body: { products: [product.body.id] } });
+  const secret = checkout.body.client_secret as string;
+  await api(t.url, `/v1/checkouts/client/${secret}`, { method: "PATCH", body: { customer_email: "portal@example.com", customer_billing_address: { country: "US" } } });
+  const confirmed = await api(t.url, `/v1/checkouts/client/${secret}/confirm`, { body: { confirmation_token_id: "sandbox_token_success" } });
+  expect(confirmed.status).toBe(200);
+  const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.body.id}`, { token });
+  subscriptionId = orders.body.items[0].subscription_id;
+  customerId = orders.body.items[0].customer_id;
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe("customer portal page", () => {
+  it("shows the subscription and order, cancels with a reason and keeps the subscription again, in the dark theme", async () => {
+    const session = await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: customerId } });
+    const page = await browser.newPage();
+    await page.goto(`${session.body.customer_portal_url}&theme=dark`);
+    const card = page.locator(`[data-subscription="${subscriptionId}"]`);
+    await card.waitFor();
+    expect(page.url()).toBe(`${t.url}/portal?theme=dark`);
+    expect(await page.getAttribute("html", "data-theme")).toBe("dark");
+    expect(await page.textContent("h1")).toContain("Acme");
+    expect(await card.textContent()).toContain("Pro plan");
+    expect(await card.locator(".status").textContent()).toMatch(/^Renews on /);
+    expect(await page.locator("table.orders tbody tr").count()).toBe(1);
+    expect(await page.locator("table.orders tbody").textContent()).toContain("$15.00");
+
+    await card.locator("button.cancel").click();
+    await card.locator("select").selectOption("too_expensive");
+    await card.locator("textarea").fill("Cheaper elsewhere");
+    await page.screenshot({ path: screenshotPath("portal-cancel-dark") });
+    await card.locator("button.confirm-cancel").click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Cancels on /);
+    const seller = await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token });
+    expect(seller.body).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: "too_expensive", customer_cancellation_comment: "Cheaper elsewhere" });
+
+    // A reload keeps working from the tab's stored token although the URL no longer has it.
+    await page.reload();
+    await card.locator("button.uncancel").click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Renews on /);
+    expect((await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token })).body.cancel_at_period_end).toBe(false);
+    await page.close();
+  });
+
+  it("says what to do when the link has no token or an unknown one", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${t.url}/portal`);
+    expect(await page.locator("[role=alert]").textContent()).toContain("needs a link from the store");
+    await page.goto(`${t.url}/portal?customer_session_token=till_cst_unknown`);
+    await expect.poll(() => page.locator("[role=alert]").textContent()).toContain("expired");
+    expect(await page.getAttribute("html", "data-theme")).toBe("light");
+    await page.close();
+  });
+});

@@ -1,0 +1,102 @@
+// The portal page's calls: /v1/customer-portal with the customer session token as bearer. Error
+// answers become one readable message (the server's detail, or the first validation message).
+export interface Price {
+  id: string;
+  amount_type: string;
+  price_amount?: number;
+  price_currency?: string;
+}
+export interface Product {
+  id: string;
+  name: string;
+  organization: { name: string; avatar_url: string | null };
+}
+export interface Subscription {
+  id: string;
+  status: string;
+  amount: number;
+  currency: string;
+  recurring_interval: string;
+  current_period_end: string;
+  cancel_at_period_end: boolean;
+  ends_at: string | null;
+  customer_cancellation_reason: string | null;
+  product: Product;
+}
+export interface Order {
+  id: string;
+  created_at: string;
+  status: string;
+  total_amount: number;
+  currency: string;
+  description: string;
+  invoice_number: string | null;
+}
+export interface Customer {
+  id: string;
+  email: string | null;
+  name: string | null;
+}
+export interface BenefitGrant {
+  id: string;
+  benefit: { description: string; type: string };
+  properties?: { license_key?: { key?: string; display_key?: string } };
+}
+export interface LicenseKey {
+  id: string;
+  key: string;
+  display_key: string;
+  benefit_id: string;
+}
+export interface Downloadable {
+  id: string;
+  file: { name: string; download: { url: string } };
+}
+export interface CustomerMeter {
+  id: string;
+  consumed_units: number;
+  credited_units: number;
+  balance: number;
+  meter: { name: string };
+}
+interface Page<T> {
+  items: T[];
+}
+
+export class PortalApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export function portalApi(token: string) {
+  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`/v1/customer-portal/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const data = (await res.json().catch(() => null)) as { detail?: unknown } | null;
+    if (res.ok) return data as T;
+    if (res.status === 401) throw new PortalApiError(401, "This link has expired. Open the portal again from the store.");
+    const detail = data?.detail;
+    const message = typeof detail === "string" ? detail : Array.isArray(detail) ? String((detail[0] as { msg?: string })?.msg ?? "Invalid input.") : "Something went wrong. Try again.";
+    throw new PortalApiError(res.status, message);
+  }
+  const all = <T,>(path: string) => call<Page<T>>("GET", `${path}?limit=100`).then((p) => p.items);
+  return {
+    me: () => call<Customer>("GET", "customers/me"),
+    subscriptions: () => all<Subscription>("subscriptions/"),
+    orders: () => all<Order>("orders/"),
+    benefitGrants: () => all<BenefitGrant>("benefit-grants/"),
+    licenseKeys: () => all<LicenseKey>("license-keys/"),
+    downloadables: () => all<Downloadable>("downloadables/"),
+    meters: () => all<CustomerMeter>("meters/"),
+    cancel: (id: string, reason: string, comment: string) =>
+      call<Subscription>("PATCH", `subscriptions/${id}`, { cancel_at_period_end: true, cancellation_reason: reason, cancellation_comment: comment || null }),
+    uncancel: (id: string) => call<Subscription>("PATCH", `subscriptions/${id}`, { cancel_at_period_end: false }),
+  };
+}
+export type PortalApi = ReturnType<typeof portalApi>;

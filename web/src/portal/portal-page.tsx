@@ -1,0 +1,153 @@
+// The customer portal page: the customer's subscriptions (cancel at period end with a reason, or
+// keep them), orders, benefits (license keys with copy, downloads) and usage, for the customer
+// session whose token opened it.
+import { useCallback, useEffect, useState } from "react";
+import { money } from "../checkout/format.ts";
+import { portalApi, PortalApiError, type BenefitGrant, type CustomerMeter, type Customer, type Downloadable, type LicenseKey, type Order, type PortalApi, type Subscription } from "./api.ts";
+
+const REASONS: [string, string][] = [
+  ["too_expensive", "Too expensive"],
+  ["missing_features", "Missing features"],
+  ["switched_service", "Switched to another service"],
+  ["unused", "I don't use it enough"],
+  ["customer_service", "Customer service"],
+  ["low_quality", "Quality was lacking"],
+  ["too_complex", "Too complicated"],
+  ["other", "Other"],
+];
+
+const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+
+interface Data {
+  me: Customer;
+  subscriptions: Subscription[];
+  orders: Order[];
+  grants: BenefitGrant[];
+  licenseKeys: LicenseKey[];
+  downloadables: Downloadable[];
+  meters: CustomerMeter[];
+}
+
+export function PortalPage({ token }: { token: string | null }) {
+  const [api] = useState<PortalApi | null>(() => (token ? portalApi(token) : null));
+  const [data, setData] = useState<Data | null>(null);
+  const [error, setError] = useState<string | null>(token ? null : "This page needs a link from the store. Open the portal again from your account.");
+
+  const load = useCallback(async () => {
+    if (!api) return;
+    try {
+      const [me, subscriptions, orders, grants, licenseKeys, downloadables, meters] = await Promise.all([api.me(), api.subscriptions(), api.orders(), api.benefitGrants(), api.licenseKeys(), api.downloadables(), api.meters()]);
+      setData({ me, subscriptions, orders, grants, licenseKeys, downloadables, meters });
+    } catch (err) {
+      setError(err instanceof PortalApiError ? err.message : "Could not load your account. Try again.");
+    }
+  }, [api]);
+  useEffect(() => void load(), [load]);
+
+  if (error) return <main className="portal"><p role="alert" className="error">{error}</p></main>;
+  if (!data || !api) return <main className="portal" aria-busy="true"><p className="muted">Loading…</p></main>;
+  const seller = data.subscriptions[0]?.product.organization.name;
+  return (
+    <main className="portal">
+      <header className="bar">
+        <h1>{seller ? `${seller} — your account` : "Your account"}</h1>
+        <span className="muted">{data.me.email}</span>
+      </header>
+      <section aria-labelledby="subs-h">
+        <h2 id="subs-h">Subscriptions</h2>
+        {data.subscriptions.length === 0 ? <p className="muted">No subscriptions.</p> : data.subscriptions.map((s) => <SubscriptionCard key={s.id} api={api} subscription={s} onChange={load} />)}
+      </section>
+      <section aria-labelledby="orders-h">
+        <h2 id="orders-h">Orders</h2>
+        {data.orders.length === 0 ? (
+          <p className="muted">No orders.</p>
+        ) : (
+          <table className="orders">
+            <thead><tr><th scope="col">Date</th><th scope="col">Item</th><th scope="col">Total</th><th scope="col">Status</th></tr></thead>
+            <tbody>
+              {data.orders.map((o) => (
+                <tr key={o.id} data-order={o.id}><td>{day(o.created_at)}</td><td>{o.description}</td><td>{money(o.total_amount, o.currency)}</td><td>{o.status}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="benefits-h">
+        <h2 id="benefits-h">Benefits</h2>
+        {data.grants.length === 0 && data.licenseKeys.length === 0 && data.downloadables.length === 0 ? <p className="muted">No benefits yet.</p> : null}
+        {data.grants.map((g) => (
+          <div key={g.id} className="card row"><span>{g.benefit.description}</span><span className="muted">{g.benefit.type.replace(/_/g, " ")}</span></div>
+        ))}
+        {data.licenseKeys.map((k) => (
+          <div key={k.id} className="card row">
+            <code>{k.display_key}</code>
+            <button type="button" onClick={() => void navigator.clipboard.writeText(k.key)}>Copy key</button>
+          </div>
+        ))}
+        {data.downloadables.map((d) => (
+          <div key={d.id} className="card row"><a href={d.file.download.url}>{d.file.name}</a></div>
+        ))}
+      </section>
+      <section aria-labelledby="usage-h">
+        <h2 id="usage-h">Usage</h2>
+        {data.meters.length === 0 ? <p className="muted">No usage to show.</p> : data.meters.map((m) => (
+          <div key={m.id} className="card row"><span>{m.meter.name}</span><span>{m.consumed_units} used of {m.credited_units} ({m.balance} left)</span></div>
+        ))}
+      </section>
+    </main>
+  );
+}
+
+function SubscriptionCard({ api, subscription: s, onChange }: { api: PortalApi; subscription: Subscription; onChange: () => Promise<void> }) {
+  const [asking, setAsking] = useState(false);
+  const [reason, setReason] = useState("");
+  const [comment, setComment] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const run = async (fn: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await fn();
+      setAsking(false);
+      await onChange();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "Something went wrong.");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <article className="card" data-subscription={s.id}>
+      <div className="row">
+        <strong>{s.product.name}</strong>
+        <span>{money(s.amount, s.currency)} / {s.recurring_interval}</span>
+      </div>
+      <p className="muted status">
+        {s.status !== "active" ? `Status: ${s.status}` : s.cancel_at_period_end ? `Cancels on ${day(s.ends_at ?? s.current_period_end)}` : `Renews on ${day(s.current_period_end)}`}
+      </p>
+      {s.status === "active" && s.cancel_at_period_end ? (
+        <button type="button" className="uncancel" disabled={busy} onClick={() => void run(() => api.uncancel(s.id))}>Keep subscription</button>
+      ) : null}
+      {s.status === "active" && !s.cancel_at_period_end && !asking ? (
+        <button type="button" className="cancel" onClick={() => setAsking(true)}>Cancel subscription</button>
+      ) : null}
+      {asking ? (
+        <form className="cancel-form" onSubmit={(e) => { e.preventDefault(); void run(() => api.cancel(s.id, reason, comment)); }}>
+          <label htmlFor={`reason-${s.id}`}>Why are you canceling?</label>
+          <select id={`reason-${s.id}`} required value={reason} onChange={(e) => setReason(e.target.value)}>
+            <option value="" disabled>Choose a reason</option>
+            {REASONS.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
+          </select>
+          <label htmlFor={`comment-${s.id}`}>Anything else? (optional)</label>
+          <textarea id={`comment-${s.id}`} value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} />
+          <div className="row">
+            <button type="button" onClick={() => setAsking(false)}>Back</button>
+            <button type="submit" className="confirm-cancel" disabled={busy}>Cancel at period end</button>
+          </div>
+        </form>
+      ) : null}
+      {error ? <p role="alert" className="error">{error}</p> : null}
+    </article>
+  );
+}
