@@ -64,7 +64,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database));
-  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins, socialProviders: deps.config.auth.socialProviders.map((p) => p.id), disableSignUp: deps.config.auth.disableSignUp }));
+  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins, socialProviders: deps.config.auth.socialProviders.map((p) => p.id), disableSignUp: deps.config.auth.disableSignUp, sandbox: deps.config.mode === "sandbox" }));
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
   const v1 = Router();

@@ -7,12 +7,13 @@ import { fromNodeHeaders } from "better-auth/node";
 import type { Auth } from "./auth.ts";
 import { renderDevicePage } from "./device-page.ts";
 
-export function accountRouter(auth: Auth, options: { trustedOrigins: readonly string[]; socialProviders?: readonly string[]; disableSignUp?: boolean }): Router {
+export function accountRouter(auth: Auth, options: { trustedOrigins: readonly string[]; socialProviders?: readonly string[]; disableSignUp?: boolean; sandbox?: boolean }): Router {
   const r = Router();
 
-  // Public: which sign-in buttons the dashboard shows. Provider ids only, never their client ids.
+  // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox).
+  // Provider ids only, never their client ids.
   r.get("/api/auth-providers", (_req, res) => {
-    res.set("cache-control", "no-cache").json({ email_password: true, sign_up: !options.disableSignUp, social: [...(options.socialProviders ?? [])] });
+    res.set("cache-control", "no-cache").json({ email_password: true, sign_up: !options.disableSignUp, social: [...(options.socialProviders ?? [])], sandbox: options.sandbox ?? false });
   });
 
   r.get("/device", async (req, res) => {
