@@ -4,7 +4,7 @@ import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import { navigate } from "../router.ts";
 import type { Product } from "../types.ts";
-import { Badge, Empty, ErrorNote, Field, Link, PageHeader, Resource, money, submit, useAction, when } from "../ui.tsx";
+import { Badge, Empty, ErrorNote, Field, Link, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
 
 export function priceLabel(p: Product): string {
   const price = p.prices.find((x) => !x.is_archived) ?? p.prices[0];
@@ -94,31 +94,17 @@ export function ProductsPage() {
               <p className="muted">Create one here with “New product”, or from your terminal:</p>
             </Empty>
           ) : (
-            <table className="table">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Price</th>
-                  <th>Type</th>
-                  <th>Benefits</th>
-                  <th>Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.items.map((p) => (
-                  <tr key={p.id}>
-                    <td>
-                      <Link to={`/products/${p.id}`}>{p.name}</Link>
-                      {p.is_archived ? <Badge tone="warn">archived</Badge> : null}
-                    </td>
-                    <td>{priceLabel(p)}</td>
-                    <td>{p.is_recurring ? <Badge tone="good">subscription</Badge> : <Badge>one-time</Badge>}</td>
-                    <td>{p.benefits.length}</td>
-                    <td className="muted">{when(p.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <Table
+              rows={page.items}
+              label="Products"
+              columns={[
+                ["Name", (p) => (<><Link to={`/products/${p.id}`}>{p.name}</Link>{p.is_archived ? <Badge tone="warn">archived</Badge> : null}</>)],
+                ["Price", (p) => priceLabel(p)],
+                ["Type", (p) => (p.is_recurring ? <Badge tone="good">subscription</Badge> : <Badge>one-time</Badge>)],
+                ["Benefits", (p) => p.benefits.length],
+                ["Created", (p) => <span className="muted">{when(p.created_at)}</span>],
+              ]}
+            />
           )
         }
       </Resource>
