@@ -153,6 +153,54 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.evaluate(() => localStorage.removeItem("till-theme"));
   });
 
+  it("every section opens without an error; APIs this server lacks say so instead", async () => {
+    const links = await page.locator("nav a").evaluateAll((as) => as.map((a) => [a.getAttribute("href")!, a.textContent!] as const));
+    expect(links.length).toBeGreaterThanOrEqual(15);
+    for (const [href, label] of links) {
+      await page.click(`nav a[href="${href}"]`);
+      await page.waitForSelector(`nav a[href="${href}"][aria-current=page]`);
+      await expect.poll(() => page.locator("[role=status].loading").count(), { message: label }).toBe(0);
+      expect(await page.locator("[role=alert]").allTextContents(), label).toEqual([]);
+    }
+    await page.click("nav a[href='/webhooks']");
+    await page.waitForSelector("text=Webhooks are not available on this server");
+  });
+
+  it("creates an access token, shows it once, and it works against the API", async () => {
+    await page.click("nav a[href='/tokens']");
+    await page.click("button:has-text('New token')");
+    await page.getByLabel("Name", { exact: true }).fill("CI deploys");
+    await page.click("button:has-text('Create token')");
+    const token = (await page.locator("code.token").textContent())!;
+    expect(token).toMatch(/^till_oat_/);
+    const res = await fetch(`${t.url}/v1/products/`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { items: { name: string }[] }).items.map((p) => p.name)).toEqual(["Pro"]);
+    await page.click("button:has-text('I have stored it')");
+    expect(await page.locator("code.token").count()).toBe(0);
+    await page.waitForSelector("tbody >> text=CI deploys");
+  });
+
+  it("invites a teammate, whose invitation appears in the sandbox outbox; creates a team and a role", async () => {
+    await page.click("nav a[href='/settings/members']");
+    await page.getByLabel("Invite by email").fill("mate@example.com");
+    await page.click("button:has-text('Send invitation')");
+    await page.waitForSelector("li:has-text('mate@example.com')");
+    await page.click("nav a[href='/emails']");
+    await page.click("button:has-text('invited you to Acme Tools')");
+    expect(await page.locator("a:has-text('Open the link')").getAttribute("href")).toMatch(new RegExp(`^${t.url}/accept-invitation/`));
+    expect(await page.locator(".mail-head").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("Verify your email")]));
+
+    await page.click("nav a[href='/settings/teams']");
+    await page.getByLabel("New team").fill("Support");
+    await page.click("button:has-text('Create team')");
+    await page.waitForSelector("li:has-text('Support')");
+    await page.getByLabel("Role name").fill("support");
+    await page.getByLabel("member: update").check();
+    await page.click("button:has-text('Create role')");
+    await page.waitForSelector("li:has-text('member: update')");
+  });
+
   it("signing in again with a wrong password shows the error; the right one opens the dashboard", async () => {
     await page.click("button:has-text('Sign out')");
     await page.waitForSelector("h1:has-text('Sign in')");

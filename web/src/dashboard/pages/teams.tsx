@@ -115,7 +115,7 @@ export function TeamsPage() {
             </li>
           ))}
         </ul>
-        <form className="card row" onSubmit={create} aria-label="New team">
+        <form className="card row" onSubmit={create} aria-label="Create a team">
           <label className="field grow">
             <span>New team</span>
             <input name="name" required placeholder="Support" />
