@@ -30,6 +30,18 @@ describe("dashboard shell", () => {
     await page.close();
   });
 
+  it("the device-approval page matches the dashboard in light and dark", async () => {
+    const page = await browser.newPage({ viewport: { width: 900, height: 640 } });
+    await page.goto(`${t.url}/device?user_code=ABCD2345`);
+    await page.waitForSelector("#sign-in-form");
+    for (const scheme of ["light", "dark"] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: screenshotPath(`device-page-${scheme}`) });
+    }
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(14, 16, 20)");
+    await page.close();
+  });
+
   it("API routes keep Polar's 404 body instead of the dashboard", async () => {
     const res = await fetch(`${t.url}/v1/nope`, { headers: { accept: "text/html" } });
     expect(res.status).toBe(404);
