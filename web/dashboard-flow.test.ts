@@ -78,8 +78,9 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.getByLabel("Price").fill("15.00");
     await page.getByLabel("Billing").selectOption("month");
     await page.click("button:has-text('Create product')");
-    await page.waitForSelector("h1:has-text('Pro')");
-    expect(page.url()).toMatch(/\/products\/[0-9a-f-]{36}$/);
+    // "Products" contains "Pro": wait for the product's own page, not the list's heading.
+    await page.waitForURL(/\/products\/[0-9a-f-]{36}$/);
+    await page.locator("h1", { hasText: /^Pro$/ }).waitFor();
     expect(await page.textContent(".big-number")).toBe("$15.00 / month");
   });
 
