@@ -37,6 +37,7 @@ import { eventsRouter } from "./modules/events/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
+import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 import { webRouter } from "./web.ts";
@@ -70,13 +71,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database, deps.config.mode));
-  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins }));
+  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins, socialProviders: deps.config.auth.socialProviders.map((p) => p.id), disableSignUp: deps.config.auth.disableSignUp, sandbox: deps.config.mode === "sandbox" }));
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
   const v1 = Router();
   v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth }, guard));
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
-  v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }));
+  v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }), sandboxEmailsRouter({ db, mode: deps.config.mode }, guard));
   v1.use(productsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard));
   v1.use(benefitsRouter({ db, clock: deps.clock, secret: deps.config.authSecret }, guard));
   v1.use(customFieldsRouter({ db, clock: deps.clock }, guard));

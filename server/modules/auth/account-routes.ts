@@ -1,13 +1,20 @@
-// till's own account routes beside better-auth's: the device verification page, and set-password,
+// till's own account routes beside better-auth's: the device verification page, the list of
+// sign-in providers for the dashboard, and set-password,
 // which better-auth exposes only to server code (a user who signed up through a social provider
-// adds a password here). Both run after express.json().
+// adds a password here). They run after express.json().
 import { Router, type Request, type Response } from "express";
 import { fromNodeHeaders } from "better-auth/node";
 import type { Auth } from "./auth.ts";
 import { renderDevicePage } from "./device-page.ts";
 
-export function accountRouter(auth: Auth, options: { trustedOrigins: readonly string[] }): Router {
+export function accountRouter(auth: Auth, options: { trustedOrigins: readonly string[]; socialProviders?: readonly string[]; disableSignUp?: boolean; sandbox?: boolean }): Router {
   const r = Router();
+
+  // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox).
+  // Provider ids only, never their client ids.
+  r.get("/api/auth-providers", (_req, res) => {
+    res.set("cache-control", "no-cache").json({ email_password: true, sign_up: !options.disableSignUp, social: [...(options.socialProviders ?? [])], sandbox: options.sandbox ?? false });
+  });
 
   r.get("/device", async (req, res) => {
     const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) }).catch(() => null);

@@ -1,7 +1,7 @@
 // The verification page of the device flow (`till login` prints <base>/device?user_code=...). Plain
 // server-rendered HTML with a little inline script that calls better-auth's own endpoints: sign in
 // with email and password if needed, claim the code (GET /api/auth/device?user_code=), then approve
-// or deny it. The dashboard issue restyles it; the HTTP calls stay the same.
+// or deny it. Styled like the dashboard's sign-in card, light and dark.
 
 export interface DevicePageState {
   user: { email: string; name: string } | null;
@@ -16,7 +16,7 @@ export function escapeHtml(value: string): string {
 export function renderDevicePage(state: DevicePageState): string {
   const code = escapeHtml(state.userCode);
   const body = state.user
-    ? `<p id="who">Signed in as <strong>${escapeHtml(state.user.email)}</strong>.</p>
+    ? `<p id="who" class="muted">Signed in as <strong>${escapeHtml(state.user.email)}</strong>.</p>
 <form id="code-form">
   <label for="user_code">Code shown in your terminal</label>
   <input id="user_code" name="user_code" value="${code}" autocomplete="off" autocapitalize="characters" spellcheck="false" required>
@@ -27,7 +27,7 @@ export function renderDevicePage(state: DevicePageState): string {
   <button id="approve" type="button">Approve</button>
   <button id="deny" type="button">Deny</button>
 </section>`
-    : `<p>Sign in to approve the device.</p>
+    : `<p class="muted">Sign in to approve the device.</p>
 <form id="sign-in-form">
   <label for="email">Email</label>
   <input id="email" name="email" type="email" autocomplete="username" required>
@@ -42,18 +42,34 @@ export function renderDevicePage(state: DevicePageState): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Approve device · till</title>
 <style>
-  body { font: 16px/1.5 system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem; color: #111; }
-  label { display: block; margin-top: .75rem; }
-  input { width: 100%; padding: .5rem; font-size: 1rem; box-sizing: border-box; }
-  #user_code { font-family: ui-monospace, monospace; letter-spacing: .2em; text-transform: uppercase; }
-  button { margin-top: 1rem; padding: .5rem 1rem; font-size: 1rem; }
-  #message { min-height: 1.5rem; font-weight: 600; }
+  :root { color-scheme: light dark; --bg: #f7f8fa; --surface: #fff; --fg: #14161b; --muted: #5b6270; --line: #e3e6eb; --accent: #2f4ccf; --accent-fg: #fff; --bad: #b42318; }
+  @media (prefers-color-scheme: dark) { :root { --bg: #0e1014; --surface: #161920; --fg: #e8eaef; --muted: #a0a7b4; --line: #2a2f3a; --accent: #8fa2ff; --accent-fg: #0c0e13; --bad: #ff8a80; } }
+  * { box-sizing: border-box; }
+  body { font: 15px/1.5 ui-sans-serif, system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; min-height: 100vh; display: grid; place-items: center; padding: 24px; background: var(--bg); color: var(--fg); }
+  main { width: 100%; max-width: 400px; background: var(--surface); border: 1px solid var(--line); border-radius: 14px; padding: 28px; box-shadow: 0 8px 30px rgba(16, 24, 40, .08); }
+  .brand { display: flex; align-items: center; gap: 8px; font-weight: 700; font-size: 1.3rem; margin-bottom: 20px; }
+  .logo { display: inline-grid; place-items: center; width: 28px; height: 28px; border-radius: 8px; background: var(--accent); color: var(--accent-fg); font-weight: 800; }
+  h1 { font-size: 1.35rem; margin: 0 0 12px; }
+  p { margin: 0 0 12px; }
+  label { display: block; margin: 12px 0 4px; font-size: .85rem; font-weight: 600; }
+  input { width: 100%; padding: 8px 10px; font: inherit; color: var(--fg); background: var(--surface); border: 1px solid var(--line); border-radius: 8px; }
+  #user_code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1.3rem; letter-spacing: .25em; text-align: center; text-transform: uppercase; }
+  button { margin-top: 16px; padding: 8px 16px; font: inherit; font-weight: 600; border-radius: 8px; border: 1px solid var(--line); background: var(--surface); color: var(--fg); cursor: pointer; }
+  form button, #approve { width: 100%; background: var(--accent); color: var(--accent-fg); border-color: transparent; }
+  #deny { width: 100%; margin-top: 8px; }
+  :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+  #confirm { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 16px; }
+  #message { min-height: 1.5rem; margin: 12px 0 0; font-weight: 600; }
+  .muted { color: var(--muted); }
 </style>
 </head>
 <body>
+<main>
+<div class="brand"><span class="logo" aria-hidden="true">t</span> till</div>
 <h1>Approve device</h1>
 ${body}
 <p id="message" role="status"></p>
+</main>
 <script>
 const api = "/api/auth";
 const message = (text) => { document.getElementById("message").textContent = text; };

@@ -1,7 +1,7 @@
 // SQL for the email outbox.
-import { desc, eq } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { emailOutbox } from "../../../db/schema/index.ts";
+import { emailOutbox, invitation, member, user } from "../../../db/schema/index.ts";
 import type { OutgoingMail } from "./mailer.ts";
 
 export async function insertMail(db: Db, mail: OutgoingMail): Promise<string> {
@@ -22,4 +22,30 @@ export async function markMailFailed(db: Db, id: string, error: string): Promise
 
 export async function listMails(db: Db, limit: number) {
   return db.select().from(emailOutbox).orderBy(desc(emailOutbox.createdAt)).limit(limit);
+}
+
+/**
+ * The sandbox outbox as one user may see it: mail to themselves, to members of their organizations
+ * and to addresses their organizations invited. Recipients are matched case-insensitively.
+ */
+export async function listMailsVisibleTo(db: Db, userId: string, limit: number) {
+  return db
+    .select()
+    .from(emailOutbox)
+    .where(
+      sql`lower(${emailOutbox.to}) in (
+        select lower(u.email) from ${user} u where u.id = ${userId}
+        union
+        select lower(u.email) from ${member} mine
+          join ${member} m on m.organization_id = mine.organization_id
+          join ${user} u on u.id = m.user_id
+          where mine.user_id = ${userId}
+        union
+        select lower(i.email) from ${member} mine
+          join ${invitation} i on i.organization_id = mine.organization_id
+          where mine.user_id = ${userId}
+      )`,
+    )
+    .orderBy(desc(emailOutbox.createdAt))
+    .limit(limit);
 }

@@ -1,0 +1,38 @@
+// GET /v1/sandbox/emails: the email outbox for the dashboard, in sandbox mode only, where no mail
+// leaves the machine and a seller needs to read verification, reset and invitation links somewhere.
+// Signed-in users only (an organization token is for machines), and only mail addressed to people
+// the user already knows: themselves, their organizations' members and invitees.
+import { Router } from "express";
+import { z } from "zod";
+import type { Db } from "../../../db/client.ts";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
+import { parseQuery } from "../../lib/validation.ts";
+import { listMailsVisibleTo } from "./repository.ts";
+
+const emailListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) });
+
+export function sandboxEmailsRouter(deps: { db: Db; mode: "sandbox" | "production" }, guard: Guard): Router {
+  const r = Router();
+  r.get(["/sandbox/emails", "/sandbox/emails/"], guard(), async (req, res) => {
+    if (deps.mode !== "sandbox") throw new ResourceNotFound("The email outbox is only listed in sandbox mode.");
+    const ctx = authOf(req);
+    if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("The email outbox is available to signed-in users only.");
+    const { limit } = parseQuery(emailListQuery, req);
+    const rows = await listMailsVisibleTo(deps.db, ctx.userId, limit);
+    res.json({
+      items: rows.map((m) => ({
+        id: m.id,
+        created_at: m.createdAt.toISOString(),
+        kind: m.kind,
+        to: m.to,
+        subject: m.subject,
+        text: m.text,
+        link: m.link,
+        sent_at: m.sentAt ? m.sentAt.toISOString() : null,
+        error: m.error,
+      })),
+    });
+  });
+  return r;
+}
