@@ -15,3 +15,4 @@ export * from "./outbox.ts";
 export * from "./payments.ts";
 export * from "./products.ts";
 export * from "./system.ts";
+export * from "./grants.ts";
