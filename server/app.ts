@@ -18,6 +18,7 @@ import { checkoutsRouter } from "./modules/checkouts/routes.ts";
 import { grantsRouter } from "./modules/grants/routes.ts";
 import { licenseKeysRouter } from "./modules/license-keys/routes.ts";
 import { ordersRouter } from "./modules/orders/routes.ts";
+import { refundsRouter } from "./modules/refunds/routes.ts";
 import type { PaymentProcessor } from "./modules/payments/processor.ts";
 import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
 import type { TaxCalculator } from "./modules/tax/calculator.ts";
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(checkoutLinksRouter(checkoutDeps, guard));
   v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));
+  v1.use(refundsRouter({ db, clock: deps.clock, processor: deps.processor, queue: deps.queue, baseUrl: deps.config.baseUrl }, guard));
   v1.use(grantsRouter({ files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds }, guard));
   v1.use(licenseKeysRouter({ db, clock: deps.clock, rateLimitPerMinute: deps.config.licenseKeyRateLimit, trustProxy: deps.config.auth.trustProxy }, guard));
   app.use("/v1", v1);

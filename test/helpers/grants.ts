@@ -45,10 +45,10 @@ export async function linkAccounts(t: TestServer, email: string, accounts: { dis
 }
 
 /** Buys the product through the client endpoints with the sandbox success token; returns the order. */
-export async function buy(polar: Polar, organizationId: string, productId: string, email: string) {
+export async function buy(polar: Polar, organizationId: string, productId: string, email: string, options: { token?: string; country?: string } = {}) {
   const checkout = await polar.checkouts.create({ products: [productId] });
-  await polar.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { customerEmail: email, customerName: "Ada Buyer", customerBillingAddress: { country: "US" } } });
-  await polar.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: "sandbox_token_success" } });
+  await polar.checkouts.clientUpdate({ clientSecret: checkout.clientSecret, checkoutUpdatePublic: { customerEmail: email, customerName: "Ada Buyer", customerBillingAddress: { country: (options.country ?? "US") as "US" } } });
+  await polar.checkouts.clientConfirm({ clientSecret: checkout.clientSecret, checkoutConfirmStripe: { confirmationTokenId: options.token ?? "sandbox_token_success" } });
   const orders = await polar.orders.list({ organizationId, checkoutId: checkout.id });
   return orders.result.items[0]!;
 }

@@ -59,3 +59,24 @@ export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
 }
 
 export const insertOrder = repo.insertOrder;
+
+// For refunds: the order row locked for the refund's amounts, and the amounts recorded on it.
+
+export async function findOrderRow(db: Db, organizationIds: readonly string[], id: string) {
+  return repo.findOrder(db, organizationIds, id);
+}
+
+export function lockOrder(tx: Db, id: string) {
+  return repo.lockOrder(tx, id);
+}
+
+/** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */
+export async function recordOrderRefund(tx: Db, order: repo.OrderRow, amount: number, taxAmount: number, now: Date) {
+  const refundedAmount = order.refundedAmount + amount;
+  return repo.updateOrder(tx, order.id, {
+    refundedAmount,
+    refundedTaxAmount: order.refundedTaxAmount + taxAmount,
+    status: refundedAmount >= order.netAmount ? "refunded" : "partially_refunded",
+    modifiedAt: now,
+  });
+}
