@@ -90,6 +90,14 @@ const envSchema = z.object({
   WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(86_400).default(300)),
   WEBHOOK_PIPELINING: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   WEBHOOK_DNS_SERVERS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  DISCORD_API_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default("https://discord.com/api/v10")),
+  DISCORD_BOT_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
+  GITHUB_API_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default("https://api.github.com")),
+  GITHUB_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
+  GRANT_RETRY_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(100).default(10)),
+  GRANT_RETRY_DELAY_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(86_400).default(30)),
+  LICENSE_KEY_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
+  DOWNLOAD_URL_TTL: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(7 * 86_400).default(3600)),
   INIT_CWD: z.string().optional(),
 });
 
@@ -135,6 +143,16 @@ export interface Config {
   checkoutTtlSeconds: number;
   /** Uploaded files: largest accepted size in bytes; how long a signed upload URL stays valid, in seconds. */
   files: { maxSize: number; uploadUrlTtlSeconds: number };
+  /** Benefit grants: third-party API endpoints and credentials, job retries, download URL lifetime. */
+  grants: {
+    discord: { apiUrl: string; botToken: string | null };
+    github: { apiUrl: string; token: string | null };
+    retryLimit: number;
+    retryDelaySeconds: number;
+    downloadUrlTtlSeconds: number;
+  };
+  /** Public license key requests (validate/activate/deactivate) allowed per client IP per minute. */
+  licenseKeyRateLimit: number;
   auth: {
     requireEmailVerification: boolean;
     disableSignUp: boolean;
@@ -257,6 +275,14 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     taxRates: Object.fromEntries((e.TAX_RATES ?? "").split(",").filter(Boolean).map((pair) => [pair.slice(0, 2), Number(pair.slice(3))])),
     checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
     files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },
+    grants: {
+      discord: { apiUrl: e.DISCORD_API_URL.replace(/\/+$/, ""), botToken: e.DISCORD_BOT_TOKEN ?? null },
+      github: { apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ""), token: e.GITHUB_TOKEN ?? null },
+      retryLimit: e.GRANT_RETRY_LIMIT,
+      retryDelaySeconds: e.GRANT_RETRY_DELAY_SECONDS,
+      downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL,
+    },
+    licenseKeyRateLimit: e.LICENSE_KEY_RATE_LIMIT,
     auth: {
       requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",
       disableSignUp: e.AUTH_DISABLE_SIGNUP,

@@ -10,6 +10,7 @@ import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.t
 import { noopJob } from "./jobs/system.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
+import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { createSandboxProcessor } from "./modules/payments/sandbox.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
@@ -58,7 +59,11 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
     const mailer = await createMailer({ config, db: database.db, log });
     const webhooks = createWebhooks({ config, database, clock, log, mailer });
     const worker = options.worker ?? true;
-    const jobs: JobDefinition[] = [noopJob as JobDefinition, expireCheckoutsJob({ db: database.db, clock, config, secretBox })];
+    const jobs: JobDefinition[] = [
+      noopJob as JobDefinition,
+      expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
+      applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
+    ];
 
     const q0 = performance.now();
     const queue = await startQueue({

@@ -17,3 +17,4 @@ export * from "./payments.ts";
 export * from "./products.ts";
 export * from "./system.ts";
 export * from "./webhooks.ts";
+export * from "./grants.ts";

@@ -38,6 +38,12 @@ export async function liveBenefitsByIds(db: Db, ids: string[]): Promise<BenefitR
   return db.select().from(benefits).where(and(inArray(benefits.id, ids), live));
 }
 
+/** Benefits by id, deleted ones included (grants keep pointing at them). */
+export async function benefitsByIds(db: Db, ids: string[]): Promise<BenefitRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(benefits).where(inArray(benefits.id, ids));
+}
+
 export async function downloadablesUsingFile(db: Db, organizationId: string, fileId: string): Promise<string[]> {
   const rows = await db
     .select({ id: benefits.id })

@@ -5,7 +5,8 @@ import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataFilterOf } from "../../lib/metadata.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { benefitCreate, benefitListQuery, benefitUpdate, grantListQuery } from "./schemas.ts";
+import { benefitGrantListQuery } from "../grants/schemas.ts";
+import { benefitCreate, benefitListQuery, benefitUpdate } from "./schemas.ts";
 import * as service from "./service.ts";
 import type { BenefitDeps } from "./service.ts";
 
@@ -36,8 +37,7 @@ export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
   r.get("/benefits/:id/grants", guard("benefits:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
     const page = parseQuery(paginationQuery, req);
-    parseQuery(grantListQuery, req);
-    res.json(await service.listGrants(deps, authOf(req), id, page));
+    res.json(await service.listGrants(deps, authOf(req), id, parseQuery(benefitGrantListQuery, req), page));
   });
   return r;
 }

@@ -53,12 +53,6 @@ export const benefitListQuery = z.object({
 });
 export type BenefitListQuery = z.output<typeof benefitListQuery>;
 
-export const grantListQuery = z.object({
-  is_granted: z.string().optional(),
-  customer_id: queryList(z.uuid()).optional(),
-  member_id: queryList(z.uuid()).optional(),
-});
-
 export function benefitOut(row: BenefitRow) {
   return {
     id: row.id,

@@ -5,7 +5,10 @@ import { organizationForWrite, organizationsForRead, type AuthContext } from "..
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
-import { offsetOf, pageOf, type Page, type Pagination } from "../../lib/pagination.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
+import { listGrantsOfBenefit, revokeGrantsOfBenefit } from "../grants/service.ts";
+import type { BenefitGrantListQuery } from "../grants/schemas.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { resolveProperties, type BenefitPropertiesInput } from "./properties.ts";
 import * as repo from "./repository.ts";
@@ -16,6 +19,8 @@ export interface BenefitDeps {
   clock: Clock;
   /** Signs and verifies Discord guild tokens. */
   secret: string;
+  /** Deleting a benefit queues the revocation of its grants. */
+  queue?: QueueHandle | null;
 }
 
 export async function createBenefit(deps: BenefitDeps, ctx: AuthContext, input: BenefitCreate) {
@@ -82,16 +87,16 @@ export async function updateBenefit(deps: BenefitDeps, ctx: AuthContext, id: str
 export async function deleteBenefit(deps: BenefitDeps, ctx: AuthContext, id: string): Promise<void> {
   const current = await ownBenefit(deps, ctx, id);
   const now = deps.clock.now();
-  await repo.updateBenefit(deps.db, current.id, { deletedAt: now, modifiedAt: now });
+  await inTransaction(deps.db, async (tx) => {
+    await repo.updateBenefit(tx, current.id, { deletedAt: now, modifiedAt: now });
+    await revokeGrantsOfBenefit(tx, { clock: deps.clock, queue: deps.queue ?? null }, current.id);
+  });
 }
 
-/**
- * Grants of a benefit. The grants table arrives with the checkout/grants issue; until then no
- * benefit has been granted, and this is the one function that issue fills in.
- */
-export async function listGrants(deps: BenefitDeps, ctx: AuthContext, id: string, page: Pagination): Promise<Page<never>> {
-  await ownBenefit(deps, ctx, id);
-  return pageOf([], 0, page);
+/** Grants of a benefit, newest first. */
+export async function listGrants(deps: BenefitDeps, ctx: AuthContext, id: string, query: BenefitGrantListQuery, page: Pagination) {
+  const benefit = await ownBenefit(deps, ctx, id);
+  return listGrantsOfBenefit(deps.db, benefit.organizationId, benefit.id, query, page);
 }
 
 // For other modules.
@@ -109,4 +114,9 @@ export async function benefitsForDisplay(db: Db, ids: string[]) {
 /** Ids of the organization's downloadables benefits offering this file. */
 export function benefitsUsingFile(db: Db, organizationId: string, fileId: string) {
   return repo.downloadablesUsingFile(db, organizationId, fileId);
+}
+
+/** Benefits by id as rows, deleted ones included: what existing grants were granted from. */
+export function benefitRowsByIds(db: Db, ids: string[]) {
+  return repo.benefitsByIds(db, ids);
 }

@@ -163,7 +163,7 @@ async function fulfil(deps: CheckoutDeps, row: repo.CheckoutRow, payment: { proc
     }
     await emit("order.paid", orderData);
     await emit("checkout.updated", await checkoutEventData(deps, tx, updated));
-    await grantBenefitsForOrder(tx, { id: order.id, customerId: customer.id, productId: row.productId, subscriptionId: subscription?.id ?? null });
+    await grantBenefitsForOrder(tx, deps, { id: order.id, customerId: customer.id, productId: row.productId, subscriptionId: subscription?.id ?? null });
     await recordCustomerState(tx, clock, row.organizationId, customer.id);
     return updated;
   });

@@ -12,6 +12,8 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { linkCustomerEvents } from "../events/service.ts";
 import { stateSubscriptionOut } from "../subscriptions/schemas.ts";
 import { activeSubscriptionsOf } from "../subscriptions/service.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
+import { customerStateGrants, revokeBenefitsOfCustomer } from "../grants/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { customerOut, type CustomerCreate, type CustomerListQuery, type CustomerRecord, type CustomerUpdate } from "./schemas.ts";
@@ -20,6 +22,8 @@ import { validateTaxId } from "./tax-id.ts";
 export interface CustomerDeps {
   db: Db;
   clock: Clock;
+  /** Deleting a customer queues the revocation of their benefit grants. */
+  queue?: QueueHandle | null;
 }
 
 export type CustomerRef = { id: string } | { externalId: string };
@@ -176,6 +180,7 @@ export async function deleteCustomer(deps: CustomerDeps, ctx: AuthContext, ref: 
     await repo.updateCustomer(tx, current.id, values);
     const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
     await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "customer.deleted", data });
+    await revokeBenefitsOfCustomer(tx, { clock: deps.clock, queue: deps.queue ?? null }, current.id);
   });
 }
 
@@ -190,7 +195,7 @@ export async function getCustomerState(deps: CustomerDeps, ctx: AuthContext, ref
  */
 export async function customerStateExtras(deps: Pick<CustomerDeps, "db">, customer: CustomerRecord) {
   const active = await activeSubscriptionsOf(deps.db, customer.id);
-  return { active_subscriptions: active.map(stateSubscriptionOut), granted_benefits: [] as unknown[], active_meters: [] as unknown[] };
+  return { active_subscriptions: active.map(stateSubscriptionOut), ...(await customerStateGrants(deps.db, customer.id)) };
 }
 
 /** The state of a customer by id (any state), as customer.state_changed carries it. */

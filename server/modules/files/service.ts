@@ -219,3 +219,11 @@ export async function filesByIds(db: Db, ids: string[]) {
 }
 
 export { fileReadOut };
+
+/** A downloadable's bytes, for the signed download URLs of benefit grants; null when gone. */
+export async function openDownloadable(deps: FileDeps, id: string) {
+  const row = await repo.findFileForUpload(deps.db, id);
+  if (!row || !row.isUploaded || row.service !== "downloadable") return null;
+  const object = await deps.storage.open(storageKey(row));
+  return object ? { row, ...object } : null;
+}

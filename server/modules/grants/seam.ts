@@ -1,8 +1,4 @@
-// Where purchases meet benefit grants. Granting on a paid order or an active subscription and
-// revoking when a subscription ends belong to the grants module; until it lands these do nothing,
-// and every caller already runs them inside the transaction of the change that triggers them.
-import type { Db } from "../../../db/client.ts";
-
-export async function grantBenefitsForOrder(_tx: Db, _order: { id: string; customerId: string; productId: string | null; subscriptionId: string | null }): Promise<void> {}
-
-export async function revokeBenefitsForSubscription(_tx: Db, _subscription: { id: string; customerId: string; productId: string }): Promise<void> {}
+// Where purchases meet benefit grants: checkout fulfilment and subscription revoke call these inside
+// the transactions of the change that triggers them; the grants service marks the rows and queues
+// the work in that same transaction.
+export { grantBenefitsForOrder, revokeBenefitsForSubscription, type GrantQueueDeps } from "./service.ts";

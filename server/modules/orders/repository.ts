@@ -22,6 +22,16 @@ export async function findOrder(db: Db, organizationIds: readonly string[], id: 
   return row ?? null;
 }
 
+export async function lockOrder(db: Db, id: string): Promise<OrderRow | null> {
+  const [row] = await db.select().from(orders).where(eq(orders.id, id)).for("update");
+  return row ?? null;
+}
+
+export async function updateOrder(db: Db, id: string, values: Partial<typeof orders.$inferInsert>): Promise<OrderRow> {
+  const [row] = await db.update(orders).set(values).where(eq(orders.id, id)).returning();
+  return row!;
+}
+
 export async function itemsOf(db: Db, orderIds: string[]): Promise<OrderItemRow[]> {
   if (orderIds.length === 0) return [];
   return db.select().from(orderItems).where(inArray(orderItems.orderId, orderIds)).orderBy(asc(orderItems.createdAt), asc(orderItems.id));

@@ -79,7 +79,8 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
       product_price_id: i.productPriceId,
     })),
     description: product?.name ?? parts.items[0]?.label ?? "Order",
-    refundable_amount: o.totalAmount - o.taxAmount - (o.refundedAmount - o.refundedTaxAmount),
+    // As Polar: refunded_amount is the net part refunded (tax separately in refunded_tax_amount).
+    refundable_amount: o.netAmount - o.refundedAmount,
     refundable_tax_amount: o.taxAmount - o.refundedTaxAmount,
   };
 }

@@ -71,3 +71,24 @@ export async function listCustomerOrders(
   const { rows, total } = await repo.listOrders(deps.db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId], ...f }, sorting, page.limit, offsetOf(page));
   return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
 }
+
+// For refunds: the order row locked for the refund's amounts, and the amounts recorded on it.
+
+export async function findOrderRow(db: Db, organizationIds: readonly string[], id: string) {
+  return repo.findOrder(db, organizationIds, id);
+}
+
+export function lockOrder(tx: Db, id: string) {
+  return repo.lockOrder(tx, id);
+}
+
+/** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */
+export async function recordOrderRefund(tx: Db, order: repo.OrderRow, amount: number, taxAmount: number, now: Date) {
+  const refundedAmount = order.refundedAmount + amount;
+  return repo.updateOrder(tx, order.id, {
+    refundedAmount,
+    refundedTaxAmount: order.refundedTaxAmount + taxAmount,
+    status: refundedAmount >= order.netAmount ? "refunded" : "partially_refunded",
+    modifiedAt: now,
+  });
+}

@@ -22,6 +22,10 @@ export const FIXED_TOKENS: Record<string, PaymentOutcome> = {
   sandbox_token_insufficient_funds: "insufficient_funds",
 };
 
+/** Charges with this token succeed and refunds of them fail, as Stripe's 4000 0000 0000 5126 card. */
+export const REFUND_FAILS_TOKEN = "sandbox_token_refund_fails";
+const REFUND_FAILS_PREFIX = "sandbox_pay_refundfail_";
+
 export interface CardInput {
   number: string;
   exp_month: number;
@@ -50,6 +54,10 @@ export function createSandboxProcessor(deps: { db: Db }): PaymentProcessor {
   return {
     name: "sandbox",
     async charge(request): Promise<ChargeResult> {
+      if (request.confirmationTokenId === REFUND_FAILS_TOKEN) {
+        const id = createHash("sha256").update(request.idempotencyKey).digest("base64url").slice(0, 24);
+        return { status: "succeeded", processorPaymentId: `${REFUND_FAILS_PREFIX}${id}`, card: { brand: "visa", last4: "5126" } };
+      }
       let outcome = FIXED_TOKENS[request.confirmationTokenId];
       let card = { brand: "visa", last4: outcome === "declined" ? "0002" : outcome === "insufficient_funds" ? "9995" : "4242" };
       if (!outcome) {
@@ -65,6 +73,7 @@ export function createSandboxProcessor(deps: { db: Db }): PaymentProcessor {
       return { status: "succeeded", processorPaymentId, card };
     },
     async refund(request) {
+      if (request.processorPaymentId.startsWith(REFUND_FAILS_PREFIX)) return { status: "failed", message: "The card issuer declined the refund." };
       const processorRefundId = `sandbox_re_${createHash("sha256").update(request.idempotencyKey).digest("base64url").slice(0, 24)}`;
       return { status: "succeeded", processorRefundId };
     },

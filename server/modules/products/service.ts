@@ -8,7 +8,9 @@ import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
 import { benefitsOf } from "../benefits/service.ts";
+import { revokeBenefitsRemovedFromProduct } from "../grants/service.ts";
 import { customFieldsOf } from "../custom-fields/service.ts";
 import { usableFiles } from "../files/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -22,6 +24,8 @@ export interface ProductDeps {
   clock: Clock;
   /** Public base URL, for the media files' public_url. */
   baseUrl: string;
+  /** Removing benefits from a product queues the revocation of the grants it gave. */
+  queue?: QueueHandle | null;
 }
 
 async function checkMedias(db: Db, organizationId: string, ids: string[]): Promise<string[]> {
@@ -191,7 +195,9 @@ export async function updateProductBenefits(deps: ProductDeps, ctx: AuthContext,
   const bad = benefitIds.findIndex((b) => !found.has(b));
   if (bad >= 0) throw RequestValidationError.field(["body", "benefits", bad], "Benefit not found in this organization.");
   return inTransaction(deps.db, async (tx) => {
+    const before = (await repo.benefitLinksOf(tx, [id])).map((l) => l.benefitId);
     await repo.setBenefits(tx, id, [...new Set(benefitIds)]);
+    await revokeBenefitsRemovedFromProduct(tx, { clock: deps.clock, queue: deps.queue ?? null }, id, before.filter((b) => !benefitIds.includes(b)));
     const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });
     const data = await hydrateProduct(tx, deps.baseUrl, row);
     await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "product.updated", data });

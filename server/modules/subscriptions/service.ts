@@ -11,6 +11,7 @@ import { addInterval, type Interval } from "../../lib/periods.ts";
 import { customersByIds, customerStateOf } from "../customers/service.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
@@ -20,6 +21,8 @@ export interface SubscriptionDeps {
   db: Db;
   clock: Clock;
   baseUrl: string;
+  /** Revoking a subscription queues the revocation of its benefit grants. */
+  queue: QueueHandle | null;
 }
 
 export async function renderSubscriptions(db: Db, baseUrl: string, rows: repo.SubscriptionRow[]) {
@@ -84,7 +87,7 @@ export async function updateSubscription(deps: SubscriptionDeps, ctx: AuthContex
       if (s.status === "canceled") throw new AlreadyCanceledSubscription();
       updated = await repo.updateSubscription(tx, id, { ...reason, status: "canceled", canceledAt: s.canceledAt ?? now, endsAt: now, endedAt: now, cancelAtPeriodEnd: false, modifiedAt: now });
       events.push("subscription.updated", ...(s.cancelAtPeriodEnd ? [] : ["subscription.canceled"]), "subscription.revoked");
-      await revokeBenefitsForSubscription(tx, updated);
+      await revokeBenefitsForSubscription(tx, deps, updated);
     } else if (input.cancel_at_period_end) {
       if (s.status === "canceled" || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
       updated = await repo.updateSubscription(tx, id, { ...reason, cancelAtPeriodEnd: true, canceledAt: now, endsAt: s.currentPeriodEnd, modifiedAt: now });

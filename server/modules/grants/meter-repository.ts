@@ -1,0 +1,52 @@
+// SQL for customer meters: units credited by meter_credit grants, and the units consumed since the
+// customer meter began, aggregated from the usage events its meter selects (the meter's own filter
+// and aggregation, the same SQL the meters module uses for quantities).
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { customerMeters, events, meters } from "../../../db/schema/index.ts";
+import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
+
+export type CustomerMeterRow = typeof customerMeters.$inferSelect;
+
+/** Adds (or, negative, takes back) credited units; creates the customer meter on first credit. */
+export async function creditUnits(db: Db, v: { organizationId: string; customerId: string; meterId: string; units: number; rollover: boolean; now: Date }): Promise<CustomerMeterRow> {
+  const rollover = v.rollover ? v.units : 0;
+  const [row] = await db
+    .insert(customerMeters)
+    .values({ organizationId: v.organizationId, customerId: v.customerId, meterId: v.meterId, creditedUnits: v.units, rolloverUnits: rollover, createdAt: v.now })
+    .onConflictDoUpdate({
+      target: [customerMeters.customerId, customerMeters.meterId],
+      set: {
+        creditedUnits: sql`${customerMeters.creditedUnits} + ${v.units}`,
+        rolloverUnits: sql`${customerMeters.rolloverUnits} + ${rollover}`,
+        modifiedAt: v.now,
+      },
+    })
+    .returning();
+  return row!;
+}
+
+export interface CustomerMeterBalance {
+  row: CustomerMeterRow;
+  consumed: number;
+}
+
+export async function customerMetersOf(db: Db, customerId: string): Promise<CustomerMeterBalance[]> {
+  const rows = await db
+    .select({ cm: customerMeters, meter: meters })
+    .from(customerMeters)
+    .innerJoin(meters, eq(meters.id, customerMeters.meterId))
+    .where(eq(customerMeters.customerId, customerId))
+    .orderBy(asc(customerMeters.createdAt), asc(customerMeters.id));
+  return Promise.all(
+    rows.map(async ({ cm, meter }) => {
+      const result = (await db.execute(sql`
+        select ${aggregateOf(meter.aggregation, sql`v`)} as q
+        from (select ${aggregationValue(meter.aggregation)} as v from ${events}
+              where ${and(eq(events.organizationId, cm.organizationId), eq(events.customerId, customerId), sql`${events.timestamp} >= ${cm.createdAt.toISOString()}::timestamptz`, filterCondition(meter.filter))}) as selected`)) as unknown as { rows: { q: number | string | null }[] } | { q: number | string | null }[];
+      // postgres.js answers with an array of rows, PGlite with {rows}.
+      const [r] = Array.isArray(result) ? result : result.rows;
+      return { row: cm, consumed: Number(r?.q ?? 0) };
+    }),
+  );
+}

@@ -1,0 +1,78 @@
+// Wire schemas for Polar's BenefitGrant (API and webhooks), the list query, and the customer-state
+// views of grants and meters.
+import { z } from "zod";
+import { queryBoolean, queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
+import type { BenefitOut } from "../benefits/schemas.ts";
+import type { CustomerOut } from "../customers/schemas.ts";
+import type { CustomerMeterBalance } from "./meter-repository.ts";
+import type { GrantRow } from "./repository.ts";
+
+export const grantListQuery = z.object({
+  organization_id: queryList(z.uuid()).optional(),
+  customer_id: queryList(z.uuid()).optional(),
+  external_customer_id: queryList(z.string().min(1)).optional(),
+  is_granted: queryBoolean.optional(),
+  sorting: sortingSchema(["created_at", "granted_at", "revoked_at"] as const, ["-created_at"]),
+});
+export type GrantListQuery = z.output<typeof grantListQuery>;
+
+export const benefitGrantListQuery = z.object({
+  is_granted: queryBoolean.optional(),
+  customer_id: queryList(z.uuid()).optional(),
+  member_id: queryList(z.uuid()).optional(),
+});
+export type BenefitGrantListQuery = z.output<typeof benefitGrantListQuery>;
+
+export function grantOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut) {
+  return {
+    created_at: g.createdAt.toISOString(),
+    modified_at: g.modifiedAt?.toISOString() ?? null,
+    id: g.id,
+    granted_at: g.grantedAt?.toISOString() ?? null,
+    is_granted: g.grantedAt !== null,
+    revoked_at: g.revokedAt?.toISOString() ?? null,
+    is_revoked: g.revokedAt !== null,
+    subscription_id: g.subscriptionId,
+    order_id: g.orderId,
+    customer_id: g.customerId,
+    member_id: null,
+    benefit_id: g.benefitId,
+    error: g.error,
+    customer,
+    member: null,
+    benefit,
+    properties: g.properties,
+  };
+}
+export type GrantOut = ReturnType<typeof grantOut>;
+
+/** Webhook payloads also carry what the properties were before this change. */
+export function grantWebhookOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut) {
+  return { ...grantOut(g, customer, benefit), previous_properties: g.previousProperties };
+}
+
+export function stateGrantOut(g: GrantRow, benefit: { type: string; metadata: Record<string, unknown> }) {
+  return {
+    id: g.id,
+    created_at: g.createdAt.toISOString(),
+    modified_at: g.modifiedAt?.toISOString() ?? null,
+    granted_at: g.grantedAt!.toISOString(),
+    benefit_id: g.benefitId,
+    benefit_type: benefit.type,
+    benefit_metadata: benefit.metadata,
+    properties: g.properties,
+  };
+}
+
+export function stateMeterOut({ row, consumed }: CustomerMeterBalance) {
+  return {
+    id: row.id,
+    created_at: row.createdAt.toISOString(),
+    modified_at: row.modifiedAt?.toISOString() ?? null,
+    meter_id: row.meterId,
+    consumed_units: consumed,
+    credited_units: row.creditedUnits,
+    balance: row.creditedUnits - consumed,
+  };
+}

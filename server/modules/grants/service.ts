@@ -1,0 +1,135 @@
+// Benefit grants: which grants a purchase creates and which a change takes back. Callers run these
+// inside the transaction of the change (order paid, subscription revoked, customer or benefit
+// deleted, benefit removed from a product, refund); the rows are marked with what is still to do
+// and a pg-boss job per grant is sent through the same transaction, so a grant exists exactly when
+// the change committed, and a third party that fails never fails the change itself.
+import { sql } from "drizzle-orm";
+import { fromDrizzle } from "pg-boss";
+import type { Db } from "../../../db/client.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
+import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { benefitRowsByIds } from "../benefits/service.ts";
+import { benefitOut } from "../benefits/schemas.ts";
+import { customersByIds } from "../customers/service.ts";
+import { customerMetersOf } from "./meter-repository.ts";
+import * as repo from "./repository.ts";
+import { grantOut, stateGrantOut, stateMeterOut, type BenefitGrantListQuery, type GrantListQuery } from "./schemas.ts";
+
+export const APPLY_GRANT_JOB = "grants.apply";
+
+export interface GrantQueueDeps {
+  clock: Clock;
+  /** Null only where no queue runs (then the rows wait, marked, for a process that has one). */
+  queue: QueueHandle | null;
+}
+
+async function enqueue(tx: Db, deps: GrantQueueDeps, grants: { id: string }[]): Promise<void> {
+  if (!deps.queue || grants.length === 0) return;
+  // pg-boss inserts the job with our transaction's connection, so it commits or rolls back with it.
+  const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
+  for (const g of grants) await deps.queue.boss.send(APPLY_GRANT_JOB, { grantId: g.id }, { db });
+}
+
+export interface PaidOrder {
+  id: string;
+  customerId: string;
+  productId: string | null;
+  subscriptionId: string | null;
+}
+
+/** One grant per benefit of the product, scoped to the subscription when there is one, else the order. */
+export async function grantBenefitsForOrder(tx: Db, deps: GrantQueueDeps, order: PaidOrder): Promise<void> {
+  if (!order.productId) return;
+  const now = deps.clock.now();
+  const scopeId = order.subscriptionId ?? order.id;
+  const marked: repo.GrantRow[] = [];
+  for (const benefit of await repo.benefitsOfProduct(tx, order.productId)) {
+    const existing = await repo.findByScope(tx, order.customerId, benefit.id, scopeId);
+    if (!existing) {
+      marked.push(
+        await repo.insertGrant(tx, {
+          organizationId: benefit.organizationId,
+          customerId: order.customerId,
+          benefitId: benefit.id,
+          orderId: order.id,
+          subscriptionId: order.subscriptionId,
+          scopeId,
+          pendingAction: "grant",
+          createdAt: now,
+        }),
+      );
+    } else if (existing.pendingAction === "revoke" || (!existing.grantedAt && !existing.pendingAction)) {
+      marked.push(await repo.updateGrant(tx, existing.id, { pendingAction: "grant", modifiedAt: now }));
+    }
+  }
+  await enqueue(tx, deps, marked);
+}
+
+async function revokeWhere(tx: Db, deps: GrantQueueDeps, where: Parameters<typeof repo.markForRevoke>[1]): Promise<number> {
+  const marked = await repo.markForRevoke(tx, where, deps.clock.now());
+  await enqueue(tx, deps, marked);
+  return marked.length;
+}
+
+export const revokeBenefitsForSubscription = (tx: Db, deps: GrantQueueDeps, subscription: { id: string }) => revokeWhere(tx, deps, repo.bySubscription(subscription.id));
+export const revokeBenefitsForOrder = (tx: Db, deps: GrantQueueDeps, orderId: string) => revokeWhere(tx, deps, repo.byOneTimeOrder(orderId));
+export const revokeBenefitsOfCustomer = (tx: Db, deps: GrantQueueDeps, customerId: string) => revokeWhere(tx, deps, repo.byCustomer(customerId));
+export const revokeGrantsOfBenefit = (tx: Db, deps: GrantQueueDeps, benefitId: string) => revokeWhere(tx, deps, repo.byBenefit(benefitId));
+export async function revokeBenefitsRemovedFromProduct(tx: Db, deps: GrantQueueDeps, productId: string, removedBenefitIds: string[]): Promise<number> {
+  if (removedBenefitIds.length === 0) return 0;
+  return revokeWhere(tx, deps, repo.byProductBenefits(productId, removedBenefitIds));
+}
+
+// Reading grants.
+
+export async function renderGrants(db: Db, rows: repo.GrantRow[]) {
+  const [customers, benefits] = await Promise.all([customersByIds(db, [...new Set(rows.map((r) => r.customerId))]), benefitRowsByIds(db, [...new Set(rows.map((r) => r.benefitId))])]);
+  const customerById = new Map(customers.map((c) => [c.id, c]));
+  const benefitById = new Map(benefits.map((b) => [b.id, benefitOut(b)]));
+  return rows.map((r) => grantOut(r, customerById.get(r.customerId)!, benefitById.get(r.benefitId)!));
+}
+
+export interface GrantReadDeps {
+  db: Db;
+}
+
+export async function listGrants(deps: GrantReadDeps, ctx: AuthContext, q: GrantListQuery, page: Pagination) {
+  const { rows, total } = await repo.listGrants(
+    deps.db,
+    { organizationIds: organizationsForRead(ctx, q.organization_id), customerIds: q.customer_id, externalCustomerIds: q.external_customer_id, isGranted: q.is_granted },
+    q.sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(await renderGrants(deps.db, rows), total, page);
+}
+
+/** GET /v1/benefits/{id}/grants; the benefits module has checked the benefit is the caller's. */
+export async function listGrantsOfBenefit(db: Db, organizationId: string, benefitId: string, q: BenefitGrantListQuery, page: Pagination) {
+  const { rows, total } = await repo.listGrants(db, { organizationIds: [organizationId], benefitIds: [benefitId], customerIds: q.customer_id, isGranted: q.is_granted }, [{ key: "created_at", desc: true }], page.limit, offsetOf(page));
+  return pageOf(await renderGrants(db, rows), total, page);
+}
+
+export async function getGrant(deps: GrantReadDeps, ctx: AuthContext, id: string) {
+  const row = await repo.findGrant(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Benefit grant not found.");
+  return row;
+}
+
+export function grantById(db: Db, id: string) {
+  return repo.findGrantById(db, id);
+}
+
+/** Customer state: the benefits granted now, and the customer's meters with their balances. */
+export async function customerStateGrants(db: Db, customerId: string) {
+  const grants = await repo.grantedOfCustomer(db, customerId);
+  const benefits = new Map((await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [b.id, b]));
+  const meters = await customerMetersOf(db, customerId);
+  return {
+    granted_benefits: grants.map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
+    active_meters: meters.map(stateMeterOut),
+  };
+}

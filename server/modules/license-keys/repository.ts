@@ -1,0 +1,80 @@
+// SQL for license keys and their activations, scoped to organization ids where a seller reads them.
+import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { licenseKeyActivations, licenseKeys } from "../../../db/schema/index.ts";
+
+export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
+export type ActivationRow = typeof licenseKeyActivations.$inferSelect;
+
+export async function insertKey(db: Db, values: typeof licenseKeys.$inferInsert): Promise<LicenseKeyRow> {
+  const [row] = await db.insert(licenseKeys).values(values).returning();
+  return row!;
+}
+
+export async function updateKey(db: Db, id: string, values: Partial<typeof licenseKeys.$inferInsert>): Promise<LicenseKeyRow> {
+  const [row] = await db.update(licenseKeys).set(values).where(eq(licenseKeys.id, id)).returning();
+  return row!;
+}
+
+export async function keyOfGrant(db: Db, grantId: string): Promise<LicenseKeyRow | null> {
+  const [row] = await db.select().from(licenseKeys).where(eq(licenseKeys.grantId, grantId));
+  return row ?? null;
+}
+
+export async function findKey(db: Db, organizationIds: readonly string[], id: string): Promise<LicenseKeyRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.id, id), inArray(licenseKeys.organizationId, [...organizationIds])));
+  return row ?? null;
+}
+
+/** The key row by its text within one organization, locked for the validation that follows. */
+export async function lockKeyByText(db: Db, organizationId: string, key: string): Promise<LicenseKeyRow | null> {
+  const [row] = await db
+    .select()
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.organizationId, organizationId), eq(licenseKeys.key, key)))
+    .for("update");
+  return row ?? null;
+}
+
+export async function listKeys(db: Db, f: { organizationIds: string[]; benefitIds?: string[] | undefined; statuses?: string[] | undefined }, limit: number, offset: number) {
+  if (f.organizationIds.length === 0) return { rows: [] as LicenseKeyRow[], total: 0 };
+  const conds = [inArray(licenseKeys.organizationId, f.organizationIds)];
+  if (f.benefitIds?.length) conds.push(inArray(licenseKeys.benefitId, f.benefitIds));
+  if (f.statuses?.length) conds.push(inArray(licenseKeys.status, f.statuses));
+  const where = and(...conds);
+  const [rows, [total]] = await Promise.all([
+    db.select().from(licenseKeys).where(where).orderBy(desc(licenseKeys.createdAt), asc(licenseKeys.id)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(licenseKeys).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+export async function activationsOf(db: Db, licenseKeyId: string): Promise<ActivationRow[]> {
+  return db.select().from(licenseKeyActivations).where(eq(licenseKeyActivations.licenseKeyId, licenseKeyId)).orderBy(asc(licenseKeyActivations.createdAt), asc(licenseKeyActivations.id));
+}
+
+export async function countActivations(db: Db, licenseKeyId: string): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(licenseKeyActivations).where(eq(licenseKeyActivations.licenseKeyId, licenseKeyId));
+  return Number(row?.n ?? 0);
+}
+
+export async function findActivation(db: Db, licenseKeyId: string, id: string): Promise<ActivationRow | null> {
+  const [row] = await db
+    .select()
+    .from(licenseKeyActivations)
+    .where(and(eq(licenseKeyActivations.licenseKeyId, licenseKeyId), eq(licenseKeyActivations.id, id)));
+  return row ?? null;
+}
+
+export async function insertActivation(db: Db, values: typeof licenseKeyActivations.$inferInsert): Promise<ActivationRow> {
+  const [row] = await db.insert(licenseKeyActivations).values(values).returning();
+  return row!;
+}
+
+export async function deleteActivation(db: Db, id: string): Promise<void> {
+  await db.delete(licenseKeyActivations).where(eq(licenseKeyActivations.id, id));
+}

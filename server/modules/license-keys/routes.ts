@@ -1,0 +1,75 @@
+// /v1/license-keys (seller, organization or user token) and the public
+// /v1/customer-portal/license-keys/validate|activate|deactivate (no auth, rate-limited per IP).
+import { Router } from "express";
+import { z } from "zod";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { paginationQuery } from "../../lib/pagination.ts";
+import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
+import { ipRateLimit } from "./rate-limit.ts";
+import { licenseKeyActivate, licenseKeyDeactivate, licenseKeyListQuery, licenseKeyUpdate, licenseKeyValidate } from "./schemas.ts";
+import * as service from "./service.ts";
+import { activateLicenseKey, deactivateLicenseKey, validateLicenseKey } from "./validation.ts";
+
+const idParams = z.object({ id: z.uuid() });
+const activationParams = z.object({ id: z.uuid(), activation_id: z.uuid() });
+
+export interface LicenseKeyRouterDeps extends service.LicenseKeyDeps {
+  clock: Clock;
+  rateLimitPerMinute: number;
+  trustProxy: boolean;
+}
+
+export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Router {
+  const r = Router();
+  const own = (organizationIds: readonly string[], organizationId: string) => {
+    // Another organization's key is simply not found for this token.
+    if (!organizationIds.includes(organizationId)) throw new ResourceNotFound("License key not found.");
+  };
+  r.get(["/license-keys", "/license-keys/"], guard("license_keys:read"), async (req, res) => {
+    const page = parseQuery(paginationQuery, req);
+    res.json(await service.listLicenseKeys(deps, authOf(req), parseQuery(licenseKeyListQuery, req), page));
+  });
+  r.post("/license-keys/validate", guard("license_keys:write"), async (req, res) => {
+    const body = parseBody(licenseKeyValidate, req);
+    own(authOf(req).organizationIds, body.organization_id);
+    res.json(await validateLicenseKey(deps, body));
+  });
+  r.post("/license-keys/activate", guard("license_keys:write"), async (req, res) => {
+    const body = parseBody(licenseKeyActivate, req);
+    own(authOf(req).organizationIds, body.organization_id);
+    res.json(await activateLicenseKey(deps, body));
+  });
+  r.post("/license-keys/deactivate", guard("license_keys:write"), async (req, res) => {
+    const body = parseBody(licenseKeyDeactivate, req);
+    own(authOf(req).organizationIds, body.organization_id);
+    await deactivateLicenseKey(deps, body);
+    res.status(204).end();
+  });
+  r.get("/license-keys/:id", guard("license_keys:read"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    res.json(await service.getLicenseKey(deps, authOf(req), id));
+  });
+  r.patch("/license-keys/:id", guard("license_keys:write"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    res.json(await service.updateLicenseKey(deps, authOf(req), id, parseBody(licenseKeyUpdate, req)));
+  });
+  r.get("/license-keys/:id/activations/:activation_id", guard("license_keys:read"), async (req, res) => {
+    const { id, activation_id } = parseParams(activationParams, req);
+    res.json(await service.getActivation(deps, authOf(req), id, activation_id));
+  });
+
+  const limited = ipRateLimit({ perMinute: deps.rateLimitPerMinute, clock: deps.clock, trustProxy: deps.trustProxy });
+  r.post("/customer-portal/license-keys/validate", limited, async (req, res) => {
+    res.json(await validateLicenseKey(deps, parseBody(licenseKeyValidate, req)));
+  });
+  r.post("/customer-portal/license-keys/activate", limited, async (req, res) => {
+    res.json(await activateLicenseKey(deps, parseBody(licenseKeyActivate, req)));
+  });
+  r.post("/customer-portal/license-keys/deactivate", limited, async (req, res) => {
+    await deactivateLicenseKey(deps, parseBody(licenseKeyDeactivate, req));
+    res.status(204).end();
+  });
+  return r;
+}

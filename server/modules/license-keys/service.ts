@@ -1,0 +1,107 @@
+// License keys: issued when a license_keys benefit is granted (a CSPRNG key with the benefit's
+// prefix, expiry from ttl/timeframe, activation and usage limits), revoked with the grant, and read
+// and adjusted by the seller (status, usage, limits, expiry).
+import { randomBytes } from "node:crypto";
+import type { Db } from "../../../db/client.ts";
+import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { addInterval } from "../../lib/periods.ts";
+import { customersByIds } from "../customers/service.ts";
+import * as repo from "./repository.ts";
+import { activationBaseOut, displayKey, licenseKeyOut, type LicenseKeyUpdate } from "./schemas.ts";
+
+export interface LicenseKeyDeps {
+  db: Db;
+  clock: Clock;
+}
+
+export async function renderKeys(db: Db, rows: repo.LicenseKeyRow[]) {
+  const customers = await customersByIds(db, [...new Set(rows.map((r) => r.customerId))]);
+  const byId = new Map(customers.map((c) => [c.id, c]));
+  return rows.map((r) => licenseKeyOut(r, byId.get(r.customerId)!));
+}
+
+export async function renderKey(db: Db, row: repo.LicenseKeyRow) {
+  return (await renderKeys(db, [row]))[0]!;
+}
+
+export async function listLicenseKeys(deps: LicenseKeyDeps, ctx: AuthContext, q: { organization_id?: string[] | undefined; benefit_id?: string[] | undefined; status?: string[] | undefined }, page: Pagination) {
+  const { rows, total } = await repo.listKeys(deps.db, { organizationIds: organizationsForRead(ctx, q.organization_id), benefitIds: q.benefit_id, statuses: q.status }, page.limit, offsetOf(page));
+  return pageOf(await renderKeys(deps.db, rows), total, page);
+}
+
+async function ownKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
+  const row = await repo.findKey(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("License key not found.");
+  return row;
+}
+
+export async function getLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
+  const row = await ownKey(deps, ctx, id);
+  const activations = await repo.activationsOf(deps.db, row.id);
+  return { ...(await renderKey(deps.db, row)), activations: activations.map(activationBaseOut) };
+}
+
+export async function updateLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string, input: LicenseKeyUpdate) {
+  const row = await ownKey(deps, ctx, id);
+  const values: Partial<repo.LicenseKeyRow> = { modifiedAt: deps.clock.now() };
+  if (input.status) values.status = input.status;
+  if (input.usage !== undefined) values.usage = input.usage;
+  if (input.limit_activations !== undefined) values.limitActivations = input.limit_activations;
+  if (input.limit_usage !== undefined) values.limitUsage = input.limit_usage;
+  if (input.expires_at !== undefined) values.expiresAt = input.expires_at === null ? null : new Date(input.expires_at);
+  return renderKey(deps.db, await repo.updateKey(deps.db, row.id, values));
+}
+
+export async function getActivation(deps: LicenseKeyDeps, ctx: AuthContext, id: string, activationId: string) {
+  const row = await ownKey(deps, ctx, id);
+  const activation = await repo.findActivation(deps.db, row.id, activationId);
+  if (!activation) throw new ResourceNotFound("License key activation not found.");
+  return { ...activationBaseOut(activation), license_key: await renderKey(deps.db, row) };
+}
+
+// For the grants module.
+
+export interface LicenseKeyBenefit {
+  prefix?: string | null;
+  expires?: { ttl: number; timeframe: "year" | "month" | "day" } | null;
+  activations?: { limit: number; enable_customer_admin: boolean } | null;
+  limit_usage?: number | null;
+}
+
+/** 128 random bits (CSPRNG) as four uppercase hex groups after the prefix: PREFIX-XXXXXXXX-XXXXXXXX-XXXXXXXX-XXXXXXXX. */
+function generateKey(prefix: string | null | undefined): string {
+  const hex = randomBytes(16).toString("hex").toUpperCase();
+  const groups = hex.match(/.{8}/g)!.join("-");
+  return prefix ? `${prefix.toUpperCase()}-${groups}` : groups;
+}
+
+/** Issues the grant's key, or grants its existing key again (a re-grant keeps the same key). */
+export async function issueLicenseKey(tx: Db, clock: Clock, grant: { id: string; organizationId: string; customerId: string; benefitId: string }, p: LicenseKeyBenefit) {
+  const now = clock.now();
+  const existing = await repo.keyOfGrant(tx, grant.id);
+  if (existing) {
+    const row = await repo.updateKey(tx, existing.id, { status: "granted", modifiedAt: now });
+    return { license_key_id: row.id, display_key: displayKey(row.key) };
+  }
+  const row = await repo.insertKey(tx, {
+    organizationId: grant.organizationId,
+    customerId: grant.customerId,
+    benefitId: grant.benefitId,
+    grantId: grant.id,
+    key: generateKey(p.prefix),
+    status: "granted",
+    limitActivations: p.activations?.limit ?? null,
+    limitUsage: p.limit_usage ?? null,
+    expiresAt: p.expires ? addInterval(now, p.expires.timeframe, p.expires.ttl) : null,
+    createdAt: now,
+  });
+  return { license_key_id: row.id, display_key: displayKey(row.key) };
+}
+
+export async function revokeLicenseKey(tx: Db, clock: Clock, grantId: string): Promise<void> {
+  const existing = await repo.keyOfGrant(tx, grantId);
+  if (existing) await repo.updateKey(tx, existing.id, { status: "revoked", modifiedAt: clock.now() });
+}
