@@ -3,6 +3,7 @@
 // period end or take the cancellation back. Every read is scoped to the session's customer first;
 // anything else is a 404. The seller's services do the work, so rules and webhooks stay in one place.
 import type { Db } from "../../../db/client.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { organizationView, type CustomerContext } from "../../lib/customer-context.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
@@ -28,6 +29,8 @@ export interface PortalDeps {
   db: Db;
   clock: Clock;
   baseUrl: string;
+  /** Canceling through the portal goes through the subscriptions service, which queues grant changes. */
+  queue: QueueHandle | null;
 }
 
 async function organizationOf(deps: PortalDeps, ctx: CustomerContext): Promise<CustomerOrganizationOut> {

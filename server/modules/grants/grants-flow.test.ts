@@ -14,7 +14,7 @@ import type { TestServer } from "../../../test/helpers/server.ts";
 import { startThirdPartyServer, type ThirdPartyServer } from "../../../test/helpers/third-party.ts";
 import { issueDiscordGuildToken } from "../benefits/discord.ts";
 
-const SCOPES = ["products:write", "benefits:write", "checkouts:write", "subscriptions:write", "customers:write", "orders:read", "license_keys:write", "files:write", "events:write", "meters:write"];
+const SCOPES = ["customer_sessions:write", "products:write", "benefits:write", "checkouts:write", "subscriptions:write", "customers:write", "orders:read", "license_keys:write", "files:write", "events:write", "meters:write"];
 const GUILD = "900000000000000001";
 const ROLE = "900000000000000002";
 const DISCORD_USER = "800000000000000001";
@@ -85,6 +85,13 @@ describe("a purchase grants every benefit type, and revoking the subscription ta
       expect(g).toMatchObject({ isGranted: true, isRevoked: false, subscriptionId: order.subscriptionId, orderId: order.id, customerId });
       expect(g.error ?? null).toBeNull();
     }
+    // The customer sees the same six grants through the customer portal with a customer session.
+    const session = await polar.customerSessions.create({ customerId });
+    const portal = await fetch(`${t.url}/v1/customer-portal/benefit-grants/?page=1&limit=100`, { headers: { authorization: `Bearer ${session.token}` } });
+    expect(portal.status).toBe(200);
+    const portalGrants = (await portal.json()) as { items: { id: string }[] };
+    expect(new Set(portalGrants.items.map((g) => g.id))).toEqual(new Set(granted.map((g) => g.id)));
+
     const byType = (type: string) => granted.find((g) => benefits.find((b) => b.id === g.benefitId)!.type === type)!;
 
     // Discord: a member of the guild with the role; GitHub: an invitation with the permission.

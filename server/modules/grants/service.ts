@@ -133,3 +133,15 @@ export async function customerStateGrants(db: Db, customerId: string) {
     active_meters: meters.map(stateMeterOut),
   };
 }
+
+// For the customer portal: one customer's grants, scoped by the session's customer and organization.
+export async function listGrantsOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, page: Pagination) {
+  const { rows, total } = await repo.listGrants(db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId] }, [{ key: "created_at", desc: true }], page.limit, offsetOf(page));
+  return pageOf(await renderGrants(db, rows), total, page);
+}
+
+export async function grantOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, id: string) {
+  const row = await repo.findGrant(db, [customer.organizationId], id);
+  if (!row || row.customerId !== customer.customerId) throw new ResourceNotFound("Benefit grant not found.");
+  return (await renderGrants(db, [row]))[0]!;
+}
