@@ -82,6 +82,23 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect((await json(["subscriptions", "revoke", sub.subscriptionId])).status).toBe("canceled");
   });
 
+  it("refunds, license keys and webhooks: endpoints, deliveries, redeliver", async () => {
+    const paid = await json(["trigger", "order.paid"]);
+    const refund = await json(["refunds", "create", "--order", paid.orderId, "--amount", "400"]);
+    expect(refund).toMatchObject({ order_id: paid.orderId, amount: 400, status: "succeeded" });
+    expect((await json(["refunds", "list", "--order", paid.orderId])).items).toHaveLength(1);
+    expect((await json(["license-keys", "list"])).items).toEqual([]);
+
+    const endpoint = await json(["webhooks", "endpoints", "create", "--url", "http://localhost:9/hooks", "--event", "order.paid"]);
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    expect((await json(["webhooks", "endpoints", "disable", endpoint.id])).enabled).toBe(false);
+    const reset = await json(["webhooks", "endpoints", "reset-secret", endpoint.id]);
+    expect(reset.secret).not.toBe(endpoint.secret);
+    expect((await json(["webhooks", "endpoints", "list"])).items.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    expect(Array.isArray((await json(["webhooks", "deliveries", "list"])).items)).toBe(true);
+    await json(["webhooks", "endpoints", "delete", endpoint.id]);
+  });
+
   it("errors: an unknown trigger is a usage error naming the available ones; API errors show Polar's name and exit 1", async () => {
     const unknown = await till(["trigger", "nope.event"], env);
     expect(unknown.exitCode).toBe(2);
