@@ -87,7 +87,7 @@ const envSchema = z.object({
   WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(16)),
   WEBHOOK_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(90)),
   WEBHOOK_DISABLE_AFTER_FAILURES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
-  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(86_400).default(300)),
+  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(86_400).default(900)),
   WEBHOOK_PIPELINING: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
   WEBHOOK_DNS_SERVERS: z.preprocess(emptyAsUndefined, z.string().optional()),
   DISCORD_API_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default("https://discord.com/api/v10")),

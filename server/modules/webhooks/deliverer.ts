@@ -17,12 +17,16 @@ import type { Mailer } from "../email/mailer.ts";
 import * as repo from "./delivery-repository.ts";
 import type { AttemptRecord, DeliveryTarget } from "./delivery-repository.ts";
 import type { Sender } from "./delivery.ts";
-import { DELIVER_JOB, type DeliverJobData } from "./job-names.ts";
+import { DELIVER_JOB, priorityOf, type DeliverJobData } from "./job-names.ts";
 import type { NotificationHub } from "./notifications.ts";
 import { signedHeaders, signingKeys } from "./signing.ts";
 
 const FIFO_RECHECK_MS = 100;
 const IDLE_POLL_MS = 500;
+const FETCH_BATCH = 200;
+// Attempts that finish within this window are recorded in one transaction.
+const FLUSH_WINDOW_MS = 15;
+const FLUSH_BATCH = 100;
 
 export interface DelivererDeps {
   db: Db;
@@ -38,6 +42,8 @@ export interface DelivererDeps {
 interface Item {
   job: Job<DeliverJobData>;
   target: DeliveryTarget;
+  /** Until when (ms) this first attempt waits for older events of its endpoint; 0 when it does not. */
+  gatedUntil: number;
 }
 
 interface Outcome {
@@ -50,7 +56,20 @@ interface Outcome {
 interface Lane {
   queue: Item[];
   active: number;
+  /** Events of this endpoint below this seq are known to have no older event waiting elsewhere. */
+  clearBelow: number;
+  /** The head waits for an older event this worker does not hold (yet). */
+  blocked: boolean;
 }
+
+/** Recent trouble of an endpoint: while it keeps failing, its lane slows down (a circuit breaker). */
+interface Health {
+  failures: number;
+  pausedUntil: number;
+}
+
+const PAUSE_FIRST_MS = 50;
+const PAUSE_MAX_MS = 1_000;
 
 export function retryDelayMs(baseMs: number, failedAttempt: number): number {
   // ~base, 2×base, 4×base …: with the default 4 s the ninth wait is ~17 min; ±20 % jitter spreads
@@ -62,6 +81,9 @@ export class Deliverer {
   readonly #d: DelivererDeps;
   readonly #lanes = new Map<string, Lane>();
   readonly #held = new Set<string>();
+  readonly #health = new Map<string, Health>();
+  readonly #toVerify = new Set<string>();
+  #verifying = false;
   readonly #outcomes: Outcome[] = [];
   readonly #maxHeld: number;
   readonly #laneCap: number;
@@ -77,8 +99,8 @@ export class Deliverer {
   constructor(deps: DelivererDeps, options: { pipelining?: number } = {}) {
     this.#d = deps;
     this.#pipelining = options.pipelining ?? deps.config.webhooks.pipelining;
-    this.#laneCap = Math.max(8, this.#pipelining * 4);
-    this.#maxHeld = Math.max(64, deps.config.webhooks.concurrency * 8);
+    this.#laneCap = Math.max(32, this.#pipelining * 8);
+    this.#maxHeld = Math.max(256, deps.config.webhooks.concurrency * 32);
   }
 
   start(): void {
@@ -96,10 +118,14 @@ export class Deliverer {
     while (!this.#stopped) {
       try {
         await this.#superviseNow();
+        this.#unjam();
         const room = this.#maxHeld - this.#held.size;
-        if (room > 0) {
-          const full = [...this.#lanes].filter(([, l]) => l.queue.length + l.active >= this.#laneCap).map(([id]) => id);
-          const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize: Math.min(room, 100), ...(full.length ? { ignoreGroups: full } : {}) });
+        // Fetch in sizeable batches: per-statement cost, not per-row cost, is what limits a busy worker.
+        if (room >= Math.min(FETCH_BATCH, this.#maxHeld / 4) || this.#held.size === 0) {
+          const now = Date.now();
+          const full = [...this.#lanes].filter(([, l]) => !l.blocked && l.queue.length + l.active >= this.#laneCap).map(([id]) => id);
+          for (const [id, h] of this.#health) if (h.pausedUntil > now && full.length < 1_000) full.push(id);
+          const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize: Math.min(room, FETCH_BATCH), ...(full.length ? { ignoreGroups: full } : {}) });
           if (jobs.length > 0) {
             await this.#accept(jobs);
             continue;
@@ -131,41 +157,23 @@ export class Deliverer {
   async #accept(jobs: Job<DeliverJobData>[]): Promise<void> {
     const { config, clock } = this.#d;
     const targets = new Map((await repo.loadTargets(this.#d.db, jobs.map((j) => j.data.id))).map((t) => [t.event.id, t]));
-    const now = clock.now();
-    const firsts: Item[] = [];
+    const now = clock.now().getTime();
     for (const job of jobs) {
       const target = targets.get(job.data.id);
       const event = target?.event;
       if (!target || !event) {
         this.#settle({ job });
-        continue;
-      }
-      if (job.data.redeliver) {
+      } else if (job.data.redeliver) {
         if (event.payload === null) this.#settle({ job });
-        else this.#enqueue({ job, target });
-        continue;
-      }
-      if (event.status !== "pending" || job.data.attempt <= event.attempts || event.payload === null) {
+        else this.#enqueue({ job, target, gatedUntil: 0 });
+      } else if (event.status !== "pending" || job.data.attempt <= event.attempts || event.payload === null) {
         this.#settle({ job }); // already done, or a stale duplicate of an attempt that was recorded
       } else if (!target.endpoint.enabled) {
         this.#settle({ job, skip: event.id });
-      } else if (job.data.attempt === 1 && now.getTime() - event.createdAt.getTime() < config.webhooks.fifoWaitMs) {
-        firsts.push({ job, target });
       } else {
-        this.#enqueue({ job, target });
-      }
-    }
-    if (firsts.length > 0) {
-      const endpointIds = [...new Set(firsts.map((i) => i.target.endpoint.id))];
-      const held = [...this.#held, ...firsts.map((i) => i.target.event.id)];
-      const oldest = await repo.oldestUnattempted(this.#d.db, endpointIds, held);
-      for (const item of firsts) {
-        const blocker = oldest.get(item.target.endpoint.id);
-        if (blocker !== undefined && blocker < item.target.event.seq) {
-          this.#settle({ job: item.job, next: { data: item.job.data, group: { id: item.target.endpoint.id }, startAfter: new Date(Date.now() + FIFO_RECHECK_MS) } });
-        } else {
-          this.#enqueue(item);
-        }
+        // Only a first attempt waits for older events, and only for a bounded time.
+        const gatedUntil = job.data.attempt === 1 ? event.createdAt.getTime() + config.webhooks.fifoWaitMs - now + Date.now() : 0;
+        this.#enqueue({ job, target, gatedUntil });
       }
     }
     this.#pump();
@@ -173,8 +181,13 @@ export class Deliverer {
 
   #enqueue(item: Item): void {
     const id = item.target.endpoint.id;
+    const pausedUntil = this.#health.get(id)?.pausedUntil ?? 0;
+    if (pausedUntil > Date.now()) {
+      this.#release(item, pausedUntil);
+      return;
+    }
     let lane = this.#lanes.get(id);
-    if (!lane) this.#lanes.set(id, (lane = { queue: [], active: 0 }));
+    if (!lane) this.#lanes.set(id, (lane = { queue: [], active: 0, clearBelow: 0, blocked: false }));
     this.#held.add(item.target.event.id);
     // Keep the lane in outbox order even when a later fetch brings an older event.
     let at = lane.queue.length;
@@ -182,9 +195,24 @@ export class Deliverer {
     lane.queue.splice(at, 0, item);
   }
 
+  /** Whether the lane's head may go: not a gated first attempt, or no older event is waiting elsewhere. */
+  #headMayGo(lane: Lane, now: number): boolean {
+    const head = lane.queue[0]!;
+    return head.gatedUntil <= now || head.target.event.seq < lane.clearBelow;
+  }
+
   #pump(): void {
+    const now = Date.now();
     for (const [id, lane] of this.#lanes) {
+      // A failing endpoint waits between attempts, so it cannot take the worker's capacity (its
+      // database writes and its share of requests) from the healthy ones.
+      const pausedUntil = this.#health.get(id)?.pausedUntil ?? 0;
+      if (pausedUntil > now) continue;
       while (lane.active < this.#pipelining && lane.queue.length > 0 && this.#inflight < this.#d.config.webhooks.concurrency) {
+        if (!this.#headMayGo(lane, now)) {
+          this.#toVerify.add(id);
+          break;
+        }
         const item = lane.queue.shift()!;
         lane.active++;
         this.#inflight++;
@@ -197,6 +225,8 @@ export class Deliverer {
       }
       if (this.#inflight >= this.#d.config.webhooks.concurrency) break;
     }
+
+    if (this.#toVerify.size > 0) void this.#verify();
     // Rotate so the lanes that were not served this time come first next time.
     if (this.#lanes.size > 1) {
       const [firstId, first] = this.#lanes.entries().next().value!;
@@ -212,6 +242,7 @@ export class Deliverer {
     const timestamp = Math.floor(clock.now().getTime() / 1000);
     const headers = signedHeaders(signingKeys(endpoint.secret), event.id, timestamp, body);
     const result = await this.#d.sender.send(endpoint.id, endpoint.url, headers, body);
+    this.#noteHealth(endpoint.id, result.succeeded);
     const attempt = job.data.redeliver ? event.attempts + 1 : job.data.attempt;
     let status = event.status;
     let next: JobInsert<DeliverJobData> | undefined;
@@ -220,7 +251,7 @@ export class Deliverer {
       if (attempt >= config.webhooks.maxAttempts) status = "failed";
       else {
         status = "pending";
-        next = { data: { id: event.id, attempt: attempt + 1 }, group: { id: endpoint.id }, startAfter: new Date(Date.now() + retryDelayMs(config.webhooks.retryBaseMs, attempt)) };
+        next = { data: { id: event.id, attempt: attempt + 1 }, group: { id: endpoint.id }, priority: priorityOf(event.seq), startAfter: new Date(Date.now() + retryDelayMs(config.webhooks.retryBaseMs, attempt)) };
       }
     }
     const record: AttemptRecord = {
@@ -238,6 +269,72 @@ export class Deliverer {
     this.#settle({ job, record, ...(next ? { next } : {}) });
   }
 
+  /**
+   * One query for every lane whose head waits: the lowest seq among the endpoint's events still
+   * waiting for a first attempt that this worker does not hold. Everything below it may go; a lane
+   * still blocked is checked again shortly (and keeps fetching, so the missing event can come to it).
+   */
+  async #verify(): Promise<void> {
+    if (this.#verifying) return;
+    this.#verifying = true;
+    try {
+      while (this.#toVerify.size > 0 && !this.#stopped) {
+        const ids = [...this.#toVerify];
+        this.#toVerify.clear();
+        const oldest = await repo.oldestUnattempted(this.#d.db, ids, [...this.#held]);
+        let blocked = false;
+        for (const id of ids) {
+          const lane = this.#lanes.get(id);
+          if (!lane || lane.queue.length === 0) continue;
+          const blocker = oldest.get(id);
+          lane.clearBelow = blocker ?? lane.queue[lane.queue.length - 1]!.target.event.seq + 1;
+          lane.blocked = blocker !== undefined && blocker < lane.queue[0]!.target.event.seq;
+          blocked ||= lane.blocked;
+        }
+        this.#pump();
+        if (blocked && this.#toVerify.size > 0) await new Promise((r) => setTimeout(r, FIFO_RECHECK_MS));
+      }
+    } catch (err) {
+      this.#d.log.error({ err }, "checking webhook order failed");
+    } finally {
+      this.#verifying = false;
+    }
+    this.kick();
+  }
+
+  /**
+   * When every slot is held and lanes wait for events this worker does not hold, nothing could
+   * arrive to unblock them: hand the tails of the waiting lanes back to the queue to make room.
+   */
+  #unjam(): void {
+    if (this.#held.size < this.#maxHeld) return;
+    for (const lane of this.#lanes.values()) {
+      if (!lane.blocked || lane.queue.length <= 8) continue;
+      for (const item of lane.queue.splice(8)) this.#release(item, Date.now() + FIFO_RECHECK_MS);
+    }
+  }
+
+  /** Hands an event not yet started back to the queue, due at `at`. */
+  #release({ job, target }: Pick<Item, "job" | "target">, at: number): void {
+    this.#settle({ job, next: { data: job.data, group: { id: target.endpoint.id }, priority: priorityOf(target.event.seq), startAfter: new Date(at) } });
+  }
+
+  #noteHealth(endpointId: string, ok: boolean): void {
+    if (ok) {
+      this.#health.delete(endpointId);
+      return;
+    }
+    const h = this.#health.get(endpointId) ?? { failures: 0, pausedUntil: 0 };
+    h.failures++;
+    h.pausedUntil = Date.now() + Math.min(PAUSE_MAX_MS, PAUSE_FIRST_MS * 2 ** (h.failures - 1));
+    this.#health.delete(endpointId);
+    this.#health.set(endpointId, h);
+    if (this.#health.size > 10_000) this.#health.delete(this.#health.keys().next().value!);
+    // Its waiting events go back to the queue, so a dead endpoint holds none of this worker's slots.
+    const lane = this.#lanes.get(endpointId);
+    if (lane) for (const item of lane.queue.splice(0)) this.#release(item, h.pausedUntil);
+  }
+
   #settle(outcome: Outcome): void {
     this.#outcomes.push(outcome);
     this.#flushing ??= this.#flush().finally(() => {
@@ -248,7 +345,7 @@ export class Deliverer {
 
   async #flush(): Promise<void> {
     // Let the attempts finishing together share one transaction.
-    await new Promise((r) => setImmediate(r));
+    if (this.#outcomes.length < FLUSH_BATCH && !this.#stopped) await new Promise((r) => setTimeout(r, FLUSH_WINDOW_MS));
     while (this.#outcomes.length > 0) {
       const batch = this.#outcomes.splice(0, 500);
       const records = batch.flatMap((o) => (o.record ? [o.record] : []));
@@ -301,9 +398,17 @@ export class Deliverer {
     this.#unsubscribe?.();
     this.#wake?.();
     await this.#loop;
-    // Attempts in flight finish and are recorded; jobs never started come back after they expire.
-    const deadline = Date.now() + this.#d.config.webhooks.timeoutMs + 1_000;
+    // Events never started go back to the queue at once, for this or another worker.
+    for (const lane of this.#lanes.values()) {
+      for (const { job, target } of lane.queue.splice(0)) {
+        this.#release({ job, target }, Date.now());
+      }
+    }
+    // Attempts in flight finish and are recorded; past the grace, they are cut and recorded as failed.
+    const deadline = Date.now() + Math.min(this.#d.config.webhooks.timeoutMs, 5_000);
     while (this.#inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    await this.#flushing;
+    await this.#d.sender.close();
+    while (this.#inflight > 0) await new Promise((r) => setTimeout(r, 10));
+    while (this.#flushing) await this.#flushing;
   }
 }

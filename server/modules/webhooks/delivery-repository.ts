@@ -36,13 +36,13 @@ export async function enabledEndpoints(tx: Db, organizationIds: string[]): Promi
     .where(and(inArray(webhookEndpoints.organizationId, organizationIds), eq(webhookEndpoints.enabled, true)));
 }
 
-export async function insertEndpointEvents(tx: Db, values: (typeof webhookEndpointEvents.$inferInsert)[]): Promise<{ id: string; endpointId: string }[]> {
+export async function insertEndpointEvents(tx: Db, values: (typeof webhookEndpointEvents.$inferInsert)[]): Promise<{ id: string; endpointId: string; seq: number }[]> {
   if (values.length === 0) return [];
   return tx
     .insert(webhookEndpointEvents)
     .values(values)
     .onConflictDoNothing()
-    .returning({ id: webhookEndpointEvents.id, endpointId: webhookEndpointEvents.endpointId });
+    .returning({ id: webhookEndpointEvents.id, endpointId: webhookEndpointEvents.endpointId, seq: webhookEndpointEvents.seq });
 }
 
 export async function markDispatched(tx: Db, ids: string[], at: Date): Promise<void> {

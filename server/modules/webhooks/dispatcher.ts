@@ -9,7 +9,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import * as repo from "./delivery-repository.ts";
 import { formatPayload } from "./formats.ts";
-import { DELIVER_JOB, type DeliverJobData } from "./job-names.ts";
+import { DELIVER_JOB, priorityOf, type DeliverJobData } from "./job-names.ts";
 import { JOBS_CHANNEL, type NotificationHub } from "./notifications.ts";
 
 const BATCH = 1_000;
@@ -102,7 +102,7 @@ export class Dispatcher {
       }
       const created = await repo.insertEndpointEvents(tx, values);
       if (created.length > 0) {
-        const jobs: JobInsert<DeliverJobData>[] = created.map((c) => ({ data: { id: c.id, attempt: 1 }, group: { id: c.endpointId } }));
+        const jobs: JobInsert<DeliverJobData>[] = created.map((c) => ({ data: { id: c.id, attempt: 1 }, group: { id: c.endpointId }, priority: priorityOf(c.seq) }));
         await boss.insert(DELIVER_JOB, jobs, { db: repo.bossDb(tx) });
         await tx.execute(sql`select pg_notify(${JOBS_CHANNEL}, '')`);
       }

@@ -9,3 +9,13 @@ export interface DeliverJobData {
   attempt: number;
   redeliver?: boolean;
 }
+
+/**
+ * pg-boss hands out jobs by priority, then creation time. Jobs created in one transaction tie on
+ * creation time, so the outbox order is carried in the priority instead: an older event's jobs come
+ * first, which is what the per-endpoint FIFO wants. (Wraps after two billion events; order is then
+ * only approximate for one fetch, and the FIFO check still holds it.)
+ */
+export function priorityOf(seq: number): number {
+  return -(seq % 2_000_000_000);
+}
