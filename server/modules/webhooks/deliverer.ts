@@ -14,6 +14,7 @@ import type { Config } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../email/mailer.ts";
+import { disableIfFailing } from "./disable.ts";
 import * as repo from "./delivery-repository.ts";
 import type { AttemptRecord, DeliveryTarget } from "./delivery-repository.ts";
 import type { Sender } from "./delivery.ts";
@@ -365,32 +366,9 @@ export class Deliverer {
       }
       for (const o of batch) this.#held.delete(o.job.data.id);
       const failedEndpoints = new Set(records.filter((r) => r.status === "failed").map((r) => r.endpointId));
-      for (const endpointId of failedEndpoints) await this.#maybeDisable(endpointId);
+      for (const endpointId of failedEndpoints) await disableIfFailing(this.#d, endpointId);
     }
     if (!this.#stopped) this.kick();
-  }
-
-  async #maybeDisable(endpointId: string): Promise<void> {
-    const { db, clock, config, log, mailer } = this.#d;
-    try {
-      if (!(await repo.lastCompletedAllFailed(db, endpointId, config.webhooks.disableAfterFailures))) return;
-      const endpoint = await inTransaction(db, (tx) => repo.disableEndpoint(tx, endpointId, clock.now()));
-      if (!endpoint) return;
-      log.warn({ endpointId, url: endpoint.url }, "webhook endpoint disabled after repeated failures");
-      for (const to of await repo.memberEmails(db, endpoint.organizationId)) {
-        await mailer.send({
-          kind: "webhook_endpoint_disabled",
-          to,
-          subject: "A webhook endpoint was disabled",
-          text:
-            `The webhook endpoint ${endpoint.name ?? endpoint.url} (${endpoint.url}) was disabled because its ` +
-            `${config.webhooks.disableAfterFailures} most recent events all failed to be delivered. Pending events were skipped.\n` +
-            `Fix the endpoint, then re-enable it with PATCH /v1/webhooks/endpoints/${endpoint.id} {"enabled": true}.`,
-        });
-      }
-    } catch (err) {
-      log.error({ err, endpointId }, "checking a failing webhook endpoint failed");
-    }
   }
 
   async stop(): Promise<void> {

@@ -14,6 +14,7 @@ import { JOBS_CHANNEL, type NotificationHub } from "./notifications.ts";
 
 const BATCH = 1_000;
 const POLL_MS = 1_000;
+const COALESCE_MS = 5;
 // One dispatcher at a time across all instances, so endpoint events are created in outbox order.
 const DISPATCH_LOCK = 741_100_105;
 
@@ -52,7 +53,8 @@ export class Dispatcher {
       this.#again = true;
       return;
     }
-    this.#running = this.#loop().finally(() => {
+    // A few milliseconds of patience lets events committed together share one dispatch transaction.
+    this.#running = new Promise((r) => setTimeout(r, COALESCE_MS)).then(() => this.#loop()).finally(() => {
       this.#running = null;
       if (this.#again) {
         this.#again = false;

@@ -59,7 +59,12 @@ describe("endpoint lifecycle", () => {
     expect(mails[0]!.text).toContain(`/v1/webhooks/endpoints/${created.body.id}`);
 
     // While disabled, new events are not owed to it.
-    await emit(seller.organization.id, "order.paid", { n: "while-disabled" });
+    const whileDisabled = await emit(seller.organization.id, "order.paid", { n: "while-disabled" });
+    await waitFor(
+      async () => (await t.server.database.rows(sql`select 1 from webhook_events where id = ${whileDisabled} and dispatched_at is not null`)).length === 1,
+      5_000,
+      "event dispatched while the endpoint is disabled",
+    );
     mode = "ok";
     const reenabled = await api(t.url, `/v1/webhooks/endpoints/${created.body.id}`, { method: "PATCH", token: seller.token, body: { enabled: true } });
     expect(reenabled.status).toBe(200);
