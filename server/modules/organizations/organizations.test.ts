@@ -60,6 +60,16 @@ describe("/v1/organizations", () => {
     expect(events[0]!.payload.data).toMatchObject({ id: org.id, website: "https://patchy.test" });
   });
 
+  it("Polar's client parses the organization; notification settings can be changed", async () => {
+    const org = await createOrganization(t.url, alice, "Parsed");
+    const token = await createAccessToken(t.url, alice, org.id, ["organizations:read"]);
+    const { Polar } = await import("@polar-sh/sdk");
+    const parsed = await new Polar({ accessToken: token, serverURL: t.url }).organizations.get({ id: org.id });
+    expect(parsed.notificationSettings).toEqual({ newOrder: true, newSubscription: true });
+    const res = await api(t.url, `/v1/organizations/${org.id}`, { method: "PATCH", token: alice.token, body: { notification_settings: { new_order: false } } });
+    expect(res.body.notification_settings).toMatchObject({ new_order: false, new_subscription: true });
+  });
+
   it("an organization access token reads its own organization only and cannot create organizations", async () => {
     const org = await createOrganization(t.url, alice, "Tokened");
     const token = await createAccessToken(t.url, alice, org.id, ["organizations:read"]);

@@ -77,6 +77,7 @@ export const organizationUpdate = z.object({
   name: z.string().min(1).max(200).nullish(),
   ...editable,
   dispute_settings: z.object({ auto_accept_below_amount: z.number().int().min(1).max(10000).nullish() }).nullish(),
+  notification_settings: boolMap(["new_order", "new_subscription", "chargeback_prevention", "subscription_renewal"] as const).partial().nullish(),
   embed_hosts: z.array(z.string().min(1).max(253)).max(50).nullish(),
   default_presentment_currency: currency.nullish(),
   sso_enforced: z.boolean().nullish(),
@@ -107,6 +108,8 @@ const DEFAULT_SETTINGS = {
     compass_enabled: false, merchant_migration_enabled: false,
   },
   dispute_settings: { auto_accept_below_amount: null },
+  // Not in the 2026-10 contract, but Polar's 0.4x client requires it on every Organization.
+  notification_settings: { new_order: true, new_subscription: true, chargeback_prevention: true, subscription_renewal: true },
   sso_enforced: false,
 } as const;
 
@@ -146,6 +149,7 @@ export function organizationOut({ org, profile }: OrganizationRecord) {
     customer_email_settings: settings.customer_email_settings,
     customer_portal_settings: settings.customer_portal_settings,
     dispute_settings: settings.dispute_settings,
+    notification_settings: settings.notification_settings,
     embed_hosts: profile.embedHosts,
     embed_hosts_enforced: profile.embedHosts.length > 0,
     country: profile.country,

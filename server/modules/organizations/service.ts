@@ -79,7 +79,7 @@ async function applyUpdate(db: Db, clock: Clock, id: string, input: Organization
   }
   const settings: Record<string, unknown> = { ...current.profile.settings };
   const merged = settingsOf(current.profile.settings);
-  for (const key of ["subscription_settings", "customer_email_settings", "customer_portal_settings", "feature_settings", "dispute_settings"] as const) {
+  for (const key of ["subscription_settings", "customer_email_settings", "customer_portal_settings", "feature_settings", "dispute_settings", "notification_settings"] as const) {
     const value = input[key];
     if (value) settings[key] = { ...merged[key], ...value };
   }
