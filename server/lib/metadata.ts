@@ -10,8 +10,6 @@ import { RequestValidationError } from "./errors.ts";
 export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_KEY_LENGTH = 40;
 export const METADATA_MAX_STRING_LENGTH = 500;
-export const METADATA_KEY_MAX = METADATA_MAX_KEY_LENGTH;
-export const METADATA_STRING_MAX = METADATA_MAX_STRING_LENGTH;
 
 export const metadataValue = z.union([z.string().min(1).max(METADATA_MAX_STRING_LENGTH), z.number(), z.boolean()]);
 
@@ -37,7 +35,6 @@ export function metadataQuery(req: Request): MetadataFilter {
   }
   return out;
 }
-export const metadataFilterOf = metadataQuery;
 
 /** The query without its metadata[...] keys, for zod schemas that reject unknown keys. */
 export function withoutMetadata(query: Request["query"]): Record<string, unknown> {

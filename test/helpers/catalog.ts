@@ -2,24 +2,12 @@
 // media URLs, point at the real server), Polar's official client aimed at it, meters inserted
 // directly (their API belongs to another module), and row counts for "nothing changed" checks.
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../server/lib/clock.ts";
-import { startTestServer, type TestServer } from "./server.ts";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, startTestServer, type TestServer } from "./server.ts";
 
 export async function startCatalogServer(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "till-catalog-"));

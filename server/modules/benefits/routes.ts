@@ -2,7 +2,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
-import { metadataFilterOf } from "../../lib/metadata.ts";
+import { metadataQuery } from "../../lib/metadata.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { benefitGrantListQuery } from "../grants/schemas.ts";
@@ -16,7 +16,7 @@ export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/benefits", "/benefits/"], guard("benefits:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listBenefits(deps, authOf(req), parseQuery(benefitListQuery, req), metadataFilterOf(req), page));
+    res.json(await service.listBenefits(deps, authOf(req), parseQuery(benefitListQuery, req), metadataQuery(req), page));
   });
   r.post(["/benefits", "/benefits/"], guard("benefits:write"), async (req, res) => {
     res.status(201).json(await service.createBenefit(deps, authOf(req), parseBody(benefitCreate, req)));

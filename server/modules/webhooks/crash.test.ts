@@ -1,6 +1,6 @@
 // Fault test with real processes: `till serve` is SIGKILLed while 500 events are still queued for a
 // slow endpoint, then started again on the same database; every event reaches the endpoint.
-import net from "node:net";
+import { freePort } from "../../../test/helpers/server.ts";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, createAccessToken, createOrganization, signUp } from "../../../test/helpers/auth.ts";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../../../test/helpers/db.ts";
@@ -84,11 +84,3 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
