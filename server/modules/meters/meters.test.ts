@@ -1,6 +1,7 @@
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
 import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
 import type { Polar } from "@polar-sh/sdk";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { countRows, polarClient } from "../../../test/helpers/polar.ts";
@@ -108,8 +109,22 @@ describe("meters through @polar-sh/sdk", () => {
     expect(await countRows(t, "events")).toBe(6);
   });
 
+  it("a changed definition counts from the next read, whichever server instance changed it", async () => {
+    const meter = await polar.meters.create({ name: "changing", filter: apiCalls, aggregation: { func: "count" } });
+    expect((await polar.meters.quantities({ id: meter.id, ...march })).total).toBe(5);
+    await polar.meters.update({ id: meter.id, meterUpdate: { aggregation: { func: "sum", property: "tokens" } } });
+    expect((await polar.meters.quantities({ id: meter.id, ...march })).total).toBe(42);
+    // As another instance would: the row changes underneath this server's process.
+    const large = { conjunction: "and", clauses: [{ property: "model", operator: "like", value: "large" }] };
+    await t.server.database.rows(sql`update meters set filter = ${JSON.stringify(large)}::jsonb where id = ${meter.id}`);
+    expect((await polar.meters.quantities({ id: meter.id, ...march })).total).toBe(20);
+    await t.server.database.rows(sql`delete from meters where id = ${meter.id}`);
+    await expect(polar.meters.quantities({ id: meter.id, ...march })).rejects.toBeInstanceOf(ResourceNotFound);
+  });
+
   it("another organization's meter is ResourceNotFound; bad input is a 422", async () => {
     const meter = await polar.meters.create({ name: "mine", filter: apiCalls, aggregation: { func: "count" } });
+    expect((await polar.meters.quantities({ id: meter.id, ...march })).total).toBe(5);
     const theirs = polarClient(t, other.token);
     await expect(theirs.meters.get({ id: meter.id })).rejects.toBeInstanceOf(ResourceNotFound);
     await expect(theirs.meters.quantities({ id: meter.id, ...march })).rejects.toBeInstanceOf(ResourceNotFound);

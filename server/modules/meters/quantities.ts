@@ -25,8 +25,11 @@ export interface Quantities {
   total: number;
 }
 
-/** The statement, exposed so the benchmark can run the very same SQL directly. */
-export function quantitiesSql(q: QuantitiesInput): SQL {
+/**
+ * The statement, exposed so the benchmark can run the very same SQL directly. `guard` is a boolean
+ * checked in the same snapshot: when it is false nothing is scanned and every row says fresh = false.
+ */
+export function quantitiesSql(q: QuantitiesInput, guard: SQL = sql`true`): SQL {
   const conds: SQL[] = [
     sql`${events.organizationId} = ${q.organizationId}`,
     sql`${events.timestamp} >= ${q.start.toISOString()}::timestamptz`,
@@ -38,24 +41,24 @@ export function quantitiesSql(q: QuantitiesInput): SQL {
   const meta = metadataCondition(events.metadata, q.metadata);
   if (meta) conds.push(meta);
   return sql`
-    with selected as (
+    with guard as (select (${guard}) as ok), selected as (
       select date_trunc(${q.interval}::text, ${events.timestamp}, ${q.timezone}::text) as bucket, ${aggregationValue(q.aggregation)} as v
       from ${events}
-      where ${sql.join(conds, sql` and `)}
+      where ${sql.join(conds, sql` and `)} and (select ok from guard)
     ), agg as (
       select bucket, grouping(bucket) as g, ${aggregateOf(q.aggregation, sql`v`)} as q
       from selected
       group by grouping sets ((bucket), ())
     )
-    select to_char(b.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "timestamp", coalesce(a.q, 0)::float8 as quantity, false as is_total
+    select to_char(b.ts at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') as "timestamp", coalesce(a.q, 0)::float8 as quantity, false as is_total, (select ok from guard) as fresh
     from ${bucketSeries(q)}
     left join agg a on a.g = 0 and a.bucket = b.ts
     union all
-    select null, coalesce((select q from agg where g = 1), 0)::float8, true
+    select null, coalesce((select q from agg where g = 1), 0)::float8, true, (select ok from guard)
   `;
 }
 
-type Row = { timestamp: string | null; quantity: number | string; is_total: boolean };
+type Row = { timestamp: string | null; quantity: number | string; is_total: boolean; fresh: boolean };
 
 /**
  * Bucket starts from the one holding start to the one holding end. Hours step in absolute time
@@ -71,10 +74,12 @@ function bucketSeries(q: QuantitiesInput): SQL {
   return sql`(select l at time zone ${q.timezone}::text as ts from generate_series(${start} at time zone ${q.timezone}::text, ${end} at time zone ${q.timezone}::text, ${step}) as l) as b`;
 }
 
-export async function meterQuantities(db: Db, q: QuantitiesInput): Promise<Quantities> {
-  const result = (await db.execute(quantitiesSql(q))) as unknown as { rows: Row[] } | Row[];
+/** The quantities, or null when `guard` was false (the caller's view of the meter is stale). */
+export async function meterQuantities(db: Db, q: QuantitiesInput, guard?: SQL): Promise<Quantities | null> {
+  const result = (await db.execute(quantitiesSql(q, guard))) as unknown as { rows: Row[] } | Row[];
   // postgres.js answers with an array of rows, PGlite with {rows}.
   const rows = Array.isArray(result) ? result : result.rows;
+  if (rows.some((r) => !r.fresh)) return null;
   const quantities: Quantities["quantities"] = [];
   let total = 0;
   for (const r of rows) {

@@ -1,5 +1,5 @@
 // SQL for meters.
-import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { meters } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
@@ -50,4 +50,10 @@ export async function insertMeter(db: Db, values: typeof meters.$inferInsert): P
 export async function updateMeter(db: Db, id: string, values: Partial<typeof meters.$inferInsert>): Promise<MeterRow> {
   const [row] = await db.update(meters).set(values).where(eq(meters.id, id)).returning();
   return row!;
+}
+
+/** True while the meter still exists in its organization with this filter and aggregation. */
+export function definitionUnchanged(row: Pick<MeterRow, "id" | "organizationId" | "filter" | "aggregation">): SQL {
+  return sql`exists (select 1 from ${meters} where ${meters.id} = ${row.id} and ${meters.organizationId} = ${row.organizationId}
+    and ${meters.filter} = ${JSON.stringify(row.filter)}::jsonb and ${meters.aggregation} = ${JSON.stringify(row.aggregation)}::jsonb)`;
 }

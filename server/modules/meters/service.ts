@@ -66,9 +66,21 @@ export async function updateMeter(deps: MeterDeps, ctx: AuthContext, id: string,
   return meterOut(await repo.updateMeter(deps.db, current.id, values));
 }
 
+// Meter definitions already read, per database: a quantities read then takes one statement, which
+// checks in its own snapshot that the definition is unchanged and falls back to a fresh read if not.
+const definitions = new WeakMap<Db, Map<string, repo.MeterRow>>();
+const DEFINITIONS_KEPT = 1000;
+
+function remember(db: Db, row: repo.MeterRow): void {
+  let byId = definitions.get(db);
+  if (!byId) definitions.set(db, (byId = new Map()));
+  byId.delete(row.id);
+  byId.set(row.id, row);
+  if (byId.size > DEFINITIONS_KEPT) byId.delete(byId.keys().next().value!);
+}
+
 export async function getQuantities(deps: MeterDeps, ctx: AuthContext, id: string, q: QuantitiesQuery, metadata: Record<string, string[]>) {
-  const meter = await load(deps, ctx, id);
-  return meterQuantities(deps.db, {
+  const input = (meter: repo.MeterRow) => ({
     organizationId: meter.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,
@@ -80,6 +92,14 @@ export async function getQuantities(deps: MeterDeps, ctx: AuthContext, id: strin
     externalCustomerIds: q.external_customer_id,
     metadata,
   });
+  const known = definitions.get(deps.db)?.get(id);
+  if (known && ctx.organizationIds.includes(known.organizationId)) {
+    const quantities = await meterQuantities(deps.db, input(known), repo.definitionUnchanged(known));
+    if (quantities) return quantities;
+  }
+  const meter = await load(deps, ctx, id);
+  remember(deps.db, meter);
+  return (await meterQuantities(deps.db, input(meter)))!;
 }
 
 /** The filter of a meter the caller can read, for GET /v1/events/?meter_id=…; unknown is a 422. */
