@@ -1,10 +1,15 @@
 // Recognises PostgreSQL errors by SQLSTATE through drizzle's wrapping, whichever driver raised them,
 // so a race that slips past a service's pre-check still answers 4xx, never 500.
-export function pgErrorCode(err: unknown): string | null {
+
+/** The error and its causes, outermost first (drizzle wraps the driver's error). */
+function* causes(err: unknown): Generator<Record<string, unknown>> {
   for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return code;
+    yield e as Record<string, unknown>;
   }
+}
+
+export function pgErrorCode(err: unknown): string | null {
+  for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   return null;
 }
 
@@ -15,9 +20,6 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /** The violated unique constraint's name, or null when the error is not a unique violation. */
 export function uniqueViolation(err: unknown): string | null {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    const o = e as { code?: unknown; constraint_name?: unknown; constraint?: unknown };
-    if (o.code === "23505") return String(o.constraint_name ?? o.constraint ?? "");
-  }
+  for (const e of causes(err)) if (e.code === "23505") return String(e.constraint_name ?? e.constraint ?? "");
   return null;
 }
