@@ -78,7 +78,7 @@ export function createApp(deps: AppDeps): Express {
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
   const v1 = Router();
-  v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth }, guard));
+  v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard));
   v1.use(tokensRouter({ db, clock: deps.clock }, guard));
   v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }), sandboxEmailsRouter({ db, mode: deps.config.mode }, guard));
   v1.use(productsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));

@@ -23,6 +23,13 @@ describe("loadConfig", () => {
     expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolSize: 10 });
   });
 
+  it("TILL_ADMIN_EMAILS: lower-cased, trimmed, empty entries dropped; anything but emails refused", () => {
+    const config = loadConfig({ command: "test", env: { TILL_ADMIN_EMAILS: " Boss@Example.com,, ops@example.com " }, cwd: tmp() });
+    expect(config.auth.adminEmails).toEqual(["boss@example.com", "ops@example.com"]);
+    expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).auth.adminEmails).toEqual([]);
+    expect(() => loadConfig({ command: "test", env: { TILL_ADMIN_EMAILS: "boss@example.com;ops" }, cwd: tmp() })).toThrow(/TILL_ADMIN_EMAILS: must be comma-separated email addresses/);
+  });
+
   it("names the variable and the value when PORT is not a port", () => {
     expect(() => loadConfig({ command: "dev", env: { PORT: "eighty" }, cwd: tmp() })).toThrow(/PORT: .*\(got "eighty"\)/);
     expect(() => loadConfig({ command: "dev", env: { PORT: "70000" }, cwd: tmp() })).toThrow(ConfigError);

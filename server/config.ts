@@ -69,6 +69,17 @@ const envSchema = z.object({
   AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(50)),
   AUTH_TEAM_MAX_MEMBERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
   AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
+  AUTH_USER_MAX_ORGANIZATIONS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ORGANIZATION_MAX_ROLES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(50)),
+  TILL_ADMIN_EMAILS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((v) => v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean))
+      .pipe(z.array(z.email({ message: "must be comma-separated email addresses" })))
+      .default([]),
+  ),
   AUTH_DEVICE_CODE_EXPIRES_IN: z.preprocess(emptyAsUndefined, z.string().default("30m")),
   AUTH_DEVICE_POLL_INTERVAL: z.preprocess(emptyAsUndefined, z.string().default("5s")),
   CAPTCHA_PROVIDER: z.preprocess(
@@ -164,7 +175,12 @@ export interface Config {
     rateLimit: boolean;
     trustProxy: boolean;
     allowUnlinkingAll: boolean;
-    organizationLimits: { members: number; invitations: number; teams: number; membersPerTeam: number };
+    /** false: only platform admins (user role admin) create organizations. */
+    allowUserToCreateOrganization: boolean;
+    /** organizationsPerUser: a user belonging to this many cannot create another; roles: custom roles per organization. */
+    organizationLimits: { members: number; invitations: number; teams: number; membersPerTeam: number; organizationsPerUser: number; roles: number };
+    /** Lower-cased emails whose users get the admin role (see auth/admin-bootstrap.ts). */
+    adminEmails: readonly string[];
     /** better-auth time strings ("30m", "5s"); the device plugin validates them at start. */
     device: { expiresIn: string; interval: string };
     socialProviders: readonly SocialProviderConfig[];
@@ -293,11 +309,15 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       rateLimit: e.AUTH_RATE_LIMIT ?? command !== "test",
       trustProxy: e.AUTH_TRUST_PROXY,
       allowUnlinkingAll: e.AUTH_ALLOW_UNLINKING_ALL,
+      allowUserToCreateOrganization: e.AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION,
+      adminEmails: e.TILL_ADMIN_EMAILS,
       organizationLimits: {
         members: e.AUTH_ORGANIZATION_MEMBERSHIP_LIMIT,
         invitations: e.AUTH_ORGANIZATION_INVITATION_LIMIT,
         teams: e.AUTH_ORGANIZATION_MAX_TEAMS,
         membersPerTeam: e.AUTH_TEAM_MAX_MEMBERS,
+        organizationsPerUser: e.AUTH_USER_MAX_ORGANIZATIONS,
+        roles: e.AUTH_ORGANIZATION_MAX_ROLES,
       },
       device: { expiresIn: e.AUTH_DEVICE_CODE_EXPIRES_IN, interval: e.AUTH_DEVICE_POLL_INTERVAL },
       socialProviders: socialProviders(env),

@@ -16,6 +16,7 @@ import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createAuth, type Auth } from "./modules/auth/auth.ts";
+import { promoteListedAdmins } from "./modules/auth/platform-admins.ts";
 import { createMailer } from "./modules/email/mailer.ts";
 import { ensureProfile } from "./modules/organizations/repository.ts";
 import { createWebhooks, type WebhooksRuntime } from "./modules/webhooks/jobs.ts";
@@ -85,6 +86,7 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
       mailer,
       hooks: { afterCreateOrganization: (org) => ensureProfile(database.db, org.id) },
     });
+    await promoteListedAdmins(database.db, config, log);
 
     let app: Express | null = null;
     let url = "";

@@ -3,6 +3,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import type { browser } from "./browser.ts";
 
 export type Profile = Record<string, unknown>;
 
@@ -22,7 +23,17 @@ export interface FakeProvider {
   stop(): Promise<void>;
 }
 
-export async function startOAuthProvider(options: { clientId: string; clientSecret: string }): Promise<FakeProvider> {
+export interface ProviderOptions {
+  clientId: string;
+  clientSecret: string;
+  /** Where the three endpoints live (Discord's are /api/oauth2/authorize, /api/oauth2/token, /api/users/@me). */
+  paths?: { authorize: string; token: string; userinfo: string };
+  /** The `scope` a token response reports. */
+  scope?: string;
+}
+
+export async function startOAuthProvider(options: ProviderOptions): Promise<FakeProvider> {
+  const paths = options.paths ?? { authorize: "/authorize", token: "/token", userinfo: "/userinfo" };
   const codes = new Map<string, Grant>();
   const accessTokens = new Map<string, Profile>();
   const refreshTokens = new Map<string, Profile>();
@@ -31,19 +42,21 @@ export async function startOAuthProvider(options: { clientId: string; clientSecr
     const refresh = `rt_${randomBytes(12).toString("hex")}`;
     accessTokens.set(access, profile);
     refreshTokens.set(refresh, profile);
-    return { access_token: access, refresh_token: refresh, token_type: "Bearer", expires_in: 3600, scope: "read:user user:email" };
+    return { access_token: access, refresh_token: refresh, token_type: "Bearer", expires_in: 3600, scope: options.scope ?? "read:user user:email" };
   };
   const provider: FakeProvider = { url: "", nextProfile: {}, log: [], stop: async () => {} };
 
   const server = http.createServer(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://provider.local");
+    // Clients differ in escaping (`/users/@me` arrives as `/users/%40me` from some); servers accept both.
+    const pathname = decodeURIComponent(url.pathname);
     const json = (status: number, body: unknown) => {
       res.writeHead(status, { "content-type": "application/json" });
       res.end(JSON.stringify(body));
     };
-    if (req.method === "GET" && url.pathname === "/authorize") {
+    if (req.method === "GET" && pathname === paths.authorize) {
       const params = Object.fromEntries(url.searchParams);
-      provider.log.push({ path: "/authorize", params });
+      provider.log.push({ path: pathname, params });
       if (params.client_id !== options.clientId) return json(400, { error: "invalid_client" });
       const code = randomBytes(10).toString("hex");
       codes.set(code, { profile: provider.nextProfile, redirectUri: params.redirect_uri!, challenge: params.code_challenge ?? null, clientId: params.client_id });
@@ -53,11 +66,11 @@ export async function startOAuthProvider(options: { clientId: string; clientSecr
       res.writeHead(302, { location: back.toString() });
       return res.end();
     }
-    if (req.method === "POST" && url.pathname === "/token") {
+    if (req.method === "POST" && pathname === paths.token) {
       let raw = "";
       for await (const chunk of req) raw += String(chunk);
       const params = Object.fromEntries(new URLSearchParams(raw));
-      provider.log.push({ path: "/token", params });
+      provider.log.push({ path: pathname, params });
       const basic = req.headers.authorization?.startsWith("Basic ") ? Buffer.from(req.headers.authorization.slice(6), "base64").toString() : null;
       const [id, secret] = basic ? basic.split(":").map(decodeURIComponent) : [params.client_id, params.client_secret];
       if (id !== options.clientId || secret !== options.clientSecret) return json(401, { error: "invalid_client" });
@@ -79,9 +92,9 @@ export async function startOAuthProvider(options: { clientId: string; clientSecr
       }
       return json(400, { error: "unsupported_grant_type" });
     }
-    if (req.method === "GET" && url.pathname === "/userinfo") {
+    if (req.method === "GET" && pathname === paths.userinfo) {
       const token = req.headers.authorization?.replace(/^Bearer /, "") ?? "";
-      provider.log.push({ path: "/userinfo", params: {} });
+      provider.log.push({ path: pathname, params: { authorization: req.headers.authorization ?? "" } });
       const profile = accessTokens.get(token);
       if (!profile) return json(401, { message: "Bad credentials" });
       return json(200, profile);
@@ -104,4 +117,14 @@ export function providerEnv(name: string, provider: FakeProvider, creds: { clien
     [`${p}_TOKEN_URL`]: `${provider.url}/token`,
     [`${p}_USERINFO_URL`]: `${provider.url}/userinfo`,
   };
+}
+
+/** Runs the browser's side of the code flow: start → provider → callback. Returns the final redirect. */
+export async function oauthFlow(b: ReturnType<typeof browser>, path: string, body: Record<string, unknown>) {
+  const start = await b.call(path, { body: { callbackURL: "/dashboard", ...body } });
+  if (start.status !== 200) return { start, callback: null };
+  const authorize = await fetch(start.body.url, { redirect: "manual" });
+  const back = new URL(authorize.headers.get("location")!);
+  const callback = await b.call(`${back.pathname}${back.search}`);
+  return { start, callback };
 }

@@ -13,10 +13,10 @@ const PASSWORD = "correct horse battery";
 let t: TestServer;
 let admin: TestUser;
 beforeAll(async () => {
-  t = await startTestServer();
-  admin = await signUp(t.url);
-  // The first admin is made by whoever runs the server (here: SQL); later ones through set-role.
-  await t.server.database.rows(sql`update "user" set role = 'admin' where id = ${admin.id}`);
+  // The first admin comes from TILL_ADMIN_EMAILS; later ones through set-role.
+  const adminEmail = uniqueEmail("admin");
+  t = await startTestServer({ env: { TILL_ADMIN_EMAILS: adminEmail } });
+  admin = await signUp(t.url, { email: adminEmail });
 });
 afterAll(() => t?.stop());
 

@@ -14,6 +14,7 @@ import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { keepDeviceSessions, markDeviceSession } from "./device-sessions.ts";
+import { adminRoleOnCreate, mayCreateOrganization, promoteOnVerification } from "./platform-admins.ts";
 import { builtInProviders, overriddenProviders } from "./social.ts";
 
 export const CLI_CLIENT_ID = "till-cli";
@@ -51,9 +52,11 @@ export function buildPlugins(deps: AuthOptionsDeps) {
         maximumMembersPerTeam: config.auth.organizationLimits.membersPerTeam,
         allowRemovingAllTeams: true,
       },
+      allowUserToCreateOrganization: (user) => mayCreateOrganization(config, (user as { role?: string | null }).role),
+      organizationLimit: config.auth.organizationLimits.organizationsPerUser,
       membershipLimit: config.auth.organizationLimits.members,
       invitationLimit: config.auth.organizationLimits.invitations,
-      dynamicAccessControl: { enabled: true },
+      dynamicAccessControl: { enabled: true, maximumRolesPerOrganization: config.auth.organizationLimits.roles },
       requireEmailVerificationOnInvitation: true,
       sendInvitationEmail: async (data) => {
         const link = `${config.baseUrl}/accept-invitation/${data.id}`;
@@ -144,6 +147,7 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       sendOnSignUp: true,
       autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
+      beforeEmailVerification: async (user) => promoteOnVerification(deps.db, config, user as { email: string; role?: string | null }),
       sendVerificationEmail: async ({ user, url }) => {
         await mailer.send({ kind: "verify-email", to: user.email, subject: "Verify your email for till", text: `Confirm your email address: ${url}\n`, link: url });
       },
@@ -162,6 +166,7 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       additionalFields: { clientId: { type: "string", required: false, input: false } },
     },
     databaseHooks: {
+      user: { create: { before: async (user) => adminRoleOnCreate(config, user) } },
       session: {
         create: { before: async (session, ctx) => ({ data: markDeviceSession(session, ctx) }) },
         delete: { before: async (session, ctx) => keepDeviceSessions(session, ctx) },

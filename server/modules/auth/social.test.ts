@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { browser, uniqueEmail } from "../../../test/helpers/browser.ts";
-import { providerEnv, startOAuthProvider, type FakeProvider } from "../../../test/helpers/oauth-provider.ts";
+import { oauthFlow, providerEnv, startOAuthProvider, type FakeProvider } from "../../../test/helpers/oauth-provider.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 const CREDS = { clientId: "gh-client", clientSecret: "gh-secret" };
@@ -34,16 +34,6 @@ afterAll(async () => {
 function githubProfile(email: string) {
   nextId += 1;
   return { id: nextId, login: `octo${nextId}`, name: null, email, avatar_url: `https://avatars.example/${nextId}.png`, email_verified: true };
-}
-
-/** Runs the browser's side of the code flow: start → provider → callback. Returns the final redirect. */
-async function oauthFlow(b: ReturnType<typeof browser>, path: string, body: Record<string, unknown>) {
-  const start = await b.call(path, { body: { callbackURL: "/dashboard", ...body } });
-  if (start.status !== 200) return { start, callback: null };
-  const authorize = await fetch(start.body.url, { redirect: "manual" });
-  const back = new URL(authorize.headers.get("location")!);
-  const callback = await b.call(`${back.pathname}${back.search}`);
-  return { start, callback };
 }
 
 describe("sign-in with a provider configured by environment", () => {

@@ -15,11 +15,7 @@ type Profile = Record<string, unknown>;
 // How each well-known provider's userinfo document names the fields better-auth needs.
 const PROFILE_MAPPERS: Record<string, (p: Profile) => { name?: string; image?: string; emailVerified?: boolean }> = {
   github: (p) => ({ name: str(p.name) ?? str(p.login) ?? "", image: str(p.avatar_url) ?? "", emailVerified: p.email_verified === true }),
-  discord: (p) => ({
-    name: str(p.global_name) ?? str(p.username) ?? "",
-    image: p.avatar ? `https://cdn.discordapp.com/avatars/${String(p.id)}/${String(p.avatar)}.png` : "",
-    emailVerified: p.verified === true,
-  }),
+  discord: (p) => ({ name: str(p.global_name) ?? str(p.username) ?? "", image: discordAvatar(p), emailVerified: p.verified === true }),
   google: (p) => ({ name: str(p.name) ?? "", image: str(p.picture) ?? "", emailVerified: p.email_verified === true || p.email_verified === "true" }),
 };
 
@@ -28,6 +24,17 @@ const DEFAULT_SCOPES: Record<string, string[]> = {
   google: ["openid", "email", "profile"],
   discord: ["identify", "email"],
 };
+
+// As better-auth's built-in discord provider builds it: animated avatars (a_…) are GIFs, and a user
+// without one gets Discord's default avatar for their id (or legacy discriminator).
+function discordAvatar(p: Profile): string {
+  const id = String(p.id);
+  const avatar = str(p.avatar);
+  if (avatar) return `https://cdn.discordapp.com/avatars/${id}/${avatar}.${avatar.startsWith("a_") ? "gif" : "png"}`;
+  const legacy = p.discriminator !== undefined && p.discriminator !== "0";
+  const index = legacy ? Number.parseInt(String(p.discriminator), 10) % 5 : /^\d+$/.test(id) ? Number((BigInt(id) >> 22n) % 6n) : 0;
+  return `https://cdn.discordapp.com/embed/avatars/${index}.png`;
+}
 
 function str(v: unknown): string | undefined {
   return typeof v === "string" && v.length > 0 ? v : undefined;

@@ -7,7 +7,10 @@ import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import type { Config } from "../../config.ts";
 import type { Auth } from "../auth/auth.ts";
+import { mayCreateOrganization } from "../auth/platform-admins.ts";
+import { userRole } from "../auth/repository.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { organizationOut, settingsOf, type organizationCreate, type organizationListQuery, type OrganizationEditable } from "./schemas.ts";
@@ -16,6 +19,7 @@ export interface OrganizationDeps {
   db: Db;
   clock: Clock;
   auth: Auth;
+  config: Readonly<Config>;
 }
 
 export async function listOrganizations(deps: OrganizationDeps, ctx: AuthContext, query: z.output<typeof organizationListQuery>, page: Pagination) {
@@ -32,6 +36,12 @@ export async function getOrganization(deps: OrganizationDeps, ctx: AuthContext, 
 
 export async function createOrganization(deps: OrganizationDeps, ctx: AuthContext, input: z.output<typeof organizationCreate>) {
   if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("Organizations are created by a signed-in user.");
+  // better-auth skips its own creation check for a server-side call like this one; the rules are
+  // the same as on /api/auth/organization/create.
+  if (!mayCreateOrganization(deps.config, await userRole(deps.db, ctx.userId))) throw new NotPermitted("You are not allowed to create a new organization.");
+  if (ctx.organizationIds.length >= deps.config.auth.organizationLimits.organizationsPerUser) {
+    throw new NotPermitted("You have reached the maximum number of organizations.");
+  }
   if (await repo.slugTaken(deps.db, input.slug)) {
     throw RequestValidationError.field(["body", "slug"], "An organization with this slug already exists.");
   }
