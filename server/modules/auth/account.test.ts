@@ -211,7 +211,8 @@ describe("delete user", () => {
     await b.call("/api/auth/delete-user", { body: {} });
     const token = new URL(await lastLink(t.server.database, email, "delete-account")).searchParams.get("token")!;
     const bad = await b.call("/api/auth/delete-user", { body: { token: "0".repeat(32) } });
-    expect(bad.status).toBeGreaterThanOrEqual(400);
+    expect(bad.status).toBe(404);
+    expect(bad.body).toMatchObject({ code: "INVALID_TOKEN" });
     expect(await one(t, sql`select 1 from "user" where id = ${id}`)).toBeDefined();
     expect((await b.call("/api/auth/delete-user", { body: { token } })).body).toEqual({ success: true, message: "User deleted" });
     expect(await one(t, sql`select 1 from "user" where id = ${id}`)).toBeUndefined();
