@@ -94,10 +94,11 @@ export function createApp(deps: AppDeps): Express {
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));
   v1.use(webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard));
   v1.use(refundsRouter({ db, clock: deps.clock, processor: deps.processor, queue: deps.queue, baseUrl: deps.config.baseUrl }, guard));
-  v1.use(grantsRouter({ files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds }, guard));
+  const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
+  v1.use(grantsRouter(downloads, guard));
   // Public license-key routes (/customer-portal/license-keys/...) before the portal's customer guard.
   v1.use(licenseKeysRouter({ db, clock: deps.clock, rateLimitPerMinute: deps.config.licenseKeyRateLimit, trustProxy: deps.config.auth.trustProxy }, guard));
-  v1.use(customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))));
+  v1.use(customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))));
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
