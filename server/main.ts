@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { migrate, openDb, type Database } from "../db/client.ts";
 import { createApp } from "./app.ts";
+import { seedDemo, type DemoSeed } from "./demo/seed.ts";
 import type { Config } from "./config.ts";
 import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
 import { noopJob } from "./jobs/system.ts";
@@ -41,6 +42,8 @@ export interface RunningServer {
   webhooks: WebhooksRuntime;
   log: Logger;
   timings: { migrateMs: number; queueMs: number; readyMs: number };
+  /** Whether this server serves the demo store at /demo. */
+  demo: boolean;
   stop(): Promise<void>;
 }
 
@@ -88,8 +91,14 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
 
     let app: Express | null = null;
     let url = "";
+    let demo: Promise<DemoSeed> | null = null;
     if (options.http ?? true) {
+      // Seeded beside start-up, not before it: /demo waits for the seed on its first request.
+      demo = config.demo ? seedDemoInBackground(config, { db: database.db, clock, auth }, log) : null;
+      // Stopping waits for a seed in flight, so it never writes to a closed database.
+      if (demo) cleanup.unshift(() => demo!.then(() => undefined, () => undefined));
       app = createApp({
+        demo,
         config,
         database,
         log,
@@ -109,11 +118,21 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
       cleanup.unshift(async () => webhooks.streams.closeAll());
     }
     const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
-    return { url, app, database, auth, queue, webhooks, log, timings, stop: once(() => runAll(cleanup, log)) };
+    return { url, app, database, auth, queue, webhooks, log, timings, demo: demo !== null, stop: once(() => runAll(cleanup, log)) };
   } catch (err) {
     await runAll(cleanup, log);
     throw err;
   }
+}
+
+function seedDemoInBackground(config: Readonly<Config>, deps: { db: Database["db"]; clock: Clock; auth: Auth }, log: Logger): Promise<DemoSeed> {
+  const t0 = performance.now();
+  const seeding = seedDemo({ ...deps, baseUrl: config.baseUrl, authSecret: config.authSecret });
+  seeding.then(
+    (seed) => log.info({ organizationId: seed.organizationId, ms: round(performance.now() - t0) }, "demo store seeded"),
+    (err: unknown) => log.warn({ err }, "demo store not seeded; /demo is unavailable"),
+  );
+  return seeding;
 }
 
 export class PortInUseError extends Error {
