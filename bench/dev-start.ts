@@ -67,7 +67,7 @@ await first.stop();
 
 const samples = { on: [] as number[], off: [] as number[] };
 for (let i = 0; i < runs; i++) {
-  for (const demo of [false, true]) {
+  for (const demo of i % 2 ? [true, false] : [false, true]) {
     const s = await startDev(demo);
     samples[demo ? "on" : "off"].push(s.ms);
     await s.stop();
@@ -78,6 +78,8 @@ rmSync(cwd, { recursive: true, force: true });
 const on = median(samples.on);
 const off = median(samples.off);
 console.log(`till dev to ready, migrated data dir (median of ${runs}):`);
+console.log(`  samples on  ${samples.on.map((x) => x.toFixed(0)).join(" ")}`);
+console.log(`  samples off ${samples.off.map((x) => x.toFixed(0)).join(" ")}`);
 console.log(`  demo on (default)   ${on.toFixed(0)} ms`);
 console.log(`  TILL_DEMO=false     ${off.toFixed(0)} ms   (baseline)`);
 console.log(`  ratio               ${(on / off).toFixed(3)}`);

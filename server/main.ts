@@ -92,11 +92,24 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
     let app: Express | null = null;
     let url = "";
     let demo: Promise<DemoSeed> | null = null;
+    let seedDemoNow = () => {};
     if (options.http ?? true) {
-      // Seeded beside start-up, not before it: /demo waits for the seed on its first request.
-      demo = config.demo ? seedDemoInBackground(config, { db: database.db, clock, auth }, log) : null;
-      // Stopping waits for a seed in flight, so it never writes to a closed database.
-      if (demo) cleanup.unshift(() => demo!.then(() => undefined, () => undefined));
+      // Seeded once the server listens, not before: start-up does not wait for it, and /demo waits
+      // for the seed on its first request.
+      if (config.demo) {
+        let inFlight: Promise<unknown> = Promise.resolve();
+        demo = new Promise<DemoSeed>((resolve, reject) => {
+          seedDemoNow = () => {
+            const seeding = seedDemoLogged(config, { db: database.db, clock, auth }, log);
+            inFlight = seeding.catch(() => undefined);
+            seeding.then(resolve, reject);
+          };
+        });
+        // A failed seed is logged; /demo reports it when asked.
+        demo.catch(() => undefined);
+        // Stopping waits for a seed in flight, so it never writes to a closed database.
+        cleanup.unshift(() => inFlight.then(() => undefined));
+      }
       app = createApp({
         demo,
         config,
@@ -118,6 +131,7 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
       cleanup.unshift(async () => webhooks.streams.closeAll());
     }
     const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
+    setImmediate(seedDemoNow);
     return { url, app, database, auth, queue, webhooks, log, timings, demo: demo !== null, stop: once(() => runAll(cleanup, log)) };
   } catch (err) {
     await runAll(cleanup, log);
@@ -125,7 +139,7 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
   }
 }
 
-function seedDemoInBackground(config: Readonly<Config>, deps: { db: Database["db"]; clock: Clock; auth: Auth }, log: Logger): Promise<DemoSeed> {
+function seedDemoLogged(config: Readonly<Config>, deps: { db: Database["db"]; clock: Clock; auth: Auth }, log: Logger): Promise<DemoSeed> {
   const t0 = performance.now();
   const seeding = seedDemo({ ...deps, baseUrl: config.baseUrl, authSecret: config.authSecret });
   seeding.then(
