@@ -1,4 +1,4 @@
-// The dashboard, the hosted checkout page and the customer portal page, built into web/dist and served by till's Express app.
+// The dashboard, the hosted checkout page, the customer portal page and the demo store's page (till dev), built into web/dist and served by till's Express app.
 import path from "node:path";
 import react from "@vitejs/plugin-react";
 import { defineConfig } from "vite";
@@ -14,7 +14,7 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     rollupOptions: {
-      input: { dashboard: path.join(root, "index.html"), checkout: path.join(root, "checkout.html"), portal: path.join(root, "portal.html") },
+      input: { dashboard: path.join(root, "index.html"), checkout: path.join(root, "checkout.html"), portal: path.join(root, "portal.html"), demo: path.join(root, "demo.html") },
     },
   },
 });

@@ -15,6 +15,8 @@ import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { createCustomerGuard } from "./lib/customer-context.ts";
+import { demoRouter } from "./demo/routes.ts";
+import type { DemoSeed } from "./demo/seed.ts";
 import { customerPortalRouter } from "./modules/customer-portal/routes.ts";
 import { customerSessionsRouter } from "./modules/customer-sessions/routes.ts";
 import { createCustomerResolver } from "./modules/customer-sessions/service.ts";
@@ -58,6 +60,8 @@ export interface AppDeps {
   tax: TaxCalculator;
   processor: PaymentProcessor;
   webhooks: WebhooksRuntime;
+  /** The demo store's seller being seeded, when the demo is on (`till dev`). */
+  demo?: Promise<DemoSeed> | null;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -70,6 +74,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext(deps.log));
   app.use(bearerToken);
   app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy, baseUrl: deps.config.baseUrl }));
+  if (deps.demo) app.use(demoRouter({ db, baseUrl: deps.config.baseUrl, authSecret: deps.config.authSecret, seed: deps.demo }));
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
@@ -94,10 +99,11 @@ export function createApp(deps: AppDeps): Express {
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));
   v1.use(webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard));
   v1.use(refundsRouter({ db, clock: deps.clock, processor: deps.processor, queue: deps.queue, baseUrl: deps.config.baseUrl }, guard));
-  v1.use(grantsRouter({ files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds }, guard));
+  const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
+  v1.use(grantsRouter(downloads, guard));
   // Public license-key routes (/customer-portal/license-keys/...) before the portal's customer guard.
   v1.use(licenseKeysRouter({ db, clock: deps.clock, rateLimitPerMinute: deps.config.licenseKeyRateLimit, trustProxy: deps.config.auth.trustProxy }, guard));
-  v1.use(customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))));
+  v1.use(customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))));
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));

@@ -75,6 +75,15 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ command: "dev", env: { TILL_MODE: "production" }, cwd: tmp() })).toThrow(/always runs in sandbox/);
   });
 
+  it("serves the demo store in `till dev` unless TILL_DEMO=false, elsewhere only when asked, and never in production mode", () => {
+    expect(loadConfig({ command: "dev", env: {}, cwd: tmp() }).demo).toBe(true);
+    expect(loadConfig({ command: "dev", env: { TILL_DEMO: "false" }, cwd: tmp() }).demo).toBe(false);
+    expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).demo).toBe(false);
+    expect(loadConfig({ command: "test", env: { TILL_DEMO: "true" }, cwd: tmp() }).demo).toBe(true);
+    expect(loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_DEMO: "true" }, cwd: tmp() }).demo).toBe(false);
+    expect(() => loadConfig({ command: "dev", env: { TILL_DEMO: "maybe" }, cwd: tmp() })).toThrow(/TILL_DEMO/);
+  });
+
   it("resolves TILL_DATA_DIR from the working directory and lets flags override the environment", () => {
     const cwd = tmp();
     const config = loadConfig({ command: "dev", env: { TILL_DATA_DIR: "data", PORT: "9000" }, overrides: { PORT: "9100" }, cwd });

@@ -108,6 +108,7 @@ const envSchema = z.object({
   GRANT_RETRY_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(100).default(10)),
   GRANT_RETRY_DELAY_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(86_400).default(30)),
   LICENSE_KEY_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
+  TILL_DEMO: z.preprocess(emptyAsUndefined, booleanString.optional()),
   DOWNLOAD_URL_TTL: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(7 * 86_400).default(3600)),
   INIT_CWD: z.string().optional(),
 });
@@ -164,6 +165,8 @@ export interface Config {
   };
   /** Public license key requests (validate/activate/deactivate) allowed per client IP per minute. */
   licenseKeyRateLimit: number;
+  /** Serve the demo store at /demo and seed its seller on start (sandbox only; on in `till dev`). */
+  demo: boolean;
   auth: {
     requireEmailVerification: boolean;
     disableSignUp: boolean;
@@ -299,6 +302,8 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL,
     },
     licenseKeyRateLimit: e.LICENSE_KEY_RATE_LIMIT,
+    // The demo store at /demo: on in `till dev`, never outside sandbox mode.
+    demo: mode === "sandbox" && (e.TILL_DEMO ?? command === "dev"),
     auth: {
       requireEmailVerification: e.AUTH_REQUIRE_EMAIL_VERIFICATION ?? mode === "production",
       disableSignUp: e.AUTH_DISABLE_SIGNUP,

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import type { Express } from "express";
 import { migrate, openDb, type Database } from "../db/client.ts";
 import { createApp } from "./app.ts";
+import { seedDemo, type DemoSeed } from "./demo/seed.ts";
 import type { Config } from "./config.ts";
 import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
 import { noopJob } from "./jobs/system.ts";
@@ -42,6 +43,8 @@ export interface RunningServer {
   webhooks: WebhooksRuntime;
   log: Logger;
   timings: { migrateMs: number; queueMs: number; readyMs: number };
+  /** Whether this server serves the demo store at /demo. */
+  demo: boolean;
   stop(): Promise<void>;
 }
 
@@ -90,8 +93,27 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
 
     let app: Express | null = null;
     let url = "";
+    let demo: Promise<DemoSeed> | null = null;
+    let seedDemoNow = () => {};
     if (options.http ?? true) {
+      // Seeded once the server listens, not before: start-up does not wait for it, and /demo waits
+      // for the seed on its first request.
+      if (config.demo) {
+        let inFlight: Promise<unknown> = Promise.resolve();
+        demo = new Promise<DemoSeed>((resolve, reject) => {
+          seedDemoNow = () => {
+            const seeding = seedDemoLogged(config, { db: database.db, clock, auth }, log);
+            inFlight = seeding.catch(() => undefined);
+            seeding.then(resolve, reject);
+          };
+        });
+        // A failed seed is logged; /demo reports it when asked.
+        demo.catch(() => undefined);
+        // Stopping waits for a seed in flight, so it never writes to a closed database.
+        cleanup.unshift(() => inFlight.then(() => undefined));
+      }
       app = createApp({
+        demo,
         config,
         database,
         log,
@@ -111,11 +133,22 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
       cleanup.unshift(async () => webhooks.streams.closeAll());
     }
     const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
-    return { url, app, database, auth, queue, webhooks, log, timings, stop: once(() => runAll(cleanup, log)) };
+    setImmediate(seedDemoNow);
+    return { url, app, database, auth, queue, webhooks, log, timings, demo: demo !== null, stop: once(() => runAll(cleanup, log)) };
   } catch (err) {
     await runAll(cleanup, log);
     throw err;
   }
+}
+
+function seedDemoLogged(config: Readonly<Config>, deps: { db: Database["db"]; clock: Clock; auth: Auth }, log: Logger): Promise<DemoSeed> {
+  const t0 = performance.now();
+  const seeding = seedDemo({ ...deps, baseUrl: config.baseUrl, authSecret: config.authSecret });
+  seeding.then(
+    (seed) => log.info({ organizationId: seed.organizationId, ms: round(performance.now() - t0) }, "demo store seeded"),
+    (err: unknown) => log.warn({ err }, "demo store not seeded; /demo is unavailable"),
+  );
+  return seeding;
 }
 
 export class PortInUseError extends Error {

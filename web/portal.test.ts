@@ -1,6 +1,7 @@
 // The customer portal page in a real browser: opened from a customer session's URL (dark theme),
 // it drops the token from the address bar, shows the subscription and order, cancels at period end
-// with a reason and takes the cancellation back; a page without a token or with an expired one says so.
+// with a reason and takes the cancellation back, and links back to the session's return URL; a page
+// without a token or with an expired one says so.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -33,11 +34,14 @@ afterAll(async () => {
 
 describe("customer portal page", () => {
   it("shows the subscription and order, cancels with a reason and keeps the subscription again, in the dark theme", async () => {
-    const session = await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: customerId } });
+    const session = await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: customerId, return_url: "https://shop.example/account" } });
     const page = await browser.newPage();
     await page.goto(`${session.body.customer_portal_url}&theme=dark`);
     const card = page.locator(`[data-subscription="${subscriptionId}"]`);
     await card.waitFor();
+    // The session's return URL is the way back to the store.
+    expect(await page.getAttribute("a.back", "href")).toBe("https://shop.example/account");
+    expect(await page.textContent("a.back")).toBe("← Back to Acme");
     expect(page.url()).toBe(`${t.url}/portal?theme=dark`);
     expect(await page.getAttribute("html", "data-theme")).toBe("dark");
     expect(await page.textContent("h1")).toContain("Acme");
@@ -63,10 +67,15 @@ describe("customer portal page", () => {
     await page.close();
   });
 
-  it("says what to do when the link has no token or an unknown one", async () => {
+  it("shows no back link without a return URL, and says what to do when the link has no token or an unknown one", async () => {
     const page = await browser.newPage();
     await page.goto(`${t.url}/portal`);
     expect(await page.locator("[role=alert]").textContent()).toContain("needs a link from the store");
+    // A session without a return URL shows no back link.
+    const session = await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: customerId } });
+    await page.goto(session.body.customer_portal_url);
+    await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
+    expect(await page.locator("a.back").count()).toBe(0);
     await page.goto(`${t.url}/portal?customer_session_token=till_cst_unknown`);
     await expect.poll(() => page.locator("[role=alert]").textContent()).toContain("expired");
     expect(await page.getAttribute("html", "data-theme")).toBe("light");

@@ -22,6 +22,7 @@ export async function runServer(command: Extract<Command, "dev" | "serve" | "wor
           `till is running in ${config.mode} mode`,
           `  API        ${server.url}/v1/`,
           `  Dashboard  ${server.url}/`,
+          ...(server.demo ? [`  Demo store ${server.url}/demo`] : []),
           `  Ready      ${server.url}/readyz`,
           `  Database   ${dbLabel}`,
         ];

@@ -161,7 +161,7 @@ describe("/v1/customer-portal", () => {
     await api(t.url, path, { token: cst, method: "PATCH", body: { cancel_at_period_end: false } });
   });
 
-  it("answers empty lists where grants, license keys, downloadables and meters join later", async () => {
+  it("answers empty lists of grants, license keys, downloadables and meters when the purchases granted none", async () => {
     const { token: cst } = await session({ customer_id: ada.customerId });
     expect((await polar.customerPortal.benefitGrants.list({ customerSession: cst }, {})).result.items).toEqual([]);
     expect((await polar.customerPortal.licenseKeys.list({ customerSession: cst }, {})).result.items).toEqual([]);

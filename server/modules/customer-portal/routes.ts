@@ -5,7 +5,8 @@ import { z } from "zod";
 import { customerOf } from "../../lib/customer-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { portalCustomerUpdate, portalOrderListQuery, portalSubscriptionListQuery, portalSubscriptionUpdate } from "./schemas.ts";
+import { customerMeterListQuery } from "../grants/schemas.ts";
+import { benefitIdQuery, portalCustomerUpdate, portalOrderListQuery, portalSubscriptionListQuery, portalSubscriptionUpdate } from "./schemas.ts";
 import * as seams from "./seams.ts";
 import * as service from "./service.ts";
 
@@ -17,6 +18,9 @@ export function customerPortalRouter(deps: service.PortalDeps, customerGuard: Re
   r.use("/customer-portal", customerGuard);
   const p = "/customer-portal";
 
+  r.get(`${p}/customer-session/introspect`, async (req, res) => {
+    res.json(await service.introspectSession(deps, customerOf(req)));
+  });
   r.get(`${p}/customers/me`, async (req, res) => {
     res.json(await service.getMe(deps, customerOf(req)));
   });
@@ -52,16 +56,16 @@ export function customerPortalRouter(deps: service.PortalDeps, customerGuard: Re
     res.json(await seams.getCustomerBenefitGrant(deps, customerOf(req), parseParams(idParams, req).id));
   });
   r.get(both(`${p}/license-keys`), async (req, res) => {
-    res.json(await seams.listCustomerLicenseKeys(deps, customerOf(req), parseQuery(paginationQuery, req)));
+    res.json(await seams.listCustomerLicenseKeys(deps, customerOf(req), parseQuery(benefitIdQuery, req), parseQuery(paginationQuery, req)));
   });
   r.get(`${p}/license-keys/:id`, async (req, res) => {
     res.json(await seams.getCustomerLicenseKey(deps, customerOf(req), parseParams(idParams, req).id));
   });
   r.get(both(`${p}/downloadables`), async (req, res) => {
-    res.json(await seams.listCustomerDownloadables(deps, customerOf(req), parseQuery(paginationQuery, req)));
+    res.json(await seams.listCustomerDownloadables(deps, customerOf(req), parseQuery(benefitIdQuery, req), parseQuery(paginationQuery, req)));
   });
   r.get([...both(`${p}/meters`), ...both(`${p}/customer-meters`)], async (req, res) => {
-    res.json(await seams.listCustomerMeters(deps, customerOf(req), parseQuery(paginationQuery, req)));
+    res.json(await seams.listCustomerMeters(deps, customerOf(req), parseQuery(customerMeterListQuery, req), parseQuery(paginationQuery, req)));
   });
   r.get([`${p}/meters/:id`, `${p}/customer-meters/:id`], async (req, res) => {
     res.json(await seams.getCustomerMeter(deps, customerOf(req), parseParams(idParams, req).id));

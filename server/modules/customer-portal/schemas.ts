@@ -47,6 +47,10 @@ export const portalOrderListQuery = z.object({
 });
 export type PortalOrderListQuery = z.output<typeof portalOrderListQuery>;
 
+/** ?benefit_id= on the license key and downloadable lists. */
+export const benefitIdQuery = z.object({ benefit_id: queryList(z.uuid()).optional() });
+export type BenefitIdQuery = z.output<typeof benefitIdQuery>;
+
 export interface OrganizationSummary {
   id: string;
   name: string;

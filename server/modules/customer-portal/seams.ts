@@ -1,11 +1,14 @@
 // Where benefit grants, license keys, downloadables and customer meter balances join the customer
-// portal. Benefit grants come from the grants module; license keys, downloadables and meters are
-// still empty lists (and 404 single reads) until they are wired the same way. Each function receives the customer already resolved from the
-// session, so filling one in is a query scoped to `ctx.customerId` and nothing else changes.
+// portal. Each module answers for one customer through one service function; the portal hands it
+// the customer already resolved from the session, so every read is scoped to `ctx.customerId` and
+// its organization, and another customer's id is a 404.
 import type { CustomerContext } from "../../lib/customer-context.ts";
-import { ResourceNotFound } from "../../lib/errors.ts";
-import { pageOf, type Pagination } from "../../lib/pagination.ts";
-import { grantOfCustomer, listGrantsOfCustomer } from "../grants/service.ts";
+import type { Pagination } from "../../lib/pagination.ts";
+import { listDownloadablesOfCustomer } from "../grants/downloads.ts";
+import type { CustomerMeterListQuery } from "../grants/schemas.ts";
+import { grantOfCustomer, listGrantsOfCustomer, listMetersOfCustomer, meterOfCustomer } from "../grants/service.ts";
+import { keyOfCustomer, listKeysOfCustomer } from "../license-keys/service.ts";
+import type { BenefitIdQuery } from "./schemas.ts";
 import type { PortalDeps } from "./service.ts";
 
 /** GET /v1/customer-portal/benefit-grants/ — Polar's ListResource[CustomerBenefitGrant]. */
@@ -18,24 +21,25 @@ export async function getCustomerBenefitGrant(deps: PortalDeps, ctx: CustomerCon
 }
 
 /** GET /v1/customer-portal/license-keys/ — Polar's ListResource[LicenseKeyRead]. */
-export async function listCustomerLicenseKeys(_deps: PortalDeps, _ctx: CustomerContext, page: Pagination) {
-  return pageOf<never>([], 0, page);
+export async function listCustomerLicenseKeys(deps: PortalDeps, ctx: CustomerContext, q: BenefitIdQuery, page: Pagination) {
+  return listKeysOfCustomer(deps.db, ctx, q, page);
 }
 
-export async function getCustomerLicenseKey(_deps: PortalDeps, _ctx: CustomerContext, _id: string): Promise<never> {
-  throw new ResourceNotFound("License key not found.");
+/** GET /v1/customer-portal/license-keys/{id} — Polar's LicenseKeyWithActivations. */
+export async function getCustomerLicenseKey(deps: PortalDeps, ctx: CustomerContext, id: string) {
+  return keyOfCustomer(deps.db, ctx, id);
 }
 
 /** GET /v1/customer-portal/downloadables/ — Polar's ListResource[DownloadableRead] with signed URLs. */
-export async function listCustomerDownloadables(_deps: PortalDeps, _ctx: CustomerContext, page: Pagination) {
-  return pageOf<never>([], 0, page);
+export async function listCustomerDownloadables(deps: PortalDeps, ctx: CustomerContext, q: BenefitIdQuery, page: Pagination) {
+  return listDownloadablesOfCustomer(deps.downloads, ctx, q, page);
 }
 
 /** GET /v1/customer-portal/meters/ — Polar's ListResource[CustomerCustomerMeter]. */
-export async function listCustomerMeters(_deps: PortalDeps, _ctx: CustomerContext, page: Pagination) {
-  return pageOf<never>([], 0, page);
+export async function listCustomerMeters(deps: PortalDeps, ctx: CustomerContext, q: CustomerMeterListQuery, page: Pagination) {
+  return listMetersOfCustomer(deps.db, ctx, q, page);
 }
 
-export async function getCustomerMeter(_deps: PortalDeps, _ctx: CustomerContext, _id: string): Promise<never> {
-  throw new ResourceNotFound("Customer meter not found.");
+export async function getCustomerMeter(deps: PortalDeps, ctx: CustomerContext, id: string) {
+  return meterOfCustomer(deps.db, ctx, id);
 }

@@ -8,7 +8,9 @@ import type { Clock } from "../../lib/clock.ts";
 import { organizationView, type CustomerContext } from "../../lib/customer-context.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { Pagination } from "../../lib/pagination.ts";
+import { customerSessionSummary } from "../customer-sessions/service.ts";
 import { getCustomer, updateCustomerBilling } from "../customers/service.ts";
+import type { DownloadDeps } from "../grants/downloads.ts";
 import { getOrder, listCustomerOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { productsForDisplay } from "../products/service.ts";
@@ -31,6 +33,13 @@ export interface PortalDeps {
   baseUrl: string;
   /** Canceling through the portal goes through the subscriptions service, which queues grant changes. */
   queue: QueueHandle | null;
+  /** Signed download URLs for the downloadables list. */
+  downloads: DownloadDeps;
+}
+
+/** GET customer-session/introspect — Polar's CustomerCustomerSession: when it ends, where "back" goes. */
+export async function introspectSession(deps: PortalDeps, ctx: CustomerContext) {
+  return customerSessionSummary(deps.db, ctx.sessionId);
 }
 
 async function organizationOf(deps: PortalDeps, ctx: CustomerContext): Promise<CustomerOrganizationOut> {

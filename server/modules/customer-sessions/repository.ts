@@ -18,3 +18,8 @@ export async function findLiveByHash(db: Db, tokenHash: string, now: Date): Prom
     .limit(1);
   return row ?? null;
 }
+
+export async function findById(db: Db, id: string): Promise<CustomerSessionRow | null> {
+  const [row] = await db.select().from(customerSessions).where(eq(customerSessions.id, id)).limit(1);
+  return row ?? null;
+}

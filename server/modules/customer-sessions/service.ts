@@ -56,3 +56,10 @@ export function createCustomerResolver(deps: Pick<CustomerSessionDeps, "db" | "c
     return { sessionId: session.id, customerId: session.customerId, organizationId: session.organizationId };
   };
 }
+
+/** The session a portal request came with (already resolved, so it exists): its expiry and return URL. */
+export async function customerSessionSummary(db: Db, sessionId: string) {
+  const row = await repo.findById(db, sessionId);
+  if (!row) throw new ResourceNotFound("Customer session not found.");
+  return { expires_at: row.expiresAt.toISOString(), return_url: row.returnUrl };
+}

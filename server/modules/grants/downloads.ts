@@ -2,10 +2,13 @@
 // the server secret), and serving the file's bytes from the files module's storage while the grant
 // is granted and lists the file. The URL is the credential, so the customer's browser needs no
 // session; it stops working at its expiry or when the grant is revoked.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { benefitRowsByIds } from "../benefits/service.ts";
 import { filesByIds, fileReadOut, openDownloadable, type FileDeps } from "../files/service.ts";
+import * as repo from "./repository.ts";
 import { getGrant, grantById } from "./service.ts";
 
 export interface DownloadDeps {
@@ -17,21 +20,45 @@ function signature(secret: string, grantId: string, fileId: string, expires: str
   return createHmac("sha256", `till-download:${secret}`).update(`${grantId}/${fileId}/${expires}`).digest("base64url");
 }
 
-/** GET /v1/benefit-grants/{id}/downloadables: Polar's DownloadableRead items with fresh URLs. */
-export async function listDownloadables(deps: DownloadDeps, ctx: AuthContext, grantId: string) {
-  const grant = await getGrant(deps.files, ctx, grantId);
-  if (!grant.grantedAt) return { items: [] };
-  const ids = (grant.properties.files as string[] | undefined) ?? [];
-  const files = new Map((await filesByIds(deps.files.db, ids)).map((f) => [f.id, f]));
+/** A stable UUID for one file of one grant (Polar's DownloadableRead.id is a UUID): UUIDv8 from a hash. */
+function downloadableId(grantId: string, fileId: string): string {
+  const h = createHash("sha256").update(`${grantId}/${fileId}`).digest("hex");
+  const variant = ((Number.parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Polar's DownloadableRead for every uploaded file the granted grants list, each with a fresh signed URL. */
+async function downloadablesOf(deps: DownloadDeps, grants: repo.GrantRow[]) {
+  const granted = grants.filter((g) => g.grantedAt);
+  const fileIdsOf = (g: repo.GrantRow) => (g.properties.files as string[] | undefined) ?? [];
+  const files = new Map((await filesByIds(deps.files.db, [...new Set(granted.flatMap(fileIdsOf))])).map((f) => [f.id, f]));
   const expiresAt = new Date(deps.files.clock.now().getTime() + deps.ttlSeconds * 1000);
   const expires = String(Math.floor(expiresAt.getTime() / 1000));
-  const items = ids.flatMap((id) => {
-    const file = files.get(id);
-    if (!file?.isUploaded) return [];
-    const url = `${deps.files.baseUrl}/v1/downloads/${grant.id}/${file.id}?expires=${expires}&signature=${signature(deps.files.secret, grant.id, file.id, expires)}`;
-    return [{ id: `${grant.id}:${file.id}`, benefit_id: grant.benefitId, file: { ...fileReadOut(deps.files.baseUrl, file), download: { url, headers: {}, expires_at: new Date(Number(expires) * 1000).toISOString() } } }];
-  });
-  return { items };
+  return granted.flatMap((grant) =>
+    fileIdsOf(grant).flatMap((id) => {
+      const file = files.get(id);
+      if (!file?.isUploaded) return [];
+      const url = `${deps.files.baseUrl}/v1/downloads/${grant.id}/${file.id}?expires=${expires}&signature=${signature(deps.files.secret, grant.id, file.id, expires)}`;
+      return [{ id: downloadableId(grant.id, file.id), benefit_id: grant.benefitId, file: { ...fileReadOut(deps.files.baseUrl, file), download: { url, headers: {}, expires_at: new Date(Number(expires) * 1000).toISOString() } } }];
+    }),
+  );
+}
+
+/** GET /v1/benefit-grants/{id}/downloadables: Polar's DownloadableRead items with fresh URLs. */
+export async function listDownloadables(deps: DownloadDeps, ctx: AuthContext, grantId: string) {
+  return { items: await downloadablesOf(deps, [await getGrant(deps.files, ctx, grantId)]) };
+}
+
+/**
+ * GET /v1/customer-portal/downloadables/: the files of the customer's granted downloadables
+ * benefits. A customer holds a handful, so the page is cut from the whole list.
+ */
+export async function listDownloadablesOfCustomer(deps: DownloadDeps, customer: { organizationId: string; customerId: string }, q: { benefit_id?: string[] | undefined }, page: Pagination) {
+  const held = (await repo.grantedOfCustomer(deps.files.db, customer.customerId)).filter((g) => g.organizationId === customer.organizationId && (!q.benefit_id?.length || q.benefit_id.includes(g.benefitId)));
+  const downloadables = new Set((await benefitRowsByIds(deps.files.db, [...new Set(held.map((g) => g.benefitId))])).filter((b) => b.type === "downloadables").map((b) => b.id));
+  const grants = held.filter((g) => downloadables.has(g.benefitId));
+  const all = await downloadablesOf(deps, grants);
+  return pageOf(all.slice(offsetOf(page), offsetOf(page) + page.limit), all.length, page);
 }
 
 /** The bytes behind a signed URL; any failed check is the same 404, so a URL reveals nothing. */

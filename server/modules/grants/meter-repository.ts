@@ -28,15 +28,19 @@ export async function creditUnits(db: Db, v: { organizationId: string; customerI
 
 export interface CustomerMeterBalance {
   row: CustomerMeterRow;
+  meter: typeof meters.$inferSelect;
   consumed: number;
 }
 
-export async function customerMetersOf(db: Db, customerId: string): Promise<CustomerMeterBalance[]> {
+export async function customerMetersOf(db: Db, customerId: string, only: { organizationId?: string; id?: string } = {}): Promise<CustomerMeterBalance[]> {
+  const conds = [eq(customerMeters.customerId, customerId)];
+  if (only.organizationId) conds.push(eq(customerMeters.organizationId, only.organizationId));
+  if (only.id) conds.push(eq(customerMeters.id, only.id));
   const rows = await db
     .select({ cm: customerMeters, meter: meters })
     .from(customerMeters)
     .innerJoin(meters, eq(meters.id, customerMeters.meterId))
-    .where(eq(customerMeters.customerId, customerId))
+    .where(and(...conds))
     .orderBy(asc(customerMeters.createdAt), asc(customerMeters.id));
   return Promise.all(
     rows.map(async ({ cm, meter }) => {
@@ -46,7 +50,7 @@ export async function customerMetersOf(db: Db, customerId: string): Promise<Cust
               where ${and(eq(events.organizationId, cm.organizationId), eq(events.customerId, customerId), sql`${events.timestamp} >= ${cm.createdAt.toISOString()}::timestamptz`, filterCondition(meter.filter))}) as selected`)) as unknown as { rows: { q: number | string | null }[] } | { q: number | string | null }[];
       // postgres.js answers with an array of rows, PGlite with {rows}.
       const [r] = Array.isArray(result) ? result : result.rows;
-      return { row: cm, consumed: Number(r?.q ?? 0) };
+      return { row: cm, meter, consumed: Number(r?.q ?? 0) };
     }),
   );
 }

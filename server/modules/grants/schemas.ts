@@ -76,3 +76,23 @@ export function stateMeterOut({ row, consumed }: CustomerMeterBalance) {
     balance: row.creditedUnits - consumed,
   };
 }
+
+export const CUSTOMER_METER_SORTS = ["created_at", "modified_at", "meter_id", "meter_name", "consumed_units", "credited_units", "balance"] as const;
+
+export const customerMeterListQuery = z.object({
+  meter_id: queryList(z.uuid()).optional(),
+  query: z.string().optional(),
+  sorting: sortingSchema(CUSTOMER_METER_SORTS, ["-modified_at"]),
+});
+export type CustomerMeterListQuery = z.output<typeof customerMeterListQuery>;
+
+/** Polar's CustomerCustomerMeter: a customer's balance on one meter, with the meter's name. */
+export function customerMeterOut(b: CustomerMeterBalance) {
+  const { meter } = b;
+  return {
+    ...stateMeterOut(b),
+    customer_id: b.row.customerId,
+    meter: { created_at: meter.createdAt.toISOString(), modified_at: meter.modifiedAt?.toISOString() ?? null, id: meter.id, name: meter.name },
+  };
+}
+export type CustomerMeterOut = ReturnType<typeof customerMeterOut>;

@@ -16,7 +16,7 @@ import { benefitOut } from "../benefits/schemas.ts";
 import { customersByIds } from "../customers/service.ts";
 import { customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
-import { grantOut, stateGrantOut, stateMeterOut, type BenefitGrantListQuery, type GrantListQuery } from "./schemas.ts";
+import { customerMeterOut, grantOut, stateGrantOut, stateMeterOut, type BenefitGrantListQuery, type CustomerMeterListQuery, type CustomerMeterOut, type GrantListQuery } from "./schemas.ts";
 
 export const APPLY_GRANT_JOB = "grants.apply";
 
@@ -144,4 +144,38 @@ export async function grantOfCustomer(db: Db, customer: { organizationId: string
   const row = await repo.findGrant(db, [customer.organizationId], id);
   if (!row || row.customerId !== customer.customerId) throw new ResourceNotFound("Benefit grant not found.");
   return (await renderGrants(db, [row]))[0]!;
+}
+
+// Customer meters for the customer portal: a customer has one per meter credited, so the page is cut
+// from the whole (filtered, sorted) list.
+
+const meterSortValue: Record<CustomerMeterListQuery["sorting"][number]["key"], (m: CustomerMeterOut) => string | number> = {
+  created_at: (m) => m.created_at,
+  modified_at: (m) => m.modified_at ?? m.created_at,
+  meter_id: (m) => m.meter_id,
+  meter_name: (m) => m.meter.name.toLowerCase(),
+  consumed_units: (m) => m.consumed_units,
+  credited_units: (m) => m.credited_units,
+  balance: (m) => m.balance,
+};
+
+export async function listMetersOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, q: CustomerMeterListQuery, page: Pagination) {
+  const needle = q.query?.trim().toLowerCase();
+  const all = (await customerMetersOf(db, customer.customerId, { organizationId: customer.organizationId }))
+    .map(customerMeterOut)
+    .filter((m) => (!q.meter_id?.length || q.meter_id.includes(m.meter_id)) && (!needle || m.meter.name.toLowerCase().includes(needle)));
+  all.sort((a, b) => {
+    for (const { key, desc } of q.sorting) {
+      const [x, y] = [meterSortValue[key](a), meterSortValue[key](b)];
+      if (x !== y) return (x < y ? -1 : 1) * (desc ? -1 : 1);
+    }
+    return a.id < b.id ? -1 : 1;
+  });
+  return pageOf(all.slice(offsetOf(page), offsetOf(page) + page.limit), all.length, page);
+}
+
+export async function meterOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, id: string) {
+  const [found] = await customerMetersOf(db, customer.customerId, { organizationId: customer.organizationId, id });
+  if (!found) throw new ResourceNotFound("Customer meter not found.");
+  return customerMeterOut(found);
 }

@@ -40,9 +40,17 @@ export async function lockKeyByText(db: Db, organizationId: string, key: string)
   return row ?? null;
 }
 
-export async function listKeys(db: Db, f: { organizationIds: string[]; benefitIds?: string[] | undefined; statuses?: string[] | undefined }, limit: number, offset: number) {
+export interface KeyFilter {
+  organizationIds: string[];
+  customerIds?: string[] | undefined;
+  benefitIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+}
+
+export async function listKeys(db: Db, f: KeyFilter, limit: number, offset: number) {
   if (f.organizationIds.length === 0) return { rows: [] as LicenseKeyRow[], total: 0 };
   const conds = [inArray(licenseKeys.organizationId, f.organizationIds)];
+  if (f.customerIds?.length) conds.push(inArray(licenseKeys.customerId, f.customerIds));
   if (f.benefitIds?.length) conds.push(inArray(licenseKeys.benefitId, f.benefitIds));
   if (f.statuses?.length) conds.push(inArray(licenseKeys.status, f.statuses));
   const where = and(...conds);

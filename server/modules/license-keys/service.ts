@@ -38,10 +38,14 @@ async function ownKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
   return row;
 }
 
+/** Polar's LicenseKeyWithActivations. */
+async function renderWithActivations(db: Db, row: repo.LicenseKeyRow) {
+  const activations = await repo.activationsOf(db, row.id);
+  return { ...(await renderKey(db, row)), activations: activations.map(activationBaseOut) };
+}
+
 export async function getLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
-  const row = await ownKey(deps, ctx, id);
-  const activations = await repo.activationsOf(deps.db, row.id);
-  return { ...(await renderKey(deps.db, row)), activations: activations.map(activationBaseOut) };
+  return renderWithActivations(deps.db, await ownKey(deps, ctx, id));
 }
 
 export async function updateLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string, input: LicenseKeyUpdate) {
@@ -60,6 +64,19 @@ export async function getActivation(deps: LicenseKeyDeps, ctx: AuthContext, id: 
   const activation = await repo.findActivation(deps.db, row.id, activationId);
   if (!activation) throw new ResourceNotFound("License key activation not found.");
   return { ...activationBaseOut(activation), license_key: await renderKey(deps.db, row) };
+}
+
+// For the customer portal: one customer's keys, scoped by the session's customer and organization.
+
+export async function listKeysOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, q: { benefit_id?: string[] | undefined }, page: Pagination) {
+  const { rows, total } = await repo.listKeys(db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId], benefitIds: q.benefit_id }, page.limit, offsetOf(page));
+  return pageOf(await renderKeys(db, rows), total, page);
+}
+
+export async function keyOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, id: string) {
+  const row = await repo.findKey(db, [customer.organizationId], id);
+  if (!row || row.customerId !== customer.customerId) throw new ResourceNotFound("License key not found.");
+  return renderWithActivations(db, row);
 }
 
 // For the grants module.

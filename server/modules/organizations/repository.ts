@@ -67,9 +67,13 @@ export async function findOrganization(db: Db, id: string): Promise<Organization
   return row ?? null;
 }
 
-export async function slugTaken(db: Db, slug: string): Promise<boolean> {
+export async function idBySlug(db: Db, slug: string): Promise<string | null> {
   const [row] = await db.select({ id: organization.id }).from(organization).where(eq(organization.slug, slug)).limit(1);
-  return Boolean(row);
+  return row?.id ?? null;
+}
+
+export async function slugTaken(db: Db, slug: string): Promise<boolean> {
+  return (await idBySlug(db, slug)) !== null;
 }
 
 export async function updateOrganization(

@@ -55,6 +55,11 @@ export async function createOrganization(deps: OrganizationDeps, ctx: AuthContex
   return organizationOut((await repo.findOrganization(deps.db, created.id))!);
 }
 
+/** The organization with this slug, for server-side seeding (no caller to scope by). */
+export function organizationIdBySlug(db: Db, slug: string): Promise<string | null> {
+  return repo.idBySlug(db, slug);
+}
+
 export async function updateOrganization(deps: OrganizationDeps, ctx: AuthContext, id: string, input: OrganizationEditable) {
   assertAccessible(ctx, id, "Organization not found.");
   return inTransaction(deps.db, async (tx) => {

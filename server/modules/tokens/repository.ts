@@ -10,6 +10,11 @@ export async function insertToken(db: Db, values: typeof oat.$inferInsert): Prom
   return row!;
 }
 
+/** Inserts the token unless one with the same hash exists (the hash is unique). */
+export async function insertTokenIfAbsent(db: Db, values: typeof oat.$inferInsert): Promise<void> {
+  await db.insert(oat).values(values).onConflictDoNothing({ target: oat.tokenHash });
+}
+
 export async function findActiveByHash(db: Db, tokenHash: string, now: Date): Promise<TokenRow | null> {
   const [row] = await db
     .select()

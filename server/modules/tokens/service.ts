@@ -4,6 +4,7 @@ import { organizationForWrite, organizationsForRead, type AuthContext } from "..
 import type { Clock } from "../../lib/clock.ts";
 import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import type { Scope } from "../../lib/scopes.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import * as repo from "./repository.ts";
 import { parseDuration, tokenOut, type tokenCreate, type tokenUpdate } from "./schemas.ts";
@@ -33,6 +34,14 @@ export async function createToken(deps: TokenDeps, ctx: AuthContext, input: z.ou
     createdAt: now,
   });
   return { organization_access_token: tokenOut(row), token };
+}
+
+/**
+ * Server-side seeding: a token whose secret the server derives itself (so it never needs storing in
+ * clear), recorded once by its hash; calling again changes nothing.
+ */
+export async function ensureOrganizationToken(deps: TokenDeps, organizationId: string, token: string, comment: string, scopes: Scope[]): Promise<void> {
+  await repo.insertTokenIfAbsent(deps.db, { organizationId, comment, scopes, tokenHash: hashToken(token), expiresAt: null, createdAt: deps.clock.now() });
 }
 
 export async function listTokens(deps: TokenDeps, ctx: AuthContext, filter: string | string[] | undefined, page: Pagination) {

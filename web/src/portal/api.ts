@@ -47,17 +47,24 @@ export interface LicenseKey {
   key: string;
   display_key: string;
   benefit_id: string;
+  status: string;
+  expires_at: string | null;
 }
 export interface Downloadable {
   id: string;
-  file: { name: string; download: { url: string } };
+  file: { name: string; size_readable: string; download: { url: string } };
 }
 export interface CustomerMeter {
   id: string;
+  meter_id: string;
   consumed_units: number;
   credited_units: number;
   balance: number;
   meter: { name: string };
+}
+export interface SessionInfo {
+  expires_at: string;
+  return_url: string | null;
 }
 interface Page<T> {
   items: T[];
@@ -88,6 +95,7 @@ export function portalApi(token: string) {
   const all = <T,>(path: string) => call<Page<T>>("GET", `${path}?limit=100`).then((p) => p.items);
   return {
     me: () => call<Customer>("GET", "customers/me"),
+    session: () => call<SessionInfo>("GET", "customer-session/introspect"),
     subscriptions: () => all<Subscription>("subscriptions/"),
     orders: () => all<Order>("orders/"),
     benefitGrants: () => all<BenefitGrant>("benefit-grants/"),

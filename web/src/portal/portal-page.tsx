@@ -18,8 +18,19 @@ const REASONS: [string, string][] = [
 
 const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 
+/** The seller's return URL as a link target, only when it is http(s). */
+function backHref(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    return ["http:", "https:"].includes(new URL(url).protocol) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
 interface Data {
   me: Customer;
+  back: string | null;
   subscriptions: Subscription[];
   orders: Order[];
   grants: BenefitGrant[];
@@ -36,8 +47,8 @@ export function PortalPage({ token }: { token: string | null }) {
   const load = useCallback(async () => {
     if (!api) return;
     try {
-      const [me, subscriptions, orders, grants, licenseKeys, downloadables, meters] = await Promise.all([api.me(), api.subscriptions(), api.orders(), api.benefitGrants(), api.licenseKeys(), api.downloadables(), api.meters()]);
-      setData({ me, subscriptions, orders, grants, licenseKeys, downloadables, meters });
+      const [me, session, subscriptions, orders, grants, licenseKeys, downloadables, meters] = await Promise.all([api.me(), api.session(), api.subscriptions(), api.orders(), api.benefitGrants(), api.licenseKeys(), api.downloadables(), api.meters()]);
+      setData({ me, back: backHref(session.return_url), subscriptions, orders, grants, licenseKeys, downloadables, meters });
     } catch (err) {
       setError(err instanceof PortalApiError ? err.message : "Could not load your account. Try again.");
     }
@@ -49,6 +60,7 @@ export function PortalPage({ token }: { token: string | null }) {
   const seller = data.subscriptions[0]?.product.organization.name;
   return (
     <main className="portal">
+      {data.back ? <a className="back" href={data.back}>← Back to {seller ?? "the store"}</a> : null}
       <header className="bar">
         <h1>{seller ? `${seller} — your account` : "Your account"}</h1>
         <span className="muted">{data.me.email}</span>
@@ -78,23 +90,35 @@ export function PortalPage({ token }: { token: string | null }) {
         {data.grants.map((g) => (
           <div key={g.id} className="card row"><span>{g.benefit.description}</span><span className="muted">{g.benefit.type.replace(/_/g, " ")}</span></div>
         ))}
-        {data.licenseKeys.map((k) => (
-          <div key={k.id} className="card row">
-            <code>{k.display_key}</code>
-            <button type="button" onClick={() => void navigator.clipboard.writeText(k.key)}>Copy key</button>
-          </div>
-        ))}
+        {data.licenseKeys.map((k) => <LicenseKeyCard key={k.id} licenseKey={k} />)}
         {data.downloadables.map((d) => (
-          <div key={d.id} className="card row"><a href={d.file.download.url}>{d.file.name}</a></div>
+          <div key={d.id} className="card row download"><a href={d.file.download.url} download={d.file.name}>{d.file.name}</a><span className="muted">{d.file.size_readable}</span></div>
         ))}
       </section>
       <section aria-labelledby="usage-h">
         <h2 id="usage-h">Usage</h2>
         {data.meters.length === 0 ? <p className="muted">No usage to show.</p> : data.meters.map((m) => (
-          <div key={m.id} className="card row"><span>{m.meter.name}</span><span>{m.consumed_units} used of {m.credited_units} ({m.balance} left)</span></div>
+          <div key={m.id} className="card row meter" data-meter={m.meter_id}><span>{m.meter.name}</span><span>{m.consumed_units} used of {m.credited_units} ({m.balance} left)</span></div>
         ))}
       </section>
     </main>
+  );
+}
+
+function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(k.key);
+    setCopied(true);
+  };
+  return (
+    <div className="card row license-key" data-license-key={k.id}>
+      <span>
+        <code>{k.display_key}</code>
+        {k.status !== "granted" ? <span className="muted"> ({k.status})</span> : k.expires_at ? <span className="muted"> · expires {day(k.expires_at)}</span> : null}
+      </span>
+      <button type="button" onClick={() => void copy()}>{copied ? "Copied" : "Copy key"}</button>
+    </div>
   );
 }
 
