@@ -143,7 +143,7 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
 
 function seedDemoLogged(config: Readonly<Config>, deps: { db: Database["db"]; clock: Clock; auth: Auth }, log: Logger): Promise<DemoSeed> {
   const t0 = performance.now();
-  const seeding = seedDemo({ ...deps, baseUrl: config.baseUrl, authSecret: config.authSecret });
+  const seeding = seedDemo({ ...deps, config });
   seeding.then(
     (seed) => log.info({ organizationId: seed.organizationId, ms: round(performance.now() - t0) }, "demo store seeded"),
     (err: unknown) => log.warn({ err }, "demo store not seeded; /demo is unavailable"),

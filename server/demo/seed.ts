@@ -5,6 +5,7 @@
 // same token is found again without ever being stored in clear.
 import { createHmac } from "node:crypto";
 import type { Db } from "../../db/client.ts";
+import type { Config } from "../config.ts";
 import type { AuthContext } from "../lib/auth-context.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { Scope } from "../lib/scopes.ts";
@@ -38,8 +39,7 @@ export interface DemoSeedDeps {
   db: Db;
   clock: Clock;
   auth: Auth;
-  baseUrl: string;
-  authSecret: string;
+  config: Readonly<Config>;
 }
 
 export interface DemoSeed {
@@ -66,13 +66,13 @@ export async function seedDemo(deps: DemoSeedDeps): Promise<DemoSeed> {
   if (!organizationId) {
     const userId = await ensureOwner(deps.auth);
     const owner: AuthContext = { kind: "user", userId, organizationIds: [], scopes: new Set(), tokenId: null };
-    organizationId = (await createOrganization({ db: deps.db, clock: deps.clock, auth: deps.auth }, owner, organizationCreate.parse({ name: "Demo Store", slug: DEMO_ORGANIZATION_SLUG }))).id;
+    organizationId = (await createOrganization(deps, owner, organizationCreate.parse({ name: "Demo Store", slug: DEMO_ORGANIZATION_SLUG }))).id;
   }
-  const accessToken = demoAccessToken(deps.authSecret);
+  const accessToken = demoAccessToken(deps.config.authSecret);
   await ensureOrganizationToken(deps, organizationId, accessToken, "Demo store (till dev)", TOKEN_SCOPES);
 
   const seller: AuthContext = { kind: "organization", userId: null, organizationIds: [organizationId], scopes: new Set(), tokenId: null };
-  const productDeps = { db: deps.db, clock: deps.clock, baseUrl: deps.baseUrl };
+  const productDeps = { db: deps.db, clock: deps.clock, baseUrl: deps.config.baseUrl };
   const page = { page: 1, limit: 100 };
   const existing = await listProducts(productDeps, seller, productListQuery.parse({ is_archived: "false" }), { demo_slug: PRODUCTS.map((p) => p.slug) }, page);
   const products: DemoSeed["products"] = [];
@@ -84,7 +84,7 @@ export async function seedDemo(deps: DemoSeedDeps): Promise<DemoSeed> {
     }
     const created = await createProduct(productDeps, seller, productCreate.parse({ ...p.create, metadata: { demo_slug: p.slug } }));
     if (p.licenseKey) {
-      const benefit = await createBenefit({ db: deps.db, clock: deps.clock, secret: deps.authSecret }, seller, benefitCreate.parse(p.licenseKey));
+      const benefit = await createBenefit({ db: deps.db, clock: deps.clock, secret: deps.config.authSecret }, seller, benefitCreate.parse(p.licenseKey));
       await updateProductBenefits(productDeps, seller, created.id, [benefit.id]);
     }
     products.push({ slug: p.slug, productId: created.id });
