@@ -53,8 +53,32 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
     ...(target.dataDir ? { dataDir: target.dataDir } : {}),
     ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
   });
+  yieldBeforeEachStatement(pglite);
   const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
   return wrap(db, "pglite", pglite, null, () => pglite.close());
+}
+
+/**
+ * PGlite runs a statement synchronously on this thread, and hands its connection to the next queued
+ * statement through promise callbacks, so while statements keep coming nothing else runs: no socket
+ * is read and no timer fires (an HTTP answer that arrived in time can look timed out). One turn of
+ * the event loop before each statement lets I/O in between them, as with a networked database.
+ */
+function yieldBeforeEachStatement(pglite: PGlite): void {
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  type Runner = (...args: never[]) => Promise<unknown>;
+  const yielding = <F extends Runner>(target: object, run: F): F =>
+    (async (...args: Parameters<F>) => {
+      await turn();
+      return run.apply(target, args);
+    }) as F;
+  const { query, exec, transaction } = pglite;
+  pglite.query = yielding(pglite, query);
+  pglite.exec = yielding(pglite, exec);
+  pglite.transaction = ((fn: Parameters<PGlite["transaction"]>[0]) =>
+    transaction.call(pglite, (tx) =>
+      fn(Object.create(tx, { query: { value: yielding(tx, tx.query) }, exec: { value: yielding(tx, tx.exec) } })),
+    )) as PGlite["transaction"];
 }
 
 function wrap(

@@ -18,12 +18,13 @@ import { disableIfFailing } from "./disable.ts";
 import * as repo from "./delivery-repository.ts";
 import type { AttemptRecord, DeliveryTarget } from "./delivery-repository.ts";
 import type { Sender } from "./delivery.ts";
+import { Claims } from "./claims.ts";
+import { FetchPacer, IDLE_POLL_MS } from "./fetch-pacer.ts";
 import { DELIVER_JOB, priorityOf, type DeliverJobData } from "./job-names.ts";
 import type { NotificationHub } from "./notifications.ts";
 import { signedHeaders, signingKeys } from "./signing.ts";
 
 const FIFO_RECHECK_MS = 100;
-const IDLE_POLL_MS = 500;
 const FETCH_BATCH = 200;
 // Attempts that finish within this window are recorded in one transaction.
 const FLUSH_WINDOW_MS = 15;
@@ -38,6 +39,8 @@ export interface DelivererDeps {
   sender: Sender;
   mailer: Mailer;
   hub: NotificationHub;
+  /** Embedded PGlite: this process is the only one on the database. */
+  embedded?: boolean;
 }
 
 interface Item {
@@ -81,7 +84,8 @@ export function retryDelayMs(baseMs: number, failedAttempt: number): number {
 export class Deliverer {
   readonly #d: DelivererDeps;
   readonly #lanes = new Map<string, Lane>();
-  readonly #held = new Set<string>();
+  /** Events this worker holds (queued, in flight or awaiting their record), with their job. */
+  readonly #held = new Map<string, Job<DeliverJobData>>();
   readonly #health = new Map<string, Health>();
   readonly #toVerify = new Set<string>();
   #verifying = false;
@@ -95,18 +99,20 @@ export class Deliverer {
   #flushing: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #unsubscribe: (() => void) | null = null;
-  #lastSupervise = 0;
+  readonly #pacer = new FetchPacer();
+  readonly #claims: Claims;
 
   constructor(deps: DelivererDeps, options: { pipelining?: number } = {}) {
     this.#d = deps;
     this.#pipelining = options.pipelining ?? deps.config.webhooks.pipelining;
     this.#laneCap = Math.max(32, this.#pipelining * 8);
     this.#maxHeld = Math.max(256, deps.config.webhooks.concurrency * 32);
+    this.#claims = new Claims(deps);
   }
 
   start(): void {
     this.#unsubscribe = this.#d.hub.subscribe((n) => {
-      if (n.kind === "jobs" || n.kind === "resync") this.kick();
+      if (n.kind === "jobs" || n.kind === "resync") this.jobsCreated();
     });
     this.#loop = this.#run();
   }
@@ -115,44 +121,59 @@ export class Deliverer {
     this.#wake?.();
   }
 
+  /** New jobs were committed: the next fetch goes ahead even right after an empty one. */
+  jobsCreated(): void {
+    this.#pacer.announce();
+    this.kick();
+  }
+
   async #run(): Promise<void> {
+    if (this.#d.embedded) await this.#claims.recoverAll().catch((err: unknown) => this.#d.log.error({ err }, "handing back orphaned delivery jobs failed"));
     while (!this.#stopped) {
+      let wait = IDLE_POLL_MS;
       try {
-        await this.#superviseNow();
+        await this.#claims.tend([...this.#held.values()].map((j) => ({ id: j.id, retryCount: j.retryCount })));
         this.#unjam();
-        const room = this.#maxHeld - this.#held.size;
-        // Fetch in sizeable batches: per-statement cost, not per-row cost, is what limits a busy worker.
-        if (room >= Math.min(FETCH_BATCH, this.#maxHeld / 4) || this.#held.size === 0) {
-          const now = Date.now();
-          const full = [...this.#lanes].filter(([, l]) => !l.blocked && l.queue.length + l.active >= this.#laneCap).map(([id]) => id);
-          for (const [id, h] of this.#health) if (h.pausedUntil > now && full.length < 1_000) full.push(id);
-          const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize: Math.min(room, FETCH_BATCH), ...(full.length ? { ignoreGroups: full } : {}) });
+        const roomShort = this.#maxHeld - this.#held.size < Math.min(FETCH_BATCH, this.#maxHeld / 4) && this.#held.size > 0;
+        wait = this.#pacer.wait(Date.now(), roomShort);
+        if (wait === 0) {
+          const jobs = await this.#fetch();
           if (jobs.length > 0) {
             await this.#accept(jobs);
             continue;
           }
+          wait = IDLE_POLL_MS;
         }
       } catch (err) {
         if (this.#stopped) return;
         this.#d.log.error({ err }, "webhook delivery loop failed");
       }
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, IDLE_POLL_MS);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = null;
+      await this.#sleep(wait);
     }
   }
 
-  // Jobs of a process that died stay active until they expire; supervising hands them back.
-  async #superviseNow(): Promise<void> {
-    const every = Math.max(1_000, (this.#d.config.webhooks.jobExpireSeconds * 1000) / 2);
-    if (Date.now() - this.#lastSupervise < every) return;
-    this.#lastSupervise = Date.now();
-    await this.#d.boss.supervise(DELIVER_JOB).catch((err: unknown) => this.#d.log.warn({ err }, "supervise failed"));
+  async #fetch(): Promise<Job<DeliverJobData>[]> {
+    const now = Date.now();
+    const batchSize = Math.min(this.#maxHeld - this.#held.size, FETCH_BATCH);
+    // Lanes holding their share, and endpoints backing off, are left out of this fetch.
+    const full = [...this.#lanes].filter(([, l]) => !l.blocked && l.queue.length + l.active >= this.#laneCap).map(([id]) => id);
+    for (const [id, h] of this.#health) if (h.pausedUntil > now && full.length < 1_000) full.push(id);
+    this.#pacer.started();
+    const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize, ...(full.length ? { ignoreGroups: full } : {}) });
+    this.#pacer.fetched(Date.now(), jobs.length, batchSize, full.length);
+    return jobs;
+  }
+
+  /** Waits until kicked, or for `ms`. */
+  async #sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wake = null;
   }
 
   async #accept(jobs: Job<DeliverJobData>[]): Promise<void> {
@@ -162,7 +183,12 @@ export class Deliverer {
     for (const job of jobs) {
       const target = targets.get(job.data.id);
       const event = target?.event;
-      if (!target || !event) {
+      const mine = this.#held.get(job.data.id);
+      if (mine?.id === job.id) {
+        // Held here, but its claim lapsed (it expired) and this fetch claimed it again: it stays where
+        // it is, under the new claim, rather than being sent a second time.
+        mine.retryCount = job.retryCount;
+      } else if (!target || !event) {
         this.#settle({ job });
       } else if (job.data.redeliver) {
         if (event.payload === null) this.#settle({ job });
@@ -189,7 +215,7 @@ export class Deliverer {
     }
     let lane = this.#lanes.get(id);
     if (!lane) this.#lanes.set(id, (lane = { queue: [], active: 0, clearBelow: 0, blocked: false }));
-    this.#held.add(item.target.event.id);
+    this.#held.set(item.target.event.id, item.job);
     // Keep the lane in outbox order even when a later fetch brings an older event.
     let at = lane.queue.length;
     while (at > 0 && lane.queue[at - 1]!.target.event.seq > item.target.event.seq) at--;
@@ -282,7 +308,7 @@ export class Deliverer {
       while (this.#toVerify.size > 0 && !this.#stopped) {
         const ids = [...this.#toVerify];
         this.#toVerify.clear();
-        const oldest = await repo.oldestUnattempted(this.#d.db, ids, [...this.#held]);
+        const oldest = await repo.oldestUnattempted(this.#d.db, ids, [...this.#held.keys()]);
         let blocked = false;
         for (const id of ids) {
           const lane = this.#lanes.get(id);
@@ -364,7 +390,7 @@ export class Deliverer {
         // The jobs stay active and come back after they expire; the attempts will be made again.
         this.#d.log.error({ err, count: batch.length }, "recording webhook attempts failed");
       }
-      for (const o of batch) this.#held.delete(o.job.data.id);
+      for (const o of batch) if (this.#held.get(o.job.data.id) === o.job) this.#held.delete(o.job.data.id);
       const failedEndpoints = new Set(records.filter((r) => r.status === "failed").map((r) => r.endpointId));
       for (const endpointId of failedEndpoints) await disableIfFailing(this.#d, endpointId);
     }

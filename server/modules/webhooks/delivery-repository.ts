@@ -70,7 +70,9 @@ export async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget
  */
 export async function oldestUnattempted(db: Db, endpointIds: string[], held: string[]): Promise<Map<string, number>> {
   if (endpointIds.length === 0) return new Map();
-  const uuids = (ids: string[]) => (ids.length === 0 ? sql`array[]::uuid[]` : sql`array[${sql.join(ids.map((id) => sql`${id}::uuid`), sql`, `)}]`);
+  // One array parameter each, not one parameter per id: hundreds of parameters cost more to parse
+  // and bind than the probes themselves.
+  const uuids = (ids: string[]) => sql`${`{${ids.join(",")}}`}::uuid[]`;
   const result = await db.execute(sql`
     select ep.id as endpoint_id,
       (select e.seq from webhook_endpoint_events e
@@ -214,6 +216,18 @@ export async function latestSeq(db: Db, organizationId: string): Promise<number>
   return row?.seq ?? 0;
 }
 
+
+/**
+ * Active jobs of a pg-boss queue, as attempts (so failing one leaves it alone if it was claimed again
+ * meanwhile); with staleOnly, those whose heartbeat is older than their heartbeat interval.
+ */
+export async function activeJobs(db: Db, queue: string, { staleOnly }: { staleOnly: boolean }): Promise<{ id: string; retryCount: number }[]> {
+  const stale = staleOnly ? sql`and heartbeat_seconds is not null and heartbeat_on + heartbeat_seconds * interval '1 second' < now()` : sql``;
+  const rows = rowsOf<{ id: string; retry_count: number }>(
+    await db.execute(sql`select id, retry_count from pgboss.job where name = ${queue} and state = 'active' ${stale} limit 5000`),
+  );
+  return rows.map((r) => ({ id: r.id, retryCount: Number(r.retry_count) }));
+}
 
 /** The transaction as pg-boss's database, so jobs are inserted and completed inside it. */
 export function bossDb(tx: Db): BossDb {

@@ -14,7 +14,11 @@ import { JOBS_CHANNEL, type NotificationHub } from "./notifications.ts";
 
 const BATCH = 1_000;
 const POLL_MS = 1_000;
+// A few milliseconds of patience lets events committed together share one dispatch transaction. On
+// embedded PGlite every statement takes this thread's time from the deliveries, so under a steady
+// inflow it waits longer and dispatches fewer, larger batches.
 const COALESCE_MS = 5;
+const COALESCE_EMBEDDED_MS = 25;
 // One dispatcher at a time across all instances, so endpoint events are created in outbox order.
 const DISPATCH_LOCK = 741_100_105;
 
@@ -24,6 +28,12 @@ export interface DispatcherDeps {
   clock: Clock;
   log: Logger;
   hub: NotificationHub;
+  /**
+   * Set when the database is embedded PGlite: then this process is the only one on it, so no lock
+   * is needed to keep dispatchers apart, and new jobs are announced by calling this (after commit)
+   * rather than through NOTIFY.
+   */
+  embedded?: { jobsCreated(): void };
 }
 
 export class Dispatcher {
@@ -53,8 +63,8 @@ export class Dispatcher {
       this.#again = true;
       return;
     }
-    // A few milliseconds of patience lets events committed together share one dispatch transaction.
-    this.#running = new Promise((r) => setTimeout(r, COALESCE_MS)).then(() => this.#loop()).finally(() => {
+    const coalesce = this.#deps.embedded ? COALESCE_EMBEDDED_MS : COALESCE_MS;
+    this.#running = new Promise((r) => setTimeout(r, coalesce)).then(() => this.#loop()).finally(() => {
       this.#running = null;
       if (this.#again) {
         this.#again = false;
@@ -76,12 +86,15 @@ export class Dispatcher {
 
   /** One transaction: up to BATCH outbox rows fanned out. Returns how many rows it took. */
   async dispatchOnce(): Promise<number> {
-    const { db, boss, clock } = this.#deps;
-    return inTransaction(db, async (tx) => {
-      const [lock] = repo.rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`));
-      if (!lock?.ok) {
-        this.#again = true;
-        return 0;
+    const { db, boss, clock, embedded } = this.#deps;
+    let jobsCreated = false;
+    const n = await inTransaction(db, async (tx) => {
+      if (!embedded) {
+        const [lock] = repo.rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`));
+        if (!lock?.ok) {
+          this.#again = true;
+          return 0;
+        }
       }
       const rows = await repo.claimUndispatched(tx, BATCH);
       if (rows.length === 0) return 0;
@@ -106,11 +119,14 @@ export class Dispatcher {
       if (created.length > 0) {
         const jobs: JobInsert<DeliverJobData>[] = created.map((c) => ({ data: { id: c.id, attempt: 1 }, group: { id: c.endpointId }, priority: priorityOf(c.seq) }));
         await boss.insert(DELIVER_JOB, jobs, { db: repo.bossDb(tx) });
-        await tx.execute(sql`select pg_notify(${JOBS_CHANNEL}, '')`);
+        if (!embedded) await tx.execute(sql`select pg_notify(${JOBS_CHANNEL}, '')`);
+        jobsCreated = true;
       }
       await repo.markDispatched(tx, rows.map((r) => r.id), now);
       return rows.length;
     });
+    if (jobsCreated) embedded?.jobsCreated();
+    return n;
   }
 
   async stop(): Promise<void> {

@@ -8,6 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { archiveBefore } from "./delivery-repository.ts";
+import { HEARTBEAT_SECONDS } from "./claims.ts";
 import { Sender } from "./delivery.ts";
 import { Deliverer } from "./deliverer.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -68,7 +69,8 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
       const { boss } = queue;
       // Attempts are retried by the worker itself (its own backoff); pg-boss only retries a job
       // whose worker died before finishing it.
-      const options = { retryLimit: 5, retryDelay: 0, expireInSeconds: config.webhooks.jobExpireSeconds, deleteAfterSeconds: 7 * 86_400 };
+      // Held jobs carry a heartbeat (claims.ts), so a dead worker's jobs come back within seconds.
+      const options = { retryLimit: 5, retryDelay: 0, expireInSeconds: config.webhooks.jobExpireSeconds, heartbeatSeconds: HEARTBEAT_SECONDS, deleteAfterSeconds: 7 * 86_400 };
       await boss.createQueue(DELIVER_JOB, options);
       await boss.updateQueue(DELIVER_JOB, options);
       // updateQueue evicts pg-boss's cached queue row, and a cold cache is refilled through pg-boss's
@@ -77,8 +79,13 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
       await boss.complete(DELIVER_JOB, randomUUID());
       if (!worker) return;
       await boss.schedule(ARCHIVE_JOB, "17 3 * * *");
-      deliverer = new Deliverer({ db: database.db, boss, config, clock, log, sender, mailer: deps.mailer, hub });
-      dispatcher = new Dispatcher({ db: database.db, boss, clock, log, hub });
+      // Embedded PGlite serves this process alone: orphaned jobs are handed back at start, and the
+      // dispatcher hands new jobs to the deliverer directly.
+      const alone = database.driver === "pglite";
+      const d = new Deliverer({ db: database.db, boss, config, clock, log, sender, mailer: deps.mailer, hub, embedded: alone });
+      const embedded = alone ? { jobsCreated: () => d.jobsCreated() } : undefined;
+      deliverer = d;
+      dispatcher = new Dispatcher({ db: database.db, boss, clock, log, hub, ...(embedded ? { embedded } : {}) });
       deliverer.start();
       dispatcher.start();
     },
