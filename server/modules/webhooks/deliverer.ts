@@ -18,6 +18,7 @@ import { disableIfFailing } from "./disable.ts";
 import * as repo from "./delivery-repository.ts";
 import type { AttemptRecord, DeliveryTarget } from "./delivery-repository.ts";
 import type { Sender } from "./delivery.ts";
+import { CircuitBreaker, retryDelayMs } from "./backoff.ts";
 import { Claims } from "./claims.ts";
 import { FetchPacer, IDLE_POLL_MS } from "./fetch-pacer.ts";
 import { DELIVER_JOB, priorityOf, type DeliverJobData } from "./job-names.ts";
@@ -66,27 +67,12 @@ interface Lane {
   blocked: boolean;
 }
 
-/** Recent trouble of an endpoint: while it keeps failing, its lane slows down (a circuit breaker). */
-interface Health {
-  failures: number;
-  pausedUntil: number;
-}
-
-const PAUSE_FIRST_MS = 50;
-const PAUSE_MAX_MS = 1_000;
-
-export function retryDelayMs(baseMs: number, failedAttempt: number): number {
-  // ~base, 2×base, 4×base …: with the default 4 s the ninth wait is ~17 min; ±20 % jitter spreads
-  // the retries of many events that failed together.
-  return Math.round(baseMs * 2 ** (failedAttempt - 1) * (0.8 + Math.random() * 0.4));
-}
-
 export class Deliverer {
   readonly #d: DelivererDeps;
   readonly #lanes = new Map<string, Lane>();
   /** Events this worker holds (queued, in flight or awaiting their record), with their job. */
   readonly #held = new Map<string, Job<DeliverJobData>>();
-  readonly #health = new Map<string, Health>();
+  readonly #breaker = new CircuitBreaker();
   readonly #toVerify = new Set<string>();
   #verifying = false;
   readonly #outcomes: Outcome[] = [];
@@ -157,7 +143,7 @@ export class Deliverer {
     const batchSize = Math.min(this.#maxHeld - this.#held.size, FETCH_BATCH);
     // Lanes holding their share, and endpoints backing off, are left out of this fetch.
     const full = [...this.#lanes].filter(([, l]) => !l.blocked && l.queue.length + l.active >= this.#laneCap).map(([id]) => id);
-    for (const [id, h] of this.#health) if (h.pausedUntil > now && full.length < 1_000) full.push(id);
+    full.push(...this.#breaker.paused(now, Math.max(0, 1_000 - full.length)));
     this.#pacer.started();
     const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize, ...(full.length ? { ignoreGroups: full } : {}) });
     this.#pacer.fetched(Date.now(), jobs.length, batchSize, full.length);
@@ -208,7 +194,7 @@ export class Deliverer {
 
   #enqueue(item: Item): void {
     const id = item.target.endpoint.id;
-    const pausedUntil = this.#health.get(id)?.pausedUntil ?? 0;
+    const pausedUntil = this.#breaker.pausedUntil(id);
     if (pausedUntil > Date.now()) {
       this.#release(item, pausedUntil);
       return;
@@ -233,7 +219,7 @@ export class Deliverer {
     for (const [id, lane] of this.#lanes) {
       // A failing endpoint waits between attempts, so it cannot take the worker's capacity (its
       // database writes and its share of requests) from the healthy ones.
-      const pausedUntil = this.#health.get(id)?.pausedUntil ?? 0;
+      const pausedUntil = this.#breaker.pausedUntil(id);
       if (pausedUntil > now) continue;
       while (lane.active < this.#pipelining && lane.queue.length > 0 && this.#inflight < this.#d.config.webhooks.concurrency) {
         if (!this.#headMayGo(lane, now)) {
@@ -347,19 +333,11 @@ export class Deliverer {
   }
 
   #noteHealth(endpointId: string, ok: boolean): void {
-    if (ok) {
-      this.#health.delete(endpointId);
-      return;
-    }
-    const h = this.#health.get(endpointId) ?? { failures: 0, pausedUntil: 0 };
-    h.failures++;
-    h.pausedUntil = Date.now() + Math.min(PAUSE_MAX_MS, PAUSE_FIRST_MS * 2 ** (h.failures - 1));
-    this.#health.delete(endpointId);
-    this.#health.set(endpointId, h);
-    if (this.#health.size > 10_000) this.#health.delete(this.#health.keys().next().value!);
+    const pausedUntil = this.#breaker.note(endpointId, ok);
+    if (ok) return;
     // Its waiting events go back to the queue, so a dead endpoint holds none of this worker's slots.
     const lane = this.#lanes.get(endpointId);
-    if (lane) for (const item of lane.queue.splice(0)) this.#release(item, h.pausedUntil);
+    if (lane) for (const item of lane.queue.splice(0)) this.#release(item, pausedUntil);
   }
 
   #settle(outcome: Outcome): void {
