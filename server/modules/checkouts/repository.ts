@@ -3,12 +3,23 @@ import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-
 import type { Db } from "../../../db/client.ts";
 import { checkouts } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
+import type { OutboxInsert } from "../webhooks/outbox.ts";
 
 export type CheckoutRow = typeof checkouts.$inferSelect;
 export type CheckoutInsert = typeof checkouts.$inferInsert;
 
 export async function insertCheckout(db: Db, values: CheckoutInsert): Promise<CheckoutRow> {
   const [row] = await db.insert(checkouts).values(values).returning();
+  return row!;
+}
+
+/**
+ * Inserts a session and its outbox event in one statement (the event's insert as a data-modifying
+ * CTE): atomic on its own, so creating a checkout needs no begin/commit round trips.
+ */
+export async function insertCheckoutWithEvent(db: Db, values: CheckoutInsert, event: OutboxInsert): Promise<CheckoutRow> {
+  const recorded = db.$with("recorded_event").as(event);
+  const [row] = await db.with(recorded).insert(checkouts).values(values).returning();
   return row!;
 }
 

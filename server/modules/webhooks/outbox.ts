@@ -1,5 +1,7 @@
 // The one outbox function: every state change calls it inside its own transaction, so an event is
-// recorded exactly when the change commits and never for a change that rolled back.
+// recorded exactly when the change commits and never for a change that rolled back. A change made
+// by a single statement may instead embed outboxInsert in that statement (a data-modifying CTE),
+// which is atomic by itself.
 import type { Db } from "../../../db/client.ts";
 import { webhookEvents } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -10,9 +12,10 @@ export interface OutboxEvent {
   data: unknown;
 }
 
-export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Promise<string> {
+/** The outbox row's insert, not yet run. */
+export function outboxInsert(db: Db, clock: Clock, event: OutboxEvent) {
   const timestamp = clock.now().toISOString();
-  const [row] = await tx
+  return db
     .insert(webhookEvents)
     .values({
       organizationId: event.organizationId,
@@ -20,5 +23,11 @@ export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Pro
       payload: { type: event.type, timestamp, data: event.data },
     })
     .returning({ id: webhookEvents.id });
+}
+
+export type OutboxInsert = ReturnType<typeof outboxInsert>;
+
+export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Promise<string> {
+  const [row] = await outboxInsert(tx, clock, event);
   return row!.id;
 }
