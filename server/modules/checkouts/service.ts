@@ -19,7 +19,7 @@ import type { PaymentProcessor } from "../payments/processor.ts";
 import type { PriceRow } from "../products/repository.ts";
 import { priceById, productsForDisplay, productsWithPrices } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
-import { outboxInsert } from "../webhooks/outbox.ts";
+import { outboxRow } from "../webhooks/outbox.ts";
 import { computeAmounts, discountRefusal, subtotalOf } from "./amounts.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./schemas.ts";
@@ -187,7 +187,7 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
     modifiedAt: null,
   };
   const view = { clientSecret: secret, url, products, discount };
-  const event = outboxInsert(deps.db, deps.clock, { organizationId, type: "checkout.created", data: checkoutOut({ ...view, row: values }) });
+  const event = outboxRow(deps.clock, { organizationId, type: "checkout.created", data: checkoutOut({ ...view, row: values }) });
   const row = await repo.insertCheckoutWithEvent(deps.db, values, event);
   return checkoutOut({ ...view, row });
 }
