@@ -9,11 +9,6 @@ import { outboxInsert, outboxTable, type OutboxRow } from "../webhooks/outbox.ts
 export type CheckoutRow = typeof checkouts.$inferSelect;
 export type CheckoutInsert = typeof checkouts.$inferInsert;
 
-export async function insertCheckout(db: Db, values: CheckoutInsert): Promise<CheckoutRow> {
-  const [row] = await db.insert(checkouts).values(values).returning();
-  return row!;
-}
-
 /**
  * Inserts a session and its outbox event in one statement (the event's insert as a data-modifying
  * CTE): atomic on its own, so creating a checkout needs no begin/commit round trips. Every column
@@ -43,6 +38,11 @@ export async function findCheckout(db: Db, organizationIds: readonly string[], i
 export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRow | null> {
   const [row] = await db.select().from(checkouts).where(eq(checkouts.clientSecretHash, hash)).limit(1);
   return row ?? null;
+}
+
+export async function statusOf(db: Db, id: string): Promise<CheckoutRow["status"] | null> {
+  const [row] = await db.select({ status: checkouts.status }).from(checkouts).where(eq(checkouts.id, id)).limit(1);
+  return row?.status ?? null;
 }
 
 export async function updateCheckout(db: Db, id: string, values: Partial<CheckoutInsert>): Promise<CheckoutRow> {
