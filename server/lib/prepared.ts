@@ -2,7 +2,7 @@
 // which costs more CPU than PostgreSQL spends answering a primary-key lookup; a prepared drizzle
 // query keeps the text and takes only its parameters (sql.placeholder) on each run. Keyed by the
 // handle, so a transaction gets its own (and lets it go with the transaction).
-import { getTableColumns, sql, type SQL, type Table } from "drizzle-orm";
+import { getTableColumns, sql, type Column, type SQL, type Table } from "drizzle-orm";
 import type { Db } from "../../db/client.ts";
 
 const byHandle = new WeakMap<Db, Map<string, unknown>>();
@@ -24,10 +24,14 @@ export function valuePlaceholders<T extends Table>(table: T, prefix = ""): Recor
   return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, sql`${sql.placeholder(prefix + key)}`])) as Record<keyof T["$inferInsert"], SQL>;
 }
 
+const columnsOf = new WeakMap<Table, [string, Column][]>();
+
 /** Values for valuePlaceholders: each given column's driver value, null as null. */
 export function encodeValues<T extends Table>(table: T, values: Partial<T["$inferInsert"]>, prefix = ""): Record<string, unknown> {
+  let columns = columnsOf.get(table);
+  if (!columns) columnsOf.set(table, (columns = Object.entries(getTableColumns(table))));
   const out: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(table))) {
+  for (const [key, column] of columns) {
     const value = (values as Record<string, unknown>)[key];
     if (value !== undefined) out[prefix + key] = value === null ? null : column.mapToDriverValue(value);
   }
