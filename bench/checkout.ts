@@ -140,7 +140,10 @@ function launch(kind: string, url: string): Promise<Launched> {
   });
 }
 
-/** CPU time of the local PostgreSQL's processes so far, in ms (Linux /proc; null elsewhere). */
+/**
+ * CPU time of the host's PostgreSQL processes so far, in ms (Linux /proc at 100 ticks a second; null
+ * elsewhere). Every postgres process counts, so other work on the same server inflates it.
+ */
 function databaseCpuMs(): number | null {
   try {
     let ticks = 0;
