@@ -32,6 +32,8 @@ export interface Database {
 export interface OpenOptions {
   /** A PGlite data-dir tarball to start from (tests clone a migrated template this way). */
   loadDataDir?: Blob | File;
+  /** Called with each statement sent (postgres.js only): benchmarks count round trips with it. */
+  onQuery?: (statement: string) => void;
 }
 
 export async function openDb(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
@@ -42,8 +44,9 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
       max: target.poolSize,
       onnotice: () => {},
       connection: { application_name: "till" },
+      ...(options.onQuery ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) } : {}),
     });
-    const db = drizzle(client, { schema, casing: "snake_case" }) as unknown as Db;
+    const db = drizzle(preparing(client), { schema, casing: "snake_case" }) as unknown as Db;
     return wrap(db, "postgres", null, client, () => client.end({ timeout: 5 }));
   }
   const { PGlite } = await import("@electric-sql/pglite");
@@ -79,6 +82,30 @@ function yieldBeforeEachStatement(pglite: PGlite): void {
     transaction.call(pglite, (tx) =>
       fn(Object.create(tx, { query: { value: yielding(tx, tx.query) }, exec: { value: yielding(tx, tx.exec) } })),
     )) as PGlite["transaction"];
+}
+
+/**
+ * drizzle runs its queries through postgres.js with `prepare: false` unless given a statement name.
+ * Unnamed, a statement with parameters costs two round trips (postgres.js describes it first) and a
+ * parse and plan in PostgreSQL every time. This hands drizzle a client (and transaction clients)
+ * that keeps postgres.js's own default: each distinct statement is prepared once per connection.
+ */
+function preparing(client: postgres.Sql): postgres.Sql {
+  return new Proxy(client, {
+    get(target, key, receiver) {
+      if (key === "unsafe") {
+        return (query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => target.unsafe(query, params, { ...options, prepare: true });
+      }
+      if (key === "begin" || key === "savepoint") {
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: postgres.Sql) => unknown;
+          const method = Reflect.get(target, key, target) as (...a: unknown[]) => unknown;
+          return method.apply(target, [...args, (tx: postgres.Sql) => fn(preparing(tx))]);
+        };
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
 }
 
 function wrap(

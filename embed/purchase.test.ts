@@ -74,10 +74,14 @@ describe("checkout overlay in a browser", () => {
   it("buys with the sandbox card inside the overlay, fires loaded → confirmed → success and redirects to the success URL", async () => {
     const checkout = await newCheckout();
     const { page, frame } = await openOverlay(checkout.url);
+    const requested: string[] = [];
+    page.on("request", (r) => requested.push(new URL(r.url()).pathname));
     await page.screenshot({ path: screenshotPath("overlay-light") });
     await fillAndPay(frame, "4242 4242 4242 4242");
     await page.waitForURL(`${host.url}/thanks?checkout=${checkout.id}`, { timeout: 15_000 });
     expect(await page.textContent("h1")).toBe("Thanks for your order");
+    // The page learned the outcome from the status stream, not by polling.
+    expect(requested.filter((p) => p.endsWith("/stream"))).toHaveLength(1);
     const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.id}`, { token });
     expect(orders.body.items).toHaveLength(1);
     expect(orders.body.items[0]).toMatchObject({ status: "paid", total_amount: 1500 });
@@ -140,6 +144,22 @@ describe("checkout overlay in a browser", () => {
       });
       expect(violations).toEqual([]);
     }
+    await page.close();
+  });
+
+  it("when the status stream cannot be opened the page polls and still reaches the success URL", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage();
+    let refused = 0;
+    await page.route("**/stream", (route) => {
+      refused++;
+      return route.abort();
+    });
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await fillAndPay(page.mainFrame(), "4242 4242 4242 4242");
+    await page.waitForURL(`${host.url}/thanks?checkout=${checkout.id}`, { timeout: 15_000 });
+    expect(refused).toBeGreaterThanOrEqual(1);
     await page.close();
   });
 

@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): Express {
   v1.use(filesRouter(files, guard));
   v1.use(customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard));
   const checkoutDeps = { db, clock: deps.clock, config: deps.config, secretBox: deps.secretBox, tax: deps.tax, processor: deps.processor, queue: deps.queue };
-  v1.use(checkoutsRouter(checkoutDeps, guard));
+  v1.use(checkoutsRouter(checkoutDeps, guard, { hub: deps.webhooks.hub, streams: deps.webhooks.streams }));
   v1.use(checkoutLinksRouter(checkoutDeps, guard));
   v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
   v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));

@@ -1,6 +1,6 @@
 // Symmetric encryption for secrets the API must show again (checkout client secrets): AES-256-GCM
 // under a key derived from AUTH_SECRET. Lookups use the token's SHA-256, never the ciphertext.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes } from "node:crypto";
 
 export interface SecretBox {
   seal(plain: string): string;
@@ -8,7 +8,8 @@ export interface SecretBox {
 }
 
 export function createSecretBox(authSecret: string): SecretBox {
-  const key = createHash("sha256").update(`till:secret-box:${authSecret}`).digest();
+  // A KeyObject, so each seal and open does not import the raw key again.
+  const key = createSecretKey(createHash("sha256").update(`till:secret-box:${authSecret}`).digest());
   return {
     seal(plain) {
       const iv = randomBytes(12);

@@ -14,9 +14,11 @@ export interface SseClient {
   close(): void;
 }
 
-export async function openSse(url: string, token: string, lastEventId?: string): Promise<SseClient> {
+/** `token` null: a public stream, no Authorization header. */
+export async function openSse(url: string, token: string | null, lastEventId?: string): Promise<SseClient> {
   const controller = new AbortController();
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "text/event-stream" };
+  const headers: Record<string, string> = { accept: "text/event-stream" };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
   if (lastEventId) headers["last-event-id"] = lastEventId;
   const res = await fetch(url, { headers, signal: controller.signal });
   const events: SseEvent[] = [];

@@ -11,7 +11,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutUpdate, CheckoutUpdatePublic } from "./schemas.ts";
 import { checkoutOut, checkoutPublicOut } from "./serialize.ts";
-import { loadView, normalizeAddress, priceCheckout, type CheckoutDeps } from "./service.ts";
+import { loadPublicView, loadView, normalizeAddress, priceCheckout, withOrganization, type CheckoutDeps } from "./service.ts";
 import { customFieldIssues } from "./validate.ts";
 
 export class ExpiredCheckoutError extends ApiError {
@@ -41,13 +41,13 @@ export async function bySecret(deps: Pick<CheckoutDeps, "db" | "clock">, secret:
 }
 
 export async function getClientCheckout(deps: CheckoutDeps, secret: string) {
-  return checkoutPublicOut(await loadView(deps, await bySecret(deps, secret)));
+  return checkoutPublicOut(await loadPublicView(deps, await bySecret(deps, secret)));
 }
 
 export async function updateClientCheckout(deps: CheckoutDeps, secret: string, input: CheckoutUpdatePublic) {
   const row = await bySecret(deps, secret);
   const { discount_code, ...rest } = input;
-  return checkoutPublicOut(await applyUpdate(deps, row, rest, discount_code));
+  return checkoutPublicOut(await withOrganization(deps, await applyUpdate(deps, row, rest, discount_code)));
 }
 
 type AnyUpdate = Partial<CheckoutUpdate>;
@@ -104,12 +104,7 @@ export async function applyUpdate(deps: CheckoutDeps, row: repo.CheckoutRow, inp
   const values: Partial<repo.CheckoutInsert> = {
     productId,
     productPriceId,
-    currency: pricing.currency,
-    amount: pricing.amount,
-    discountAmount: pricing.discountAmount,
-    netAmount: pricing.netAmount,
-    taxAmount: pricing.taxAmount,
-    totalAmount: pricing.totalAmount,
+    ...pricing,
     discountId: discount?.id ?? null,
     customerBillingAddress: billingAddress,
     customFieldData,

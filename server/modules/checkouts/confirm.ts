@@ -16,7 +16,7 @@ import { applyUpdate, bySecret, checkoutEventData, NotOpenCheckout, PaymentError
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm } from "./schemas.ts";
 import { checkoutPublicOut } from "./serialize.ts";
-import { loadView, type CheckoutDeps } from "./service.ts";
+import { loadPublicView, type CheckoutDeps } from "./service.ts";
 import { addressIssues, customFieldIssues } from "./validate.ts";
 
 export async function confirmCheckout(deps: CheckoutDeps, secret: string, input: CheckoutConfirm) {
@@ -69,7 +69,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   const done = await fulfil(deps, claimed, payment);
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
   // describes the confirmation. The payment has settled by now; the next read says "succeeded".
-  return { ...checkoutPublicOut(await loadView(deps, done)), status: "confirmed" as const };
+  return { ...checkoutPublicOut(await loadPublicView(deps, done)), status: "confirmed" as const };
 }
 
 /** A failed payment: the session is open again, the discount redemption given back. */

@@ -10,6 +10,9 @@ export interface CheckoutView {
   url: string;
   products: ProductOut[];
   discount: DiscountRow | null;
+}
+
+export interface CheckoutPublicView extends CheckoutView {
   organization: { id: string; name: string; slug: string; avatarUrl: string | null; createdAt: Date };
 }
 
@@ -112,7 +115,7 @@ export function checkoutOut(view: CheckoutView) {
 }
 
 /** The page's view: no seller metadata, plus the organization and, once paid, nothing secret. */
-export function checkoutPublicOut(view: CheckoutView) {
+export function checkoutPublicOut(view: CheckoutPublicView) {
   const { metadata: _m, customer_metadata: _cm, external_customer_id: _e, subscription_id: _s, ...rest } = checkoutOut(view);
   const o = view.organization;
   return {

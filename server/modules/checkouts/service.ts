@@ -1,8 +1,8 @@
 // Checkout sessions for sellers: create (from products, a product, or a legacy price id), read, list
 // and update. Every change reprices the session (subtotal, discount, tax, total) and is recorded as
-// checkout.created / checkout.updated in the same transaction.
+// checkout.created / checkout.updated in the same transaction (a create: in the same statement).
 import { randomUUID } from "node:crypto";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { assertAccessible, organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
@@ -17,13 +17,13 @@ import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import type { PriceRow } from "../products/repository.ts";
-import { activePrices, priceById, productsForDisplay, productsOf } from "../products/service.ts";
+import { priceById, productsForDisplay, productsWithPrices } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
-import { recordEvent } from "../webhooks/outbox.ts";
+import { outboxRow } from "../webhooks/outbox.ts";
 import { computeAmounts, discountRefusal, subtotalOf } from "./amounts.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./schemas.ts";
-import { checkoutOut, type CheckoutView } from "./serialize.ts";
+import { checkoutOut, type CheckoutPublicView, type CheckoutView } from "./serialize.ts";
 import { customFieldIssues } from "./validate.ts";
 
 export interface CheckoutDeps {
@@ -36,14 +36,24 @@ export interface CheckoutDeps {
   queue: QueueHandle | null;
 }
 
+/** What the seller's view of a session shows besides the row: its products and discount. */
 export async function loadView(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow): Promise<CheckoutView> {
   const clientSecret = deps.secretBox.open(row.clientSecretEnc);
-  const [products, discount, organization] = await Promise.all([
+  const [products, discount] = await Promise.all([
     productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
     row.discountId ? discountById(deps.db, row.discountId) : null,
-    organizationSummary(deps.db, row.organizationId),
   ]);
-  return { row, clientSecret, url: `${deps.config.baseUrl}/checkout/${clientSecret}`, products, discount, organization };
+  return { row, clientSecret, url: `${deps.config.baseUrl}/checkout/${clientSecret}`, products, discount };
+}
+
+/** The page's view adds the selling organization. */
+export async function withOrganization(deps: Pick<CheckoutDeps, "db">, view: CheckoutView): Promise<CheckoutPublicView> {
+  return { ...view, organization: await organizationSummary(deps.db, view.row.organizationId) };
+}
+
+export async function loadPublicView(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow): Promise<CheckoutPublicView> {
+  const [view, organization] = await Promise.all([loadView(deps, row), organizationSummary(deps.db, row.organizationId)]);
+  return { ...view, organization };
 }
 
 export async function render(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow) {
@@ -78,35 +88,40 @@ export async function priceCheckout(deps: Pick<CheckoutDeps, "db" | "clock" | "t
   return { currency, ...amounts };
 }
 
-/** The products offered and the one price selected first, from the three creation forms. */
+/**
+ * The products offered and the one price selected first, from the three creation forms. The
+ * organization's products are read once, with their prices and what Polar's Product shows, and
+ * serve validation, pricing and the response.
+ */
 async function resolveOffer(deps: CheckoutDeps, organizationId: string, input: CheckoutCreate) {
   let productIds: string[];
   let priceId: string | null = null;
   if (input.product_price_id) {
     const price = await priceById(deps.db, input.product_price_id);
-    const owner = price ? await productsOf(deps.db, organizationId, [price.productId]) : [];
-    if (!price || owner.length === 0 || price.isArchived) invalid([{ loc: ["body", "product_price_id"], msg: "Price not found or archived.", type: "value_error" }]);
+    if (!price || price.isArchived) invalid([{ loc: ["body", "product_price_id"], msg: "Price not found or archived.", type: "value_error" }]);
     productIds = [price.productId];
     priceId = price.id;
   } else {
     productIds = [...new Set(input.products ?? [input.product_id!])];
   }
+  const products = await productsWithPrices(deps.db, deps.config.baseUrl, organizationId, productIds);
+  const found = new Map(products.map((p) => [p.row.id, p]));
+  if (priceId && !found.has(productIds[0]!)) invalid([{ loc: ["body", "product_price_id"], msg: "Price not found or archived.", type: "value_error" }]);
   const loc = input.products ? ["body", "products"] : ["body", "product_id"];
-  const found = new Map((await productsOf(deps.db, organizationId, productIds)).map((p) => [p.id, p]));
   productIds.forEach((id, i) => {
-    const product = found.get(id);
+    const product = found.get(id)?.row;
     if (!product) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "Product not found in this organization.", type: "value_error" }]);
     if (product.isArchived) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "This product is archived and cannot be sold.", type: "value_error" }]);
   });
-  const prices = await activePrices(deps.db, productIds);
-  const first = priceId ? (prices.find((p) => p.id === priceId) ?? null) : (prices.find((p) => p.productId === productIds[0]) ?? null);
+  const offered = found.get(productIds[0]!)!.prices;
+  const first = priceId ? (offered.find((p) => p.id === priceId) ?? null) : (offered[0] ?? null);
   if (!first) invalid([{ loc, msg: "This product has no active price.", type: "value_error" }]);
-  return { productIds, productId: productIds[0]!, productPriceId: first.id, price: first };
+  return { productIds, productId: productIds[0]!, productPriceId: first.id, price: first, products: products.map((p) => p.out) };
 }
 
 export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input: CheckoutCreate, checkoutLinkId: string | null = null) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
-  const { price, ...offer } = await resolveOffer(deps, organizationId, input);
+  const { price, products, ...offer } = await resolveOffer(deps, organizationId, input);
   let discount: DiscountRow | null = null;
   if (input.discount_id) {
     discount = await discountById(deps.db, input.discount_id);
@@ -115,8 +130,6 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
   const customer = await findCustomerForCheckout(deps.db, organizationId, { id: input.customer_id ?? null, externalId: input.external_customer_id ?? null });
   if (input.customer_id && !customer) invalid([{ loc: ["body", "customer_id"], msg: "Customer not found.", type: "value_error" }]);
 
-  // Loaded once: validation, pricing and the response all use these rows.
-  const [products, organization] = await Promise.all([productsForDisplay(deps.db, deps.config.baseUrl, offer.productIds), organizationSummary(deps.db, organizationId)]);
   const issues = customFieldIssues(products.find((p) => p.id === offer.productId)?.attached_custom_fields ?? [], input.custom_field_data ?? {}, false);
   if (issues.length) invalid(issues);
 
@@ -129,47 +142,54 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
   );
   const id = randomUUID();
   const secret = newToken("till_c_");
+  const url = `${deps.config.baseUrl}/checkout/${secret}`;
   const now = deps.clock.now();
-  return inTransaction(deps.db, async (tx) => {
-    const row = await repo.insertCheckout(tx, {
-      id,
-      organizationId,
-      clientSecretHash: hashToken(secret),
-      clientSecretEnc: deps.secretBox.seal(secret),
-      expiresAt: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
-      successUrl: input.success_url?.replaceAll("{CHECKOUT_ID}", id) ?? null,
-      returnUrl: input.return_url ?? null,
-      embedOrigin: input.embed_origin ? new URL(input.embed_origin).origin : null,
-      ...offer,
-      currency: pricing.currency,
-      amount: pricing.amount,
-      discountAmount: pricing.discountAmount,
-      netAmount: pricing.netAmount,
-      taxAmount: pricing.taxAmount,
-      totalAmount: pricing.totalAmount,
-      discountId: discount?.id ?? null,
-      allowDiscountCodes: input.allow_discount_codes,
-      requireBillingAddress: input.require_billing_address,
-      isBusinessCustomer: input.is_business_customer,
-      customerId: customer?.id ?? null,
-      externalCustomerId: input.external_customer_id ?? customer?.externalId ?? null,
-      customerName: input.customer_name ?? customer?.name ?? null,
-      customerEmail: input.customer_email ?? customer?.email ?? null,
-      customerIpAddress: input.customer_ip_address ?? null,
-      customerBillingName: input.customer_billing_name ?? null,
-      customerBillingAddress: billingAddress ? normalizeAddress(billingAddress) : null,
-      customerTaxId: input.customer_tax_id ?? null,
-      customFieldData: input.custom_field_data ?? {},
-      metadata: input.metadata ?? {},
-      customerMetadata: input.customer_metadata ?? {},
-      paymentProcessor: deps.processor.name,
-      checkoutLinkId,
-      createdAt: now,
-    });
-    const data = checkoutOut({ row, clientSecret: secret, url: `${deps.config.baseUrl}/checkout/${secret}`, products, discount, organization });
-    await recordEvent(tx, deps.clock, { organizationId, type: "checkout.created", data });
-    return data;
-  });
+  // Every column is given, so the event can be rendered before the insert from exactly the row the
+  // insert will return; the response is rendered from the returned row.
+  const values: repo.CheckoutRow = {
+    id,
+    organizationId,
+    status: "open",
+    clientSecretHash: hashToken(secret),
+    clientSecretEnc: deps.secretBox.seal(secret),
+    expiresAt: new Date(now.getTime() + deps.config.checkoutTtlSeconds * 1000),
+    successUrl: input.success_url?.replaceAll("{CHECKOUT_ID}", id) ?? null,
+    returnUrl: input.return_url ?? null,
+    embedOrigin: input.embed_origin ? new URL(input.embed_origin).origin : null,
+    ...offer,
+    ...pricing,
+    discountId: discount?.id ?? null,
+    discountRedeemed: false,
+    allowDiscountCodes: input.allow_discount_codes,
+    requireBillingAddress: input.require_billing_address,
+    isBusinessCustomer: input.is_business_customer,
+    customerId: customer?.id ?? null,
+    externalCustomerId: input.external_customer_id ?? customer?.externalId ?? null,
+    customerName: input.customer_name ?? customer?.name ?? null,
+    customerEmail: input.customer_email ?? customer?.email ?? null,
+    customerIpAddress: input.customer_ip_address ?? null,
+    customerBillingName: input.customer_billing_name ?? null,
+    customerBillingAddress: billingAddress ? normalizeAddress(billingAddress) : null,
+    customerTaxId: input.customer_tax_id ?? null,
+    customFieldData: input.custom_field_data ?? {},
+    metadata: input.metadata ?? {},
+    customerMetadata: input.customer_metadata ?? {},
+    paymentProcessor: deps.processor.name,
+    paymentAttempts: 0,
+    paymentError: null,
+    processorPaymentId: null,
+    cardBrand: null,
+    cardLast4: null,
+    orderId: null,
+    subscriptionId: null,
+    checkoutLinkId,
+    createdAt: now,
+    modifiedAt: null,
+  };
+  const view = { clientSecret: secret, url, products, discount };
+  const event = outboxRow(deps.clock, { organizationId, type: "checkout.created", data: checkoutOut({ ...view, row: values }) });
+  const row = await repo.insertCheckoutWithEvent(deps.db, values, event);
+  return checkoutOut({ ...view, row });
 }
 
 /** A session opened from a checkout link, with what the visitor's URL prefilled. */

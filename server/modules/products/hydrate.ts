@@ -1,5 +1,7 @@
-// Turns product rows into Polar's Product: loads prices, benefits, medias and custom fields for a
-// whole page at once (one query per kind, not per product), through the owning modules' services.
+// Turns product rows into Polar's Product: prices, benefits, medias and custom fields for a whole page
+// at once (one query per kind, not per product), through the owning modules' services. Products read
+// by id come with their prices and link rows in one statement (productsWithParts); only benefits,
+// files, custom fields and meters that are actually linked cost one more query each.
 import type { Db } from "../../../db/client.ts";
 import { benefitsForDisplay } from "../benefits/service.ts";
 import { customFieldsForDisplay } from "../custom-fields/service.ts";
@@ -8,45 +10,70 @@ import { metersOf, priceOut } from "./prices.ts";
 import * as repo from "./repository.ts";
 import { productOut, type ProductOut } from "./schemas.ts";
 
+/** A product as shown, with the price rows it was built from (pricing needs the rows). */
+export interface LoadedProduct {
+  row: repo.ProductRow;
+  prices: repo.PriceRow[];
+  out: ProductOut;
+}
+
 export async function hydrateProducts(db: Db, baseUrl: string, rows: repo.ProductRow[]): Promise<ProductOut[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
-  const organizationIds = [...new Set(rows.map((r) => r.organizationId))];
   const [prices, benefitLinks, mediaLinks, fieldLinks] = await Promise.all([
     repo.activePricesOf(db, ids),
     repo.benefitLinksOf(db, ids),
     repo.mediaLinksOf(db, ids),
     repo.customFieldLinksOf(db, ids),
   ]);
-  const [meters, benefits, files, fields] = await Promise.all([
-    metersOf(db, organizationIds, prices),
-    benefitsForDisplay(db, [...new Set(benefitLinks.map((l) => l.benefitId))]),
-    filesByIds(db, [...new Set(mediaLinks.map((l) => l.fileId))]),
-    customFieldsForDisplay(db, [...new Set(fieldLinks.map((l) => l.customFieldId))]),
-  ]);
-  const benefitById = new Map(benefits.map((b) => [b.id, b]));
-  const fileById = new Map(files.map((f) => [f.id, f]));
-  const fieldById = new Map(fields.map((f) => [f.id, f]));
-  return rows.map((row) =>
-    productOut(row, {
-      prices: prices.filter((p) => p.productId === row.id).map((p) => priceOut(p, meters)),
-      benefits: benefitLinks.filter((l) => l.productId === row.id).flatMap((l) => benefitById.get(l.benefitId) ?? []),
-      medias: mediaLinks
-        .filter((l) => l.productId === row.id)
-        .flatMap((l) => {
-          const file = fileById.get(l.fileId);
-          return file ? [fileReadOut(baseUrl, file)] : [];
-        }),
-      attached_custom_fields: fieldLinks
-        .filter((l) => l.productId === row.id)
-        .flatMap((l) => {
-          const field = fieldById.get(l.customFieldId);
-          return field ? [{ custom_field_id: field.id, custom_field: field, order: l.order, required: l.required }] : [];
-        }),
-    }),
-  );
+  const parts = rows.map((row) => ({
+    row,
+    prices: prices.filter((p) => p.productId === row.id),
+    benefitLinks: benefitLinks.filter((l) => l.productId === row.id),
+    mediaLinks: mediaLinks.filter((l) => l.productId === row.id),
+    fieldLinks: fieldLinks.filter((l) => l.productId === row.id),
+  }));
+  return (await assemble(db, baseUrl, parts)).map((p) => p.out);
 }
 
 export async function hydrateProduct(db: Db, baseUrl: string, row: repo.ProductRow): Promise<ProductOut> {
   return (await hydrateProducts(db, baseUrl, [row]))[0]!;
+}
+
+/** Products by id, in `ids` order (unknown ids left out); only the organization's when it is given. */
+export async function loadProducts(db: Db, baseUrl: string, ids: string[], organizationId: string | null = null): Promise<LoadedProduct[]> {
+  const loaded = await assemble(db, baseUrl, await repo.productsWithParts(db, ids, organizationId));
+  const byId = new Map(loaded.map((p) => [p.row.id, p]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+async function assemble(db: Db, baseUrl: string, parts: repo.ProductParts[]): Promise<LoadedProduct[]> {
+  if (parts.length === 0) return [];
+  const organizationIds = [...new Set(parts.map((p) => p.row.organizationId))];
+  const all = <T>(pick: (p: repo.ProductParts) => T[]) => parts.flatMap(pick);
+  const [meters, benefits, files, fields] = await Promise.all([
+    metersOf(db, organizationIds, all((p) => p.prices)),
+    benefitsForDisplay(db, [...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId))]),
+    filesByIds(db, [...new Set(all((p) => p.mediaLinks).map((l) => l.fileId))]),
+    customFieldsForDisplay(db, [...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId))]),
+  ]);
+  const benefitById = new Map(benefits.map((b) => [b.id, b]));
+  const fileById = new Map(files.map((f) => [f.id, f]));
+  const fieldById = new Map(fields.map((f) => [f.id, f]));
+  return parts.map((p) => ({
+    row: p.row,
+    prices: p.prices,
+    out: productOut(p.row, {
+      prices: p.prices.map((price) => priceOut(price, meters)),
+      benefits: p.benefitLinks.flatMap((l) => benefitById.get(l.benefitId) ?? []),
+      medias: p.mediaLinks.flatMap((l) => {
+        const file = fileById.get(l.fileId);
+        return file ? [fileReadOut(baseUrl, file)] : [];
+      }),
+      attached_custom_fields: p.fieldLinks.flatMap((l) => {
+        const field = fieldById.get(l.customFieldId);
+        return field ? [{ custom_field_id: field.id, custom_field: field, order: l.order, required: l.required }] : [];
+      }),
+    }),
+  }));
 }

@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, exists, ilike, inArray, isNotNull, isNull, n
 import type { Db } from "../../../db/client.ts";
 import { productBenefits, productCustomFields, productMedias, productPrices, products } from "../../../db/schema/index.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
+import { preparedQuery } from "../../lib/prepared.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { PRODUCT_SORTS } from "./schemas.ts";
 
@@ -116,6 +117,60 @@ export async function archivePricesExcept(db: Db, productId: string, keepIds: st
   const conds = [eq(productPrices.productId, productId), eq(productPrices.isArchived, false)];
   if (keepIds.length > 0) conds.push(notInArray(productPrices.id, keepIds));
   await db.update(productPrices).set({ isArchived: true, modifiedAt: now }).where(and(...conds));
+}
+
+/** A product's own rows for display: the product, its active prices in order, and its link rows. */
+export interface ProductParts {
+  row: ProductRow;
+  prices: PriceRow[];
+  benefitLinks: { productId: string; benefitId: string; order: number }[];
+  mediaLinks: { productId: string; fileId: string; order: number }[];
+  fieldLinks: { productId: string; customFieldId: string; order: number; required: boolean }[];
+}
+
+type Links = Pick<ProductParts, "benefitLinks" | "mediaLinks" | "fieldLinks">;
+
+/**
+ * Products with their active prices and link rows in one statement: one row per active price (a
+ * left join, so a product without prices still comes back), the links aggregated as JSON per
+ * product. Only the organization's products when organizationId is given. Checkout reads run it on
+ * every create, so it is prepared once per number of ids (see lib/prepared.ts).
+ */
+export async function productsWithParts(db: Db, ids: string[], organizationId: string | null = null): Promise<ProductParts[]> {
+  if (ids.length === 0) return [];
+  const scoped = organizationId !== null;
+  const query = preparedQuery(db, `products.withParts:${ids.length}:${scoped}`, (d) => productsWithPartsQuery(d, ids.length, scoped));
+  const params: Record<string, string> = Object.fromEntries(ids.map((id, i) => [`id${i}`, id]));
+  if (organizationId !== null) params.organizationId = organizationId;
+  const rows = await query.execute(params);
+  const byId = new Map<string, ProductParts>();
+  for (const r of rows) {
+    let parts = byId.get(r.product.id);
+    if (!parts) {
+      const l = (typeof r.links === "string" ? JSON.parse(r.links) : r.links) as Links;
+      parts = { row: r.product, prices: [], ...l };
+      byId.set(r.product.id, parts);
+    }
+    if (r.price) parts.prices.push(r.price);
+  }
+  return [...byId.values()];
+}
+
+function productsWithPartsQuery(db: Db, count: number, scoped: boolean) {
+  const links = sql<Links | string>`json_build_object(
+    'benefitLinks', coalesce((select json_agg(json_build_object('productId', ${productBenefits.productId}, 'benefitId', ${productBenefits.benefitId}, 'order', ${productBenefits.order}) order by ${productBenefits.order}) from ${productBenefits} where ${productBenefits.productId} = ${products.id}), '[]'),
+    'mediaLinks', coalesce((select json_agg(json_build_object('productId', ${productMedias.productId}, 'fileId', ${productMedias.fileId}, 'order', ${productMedias.order}) order by ${productMedias.order}) from ${productMedias} where ${productMedias.productId} = ${products.id}), '[]'),
+    'fieldLinks', coalesce((select json_agg(json_build_object('productId', ${productCustomFields.productId}, 'customFieldId', ${productCustomFields.customFieldId}, 'order', ${productCustomFields.order}, 'required', ${productCustomFields.required}) order by ${productCustomFields.order}) from ${productCustomFields} where ${productCustomFields.productId} = ${products.id}), '[]')
+  )`;
+  const conds = [inArray(products.id, Array.from({ length: count }, (_, i) => sql.placeholder(`id${i}`)))];
+  if (scoped) conds.push(eq(products.organizationId, sql.placeholder("organizationId")));
+  return db
+    .select({ product: products, price: productPrices, links })
+    .from(products)
+    .leftJoin(productPrices, and(eq(productPrices.productId, products.id), eq(productPrices.isArchived, false)))
+    .where(and(...conds))
+    .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id))
+    .prepare(`products_with_parts_${count}_${scoped}`);
 }
 
 // Links

@@ -14,7 +14,7 @@ import { revokeBenefitsRemovedFromProduct } from "../grants/service.ts";
 import { customFieldsOf } from "../custom-fields/service.ts";
 import { usableFiles } from "../files/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { hydrateProduct, hydrateProducts } from "./hydrate.ts";
+import { hydrateProduct, hydrateProducts, loadProducts } from "./hydrate.ts";
 import { checkPriceSet, newPriceRows, parsePriceItems, type PriceCreate } from "./prices.ts";
 import * as repo from "./repository.ts";
 import type { ProductCreate, ProductListQuery, ProductUpdate } from "./schemas.ts";
@@ -218,10 +218,12 @@ export function productsByIds(db: Db, ids: string[]) {
 
 /** Products with everything Polar's Product shows (prices, benefits, medias, custom fields), in `ids` order. */
 export async function productsForDisplay(db: Db, baseUrl: string, ids: string[]) {
-  const rows = await repo.productsByIds(db, ids);
-  const hydrated = await hydrateProducts(db, baseUrl, rows);
-  const byId = new Map(hydrated.map((p) => [p.id, p]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
+  return (await loadProducts(db, baseUrl, ids)).map((p) => p.out);
+}
+
+/** The organization's products among `ids` as shown, each with its active price rows, in `ids` order. */
+export function productsWithPrices(db: Db, baseUrl: string, organizationId: string, ids: string[]) {
+  return loadProducts(db, baseUrl, ids, organizationId);
 }
 
 /** A product's active prices, and any price row by id (archived ones too: orders keep them). */

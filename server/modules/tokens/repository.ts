@@ -1,7 +1,8 @@
 // SQL for organization access tokens. Reads are scoped to the organizations the caller may see.
-import { and, count, desc, eq, gt, inArray, isNull, lt, or } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { organizationAccessTokens as oat } from "../../../db/schema/index.ts";
+import { preparedQuery } from "../../lib/prepared.ts";
 
 export type TokenRow = typeof oat.$inferSelect;
 
@@ -15,12 +16,18 @@ export async function insertTokenIfAbsent(db: Db, values: typeof oat.$inferInser
   await db.insert(oat).values(values).onConflictDoNothing({ target: oat.tokenHash });
 }
 
+/** Runs on every request made with a token: prepared once (see lib/prepared.ts). */
 export async function findActiveByHash(db: Db, tokenHash: string, now: Date): Promise<TokenRow | null> {
-  const [row] = await db
-    .select()
-    .from(oat)
-    .where(and(eq(oat.tokenHash, tokenHash), or(isNull(oat.expiresAt), gt(oat.expiresAt, now))))
-    .limit(1);
+  const query = preparedQuery(db, "tokens.findActiveByHash", (d) =>
+    d
+      .select()
+      .from(oat)
+      .where(and(eq(oat.tokenHash, sql.placeholder("tokenHash")), or(isNull(oat.expiresAt), gt(oat.expiresAt, sql.placeholder("now")))))
+      .limit(1)
+      .prepare("tokens_find_active_by_hash"),
+  );
+  // Placeholders skip the column's encoder: the timestamp goes as text.
+  const [row] = await query.execute({ tokenHash, now: now.toISOString() });
   return row ?? null;
 }
 

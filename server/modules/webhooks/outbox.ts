@@ -1,5 +1,8 @@
 // The one outbox function: every state change calls it inside its own transaction, so an event is
-// recorded exactly when the change commits and never for a change that rolled back.
+// recorded exactly when the change commits and never for a change that rolled back. A change made
+// by a single statement may instead embed outboxInsert in that statement (a data-modifying CTE),
+// which is atomic by itself.
+import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { webhookEvents } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -10,15 +13,23 @@ export interface OutboxEvent {
   data: unknown;
 }
 
-export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Promise<string> {
+export type OutboxRow = Pick<typeof webhookEvents.$inferInsert, "organizationId" | "type" | "payload">;
+
+/** The outbox row's columns, for a statement that takes them as placeholders. */
+export const outboxTable = webhookEvents;
+
+/** The outbox row of an event: its payload is the body of a raw delivery. */
+export function outboxRow(clock: Clock, event: OutboxEvent): OutboxRow {
   const timestamp = clock.now().toISOString();
-  const [row] = await tx
-    .insert(webhookEvents)
-    .values({
-      organizationId: event.organizationId,
-      type: event.type,
-      payload: { type: event.type, timestamp, data: event.data },
-    })
-    .returning({ id: webhookEvents.id });
+  return { organizationId: event.organizationId, type: event.type, payload: { type: event.type, timestamp, data: event.data } };
+}
+
+/** The outbox row's insert, not yet run (values may be placeholders of a prepared statement). */
+export function outboxInsert(db: Db, row: OutboxRow | { [K in keyof OutboxRow]: SQL }) {
+  return db.insert(webhookEvents).values(row).returning({ id: webhookEvents.id });
+}
+
+export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Promise<string> {
+  const [row] = await outboxInsert(tx, outboxRow(clock, event));
   return row!.id;
 }

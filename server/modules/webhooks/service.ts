@@ -8,6 +8,8 @@ import { organizationForWrite, organizationsForRead, type AuthContext } from "..
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { eventBySeq } from "./delivery-repository.ts";
+import type { EventPayload } from "./events.ts";
 import { DELIVER_JOB, type DeliverJobData } from "./job-names.ts";
 import * as repo from "./repository.ts";
 import { deliveryOut, endpointOut, type DeliveryListQuery, type EndpointCreate, type EndpointUpdate } from "./schemas.ts";
@@ -91,4 +93,9 @@ export async function redeliverEvent(deps: WebhookDeps, ctx: AuthContext, id: st
   if (!deps.queue) throw new ApiError(503, "ServiceUnavailable", "The job queue is not running.");
   const data: DeliverJobData = { id: event.id, attempt: 0, redeliver: true };
   await deps.queue.send(DELIVER_JOB, data);
+}
+
+/** A committed outbox event by the seq NOTIFY announced it with, for live streams of other modules. */
+export async function committedEvent(db: Db, organizationId: string, seq: number): Promise<EventPayload | null> {
+  return (await eventBySeq(db, organizationId, seq))?.payload ?? null;
 }

@@ -61,7 +61,8 @@ export function streamRouter(deps: StreamDeps, guard: Guard): Router {
   return r;
 }
 
-function openStream(deps: StreamDeps, req: Request, res: Response, organizationId: string, secret: string, startAfter: number): void {
+/** Answers with a server-sent-events stream: headers that keep proxies from buffering or caching. */
+export function startEventStream(res: Response): void {
   res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache, no-transform",
@@ -69,10 +70,33 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
     "x-accel-buffering": "no",
   });
   res.flushHeaders();
+}
+
+/**
+ * Keeps an open stream: a heartbeat comment, a place in the registry (so a graceful shutdown ends
+ * it), and one close when either side ends it. `onClose` releases what the stream holds.
+ */
+export function holdStream(req: Request, res: Response, streams: StreamRegistry, onClose: () => void): { readonly closed: boolean } {
+  const state = { closed: false };
+  const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
+  const close = () => {
+    if (state.closed) return;
+    state.closed = true;
+    onClose();
+    clearInterval(heartbeat);
+    unregister();
+    res.end();
+  };
+  const unregister = streams.add(close);
+  req.on("close", close);
+  return state;
+}
+
+function openStream(deps: StreamDeps, req: Request, res: Response, organizationId: string, secret: string, startAfter: number): void {
+  startEventStream(res);
   res.write(`retry: 1000\ndata: ${JSON.stringify({ key: "connected", secret })}\n\n`);
 
   let cursor = startAfter;
-  let closed = false;
   let running = false;
   let again = false;
   // Seqs at or below the cursor that were announced but not sent: a transaction that took its seq
@@ -105,16 +129,16 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
         again = false;
         for (;;) {
           const rows = await eventsAfter(deps.db, organizationId, cursor, PAGE);
-          for (const row of rows) if (!closed) write(row);
+          for (const row of rows) if (!stream.closed) write(row);
           if (rows.length > 0) cursor = rows[rows.length - 1]!.seq;
-          if (rows.length < PAGE || closed) break;
+          if (rows.length < PAGE || stream.closed) break;
         }
         for (const seq of [...late]) {
           late.delete(seq);
           const row = await eventBySeq(deps.db, organizationId, seq);
-          if (row && !closed) write(row);
+          if (row && !stream.closed) write(row);
         }
-      } while (again && !closed);
+      } while (again && !stream.closed);
     } catch (err) {
       req.log.error({ err }, "listen stream catch-up failed");
     } finally {
@@ -123,23 +147,13 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
   };
 
   const unsubscribe = deps.hub.subscribe((n) => {
-    if (closed) return;
+    if (stream.closed) return;
     if (n.kind === "event") {
       if (n.organizationId !== organizationId) return;
       if (n.seq <= cursor && !sent.has(n.seq)) late.add(n.seq);
       void catchUp();
     } else if (n.kind === "resync") void catchUp();
   });
-  const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    unsubscribe();
-    clearInterval(heartbeat);
-    unregister();
-    res.end();
-  };
-  const unregister = deps.streams.add(close);
-  req.on("close", close);
+  const stream = holdStream(req, res, deps.streams, unsubscribe);
   void catchUp();
 }

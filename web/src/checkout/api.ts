@@ -39,6 +39,28 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 
 const base = (secret: string) => `/v1/checkouts/client/${encodeURIComponent(secret)}`;
 
+/**
+ * Resolves with the first status the session's stream reports that is not `confirmed` (the payment
+ * has settled), or with null when the stream is unavailable, fails, or says nothing in time.
+ */
+export function settledStatus(secret: string, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    if (typeof EventSource === "undefined") return resolve(null);
+    const source = new EventSource(`${base(secret)}/stream`);
+    const done = (status: string | null) => {
+      clearTimeout(timer);
+      source.close();
+      resolve(status);
+    };
+    const timer = setTimeout(() => done(null), timeoutMs);
+    source.onmessage = (message: MessageEvent<string>) => {
+      const status = (JSON.parse(message.data) as { payload?: { status?: string } }).payload?.status;
+      if (status && status !== "confirmed") done(status);
+    };
+    source.onerror = () => done(null);
+  });
+}
+
 export const checkoutApi = {
   get: (secret: string) => call<Checkout>("GET", base(secret)),
   update: (secret: string, body: object) => call<Checkout>("PATCH", base(secret), body),

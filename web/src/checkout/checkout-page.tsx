@@ -2,7 +2,7 @@
 // custom fields, discount code, the sandbox card form, then a confirmation. Errors from the server
 // appear next to their fields. Embedded, it tells the overlay loaded / close / confirmed / success.
 import { useEffect, useMemo, useState, type FormEvent } from "react";
-import { CheckoutApiError, checkoutApi } from "./api.ts";
+import { CheckoutApiError, checkoutApi, settledStatus } from "./api.ts";
 import { embedContext, notify } from "./embed.ts";
 import { AddressFields, CardFields, CustomFieldInput, Field, type CardValue } from "./fields.tsx";
 import { interval, money } from "./format.ts";
@@ -177,9 +177,14 @@ export function CheckoutPage(props: { secret: string }) {
   );
 }
 
-/** After confirm: wait until the checkout leaves `confirmed` (the payment settles server-side). */
+/**
+ * After confirm: wait until the checkout leaves `confirmed` (the payment settles server-side). The
+ * status stream says when; if it cannot be opened, poll.
+ */
 async function settle(secret: string, checkout: Checkout): Promise<Checkout> {
-  let current = checkout;
+  if (checkout.status !== "confirmed") return checkout;
+  if (await settledStatus(secret, 30_000)) return checkoutApi.get(secret);
+  let current = await checkoutApi.get(secret);
   for (let i = 0; i < 60 && current.status === "confirmed"; i++) {
     await new Promise((r) => setTimeout(r, 500));
     current = await checkoutApi.get(secret);
