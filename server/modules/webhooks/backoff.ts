@@ -10,21 +10,41 @@ export function retryDelayMs(baseMs: number, failedAttempt: number): number {
 const PAUSE_FIRST_MS = 50;
 const PAUSE_MAX_MS = 1_000;
 const ENDPOINTS_KEPT = 10_000;
+const LEFT_OUT_MAX = 1_000;
+const PROBE_INTERVAL_MS = 250;
+const PROBE_BATCH = 16;
 
 /** Recent trouble per endpoint: each failure in a row doubles its pause, a success clears it. */
 export class CircuitBreaker {
   readonly #health = new Map<string, { failures: number; pausedUntil: number }>();
+  #nextProbeAt = 0;
 
   /** Until when (ms) the endpoint waits; 0 when it does not. */
   pausedUntil(endpointId: string): number {
     return this.#health.get(endpointId)?.pausedUntil ?? 0;
   }
 
-  /** Endpoints paused at `now`, at most `max` of them. */
-  paused(now: number, max: number): string[] {
+  /** Whether the endpoint's last attempt failed (it gets one request at a time until one succeeds). */
+  failing(endpointId: string): boolean {
+    return this.#health.has(endpointId);
+  }
+
+  /**
+   * The endpoints a fetch of jobs leaves out, and how many jobs it may take. Paused endpoints are
+   * always left out. Failing ones are left out too, except from a small probe fetch at most every
+   * PROBE_INTERVAL_MS: their old events come first in priority order and would otherwise fill every
+   * fetch, starving the healthy endpoints.
+   */
+  leftOut(now: number): { ids: string[]; batchSize: number } {
+    if (this.#health.size === 0) return { ids: [], batchSize: Infinity };
+    const probe = now >= this.#nextProbeAt;
+    if (probe) this.#nextProbeAt = now + PROBE_INTERVAL_MS;
     const ids: string[] = [];
-    for (const [id, h] of this.#health) if (h.pausedUntil > now && ids.length < max) ids.push(id);
-    return ids;
+    for (const [id, h] of this.#health) {
+      if (ids.length >= LEFT_OUT_MAX) break;
+      if (!probe || h.pausedUntil > now) ids.push(id);
+    }
+    return { ids, batchSize: probe ? PROBE_BATCH : Infinity };
   }
 
   /** Records an attempt's outcome; after a failure, answers until when the endpoint is paused. */

@@ -6,8 +6,10 @@
 // Ordering: a first attempt waits while an older event of the same endpoint, held by no lane here,
 // is still waiting for its own first attempt (another worker has it, or its job is not due yet); the
 // wait is bounded by fifoWaitMs from the event's creation, so a stuck event cannot block its endpoint.
-// Fairness: a lane that already holds laneCap events is left out of the next fetch (pg-boss groups),
-// so a slow or dead endpoint ties up at most its own lane, never the others'.
+// Fairness: a lane holding laneCap events is left out of the next fetch (pg-boss groups); a failing
+// endpoint is left out of all but small probe fetches, sends one request at a time after a pause, and
+// failing endpoints together get at most half the requests in flight (backoff.ts): a slow or dead
+// endpoint cannot take the worker's capacity (its database writes and requests) from healthy ones.
 import type { Job, JobInsert, PgBoss } from "pg-boss";
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
@@ -80,6 +82,8 @@ export class Deliverer {
   readonly #laneCap: number;
   readonly #pipelining: number;
   #inflight = 0;
+  /** Of those, requests to endpoints that were failing when they left. */
+  #failingInflight = 0;
   #stopped = false;
   #loop: Promise<void> | null = null;
   #flushing: Promise<void> | null = null;
@@ -141,12 +145,13 @@ export class Deliverer {
   async #fetch(): Promise<Job<DeliverJobData>[]> {
     const now = Date.now();
     const batchSize = Math.min(this.#maxHeld - this.#held.size, FETCH_BATCH);
-    // Lanes holding their share, and endpoints backing off, are left out of this fetch.
-    const full = [...this.#lanes].filter(([, l]) => !l.blocked && l.queue.length + l.active >= this.#laneCap).map(([id]) => id);
-    full.push(...this.#breaker.paused(now, Math.max(0, 1_000 - full.length)));
+    const ignored = new Set([...this.#lanes].filter(([id, l]) => !l.blocked && l.queue.length + l.active >= (this.#breaker.failing(id) ? 1 : this.#laneCap)).map(([id]) => id));
+    const leftOut = this.#breaker.leftOut(now);
+    for (const id of leftOut.ids) ignored.add(id);
+    const size = Math.min(batchSize, leftOut.batchSize);
     this.#pacer.started();
-    const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize, ...(full.length ? { ignoreGroups: full } : {}) });
-    this.#pacer.fetched(Date.now(), jobs.length, batchSize, full.length);
+    const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize: size, ...(ignored.size ? { ignoreGroups: [...ignored] } : {}) });
+    this.#pacer.fetched(Date.now(), jobs.length, size, ignored.size);
     return jobs;
   }
 
@@ -216,12 +221,14 @@ export class Deliverer {
 
   #pump(): void {
     const now = Date.now();
+    const { concurrency } = this.#d.config.webhooks;
     for (const [id, lane] of this.#lanes) {
-      // A failing endpoint waits between attempts, so it cannot take the worker's capacity (its
-      // database writes and its share of requests) from the healthy ones.
       const pausedUntil = this.#breaker.pausedUntil(id);
       if (pausedUntil > now) continue;
-      while (lane.active < this.#pipelining && lane.queue.length > 0 && this.#inflight < this.#d.config.webhooks.concurrency) {
+      const failing = this.#breaker.failing(id);
+      const laneLimit = failing ? 1 : this.#pipelining;
+      while (lane.active < laneLimit && lane.queue.length > 0 && this.#inflight < concurrency) {
+        if (failing && this.#failingInflight >= Math.max(1, Math.floor(concurrency / 2))) break;
         if (!this.#headMayGo(lane, now)) {
           this.#toVerify.add(id);
           break;
@@ -229,14 +236,16 @@ export class Deliverer {
         const item = lane.queue.shift()!;
         lane.active++;
         this.#inflight++;
+        if (failing) this.#failingInflight++;
         void this.#attempt(item).finally(() => {
           lane.active--;
           this.#inflight--;
+          if (failing) this.#failingInflight--;
           if (lane.active === 0 && lane.queue.length === 0) this.#lanes.delete(id);
           this.#pump();
         });
       }
-      if (this.#inflight >= this.#d.config.webhooks.concurrency) break;
+      if (this.#inflight >= concurrency) break;
     }
 
     if (this.#toVerify.size > 0) void this.#verify();
