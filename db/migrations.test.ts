@@ -37,6 +37,15 @@ describe("migrations", () => {
     expect(names).toContain("pgboss.job");
   });
 
+  it("stores outbox payloads as json, lz4-compressed where the server has lz4", async () => {
+    const [column] = await t.database.rows<{ type: string; compression: string }>(
+      sql`select format_type(atttypid, atttypmod) as type, attcompression::text as compression from pg_attribute where attrelid = 'webhook_events'::regclass and attname = 'payload'`,
+    );
+    const [server] = await t.database.rows<{ lz4: boolean }>(sql`select 'lz4' = any (enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`);
+    expect(column!.type).toBe("json");
+    expect(column!.compression).toBe(server!.lz4 ? "l" : "");
+  });
+
   it("migrate() is idempotent", async () => {
     await migrate(t.database);
     await migrate(t.database);

@@ -1,7 +1,7 @@
 // The webhook outbox: one row per event, written in the same transaction as the change it reports.
 // `seq` orders events; delivery state lives with the webhooks module's own tables (webhooks.ts).
 import { sql } from "drizzle-orm";
-import { bigserial, index, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import { bigserial, index, json, pgTable, text, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.ts";
 import { createdAt, id, tstz } from "./columns.ts";
 
@@ -14,7 +14,7 @@ export const webhookEvents = pgTable(
       .notNull()
       .references(() => organization.id, { onDelete: "cascade" }),
     type: text("type").notNull(),
-    payload: jsonb("payload").$type<{ type: string; timestamp: string; data: unknown }>().notNull(),
+    payload: json("payload").$type<{ type: string; timestamp: string; data: unknown }>().notNull(),
     createdAt: createdAt(),
     /** Set once the event has been fanned out to its endpoints (see webhooks/dispatcher.ts). */
     dispatchedAt: tstz("dispatched_at"),

@@ -36,6 +36,24 @@ async function count(query: ReturnType<typeof sql>): Promise<number> {
   return Number(row!.n);
 }
 
+describe("checkout.created", () => {
+  it("records the response itself as the event's data, byte for byte", async () => {
+    const { id: productId } = await product();
+    const res = await fetch(`${t.url}/v1/checkouts/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ products: [productId], metadata: { zeta: 1, alpha: "x" } }),
+    });
+    expect(res.status).toBe(201);
+    const body = await res.text();
+    const [row] = await t.server.database.rows<{ payload: string }>(
+      sql`select payload::text as payload from webhook_events where type = 'checkout.created' and payload->'data'->>'id' = ${JSON.parse(body).id}`,
+    );
+    const { timestamp } = JSON.parse(row!.payload) as { timestamp: string };
+    expect(row!.payload).toBe(JSON.stringify({ type: "checkout.created", timestamp, data: JSON.parse(body) }));
+  });
+});
+
 describe("concurrency", () => {
   it("20 simultaneous confirms of one checkout make exactly one payment and one order", async () => {
     const p = await product();

@@ -12,17 +12,17 @@ export type CheckoutInsert = typeof checkouts.$inferInsert;
 /**
  * Inserts a session and its outbox event in one statement (the event's insert as a data-modifying
  * CTE): atomic on its own, so creating a checkout needs no begin/commit round trips. Every column
- * is given. Prepared once per handle (see lib/prepared.ts): building this 44-column insert was the
- * largest CPU cost of a create.
+ * is given, so nothing is returned: the caller already holds the row (returning its 44 columns cost
+ * PostgreSQL and this process more than the insert). Prepared once per handle (see lib/prepared.ts):
+ * building this insert was the largest CPU cost of a create.
  */
-export async function insertCheckoutWithEvent(db: Db, values: CheckoutRow, event: OutboxRow): Promise<CheckoutRow> {
+export async function insertCheckoutWithEvent(db: Db, values: CheckoutRow, event: OutboxRow): Promise<void> {
   const query = preparedQuery(db, "checkouts.insertWithEvent", (d) => {
     const { organizationId, type, payload } = valuePlaceholders(outboxTable, "event_");
     const recorded = d.$with("recorded_event").as(outboxInsert(d, { organizationId, type, payload }));
-    return d.with(recorded).insert(checkouts).values(valuePlaceholders(checkouts)).returning().prepare("checkouts_insert_with_event");
+    return d.with(recorded).insert(checkouts).values(valuePlaceholders(checkouts)).prepare("checkouts_insert_with_event");
   });
-  const [row] = await query.execute({ ...encodeValues(checkouts, values), ...encodeValues(outboxTable, event, "event_") });
-  return row!;
+  await query.execute({ ...encodeValues(checkouts, values), ...encodeValues(outboxTable, event, "event_") });
 }
 
 export async function findCheckout(db: Db, organizationIds: readonly string[], id: string): Promise<CheckoutRow | null> {

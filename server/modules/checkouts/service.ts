@@ -144,8 +144,8 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
   const secret = newToken("till_c_");
   const url = `${deps.config.baseUrl}/checkout/${secret}`;
   const now = deps.clock.now();
-  // Every column is given, so the event can be rendered before the insert from exactly the row the
-  // insert will return; the response is rendered from the returned row.
+  // Every column is given, so the row is known before the insert: the event and the response are
+  // one rendering of it.
   const values: repo.CheckoutRow = {
     id,
     organizationId,
@@ -186,10 +186,9 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
     createdAt: now,
     modifiedAt: null,
   };
-  const view = { clientSecret: secret, url, products, discount };
-  const event = outboxRow(deps.clock, { organizationId, type: "checkout.created", data: checkoutOut({ ...view, row: values }) });
-  const row = await repo.insertCheckoutWithEvent(deps.db, values, event);
-  return checkoutOut({ ...view, row });
+  const out = checkoutOut({ row: values, clientSecret: secret, url, products, discount });
+  await repo.insertCheckoutWithEvent(deps.db, values, outboxRow(deps.clock, { organizationId, type: "checkout.created", data: out }));
+  return out;
 }
 
 /** A session opened from a checkout link, with what the visitor's URL prefilled. */
