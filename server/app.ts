@@ -1,7 +1,7 @@
 // createApp(deps): the whole HTTP surface as one Express app with no globals, so tests and
 // benchmarks build exactly what production runs. Order matters: request id and logging first, then
 // bearer parsing, routes that need the raw body (auth), the JSON parser, the API, and errors last.
-import express, { Router, type Express } from "express";
+import express, { type Express } from "express";
 import type { Database } from "../db/client.ts";
 import type { Config } from "./config.ts";
 import { healthRouter } from "./health.ts";
@@ -46,6 +46,7 @@ import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 import { webRouter } from "./web.ts";
+import { segmentRouter } from "./lib/segment-router.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
 
@@ -82,28 +83,30 @@ export function createApp(deps: AppDeps): Express {
   app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins, socialProviders: deps.config.auth.socialProviders.map((p) => p.id), disableSignUp: deps.config.auth.disableSignUp, sandbox: deps.config.mode === "sandbox" }));
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
-  const v1 = Router();
-  v1.use(organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard));
-  v1.use(tokensRouter({ db, clock: deps.clock }, guard));
-  v1.use(sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }), sandboxEmailsRouter({ db, mode: deps.config.mode }, guard));
-  v1.use(productsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));
-  v1.use(benefitsRouter({ db, clock: deps.clock, secret: deps.config.authSecret, queue: deps.queue }, guard));
-  v1.use(customFieldsRouter({ db, clock: deps.clock }, guard));
-  v1.use(discountsRouter({ db, clock: deps.clock }, guard));
-  v1.use(filesRouter(files, guard));
-  v1.use(customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard));
   const checkoutDeps = { db, clock: deps.clock, config: deps.config, secretBox: deps.secretBox, tax: deps.tax, processor: deps.processor, queue: deps.queue };
-  v1.use(checkoutsRouter(checkoutDeps, guard, { hub: deps.webhooks.hub, streams: deps.webhooks.streams }));
-  v1.use(checkoutLinksRouter(checkoutDeps, guard));
-  v1.use(ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard));
-  v1.use(subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard));
-  v1.use(webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard));
-  v1.use(refundsRouter({ db, clock: deps.clock, processor: deps.processor, queue: deps.queue, baseUrl: deps.config.baseUrl }, guard));
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
-  v1.use(grantsRouter(downloads, guard));
-  // Public license-key routes (/customer-portal/license-keys/...) before the portal's customer guard.
-  v1.use(licenseKeysRouter({ db, clock: deps.clock, rateLimitPerMinute: deps.config.licenseKeyRateLimit, trustProxy: deps.config.auth.trustProxy }, guard));
-  v1.use(customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))));
+  // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
+  const v1 = segmentRouter([
+    organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
+    tokensRouter({ db, clock: deps.clock }, guard),
+    sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }), sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
+    productsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard),
+    benefitsRouter({ db, clock: deps.clock, secret: deps.config.authSecret, queue: deps.queue }, guard),
+    customFieldsRouter({ db, clock: deps.clock }, guard),
+    discountsRouter({ db, clock: deps.clock }, guard),
+    filesRouter(files, guard),
+    customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard),
+    checkoutsRouter(checkoutDeps, guard, { hub: deps.webhooks.hub, streams: deps.webhooks.streams }),
+    checkoutLinksRouter(checkoutDeps, guard),
+    ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard),
+    subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard),
+    webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard),
+    refundsRouter({ db, clock: deps.clock, processor: deps.processor, queue: deps.queue, baseUrl: deps.config.baseUrl }, guard),
+    grantsRouter(downloads, guard),
+    // Public license-key routes (/customer-portal/license-keys/...) before the portal's customer guard.
+    licenseKeysRouter({ db, clock: deps.clock, rateLimitPerMinute: deps.config.licenseKeyRateLimit, trustProxy: deps.config.auth.trustProxy }, guard),
+    customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))),
+  ]);
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));
   app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
