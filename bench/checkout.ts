@@ -1,8 +1,9 @@
-// POST /v1/checkouts/ through till (auth, validation, pricing, one transaction with the outbox event)
+// POST /v1/checkouts/ through till (auth, validation, pricing, one insert of the session with its outbox event)
 // beside a reference server doing a bare 3-statement transaction on the same database (read the
 // product, insert a session row, insert an event row), interleaved rounds at 50 and 10 concurrent.
 //
 //   node bench/checkout.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--rounds 3] [--seconds 10] [--profile DIR] [--queries]
+// Each round also prints the CPU time per request of the server and of PostgreSQL (from /proc).
 // --profile writes a CPU profile of the till server to DIR. --queries prints the statements one
 // create sends to the database (each is a round trip) and the server's CPU time per create (the
 // mean over 200 sequential creates), beside the reference's, and exits.
@@ -231,12 +232,19 @@ async function main(): Promise<void> {
     }
     for (const connections of [50, 10]) {
       const samples: Record<string, { rps: number; p99: number; errors: number }[]> = { till: [], reference: [] };
-      for (const [k, u] of Object.entries(targets)) await load(u, token, productId, connections, 1);
+      const servers = { till, reference: ref };
+      for (const [, u] of Object.entries(targets)) await load(u, token, productId, connections, 1);
       for (let r = 1; r <= rounds; r++) {
         for (const [k, u] of Object.entries(targets)) {
+          // CPU per request under load: the server's own, and PostgreSQL's (every postgres process).
+          const server = servers[k as keyof typeof servers];
+          const [cpu0, db0] = [await server.stats(), databaseCpuMs()];
           const s = await load(u, token, productId, connections, seconds);
+          const [cpu1, db1] = [await server.stats(), databaseCpuMs()];
+          const requests = s.rps * seconds;
+          const dbPer = db0 === null || db1 === null ? "" : `, PostgreSQL ${((db1 - db0) / requests).toFixed(2)} ms`;
           samples[k]!.push(s);
-          process.stdout.write(`c=${connections} round ${r} ${k.padEnd(10)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  errors ${s.errors}\n`);
+          process.stdout.write(`c=${connections} round ${r} ${k.padEnd(10)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  errors ${s.errors}  CPU per request: server ${((cpu1.cpuUs - cpu0.cpuUs) / 1000 / requests).toFixed(2)} ms${dbPer}\n`);
         }
       }
       const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
