@@ -2,10 +2,9 @@
 // license keys with their activations, credited meter units, and refunds of orders.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.ts";
 import { benefits } from "./benefits.ts";
-import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
-import { customers } from "./customers.ts";
+import { id, timestamps, tstz } from "./columns.ts";
+import { customerRef, organizationRef } from "./owned.ts";
 import { meters } from "./meters.ts";
 import { orders, subscriptions } from "./orders.ts";
 
@@ -19,12 +18,8 @@ export const benefitGrants = pgTable(
   "benefit_grants",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customers.id),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
     benefitId: uuid("benefit_id")
       .notNull()
       .references(() => benefits.id),
@@ -42,8 +37,7 @@ export const benefitGrants = pgTable(
     attempts: integer("attempts").notNull().default(0),
     /** Whether benefit_grant.created has been sent (on the first successful grant). */
     announced: boolean("announced").notNull().default(false),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [
     uniqueIndex("benefit_grants_scope_uq").on(t.customerId, t.benefitId, t.scopeId),
@@ -56,12 +50,8 @@ export const licenseKeys = pgTable(
   "license_keys",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customers.id),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
     benefitId: uuid("benefit_id")
       .notNull()
       .references(() => benefits.id),
@@ -74,8 +64,7 @@ export const licenseKeys = pgTable(
     validations: integer("validations").notNull().default(0),
     lastValidatedAt: tstz("last_validated_at"),
     expiresAt: tstz("expires_at"),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex("license_keys_org_key_uq").on(t.organizationId, t.key), index("license_keys_org_created_idx").on(t.organizationId, t.createdAt), uniqueIndex("license_keys_grant_uq").on(t.grantId)],
 );
@@ -90,8 +79,7 @@ export const licenseKeyActivations = pgTable(
     label: text("label").notNull(),
     meta: jsonb("meta").$type<Record<string, string | number | boolean>>().notNull().default(sql`'{}'::jsonb`),
     conditions: jsonb("conditions").$type<Record<string, string | number | boolean>>().notNull().default(sql`'{}'::jsonb`),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [index("license_key_activations_key_idx").on(t.licenseKeyId)],
 );
@@ -101,20 +89,15 @@ export const customerMeters = pgTable(
   "customer_meters",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customers.id),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
     meterId: uuid("meter_id")
       .notNull()
       .references(() => meters.id),
     creditedUnits: bigint("credited_units", { mode: "number" }).notNull().default(0),
     /** Units whose credit the renewal issue carries over (from grants with rollover). */
     rolloverUnits: bigint("rollover_units", { mode: "number" }).notNull().default(0),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex("customer_meters_uq").on(t.customerId, t.meterId)],
 );
@@ -123,16 +106,12 @@ export const refunds = pgTable(
   "refunds",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
+    organizationId: organizationRef(),
     orderId: uuid("order_id")
       .notNull()
       .references(() => orders.id),
     subscriptionId: uuid("subscription_id").references(() => subscriptions.id),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customers.id),
+    customerId: customerRef(),
     status: text("status").notNull(),
     reason: text("reason").notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
@@ -143,8 +122,7 @@ export const refunds = pgTable(
     processorRefundId: text("processor_refund_id"),
     failureReason: text("failure_reason"),
     metadata: jsonb("metadata").$type<Record<string, string | number | boolean>>().notNull().default(sql`'{}'::jsonb`),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [index("refunds_org_created_idx").on(t.organizationId, t.createdAt), index("refunds_order_idx").on(t.orderId)],
 );

@@ -1,11 +1,10 @@
 // Orders (what was paid, line by line, with the amounts at the time) and subscriptions.
 import { sql } from "drizzle-orm";
 import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { organization } from "./auth.ts";
 import { checkouts } from "./checkouts.ts";
-import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
+import { id, timestamps, tstz } from "./columns.ts";
+import { customerRef, organizationRef } from "./owned.ts";
 import type { CustomerAddress } from "./customers.ts";
-import { customers } from "./customers.ts";
 import { discounts } from "./discounts.ts";
 import { productPrices, products } from "./products.ts";
 
@@ -15,12 +14,8 @@ export const subscriptions = pgTable(
   "subscriptions",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customers.id),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
     productId: uuid("product_id")
       .notNull()
       .references(() => products.id),
@@ -43,8 +38,7 @@ export const subscriptions = pgTable(
     customerCancellationComment: text("customer_cancellation_comment"),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     customFieldData: jsonb("custom_field_data").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt), index("subscriptions_customer_idx").on(t.customerId, t.status)],
 );
@@ -53,12 +47,8 @@ export const orders = pgTable(
   "orders",
   {
     id: id(),
-    organizationId: uuid("organization_id")
-      .notNull()
-      .references(() => organization.id, { onDelete: "cascade" }),
-    customerId: uuid("customer_id")
-      .notNull()
-      .references(() => customers.id),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
     productId: uuid("product_id").references(() => products.id),
     checkoutId: uuid("checkout_id").references(() => checkouts.id),
     subscriptionId: uuid("subscription_id").references(() => subscriptions.id),
@@ -78,8 +68,7 @@ export const orders = pgTable(
     processorPaymentId: text("processor_payment_id"),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     customFieldData: jsonb("custom_field_data").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [index("orders_org_created_idx").on(t.organizationId, t.createdAt), index("orders_customer_idx").on(t.customerId)],
 );
@@ -96,8 +85,7 @@ export const orderItems = pgTable(
     taxAmount: bigint("tax_amount", { mode: "number" }).notNull(),
     proration: boolean("proration").notNull().default(false),
     productPriceId: uuid("product_price_id").references(() => productPrices.id),
-    createdAt: createdAt(),
-    modifiedAt: modifiedAt(),
+    ...timestamps(),
   },
   (t) => [index("order_items_order_idx").on(t.orderId)],
 );
