@@ -137,6 +137,23 @@ export function Field(props: { label: string; name: string; type?: string; requi
   );
 }
 
+/** A create form's footer: its error, the submit button (`busyLabel` while the request runs), Cancel. */
+export function FormActions({ action, label, busyLabel, onCancel }: { action: { busy: boolean; error: { message: string } | string | null }; label: string; busyLabel?: string; onCancel: () => void }) {
+  return (
+    <>
+      <ErrorNote error={action.error} />
+      <div className="actions">
+        <button type="submit" className="primary" disabled={action.busy}>
+          {action.busy && busyLabel ? busyLabel : label}
+        </button>
+        <button type="button" className="ghost" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </>
+  );
+}
+
 export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
   return (
     <header className="page-header">

@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Discount } from "../types.ts";
-import { Badge, Empty, ErrorNote, Field, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
+import { Badge, Empty, ErrorNote, Field, FormActions, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
 
 function CreateDiscount({ onDone }: { onDone: () => void }) {
   const org = useOrg();
@@ -50,15 +50,7 @@ function CreateDiscount({ onDone }: { onDone: () => void }) {
         </label>
         <Field label="Months" name="months" type="number" min={1} placeholder="3" />
       </div>
-      <ErrorNote error={action.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Create discount
-        </button>
-        <button type="button" className="ghost" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions action={action} label="Create discount" onCancel={onDone} />
     </form>
   );
 }

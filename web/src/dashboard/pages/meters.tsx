@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Meter, MeterQuantities } from "../types.ts";
-import { Empty, ErrorNote, Field, Link, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
+import { Empty, Field, FormActions, Link, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
 
 function CreateMeter({ onDone }: { onDone: () => void }) {
   const org = useOrg();
@@ -38,15 +38,7 @@ function CreateMeter({ onDone }: { onDone: () => void }) {
         </label>
         <Field label="Property" name="property" placeholder="tokens" />
       </div>
-      <ErrorNote error={action.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Create meter
-        </button>
-        <button type="button" className="ghost" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions action={action} label="Create meter" onCancel={onDone} />
     </form>
   );
 }

@@ -4,7 +4,7 @@ import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import { navigate } from "../router.ts";
 import type { Product } from "../types.ts";
-import { Badge, Empty, ErrorNote, Field, Link, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
+import { Badge, Empty, Field, FormActions, Link, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
 
 export function priceLabel(p: Product): string {
   const price = p.prices.find((x) => !x.is_archived) ?? p.prices[0];
@@ -58,15 +58,7 @@ function CreateProduct({ onDone }: { onDone: () => void }) {
           </select>
         </label>
       </div>
-      <ErrorNote error={action.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={action.busy}>
-          {action.busy ? "Creating…" : "Create product"}
-        </button>
-        <button type="button" className="ghost" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions action={action} label="Create product" busyLabel="Creating…" onCancel={onDone} />
     </form>
   );
 }

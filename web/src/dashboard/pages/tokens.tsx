@@ -3,7 +3,7 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { AccessToken } from "../types.ts";
-import { Badge, CopyButton, Empty, ErrorNote, Field, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
+import { Badge, CopyButton, Empty, ErrorNote, Field, FormActions, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
 
 const RESOURCES = ["products", "benefits", "discounts", "checkouts", "checkout_links", "orders", "subscriptions", "customers", "customer_sessions", "events", "meters", "refunds", "license_keys", "webhooks", "files", "custom_fields"];
 
@@ -59,15 +59,7 @@ function CreateToken({ onCreated, onCancel }: { onCreated: (token: string) => vo
           </label>
         ))}
       </fieldset>
-      <ErrorNote error={action.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Create token
-        </button>
-        <button type="button" className="ghost" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
+      <FormActions action={action} label="Create token" onCancel={onCancel} />
     </form>
   );
 }
