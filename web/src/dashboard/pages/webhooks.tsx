@@ -4,7 +4,7 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../types.ts";
-import { Badge, CopyButton, Empty, ErrorNote, Field, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
+import { Badge, CopyButton, Empty, ErrorNote, Field, FormActions, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
 
 const EVENTS = ["checkout.created", "checkout.updated", "order.created", "order.paid", "order.refunded", "subscription.created", "subscription.updated", "subscription.active", "subscription.canceled", "subscription.uncanceled", "subscription.revoked", "customer.created", "customer.updated", "customer.state_changed", "product.created", "product.updated", "benefit_grant.created", "benefit_grant.revoked", "refund.created"];
 
@@ -34,15 +34,7 @@ function CreateEndpoint({ onDone }: { onDone: () => void }) {
           </label>
         ))}
       </fieldset>
-      <ErrorNote error={action.error} />
-      <div className="actions">
-        <button type="submit" className="primary" disabled={action.busy}>
-          Add endpoint
-        </button>
-        <button type="button" className="ghost" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
+      <FormActions action={action} label="Add endpoint" onCancel={onDone} />
     </form>
   );
 }
