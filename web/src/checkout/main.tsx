@@ -1,7 +1,6 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { CheckoutPage } from "./checkout-page.tsx";
-import "../theme.css";
 import "./checkout.css";
 
 const params = new URLSearchParams(window.location.search);

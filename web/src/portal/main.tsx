@@ -1,7 +1,6 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { PortalPage } from "./portal-page.tsx";
-import "../theme.css";
 import "./portal.css";
 
 // The token arrives in the link (?customer_session_token=…). It is kept for this tab only and
