@@ -3,22 +3,29 @@
 // belongs to a worker that is gone, and any worker's sweep puts it back in the queue (pg-boss's own
 // monitor would too, but only once a minute). On embedded PGlite the process is the only one on the
 // database, so at start every job still active is an orphan of the previous run and goes back at once.
+// A job whose workers died RETRY_LIMIT times (one that kills its worker, say) is not handed back
+// again: pg-boss would give up on it quietly, so its event is ended as failed with it.
 import type { PgBoss } from "pg-boss";
 import type { Db } from "../../../db/client.ts";
+import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { activeJobs } from "./delivery-repository.ts";
+import { activeJobs, bossDb, endPending } from "./delivery-repository.ts";
 import { DELIVER_JOB } from "./job-names.ts";
 
 type JobAttempt = { id: string; retryCount: number };
+type Orphan = JobAttempt & { eventId: string | null };
 
 /** pg-boss's smallest heartbeat: a job not touched for this long is an orphan. */
 export const HEARTBEAT_SECONDS = 10;
+/** pg-boss retries of a delivery job, each one a worker that died holding it (attempts that fail are new jobs). */
+export const RETRY_LIMIT = 5;
 const TOUCH_EVERY_MS = 3_000;
 const SWEEP_EVERY_MS = 4_000;
 
 export interface ClaimsDeps {
   db: Db;
   boss: PgBoss;
+  clock: Clock;
   log: Logger;
 }
 
@@ -52,10 +59,28 @@ export class Claims {
   }
 
   // Failing a job puts it back as a retry (the queue's retryDelay is 0), claimable by any worker.
-  async #handBack(jobs: JobAttempt[], why: string): Promise<number> {
+  async #handBack(jobs: Orphan[], why: string): Promise<number> {
     if (jobs.length === 0) return 0;
-    await this.#d.boss.fail(DELIVER_JOB, jobs, { message: `handed back: ${why}` });
-    this.#d.log.info({ count: jobs.length }, `delivery jobs handed back: ${why}`);
+    const attempt = ({ id, retryCount }: Orphan): JobAttempt => ({ id, retryCount });
+    const again = jobs.filter((j) => j.retryCount < RETRY_LIMIT);
+    const spent = jobs.filter((j) => j.retryCount >= RETRY_LIMIT);
+    if (again.length > 0) {
+      await this.#d.boss.fail(DELIVER_JOB, again.map(attempt), { message: `handed back: ${why}` });
+      this.#d.log.info({ count: again.length }, `delivery jobs handed back: ${why}`);
+    }
+    if (spent.length > 0) {
+      const eventIds = await this.#d.db.transaction(async (tx) => {
+        // No output object: through this transaction's driver (postgres.js) pg-boss's jsonb parameter
+        // would go unserialized; the log line below carries the reason.
+        const result = await this.#d.boss.fail(DELIVER_JOB, spent.map(attempt), null, { db: bossDb(tx) });
+        // Only the jobs pg-boss failed: one claimed again meanwhile has a live worker.
+        const settled = new Set((result as { settled?: string[] }).settled ?? spent.map((j) => j.id));
+        const ids = spent.flatMap((j) => (j.eventId && settled.has(j.id) ? [j.eventId] : []));
+        await endPending(tx, ids, "failed", this.#d.clock.now());
+        return ids;
+      });
+      this.#d.log.error({ count: spent.length, eventIds }, `webhook deliveries given up: ${why}, ${RETRY_LIMIT + 1} times`);
+    }
     return jobs.length;
   }
 }

@@ -367,7 +367,7 @@ export class Deliverer {
       try {
         await inTransaction(this.#d.db, async (tx) => {
           await repo.recordAttempts(tx, records);
-          await repo.markSkipped(tx, batch.flatMap((o) => (o.skip ? [o.skip] : [])), now);
+          await repo.endPending(tx, batch.flatMap((o) => (o.skip ? [o.skip] : [])), "skipped", now);
           const db = repo.bossDb(tx);
           const next = batch.flatMap((o) => (o.next ? [o.next] : []));
           if (next.length > 0) await this.#d.boss.insert(DELIVER_JOB, next, { db });

@@ -132,11 +132,12 @@ export async function recordAttempts(tx: Db, records: AttemptRecord[]): Promise<
     where e.id = v.id`);
 }
 
-export async function markSkipped(tx: Db, ids: string[], at: Date): Promise<void> {
+/** Ends events still pending: skipped (not to be sent), or failed (no job is left to send them). */
+export async function endPending(tx: Db, ids: string[], status: "skipped" | "failed", at: Date): Promise<void> {
   if (ids.length === 0) return;
   await tx
     .update(webhookEndpointEvents)
-    .set({ status: "skipped", modifiedAt: at })
+    .set({ status, modifiedAt: at })
     .where(and(inArray(webhookEndpointEvents.id, ids), eq(webhookEndpointEvents.status, "pending")));
 }
 
@@ -221,12 +222,12 @@ export async function latestSeq(db: Db, organizationId: string): Promise<number>
  * Active jobs of a pg-boss queue, as attempts (so failing one leaves it alone if it was claimed again
  * meanwhile); with staleOnly, those whose heartbeat is older than their heartbeat interval.
  */
-export async function activeJobs(db: Db, queue: string, { staleOnly }: { staleOnly: boolean }): Promise<{ id: string; retryCount: number }[]> {
+export async function activeJobs(db: Db, queue: string, { staleOnly }: { staleOnly: boolean }): Promise<{ id: string; retryCount: number; eventId: string | null }[]> {
   const stale = staleOnly ? sql`and heartbeat_seconds is not null and heartbeat_on + heartbeat_seconds * interval '1 second' < now()` : sql``;
-  const rows = rowsOf<{ id: string; retry_count: number }>(
-    await db.execute(sql`select id, retry_count from pgboss.job where name = ${queue} and state = 'active' ${stale} limit 5000`),
+  const rows = rowsOf<{ id: string; retry_count: number; event_id: string | null }>(
+    await db.execute(sql`select id, retry_count, data->>'id' as event_id from pgboss.job where name = ${queue} and state = 'active' ${stale} limit 5000`),
   );
-  return rows.map((r) => ({ id: r.id, retryCount: Number(r.retry_count) }));
+  return rows.map((r) => ({ id: r.id, retryCount: Number(r.retry_count), eventId: r.event_id }));
 }
 
 /** The transaction as pg-boss's database, so jobs are inserted and completed inside it. */

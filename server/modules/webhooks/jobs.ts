@@ -8,7 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { archiveBefore } from "./delivery-repository.ts";
-import { HEARTBEAT_SECONDS } from "./claims.ts";
+import { HEARTBEAT_SECONDS, RETRY_LIMIT } from "./claims.ts";
 import { Sender } from "./delivery.ts";
 import { Deliverer } from "./deliverer.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -70,7 +70,7 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
       // Attempts are retried by the worker itself (its own backoff); pg-boss only retries a job
       // whose worker died before finishing it.
       // Held jobs carry a heartbeat (claims.ts), so a dead worker's jobs come back within seconds.
-      const options = { retryLimit: 5, retryDelay: 0, expireInSeconds: config.webhooks.jobExpireSeconds, heartbeatSeconds: HEARTBEAT_SECONDS, deleteAfterSeconds: 7 * 86_400 };
+      const options = { retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: config.webhooks.jobExpireSeconds, heartbeatSeconds: HEARTBEAT_SECONDS, deleteAfterSeconds: 7 * 86_400 };
       await boss.createQueue(DELIVER_JOB, options);
       await boss.updateQueue(DELIVER_JOB, options);
       // updateQueue evicts pg-boss's cached queue row, and a cold cache is refilled through pg-boss's
