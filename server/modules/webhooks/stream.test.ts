@@ -93,6 +93,41 @@ describe("live webhook stream", () => {
   });
 
   if (usingPostgres()) {
+    it("an event committed after a later one reaches the listener without an SSE id, so a reconnect replays nothing twice", async () => {
+      const seller = await createSeller(t.url, ["webhooks:read"]);
+      const a = await listen(t.url, seller.organization.id, seller.user.token);
+      await waitFor(() => a.events.length >= 1, 5_000, "connected");
+      // The first event takes its seq, then waits to commit until the second has been streamed.
+      let commit!: () => void;
+      const held = new Promise<void>((resolve) => (commit = resolve));
+      let recorded!: () => void;
+      const inserted = new Promise<void>((resolve) => (recorded = resolve));
+      const slow = inTransaction(t.server.database.db, async (tx) => {
+        await recordEvent(tx, systemClock, { organizationId: seller.organization.id, type: "order.created", data: { n: 1 } });
+        recorded();
+        await held;
+      });
+      await inserted;
+      await emit(seller.organization.id, 2);
+      await waitFor(() => a.events.length === 2, 5_000, "the second event");
+      commit();
+      await slow;
+      await waitFor(() => a.events.length === 3, 5_000, "the first event, late");
+      expect(payloads(a).map((p) => p.data.n)).toEqual([2, 1]);
+      const [second, first] = a.events.slice(1);
+      expect(second!.id).not.toBeNull();
+      expect(first!.id).toBeNull();
+      a.close();
+      await a.ended;
+      // The client's Last-Event-ID is still the second event's seq: nothing is owed.
+      const b = await listen(t.url, seller.organization.id, seller.user.token, second!.id!);
+      await waitFor(() => b.events.length >= 1, 5_000, "reconnected");
+      await emit(seller.organization.id, 3);
+      await waitFor(() => b.events.length === 2, 5_000, "the next live event");
+      expect(payloads(b).map((p) => p.data.n)).toEqual([3]);
+      b.close();
+    });
+
     it("two instances on one PostgreSQL: a listener on A receives an event produced through the API of B", async () => {
       const b = await startSibling(t);
       try {

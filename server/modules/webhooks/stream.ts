@@ -107,15 +107,17 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
   // Each message is the delivery `till listen` forwards: the exact body and Standard Webhooks headers
   // signed with the listen secret, so the CLI can check what it got before passing it on. The
   // timestamp is wall time, as receivers compare it with their own clock.
+  // A late event goes without an SSE id: its seq is below the client's Last-Event-ID, and moving that
+  // back would replay, after a reconnect, events the client already has.
   const keys = signingKeys(secret);
-  const write = (row: { id: string; seq: number; payload: unknown }) => {
+  const write = (row: { id: string; seq: number; payload: unknown }, late = false) => {
     if (sent.has(row.seq)) return;
     sent.add(row.seq);
     if (sent.size > 10_000) sent.delete(sent.values().next().value!);
     const body = JSON.stringify(row.payload);
     const timestamp = Math.floor(Date.now() / 1000);
     const message = { webhook_id: row.id, timestamp, signature: signatureHeader(keys, row.id, timestamp, body), body };
-    res.write(`id: ${row.seq}\ndata: ${JSON.stringify(message)}\n\n`);
+    res.write(`${late ? "" : `id: ${row.seq}\n`}data: ${JSON.stringify(message)}\n\n`);
   };
 
   const catchUp = async (): Promise<void> => {
@@ -136,7 +138,7 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
         for (const seq of [...late]) {
           late.delete(seq);
           const row = await eventBySeq(deps.db, organizationId, seq);
-          if (row && !stream.closed) write(row);
+          if (row && !stream.closed) write(row, true);
         }
       } while (again && !stream.closed);
     } catch (err) {
