@@ -13,6 +13,7 @@ import { errorHandler, notFoundHandler } from "./lib/errors.ts";
 import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
+import { segmentRouter } from "./lib/segment-router.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { createCustomerGuard } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
@@ -46,7 +47,6 @@ import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 import { webRouter } from "./web.ts";
-import { segmentRouter } from "./lib/segment-router.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
 

@@ -69,17 +69,18 @@ export class Claims {
       this.#d.log.info({ count: again.length }, `delivery jobs handed back: ${why}`);
     }
     if (spent.length > 0) {
-      const eventIds = await this.#d.db.transaction(async (tx) => {
+      const { given, eventIds } = await this.#d.db.transaction(async (tx) => {
         // No output object: through this transaction's driver (postgres.js) pg-boss's jsonb parameter
         // would go unserialized; the log line below carries the reason.
         const result = await this.#d.boss.fail(DELIVER_JOB, spent.map(attempt), null, { db: bossDb(tx) });
         // Only the jobs pg-boss failed: one claimed again meanwhile has a live worker.
         const settled = new Set((result as { settled?: string[] }).settled ?? spent.map((j) => j.id));
-        const ids = spent.flatMap((j) => (j.eventId && settled.has(j.id) ? [j.eventId] : []));
+        const failed = spent.filter((j) => settled.has(j.id));
+        const ids = failed.flatMap((j) => (j.eventId ? [j.eventId] : []));
         await endPending(tx, ids, "failed", this.#d.clock.now());
-        return ids;
+        return { given: failed.length, eventIds: ids };
       });
-      this.#d.log.error({ count: spent.length, eventIds }, `webhook deliveries given up: ${why}, ${RETRY_LIMIT + 1} times`);
+      if (given > 0) this.#d.log.error({ count: given, eventIds }, `webhook deliveries given up: ${why}, ${RETRY_LIMIT + 1} times`);
     }
     return jobs.length;
   }
