@@ -14,7 +14,12 @@ export default defineConfig({
     emptyOutDir: true,
     sourcemap: false,
     rollupOptions: {
-      input: { dashboard: path.join(root, "index.html"), checkout: path.join(root, "checkout.html"), portal: path.join(root, "portal.html"), demo: path.join(root, "demo.html") },
+      input: {
+        dashboard: path.join(root, "index.html"),
+        checkout: path.join(root, "checkout.html"),
+        portal: path.join(root, "portal.html"),
+        demo: path.join(root, "demo.html"),
+      },
     },
   },
 });

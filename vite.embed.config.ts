@@ -7,17 +7,21 @@ import { defineConfig } from "vite";
 export default defineConfig(({ mode }) => {
   const format = mode === "es" ? "es" : "iife";
   return {
-  publicDir: false,
-  build: {
-    outDir: path.resolve(import.meta.dirname, "web", "dist", "embed"),
-    emptyOutDir: false,
-    minify: true,
-    lib: {
-      entry: path.resolve(import.meta.dirname, "embed", format === "es" ? "index.ts" : "global.ts"),
-      name: "TillCheckoutEmbed",
-      formats: [format],
-      fileName: () => (format === "es" ? "embed.mjs" : "embed.js"),
+    publicDir: false,
+    build: {
+      outDir: path.resolve(import.meta.dirname, "web", "dist", "embed"),
+      emptyOutDir: false,
+      minify: true,
+      lib: {
+        entry: path.resolve(
+          import.meta.dirname,
+          "embed",
+          format === "es" ? "index.ts" : "global.ts",
+        ),
+        name: "TillCheckoutEmbed",
+        formats: [format],
+        fileName: () => (format === "es" ? "embed.mjs" : "embed.js"),
+      },
     },
-  },
   };
 });

@@ -48,7 +48,11 @@ function reportStatsOnSignal(): void {
 
 async function serveReference(url: string): Promise<void> {
   reportStatsOnSignal();
-  const sql = postgres(url, { max: 10, onnotice: () => {}, ...(values.queries ? { debug: (_c: number, q: string) => noteStatement(q) } : {}) });
+  const sql = postgres(url, {
+    max: 10,
+    onnotice: () => {},
+    ...(values.queries ? { debug: (_c: number, q: string) => noteStatement(q) } : {}),
+  });
   await sql`create table if not exists bench_ref_sessions (id uuid primary key, product_id uuid not null, amount bigint not null, created_at timestamptz not null default now())`;
   await sql`create table if not exists bench_ref_events (id bigserial primary key, session_id uuid not null, payload jsonb not null)`;
   const server = http.createServer((req, res) => {
@@ -64,11 +68,16 @@ async function serveReference(url: string): Promise<void> {
         return { id, status: "open", total_amount: 1500 };
       });
       const out = JSON.stringify(row);
-      res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(out) });
+      res.writeHead(201, {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(out),
+      });
       res.end(out);
     });
   });
-  server.listen(0, "127.0.0.1", () => process.stderr.write(`PORT ${(server.address() as { port: number }).port}\n`));
+  server.listen(0, "127.0.0.1", () =>
+    process.stderr.write(`PORT ${(server.address() as { port: number }).port}\n`),
+  );
 }
 
 async function serveTill(url: string): Promise<void> {
@@ -81,20 +90,34 @@ async function serveTill(url: string): Promise<void> {
   const port = await freePort();
   const config = loadConfig({
     command: "serve",
-    env: { PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, HOST: "127.0.0.1", AUTH_SECRET: "k".repeat(40), DATABASE_URL: url, LOG_LEVEL: "warn", AUTH_RATE_LIMIT: "false", AUTH_REQUIRE_EMAIL_VERIFICATION: "false" },
+    env: {
+      PORT: String(port),
+      BASE_URL: `http://127.0.0.1:${port}`,
+      HOST: "127.0.0.1",
+      AUTH_SECRET: "k".repeat(40),
+      DATABASE_URL: url,
+      LOG_LEVEL: "warn",
+      AUTH_RATE_LIMIT: "false",
+      AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+    },
     cwd: mkdtempSync(path.join(os.tmpdir(), "till-bench-")),
   });
-  const database = config.database.kind === "postgres" ? await openDb(config.database, values.queries ? { onQuery: noteStatement } : {}) : undefined;
+  const database =
+    config.database.kind === "postgres"
+      ? await openDb(config.database, values.queries ? { onQuery: noteStatement } : {})
+      : undefined;
   const server = await start(config, { worker: false, ...(database ? { database } : {}) });
   process.stderr.write(`PORT ${new URL(server.url).port}\n`);
 }
 
 function freePort(): Promise<number> {
   const probe = http.createServer();
-  return new Promise((resolve) => probe.listen(0, "127.0.0.1", () => {
-    const { port } = probe.address() as { port: number };
-    probe.close(() => resolve(port));
-  }));
+  return new Promise((resolve) =>
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    }),
+  );
 }
 
 interface Stats {
@@ -111,15 +134,21 @@ interface Launched {
 }
 
 function launch(kind: string, url: string): Promise<Launched> {
-  const profile = kind === "till" && values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : [];
+  const profile =
+    kind === "till" && values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : [];
   const queries = values.queries ? ["--queries"] : [];
-  const child = spawn(process.execPath, [...profile, fileURLToPath(import.meta.url), "--serve", kind, "--url", url, ...queries], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [...profile, fileURLToPath(import.meta.url), "--serve", kind, "--url", url, ...queries],
+    { stdio: ["ignore", "ignore", "pipe"] },
+  );
   let statements: string[] = [];
   let waiter: ((s: Stats) => void) | null = null;
-  const stats = () => new Promise<Stats>((resolve) => {
-    waiter = resolve;
-    child.kill("SIGUSR2");
-  });
+  const stats = () =>
+    new Promise<Stats>((resolve) => {
+      waiter = resolve;
+      child.kill("SIGUSR2");
+    });
   return new Promise((resolve, reject) => {
     let err = "";
     let pending = "";
@@ -167,7 +196,11 @@ function databaseCpuMs(): number | null {
 /** One create's statements, then the mean CPU time and statement count over `n` sequential creates. */
 async function perCreate(server: Launched, url: string, token: string, productId: string, n = 200) {
   const post = async () => {
-    const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ products: [productId] }) });
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ products: [productId] }),
+    });
     if (res.status !== 201) throw new Error(`answered ${res.status}`);
     await res.arrayBuffer();
   };
@@ -181,21 +214,62 @@ async function perCreate(server: Launched, url: string, token: string, productId
   const db1 = databaseCpuMs();
   const after = await server.stats();
   const dbCpuMsPerCreate = db0 === null || db1 === null ? null : (db1 - db0) / n;
-  return { statements: one.statements, statementsPerCreate: (after.statementCount - one.statementCount) / n, cpuMsPerCreate: (after.cpuUs - one.cpuUs) / n / 1000, dbCpuMsPerCreate };
+  return {
+    statements: one.statements,
+    statementsPerCreate: (after.statementCount - one.statementCount) / n,
+    cpuMsPerCreate: (after.cpuUs - one.cpuUs) / n / 1000,
+    dbCpuMsPerCreate,
+  };
 }
 
 async function seed(base: string): Promise<{ token: string; productId: string }> {
   const headers = { "content-type": "application/json", origin: base };
-  const signUp = await fetch(`${base}/api/auth/sign-up/email`, { method: "POST", headers, body: JSON.stringify({ email: "bench@example.com", password: "bench password", name: "Bench" }) });
+  const signUp = await fetch(`${base}/api/auth/sign-up/email`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ email: "bench@example.com", password: "bench password", name: "Bench" }),
+  });
   const session = signUp.headers.get("set-auth-token")!;
   const auth = { ...headers, authorization: `Bearer ${session}` };
-  const org = (await (await fetch(`${base}/v1/organizations/`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", slug: `bench-${Date.now()}` }) })).json()) as { id: string };
-  const oat = (await (await fetch(`${base}/v1/organization-access-tokens/`, { method: "POST", headers: auth, body: JSON.stringify({ organization_id: org.id, comment: "bench", scopes: ["products:write", "checkouts:write"] }) })).json()) as { token: string };
-  const product = (await (await fetch(`${base}/v1/products/`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${oat.token}` }, body: JSON.stringify({ name: "Pro", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] }) })).json()) as { id: string };
+  const org = (await (
+    await fetch(`${base}/v1/organizations/`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "Bench", slug: `bench-${Date.now()}` }),
+    })
+  ).json()) as { id: string };
+  const oat = (await (
+    await fetch(`${base}/v1/organization-access-tokens/`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({
+        organization_id: org.id,
+        comment: "bench",
+        scopes: ["products:write", "checkouts:write"],
+      }),
+    })
+  ).json()) as { token: string };
+  const product = (await (
+    await fetch(`${base}/v1/products/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${oat.token}` },
+      body: JSON.stringify({
+        name: "Pro",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
+      }),
+    })
+  ).json()) as { id: string };
   return { token: oat.token, productId: product.id };
 }
 
-async function load(url: string, token: string, productId: string, connections: number, seconds: number) {
+async function load(
+  url: string,
+  token: string,
+  productId: string,
+  connections: number,
+  seconds: number,
+) {
   const r = await autocannon({
     url,
     method: "POST",
@@ -220,18 +294,31 @@ async function main(): Promise<void> {
     const { token, productId } = await seed(till.base);
     const targets = { till: `${till.base}/v1/checkouts/`, reference: `${ref.base}/checkouts` };
     for (const [k, u] of Object.entries(targets)) {
-      const probe = await fetch(u, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ products: [productId] }) });
-      if (probe.status !== 201) throw new Error(`${k} answered ${probe.status}: ${await probe.text()}`);
+      const probe = await fetch(u, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ products: [productId] }),
+      });
+      if (probe.status !== 201)
+        throw new Error(`${k} answered ${probe.status}: ${await probe.text()}`);
     }
     if (values.queries) {
-      for (const [k, server] of [["till", till], ["reference", ref]] as const) {
+      for (const [k, server] of [
+        ["till", till],
+        ["reference", ref],
+      ] as const) {
         const r = await perCreate(server, targets[k], token, productId);
-        process.stdout.write(`${k}: ${r.statementsPerCreate.toFixed(1)} statements (round trips) and ${r.cpuMsPerCreate.toFixed(2)} ms of server CPU${r.dbCpuMsPerCreate === null ? "" : ` and ${r.dbCpuMsPerCreate.toFixed(2)} ms of PostgreSQL CPU`} per create; one create:\n${r.statements.map((q) => `  ${q.length > 160 ? `${q.slice(0, 160)}…` : q}`).join("\n")}\n`);
+        process.stdout.write(
+          `${k}: ${r.statementsPerCreate.toFixed(1)} statements (round trips) and ${r.cpuMsPerCreate.toFixed(2)} ms of server CPU${r.dbCpuMsPerCreate === null ? "" : ` and ${r.dbCpuMsPerCreate.toFixed(2)} ms of PostgreSQL CPU`} per create; one create:\n${r.statements.map((q) => `  ${q.length > 160 ? `${q.slice(0, 160)}…` : q}`).join("\n")}\n`,
+        );
       }
       return;
     }
     for (const connections of [50, 10]) {
-      const samples: Record<string, { rps: number; p99: number; errors: number }[]> = { till: [], reference: [] };
+      const samples: Record<string, { rps: number; p99: number; errors: number }[]> = {
+        till: [],
+        reference: [],
+      };
       const servers = { till, reference: ref };
       for (const [, u] of Object.entries(targets)) await load(u, token, productId, connections, 1);
       for (let r = 1; r <= rounds; r++) {
@@ -242,9 +329,14 @@ async function main(): Promise<void> {
           const s = await load(u, token, productId, connections, seconds);
           const [cpu1, db1] = [await server.stats(), databaseCpuMs()];
           const requests = s.rps * seconds;
-          const dbPer = db0 === null || db1 === null ? "" : `, PostgreSQL ${((db1 - db0) / requests).toFixed(2)} ms`;
+          const dbPer =
+            db0 === null || db1 === null
+              ? ""
+              : `, PostgreSQL ${((db1 - db0) / requests).toFixed(2)} ms`;
           samples[k]!.push(s);
-          process.stdout.write(`c=${connections} round ${r} ${k.padEnd(10)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  errors ${s.errors}  CPU per request: server ${((cpu1.cpuUs - cpu0.cpuUs) / 1000 / requests).toFixed(2)} ms${dbPer}\n`);
+          process.stdout.write(
+            `c=${connections} round ${r} ${k.padEnd(10)} ${s.rps.toFixed(0).padStart(7)} req/s  p99 ${s.p99} ms  errors ${s.errors}  CPU per request: server ${((cpu1.cpuUs - cpu0.cpuUs) / 1000 / requests).toFixed(2)} ms${dbPer}\n`,
+          );
         }
       }
       const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -253,7 +345,9 @@ async function main(): Promise<void> {
         `c=${connections}: till ${med(samples.till!.map((s) => s.rps)).toFixed(0)} req/s (p99 ${med(samples.till!.map((s) => s.p99))} ms) · reference ${med(samples.reference!.map((s) => s.rps)).toFixed(0)} req/s (p99 ${med(samples.reference!.map((s) => s.p99))} ms) · ratio min ${Math.min(...ratios).toFixed(2)} median ${med(ratios).toFixed(2)} max ${Math.max(...ratios).toFixed(2)}\n`,
       );
     }
-    process.stdout.write("goal: >= 0.4x the reference's req/s; p99 <= 150 ms at 50 concurrent, <= 50 ms at 10\n");
+    process.stdout.write(
+      "goal: >= 0.4x the reference's req/s; p99 <= 150 ms at 50 concurrent, <= 50 ms at 10\n",
+    );
   } finally {
     till.child.kill("SIGTERM");
     ref.child.kill("SIGTERM");

@@ -25,21 +25,58 @@ const port = await new Promise<number>((resolve) => {
     probe.close(() => resolve(p));
   });
 });
-const config = loadConfig({ command: "serve", env: { PORT: String(port), BASE_URL: `http://localhost:${port}`, AUTH_SECRET: "c".repeat(40), LOG_LEVEL: "silent", AUTH_REQUIRE_EMAIL_VERIFICATION: "false", AUTH_RATE_LIMIT: "false" }, cwd: tmp });
+const config = loadConfig({
+  command: "serve",
+  env: {
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    AUTH_SECRET: "c".repeat(40),
+    LOG_LEVEL: "silent",
+    AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+    AUTH_RATE_LIMIT: "false",
+  },
+  cwd: tmp,
+});
 const server = await start(config, { worker: false });
 
 // A seller with a token, through the public API like any client.
 const origin = { origin: server.url, "content-type": "application/json" };
-const signUp = await fetch(`${server.url}/api/auth/sign-up/email`, { method: "POST", headers: origin, body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }) });
+const signUp = await fetch(`${server.url}/api/auth/sign-up/email`, {
+  method: "POST",
+  headers: origin,
+  body: JSON.stringify({ email: "bench@example.com", password: "bench password 1", name: "Bench" }),
+});
 const session = signUp.headers.get("set-auth-token")!;
 const auth = { ...origin, authorization: `Bearer ${session}` };
-const org = (await (await fetch(`${server.url}/v1/organizations/`, { method: "POST", headers: auth, body: JSON.stringify({ name: "Bench", slug: "bench-cli" }) })).json()) as { id: string };
-const oat = (await (await fetch(`${server.url}/v1/organization-access-tokens/`, { method: "POST", headers: auth, body: JSON.stringify({ organization_id: org.id, comment: "bench", scopes: ["products:read"] }) })).json()) as { token: string };
+const org = (await (
+  await fetch(`${server.url}/v1/organizations/`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ name: "Bench", slug: "bench-cli" }),
+  })
+).json()) as { id: string };
+const oat = (await (
+  await fetch(`${server.url}/v1/organization-access-tokens/`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ organization_id: org.id, comment: "bench", scopes: ["products:read"] }),
+  })
+).json()) as { token: string };
 
 const bare = path.join(root, "bench", ".bare-ky-get.mjs");
-writeFileSync(bare, `import ky from "ky";\nconst r = await ky.get(process.argv[2], { headers: { authorization: "Bearer " + process.argv[3] } }).json();\nprocess.stdout.write(JSON.stringify(r) + "\\n");\n`);
+writeFileSync(
+  bare,
+  `import ky from "ky";\nconst r = await ky.get(process.argv[2], { headers: { authorization: "Bearer " + process.argv[3] } }).json();\nprocess.stdout.write(JSON.stringify(r) + "\\n");\n`,
+);
 
-const env = { PATH: process.env.PATH ?? "", HOME: tmp, XDG_CONFIG_HOME: tmp, TILL_TOKEN: oat.token, TILL_SERVER: server.url, NO_COLOR: "1" };
+const env = {
+  PATH: process.env.PATH ?? "",
+  HOME: tmp,
+  XDG_CONFIG_HOME: tmp,
+  TILL_TOKEN: oat.token,
+  TILL_SERVER: server.url,
+  NO_COLOR: "1",
+};
 const cases: Record<string, string[]> = {
   "node -e ''": ["-e", ""],
   "till --help": [till, "--help"],
@@ -57,12 +94,18 @@ async function time(args: string[]): Promise<number> {
 
 const samples = new Map<string, number[]>(Object.keys(cases).map((k) => [k, []]));
 for (const args of Object.values(cases)) await time(args); // warm caches (compile cache, disk)
-for (let i = 0; i < runs; i++) for (const [name, args] of Object.entries(cases)) samples.get(name)!.push(await time(args));
+for (let i = 0; i < runs; i++)
+  for (const [name, args] of Object.entries(cases)) samples.get(name)!.push(await time(args));
 await server.stop();
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const m = Object.fromEntries([...samples].map(([k, v]) => [k, median(v)]));
 process.stdout.write(`median wall time over ${runs} runs (ms)\n`);
-for (const [k, v] of Object.entries(m)) process.stdout.write(`  ${k.padEnd(28)}${v.toFixed(1).padStart(8)}\n`);
-process.stdout.write(`till --help / node -e ''                 ${(m["till --help"]! / m["node -e ''"]!).toFixed(2)}x   (target <= 2.5x)\n`);
-process.stdout.write(`till products list --json / bare ky GET  ${(m["till products list --json"]! / m["bare ky GET"]!).toFixed(2)}x\n`);
+for (const [k, v] of Object.entries(m))
+  process.stdout.write(`  ${k.padEnd(28)}${v.toFixed(1).padStart(8)}\n`);
+process.stdout.write(
+  `till --help / node -e ''                 ${(m["till --help"]! / m["node -e ''"]!).toFixed(2)}x   (target <= 2.5x)\n`,
+);
+process.stdout.write(
+  `till products list --json / bare ky GET  ${(m["till products list --json"]! / m["bare ky GET"]!).toFixed(2)}x\n`,
+);

@@ -27,11 +27,24 @@ function freePort(): Promise<number> {
 }
 
 /** Spawns `till dev`, resolves with the ms until its banner and a stop function. */
-async function startDev(demo: boolean): Promise<{ ms: number; url: string; stop: () => Promise<void> }> {
+async function startDev(
+  demo: boolean,
+): Promise<{ ms: number; url: string; stop: () => Promise<void> }> {
   const port = await freePort();
-  const env = { PATH: process.env.PATH ?? "", HOME: cwd, PORT: String(port), BASE_URL: `http://localhost:${port}`, LOG_LEVEL: "warn", TILL_DEMO: String(demo) };
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: cwd,
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    LOG_LEVEL: "warn",
+    TILL_DEMO: String(demo),
+  };
   const t0 = performance.now();
-  const child = spawn(process.execPath, [till, "dev"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [till, "dev"], {
+    cwd,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const ms = await new Promise<number>((resolve, reject) => {
@@ -59,7 +72,8 @@ const first = await startDev(true);
 const t0 = performance.now();
 const firstDemo = await fetch(`${first.url}/demo/api/auth/get-session`);
 const loadMs = performance.now() - t0;
-if (firstDemo.status !== 200) throw new Error(`GET /demo/api/auth/get-session answered ${firstDemo.status}`);
+if (firstDemo.status !== 200)
+  throw new Error(`GET /demo/api/auth/get-session answered ${firstDemo.status}`);
 const t1 = performance.now();
 await fetch(`${first.url}/demo/api/auth/get-session`);
 const warmMs = performance.now() - t1;
@@ -83,4 +97,6 @@ console.log(`  samples off ${samples.off.map((x) => x.toFixed(0)).join(" ")}`);
 console.log(`  demo on (default)   ${on.toFixed(0)} ms`);
 console.log(`  TILL_DEMO=false     ${off.toFixed(0)} ms   (baseline)`);
 console.log(`  ratio               ${(on / off).toFixed(3)}`);
-console.log(`first request to /demo (loads the store): ${loadMs.toFixed(0)} ms; the next one: ${warmMs.toFixed(0)} ms`);
+console.log(
+  `first request to /demo (loads the store): ${loadMs.toFixed(0)} ms; the next one: ${warmMs.toFixed(0)} ms`,
+);

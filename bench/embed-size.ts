@@ -19,7 +19,9 @@ if (!existsSync(tillFile)) {
 // entry (dist/embed.*) and step up to the package folder.
 const require = createRequire(import.meta.url);
 const polarDir = path.resolve(path.dirname(require.resolve("@polar-sh/checkout/embed")), "..");
-const polarVersion = (JSON.parse(readFileSync(path.join(polarDir, "package.json"), "utf8")) as { version: string }).version;
+const polarVersion = (
+  JSON.parse(readFileSync(path.join(polarDir, "package.json"), "utf8")) as { version: string }
+).version;
 const polarFile = path.join(polarDir, "dist", "embed.global.js");
 
 function sizes(file: string) {
@@ -35,5 +37,10 @@ const rows: [string, { raw: number; gzip: number }][] = [
   [`@polar-sh/checkout@${polarVersion} embed.global.js`, polarSize],
 ];
 const width = Math.max(...rows.map(([label]) => label.length));
-for (const [label, s] of rows) console.log(`${label.padEnd(width)}  raw ${kb(s.raw).padStart(10)}  gzip ${kb(s.gzip).padStart(10)} (${s.gzip} B)`);
-console.log(`ratio till / polar (gzip): ${(tillSize.gzip / polarSize.gzip).toFixed(3)}  (raw ${(tillSize.raw / polarSize.raw).toFixed(3)})`);
+for (const [label, s] of rows)
+  console.log(
+    `${label.padEnd(width)}  raw ${kb(s.raw).padStart(10)}  gzip ${kb(s.gzip).padStart(10)} (${s.gzip} B)`,
+  );
+console.log(
+  `ratio till / polar (gzip): ${(tillSize.gzip / polarSize.gzip).toFixed(3)}  (raw ${(tillSize.raw / polarSize.raw).toFixed(3)})`,
+);

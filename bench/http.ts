@@ -26,7 +26,10 @@ async function serve(kind: string): Promise<void> {
   if (kind === "node") {
     const http = await import("node:http");
     const server = http.createServer((_req, res) => {
-      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(BODY) });
+      res.writeHead(200, {
+        "content-type": "application/json; charset=utf-8",
+        "content-length": Buffer.byteLength(BODY),
+      });
       res.end(BODY);
     });
     server.listen(0, "127.0.0.1", () => announce(server.address()));
@@ -40,7 +43,13 @@ async function serve(kind: string): Promise<void> {
     const { start } = await import("../server/main.ts");
     const config = loadConfig({
       command: "serve",
-      env: { PORT: "0", HOST: "127.0.0.1", AUTH_SECRET: "b".repeat(40), LOG_LEVEL: "info", LOG_FORMAT: "json" },
+      env: {
+        PORT: "0",
+        HOST: "127.0.0.1",
+        AUTH_SECRET: "b".repeat(40),
+        LOG_LEVEL: "info",
+        LOG_FORMAT: "json",
+      },
       cwd: mkdtempSync(path.join(os.tmpdir(), "till-bench-")),
     });
     const server = await start(config, { worker: false });
@@ -61,7 +70,9 @@ interface Target {
 async function launch(name: string): Promise<Target> {
   const self = fileURLToPath(import.meta.url);
   // The till server's access log goes to stdout like in production; it is discarded here.
-  const child = spawn(process.execPath, [self, "--serve", name], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [self, "--serve", name], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const port = await new Promise<string>((resolve, reject) => {
     let err = "";
     child.stderr!.on("data", (d: Buffer) => {
@@ -82,7 +93,11 @@ interface Sample {
 
 async function load(url: string, seconds: number, connections: number): Promise<Sample> {
   const result = await autocannon({ url, connections, duration: seconds, pipelining: 1 });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -100,7 +115,9 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const s = await load(t.url, seconds, connections);
         samples.get(t.name)!.push(s);
-        process.stdout.write(`round ${r} ${t.name.padEnd(8)} ${fmt(s.rps)} req/s  p99 ${s.p99} ms  errors ${s.errors}\n`);
+        process.stdout.write(
+          `round ${r} ${t.name.padEnd(8)} ${fmt(s.rps)} req/s  p99 ${s.p99} ms  errors ${s.errors}\n`,
+        );
       }
     }
   } finally {
@@ -108,10 +125,16 @@ async function main(): Promise<void> {
   }
 
   const till = samples.get("till")!;
-  process.stdout.write(`\nGET /healthz, ${connections} connections, ${seconds} s x ${rounds} rounds (interleaved)\n`);
-  process.stdout.write(`${"server".padEnd(10)}${"median rps".padStart(12)}${"median p99".padStart(12)}\n`);
+  process.stdout.write(
+    `\nGET /healthz, ${connections} connections, ${seconds} s x ${rounds} rounds (interleaved)\n`,
+  );
+  process.stdout.write(
+    `${"server".padEnd(10)}${"median rps".padStart(12)}${"median p99".padStart(12)}\n`,
+  );
   for (const [name, s] of samples) {
-    process.stdout.write(`${name.padEnd(10)}${fmt(median(s.map((x) => x.rps)), 0).padStart(12)}${`${median(s.map((x) => x.p99))} ms`.padStart(12)}\n`);
+    process.stdout.write(
+      `${name.padEnd(10)}${fmt(median(s.map((x) => x.rps)), 0).padStart(12)}${`${median(s.map((x) => x.p99))} ms`.padStart(12)}\n`,
+    );
   }
   for (const base of ["express", "node"]) {
     const b = samples.get(base)!;

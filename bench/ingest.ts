@@ -46,7 +46,16 @@ async function serveTill(db: string, port: string): Promise<void> {
   const { start } = await import("../server/main.ts");
   const dir = mkdtempSync(path.join(os.tmpdir(), "till-bench-ingest-"));
   // BASE_URL matches the address the seller is created through, so better-auth trusts its Origin.
-  const env: Record<string, string> = { PORT: port, HOST: "127.0.0.1", BASE_URL: `http://127.0.0.1:${port}`, AUTH_SECRET: "b".repeat(40), LOG_LEVEL: "info", LOG_FORMAT: "json", TILL_DATA_DIR: dir, AUTH_REQUIRE_EMAIL_VERIFICATION: "false" };
+  const env: Record<string, string> = {
+    PORT: port,
+    HOST: "127.0.0.1",
+    BASE_URL: `http://127.0.0.1:${port}`,
+    AUTH_SECRET: "b".repeat(40),
+    LOG_LEVEL: "info",
+    LOG_FORMAT: "json",
+    TILL_DATA_DIR: dir,
+    AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+  };
   if (db !== "pglite") env.DATABASE_URL = db;
   const server = await start(loadConfig({ command: "serve", env, cwd: dir }), { worker: false });
   process.stderr.write(`PORT ${port}\n`);
@@ -67,25 +76,41 @@ async function freePort(): Promise<string> {
 async function serveReference(db: string, organizationId: string): Promise<void> {
   const http = await import("node:http");
   let insert: (rows: unknown[][]) => Promise<number>;
-  const COLS = ["organization_id", "name", "source", "timestamp", "ingested_at", "external_customer_id", "external_id", "metadata"];
+  const COLS = [
+    "organization_id",
+    "name",
+    "source",
+    "timestamp",
+    "ingested_at",
+    "external_customer_id",
+    "external_id",
+    "metadata",
+  ];
   if (db === "pglite") {
     const { openDb, migrate } = await import("../db/client.ts");
     const dir = mkdtempSync(path.join(os.tmpdir(), "till-bench-ref-"));
     const database = await openDb({ kind: "pglite", dataDir: dir });
     await migrate(database);
     const pg = database.pglite!;
-    await pg.query("insert into organization (id, name, slug, created_at) values ($1, 'ref', $2, now())", [organizationId, `ref-${organizationId}`]);
+    await pg.query(
+      "insert into organization (id, name, slug, created_at) values ($1, 'ref', $2, now())",
+      [organizationId, `ref-${organizationId}`],
+    );
     insert = async (rows) => {
       const params: unknown[] = [];
       const tuples = rows.map((r) => `(${r.map((v) => `$${params.push(v)}`).join(", ")})`);
-      const res = await pg.query(`insert into events (${COLS.join(", ")}) values ${tuples.join(", ")} on conflict do nothing returning id`, params);
+      const res = await pg.query(
+        `insert into events (${COLS.join(", ")}) values ${tuples.join(", ")} on conflict do nothing returning id`,
+        params,
+      );
       return res.rows.length;
     };
   } else {
     const { default: postgres } = await import("postgres");
     const sql = postgres(db, { max: 10, onnotice: () => {} });
     insert = async (rows) => {
-      const res = await sql`insert into events ${sql(rows.map((r) => Object.fromEntries(COLS.map((c, i) => [c, r[i]]))) as never, ...COLS)} on conflict do nothing returning id`;
+      const res =
+        await sql`insert into events ${sql(rows.map((r) => Object.fromEntries(COLS.map((c, i) => [c, r[i]]))) as never, ...COLS)} on conflict do nothing returning id`;
       return res.length;
     };
   }
@@ -94,18 +119,36 @@ async function serveReference(db: string, organizationId: string): Promise<void>
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", async () => {
       try {
-        const { events } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { events: IngestEvent[] };
+        const { events } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          events: IngestEvent[];
+        };
         const now = new Date().toISOString();
-        const rows = events.map((e) => [organizationId, e.name, "user", e.timestamp ?? now, now, e.external_customer_id, e.external_id ?? null, JSON.stringify(e.metadata ?? {})]);
+        const rows = events.map((e) => [
+          organizationId,
+          e.name,
+          "user",
+          e.timestamp ?? now,
+          now,
+          e.external_customer_id,
+          e.external_id ?? null,
+          JSON.stringify(e.metadata ?? {}),
+        ]);
         const inserted = await insert(rows);
         const body = JSON.stringify({ inserted, duplicates: rows.length - inserted });
-        res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) }).end(body);
+        res
+          .writeHead(200, {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+          })
+          .end(body);
       } catch (err) {
         res.writeHead(500).end(String(err));
       }
     });
   });
-  server.listen(0, "127.0.0.1", () => process.stderr.write(`PORT ${(server.address() as { port: number }).port}\n`));
+  server.listen(0, "127.0.0.1", () =>
+    process.stderr.write(`PORT ${(server.address() as { port: number }).port}\n`),
+  );
 }
 
 // ---- driver ----
@@ -117,7 +160,9 @@ interface Target {
 }
 
 async function launch(name: string, args: string[]): Promise<Target> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], { stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   const port = await new Promise<string>((resolve, reject) => {
     let err = "";
     child.stderr!.on("data", (d: Buffer) => {
@@ -147,17 +192,30 @@ interface Sample {
   errors: number;
 }
 
-async function load(url: string, token: string | null, seconds: number, connections: number, batch: number): Promise<Sample> {
+async function load(
+  url: string,
+  token: string | null,
+  seconds: number,
+  connections: number,
+  batch: number,
+): Promise<Sample> {
   const result = await autocannon({
     url,
     method: "POST",
     connections,
     duration: seconds,
     idReplacement: true,
-    headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "content-type": "application/json",
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: batchBody(batch),
   });
-  return { eventsPerSecond: result.requests.average * batch, p99: result.latency.p99, errors: result.errors + result.non2xx };
+  return {
+    eventsPerSecond: result.requests.average * batch,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
 }
 
 async function seller(base: string): Promise<{ token: string; organizationId: string }> {
@@ -168,7 +226,13 @@ async function seller(base: string): Promise<{ token: string; organizationId: st
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function runOn(kind: "postgres" | "pglite", rounds: number, seconds: number, connections: number, batch: number): Promise<string> {
+async function runOn(
+  kind: "postgres" | "pglite",
+  rounds: number,
+  seconds: number,
+  connections: number,
+  batch: number,
+): Promise<string> {
   let dbArg = "pglite";
   let drop: (() => Promise<void>) | null = null;
   if (kind === "postgres") {
@@ -181,30 +245,57 @@ async function runOn(kind: "postgres" | "pglite", rounds: number, seconds: numbe
   }
   const targets: Target[] = [];
   try {
-    const till = await launch("till", ["--serve", "till", "--db", dbArg, "--port", await freePort()]);
+    const till = await launch("till", [
+      "--serve",
+      "till",
+      "--db",
+      dbArg,
+      "--port",
+      await freePort(),
+    ]);
     targets.push(till);
     const { token, organizationId } = await seller(till.base);
-    targets.push(await launch("reference", ["--serve", "ref", "--db", dbArg, "--org", organizationId]));
+    targets.push(
+      await launch("reference", ["--serve", "ref", "--db", dbArg, "--org", organizationId]),
+    );
     const urls = { till: `${till.base}/v1/events/ingest`, reference: `${targets[1]!.base}/ingest` };
     const samples: Record<string, Sample[]> = { till: [], reference: [] };
     for (const t of targets) await load(urls[t.name as "till"], token, 1, connections, batch); // warm-up
     for (let r = 1; r <= rounds; r++) {
       for (const t of targets) {
-        const s = await load(urls[t.name as "till"], t.name === "till" ? token : null, seconds, connections, batch);
+        const s = await load(
+          urls[t.name as "till"],
+          t.name === "till" ? token : null,
+          seconds,
+          connections,
+          batch,
+        );
         samples[t.name]!.push(s);
-        process.stdout.write(`${kind} round ${r} ${t.name.padEnd(10)} ${s.eventsPerSecond.toFixed(0).padStart(8)} events/s  p99 ${s.p99} ms  errors ${s.errors}\n`);
+        process.stdout.write(
+          `${kind} round ${r} ${t.name.padEnd(10)} ${s.eventsPerSecond.toFixed(0).padStart(8)} events/s  p99 ${s.p99} ms  errors ${s.errors}\n`,
+        );
       }
     }
-    const ratios = samples.till!.map((s, i) => s.eventsPerSecond / samples.reference![i]!.eventsPerSecond);
+    const ratios = samples.till!.map(
+      (s, i) => s.eventsPerSecond / samples.reference![i]!.eventsPerSecond,
+    );
     return (
-      `${kind.padEnd(9)} till ${median(samples.till!.map((s) => s.eventsPerSecond)).toFixed(0).padStart(7)} ev/s` +
-      `  reference ${median(samples.reference!.map((s) => s.eventsPerSecond)).toFixed(0).padStart(7)} ev/s` +
+      `${kind.padEnd(9)} till ${median(samples.till!.map((s) => s.eventsPerSecond))
+        .toFixed(0)
+        .padStart(7)} ev/s` +
+      `  reference ${median(samples.reference!.map((s) => s.eventsPerSecond))
+        .toFixed(0)
+        .padStart(7)} ev/s` +
       `  ratio min ${Math.min(...ratios).toFixed(2)} median ${median(ratios).toFixed(2)} max ${Math.max(...ratios).toFixed(2)}` +
       `  p99 till ${median(samples.till!.map((s) => s.p99))} ms / ref ${median(samples.reference!.map((s) => s.p99))} ms`
     );
   } finally {
     for (const t of targets) t.child.kill("SIGTERM");
-    await Promise.all(targets.map((t) => new Promise((r) => (t.child.exitCode !== null ? r(null) : t.child.once("exit", r)))));
+    await Promise.all(
+      targets.map(
+        (t) => new Promise((r) => (t.child.exitCode !== null ? r(null) : t.child.once("exit", r))),
+      ),
+    );
     await drop?.();
   }
 }
@@ -217,7 +308,9 @@ async function main(): Promise<void> {
   const kinds = (values.only ? [values.only] : ["postgres", "pglite"]) as ("postgres" | "pglite")[];
   const lines: string[] = [];
   for (const kind of kinds) lines.push(await runOn(kind, rounds, seconds, connections, batch));
-  process.stdout.write(`\nPOST /v1/events/ingest, ${batch}-event batches, ${connections} connections, ${seconds} s x ${rounds} rounds (interleaved)\n`);
+  process.stdout.write(
+    `\nPOST /v1/events/ingest, ${batch}-event batches, ${connections} connections, ${seconds} s x ${rounds} rounds (interleaved)\n`,
+  );
   for (const line of lines) process.stdout.write(`${line}\n`);
   process.stdout.write("goal: till >= 0.50x the reference on each database\n");
 }

@@ -56,7 +56,11 @@ async function raw(database: Database, text: string, params: unknown[]): Promise
   return (await database.pglite!.query(text, params)).rows;
 }
 
-async function generate(database: Database, organizationId: string, count: number): Promise<string> {
+async function generate(
+  database: Database,
+  organizationId: string,
+  count: number,
+): Promise<string> {
   const t0 = performance.now();
   await database.rows(sql`
     insert into customers (organization_id, email, external_id)
@@ -72,8 +76,12 @@ async function generate(database: Database, organizationId: string, count: numbe
     join customers c on c.organization_id = ${organizationId} and c.external_id = 'usr_' || (g % ${CUSTOMERS} + 1)`);
   await database.rows(sql`analyze events`);
   await database.rows(sql`analyze customers`);
-  const [c] = await database.rows<{ id: string }>(sql`select id from customers where external_id = 'usr_42'`);
-  process.stdout.write(`generated ${count} events for ${CUSTOMERS} customers over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+  const [c] = await database.rows<{ id: string }>(
+    sql`select id from customers where external_id = 'usr_42'`,
+  );
+  process.stdout.write(
+    `generated ${count} events for ${CUSTOMERS} customers over ${DAYS} days in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+  );
   return c!.id;
 }
 
@@ -83,7 +91,10 @@ interface Stats {
 }
 
 /** Runs the readers in turn, iteration by iteration, so noise from a shared machine hits each alike. */
-async function timeInterleaved(iterations: number, fns: (() => Promise<unknown>)[]): Promise<Stats[]> {
+async function timeInterleaved(
+  iterations: number,
+  fns: (() => Promise<unknown>)[],
+): Promise<Stats[]> {
   for (let i = 0; i < Math.min(20, iterations); i++) for (const fn of fns) await fn();
   const xs: number[][] = fns.map(() => []);
   for (let i = 0; i < iterations; i++) {
@@ -95,7 +106,10 @@ async function timeInterleaved(iterations: number, fns: (() => Promise<unknown>)
   }
   return xs.map((x) => {
     x.sort((a, b) => a - b);
-    return { p50: x[Math.floor(x.length * 0.5)]!, p99: x[Math.min(x.length - 1, Math.floor(x.length * 0.99))]! };
+    return {
+      p50: x[Math.floor(x.length * 0.5)]!,
+      p99: x[Math.min(x.length - 1, Math.floor(x.length * 0.99))]!,
+    };
   });
 }
 
@@ -103,13 +117,22 @@ const ms = (n: number) => `${n.toFixed(2)} ms`.padStart(10);
 
 /** The query a person would write by hand for one customer's month, per aggregation. */
 function handWritten(a: MeterAggregation): string {
-  const value = a.func === "count" ? "count(*)" : a.func === "unique" ? `count(distinct metadata->>'${a.property}')` : `${a.func}((metadata->>'${a.property}')::numeric)`;
+  const value =
+    a.func === "count"
+      ? "count(*)"
+      : a.func === "unique"
+        ? `count(distinct metadata->>'${a.property}')`
+        : `${a.func}((metadata->>'${a.property}')::numeric)`;
   return `select date_trunc('day', timestamp, 'UTC') as day, ${value} as q from events
           where organization_id = $1 and customer_id = $2 and name = 'api_call' and timestamp >= $3 and timestamp <= $4
           group by 1 order by 1`;
 }
 
-async function runOn(kind: "postgres" | "pglite", count: number, iterations: number): Promise<string[]> {
+async function runOn(
+  kind: "postgres" | "pglite",
+  count: number,
+  iterations: number,
+): Promise<string[]> {
   let env: Record<string, string>;
   let drop: (() => Promise<void>) | null = null;
   const dir = mkdtempSync(path.join(os.tmpdir(), "till-bench-meters-"));
@@ -124,35 +147,94 @@ async function runOn(kind: "postgres" | "pglite", count: number, iterations: num
   const port = String(40000 + Math.floor(Math.random() * 20000));
   const config = loadConfig({
     command: "serve",
-    env: { ...env, PORT: port, HOST: "127.0.0.1", BASE_URL: `http://127.0.0.1:${port}`, AUTH_SECRET: "b".repeat(40), LOG_LEVEL: "silent", AUTH_REQUIRE_EMAIL_VERIFICATION: "false" },
+    env: {
+      ...env,
+      PORT: port,
+      HOST: "127.0.0.1",
+      BASE_URL: `http://127.0.0.1:${port}`,
+      AUTH_SECRET: "b".repeat(40),
+      LOG_LEVEL: "silent",
+      AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+    },
     cwd: dir,
   });
   const server = await start(config, { worker: false });
   const lines: string[] = [];
   try {
-    const seller = await createSeller(server.url, ["meters:write", "events:write", "customers:write"]);
+    const seller = await createSeller(server.url, [
+      "meters:write",
+      "events:write",
+      "customers:write",
+    ]);
     const organizationId = seller.organization.id;
     const customerId = await generate(server.database, organizationId, count);
     const deps = { db: server.database.db, clock: systemClock };
-    const ctx: AuthContext = { kind: "organization", userId: null, organizationIds: [organizationId], scopes: new Set(["meters:read"]), tokenId: null };
-    const apiCalls = { conjunction: "and" as const, clauses: [{ property: "name", operator: "eq" as const, value: "api_call" }] };
-    const month = { start_timestamp: FEB.start, end_timestamp: FEB.end, interval: "day" as const, timezone: "UTC" };
+    const ctx: AuthContext = {
+      kind: "organization",
+      userId: null,
+      organizationIds: [organizationId],
+      scopes: new Set(["meters:read"]),
+      tokenId: null,
+    };
+    const apiCalls = {
+      conjunction: "and" as const,
+      clauses: [{ property: "name", operator: "eq" as const, value: "api_call" }],
+    };
+    const month = {
+      start_timestamp: FEB.start,
+      end_timestamp: FEB.end,
+      interval: "day" as const,
+      timezone: "UTC",
+    };
 
-    lines.push(`\n${kind}: ${count} events. One customer (usr_42), February, daily buckets; ${iterations} sequential reads each`);
-    lines.push(`${"aggregation".padEnd(12)}${"hand p99".padStart(10)}${"same p50".padStart(10)}${"same p99".padStart(10)}${"till p50".padStart(10)}${"till p99".padStart(10)}${"http p50".padStart(10)}${"http p99".padStart(10)}  till/same p99  till/hand p99`);
+    lines.push(
+      `\n${kind}: ${count} events. One customer (usr_42), February, daily buckets; ${iterations} sequential reads each`,
+    );
+    lines.push(
+      `${"aggregation".padEnd(12)}${"hand p99".padStart(10)}${"same p50".padStart(10)}${"same p99".padStart(10)}${"till p50".padStart(10)}${"till p99".padStart(10)}${"http p50".padStart(10)}${"http p99".padStart(10)}  till/same p99  till/hand p99`,
+    );
     let explained = false;
     for (const aggregation of AGGREGATIONS) {
-      const meter = await meters.createMeter(deps, ctx, { name: `bench ${aggregation.func}`, unit: "scalar", filter: apiCalls, aggregation });
-      const query = { ...month, customer_id: [customerId], external_customer_id: undefined, customer_aggregation_function: undefined };
-      const same = dialect.sqlToQuery(quantitiesSql({ organizationId, filter: apiCalls, aggregation, start: new Date(FEB.start), end: new Date(FEB.end), interval: "day", timezone: "UTC", customerIds: [customerId], metadata: {} }));
+      const meter = await meters.createMeter(deps, ctx, {
+        name: `bench ${aggregation.func}`,
+        unit: "scalar",
+        filter: apiCalls,
+        aggregation,
+      });
+      const query = {
+        ...month,
+        customer_id: [customerId],
+        external_customer_id: undefined,
+        customer_aggregation_function: undefined,
+      };
+      const same = dialect.sqlToQuery(
+        quantitiesSql({
+          organizationId,
+          filter: apiCalls,
+          aggregation,
+          start: new Date(FEB.start),
+          end: new Date(FEB.end),
+          interval: "day",
+          timezone: "UTC",
+          customerIds: [customerId],
+          metadata: {},
+        }),
+      );
       const url = `${server.url}/v1/meters/${meter.id}/quantities?start_timestamp=${FEB.start}&end_timestamp=${FEB.end}&interval=day&timezone=UTC&customer_id=${customerId}`;
       const [hand, direct, till, http] = await timeInterleaved(iterations, [
-        () => raw(server.database, handWritten(aggregation), [organizationId, customerId, FEB.start, FEB.end]),
+        () =>
+          raw(server.database, handWritten(aggregation), [
+            organizationId,
+            customerId,
+            FEB.start,
+            FEB.end,
+          ]),
         () => raw(server.database, same.sql, same.params),
         () => meters.getQuantities(deps, ctx, meter.id, query, {}),
         async () => {
           const res = await fetch(url, { headers: { authorization: `Bearer ${seller.token}` } });
-          if (res.status !== 200) throw new Error(`quantities answered ${res.status}: ${await res.text()}`);
+          if (res.status !== 200)
+            throw new Error(`quantities answered ${res.status}: ${await res.text()}`);
           await res.arrayBuffer();
         },
       ]);
@@ -162,27 +244,68 @@ async function runOn(kind: "postgres" | "pglite", count: number, iterations: num
       );
       if (!explained) {
         explained = true;
-        const plan = (await raw(server.database, `explain ${same.sql}`, same.params)) as Record<string, string>[];
+        const plan = (await raw(server.database, `explain ${same.sql}`, same.params)) as Record<
+          string,
+          string
+        >[];
         const text = plan.map((r) => Object.values(r)[0]).join("\n");
-        lines.push(`EXPLAIN (till's statement for one customer):\n${text.split("\n").map((l) => `    ${l}`).join("\n")}`);
-        lines.push(/Seq Scan on events/.test(text) ? "!! sequential scan of events" : "-> no sequential scan of events");
+        lines.push(
+          `EXPLAIN (till's statement for one customer):\n${text
+            .split("\n")
+            .map((l) => `    ${l}`)
+            .join("\n")}`,
+        );
+        lines.push(
+          /Seq Scan on events/.test(text)
+            ? "!! sequential scan of events"
+            : "-> no sequential scan of events",
+        );
       }
     }
-    lines.push("till = the meter read the route makes (statement + check of the known meter definition); same = that statement run directly;");
-    lines.push("hand = a minimal hand-written aggregate; http = GET /v1/meters/{id}/quantities end to end (token auth included)");
+    lines.push(
+      "till = the meter read the route makes (statement + check of the known meter definition); same = that statement run directly;",
+    );
+    lines.push(
+      "hand = a minimal hand-written aggregate; http = GET /v1/meters/{id}/quantities end to end (token auth included)",
+    );
     lines.push("goal: till p99 <= 2x the raw SQL (same) and <= 10 ms");
 
-    const sum = await meters.createMeter(deps, ctx, { name: "bench org-wide", unit: "scalar", filter: apiCalls, aggregation: { func: "sum", property: "tokens" } });
-    const orgQuery = { ...month, customer_id: undefined, external_customer_id: undefined, customer_aggregation_function: undefined };
-    const direct = dialect.sqlToQuery(quantitiesSql({ organizationId, filter: apiCalls, aggregation: { func: "sum", property: "tokens" }, start: new Date(FEB.start), end: new Date(FEB.end), interval: "day", timezone: "UTC", metadata: { region: ["us"] } }));
+    const sum = await meters.createMeter(deps, ctx, {
+      name: "bench org-wide",
+      unit: "scalar",
+      filter: apiCalls,
+      aggregation: { func: "sum", property: "tokens" },
+    });
+    const orgQuery = {
+      ...month,
+      customer_id: undefined,
+      external_customer_id: undefined,
+      customer_aggregation_function: undefined,
+    };
+    const direct = dialect.sqlToQuery(
+      quantitiesSql({
+        organizationId,
+        filter: apiCalls,
+        aggregation: { func: "sum", property: "tokens" },
+        start: new Date(FEB.start),
+        end: new Date(FEB.end),
+        interval: "day",
+        timezone: "UTC",
+        metadata: { region: ["us"] },
+      }),
+    );
     const orgIterations = Math.max(10, Math.floor(iterations / 10));
     const [directStats, tillOrg] = await timeInterleaved(orgIterations, [
       () => raw(server.database, direct.sql, direct.params),
       () => meters.getQuantities(deps, ctx, sum.id, orgQuery, { region: ["us"] }),
     ]);
-    lines.push(`\n${kind}: organization-wide sum of tokens, metadata[region]=us, February, daily buckets; ${orgIterations} reads`);
+    lines.push(
+      `\n${kind}: organization-wide sum of tokens, metadata[region]=us, February, daily buckets; ${orgIterations} reads`,
+    );
     lines.push(`same SQL run directly p50 ${ms(directStats!.p50)} p99 ${ms(directStats!.p99)}`);
-    lines.push(`till meter read       p50 ${ms(tillOrg!.p50)} p99 ${ms(tillOrg!.p99)}   ratio p50 ${(tillOrg!.p50 / directStats!.p50).toFixed(2)}x p99 ${(tillOrg!.p99 / directStats!.p99).toFixed(2)}x (goal <= 1.5x)`);
+    lines.push(
+      `till meter read       p50 ${ms(tillOrg!.p50)} p99 ${ms(tillOrg!.p99)}   ratio p50 ${(tillOrg!.p50 / directStats!.p50).toFixed(2)}x p99 ${(tillOrg!.p99 / directStats!.p99).toFixed(2)}x (goal <= 1.5x)`,
+    );
   } finally {
     await server.stop();
     await drop?.();
@@ -195,7 +318,10 @@ const kinds = (values.only ? [values.only] : ["postgres", "pglite"]) as ("postgr
 const out: string[] = [];
 for (const kind of kinds) {
   const count = kind === "pglite" ? Number(values["pglite-events"]) : Number(values.events);
-  if (kind === "pglite" && count < Number(values.events)) process.stdout.write(`pglite runs with ${count} events (in-process WASM PostgreSQL; pass --pglite-events to change)\n`);
+  if (kind === "pglite" && count < Number(values.events))
+    process.stdout.write(
+      `pglite runs with ${count} events (in-process WASM PostgreSQL; pass --pglite-events to change)\n`,
+    );
   out.push(...(await runOn(kind, count, iterations)));
 }
 process.stdout.write(`${out.join("\n")}\n`);

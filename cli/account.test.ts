@@ -20,12 +20,18 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 describe("till login / whoami / tokens", () => {
-  it("logs in through the device flow without a TTY, saves a 0600 profile and picks the only organization", { timeout: 60_000 }, async () => {
+  it("logs in through the device flow without a TTY, saves a 0600 profile and picks the only organization", {
+    timeout: 60_000,
+  }, async () => {
     const result = await loginAs(t.url, user, env, ["--json"]);
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toContain("/device");
     const out = JSON.parse(result.stdout);
-    expect(out).toMatchObject({ server: t.url, user: { email: user.email }, organization: { id: org.id } });
+    expect(out).toMatchObject({
+      server: t.url,
+      user: { email: user.email },
+      organization: { id: org.id },
+    });
     const file = path.join(env.XDG_CONFIG_HOME!, "till", "credentials.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
@@ -33,17 +39,33 @@ describe("till login / whoami / tokens", () => {
   it("whoami --json names the server, user, organization and token kind", async () => {
     const result = await till(["whoami", "--json"], env);
     expect(result.exitCode, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ server: t.url, token_kind: "user", token_source: "profile", user: { email: user.email }, organization: { id: org.id } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      server: t.url,
+      token_kind: "user",
+      token_source: "profile",
+      user: { email: user.email },
+      organization: { id: org.id },
+    });
   });
 
   it("tokens create prints an organization token once; TILL_TOKEN then works for CI", async () => {
-    const created = await till(["tokens", "create", "--scope", "organizations:read", "--comment", "ci", "--json"], env);
+    const created = await till(
+      ["tokens", "create", "--scope", "organizations:read", "--comment", "ci", "--json"],
+      env,
+    );
     expect(created.exitCode, created.stderr).toBe(0);
     const { token } = JSON.parse(created.stdout);
     expect(token).toMatch(/^till_oat_/);
-    const ci = await till(["whoami", "--json"], cliEnv(undefined, { TILL_TOKEN: token, TILL_SERVER: t.url }));
+    const ci = await till(
+      ["whoami", "--json"],
+      cliEnv(undefined, { TILL_TOKEN: token, TILL_SERVER: t.url }),
+    );
     expect(ci.exitCode, ci.stderr).toBe(0);
-    expect(JSON.parse(ci.stdout)).toMatchObject({ token_kind: "organization", token_source: "environment", organization: { id: org.id } });
+    expect(JSON.parse(ci.stdout)).toMatchObject({
+      token_kind: "organization",
+      token_source: "environment",
+      organization: { id: org.id },
+    });
   });
 
   it("orgs create switches to the new organization; orgs list marks it", async () => {
@@ -57,7 +79,10 @@ describe("till login / whoami / tokens", () => {
   });
 
   it("a rejected token exits 4 with Polar's error name; no login exits 4; a bad flag exits 2", async () => {
-    const bad = await till(["orgs", "list"], cliEnv(undefined, { TILL_TOKEN: "till_oat_nope", TILL_SERVER: t.url }));
+    const bad = await till(
+      ["orgs", "list"],
+      cliEnv(undefined, { TILL_TOKEN: "till_oat_nope", TILL_SERVER: t.url }),
+    );
     expect(bad.exitCode).toBe(4);
     expect(bad.stderr).toContain("Unauthorized");
     expect(bad.stdout).toBe("");
@@ -67,7 +92,9 @@ describe("till login / whoami / tokens", () => {
     expect((await till(["orgs", "list", "--bogus"], env)).exitCode).toBe(2);
   });
 
-  it("polling reads authorization_pending and keeps going until the code is approved", { timeout: 40_000 }, async () => {
+  it("polling reads authorization_pending and keeps going until the code is approved", {
+    timeout: 40_000,
+  }, async () => {
     const { createApi } = await import("./lib/api.ts");
     const { pollForToken, requestDeviceCode } = await import("./services/login.ts");
     const { api } = await import("../test/helpers/auth.ts");
@@ -81,7 +108,10 @@ describe("till login / whoami / tokens", () => {
         sleeps++;
         if (sleeps === 2) {
           await api(t.url, `/api/auth/device?user_code=${code.user_code}`, { token: user.token });
-          await api(t.url, "/api/auth/device/approve", { token: user.token, body: { userCode: code.user_code } });
+          await api(t.url, "/api/auth/device/approve", {
+            token: user.token,
+            body: { userCode: code.user_code },
+          });
         }
       },
     });

@@ -25,7 +25,15 @@ async function startServer(): Promise<SpawnedServer> {
 beforeAll(async () => {
   testDb = await openTestDatabase();
   const port = await freePort();
-  serverEnv = { PORT: String(port), BASE_URL: `http://localhost:${port}`, AUTH_SECRET: "l".repeat(40), AUTH_REQUIRE_EMAIL_VERIFICATION: "false", LOG_LEVEL: "warn", TILL_MODE: "sandbox", TILL_DATA_DIR: tempDir() };
+  serverEnv = {
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    AUTH_SECRET: "l".repeat(40),
+    AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+    LOG_LEVEL: "warn",
+    TILL_MODE: "sandbox",
+    TILL_DATA_DIR: tempDir(),
+  };
   if (testDb.url) {
     serverEnv.DATABASE_URL = testDb.url;
     await testDb.database.close();
@@ -45,7 +53,11 @@ afterAll(async () => {
 });
 
 function startListener(): { child: ResultPromise; lines: () => Record<string, unknown>[] } {
-  const child = execa(process.execPath, [tillBin, "listen", "--org", orgId, "--forward-to", `${receiver.url}/hooks`, "--json"], { env, extendEnv: false, reject: false, stdin: "ignore" });
+  const child = execa(
+    process.execPath,
+    [tillBin, "listen", "--org", orgId, "--forward-to", `${receiver.url}/hooks`, "--json"],
+    { env, extendEnv: false, reject: false, stdin: "ignore" },
+  );
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   return {
@@ -68,7 +80,10 @@ describe("till listen", { timeout: 120_000 }, () => {
 
   it("refuses to start when nothing listens on the forward-to port", async () => {
     const closed = await freePort();
-    const result = await till(["listen", "--org", orgId, "--forward-to", `http://127.0.0.1:${closed}/hooks`], env);
+    const result = await till(
+      ["listen", "--org", orgId, "--forward-to", `http://127.0.0.1:${closed}/hooks`],
+      env,
+    );
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("Nothing is listening");
   });
@@ -80,7 +95,11 @@ describe("till listen", { timeout: 120_000 }, () => {
     await new Promise((r) => setTimeout(r, 1500));
     const paid = await till(["trigger", "order.paid", "--json"], env);
     expect(paid.exitCode, paid.stderr).toBe(0);
-    await waitFor(() => receiver.receipts.slice(before).some((r) => JSON.parse(r.body).type === "order.paid"), 20_000, "order.paid forwarded");
+    await waitFor(
+      () => receiver.receipts.slice(before).some((r) => JSON.parse(r.body).type === "order.paid"),
+      20_000,
+      "order.paid forwarded",
+    );
     const first = receiver.receipts.slice(before);
     expect(first.every((r) => r.standardOk)).toBe(true);
     expect(listener.lines().some((l) => l.kind === "event" && l.type === "order.paid")).toBe(true);
@@ -91,9 +110,20 @@ describe("till listen", { timeout: 120_000 }, () => {
     await server.child;
     server = await startServer();
     const mark = receiver.receipts.length;
-    const patched = await api(server.url, `/v1/organizations/${orgId}`, { method: "PATCH", token: env.TILL_TOKEN, body: { website: "https://after-restart.test" } });
+    const patched = await api(server.url, `/v1/organizations/${orgId}`, {
+      method: "PATCH",
+      token: env.TILL_TOKEN,
+      body: { website: "https://after-restart.test" },
+    });
     expect(patched.status).toBe(200);
-    await waitFor(() => receiver.receipts.slice(mark).some((r) => JSON.parse(r.body).type === "organization.updated"), 30_000, "event emitted during the restart forwarded");
+    await waitFor(
+      () =>
+        receiver.receipts
+          .slice(mark)
+          .some((r) => JSON.parse(r.body).type === "organization.updated"),
+      30_000,
+      "event emitted during the restart forwarded",
+    );
     const after = receiver.receipts.slice(mark);
     expect(after.every((r) => r.standardOk)).toBe(true);
     // Nothing forwarded twice across the reconnect.

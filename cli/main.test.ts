@@ -12,7 +12,8 @@ describe("till executable", () => {
   it("--help lists the server commands", async () => {
     const result = await runTill(["--help"]);
     expect(result.exitCode).toBe(0);
-    for (const command of ["dev", "serve", "worker", "migrate"]) expect(result.stdout).toMatch(new RegExp(`\\n\\s+${command}\\b`));
+    for (const command of ["dev", "serve", "worker", "migrate"])
+      expect(result.stdout).toMatch(new RegExp(`\\n\\s+${command}\\b`));
   });
 
   it("an unknown command or flag is a usage error: exit 2", async () => {
@@ -27,7 +28,9 @@ describe("till executable", () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it("`till migrate` applies migrations to a new embedded database", { timeout: 60_000 }, async () => {
+  it("`till migrate` applies migrations to a new embedded database", {
+    timeout: 60_000,
+  }, async () => {
     const result = await runTill(["migrate"], { TILL_DATA_DIR: "data" });
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
@@ -40,7 +43,10 @@ describe("till completion", () => {
     const script = await runTill(["completion", "bash"]);
     expect(script.exitCode).toBe(0);
     const { execa } = await import("execa");
-    const probe = await execa("bash", ["-c", `${script.stdout}\nCOMP_WORDS=(till products cr); COMP_CWORD=2; _till; echo "\${COMPREPLY[@]}"`]);
+    const probe = await execa("bash", [
+      "-c",
+      `${script.stdout}\nCOMP_WORDS=(till products cr); COMP_CWORD=2; _till; echo "\${COMPREPLY[@]}"`,
+    ]);
     expect(probe.stdout.trim()).toBe("create");
   });
 

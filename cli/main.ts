@@ -20,7 +20,10 @@ const program = new Command("till")
   .option("--json", "machine-readable JSON on stdout (NDJSON for streams)")
   .option("--no-color", "plain output without colours (also NO_COLOR)")
   .option("--profile <name>", "credentials profile (default: default, or TILL_PROFILE)")
-  .option("--server <url>", "till server URL (default: the profile's, TILL_SERVER, or http://localhost:8080)")
+  .option(
+    "--server <url>",
+    "till server URL (default: the profile's, TILL_SERVER, or http://localhost:8080)",
+  )
   .showHelpAfterError("(run with --help for usage)")
   .exitOverride();
 

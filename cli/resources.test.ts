@@ -11,7 +11,10 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const seller = await createSeller(t.url, [...SCOPES].filter((s) => s.endsWith(":write") || s.endsWith(":read")));
+  const seller = await createSeller(
+    t.url,
+    [...SCOPES].filter((s) => s.endsWith(":write") || s.endsWith(":read")),
+  );
   env = cliEnv(undefined, { TILL_TOKEN: seller.token, TILL_SERVER: t.url });
 });
 afterAll(() => t.stop());
@@ -24,8 +27,23 @@ async function json<T = any>(args: string[], input?: string): Promise<T> {
 
 describe("resource commands", { timeout: 120_000 }, () => {
   it("products: create --json and list --json agree; update, archive", async () => {
-    const created = await json(["products", "create", "--name", "Pro", "--price", "1500", "--recurring", "month", "--metadata", "tier=pro"]);
-    expect(created).toMatchObject({ name: "Pro", recurring_interval: "month", metadata: { tier: "pro" } });
+    const created = await json([
+      "products",
+      "create",
+      "--name",
+      "Pro",
+      "--price",
+      "1500",
+      "--recurring",
+      "month",
+      "--metadata",
+      "tier=pro",
+    ]);
+    expect(created).toMatchObject({
+      name: "Pro",
+      recurring_interval: "month",
+      metadata: { tier: "pro" },
+    });
     const list = await json(["products", "list"]);
     expect(list.items.map((p: { id: string }) => p.id)).toContain(created.id);
     expect((await json(["products", "get", created.id])).prices[0].price_amount).toBe(1500);
@@ -34,18 +52,61 @@ describe("resource commands", { timeout: 120_000 }, () => {
   });
 
   it("meters and events: a meter with a filter and sum aggregation counts ingested events from flags and NDJSON on stdin", async () => {
-    const meter = await json(["meters", "create", "--name", "Tokens", "--filter", "name eq llm.call", "--aggregation", "sum:tokens"]);
+    const meter = await json([
+      "meters",
+      "create",
+      "--name",
+      "Tokens",
+      "--filter",
+      "name eq llm.call",
+      "--aggregation",
+      "sum:tokens",
+    ]);
     expect(meter.aggregation).toEqual({ func: "sum", property: "tokens" });
-    expect(await json(["events", "ingest", "--name", "llm.call", "--external-customer", "cli-user", "--metadata", "tokens=5"])).toEqual({ inserted: 1, duplicates: 0 });
-    const ndjson = ['{"name":"llm.call","external_customer_id":"cli-user","metadata":{"tokens":7}}', '{"name":"other","external_customer_id":"cli-user","metadata":{"tokens":100}}'].join("\n");
-    expect(await json(["events", "ingest", "--file", "-"], ndjson)).toEqual({ inserted: 2, duplicates: 0 });
-    const quantities = await json(["meters", "quantities", meter.id, "--interval", "day", "--since", "2d"]);
+    expect(
+      await json([
+        "events",
+        "ingest",
+        "--name",
+        "llm.call",
+        "--external-customer",
+        "cli-user",
+        "--metadata",
+        "tokens=5",
+      ]),
+    ).toEqual({ inserted: 1, duplicates: 0 });
+    const ndjson = [
+      '{"name":"llm.call","external_customer_id":"cli-user","metadata":{"tokens":7}}',
+      '{"name":"other","external_customer_id":"cli-user","metadata":{"tokens":100}}',
+    ].join("\n");
+    expect(await json(["events", "ingest", "--file", "-"], ndjson)).toEqual({
+      inserted: 2,
+      duplicates: 0,
+    });
+    const quantities = await json([
+      "meters",
+      "quantities",
+      meter.id,
+      "--interval",
+      "day",
+      "--since",
+      "2d",
+    ]);
     expect(quantities.total).toBe(12);
     expect((await json(["events", "list"])).items.length).toBe(3);
   });
 
   it("customers: create, get, update, state, list, delete", async () => {
-    const c = await json(["customers", "create", "--email", "cli@example.com", "--name", "Cli", "--external-id", "ext-1"]);
+    const c = await json([
+      "customers",
+      "create",
+      "--email",
+      "cli@example.com",
+      "--name",
+      "Cli",
+      "--external-id",
+      "ext-1",
+    ]);
     expect((await json(["customers", "get", c.id])).email).toBe("cli@example.com");
     expect((await json(["customers", "update", c.id, "--name", "Cli Two"])).name).toBe("Cli Two");
     expect((await json(["customers", "state", c.id])).active_subscriptions).toEqual([]);
@@ -54,21 +115,67 @@ describe("resource commands", { timeout: 120_000 }, () => {
   });
 
   it("discounts and benefits", async () => {
-    const d = await json(["discounts", "create", "--name", "Launch", "--code", "LAUNCH", "--percent", "20", "--duration", "repeating", "--months", "3", "--max-redemptions", "10"]);
-    expect(d).toMatchObject({ type: "percentage", basis_points: 2000, duration: "repeating", duration_in_months: 3, max_redemptions: 10 });
-    expect((await json(["discounts", "list"])).items.map((x: { id: string }) => x.id)).toContain(d.id);
+    const d = await json([
+      "discounts",
+      "create",
+      "--name",
+      "Launch",
+      "--code",
+      "LAUNCH",
+      "--percent",
+      "20",
+      "--duration",
+      "repeating",
+      "--months",
+      "3",
+      "--max-redemptions",
+      "10",
+    ]);
+    expect(d).toMatchObject({
+      type: "percentage",
+      basis_points: 2000,
+      duration: "repeating",
+      duration_in_months: 3,
+      max_redemptions: 10,
+    });
+    expect((await json(["discounts", "list"])).items.map((x: { id: string }) => x.id)).toContain(
+      d.id,
+    );
     await json(["discounts", "delete", d.id]);
-    const b = await json(["benefits", "create", "--type", "custom", "--description", "Priority support", "--property", "note=Email us"]);
+    const b = await json([
+      "benefits",
+      "create",
+      "--type",
+      "custom",
+      "--description",
+      "Priority support",
+      "--property",
+      "note=Email us",
+    ]);
     expect(b).toMatchObject({ type: "custom", properties: { note: "Email us" } });
     expect((await json(["benefits", "list", "--type", "custom"])).items).toHaveLength(1);
   });
 
   it("checkouts and checkout links; trigger order.paid and subscription.active, then cancel, uncancel, revoke", async () => {
     const product = await json(["products", "create", "--name", "Kit", "--price", "900"]);
-    const checkout = await json(["checkouts", "create", "--product", product.id, "--email", "kit@example.com"]);
+    const checkout = await json([
+      "checkouts",
+      "create",
+      "--product",
+      product.id,
+      "--email",
+      "kit@example.com",
+    ]);
     expect(checkout.url).toContain(`${t.url}/checkout/till_c_`);
     expect((await json(["checkouts", "get", checkout.id])).status).toBe("open");
-    const link = await json(["checkout-links", "create", "--product", product.id, "--label", "Kit link"]);
+    const link = await json([
+      "checkout-links",
+      "create",
+      "--product",
+      product.id,
+      "--label",
+      "Kit link",
+    ]);
     expect(link.url).toContain("/buy/till_cl_");
     expect((await json(["checkout-links", "list"])).items).toHaveLength(1);
 
@@ -76,9 +183,16 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect(paid.orderId).toBeTruthy();
     expect((await json(["orders", "get", paid.orderId])).status).toBe("paid");
     const sub = await json(["trigger", "subscription.active"]);
-    expect((await json(["subscriptions", "list", "--active"])).items.map((s: { id: string }) => s.id)).toContain(sub.subscriptionId);
-    expect((await json(["subscriptions", "cancel", sub.subscriptionId, "--reason", "too_expensive"])).cancel_at_period_end).toBe(true);
-    expect((await json(["subscriptions", "uncancel", sub.subscriptionId])).cancel_at_period_end).toBe(false);
+    expect(
+      (await json(["subscriptions", "list", "--active"])).items.map((s: { id: string }) => s.id),
+    ).toContain(sub.subscriptionId);
+    expect(
+      (await json(["subscriptions", "cancel", sub.subscriptionId, "--reason", "too_expensive"]))
+        .cancel_at_period_end,
+    ).toBe(true);
+    expect(
+      (await json(["subscriptions", "uncancel", sub.subscriptionId])).cancel_at_period_end,
+    ).toBe(false);
     expect((await json(["subscriptions", "revoke", sub.subscriptionId])).status).toBe("canceled");
   });
 
@@ -89,12 +203,22 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect((await json(["refunds", "list", "--order", paid.orderId])).items).toHaveLength(1);
     expect((await json(["license-keys", "list"])).items).toEqual([]);
 
-    const endpoint = await json(["webhooks", "endpoints", "create", "--url", "http://localhost:9/hooks", "--event", "order.paid"]);
+    const endpoint = await json([
+      "webhooks",
+      "endpoints",
+      "create",
+      "--url",
+      "http://localhost:9/hooks",
+      "--event",
+      "order.paid",
+    ]);
     expect(endpoint.secret).toMatch(/^whsec_/);
     expect((await json(["webhooks", "endpoints", "disable", endpoint.id])).enabled).toBe(false);
     const reset = await json(["webhooks", "endpoints", "reset-secret", endpoint.id]);
     expect(reset.secret).not.toBe(endpoint.secret);
-    expect((await json(["webhooks", "endpoints", "list"])).items.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    expect(
+      (await json(["webhooks", "endpoints", "list"])).items.map((e: { id: string }) => e.id),
+    ).toContain(endpoint.id);
     expect(Array.isArray((await json(["webhooks", "deliveries", "list"])).items)).toBe(true);
     await json(["webhooks", "endpoints", "delete", endpoint.id]);
   });

@@ -13,7 +13,10 @@ import * as schema from "./schema/index.ts";
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
-export const migrationsFolder = path.join(path.dirname(fileURLToPath(import.meta.url)), "migrations");
+export const migrationsFolder = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "migrations",
+);
 
 export interface Database {
   db: Db;
@@ -44,7 +47,9 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
       max: target.poolSize,
       onnotice: () => {},
       connection: { application_name: "till" },
-      ...(options.onQuery ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) } : {}),
+      ...(options.onQuery
+        ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) }
+        : {}),
     });
     const db = drizzle(preparing(client), { schema, casing: "snake_case" }) as unknown as Db;
     return wrap(db, "postgres", null, client, () => client.end({ timeout: 5 }));
@@ -80,7 +85,12 @@ function yieldBeforeEachStatement(pglite: PGlite): void {
   pglite.exec = yielding(pglite, exec);
   pglite.transaction = ((fn: Parameters<PGlite["transaction"]>[0]) =>
     transaction.call(pglite, (tx) =>
-      fn(Object.create(tx, { query: { value: yielding(tx, tx.query) }, exec: { value: yielding(tx, tx.exec) } })),
+      fn(
+        Object.create(tx, {
+          query: { value: yielding(tx, tx.query) },
+          exec: { value: yielding(tx, tx.exec) },
+        }),
+      ),
     )) as PGlite["transaction"];
 }
 
@@ -94,7 +104,11 @@ function preparing(client: postgres.Sql): postgres.Sql {
   return new Proxy(client, {
     get(target, key, receiver) {
       if (key === "unsafe") {
-        return (query: string, params?: postgres.ParameterOrJSON<never>[], options?: postgres.UnsafeQueryOptions) => target.unsafe(query, params, { ...options, prepare: true });
+        return (
+          query: string,
+          params?: postgres.ParameterOrJSON<never>[],
+          options?: postgres.UnsafeQueryOptions,
+        ) => target.unsafe(query, params, { ...options, prepare: true });
       }
       if (key === "begin" || key === "savepoint") {
         return (...args: unknown[]) => {

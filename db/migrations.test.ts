@@ -5,14 +5,23 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { createDatabase, dropDatabase, openTestDatabase, type TestDatabase } from "../test/helpers/db.ts";
+import {
+  createDatabase,
+  dropDatabase,
+  openTestDatabase,
+  type TestDatabase,
+} from "../test/helpers/db.ts";
 import { databaseUrl } from "../test/helpers/template.ts";
 import { migrate, migrationsFolder, openDb, type Database } from "./client.ts";
 
-const journal = JSON.parse(readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8")) as { entries: unknown[] };
+const journal = JSON.parse(
+  readFileSync(path.join(migrationsFolder, "meta", "_journal.json"), "utf8"),
+) as { entries: unknown[] };
 
 async function appliedCount(database: Database): Promise<number> {
-  const [row] = await database.rows<{ n: number }>(sql`select count(*)::int as n from drizzle.__drizzle_migrations`);
+  const [row] = await database.rows<{ n: number }>(
+    sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+  );
   return row!.n;
 }
 
@@ -41,7 +50,9 @@ describe("migrations", () => {
     const [column] = await t.database.rows<{ type: string; compression: string }>(
       sql`select format_type(atttypid, atttypmod) as type, attcompression::text as compression from pg_attribute where attrelid = 'webhook_events'::regclass and attname = 'payload'`,
     );
-    const [server] = await t.database.rows<{ lz4: boolean }>(sql`select 'lz4' = any (enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`);
+    const [server] = await t.database.rows<{ lz4: boolean }>(
+      sql`select 'lz4' = any (enumvals) as lz4 from pg_settings where name = 'default_toast_compression'`,
+    );
     expect(column!.type).toBe("json");
     expect(column!.compression).toBe(server!.lz4 ? "l" : "");
   });

@@ -50,7 +50,11 @@ describe("embed.js", () => {
     expect(url.searchParams.get("embed_origin")).toBe(host.url);
     expect(url.searchParams.get("theme")).toBe("dark");
     expect(await page.locator(".till-checkout-spinner").count()).toBe(1);
-    expect(await page.evaluate(() => getComputedStyle(document.querySelector(".till-checkout-dialog")!).zIndex)).toBe("2147483647");
+    expect(
+      await page.evaluate(
+        () => getComputedStyle(document.querySelector(".till-checkout-dialog")!).zIndex,
+      ),
+    ).toBe("2147483647");
     expect(await page.evaluate(() => document.body.style.overflow)).toBe("hidden");
     await page.keyboard.press("Escape");
     await expect.poll(() => dialog.count()).toBe(0);
@@ -63,7 +67,9 @@ describe("embed.js", () => {
   it("a checkout that never reports loaded fires error, rejects create() and leaves the page usable", async () => {
     const page = await open();
     const outcome = await page.evaluate(async (base) => {
-      const TC = (window as unknown as { TillCheckout: { create(u: string, o: object): Promise<unknown> } }).TillCheckout;
+      const TC = (
+        window as unknown as { TillCheckout: { create(u: string, o: object): Promise<unknown> } }
+      ).TillCheckout;
       try {
         await TC.create(`${base}/checkout/broken`, { loadTimeout: 800 });
         return "resolved";

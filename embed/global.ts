@@ -10,5 +10,6 @@ if (baked.startsWith("[")) allowedOrigins.push(...(JSON.parse(baked) as string[]
 // better-auth client plugin; the classic script stays as small as a drop-in overlay can be.
 (window as unknown as { TillCheckout: typeof TillCheckout }).TillCheckout = TillCheckout;
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", () => TillCheckout.init());
+if (document.readyState === "loading")
+  document.addEventListener("DOMContentLoaded", () => TillCheckout.init());
 else TillCheckout.init();

@@ -23,6 +23,10 @@ export function isCheckoutMessage(data: unknown): data is CheckoutMessage {
 }
 
 /** Sent by the checkout page: only to the embedding origin, never to "*". */
-export function postCheckoutMessage(target: Window, embedOrigin: string, message: Omit<CheckoutMessage, "type">): void {
+export function postCheckoutMessage(
+  target: Window,
+  embedOrigin: string,
+  message: Omit<CheckoutMessage, "type">,
+): void {
   target.postMessage({ type: MESSAGE_TYPE, ...message }, embedOrigin);
 }

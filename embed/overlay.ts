@@ -45,15 +45,31 @@ export class TillCheckout {
     document.body.style.overflow = "hidden";
 
     // ARIA through the reflected properties (role, ariaModal, ariaLabel): same attributes, fewer bytes.
-    this.#dialog = Object.assign(document.createElement("div"), { className: "till-checkout-dialog", role: "dialog", ariaModal: "true", ariaLabel: "Checkout" });
-    this.#spinner = Object.assign(document.createElement("div"), { className: "till-checkout-spinner", role: "progressbar", ariaLabel: "Loading checkout" });
-    this.iframe = Object.assign(document.createElement("iframe"), { title: "Checkout", allow: "payment" });
+    this.#dialog = Object.assign(document.createElement("div"), {
+      className: "till-checkout-dialog",
+      role: "dialog",
+      ariaModal: "true",
+      ariaLabel: "Checkout",
+    });
+    this.#spinner = Object.assign(document.createElement("div"), {
+      className: "till-checkout-spinner",
+      role: "progressbar",
+      ariaLabel: "Loading checkout",
+    });
+    this.iframe = Object.assign(document.createElement("iframe"), {
+      title: "Checkout",
+      allow: "payment",
+    });
     url.searchParams.set("embed", "true");
     url.searchParams.set("embed_origin", window.location.origin);
     url.searchParams.set("theme", theme);
     this.iframe.src = url.toString();
     // The style travels with the dialog, so removing the dialog removes it too.
-    this.#dialog.append(Object.assign(document.createElement("style"), { id: STYLE_ID, textContent: CSS }), this.#spinner, this.iframe);
+    this.#dialog.append(
+      Object.assign(document.createElement("style"), { id: STYLE_ID, textContent: CSS }),
+      this.#spinner,
+      this.iframe,
+    );
     document.body.appendChild(this.#dialog);
     window.addEventListener("message", this.#onMessage);
     document.addEventListener("keydown", this.#onKey);
@@ -77,20 +93,28 @@ export class TillCheckout {
 
   /** Binds every [data-till-checkout] and [data-polar-checkout] element to open its checkout. */
   static init(root: ParentNode = document): void {
-    const elements = root.querySelectorAll<HTMLElement>("[data-till-checkout],[data-polar-checkout]");
+    const elements = root.querySelectorAll<HTMLElement>(
+      "[data-till-checkout],[data-polar-checkout]",
+    );
     for (const el of elements) {
       if (el.dataset.tillCheckoutBound) continue;
       el.dataset.tillCheckoutBound = "true";
       el.addEventListener("click", (e) => {
         e.preventDefault();
         const url = el.getAttribute("href") || el.dataset.tillCheckout || el.dataset.polarCheckout;
-        const theme = (el.dataset.tillCheckoutTheme ?? el.dataset.polarCheckoutTheme) as Theme | undefined;
+        const theme = (el.dataset.tillCheckoutTheme ?? el.dataset.polarCheckoutTheme) as
+          | Theme
+          | undefined;
         if (url) void TillCheckout.create(url, theme ? { theme } : {}).catch(() => {});
       });
     }
   }
 
-  addEventListener(type: OverlayEventName, listener: (e: CustomEvent) => void, options?: AddEventListenerOptions): void {
+  addEventListener(
+    type: OverlayEventName,
+    listener: (e: CustomEvent) => void,
+    options?: AddEventListenerOptions,
+  ): void {
     this.#events.addEventListener(type, listener as EventListener, options);
   }
 
@@ -127,10 +151,19 @@ export class TillCheckout {
         });
         break;
       case "success":
-        this.#dispatch("success", { successURL: message.successURL, redirect: message.redirect, checkoutId: message.checkoutId, orderId: message.orderId ?? null }, () => {
-          this.#closable = true;
-          if (message.redirect && message.successURL) location.href = message.successURL;
-        });
+        this.#dispatch(
+          "success",
+          {
+            successURL: message.successURL,
+            redirect: message.redirect,
+            checkoutId: message.checkoutId,
+            orderId: message.orderId ?? null,
+          },
+          () => {
+            this.#closable = true;
+            if (message.redirect && message.successURL) location.href = message.successURL;
+          },
+        );
         break;
     }
   }

@@ -20,7 +20,14 @@ let productId: string;
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   token = (await createSeller(t.url, ["products:write", "checkouts:write", "orders:read"])).token;
-  const product = await api(t.url, "/v1/products/", { token, body: { name: "Pro plan", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] } });
+  const product = await api(t.url, "/v1/products/", {
+    token,
+    body: {
+      name: "Pro plan",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
+    },
+  });
   productId = product.body.id;
   host = await startHostPage(`<!doctype html><html lang="en"><head><title>Shop</title></head><body>
     <h1>Shop</h1><button id="buy">Buy</button>
@@ -43,8 +50,18 @@ afterAll(async () => {
   await t?.stop();
 });
 
-async function newCheckout(extra: Record<string, unknown> = {}): Promise<{ id: string; url: string }> {
-  const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [productId], embed_origin: host.url, success_url: `${host.url}/thanks?checkout={CHECKOUT_ID}`, ...extra } });
+async function newCheckout(
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; url: string }> {
+  const res = await api(t.url, "/v1/checkouts/", {
+    token,
+    body: {
+      products: [productId],
+      embed_origin: host.url,
+      success_url: `${host.url}/thanks?checkout={CHECKOUT_ID}`,
+      ...extra,
+    },
+  });
   expect(res.status).toBe(201);
   return res.body;
 }
@@ -52,10 +69,15 @@ async function newCheckout(extra: Record<string, unknown> = {}): Promise<{ id: s
 async function openOverlay(url: string, theme = "light"): Promise<{ page: Page; frame: Frame }> {
   const page = await browser.newPage();
   await page.goto(host.url);
-  await page.evaluate(([u, th]) => Object.assign(window, { checkoutUrl: u, theme: th }), [url, theme]);
+  await page.evaluate(
+    ([u, th]) => Object.assign(window, { checkoutUrl: u, theme: th }),
+    [url, theme],
+  );
   await page.click("#buy");
   await page.waitForSelector("iframe[title=Checkout]");
-  await expect.poll(() => page.locator(".till-checkout-spinner").count(), { timeout: 15_000 }).toBe(0);
+  await expect
+    .poll(() => page.locator(".till-checkout-spinner").count(), { timeout: 15_000 })
+    .toBe(0);
   const frame = page.frames().find((f) => f.url().includes("/checkout/"))!;
   await frame.waitForSelector("#email");
   return { page, frame };
@@ -94,9 +116,16 @@ describe("checkout overlay in a browser", () => {
     await page.screenshot({ path: screenshotPath("overlay-dark") });
     await page.evaluate(() => Object.assign(window, { holdSuccess: true }));
     await fillAndPay(frame, "4242424242424242");
-    await page.waitForFunction(() => (window as unknown as { events: string[] }).events.includes("success"), undefined, { timeout: 15_000 });
+    await page.waitForFunction(
+      () => (window as unknown as { events: string[] }).events.includes("success"),
+      undefined,
+      { timeout: 15_000 },
+    );
     // success was prevented, so the overlay is still in its confirmed (not closable) state.
-    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(["confirmed", "success"]);
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([
+      "confirmed",
+      "success",
+    ]);
     await page.keyboard.press("Escape");
     await frame.click("button.close").catch(() => {});
     await page.waitForTimeout(300);
@@ -111,7 +140,9 @@ describe("checkout overlay in a browser", () => {
     await fillAndPay(frame, "4000 0000 0000 0002");
     await frame.waitForSelector("text=Your card was declined.", { timeout: 15_000 });
     await page.screenshot({ path: screenshotPath("checkout-declined") });
-    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(
+      [],
+    );
     await frame.click("button.close");
     await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
     expect(await page.evaluate(() => document.body.style.overflow)).toBe("");
@@ -139,8 +170,14 @@ describe("checkout overlay in a browser", () => {
     for (const target of [page, frame]) {
       await target.evaluate(axe);
       const violations = await target.evaluate(async () => {
-        const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-        return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+        const result = await (
+          window as unknown as {
+            axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> };
+          }
+        ).axe.run();
+        return result.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map((v) => v.id);
       });
       expect(violations).toEqual([]);
     }

@@ -74,38 +74,106 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(requestContext(deps.log));
   app.use(bearerToken);
-  app.use(authRouter(deps.auth, { trustProxy: deps.config.auth.trustProxy, baseUrl: deps.config.baseUrl }));
-  if (deps.demo) app.use(demoRouter({ db, baseUrl: deps.config.baseUrl, authSecret: deps.config.authSecret, seed: deps.demo }));
+  app.use(
+    authRouter(deps.auth, {
+      trustProxy: deps.config.auth.trustProxy,
+      baseUrl: deps.config.baseUrl,
+    }),
+  );
+  if (deps.demo)
+    app.use(
+      demoRouter({
+        db,
+        baseUrl: deps.config.baseUrl,
+        authSecret: deps.config.authSecret,
+        seed: deps.demo,
+      }),
+    );
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database, deps.config.mode));
-  app.use(accountRouter(deps.auth, { trustedOrigins: deps.config.trustedOrigins, socialProviders: deps.config.auth.socialProviders.map((p) => p.id), disableSignUp: deps.config.auth.disableSignUp, sandbox: deps.config.mode === "sandbox" }));
+  app.use(
+    accountRouter(deps.auth, {
+      trustedOrigins: deps.config.trustedOrigins,
+      socialProviders: deps.config.auth.socialProviders.map((p) => p.id),
+      disableSignUp: deps.config.auth.disableSignUp,
+      sandbox: deps.config.mode === "sandbox",
+    }),
+  );
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
-  const checkoutDeps = { db, clock: deps.clock, config: deps.config, secretBox: deps.secretBox, tax: deps.tax, processor: deps.processor, queue: deps.queue };
+  const checkoutDeps = {
+    db,
+    clock: deps.clock,
+    config: deps.config,
+    secretBox: deps.secretBox,
+    tax: deps.tax,
+    processor: deps.processor,
+    queue: deps.queue,
+  };
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
   const v1 = segmentRouter([
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
-    sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }), sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
-    productsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard),
-    benefitsRouter({ db, clock: deps.clock, secret: deps.config.authSecret, queue: deps.queue }, guard),
+    sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
+    sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
+    productsRouter(
+      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
+      guard,
+    ),
+    benefitsRouter(
+      { db, clock: deps.clock, secret: deps.config.authSecret, queue: deps.queue },
+      guard,
+    ),
     customFieldsRouter({ db, clock: deps.clock }, guard),
     discountsRouter({ db, clock: deps.clock }, guard),
     filesRouter(files, guard),
-    customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard), eventsRouter({ db, clock: deps.clock }, guard), metersRouter({ db, clock: deps.clock }, guard),
-    checkoutsRouter(checkoutDeps, guard, { hub: deps.webhooks.hub, streams: deps.webhooks.streams }),
+    customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
+    eventsRouter({ db, clock: deps.clock }, guard),
+    metersRouter({ db, clock: deps.clock }, guard),
+    checkoutsRouter(checkoutDeps, guard, {
+      hub: deps.webhooks.hub,
+      streams: deps.webhooks.streams,
+    }),
     checkoutLinksRouter(checkoutDeps, guard),
     ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard),
-    subscriptionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue }, guard),
-    webhooksRouter({ db, clock: deps.clock, config: deps.config, queue: deps.queue }, deps.webhooks, guard),
-    refundsRouter({ db, clock: deps.clock, processor: deps.processor, queue: deps.queue, baseUrl: deps.config.baseUrl }, guard),
+    subscriptionsRouter(
+      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
+      guard,
+    ),
+    webhooksRouter(
+      { db, clock: deps.clock, config: deps.config, queue: deps.queue },
+      deps.webhooks,
+      guard,
+    ),
+    refundsRouter(
+      {
+        db,
+        clock: deps.clock,
+        processor: deps.processor,
+        queue: deps.queue,
+        baseUrl: deps.config.baseUrl,
+      },
+      guard,
+    ),
     grantsRouter(downloads, guard),
     // Public license-key routes (/customer-portal/license-keys/...) before the portal's customer guard.
-    licenseKeysRouter({ db, clock: deps.clock, rateLimitPerMinute: deps.config.licenseKeyRateLimit, trustProxy: deps.config.auth.trustProxy }, guard),
-    customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard), customerPortalRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads }, createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }))),
+    licenseKeysRouter(
+      {
+        db,
+        clock: deps.clock,
+        rateLimitPerMinute: deps.config.licenseKeyRateLimit,
+        trustProxy: deps.config.auth.trustProxy,
+      },
+      guard,
+    ),
+    customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
+    customerPortalRouter(
+      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads },
+      createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
+    ),
   ]);
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));

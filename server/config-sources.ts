@@ -44,7 +44,10 @@ export function socialProviders(env: Env): SocialProviderConfig[] {
     const name = PROVIDER_ID.exec(key)?.[1];
     if (!name || !clientId) continue;
     const clientSecret = env[`AUTH_${name}_CLIENT_SECRET`];
-    if (!clientSecret) throw new ConfigError(`Invalid configuration:\n  AUTH_${name}_CLIENT_SECRET: required when AUTH_${name}_CLIENT_ID is set`);
+    if (!clientSecret)
+      throw new ConfigError(
+        `Invalid configuration:\n  AUTH_${name}_CLIENT_SECRET: required when AUTH_${name}_CLIENT_ID is set`,
+      );
     const provider: SocialProviderConfig = { id: name.toLowerCase(), clientId, clientSecret };
     for (const [field, suffix] of [
       ["authorizationUrl", "AUTHORIZATION_URL"],
@@ -53,7 +56,8 @@ export function socialProviders(env: Env): SocialProviderConfig[] {
     ] as const) {
       const value = env[`AUTH_${name}_${suffix}`];
       if (!value) continue;
-      if (!URL.canParse(value)) throw new ConfigError(`Invalid configuration:\n  AUTH_${name}_${suffix}: must be a URL`);
+      if (!URL.canParse(value))
+        throw new ConfigError(`Invalid configuration:\n  AUTH_${name}_${suffix}: must be a URL`);
       provider[field] = value;
     }
     providers.push(provider);

@@ -19,38 +19,78 @@ describe("loadConfig", () => {
   });
 
   it("uses postgres.js when DATABASE_URL is set", () => {
-    const config = loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, DATABASE_URL: "postgres://u@h:5432/db" }, cwd: tmp() });
-    expect(config.database).toEqual({ kind: "postgres", url: "postgres://u@h:5432/db", poolSize: 10 });
+    const config = loadConfig({
+      command: "serve",
+      env: { AUTH_SECRET: SECRET, DATABASE_URL: "postgres://u@h:5432/db" },
+      cwd: tmp(),
+    });
+    expect(config.database).toEqual({
+      kind: "postgres",
+      url: "postgres://u@h:5432/db",
+      poolSize: 10,
+    });
   });
 
   it("TILL_ADMIN_EMAILS: lower-cased, trimmed, empty entries dropped; anything but emails refused", () => {
-    const config = loadConfig({ command: "test", env: { TILL_ADMIN_EMAILS: " Boss@Example.com,, ops@example.com " }, cwd: tmp() });
+    const config = loadConfig({
+      command: "test",
+      env: { TILL_ADMIN_EMAILS: " Boss@Example.com,, ops@example.com " },
+      cwd: tmp(),
+    });
     expect(config.auth.adminEmails).toEqual(["boss@example.com", "ops@example.com"]);
     expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).auth.adminEmails).toEqual([]);
-    expect(() => loadConfig({ command: "test", env: { TILL_ADMIN_EMAILS: "boss@example.com;ops" }, cwd: tmp() })).toThrow(/TILL_ADMIN_EMAILS: must be comma-separated email addresses/);
+    expect(() =>
+      loadConfig({
+        command: "test",
+        env: { TILL_ADMIN_EMAILS: "boss@example.com;ops" },
+        cwd: tmp(),
+      }),
+    ).toThrow(/TILL_ADMIN_EMAILS: must be comma-separated email addresses/);
   });
 
   it("names the variable and the value when PORT is not a port", () => {
-    expect(() => loadConfig({ command: "dev", env: { PORT: "eighty" }, cwd: tmp() })).toThrow(/PORT: .*\(got "eighty"\)/);
-    expect(() => loadConfig({ command: "dev", env: { PORT: "70000" }, cwd: tmp() })).toThrow(ConfigError);
+    expect(() => loadConfig({ command: "dev", env: { PORT: "eighty" }, cwd: tmp() })).toThrow(
+      /PORT: .*\(got "eighty"\)/,
+    );
+    expect(() => loadConfig({ command: "dev", env: { PORT: "70000" }, cwd: tmp() })).toThrow(
+      ConfigError,
+    );
   });
 
   it("rejects a DATABASE_URL that is not PostgreSQL without echoing it", () => {
-    const err = captureError(() => loadConfig({ command: "dev", env: { DATABASE_URL: "mysql://root:hunter2@h/db" }, cwd: tmp() }));
+    const err = captureError(() =>
+      loadConfig({
+        command: "dev",
+        env: { DATABASE_URL: "mysql://root:hunter2@h/db" },
+        cwd: tmp(),
+      }),
+    );
     expect(err.message).toMatch(/DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
     expect(err.message).not.toContain("hunter2");
   });
 
   it("rejects BASE_URL that is not http(s), LOG_LEVEL and TILL_MODE outside their sets", () => {
-    expect(() => loadConfig({ command: "dev", env: { BASE_URL: "ftp://x" }, cwd: tmp() })).toThrow(/BASE_URL/);
-    expect(() => loadConfig({ command: "dev", env: { LOG_LEVEL: "loud" }, cwd: tmp() })).toThrow(/LOG_LEVEL/);
-    expect(() => loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_MODE: "live" }, cwd: tmp() })).toThrow(/TILL_MODE/);
+    expect(() => loadConfig({ command: "dev", env: { BASE_URL: "ftp://x" }, cwd: tmp() })).toThrow(
+      /BASE_URL/,
+    );
+    expect(() => loadConfig({ command: "dev", env: { LOG_LEVEL: "loud" }, cwd: tmp() })).toThrow(
+      /LOG_LEVEL/,
+    );
+    expect(() =>
+      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_MODE: "live" }, cwd: tmp() }),
+    ).toThrow(/TILL_MODE/);
   });
 
   it("requires AUTH_SECRET for `till serve` and `till worker`, and a long one", () => {
-    expect(() => loadConfig({ command: "serve", env: {}, cwd: tmp() })).toThrow(/AUTH_SECRET: required for `till serve`/);
-    expect(() => loadConfig({ command: "worker", env: {}, cwd: tmp() })).toThrow(/AUTH_SECRET: required for `till worker`/);
-    expect(() => loadConfig({ command: "serve", env: { AUTH_SECRET: "short" }, cwd: tmp() })).toThrow(/AUTH_SECRET: must be at least 32/);
+    expect(() => loadConfig({ command: "serve", env: {}, cwd: tmp() })).toThrow(
+      /AUTH_SECRET: required for `till serve`/,
+    );
+    expect(() => loadConfig({ command: "worker", env: {}, cwd: tmp() })).toThrow(
+      /AUTH_SECRET: required for `till worker`/,
+    );
+    expect(() =>
+      loadConfig({ command: "serve", env: { AUTH_SECRET: "short" }, cwd: tmp() }),
+    ).toThrow(/AUTH_SECRET: must be at least 32/);
   });
 
   it("generates the dev secret once, keeps it 0600 in the data dir and reuses it", () => {
@@ -64,29 +104,61 @@ describe("loadConfig", () => {
 
   it("runs tests in sandbox mode unless TILL_MODE asks for production; reads the webhook settings", () => {
     expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).mode).toBe("sandbox");
-    expect(loadConfig({ command: "test", env: { TILL_MODE: "production" }, cwd: tmp() }).mode).toBe("production");
-    const config = loadConfig({ command: "test", env: { WEBHOOK_RETRY_BASE_MS: "50", WEBHOOK_RETENTION_DAYS: "7", WEBHOOK_DNS_SERVERS: "127.0.0.1:53, 10.0.0.2" }, cwd: tmp() });
-    expect(config.webhooks).toMatchObject({ retryBaseMs: 50, retentionDays: 7, maxAttempts: 10, timeoutMs: 10_000, dnsServers: ["127.0.0.1:53", "10.0.0.2"] });
-    expect(() => loadConfig({ command: "test", env: { WEBHOOK_MAX_ATTEMPTS: "0" }, cwd: tmp() })).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
+    expect(loadConfig({ command: "test", env: { TILL_MODE: "production" }, cwd: tmp() }).mode).toBe(
+      "production",
+    );
+    const config = loadConfig({
+      command: "test",
+      env: {
+        WEBHOOK_RETRY_BASE_MS: "50",
+        WEBHOOK_RETENTION_DAYS: "7",
+        WEBHOOK_DNS_SERVERS: "127.0.0.1:53, 10.0.0.2",
+      },
+      cwd: tmp(),
+    });
+    expect(config.webhooks).toMatchObject({
+      retryBaseMs: 50,
+      retentionDays: 7,
+      maxAttempts: 10,
+      timeoutMs: 10_000,
+      dnsServers: ["127.0.0.1:53", "10.0.0.2"],
+    });
+    expect(() =>
+      loadConfig({ command: "test", env: { WEBHOOK_MAX_ATTEMPTS: "0" }, cwd: tmp() }),
+    ).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
   });
 
   it("runs `till dev` in sandbox mode and refuses TILL_MODE=production there", () => {
     expect(loadConfig({ command: "dev", env: {}, cwd: tmp() }).mode).toBe("sandbox");
-    expect(() => loadConfig({ command: "dev", env: { TILL_MODE: "production" }, cwd: tmp() })).toThrow(/always runs in sandbox/);
+    expect(() =>
+      loadConfig({ command: "dev", env: { TILL_MODE: "production" }, cwd: tmp() }),
+    ).toThrow(/always runs in sandbox/);
   });
 
   it("serves the demo store in `till dev` unless TILL_DEMO=false, elsewhere only when asked, and never in production mode", () => {
     expect(loadConfig({ command: "dev", env: {}, cwd: tmp() }).demo).toBe(true);
-    expect(loadConfig({ command: "dev", env: { TILL_DEMO: "false" }, cwd: tmp() }).demo).toBe(false);
+    expect(loadConfig({ command: "dev", env: { TILL_DEMO: "false" }, cwd: tmp() }).demo).toBe(
+      false,
+    );
     expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).demo).toBe(false);
     expect(loadConfig({ command: "test", env: { TILL_DEMO: "true" }, cwd: tmp() }).demo).toBe(true);
-    expect(loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_DEMO: "true" }, cwd: tmp() }).demo).toBe(false);
-    expect(() => loadConfig({ command: "dev", env: { TILL_DEMO: "maybe" }, cwd: tmp() })).toThrow(/TILL_DEMO/);
+    expect(
+      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_DEMO: "true" }, cwd: tmp() })
+        .demo,
+    ).toBe(false);
+    expect(() => loadConfig({ command: "dev", env: { TILL_DEMO: "maybe" }, cwd: tmp() })).toThrow(
+      /TILL_DEMO/,
+    );
   });
 
   it("resolves TILL_DATA_DIR from the working directory and lets flags override the environment", () => {
     const cwd = tmp();
-    const config = loadConfig({ command: "dev", env: { TILL_DATA_DIR: "data", PORT: "9000" }, overrides: { PORT: "9100" }, cwd });
+    const config = loadConfig({
+      command: "dev",
+      env: { TILL_DATA_DIR: "data", PORT: "9000" },
+      overrides: { PORT: "9100" },
+      cwd,
+    });
     expect(config.dataDir).toBe(path.join(cwd, "data"));
     expect(config.port).toBe(9100);
     expect(config.baseUrl).toBe("http://localhost:9100");
@@ -102,9 +174,19 @@ describe("loadConfig", () => {
   });
 
   it("adds TRUSTED_ORIGINS to the base URL's origin and rejects ones that are not URLs", () => {
-    const config = loadConfig({ command: "dev", env: { TRUSTED_ORIGINS: "https://shop.example, http://localhost:5173" }, cwd: tmp() });
-    expect(config.trustedOrigins).toEqual(["http://localhost:8080", "https://shop.example", "http://localhost:5173"]);
-    expect(() => loadConfig({ command: "dev", env: { TRUSTED_ORIGINS: "not a url" }, cwd: tmp() })).toThrow(/TRUSTED_ORIGINS/);
+    const config = loadConfig({
+      command: "dev",
+      env: { TRUSTED_ORIGINS: "https://shop.example, http://localhost:5173" },
+      cwd: tmp(),
+    });
+    expect(config.trustedOrigins).toEqual([
+      "http://localhost:8080",
+      "https://shop.example",
+      "http://localhost:5173",
+    ]);
+    expect(() =>
+      loadConfig({ command: "dev", env: { TRUSTED_ORIGINS: "not a url" }, cwd: tmp() }),
+    ).toThrow(/TRUSTED_ORIGINS/);
   });
 });
 

@@ -2,7 +2,12 @@
 // fails at start with the variable's name instead of surfacing later as a confusing runtime error.
 import path from "node:path";
 import { z } from "zod";
-import { ConfigError, devAuthSecret, socialProviders, type SocialProviderConfig } from "./config-sources.ts";
+import {
+  ConfigError,
+  devAuthSecret,
+  socialProviders,
+  type SocialProviderConfig,
+} from "./config-sources.ts";
 
 export { ConfigError, type SocialProviderConfig };
 
@@ -12,7 +17,9 @@ export type Env = Record<string, string | undefined>;
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
-const booleanString = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const booleanString = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
 
 const envSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
@@ -25,7 +32,10 @@ const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
       .optional(),
   ),
-  DATABASE_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(500).default(10)),
+  DATABASE_POOL_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(500).default(10),
+  ),
   TILL_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   AUTH_SECRET: z.preprocess(
     emptyAsUndefined,
@@ -34,39 +44,94 @@ const envSchema = z.object({
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(["json", "pretty"]).optional()),
   TILL_MODE: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "production"]).optional()),
-  SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(600_000).default(10_000)),
+  SHUTDOWN_GRACE_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(600_000).default(10_000),
+  ),
   TRUSTED_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
   TAX_RATES: z.preprocess(
     emptyAsUndefined,
     z
       .string()
-      .regex(/^[A-Z]{2}:\d{1,5}(,[A-Z]{2}:\d{1,5})*$/, 'must look like "DE:1900,FR:2000" (country:basis points)')
+      .regex(
+        /^[A-Z]{2}:\d{1,5}(,[A-Z]{2}:\d{1,5})*$/,
+        'must look like "DE:1900,FR:2000" (country:basis points)',
+      )
       .optional(),
   ),
-  CHECKOUT_TTL_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(60).max(30 * 86400).default(86400)),
-  SMTP_URL: z.preprocess(emptyAsUndefined, z.string().regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL").optional()),
-  EMAIL_FROM: z.preprocess(emptyAsUndefined, z.string().min(3).default("till <no-reply@till.localhost>")),
+  CHECKOUT_TTL_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86400)
+      .default(86400),
+  ),
+  SMTP_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+      .optional(),
+  ),
+  EMAIL_FROM: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(3).default("till <no-reply@till.localhost>"),
+  ),
   AUTH_REQUIRE_EMAIL_VERIFICATION: z.preprocess(emptyAsUndefined, booleanString.optional()),
   AUTH_DISABLE_SIGNUP: z.preprocess(emptyAsUndefined, booleanString.default(false)),
   AUTH_ALLOW_DELETE_USER: z.preprocess(emptyAsUndefined, booleanString.default(true)),
-  AUTH_MIN_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(8)),
-  AUTH_MAX_PASSWORD_LENGTH: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(8).max(1024).default(128)),
+  AUTH_MIN_PASSWORD_LENGTH: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(256).default(8),
+  ),
+  AUTH_MAX_PASSWORD_LENGTH: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(8).max(1024).default(128),
+  ),
   AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
   AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
   AUTH_DELETE_USER_EMAIL_CONFIRMATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
-  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
-  AUTH_ORGANIZATION_INVITATION_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
-  AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(50)),
-  AUTH_TEAM_MAX_MEMBERS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
+  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ORGANIZATION_INVITATION_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(50),
+  ),
+  AUTH_TEAM_MAX_MEMBERS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
   AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
-  AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
-  AUTH_USER_MAX_ORGANIZATIONS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(100)),
-  AUTH_ORGANIZATION_MAX_ROLES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).default(50)),
+  AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION: z.preprocess(
+    emptyAsUndefined,
+    booleanString.default(true),
+  ),
+  AUTH_USER_MAX_ORGANIZATIONS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ORGANIZATION_MAX_ROLES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(50),
+  ),
   TILL_ADMIN_EMAILS: z.preprocess(
     emptyAsUndefined,
     z
       .string()
-      .transform((v) => v.split(",").map((s) => s.trim().toLowerCase()).filter(Boolean))
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+      )
       .pipe(z.array(z.email({ message: "must be comma-separated email addresses" })))
       .default([]),
   ),
@@ -79,27 +144,93 @@ const envSchema = z.object({
   CAPTCHA_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   CAPTCHA_ENDPOINTS: z.preprocess(emptyAsUndefined, z.string().optional()),
   CAPTCHA_SITE_VERIFY_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
-  FILES_MAX_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).default(512 * 1024 * 1024)),
-  FILES_UPLOAD_URL_TTL: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(7 * 86_400).default(3600)),
-  WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(60_000).default(10_000)),
-  WEBHOOK_MAX_ATTEMPTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(50).default(10)),
-  WEBHOOK_RETRY_BASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3_600_000).default(4_000)),
-  WEBHOOK_FIFO_WAIT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(60_000)),
-  WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(16)),
-  WEBHOOK_RETENTION_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(90)),
-  WEBHOOK_DISABLE_AFTER_FAILURES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
-  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(2).max(86_400).default(900)),
-  WEBHOOK_PIPELINING: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(64).default(1)),
+  FILES_MAX_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(512 * 1024 * 1024),
+  ),
+  FILES_UPLOAD_URL_TTL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 86_400)
+      .default(3600),
+  ),
+  WEBHOOK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(60_000).default(10_000),
+  ),
+  WEBHOOK_MAX_ATTEMPTS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(50).default(10),
+  ),
+  WEBHOOK_RETRY_BASE_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(3_600_000).default(4_000),
+  ),
+  WEBHOOK_FIFO_WAIT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  ),
+  WEBHOOK_CONCURRENCY: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(256).default(16),
+  ),
+  WEBHOOK_RETENTION_DAYS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(3650).default(90),
+  ),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1000).default(10),
+  ),
+  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(2).max(86_400).default(900),
+  ),
+  WEBHOOK_PIPELINING: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(64).default(1),
+  ),
   WEBHOOK_DNS_SERVERS: z.preprocess(emptyAsUndefined, z.string().optional()),
-  DISCORD_API_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default("https://discord.com/api/v10")),
+  DISCORD_API_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/ }).default("https://discord.com/api/v10"),
+  ),
   DISCORD_BOT_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
-  GITHUB_API_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).default("https://api.github.com")),
+  GITHUB_API_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
+  ),
   GITHUB_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
-  GRANT_RETRY_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(100).default(10)),
-  GRANT_RETRY_DELAY_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(86_400).default(30)),
-  LICENSE_KEY_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(60)),
+  GRANT_RETRY_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(100).default(10),
+  ),
+  GRANT_RETRY_DELAY_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(86_400).default(30),
+  ),
+  LICENSE_KEY_RATE_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1_000_000).default(60),
+  ),
   TILL_DEMO: z.preprocess(emptyAsUndefined, booleanString.optional()),
-  DOWNLOAD_URL_TTL: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(7 * 86_400).default(3600)),
+  DOWNLOAD_URL_TTL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 86_400)
+      .default(3600),
+  ),
   INIT_CWD: z.string().optional(),
 });
 
@@ -171,13 +302,25 @@ export interface Config {
     /** false: only platform admins (user role admin) create organizations. */
     allowUserToCreateOrganization: boolean;
     /** organizationsPerUser: a user belonging to this many cannot create another; roles: custom roles per organization. */
-    organizationLimits: { members: number; invitations: number; teams: number; membersPerTeam: number; organizationsPerUser: number; roles: number };
+    organizationLimits: {
+      members: number;
+      invitations: number;
+      teams: number;
+      membersPerTeam: number;
+      organizationsPerUser: number;
+      roles: number;
+    };
     /** Lower-cased emails whose users get the admin role (see auth/admin-bootstrap.ts). */
     adminEmails: readonly string[];
     /** better-auth time strings ("30m", "5s"); the device plugin validates them at start. */
     device: { expiresIn: string; interval: string };
     socialProviders: readonly SocialProviderConfig[];
-    captcha: { provider: string; secretKey: string; endpoints: readonly string[]; siteVerifyUrl: string | null } | null;
+    captcha: {
+      provider: string;
+      secretKey: string;
+      endpoints: readonly string[];
+      siteVerifyUrl: string | null;
+    } | null;
   };
 }
 
@@ -198,7 +341,8 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? "environment");
       const got = env[name];
-      const shown = name === "AUTH_SECRET" || name === "DATABASE_URL" ? "" : ` (got ${JSON.stringify(got)})`;
+      const shown =
+        name === "AUTH_SECRET" || name === "DATABASE_URL" ? "" : ` (got ${JSON.stringify(got)})`;
       return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
@@ -208,10 +352,15 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
   const cwd = options.cwd ?? e.INIT_CWD ?? process.cwd();
 
   if (command === "dev" && e.TILL_MODE === "production") {
-    throw new ConfigError("Invalid configuration:\n  TILL_MODE: `till dev` always runs in sandbox mode; use `till serve` for production");
+    throw new ConfigError(
+      "Invalid configuration:\n  TILL_MODE: `till dev` always runs in sandbox mode; use `till serve` for production",
+    );
   }
   // Tests run in sandbox unless they ask for production explicitly (to test production-only rules).
-  const mode = command === "dev" ? "sandbox" : (e.TILL_MODE ?? (command === "test" ? "sandbox" : "production"));
+  const mode =
+    command === "dev"
+      ? "sandbox"
+      : (e.TILL_MODE ?? (command === "test" ? "sandbox" : "production"));
   const port = e.PORT ?? 8080;
   const host = e.HOST ?? (command === "serve" || command === "worker" ? "0.0.0.0" : "127.0.0.1");
   const baseUrl = (e.BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, "");
@@ -224,8 +373,12 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
   let authSecret = e.AUTH_SECRET;
   if (!authSecret) {
     if (command === "dev") authSecret = devAuthSecret(dataDir);
-    else if (command === "test" || command === "migrate" || command === "cli") authSecret = "till-test-secret-".padEnd(48, "x");
-    else throw new ConfigError(`Invalid configuration:\n  AUTH_SECRET: required for \`till ${command}\` (try: openssl rand -base64 32)`);
+    else if (command === "test" || command === "migrate" || command === "cli")
+      authSecret = "till-test-secret-".padEnd(48, "x");
+    else
+      throw new ConfigError(
+        `Invalid configuration:\n  AUTH_SECRET: required for \`till ${command}\` (try: openssl rand -base64 32)`,
+      );
   }
 
   const trustedOrigins = [
@@ -236,14 +389,21 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       .filter(Boolean),
   ];
   for (const origin of trustedOrigins) {
-    if (!URL.canParse(origin)) throw new ConfigError(`Invalid configuration:\n  TRUSTED_ORIGINS: ${JSON.stringify(origin)} is not a URL`);
+    if (!URL.canParse(origin))
+      throw new ConfigError(
+        `Invalid configuration:\n  TRUSTED_ORIGINS: ${JSON.stringify(origin)} is not a URL`,
+      );
   }
 
   if (e.AUTH_MIN_PASSWORD_LENGTH > e.AUTH_MAX_PASSWORD_LENGTH) {
-    throw new ConfigError("Invalid configuration:\n  AUTH_MIN_PASSWORD_LENGTH: must not be greater than AUTH_MAX_PASSWORD_LENGTH");
+    throw new ConfigError(
+      "Invalid configuration:\n  AUTH_MIN_PASSWORD_LENGTH: must not be greater than AUTH_MAX_PASSWORD_LENGTH",
+    );
   }
   if (e.CAPTCHA_PROVIDER && !e.CAPTCHA_SECRET_KEY) {
-    throw new ConfigError("Invalid configuration:\n  CAPTCHA_SECRET_KEY: required when CAPTCHA_PROVIDER is set");
+    throw new ConfigError(
+      "Invalid configuration:\n  CAPTCHA_SECRET_KEY: required when CAPTCHA_PROVIDER is set",
+    );
   }
 
   const level = e.LOG_LEVEL ?? (command === "test" ? "silent" : "info");
@@ -277,11 +437,19 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         .filter(Boolean),
     },
     email: { smtpUrl: e.SMTP_URL ?? null, from: e.EMAIL_FROM },
-    taxRates: Object.fromEntries((e.TAX_RATES ?? "").split(",").filter(Boolean).map((pair) => [pair.slice(0, 2), Number(pair.slice(3))])),
+    taxRates: Object.fromEntries(
+      (e.TAX_RATES ?? "")
+        .split(",")
+        .filter(Boolean)
+        .map((pair) => [pair.slice(0, 2), Number(pair.slice(3))]),
+    ),
     checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
     files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },
     grants: {
-      discord: { apiUrl: e.DISCORD_API_URL.replace(/\/+$/, ""), botToken: e.DISCORD_BOT_TOKEN ?? null },
+      discord: {
+        apiUrl: e.DISCORD_API_URL.replace(/\/+$/, ""),
+        botToken: e.DISCORD_BOT_TOKEN ?? null,
+      },
       github: { apiUrl: e.GITHUB_API_URL.replace(/\/+$/, ""), token: e.GITHUB_TOKEN ?? null },
       retryLimit: e.GRANT_RETRY_LIMIT,
       retryDelaySeconds: e.GRANT_RETRY_DELAY_SECONDS,
@@ -317,7 +485,9 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
           ? {
               provider: e.CAPTCHA_PROVIDER,
               secretKey: e.CAPTCHA_SECRET_KEY,
-              endpoints: (e.CAPTCHA_ENDPOINTS ?? "/sign-up/email,/sign-in/email,/request-password-reset")
+              endpoints: (
+                e.CAPTCHA_ENDPOINTS ?? "/sign-up/email,/sign-in/email,/request-password-reset"
+              )
                 .split(",")
                 .map((s) => s.trim())
                 .filter(Boolean),
@@ -355,9 +525,15 @@ export interface CliEnv {
 export function loadCliEnv(env: Env = process.env): Readonly<CliEnv> {
   const home = env.HOME ?? env.USERPROFILE ?? ".";
   const token = env.TILL_TOKEN?.trim() || null;
-  if (token && !/^[\x21-\x7e]+$/.test(token)) throw new ConfigError("Invalid configuration:\n  TILL_TOKEN: must be one token without spaces, newlines or other control characters");
+  if (token && !/^[\x21-\x7e]+$/.test(token))
+    throw new ConfigError(
+      "Invalid configuration:\n  TILL_TOKEN: must be one token without spaces, newlines or other control characters",
+    );
   const server = env.TILL_SERVER || null;
-  if (server && !URL.canParse(server)) throw new ConfigError(`Invalid configuration:\n  TILL_SERVER: must be a URL (got ${JSON.stringify(server)})`);
+  if (server && !URL.canParse(server))
+    throw new ConfigError(
+      `Invalid configuration:\n  TILL_SERVER: must be a URL (got ${JSON.stringify(server)})`,
+    );
   return Object.freeze({
     token,
     server: server?.replace(/\/+$/, "") ?? null,

@@ -17,7 +17,11 @@ describe("health", () => {
   it("GET /readyz answers 200 with the driver while the database answers", async () => {
     const res = await fetch(`${t.url}/readyz`);
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", database: t.server.database.driver, mode: "sandbox" });
+    expect(await res.json()).toEqual({
+      status: "ok",
+      database: t.server.database.driver,
+      mode: "sandbox",
+    });
   });
 
   it("GET /readyz answers 503 ServiceUnavailable once the database is gone, /healthz still 200", async () => {
@@ -25,7 +29,10 @@ describe("health", () => {
     await t.server.database.close();
     const res = await fetch(`${t.url}/readyz`);
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ error: "ServiceUnavailable", detail: "The database is not answering." });
+    expect(await res.json()).toEqual({
+      error: "ServiceUnavailable",
+      detail: "The database is not answering.",
+    });
     expect((await fetch(`${t.url}/healthz`)).status).toBe(200);
   });
 });

@@ -14,7 +14,10 @@ export function healthRouter(database: Database, mode: "sandbox" | "production")
   router.get("/readyz", async (req, res) => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
     });
     try {
       await Promise.race([database.ping(), timeout]);

@@ -22,7 +22,6 @@ import { createMailer } from "./modules/email/mailer.ts";
 import { ensureProfile } from "./modules/organizations/repository.ts";
 import { createWebhooks, type WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 
-
 export interface StartOptions {
   /** An already-open database (tests hand in a clone of the migrated template). */
   database?: Database;
@@ -48,7 +47,10 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-export async function start(config: Readonly<Config>, options: StartOptions = {}): Promise<RunningServer> {
+export async function start(
+  config: Readonly<Config>,
+  options: StartOptions = {},
+): Promise<RunningServer> {
   const t0 = performance.now();
   const log = options.log ?? createLogger(config.log);
   const clock = options.clock ?? systemClock;
@@ -132,20 +134,43 @@ export async function start(config: Readonly<Config>, options: StartOptions = {}
       // Live streams never finish on their own: end them so the HTTP server can close.
       cleanup.unshift(async () => webhooks.streams.closeAll());
     }
-    const timings = { migrateMs: round(migrateMs), queueMs: round(queueMs), readyMs: round(performance.now() - t0) };
+    const timings = {
+      migrateMs: round(migrateMs),
+      queueMs: round(queueMs),
+      readyMs: round(performance.now() - t0),
+    };
     setImmediate(seedDemoNow);
-    return { url, app, database, auth, queue, webhooks, log, timings, demo: demo !== null, stop: once(() => runAll(cleanup, log)) };
+    return {
+      url,
+      app,
+      database,
+      auth,
+      queue,
+      webhooks,
+      log,
+      timings,
+      demo: demo !== null,
+      stop: once(() => runAll(cleanup, log)),
+    };
   } catch (err) {
     await runAll(cleanup, log);
     throw err;
   }
 }
 
-function seedDemoLogged(config: Readonly<Config>, deps: { db: Database["db"]; clock: Clock; auth: Auth }, log: Logger): Promise<DemoSeed> {
+function seedDemoLogged(
+  config: Readonly<Config>,
+  deps: { db: Database["db"]; clock: Clock; auth: Auth },
+  log: Logger,
+): Promise<DemoSeed> {
   const t0 = performance.now();
   const seeding = seedDemo({ ...deps, config });
   seeding.then(
-    (seed) => log.info({ organizationId: seed.organizationId, ms: round(performance.now() - t0) }, "demo store seeded"),
+    (seed) =>
+      log.info(
+        { organizationId: seed.organizationId, ms: round(performance.now() - t0) },
+        "demo store seeded",
+      ),
     (err: unknown) => log.warn({ err }, "demo store not seeded; /demo is unavailable"),
   );
   return seeding;
@@ -161,7 +186,13 @@ function listen(app: Express, port: number, host: string): Promise<http.Server> 
   server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
-      reject(err.code === "EADDRINUSE" ? new PortInUseError(`Port ${port} on ${host} is already in use. Set PORT to another port.`) : err);
+      reject(
+        err.code === "EADDRINUSE"
+          ? new PortInUseError(
+              `Port ${port} on ${host} is already in use. Set PORT to another port.`,
+            )
+          : err,
+      );
     });
     server.listen(port, host, () => resolve(server));
   });

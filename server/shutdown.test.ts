@@ -65,7 +65,11 @@ describe("graceful shutdown", () => {
 
     it("exits 0 on SIGTERM after logging that it stopped", { timeout: 90_000 }, async () => {
       testDb = await openTestDatabase();
-      const env: Record<string, string> = { AUTH_SECRET: "x".repeat(40), LOG_LEVEL: "info", TILL_DATA_DIR: tempDir() };
+      const env: Record<string, string> = {
+        AUTH_SECRET: "x".repeat(40),
+        LOG_LEVEL: "info",
+        TILL_DATA_DIR: tempDir(),
+      };
       if (testDb.url) {
         env.DATABASE_URL = testDb.url;
         await testDb.database.close();
@@ -80,7 +84,9 @@ describe("graceful shutdown", () => {
         .split("\n")
         .filter((l) => l.startsWith("{"))
         .map((l) => JSON.parse(l) as { msg: string });
-      expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(["ready", "shutting down", "stopped"]));
+      expect(lines.map((l) => l.msg)).toEqual(
+        expect.arrayContaining(["ready", "shutting down", "stopped"]),
+      );
     });
   });
 });

@@ -6,7 +6,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { Router } from "express";
 
-export const webDist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "web", "dist");
+export const webDist = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "web",
+  "dist",
+);
 
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>till</title>
 <p>The dashboard has not been built. Run <code>npm run build:web</code> (npm start does this for you).</p>`;
@@ -16,7 +21,10 @@ function embedScript(file: string, origins: readonly string[]): string | null {
   const full = path.join(webDist, "embed", file);
   if (!existsSync(full)) return null;
   // The minifier may quote the placeholder with ", ' or a backtick.
-  return readFileSync(full, "utf8").replace(/(["'`])__TILL_ALLOWED_ORIGINS__\1/, JSON.stringify(JSON.stringify(origins)));
+  return readFileSync(full, "utf8").replace(
+    /(["'`])__TILL_ALLOWED_ORIGINS__\1/,
+    JSON.stringify(JSON.stringify(origins)),
+  );
 }
 
 export function webRouter(options: { embedOrigins: readonly string[] }): Router {
@@ -26,16 +34,24 @@ export function webRouter(options: { embedOrigins: readonly string[] }): Router 
     router.get(`/${file}`, (_req, res) => {
       if (!scripts.has(file)) scripts.set(file, embedScript(file, options.embedOrigins));
       const body = scripts.get(file);
-      if (!body) return void res.status(404).type("text/plain").send("embed script not built: run npm run build:web");
+      if (!body)
+        return void res
+          .status(404)
+          .type("text/plain")
+          .send("embed script not built: run npm run build:web");
       res.setHeader("cache-control", "public, max-age=300");
       res.setHeader("access-control-allow-origin", "*");
       res.type("text/javascript").send(body);
     });
   }
-  router.use("/assets", express.static(path.join(webDist, "assets"), { immutable: true, maxAge: "365d", index: false }));
+  router.use(
+    "/assets",
+    express.static(path.join(webDist, "assets"), { immutable: true, maxAge: "365d", index: false }),
+  );
   const pages = new Map<string, string>();
   const page = (file: string) => {
-    if (!pages.has(file) && existsSync(path.join(webDist, file))) pages.set(file, readFileSync(path.join(webDist, file), "utf8"));
+    if (!pages.has(file) && existsSync(path.join(webDist, file)))
+      pages.set(file, readFileSync(path.join(webDist, file), "utf8"));
     return pages.get(file) ?? NOT_BUILT;
   };
   router.get("/checkout/:clientSecret", (_req, res) => {

@@ -16,7 +16,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // product code, and TEST_DATABASE_URL is its own switch.
   // Browser tests need the built pages; build once when a fresh clone has none.
   const root = path.join(import.meta.dirname, "..");
-  if (["index.html", "portal.html", "embed/embed.js"].some((file) => !existsSync(path.join(root, "web", "dist", file)))) {
+  if (
+    ["index.html", "portal.html", "embed/embed.js"].some(
+      (file) => !existsSync(path.join(root, "web", "dist", file)),
+    )
+  ) {
     execFileSync("npm", ["run", "build:web"], { cwd: root, stdio: "inherit" });
   }
   const info = await buildTemplate(process.env.TEST_DATABASE_URL || undefined);

@@ -28,10 +28,18 @@ afterAll(async () => {
 });
 
 async function seriousViolations(p: Page): Promise<string[]> {
-  await p.evaluate(readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"));
+  await p.evaluate(
+    readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"),
+  );
   return p.evaluate(async () => {
-    const result = await (window as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }).axe.run();
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => v.id);
+    const result = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> };
+      }
+    ).axe.run();
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => v.id);
   });
 }
 
@@ -58,7 +66,9 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.click("button:has-text('Create organization')");
     await page.waitForSelector("h1:has-text('Products')");
     await page.waitForSelector("text=No products yet");
-    expect(await page.textContent(".empty")).toContain("till products create --name Pro --price 1500 --recurring month");
+    expect(await page.textContent(".empty")).toContain(
+      "till products create --name Pro --price 1500 --recurring month",
+    );
     expect(await page.locator(".org-switcher select").inputValue()).not.toBe("");
   });
 
@@ -67,8 +77,12 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.getByLabel("Name", { exact: true }).fill("Broken");
     await page.getByLabel("Price").fill("abc");
     await page.click("button:has-text('Create product')");
-    await expect.poll(() => page.textContent("[role=alert]")).toContain("Enter the price as a number");
-    const listed = await page.evaluate(() => fetch("/v1/products/").then((r) => r.json() as Promise<{ items: unknown[] }>));
+    await expect
+      .poll(() => page.textContent("[role=alert]"))
+      .toContain("Enter the price as a number");
+    const listed = await page.evaluate(() =>
+      fetch("/v1/products/").then((r) => r.json() as Promise<{ items: unknown[] }>),
+    );
     expect(listed.items).toEqual([]);
   });
 
@@ -107,7 +121,11 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.click("button:has-text('Create checkout link')");
     await page.waitForSelector("text=Paste this on your site");
     const snippet = await page.locator(".result .command code").textContent();
-    expect(snippet).toMatch(new RegExp(`^<a href="${t.url}/[^"]+" data-till-checkout>Buy</a><script src="${t.url}/embed.js"></script>$`));
+    expect(snippet).toMatch(
+      new RegExp(
+        `^<a href="${t.url}/[^"]+" data-till-checkout>Buy</a><script src="${t.url}/embed.js"></script>$`,
+      ),
+    );
     await screenshotBoth("product");
 
     const checkout = await context.newPage();
@@ -123,11 +141,25 @@ describe("dashboard: from sign-up to an open checkout", () => {
 
   it("charts a meter's quantities from ingested events", async () => {
     const ingested = await page.evaluate(async () => {
-      const post = (path: string, body: unknown) => fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json());
-      const customer = (await post("/v1/customers/", { email: "buyer@example.com", name: "Bea Buyer" })) as { id: string };
+      const post = (path: string, body: unknown) =>
+        fetch(path, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        }).then((r) => r.json());
+      const customer = (await post("/v1/customers/", {
+        email: "buyer@example.com",
+        name: "Bea Buyer",
+      })) as { id: string };
       // A few weeks of traffic that grows and dips, so the chart has a shape: 3..15 calls a day.
       const day = 86_400_000;
-      const events = Array.from({ length: 21 }, (_, d) => Array.from({ length: 3 + ((d * 5) % 7) + Math.floor(d / 4) }, (_, i) => ({ name: "api_call", customer_id: customer.id, timestamp: new Date(Date.now() - (20 - d) * day - (i + 1) * 600_000).toISOString() }))).flat();
+      const events = Array.from({ length: 21 }, (_, d) =>
+        Array.from({ length: 3 + ((d * 5) % 7) + Math.floor(d / 4) }, (_, i) => ({
+          name: "api_call",
+          customer_id: customer.id,
+          timestamp: new Date(Date.now() - (20 - d) * day - (i + 1) * 600_000).toISOString(),
+        })),
+      ).flat();
       await post("/v1/events/ingest", { events });
       return events.length;
     });
@@ -155,12 +187,16 @@ describe("dashboard: from sign-up to an open checkout", () => {
   });
 
   it("every section opens without an error, webhooks included", async () => {
-    const links = await page.locator("nav a").evaluateAll((as) => as.map((a) => [a.getAttribute("href")!, a.textContent!] as const));
+    const links = await page
+      .locator("nav a")
+      .evaluateAll((as) => as.map((a) => [a.getAttribute("href")!, a.textContent!] as const));
     expect(links.length).toBeGreaterThanOrEqual(15);
     for (const [href, label] of links) {
       await page.click(`nav a[href="${href}"]`);
       await page.waitForSelector(`nav a[href="${href}"][aria-current=page]`);
-      await expect.poll(() => page.locator("[role=status].loading").count(), { message: label }).toBe(0);
+      await expect
+        .poll(() => page.locator("[role=status].loading").count(), { message: label })
+        .toBe(0);
       expect(await page.locator("[role=alert]").allTextContents(), label).toEqual([]);
     }
     await page.click("nav a[href='/webhooks']");
@@ -174,9 +210,13 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.click("button:has-text('Create token')");
     const token = (await page.locator("code.token").textContent())!;
     expect(token).toMatch(/^till_oat_/);
-    const res = await fetch(`${t.url}/v1/products/`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${t.url}/v1/products/`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { items: { name: string }[] }).items.map((p) => p.name)).toEqual(["Pro"]);
+    expect(((await res.json()) as { items: { name: string }[] }).items.map((p) => p.name)).toEqual([
+      "Pro",
+    ]);
     await page.click("button:has-text('I have stored it')");
     expect(await page.locator("code.token").count()).toBe(0);
     await page.waitForSelector("tbody >> text=CI deploys");
@@ -189,8 +229,12 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.waitForSelector("li:has-text('mate@example.com')");
     await page.click("nav a[href='/emails']");
     await page.click("button:has-text('invited you to Acme Tools')");
-    expect(await page.locator("a:has-text('Open the link')").getAttribute("href")).toMatch(new RegExp(`^${t.url}/accept-invitation/`));
-    expect(await page.locator(".mail-head").allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining("Verify your email")]));
+    expect(await page.locator("a:has-text('Open the link')").getAttribute("href")).toMatch(
+      new RegExp(`^${t.url}/accept-invitation/`),
+    );
+    expect(await page.locator(".mail-head").allTextContents()).toEqual(
+      expect.arrayContaining([expect.stringContaining("Verify your email")]),
+    );
 
     await page.click("nav a[href='/settings/teams']");
     await page.getByLabel("New team").fill("Support");

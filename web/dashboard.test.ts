@@ -38,7 +38,9 @@ describe("dashboard shell", () => {
       await page.emulateMedia({ colorScheme: scheme });
       await page.screenshot({ path: screenshotPath(`device-page-${scheme}`) });
     }
-    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(14, 16, 20)");
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+      "rgb(14, 16, 20)",
+    );
     await page.close();
   });
 

@@ -16,12 +16,35 @@ let customerId: string;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
-  token = (await createSeller(t.url, ["products:write", "checkouts:write", "orders:read", "subscriptions:read", "customer_sessions:write"])).token;
-  const product = await api(t.url, "/v1/products/", { token, body: { name: "Pro plan", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] } });
-  const checkout = await api(t.url, "/v1/checkouts/", { token, body: { products: [product.body.id] } });
+  token = (
+    await createSeller(t.url, [
+      "products:write",
+      "checkouts:write",
+      "orders:read",
+      "subscriptions:read",
+      "customer_sessions:write",
+    ])
+  ).token;
+  const product = await api(t.url, "/v1/products/", {
+    token,
+    body: {
+      name: "Pro plan",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
+    },
+  });
+  const checkout = await api(t.url, "/v1/checkouts/", {
+    token,
+    body: { products: [product.body.id] },
+  });
   const secret = checkout.body.client_secret as string;
-  await api(t.url, `/v1/checkouts/client/${secret}`, { method: "PATCH", body: { customer_email: "portal@example.com", customer_billing_address: { country: "US" } } });
-  const confirmed = await api(t.url, `/v1/checkouts/client/${secret}/confirm`, { body: { confirmation_token_id: "sandbox_token_success" } });
+  await api(t.url, `/v1/checkouts/client/${secret}`, {
+    method: "PATCH",
+    body: { customer_email: "portal@example.com", customer_billing_address: { country: "US" } },
+  });
+  const confirmed = await api(t.url, `/v1/checkouts/client/${secret}/confirm`, {
+    body: { confirmation_token_id: "sandbox_token_success" },
+  });
   expect(confirmed.status).toBe(200);
   const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.body.id}`, { token });
   subscriptionId = orders.body.items[0].subscription_id;
@@ -34,7 +57,10 @@ afterAll(async () => {
 
 describe("customer portal page", () => {
   it("shows the subscription and order, cancels with a reason and keeps the subscription again, in the dark theme", async () => {
-    const session = await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: customerId, return_url: "https://shop.example/account" } });
+    const session = await api(t.url, "/v1/customer-sessions/", {
+      token,
+      body: { customer_id: customerId, return_url: "https://shop.example/account" },
+    });
     const page = await browser.newPage();
     await page.goto(`${session.body.customer_portal_url}&theme=dark`);
     const card = page.locator(`[data-subscription="${subscriptionId}"]`);
@@ -57,22 +83,34 @@ describe("customer portal page", () => {
     await card.locator("button.confirm-cancel").click();
     await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Cancels on /);
     const seller = await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token });
-    expect(seller.body).toMatchObject({ cancel_at_period_end: true, customer_cancellation_reason: "too_expensive", customer_cancellation_comment: "Cheaper elsewhere" });
+    expect(seller.body).toMatchObject({
+      cancel_at_period_end: true,
+      customer_cancellation_reason: "too_expensive",
+      customer_cancellation_comment: "Cheaper elsewhere",
+    });
 
     // A reload keeps working from the tab's stored token although the URL no longer has it.
     await page.reload();
     await card.locator("button.uncancel").click();
     await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Renews on /);
-    expect((await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token })).body.cancel_at_period_end).toBe(false);
+    expect(
+      (await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token })).body
+        .cancel_at_period_end,
+    ).toBe(false);
     await page.close();
   });
 
   it("shows no back link without a return URL, and says what to do when the link has no token or an unknown one", async () => {
     const page = await browser.newPage();
     await page.goto(`${t.url}/portal`);
-    expect(await page.locator("[role=alert]").textContent()).toContain("needs a link from the store");
+    expect(await page.locator("[role=alert]").textContent()).toContain(
+      "needs a link from the store",
+    );
     // A session without a return URL shows no back link.
-    const session = await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: customerId } });
+    const session = await api(t.url, "/v1/customer-sessions/", {
+      token,
+      body: { customer_id: customerId },
+    });
     await page.goto(session.body.customer_portal_url);
     await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
     expect(await page.locator("a.back").count()).toBe(0);

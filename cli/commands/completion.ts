@@ -10,8 +10,14 @@ interface Node {
 }
 
 function walk(cmd: Command, path: string[] = []): Node[] {
-  const flags = cmd.options.flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
-  const node: Node = { path, subcommands: cmd.commands.map((c) => c.name()), flags: [...flags, "--help"] };
+  const flags = cmd.options.flatMap((o) =>
+    [o.long, o.short].filter((f): f is string => Boolean(f)),
+  );
+  const node: Node = {
+    path,
+    subcommands: cmd.commands.map((c) => c.name()),
+    flags: [...flags, "--help"],
+  };
   return [node, ...cmd.commands.flatMap((c) => walk(c, [...path, c.name()]))];
 }
 
@@ -21,7 +27,10 @@ export function completionScript(program: Command, shell: string): string {
   switch (shell) {
     case "bash": {
       const cases = nodes
-        .map((n) => `    "${n.path.join(" ")}") words="${[...n.subcommands, ...n.flags, ...globals].join(" ")}" ;;`)
+        .map(
+          (n) =>
+            `    "${n.path.join(" ")}") words="${[...n.subcommands, ...n.flags, ...globals].join(" ")}" ;;`,
+        )
         .join("\n");
       return `# till bash completion: eval "$(till completion bash)"
 _till() {
@@ -48,16 +57,23 @@ ${completionScript(program, "bash")}`;
       return [
         "# till fish completion: till completion fish | source",
         ...nodes.flatMap((n) => {
-          const condition = n.path.length === 0 ? "__fish_use_subcommand" : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
+          const condition =
+            n.path.length === 0
+              ? "__fish_use_subcommand"
+              : `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}`;
           return [
             ...n.subcommands.map((s) => `complete -c till -f -n '${condition}' -a '${s}'`),
-            ...n.flags.filter((f) => f.startsWith("--")).map((f) => `complete -c till -f -n '${condition}' -l '${f.slice(2)}'`),
+            ...n.flags
+              .filter((f) => f.startsWith("--"))
+              .map((f) => `complete -c till -f -n '${condition}' -l '${f.slice(2)}'`),
           ];
         }),
         "",
       ].join("\n");
     default:
-      throw new AbortError(`Unknown shell "${shell}": use bash, zsh or fish.`, { exitCode: EXIT.usage });
+      throw new AbortError(`Unknown shell "${shell}": use bash, zsh or fish.`, {
+        exitCode: EXIT.usage,
+      });
   }
 }
 
@@ -65,7 +81,10 @@ export function configureCompletionCommand(program: Command): void {
   program
     .command("completion <shell>")
     .description("print a shell completion script (bash, zsh or fish)")
-    .addHelpText("after", '\nExamples:\n  $ eval "$(till completion bash)"      # in ~/.bashrc\n  $ till completion fish | source\n')
+    .addHelpText(
+      "after",
+      '\nExamples:\n  $ eval "$(till completion bash)"      # in ~/.bashrc\n  $ till completion fish | source\n',
+    )
     .action((shell: string) => {
       process.stdout.write(completionScript(program, shell));
     });

@@ -3,7 +3,16 @@ import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { formatMoney, renderFields } from "../lib/output.ts";
-import { addDeleteCommand, addGetCommand, addListCommand, collect, parsePairs, positiveInt, printOne, type ResourceSpec } from "../lib/resource.ts";
+import {
+  addDeleteCommand,
+  addGetCommand,
+  addListCommand,
+  collect,
+  parsePairs,
+  positiveInt,
+  printOne,
+  type ResourceSpec,
+} from "../lib/resource.ts";
 
 interface Customer {
   id: string;
@@ -42,9 +51,18 @@ const discountSpec: ResourceSpec<Discount> = {
     { header: "id", value: (d) => d.id },
     { header: "name", value: (d) => d.name },
     { header: "code", value: (d) => d.code },
-    { header: "off", value: (d) => (d.type === "percentage" ? `${(d.basis_points ?? 0) / 100}%` : formatMoney(d.amount, d.currency)) },
+    {
+      header: "off",
+      value: (d) =>
+        d.type === "percentage"
+          ? `${(d.basis_points ?? 0) / 100}%`
+          : formatMoney(d.amount, d.currency),
+    },
     { header: "duration", value: (d) => d.duration },
-    { header: "used", value: (d) => `${d.redemptions_count}${d.max_redemptions ? `/${d.max_redemptions}` : ""}` },
+    {
+      header: "used",
+      value: (d) => `${d.redemptions_count}${d.max_redemptions ? `/${d.max_redemptions}` : ""}`,
+    },
   ],
 };
 
@@ -65,7 +83,12 @@ const benefitSpec: ResourceSpec<Benefit> = {
 
 export function configureCustomerCommands(program: Command): void {
   const customers = program.command("customers").description("customers and their state");
-  addListCommand(customers, customerSpec, (c) => c.option("--email <email>", "exact email").option("--query <text>", "search"), (f) => ({ email: f.email as string | undefined, query: f.query as string | undefined }));
+  addListCommand(
+    customers,
+    customerSpec,
+    (c) => c.option("--email <email>", "exact email").option("--query <text>", "search"),
+    (f) => ({ email: f.email as string | undefined, query: f.query as string | undefined }),
+  );
   addGetCommand(customers, customerSpec);
   addDeleteCommand(customers, customerSpec);
   customers
@@ -78,8 +101,20 @@ export function configureCustomerCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const body = { type: "individual", email: flags.email, name: flags.name ?? null, external_id: flags.externalId ?? null, metadata: parsePairs(flags.metadata, "--metadata") ?? {}, organization_id: organizationParam(ctx, flags.org) };
-      printOne(ctx, customerSpec, await ctx.api().post<Customer>(customerSpec.path, body), "Created customer.");
+      const body = {
+        type: "individual",
+        email: flags.email,
+        name: flags.name ?? null,
+        external_id: flags.externalId ?? null,
+        metadata: parsePairs(flags.metadata, "--metadata") ?? {},
+        organization_id: organizationParam(ctx, flags.org),
+      };
+      printOne(
+        ctx,
+        customerSpec,
+        await ctx.api().post<Customer>(customerSpec.path, body),
+        "Created customer.",
+      );
     });
   customers
     .command("update <id>")
@@ -89,16 +124,36 @@ export function configureCustomerCommands(program: Command): void {
     .option("--external-id <id>", "your id for this customer")
     .action(async (id: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      const body = Object.fromEntries(Object.entries({ email: flags.email, name: flags.name, external_id: flags.externalId }).filter(([, v]) => v !== undefined));
-      if (Object.keys(body).length === 0) throw new AbortError("Nothing to update: pass --email, --name or --external-id.", { exitCode: EXIT.usage });
-      printOne(ctx, customerSpec, await ctx.api().patch<Customer>(`${customerSpec.path}${encodeURIComponent(id)}`, body));
+      const body = Object.fromEntries(
+        Object.entries({
+          email: flags.email,
+          name: flags.name,
+          external_id: flags.externalId,
+        }).filter(([, v]) => v !== undefined),
+      );
+      if (Object.keys(body).length === 0)
+        throw new AbortError("Nothing to update: pass --email, --name or --external-id.", {
+          exitCode: EXIT.usage,
+        });
+      printOne(
+        ctx,
+        customerSpec,
+        await ctx.api().patch<Customer>(`${customerSpec.path}${encodeURIComponent(id)}`, body),
+      );
     });
   customers
     .command("state <id>")
     .description("active subscriptions, granted benefits and meters of a customer")
     .action(async (id: string, _f, c: Command) => {
       const ctx = await contextOf(c);
-      const state = await ctx.api().get<{ email: string; active_subscriptions: unknown[]; granted_benefits: unknown[]; active_meters: unknown[] }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
+      const state = await ctx
+        .api()
+        .get<{
+          email: string;
+          active_subscriptions: unknown[];
+          granted_benefits: unknown[];
+          active_meters: unknown[];
+        }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
       ctx.out.result(state, () =>
         renderFields(
           [
@@ -126,14 +181,27 @@ export function configureCustomerCommands(program: Command): void {
     .option("--currency <code>", "currency of a fixed amount", "usd")
     .option("--duration <d>", "once | forever | repeating", "once")
     .option("--months <n>", "months for a repeating discount", positiveInt("--months"))
-    .option("--max-redemptions <n>", "how many times it can be used", positiveInt("--max-redemptions"))
+    .option(
+      "--max-redemptions <n>",
+      "how many times it can be used",
+      positiveInt("--max-redemptions"),
+    )
     .option("--product <id>", "only for this product (repeatable)", collect)
     .option("--org <id>", "organization (user tokens)")
-    .addHelpText("after", "\nExample:\n  $ till discounts create --name Launch --code LAUNCH20 --percent 20 --duration repeating --months 3 --max-redemptions 100\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ till discounts create --name Launch --code LAUNCH20 --percent 20 --duration repeating --months 3 --max-redemptions 100\n",
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      if ((flags.percent === undefined) === (flags.amount === undefined)) throw new AbortError("Give exactly one of --percent and --amount.", { exitCode: EXIT.usage });
-      const off = flags.percent !== undefined ? { type: "percentage", basis_points: Math.round(Number(flags.percent) * 100) } : { type: "fixed", amount: Number(flags.amount), currency: flags.currency };
+      if ((flags.percent === undefined) === (flags.amount === undefined))
+        throw new AbortError("Give exactly one of --percent and --amount.", {
+          exitCode: EXIT.usage,
+        });
+      const off =
+        flags.percent !== undefined
+          ? { type: "percentage", basis_points: Math.round(Number(flags.percent) * 100) }
+          : { type: "fixed", amount: Number(flags.amount), currency: flags.currency };
       const body = {
         name: flags.name,
         code: flags.code ?? null,
@@ -144,24 +212,54 @@ export function configureCustomerCommands(program: Command): void {
         products: flags.product ?? null,
         organization_id: organizationParam(ctx, flags.org),
       };
-      printOne(ctx, discountSpec, await ctx.api().post<Discount>(discountSpec.path, body), "Created discount.");
+      printOne(
+        ctx,
+        discountSpec,
+        await ctx.api().post<Discount>(discountSpec.path, body),
+        "Created discount.",
+      );
     });
 
   const benefits = program.command("benefits").description("what a purchase grants");
-  addListCommand(benefits, benefitSpec, (c) => c.option("--type <type>", "only this type"), (f) => ({ type: f.type as string | undefined }));
+  addListCommand(
+    benefits,
+    benefitSpec,
+    (c) => c.option("--type <type>", "only this type"),
+    (f) => ({ type: f.type as string | undefined }),
+  );
   addGetCommand(benefits, benefitSpec);
   addDeleteCommand(benefits, benefitSpec);
   benefits
     .command("create")
     .description("create a benefit (custom note, license keys, ...)")
-    .requiredOption("--type <type>", "custom | license_keys | downloadables | meter_credit | discord | github_repository")
+    .requiredOption(
+      "--type <type>",
+      "custom | license_keys | downloadables | meter_credit | discord | github_repository",
+    )
     .requiredOption("--description <text>", "what the customer gets")
-    .option("--property <key=value>", "type-specific property (repeatable), e.g. note=... or prefix=KEY", collect)
+    .option(
+      "--property <key=value>",
+      "type-specific property (repeatable), e.g. note=... or prefix=KEY",
+      collect,
+    )
     .option("--org <id>", "organization (user tokens)")
-    .addHelpText("after", "\nExample:\n  $ till benefits create --type custom --description \"Priority support\" --property note=\"Email support@example.com\"\n")
+    .addHelpText(
+      "after",
+      '\nExample:\n  $ till benefits create --type custom --description "Priority support" --property note="Email support@example.com"\n',
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const body = { type: flags.type, description: flags.description, properties: parsePairs(flags.property, "--property") ?? {}, organization_id: organizationParam(ctx, flags.org) };
-      printOne(ctx, benefitSpec, await ctx.api().post<Benefit>(benefitSpec.path, body), "Created benefit.");
+      const body = {
+        type: flags.type,
+        description: flags.description,
+        properties: parsePairs(flags.property, "--property") ?? {},
+        organization_id: organizationParam(ctx, flags.org),
+      };
+      printOne(
+        ctx,
+        benefitSpec,
+        await ctx.api().post<Benefit>(benefitSpec.path, body),
+        "Created benefit.",
+      );
     });
 }

@@ -6,28 +6,61 @@ import { AbortError, EXIT } from "../lib/errors.ts";
 export function configureListenCommand(program: Command): void {
   program
     .command("listen")
-    .description("stream your organization's webhook events and forward them to a local URL, signed")
-    .option("-f, --forward-to <url>", "local URL to POST each event to, e.g. http://localhost:3000/webhooks")
-    .option("-e, --events <types>", "only these event types, comma-separated (e.g. order.paid,subscription.active)")
+    .description(
+      "stream your organization's webhook events and forward them to a local URL, signed",
+    )
+    .option(
+      "-f, --forward-to <url>",
+      "local URL to POST each event to, e.g. http://localhost:3000/webhooks",
+    )
+    .option(
+      "-e, --events <types>",
+      "only these event types, comma-separated (e.g. order.paid,subscription.active)",
+    )
     .option("--print-secret", "print the signing secret and exit (for scripts)")
     .option("--org <id>", "organization (default: the profile's)")
-    .addOption(new Option("--max-events <n>", "exit after forwarding this many events").argParser((v) => Number(v)).hideHelp())
+    .addOption(
+      new Option("--max-events <n>", "exit after forwarding this many events")
+        .argParser((v) => Number(v))
+        .hideHelp(),
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent).\n",
     )
-    .action(async (flags: { forwardTo?: string; events?: string; printSecret?: boolean; org?: string; maxEvents?: number }, c: Command) => {
-      const ctx = await contextOf(c);
-      const organizationId = flags.org ?? ctx.session.organizationId;
-      if (!organizationId) throw new AbortError("No organization: pass --org <id> or pick one with `till orgs switch`.", { exitCode: EXIT.usage });
-      if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo)) throw new AbortError("--forward-to must be an http(s) URL.", { exitCode: EXIT.usage });
-      const { listen } = await import("../services/listen.ts");
-      await listen(ctx, {
-        forwardTo: flags.forwardTo ?? null,
-        events: flags.events ? flags.events.split(",").map((s) => s.trim()).filter(Boolean) : null,
-        printSecret: Boolean(flags.printSecret),
-        organizationId,
-        maxEvents: flags.maxEvents ?? null,
-      });
-    });
+    .action(
+      async (
+        flags: {
+          forwardTo?: string;
+          events?: string;
+          printSecret?: boolean;
+          org?: string;
+          maxEvents?: number;
+        },
+        c: Command,
+      ) => {
+        const ctx = await contextOf(c);
+        const organizationId = flags.org ?? ctx.session.organizationId;
+        if (!organizationId)
+          throw new AbortError(
+            "No organization: pass --org <id> or pick one with `till orgs switch`.",
+            { exitCode: EXIT.usage },
+          );
+        if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo))
+          throw new AbortError("--forward-to must be an http(s) URL.", { exitCode: EXIT.usage });
+        const { listen } = await import("../services/listen.ts");
+        await listen(ctx, {
+          forwardTo: flags.forwardTo ?? null,
+          events: flags.events
+            ? flags.events
+                .split(",")
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : null,
+          printSecret: Boolean(flags.printSecret),
+          organizationId,
+          maxEvents: flags.maxEvents ?? null,
+        });
+      },
+    );
 }

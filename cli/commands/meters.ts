@@ -3,7 +3,14 @@ import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { renderTable } from "../lib/output.ts";
-import { addGetCommand, addListCommand, collect, parsePairs, printOne, type ResourceSpec } from "../lib/resource.ts";
+import {
+  addGetCommand,
+  addListCommand,
+  collect,
+  parsePairs,
+  printOne,
+  type ResourceSpec,
+} from "../lib/resource.ts";
 
 interface Meter {
   id: string;
@@ -19,8 +26,17 @@ const meterSpec: ResourceSpec<Meter> = {
   columns: [
     { header: "id", value: (m) => m.id },
     { header: "name", value: (m) => m.name },
-    { header: "aggregation", value: (m) => (m.aggregation.property ? `${m.aggregation.func}(${m.aggregation.property})` : m.aggregation.func) },
-    { header: "filter", value: (m) => `${m.filter.clauses.length} clause(s), ${m.filter.conjunction}` },
+    {
+      header: "aggregation",
+      value: (m) =>
+        m.aggregation.property
+          ? `${m.aggregation.func}(${m.aggregation.property})`
+          : m.aggregation.func,
+    },
+    {
+      header: "filter",
+      value: (m) => `${m.filter.clauses.length} clause(s), ${m.filter.conjunction}`,
+    },
   ],
 };
 
@@ -28,13 +44,27 @@ const OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte", "like", "not_like"];
 const AGGREGATIONS = ["count", "sum", "max", "min", "avg", "unique"];
 
 /** "property op value", e.g. "name eq api_call" or "metadata.tokens gt 10". */
-export function parseFilterClause(text: string): { property: string; operator: string; value: string | number | boolean } {
+export function parseFilterClause(text: string): {
+  property: string;
+  operator: string;
+  value: string | number | boolean;
+} {
   const m = /^\s*(\S+)\s+(\S+)\s+(.+?)\s*$/.exec(text);
   if (!m || !OPERATORS.includes(m[2]!)) {
-    throw new AbortError(`--filter expects "property operator value" with operator one of ${OPERATORS.join(", ")}; got "${text}".`, { exitCode: EXIT.usage });
+    throw new AbortError(
+      `--filter expects "property operator value" with operator one of ${OPERATORS.join(", ")}; got "${text}".`,
+      { exitCode: EXIT.usage },
+    );
   }
   const raw = m[3]!.replace(/^"(.*)"$/, "$1");
-  const value = raw === "true" ? true : raw === "false" ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+  const value =
+    raw === "true"
+      ? true
+      : raw === "false"
+        ? false
+        : /^-?\d+(\.\d+)?$/.test(raw)
+          ? Number(raw)
+          : raw;
   return { property: m[1]!, operator: m[2]!, value };
 }
 
@@ -42,7 +72,10 @@ export function parseFilterClause(text: string): { property: string; operator: s
 export function parseAggregation(text: string): { func: string; property?: string } {
   const [func, property] = text.split(":");
   if (!func || !AGGREGATIONS.includes(func) || (func !== "count" && !property)) {
-    throw new AbortError(`--aggregation expects count or func:property with func one of ${AGGREGATIONS.join(", ")}; got "${text}".`, { exitCode: EXIT.usage });
+    throw new AbortError(
+      `--aggregation expects count or func:property with func one of ${AGGREGATIONS.join(", ")}; got "${text}".`,
+      { exitCode: EXIT.usage },
+    );
   }
   return func === "count" ? { func } : { func, property: property! };
 }
@@ -50,9 +83,16 @@ export function parseAggregation(text: string): { func: string; property?: strin
 /** "30d", "12h", "2w" before now, or an RFC 3339 timestamp. */
 export function parseSince(text: string, now = new Date()): Date {
   const m = /^(\d+)([hdw])$/.exec(text);
-  if (m) return new Date(now.getTime() - Number(m[1]) * { h: 3600e3, d: 86400e3, w: 604800e3 }[m[2] as "h" | "d" | "w"]);
+  if (m)
+    return new Date(
+      now.getTime() -
+        Number(m[1]) * { h: 3600e3, d: 86400e3, w: 604800e3 }[m[2] as "h" | "d" | "w"],
+    );
   const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new AbortError(`--since expects 30d, 12h, 2w or a timestamp; got "${text}".`, { exitCode: EXIT.usage });
+  if (Number.isNaN(d.getTime()))
+    throw new AbortError(`--since expects 30d, 12h, 2w or a timestamp; got "${text}".`, {
+      exitCode: EXIT.usage,
+    });
   return d;
 }
 
@@ -68,7 +108,10 @@ export function configureMeterCommands(program: Command): void {
     .option("--or", "match any clause instead of all")
     .option("--aggregation <agg>", "count, or sum|max|min|avg|unique:property", "count")
     .option("--org <id>", "organization (user tokens)")
-    .addHelpText("after", "\nExample:\n  $ till meters create --name \"LLM tokens\" --filter 'name eq llm.completion' --aggregation sum:tokens\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ till meters create --name \"LLM tokens\" --filter 'name eq llm.completion' --aggregation sum:tokens\n",
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
       const clauses = ((flags.filter as string[] | undefined) ?? []).map(parseFilterClause);
@@ -86,7 +129,13 @@ export function configureMeterCommands(program: Command): void {
     .requiredOption("--name <name>", "new name")
     .action(async (id: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      printOne(ctx, meterSpec, await ctx.api().patch<Meter>(`${meterSpec.path}${encodeURIComponent(id)}`, { name: flags.name }));
+      printOne(
+        ctx,
+        meterSpec,
+        await ctx
+          .api()
+          .patch<Meter>(`${meterSpec.path}${encodeURIComponent(id)}`, { name: flags.name }),
+      );
     });
   meters
     .command("quantities <id>")
@@ -96,18 +145,39 @@ export function configureMeterCommands(program: Command): void {
     .option("--until <when>", "end timestamp (default now)")
     .option("--customer <id>", "one customer")
     .option("--external-customer <id>", "one customer by your id")
-    .addHelpText("after", "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n",
+    )
     .action(async (id: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      const res = await ctx.api().get<{ quantities: { timestamp: string; quantity: number }[]; total: number }>(`${meterSpec.path}${encodeURIComponent(id)}/quantities`, {
-        start_timestamp: parseSince(flags.since).toISOString(),
-        end_timestamp: flags.until ? parseSince(flags.until).toISOString() : new Date().toISOString(),
-        interval: flags.interval,
-        timezone: "UTC",
-        customer_id: flags.customer,
-        external_customer_id: flags.externalCustomer,
-      });
-      ctx.out.result(res, () => `${renderTable(res.quantities, [{ header: "timestamp", value: (q) => q.timestamp }, { header: "quantity", value: (q) => q.quantity }], ctx.out)}\ntotal ${res.total}`);
+      const res = await ctx
+        .api()
+        .get<{ quantities: { timestamp: string; quantity: number }[]; total: number }>(
+          `${meterSpec.path}${encodeURIComponent(id)}/quantities`,
+          {
+            start_timestamp: parseSince(flags.since).toISOString(),
+            end_timestamp: flags.until
+              ? parseSince(flags.until).toISOString()
+              : new Date().toISOString(),
+            interval: flags.interval,
+            timezone: "UTC",
+            customer_id: flags.customer,
+            external_customer_id: flags.externalCustomer,
+          },
+        );
+      ctx.out.result(
+        res,
+        () =>
+          `${renderTable(
+            res.quantities,
+            [
+              { header: "timestamp", value: (q) => q.timestamp },
+              { header: "quantity", value: (q) => q.quantity },
+            ],
+            ctx.out,
+          )}\ntotal ${res.total}`,
+      );
     });
 
   configureEventCommands(program);
@@ -134,7 +204,12 @@ function configureEventCommands(program: Command): void {
       { header: "metadata", value: (e) => e.metadata },
     ],
   };
-  addListCommand(events, spec, (c) => c.option("--name <name>", "only events with this name"), (f) => ({ name: f.name as string | undefined }));
+  addListCommand(
+    events,
+    spec,
+    (c) => c.option("--name <name>", "only events with this name"),
+    (f) => ({ name: f.name as string | undefined }),
+  );
   addGetCommand(events, spec);
   events
     .command("ingest")
@@ -145,14 +220,32 @@ function configureEventCommands(program: Command): void {
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
     .option("--file <path>", "JSON array or NDJSON file of events; - for stdin")
     .option("--batch-size <n>", "events per request (max 1000)", "500")
-    .addHelpText("after", "\nExamples:\n  $ till events ingest --name api_call --external-customer user_42 --metadata tokens=120\n  $ cat events.ndjson | till events ingest --file -\n")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ till events ingest --name api_call --external-customer user_42 --metadata tokens=120\n  $ cat events.ndjson | till events ingest --file -\n",
+    )
     .action(async (flags, c: Command) => {
       const { ingestEvents } = await import("../services/events.ts");
       const ctx = await contextOf(c);
       const single = flags.name
-        ? [{ name: flags.name, ...(flags.customer ? { customer_id: flags.customer } : {}), ...(flags.externalCustomer ? { external_customer_id: flags.externalCustomer } : {}), metadata: parsePairs(flags.metadata, "--metadata") ?? {} }]
+        ? [
+            {
+              name: flags.name,
+              ...(flags.customer ? { customer_id: flags.customer } : {}),
+              ...(flags.externalCustomer ? { external_customer_id: flags.externalCustomer } : {}),
+              metadata: parsePairs(flags.metadata, "--metadata") ?? {},
+            },
+          ]
         : null;
-      if (!single && !flags.file) throw new AbortError("Give an event with --name (and --customer or --external-customer), or --file.", { exitCode: EXIT.usage });
-      await ingestEvents(ctx, { single, file: flags.file ?? null, batchSize: Math.min(Math.max(Number(flags.batchSize) || 500, 1), 1000) });
+      if (!single && !flags.file)
+        throw new AbortError(
+          "Give an event with --name (and --customer or --external-customer), or --file.",
+          { exitCode: EXIT.usage },
+        );
+      await ingestEvents(ctx, {
+        single,
+        file: flags.file ?? null,
+        batchSize: Math.min(Math.max(Number(flags.batchSize) || 500, 1), 1000),
+      });
     });
 }

@@ -3,7 +3,15 @@ import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { formatMoney } from "../lib/output.ts";
-import { addDeleteCommand, addGetCommand, addListCommand, collect, positiveInt, printOne, type ResourceSpec } from "../lib/resource.ts";
+import {
+  addDeleteCommand,
+  addGetCommand,
+  addListCommand,
+  collect,
+  positiveInt,
+  printOne,
+  type ResourceSpec,
+} from "../lib/resource.ts";
 
 interface Refund {
   id: string;
@@ -95,24 +103,54 @@ const deliverySpec: ResourceSpec<Delivery> = {
   ],
 };
 
-const REASONS = ["duplicate", "fraudulent", "customer_request", "service_disruption", "satisfaction_guarantee", "other"];
+const REASONS = [
+  "duplicate",
+  "fraudulent",
+  "customer_request",
+  "service_disruption",
+  "satisfaction_guarantee",
+  "other",
+];
 
 export function configureOpsCommands(program: Command): void {
   const refunds = program.command("refunds").description("refunds of orders");
-  addListCommand(refunds, refundSpec, (c) => c.option("--order <id>", "one order's refunds"), (f) => ({ order_id: f.order as string | undefined }));
+  addListCommand(
+    refunds,
+    refundSpec,
+    (c) => c.option("--order <id>", "one order's refunds"),
+    (f) => ({ order_id: f.order as string | undefined }),
+  );
   refunds
     .command("create")
     .description("refund part or all of an order")
     .requiredOption("--order <id>", "order to refund")
-    .requiredOption("--amount <cents>", "amount in minor units (before tax)", positiveInt("--amount"))
+    .requiredOption(
+      "--amount <cents>",
+      "amount in minor units (before tax)",
+      positiveInt("--amount"),
+    )
     .option("--reason <reason>", `why (${REASONS.join(", ")})`, "customer_request")
     .option("--comment <text>", "note for your records")
     .option("--revoke-benefits", "also revoke what the order granted (one-time orders only)")
-    .addHelpText("after", "\nExample:\n  $ till refunds create --order <order-id> --amount 500 --reason customer_request\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ till refunds create --order <order-id> --amount 500 --reason customer_request\n",
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      if (!REASONS.includes(flags.reason)) throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, { exitCode: EXIT.usage });
-      const refund = await ctx.api().post<Refund>(refundSpec.path, { order_id: flags.order, amount: flags.amount, reason: flags.reason, comment: flags.comment ?? null, revoke_benefits: Boolean(flags.revokeBenefits) });
+      if (!REASONS.includes(flags.reason))
+        throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, {
+          exitCode: EXIT.usage,
+        });
+      const refund = await ctx
+        .api()
+        .post<Refund>(refundSpec.path, {
+          order_id: flags.order,
+          amount: flags.amount,
+          reason: flags.reason,
+          comment: flags.comment ?? null,
+          revoke_benefits: Boolean(flags.revokeBenefits),
+        });
       printOne(ctx, refundSpec, refund, `Refund ${refund.status}.`);
     });
 
@@ -127,9 +165,23 @@ export function configureOpsCommands(program: Command): void {
     .option("--limit-activations <n>", "activation limit", positiveInt("--limit-activations"))
     .action(async (id: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      const body = Object.fromEntries(Object.entries({ status: flags.status, limit_usage: flags.limitUsage, limit_activations: flags.limitActivations }).filter(([, v]) => v !== undefined));
-      if (Object.keys(body).length === 0) throw new AbortError("Nothing to update: pass --status, --limit-usage or --limit-activations.", { exitCode: EXIT.usage });
-      printOne(ctx, keySpec, await ctx.api().patch<LicenseKey>(`${keySpec.path}${encodeURIComponent(id)}`, body));
+      const body = Object.fromEntries(
+        Object.entries({
+          status: flags.status,
+          limit_usage: flags.limitUsage,
+          limit_activations: flags.limitActivations,
+        }).filter(([, v]) => v !== undefined),
+      );
+      if (Object.keys(body).length === 0)
+        throw new AbortError(
+          "Nothing to update: pass --status, --limit-usage or --limit-activations.",
+          { exitCode: EXIT.usage },
+        );
+      printOne(
+        ctx,
+        keySpec,
+        await ctx.api().patch<LicenseKey>(`${keySpec.path}${encodeURIComponent(id)}`, body),
+      );
     });
   keys
     .command("validate <key>")
@@ -137,11 +189,18 @@ export function configureOpsCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .action(async (key: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      const res = await ctx.api().post<LicenseKey>("/v1/license-keys/validate", { key, organization_id: organizationParam(ctx, flags.org) });
+      const res = await ctx
+        .api()
+        .post<LicenseKey>("/v1/license-keys/validate", {
+          key,
+          organization_id: organizationParam(ctx, flags.org),
+        });
       printOne(ctx, keySpec, res, "Valid.");
     });
 
-  const webhooks = program.command("webhooks").description("webhook endpoints, the delivery log, redelivery");
+  const webhooks = program
+    .command("webhooks")
+    .description("webhook endpoints, the delivery log, redelivery");
   const endpoints = webhooks.command("endpoints").description("where events are sent");
   addListCommand(endpoints, endpointSpec);
   addGetCommand(endpoints, endpointSpec);
@@ -154,19 +213,39 @@ export function configureOpsCommands(program: Command): void {
     .option("--name <name>", "a name for your records")
     .option("--format <format>", "raw | discord | slack", "raw")
     .option("--org <id>", "organization (user tokens)")
-    .addHelpText("after", "\nExample:\n  $ till webhooks endpoints create --url https://example.com/hooks --event order.paid --event subscription.active\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ till webhooks endpoints create --url https://example.com/hooks --event order.paid --event subscription.active\n",
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const e = await ctx.api().post<Endpoint>(endpointSpec.path, { url: flags.url, events: flags.event, name: flags.name ?? null, format: flags.format, organization_id: organizationParam(ctx, flags.org) });
+      const e = await ctx
+        .api()
+        .post<Endpoint>(endpointSpec.path, {
+          url: flags.url,
+          events: flags.event,
+          name: flags.name ?? null,
+          format: flags.format,
+          organization_id: organizationParam(ctx, flags.org),
+        });
       printOne(ctx, endpointSpec, e, "Created webhook endpoint.");
     });
-  for (const [verb, enabled] of [["enable", true], ["disable", false]] as const) {
+  for (const [verb, enabled] of [
+    ["enable", true],
+    ["disable", false],
+  ] as const) {
     endpoints
       .command(`${verb} <id>`)
       .description(`${verb} an endpoint`)
       .action(async (id: string, _f, c: Command) => {
         const ctx = await contextOf(c);
-        printOne(ctx, endpointSpec, await ctx.api().patch<Endpoint>(`${endpointSpec.path}${encodeURIComponent(id)}`, { enabled }));
+        printOne(
+          ctx,
+          endpointSpec,
+          await ctx
+            .api()
+            .patch<Endpoint>(`${endpointSpec.path}${encodeURIComponent(id)}`, { enabled }),
+        );
       });
   }
   endpoints
@@ -174,10 +253,28 @@ export function configureOpsCommands(program: Command): void {
     .description("replace the endpoint's signing secret")
     .action(async (id: string, _f, c: Command) => {
       const ctx = await contextOf(c);
-      printOne(ctx, endpointSpec, await ctx.api().patch<Endpoint>(`/v1/webhooks/endpoints/${encodeURIComponent(id)}/secret`, {}), "New secret set.");
+      printOne(
+        ctx,
+        endpointSpec,
+        await ctx
+          .api()
+          .patch<Endpoint>(`/v1/webhooks/endpoints/${encodeURIComponent(id)}/secret`, {}),
+        "New secret set.",
+      );
     });
   const deliveries = webhooks.command("deliveries").description("the delivery log");
-  addListCommand(deliveries, deliverySpec, (c) => c.option("--endpoint <id>", "one endpoint's deliveries").option("--failed", "only failed ones"), (f) => ({ endpoint_id: f.endpoint as string | undefined, ...(f.failed ? { succeeded: false } : {}) }));
+  addListCommand(
+    deliveries,
+    deliverySpec,
+    (c) =>
+      c
+        .option("--endpoint <id>", "one endpoint's deliveries")
+        .option("--failed", "only failed ones"),
+    (f) => ({
+      endpoint_id: f.endpoint as string | undefined,
+      ...(f.failed ? { succeeded: false } : {}),
+    }),
+  );
   webhooks
     .command("redeliver <event-id>")
     .description("send an event again to its endpoints (same webhook-id)")

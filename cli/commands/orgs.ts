@@ -25,13 +25,15 @@ export function configureOrgCommands(program: Command): void {
     .description("create an organization (you become its owner) and switch to it")
     .requiredOption("--name <name>", "display name")
     .option("--slug <slug>", "URL slug (default: from the name)")
-    .addHelpText("after", "\nExample:\n  $ till orgs create --name \"Acme Inc\" --slug acme\n")
+    .addHelpText("after", '\nExample:\n  $ till orgs create --name "Acme Inc" --slug acme\n')
     .action(async (flags, cmd: Command) => {
       const { createOrg } = await import("../services/orgs.ts");
       await createOrg(await contextOf(cmd), { name: String(flags.name), slug: flags.slug });
     });
 
-  const tokens = program.command("tokens").description("organization access tokens for CI and servers");
+  const tokens = program
+    .command("tokens")
+    .description("organization access tokens for CI and servers");
   tokens
     .command("create")
     .description("create an organization access token; it is printed once")
@@ -39,10 +41,16 @@ export function configureOrgCommands(program: Command): void {
     .option("--comment <text>", "what the token is for", "created with till CLI")
     .option("--expires-in <duration>", "ISO 8601 duration (P30D) or seconds; default never")
     .option("--org <id-or-slug>", "organization (default: the profile's)")
-    .addHelpText("after", "\nExample:\n  $ till tokens create --scope products:write --scope events:write --expires-in P90D --comment \"GitHub Actions\"\n")
+    .addHelpText(
+      "after",
+      '\nExample:\n  $ till tokens create --scope products:write --scope events:write --expires-in P90D --comment "GitHub Actions"\n',
+    )
     .action(async (flags, cmd: Command) => {
       const { createToken } = await import("../services/orgs.ts");
-      await createToken(await contextOf(cmd), flags as { scope: string[]; comment: string; expiresIn?: string; org?: string });
+      await createToken(
+        await contextOf(cmd),
+        flags as { scope: string[]; comment: string; expiresIn?: string; org?: string },
+      );
     });
   tokens
     .command("list")

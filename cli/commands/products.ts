@@ -3,7 +3,14 @@ import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { formatMoney } from "../lib/output.ts";
-import { addGetCommand, addListCommand, collect, parsePairs, printOne, type ResourceSpec } from "../lib/resource.ts";
+import {
+  addGetCommand,
+  addListCommand,
+  collect,
+  parsePairs,
+  printOne,
+  type ResourceSpec,
+} from "../lib/resource.ts";
 
 interface Price {
   id: string;
@@ -26,7 +33,13 @@ interface Product {
 }
 
 const describePrice = (p: Price | undefined) =>
-  !p ? "-" : p.amount_type === "fixed" ? formatMoney(p.price_amount, p.price_currency) : p.amount_type === "metered_unit" ? `${p.unit_amount}/unit` : p.amount_type;
+  !p
+    ? "-"
+    : p.amount_type === "fixed"
+      ? formatMoney(p.price_amount, p.price_currency)
+      : p.amount_type === "metered_unit"
+        ? `${p.unit_amount}/unit`
+        : p.amount_type;
 
 export const productSpec: ResourceSpec<Product> = {
   path: "/v1/products/",
@@ -43,7 +56,13 @@ export const productSpec: ResourceSpec<Product> = {
     ["name", p.name],
     ["description", p.description],
     ["billing", p.recurring_interval ? `every ${p.recurring_interval}` : "one-time"],
-    ["prices", p.prices.filter((x) => !x.is_archived).map(describePrice).join(", ")],
+    [
+      "prices",
+      p.prices
+        .filter((x) => !x.is_archived)
+        .map(describePrice)
+        .join(", "),
+    ],
     ["benefits", p.benefits.map((b) => b.description).join(", ") || "-"],
     ["archived", p.is_archived],
     ["created", p.created_at],
@@ -66,7 +85,11 @@ interface PriceFlags {
 
 function amount(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new AbortError(`${flag} is in minor units (cents) and must be a whole number, got "${value}".`, { exitCode: EXIT.usage });
+  if (!/^\d+$/.test(value))
+    throw new AbortError(
+      `${flag} is in minor units (cents) and must be a whole number, got "${value}".`,
+      { exitCode: EXIT.usage },
+    );
   return Number(value);
 }
 
@@ -74,17 +97,43 @@ export function priceFromFlags(f: PriceFlags): Record<string, unknown> {
   const currency = f.currency.toLowerCase();
   switch (f.priceType) {
     case "fixed":
-      if (f.price === undefined) throw new AbortError("--price is required for a fixed price (e.g. --price 1500 for 15.00).", { exitCode: EXIT.usage });
-      return { amount_type: "fixed", price_amount: amount("--price", f.price), price_currency: currency };
+      if (f.price === undefined)
+        throw new AbortError(
+          "--price is required for a fixed price (e.g. --price 1500 for 15.00).",
+          { exitCode: EXIT.usage },
+        );
+      return {
+        amount_type: "fixed",
+        price_amount: amount("--price", f.price),
+        price_currency: currency,
+      };
     case "free":
       return { amount_type: "free" };
     case "custom":
-      return { amount_type: "custom", price_currency: currency, minimum_amount: amount("--min", f.min) ?? 50, maximum_amount: amount("--max", f.max) ?? null, preset_amount: amount("--preset", f.preset) ?? null };
+      return {
+        amount_type: "custom",
+        price_currency: currency,
+        minimum_amount: amount("--min", f.min) ?? 50,
+        maximum_amount: amount("--max", f.max) ?? null,
+        preset_amount: amount("--preset", f.preset) ?? null,
+      };
     case "metered":
-      if (!f.meter || !f.unitAmount) throw new AbortError("--meter and --unit-amount are required for a metered price.", { exitCode: EXIT.usage });
-      return { amount_type: "metered_unit", price_currency: currency, meter_id: f.meter, unit_amount: f.unitAmount, cap_amount: amount("--cap", f.cap) ?? null };
+      if (!f.meter || !f.unitAmount)
+        throw new AbortError("--meter and --unit-amount are required for a metered price.", {
+          exitCode: EXIT.usage,
+        });
+      return {
+        amount_type: "metered_unit",
+        price_currency: currency,
+        meter_id: f.meter,
+        unit_amount: f.unitAmount,
+        cap_amount: amount("--cap", f.cap) ?? null,
+      };
     default:
-      throw new AbortError(`--price-type must be fixed, custom, free or metered, got "${f.priceType}".`, { exitCode: EXIT.usage });
+      throw new AbortError(
+        `--price-type must be fixed, custom, free or metered, got "${f.priceType}".`,
+        { exitCode: EXIT.usage },
+      );
   }
 }
 
@@ -106,8 +155,17 @@ export function configureProductCommands(program: Command): void {
   addListCommand(
     products,
     productSpec,
-    (c) => c.option("--query <text>", "search by name").option("--archived", "show archived products").option("--recurring", "only subscriptions").option("--one-time", "only one-time products"),
-    (f) => ({ query: f.query as string | undefined, is_archived: f.archived ? true : false, ...(f.recurring ? { is_recurring: true } : f.oneTime ? { is_recurring: false } : {}) }),
+    (c) =>
+      c
+        .option("--query <text>", "search by name")
+        .option("--archived", "show archived products")
+        .option("--recurring", "only subscriptions")
+        .option("--one-time", "only one-time products"),
+    (f) => ({
+      query: f.query as string | undefined,
+      is_archived: f.archived ? true : false,
+      ...(f.recurring ? { is_recurring: true } : f.oneTime ? { is_recurring: false } : {}),
+    }),
   );
   addGetCommand(products, productSpec);
 
@@ -122,10 +180,16 @@ export function configureProductCommands(program: Command): void {
       .option("--metadata <key=value>", "metadata (repeatable)", collect)
       .option("--org <id>", "organization (user tokens; default: the profile's)"),
   )
-    .addHelpText("after", "\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name \"API calls\" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n")
+    .addHelpText(
+      "after",
+      '\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name "API calls" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n',
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      if (flags.recurring && !INTERVALS.includes(flags.recurring)) throw new AbortError(`--recurring must be one of ${INTERVALS.join(", ")}.`, { exitCode: EXIT.usage });
+      if (flags.recurring && !INTERVALS.includes(flags.recurring))
+        throw new AbortError(`--recurring must be one of ${INTERVALS.join(", ")}.`, {
+          exitCode: EXIT.usage,
+        });
       const body = {
         name: flags.name,
         description: flags.description ?? null,
@@ -135,7 +199,10 @@ export function configureProductCommands(program: Command): void {
         organization_id: organizationParam(ctx, flags.org),
       };
       let product = await ctx.api().post<Product>(productSpec.path, body);
-      if (flags.benefit?.length) product = await ctx.api().post<Product>(`${productSpec.path}${product.id}/benefits`, { benefits: flags.benefit });
+      if (flags.benefit?.length)
+        product = await ctx
+          .api()
+          .post<Product>(`${productSpec.path}${product.id}/benefits`, { benefits: flags.benefit });
       printOne(ctx, productSpec, product, `Created product ${product.id}.`);
     });
 
@@ -152,21 +219,43 @@ export function configureProductCommands(program: Command): void {
       const body: Record<string, unknown> = {};
       if (flags.name) body.name = flags.name;
       if (flags.description !== undefined) body.description = flags.description;
-      if (flags.price !== undefined) body.prices = [priceFromFlags({ ...flags, priceType: "fixed" })];
+      if (flags.price !== undefined)
+        body.prices = [priceFromFlags({ ...flags, priceType: "fixed" })];
       const metadata = parsePairs(flags.metadata, "--metadata");
       if (metadata) body.metadata = metadata;
-      if (Object.keys(body).length === 0) throw new AbortError("Nothing to update: pass --name, --description, --price or --metadata.", { exitCode: EXIT.usage });
-      printOne(ctx, productSpec, await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, body), `Updated product ${id}.`);
+      if (Object.keys(body).length === 0)
+        throw new AbortError(
+          "Nothing to update: pass --name, --description, --price or --metadata.",
+          { exitCode: EXIT.usage },
+        );
+      printOne(
+        ctx,
+        productSpec,
+        await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, body),
+        `Updated product ${id}.`,
+      );
     });
 
-  for (const [verb, archived] of [["archive", true], ["unarchive", false]] as const) {
+  for (const [verb, archived] of [
+    ["archive", true],
+    ["unarchive", false],
+  ] as const) {
     products
       .command(`${verb} <id>`)
       .description(`${verb} a product (archived products cannot be bought; orders keep them)`)
       .action(async (id: string, _f, c: Command) => {
         const ctx = await contextOf(c);
-        const product = await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, { is_archived: archived });
-        printOne(ctx, productSpec, product, `${archived ? "Archived" : "Unarchived"} product ${id}.`);
+        const product = await ctx
+          .api()
+          .patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, {
+            is_archived: archived,
+          });
+        printOne(
+          ctx,
+          productSpec,
+          product,
+          `${archived ? "Archived" : "Unarchived"} product ${id}.`,
+        );
       });
   }
 }

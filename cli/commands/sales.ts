@@ -3,7 +3,15 @@ import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { formatMoney } from "../lib/output.ts";
-import { addDeleteCommand, addGetCommand, addListCommand, collect, parsePairs, printOne, type ResourceSpec } from "../lib/resource.ts";
+import {
+  addDeleteCommand,
+  addGetCommand,
+  addListCommand,
+  collect,
+  parsePairs,
+  printOne,
+  type ResourceSpec,
+} from "../lib/resource.ts";
 
 interface Checkout {
   id: string;
@@ -94,14 +102,28 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
     { header: "id", value: (s) => s.id },
     { header: "customer", value: (s) => s.customer.email },
     { header: "product", value: (s) => s.product.name },
-    { header: "amount", value: (s) => `${formatMoney(s.amount, s.currency)}/${s.recurring_interval}` },
-    { header: "status", value: (s) => (s.cancel_at_period_end ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})` : s.status) },
+    {
+      header: "amount",
+      value: (s) => `${formatMoney(s.amount, s.currency)}/${s.recurring_interval}`,
+    },
+    {
+      header: "status",
+      value: (s) =>
+        s.cancel_at_period_end
+          ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})`
+          : s.status,
+    },
   ],
 };
 
 export function configureSalesCommands(program: Command): void {
   const checkouts = program.command("checkouts").description("checkout sessions");
-  addListCommand(checkouts, checkoutSpec, (c) => c.option("--status <status>", "open | confirmed | succeeded | expired | failed"), (f) => ({ status: f.status as string | undefined }));
+  addListCommand(
+    checkouts,
+    checkoutSpec,
+    (c) => c.option("--status <status>", "open | confirmed | succeeded | expired | failed"),
+    (f) => ({ status: f.status as string | undefined }),
+  );
   addGetCommand(checkouts, checkoutSpec);
   checkouts
     .command("create")
@@ -109,7 +131,10 @@ export function configureSalesCommands(program: Command): void {
     .requiredOption("--product <id>", "product to sell (repeatable)", collect)
     .option("--email <email>", "prefill the customer's email")
     .option("--discount <id>", "apply a discount")
-    .option("--success-url <url>", "where to send the customer after paying ({CHECKOUT_ID} is replaced)")
+    .option(
+      "--success-url <url>",
+      "where to send the customer after paying ({CHECKOUT_ID} is replaced)",
+    )
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
     .option("--open", "open the checkout page in the browser")
     .option("--org <id>", "organization (user tokens)")
@@ -144,31 +169,78 @@ export function configureSalesCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const link = await ctx.api().post<CheckoutLink>(linkSpec.path, { payment_processor: "stripe", products: flags.product, label: flags.label ?? null, success_url: flags.successUrl ?? null, organization_id: organizationParam(ctx, flags.org) });
+      const link = await ctx
+        .api()
+        .post<CheckoutLink>(linkSpec.path, {
+          payment_processor: "stripe",
+          products: flags.product,
+          label: flags.label ?? null,
+          success_url: flags.successUrl ?? null,
+          organization_id: organizationParam(ctx, flags.org),
+        });
       printOne(ctx, linkSpec, link, "Created checkout link.");
     });
 
   const orders = program.command("orders").description("paid orders");
-  addListCommand(orders, orderSpec, (c) => c.option("--customer <id>", "one customer's orders"), (f) => ({ customer_id: f.customer as string | undefined }));
+  addListCommand(
+    orders,
+    orderSpec,
+    (c) => c.option("--customer <id>", "one customer's orders"),
+    (f) => ({ customer_id: f.customer as string | undefined }),
+  );
   addGetCommand(orders, orderSpec);
 
-  const subscriptions = program.command("subscriptions").description("subscriptions: list, cancel, uncancel, revoke");
-  addListCommand(subscriptions, subscriptionSpec, (c) => c.option("--active", "only active ones").option("--customer <id>", "one customer's"), (f) => ({ ...(f.active ? { active: true } : {}), customer_id: f.customer as string | undefined }));
+  const subscriptions = program
+    .command("subscriptions")
+    .description("subscriptions: list, cancel, uncancel, revoke");
+  addListCommand(
+    subscriptions,
+    subscriptionSpec,
+    (c) => c.option("--active", "only active ones").option("--customer <id>", "one customer's"),
+    (f) => ({
+      ...(f.active ? { active: true } : {}),
+      customer_id: f.customer as string | undefined,
+    }),
+  );
   addGetCommand(subscriptions, subscriptionSpec);
-  const REASONS = ["customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other"];
-  const update = (verb: string, body: (f: { reason?: string; comment?: string }) => Record<string, unknown>) =>
+  const REASONS = [
+    "customer_service",
+    "low_quality",
+    "missing_features",
+    "switched_service",
+    "too_complex",
+    "too_expensive",
+    "unused",
+    "other",
+  ];
+  const update = (
+    verb: string,
+    body: (f: { reason?: string; comment?: string }) => Record<string, unknown>,
+  ) =>
     subscriptions
       .command(`${verb} <id>`)
       .option("--reason <reason>", `why (${REASONS.join(", ")})`)
       .option("--comment <text>", "free-text comment")
       .action(async (id: string, flags: { reason?: string; comment?: string }, c: Command) => {
         const ctx = await contextOf(c);
-        if (flags.reason && !REASONS.includes(flags.reason)) throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, { exitCode: EXIT.usage });
-        const sub = await ctx.api().patch<Subscription>(`${subscriptionSpec.path}${encodeURIComponent(id)}`, body(flags));
+        if (flags.reason && !REASONS.includes(flags.reason))
+          throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, {
+            exitCode: EXIT.usage,
+          });
+        const sub = await ctx
+          .api()
+          .patch<Subscription>(`${subscriptionSpec.path}${encodeURIComponent(id)}`, body(flags));
         printOne(ctx, subscriptionSpec, sub, `Subscription ${id}: ${verb}.`);
       });
-  const reason = (f: { reason?: string; comment?: string }) => ({ ...(f.reason ? { customer_cancellation_reason: f.reason } : {}), ...(f.comment ? { customer_cancellation_comment: f.comment } : {}) });
-  update("cancel", (f) => ({ cancel_at_period_end: true, ...reason(f) })).description("cancel at the end of the current period");
-  update("uncancel", () => ({ cancel_at_period_end: false })).description("undo a pending cancellation");
+  const reason = (f: { reason?: string; comment?: string }) => ({
+    ...(f.reason ? { customer_cancellation_reason: f.reason } : {}),
+    ...(f.comment ? { customer_cancellation_comment: f.comment } : {}),
+  });
+  update("cancel", (f) => ({ cancel_at_period_end: true, ...reason(f) })).description(
+    "cancel at the end of the current period",
+  );
+  update("uncancel", () => ({ cancel_at_period_end: false })).description(
+    "undo a pending cancellation",
+  );
   update("revoke", (f) => ({ revoke: true, ...reason(f) })).description("end the subscription now");
 }

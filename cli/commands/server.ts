@@ -4,7 +4,11 @@ import type { Command } from "commander";
 
 // Flags go to the config module as overrides; it validates them with the variables they replace.
 const serverFlags = {
-  parse: (f: { port?: string; host?: string; worker?: boolean }) => ({ port: f.port, host: f.host, worker: f.worker !== false }),
+  parse: (f: { port?: string; host?: string; worker?: boolean }) => ({
+    port: f.port,
+    host: f.host,
+    worker: f.worker !== false,
+  }),
 };
 
 export function configureServerCommands(program: Command): void {
@@ -25,7 +29,10 @@ export function configureServerCommands(program: Command): void {
     .option("-p, --port <port>", "port to listen on (default 8080, or PORT)")
     .option("--host <host>", "interface to bind (default 0.0.0.0)")
     .option("--no-worker", "serve HTTP only; run `till worker` processes for jobs")
-    .addHelpText("after", "\nExample:\n  $ DATABASE_URL=postgres://till@db/till AUTH_SECRET=... till serve\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ DATABASE_URL=postgres://till@db/till AUTH_SECRET=... till serve\n",
+    )
     .action(async (flags) => {
       const { runServer } = await import("../services/server.ts");
       await runServer("serve", serverFlags.parse(flags));
@@ -34,7 +41,10 @@ export function configureServerCommands(program: Command): void {
   program
     .command("worker")
     .description("work background jobs (webhook delivery, renewals, expiries) without serving HTTP")
-    .addHelpText("after", "\nExample:\n  $ DATABASE_URL=postgres://till@db/till AUTH_SECRET=... till worker\n")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ DATABASE_URL=postgres://till@db/till AUTH_SECRET=... till worker\n",
+    )
     .action(async () => {
       const { runServer } = await import("../services/server.ts");
       await runServer("worker", { worker: true });

@@ -26,7 +26,11 @@ export function createApi(server: string, token: string | null): ApiClient {
     },
   });
 
-  const call = async <T>(method: string, path: string, options: { json?: unknown; query?: Query } = {}): Promise<T> => {
+  const call = async <T>(
+    method: string,
+    path: string,
+    options: { json?: unknown; query?: Query } = {},
+  ): Promise<T> => {
     try {
       const res = await client(path.replace(/^\//, ""), {
         method,
@@ -43,13 +47,16 @@ export function createApi(server: string, token: string | null): ApiClient {
 
   return {
     get: (path, query) => call("get", path, query ? { query } : {}),
-    post: (path, body, query) => call("post", path, { json: body ?? {}, ...(query ? { query } : {}) }),
+    post: (path, body, query) =>
+      call("post", path, { json: body ?? {}, ...(query ? { query } : {}) }),
     patch: (path, body) => call("patch", path, { json: body }),
     delete: (path) => call("delete", path),
     async all<T>(path: string, query: Query = {}, maxPages = 50) {
       const items: T[] = [];
       for (let page = 1; page <= maxPages; page++) {
-        const res = await call<{ items: T[]; pagination: { max_page: number } }>("get", path, { query: { ...query, page, limit: 100 } });
+        const res = await call<{ items: T[]; pagination: { max_page: number } }>("get", path, {
+          query: { ...query, page, limit: 100 },
+        });
         items.push(...res.items);
         if (page >= res.pagination.max_page) break;
       }
@@ -73,14 +80,28 @@ async function toCliError(err: unknown, server: string): Promise<Error> {
     const data: unknown = err.data;
     if (data && typeof data === "object" && "error" in data) {
       const body = data as { error: unknown; detail?: unknown; error_description?: unknown };
-      return new ApiResponseError(err.response.status, String(body.error), body.detail ?? body.error_description ?? "");
+      return new ApiResponseError(
+        err.response.status,
+        String(body.error),
+        body.detail ?? body.error_description ?? "",
+      );
     }
     const text = typeof data === "string" ? data.slice(0, 300) : "";
-    return new ApiResponseError(err.response.status, `HTTP ${err.response.status}`, text || err.response.statusText);
+    return new ApiResponseError(
+      err.response.status,
+      `HTTP ${err.response.status}`,
+      text || err.response.statusText,
+    );
   }
   const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code === "ECONNREFUSED" || cause?.code === "ENOTFOUND" || (err as Error).name === "TimeoutError") {
-    return new AbortError(`Could not reach till at ${server}.`, { hint: "Is the server running (`till dev`)? Set --server or TILL_SERVER to another URL." });
+  if (
+    cause?.code === "ECONNREFUSED" ||
+    cause?.code === "ENOTFOUND" ||
+    (err as Error).name === "TimeoutError"
+  ) {
+    return new AbortError(`Could not reach till at ${server}.`, {
+      hint: "Is the server running (`till dev`)? Set --server or TILL_SERVER to another URL.",
+    });
   }
   return err as Error;
 }

@@ -15,10 +15,18 @@ export interface CommandContext {
 }
 
 export async function contextOf(cmd: Command): Promise<CommandContext> {
-  const [{ createApi }, { createOutput }, { requireToken, resolveSession }] = await Promise.all([import("./api.ts"), import("./output.ts"), import("./session.ts")]);
+  const [{ createApi }, { createOutput }, { requireToken, resolveSession }] = await Promise.all([
+    import("./api.ts"),
+    import("./output.ts"),
+    import("./session.ts"),
+  ]);
   const flags = cmd.optsWithGlobals<GlobalFlags>();
   const session = resolveSession(flags);
-  const out = createOutput({ json: Boolean(flags.json), color: flags.color !== false, noColorEnv: session.env.noColor });
+  const out = createOutput({
+    json: Boolean(flags.json),
+    color: flags.color !== false,
+    noColorEnv: session.env.noColor,
+  });
   return {
     session,
     out,
@@ -28,7 +36,10 @@ export async function contextOf(cmd: Command): Promise<CommandContext> {
 }
 
 /** The organization a user-token command acts on: --org, else the profile's; org tokens imply theirs. */
-export function organizationParam(ctx: CommandContext, flag: string | undefined): string | undefined {
+export function organizationParam(
+  ctx: CommandContext,
+  flag: string | undefined,
+): string | undefined {
   if (ctx.session.tokenKind === "organization") return undefined;
   return flag ?? ctx.session.organizationId ?? undefined;
 }

@@ -36,7 +36,10 @@ function describeDetail(detail: unknown): string {
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail)) {
     return detail
-      .map((d: { loc?: unknown[]; msg?: string }) => `${(d.loc ?? []).filter((p) => p !== "body" && p !== "query").join(".") || "request"}: ${d.msg ?? "invalid"}`)
+      .map(
+        (d: { loc?: unknown[]; msg?: string }) =>
+          `${(d.loc ?? []).filter((p) => p !== "body" && p !== "query").join(".") || "request"}: ${d.msg ?? "invalid"}`,
+      )
       .join("; ");
   }
   return JSON.stringify(detail);
@@ -48,13 +51,17 @@ export function reportFatal(err: unknown, json = false): number {
   if (err instanceof Error && EXPECTED.has(err.name)) {
     const code = err instanceof AbortError ? err.exitCode : EXIT.error;
     if (json && err instanceof ApiResponseError) {
-      process.stderr.write(`${JSON.stringify({ error: err.error, detail: err.detail, status: err.status })}\n`);
+      process.stderr.write(
+        `${JSON.stringify({ error: err.error, detail: err.detail, status: err.status })}\n`,
+      );
     } else {
       process.stderr.write(`Error: ${err.message}\n`);
       if (err instanceof AbortError && err.hint) process.stderr.write(`${err.hint}\n`);
     }
     return code;
   }
-  process.stderr.write(`Unexpected error (this is a bug in till):\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `Unexpected error (this is a bug in till):\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   return EXIT.error;
 }

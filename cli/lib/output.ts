@@ -18,16 +18,23 @@ export interface Output {
   dim(text: string): string;
 }
 
-export function createOutput(options: { json: boolean; color: boolean; noColorEnv: boolean }): Output {
+export function createOutput(options: {
+  json: boolean;
+  color: boolean;
+  noColorEnv: boolean;
+}): Output {
   const tty = Boolean(process.stdout.isTTY);
   const color = options.color && !options.noColorEnv && tty && !options.json;
-  const wrap = (code: string, reset: string) => (text: string) => (color ? `\u001b[${code}m${text}\u001b[${reset}m` : text);
+  const wrap = (code: string, reset: string) => (text: string) =>
+    color ? `\u001b[${code}m${text}\u001b[${reset}m` : text;
   return {
     json: options.json,
     tty,
     color,
     result(data, render) {
-      process.stdout.write(options.json ? `${JSON.stringify(data, null, tty ? 2 : 0)}\n` : `${render()}\n`);
+      process.stdout.write(
+        options.json ? `${JSON.stringify(data, null, tty ? 2 : 0)}\n` : `${render()}\n`,
+      );
     },
     note(message) {
       process.stderr.write(`${message}\n`);
@@ -48,9 +55,14 @@ function cell(value: unknown): string {
 export function renderTable<T>(rows: T[], columns: Column<T>[], out: Pick<Output, "bold">): string {
   if (rows.length === 0) return "(none)";
   const cells = rows.map((row) => columns.map((c) => cell(c.value(row))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
-  const line = (values: string[]) => values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join("  ");
-  return [out.bold(line(columns.map((c) => c.header.toUpperCase()))), ...cells.map(line)].join("\n");
+  const widths = columns.map((c, i) =>
+    Math.max(c.header.length, ...cells.map((r) => r[i]!.length)),
+  );
+  const line = (values: string[]) =>
+    values.map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i]!))).join("  ");
+  return [out.bold(line(columns.map((c) => c.header.toUpperCase()))), ...cells.map(line)].join(
+    "\n",
+  );
 }
 
 export function renderFields(fields: [string, unknown][], out: Pick<Output, "dim">): string {

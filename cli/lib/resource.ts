@@ -20,26 +20,45 @@ export function collect(value: string, previous: string[] = []): string[] {
 }
 
 /** key=value pairs from repeatable flags; numbers and booleans keep their type, as Polar's metadata. */
-export function parsePairs(pairs: string[] | undefined, flag: string): Record<string, string | number | boolean> | undefined {
+export function parsePairs(
+  pairs: string[] | undefined,
+  flag: string,
+): Record<string, string | number | boolean> | undefined {
   if (!pairs || pairs.length === 0) return undefined;
   const out: Record<string, string | number | boolean> = {};
   for (const pair of pairs) {
     const i = pair.indexOf("=");
-    if (i <= 0) throw new AbortError(`${flag} expects key=value, got "${pair}".`, { exitCode: EXIT.usage });
+    if (i <= 0)
+      throw new AbortError(`${flag} expects key=value, got "${pair}".`, { exitCode: EXIT.usage });
     const raw = pair.slice(i + 1);
-    out[pair.slice(0, i)] = raw === "true" ? true : raw === "false" ? false : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    out[pair.slice(0, i)] =
+      raw === "true"
+        ? true
+        : raw === "false"
+          ? false
+          : /^-?\d+(\.\d+)?$/.test(raw)
+            ? Number(raw)
+            : raw;
   }
   return out;
 }
 
 export function positiveInt(flag: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1) throw new AbortError(`${flag} must be a positive integer, got "${value}".`, { exitCode: EXIT.usage });
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw new AbortError(`${flag} must be a positive integer, got "${value}".`, {
+        exitCode: EXIT.usage,
+      });
     return Number(value);
   };
 }
 
-export function addListCommand<T>(group: Command, spec: ResourceSpec<T>, filters: (cmd: Command) => Command = (c) => c, toQuery: (flags: Record<string, unknown>) => Query = () => ({})): void {
+export function addListCommand<T>(
+  group: Command,
+  spec: ResourceSpec<T>,
+  filters: (cmd: Command) => Command = (c) => c,
+  toQuery: (flags: Record<string, unknown>) => Query = () => ({}),
+): void {
   const cmd = group
     .command("list")
     .description(`list ${spec.noun}s`)
@@ -48,8 +67,15 @@ export function addListCommand<T>(group: Command, spec: ResourceSpec<T>, filters
     .option("--org <id>", "organization (user tokens; default: the profile's)");
   filters(cmd).action(async (flags: Record<string, unknown>, c: Command) => {
     const ctx = await contextOf(c);
-    const query: Query = { page: flags.page as number, limit: flags.limit as number, organization_id: organizationParam(ctx, flags.org as string | undefined), ...toQuery(flags) };
-    const res = await ctx.api().get<{ items: T[]; pagination: { total_count: number; max_page: number } }>(spec.path, query);
+    const query: Query = {
+      page: flags.page as number,
+      limit: flags.limit as number,
+      organization_id: organizationParam(ctx, flags.org as string | undefined),
+      ...toQuery(flags),
+    };
+    const res = await ctx
+      .api()
+      .get<{ items: T[]; pagination: { total_count: number; max_page: number } }>(spec.path, query);
     const { total_count, max_page } = res.pagination;
     const footer = `page ${flags.page} of ${Math.max(max_page, 1)} · ${total_count} ${spec.noun}${total_count === 1 ? "" : "s"}`;
     await printTable(ctx, res, res.items, spec.columns, footer);
@@ -79,17 +105,33 @@ export function addDeleteCommand<T>(group: Command, spec: ResourceSpec<T>, verb 
 }
 
 /** A table: Ink on a TTY, aligned plain text in a pipe, `data` as JSON with --json. */
-export async function printTable<T>(ctx: CommandContext, data: unknown, rows: T[], columns: Column<T>[], footer?: string): Promise<void> {
+export async function printTable<T>(
+  ctx: CommandContext,
+  data: unknown,
+  rows: T[],
+  columns: Column<T>[],
+  footer?: string,
+): Promise<void> {
   if (ctx.out.tty && !ctx.out.json) {
     const { renderInkTable } = await import("../ui/render.ts");
     return renderInkTable(rows, columns, footer);
   }
-  ctx.out.result(data, () => `${renderTable(rows, columns, ctx.out)}${footer ? `\n${ctx.out.dim(footer)}` : ""}`);
+  ctx.out.result(
+    data,
+    () => `${renderTable(rows, columns, ctx.out)}${footer ? `\n${ctx.out.dim(footer)}` : ""}`,
+  );
 }
 
-export function printOne<T>(ctx: CommandContext, spec: ResourceSpec<T>, row: T, headline?: string): void {
+export function printOne<T>(
+  ctx: CommandContext,
+  spec: ResourceSpec<T>,
+  row: T,
+  headline?: string,
+): void {
   ctx.out.result(row, () => {
-    const body = spec.fields ? renderFields(spec.fields(row), ctx.out) : renderTable([row], spec.columns, ctx.out);
+    const body = spec.fields
+      ? renderFields(spec.fields(row), ctx.out)
+      : renderTable([row], spec.columns, ctx.out);
     return headline ? `${headline}\n${body}` : body;
   });
 }

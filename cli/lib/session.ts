@@ -32,14 +32,44 @@ export function resolveSession(flags: GlobalFlags): Session {
   const env = loadCliEnv();
   const profileName = flags.profile ?? env.profile ?? "default";
   const profile = readStore(env.configDir).profiles[profileName] ?? null;
-  const server = (flags.server ?? env.server ?? profile?.server ?? DEFAULT_SERVER).replace(/\/+$/, "");
+  const server = (flags.server ?? env.server ?? profile?.server ?? DEFAULT_SERVER).replace(
+    /\/+$/,
+    "",
+  );
   if (env.token) {
-    return { env, profileName, server, token: env.token, tokenKind: tokenKindOf(env.token), organizationId: null, source: "environment", profile };
+    return {
+      env,
+      profileName,
+      server,
+      token: env.token,
+      tokenKind: tokenKindOf(env.token),
+      organizationId: null,
+      source: "environment",
+      profile,
+    };
   }
   if (profile && (!flags.server || flags.server.replace(/\/+$/, "") === profile.server)) {
-    return { env, profileName, server, token: profile.token, tokenKind: profile.tokenKind, organizationId: profile.organizationId, source: "profile", profile };
+    return {
+      env,
+      profileName,
+      server,
+      token: profile.token,
+      tokenKind: profile.tokenKind,
+      organizationId: profile.organizationId,
+      source: "profile",
+      profile,
+    };
   }
-  return { env, profileName, server, token: null, tokenKind: null, organizationId: null, source: "none", profile };
+  return {
+    env,
+    profileName,
+    server,
+    token: null,
+    tokenKind: null,
+    organizationId: null,
+    source: "none",
+    profile,
+  };
 }
 
 export function requireToken(session: Session): string {

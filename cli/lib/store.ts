@@ -33,10 +33,15 @@ export function readStore(configDir: string): Store {
   try {
     raw = JSON.parse(readFileSync(file, "utf8"));
   } catch {
-    throw new AbortError(`${file} is not valid JSON.`, { hint: "Delete it and run `till login` again." });
+    throw new AbortError(`${file} is not valid JSON.`, {
+      hint: "Delete it and run `till login` again.",
+    });
   }
   const parsed = storeSchema.safeParse(raw);
-  if (!parsed.success) throw new AbortError(`${file} is not a till credentials file this version understands.`, { hint: "Run `till logout` and `till login`." });
+  if (!parsed.success)
+    throw new AbortError(`${file} is not a till credentials file this version understands.`, {
+      hint: "Run `till logout` and `till login`.",
+    });
   return parsed.data;
 }
 

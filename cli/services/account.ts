@@ -16,20 +16,29 @@ interface Organization {
   name: string;
 }
 
-export async function login(ctx: CommandContext, flags: { org?: string | undefined; browser: boolean }): Promise<void> {
+export async function login(
+  ctx: CommandContext,
+  flags: { org?: string | undefined; browser: boolean },
+): Promise<void> {
   const { out, session } = ctx;
   const code = await requestDeviceCode(ctx.anonymousApi());
-  out.note(`To log in to ${session.server}, open ${code.verification_uri} and enter the code:\n\n    ${out.bold(code.user_code)}\n`);
+  out.note(
+    `To log in to ${session.server}, open ${code.verification_uri} and enter the code:\n\n    ${out.bold(code.user_code)}\n`,
+  );
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !out.json;
   let stopPrompt = () => {};
   if (interactive && flags.browser && !session.env.remoteSession) {
     out.note(out.dim("Press Enter to open it in your browser."));
     stopPrompt = onEnter(() => openBrowser(code.verification_uri_complete, session.env.browser));
   }
-  const spinner = interactive ? await (await import("../ui/render.ts")).startSpinner("Waiting for approval in the browser…") : null;
+  const spinner = interactive
+    ? await (await import("../ui/render.ts")).startSpinner("Waiting for approval in the browser…")
+    : null;
   let token: string;
   try {
-    token = await pollForToken(ctx.anonymousApi(), code, { onSlowDown: (s) => out.note(out.dim(`Server asked to slow down; polling every ${s} s.`)) });
+    token = await pollForToken(ctx.anonymousApi(), code, {
+      onSlowDown: (s) => out.note(out.dim(`Server asked to slow down; polling every ${s} s.`)),
+    });
   } finally {
     stopPrompt();
     spinner?.stop();
@@ -48,18 +57,37 @@ export async function login(ctx: CommandContext, flags: { org?: string | undefin
     userEmail: info.user.email,
     expiresAt: info.session.expiresAt ? new Date(info.session.expiresAt).toISOString() : null,
   });
-  out.result({ server: session.server, user: info.user, organization: org ?? null, profile: session.profileName }, () =>
-    [
-      `Logged in to ${session.server} as ${info.user.email}.`,
-      org ? `Organization: ${org.name} (${org.slug}).` : orgs.length === 0 ? "You have no organization yet: create one with `till orgs create --name <name>`." : "Pick an organization with `till orgs switch <id-or-slug>`.",
-    ].join("\n"),
+  out.result(
+    {
+      server: session.server,
+      user: info.user,
+      organization: org ?? null,
+      profile: session.profileName,
+    },
+    () =>
+      [
+        `Logged in to ${session.server} as ${info.user.email}.`,
+        org
+          ? `Organization: ${org.name} (${org.slug}).`
+          : orgs.length === 0
+            ? "You have no organization yet: create one with `till orgs create --name <name>`."
+            : "Pick an organization with `till orgs switch <id-or-slug>`.",
+      ].join("\n"),
   );
 }
 
-async function chooseOrganization(orgs: Organization[], wanted: string | undefined, interactive: boolean, note: (m: string) => void): Promise<Organization | null> {
+async function chooseOrganization(
+  orgs: Organization[],
+  wanted: string | undefined,
+  interactive: boolean,
+  note: (m: string) => void,
+): Promise<Organization | null> {
   if (wanted) {
     const found = orgs.find((o) => o.id === wanted || o.slug === wanted);
-    if (!found) throw new AbortError(`No organization "${wanted}" for this user.`, { hint: `Yours: ${orgs.map((o) => o.slug).join(", ") || "none"}` });
+    if (!found)
+      throw new AbortError(`No organization "${wanted}" for this user.`, {
+        hint: `Yours: ${orgs.map((o) => o.slug).join(", ") || "none"}`,
+      });
     return found;
   }
   if (orgs.length <= 1) return orgs[0] ?? null;
@@ -80,7 +108,9 @@ export async function logout(ctx: CommandContext): Promise<void> {
   }
   const removed = removeProfile(session.env.configDir, session.profileName);
   out.result({ loggedOut: removed, profile: session.profileName }, () =>
-    removed ? `Logged out (profile ${session.profileName}).` : `Profile ${session.profileName} was not logged in.`,
+    removed
+      ? `Logged out (profile ${session.profileName}).`
+      : `Profile ${session.profileName} was not logged in.`,
   );
 }
 
@@ -91,12 +121,18 @@ export async function whoami(ctx: CommandContext): Promise<void> {
   let expiresAt: string | null = session.profile?.expiresAt ?? null;
   if (session.tokenKind === "user") {
     const info = await fetchSession(api);
-    if (!info) throw new ApiResponseError(401, "Unauthorized", "The saved session is no longer valid.");
+    if (!info)
+      throw new ApiResponseError(401, "Unauthorized", "The saved session is no longer valid.");
     user = info.user;
     expiresAt = new Date(info.session.expiresAt).toISOString();
   }
-  const orgs = await api.get<{ items: Organization[] }>("/v1/organizations/", { page: 1, limit: 100 });
-  const org = orgs.items.find((o) => o.id === session.organizationId) ?? (session.tokenKind === "organization" ? (orgs.items[0] ?? null) : null);
+  const orgs = await api.get<{ items: Organization[] }>("/v1/organizations/", {
+    page: 1,
+    limit: 100,
+  });
+  const org =
+    orgs.items.find((o) => o.id === session.organizationId) ??
+    (session.tokenKind === "organization" ? (orgs.items[0] ?? null) : null);
   const data = {
     server: session.server,
     profile: session.profileName,
@@ -113,7 +149,10 @@ export async function whoami(ctx: CommandContext): Promise<void> {
         ["server", data.server],
         ["user", user ? `${user.email} (${user.id})` : "-"],
         ["organization", org ? `${org.name} (${org.slug}, ${org.id})` : "-"],
-        ["token", `${data.token_kind} token from ${data.token_source}${session.source === "profile" ? ` "${session.profileName}"` : ""}`],
+        [
+          "token",
+          `${data.token_kind} token from ${data.token_source}${session.source === "profile" ? ` "${session.profileName}"` : ""}`,
+        ],
         ["expires", expiresAt ?? "never"],
       ],
       out,
@@ -133,7 +172,13 @@ function ask(question: string): Promise<string> {
 }
 
 export function openBrowser(url: string, browser: string | null): void {
-  const command = browser ?? (process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open");
+  const command =
+    browser ??
+    (process.platform === "darwin"
+      ? "open"
+      : process.platform === "win32"
+        ? "explorer"
+        : "xdg-open");
   const child = spawn(command, [url], { stdio: "ignore", detached: true });
   child.on("error", () => process.stderr.write(`Could not open a browser; visit ${url}\n`));
   child.unref();

@@ -40,17 +40,33 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
   while (!stop.signal.aborted) {
     try {
       const res: Response = await fetch(url, {
-        headers: { authorization: `Bearer ${token}`, accept: "text/event-stream", ...(lastEventId ? { "last-event-id": lastEventId } : {}) },
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: "text/event-stream",
+          ...(lastEventId ? { "last-event-id": lastEventId } : {}),
+        },
         signal: stop.signal,
       });
       if (!res.ok || !res.body) {
         const body = (await res.json().catch(() => ({}))) as { error?: string; detail?: unknown };
-        throw new ApiResponseError(res.status, body.error ?? `HTTP ${res.status}`, body.detail ?? res.statusText);
+        throw new ApiResponseError(
+          res.status,
+          body.error ?? `HTTP ${res.status}`,
+          body.detail ?? res.statusText,
+        );
       }
-      if (attempt > 0) ctx.out.note(ctx.out.dim(`${time()} reconnected${lastEventId ? `, resuming after event ${lastEventId}` : ""}`));
+      if (attempt > 0)
+        ctx.out.note(
+          ctx.out.dim(
+            `${time()} reconnected${lastEventId ? `, resuming after event ${lastEventId}` : ""}`,
+          ),
+        );
       attempt = 0;
       for await (const message of sseMessages(res.body as ReadableStream<Uint8Array>)) {
-        const data = JSON.parse(message.data) as { key?: string; secret?: string } & Partial<StreamMessage>;
+        const data = JSON.parse(message.data) as {
+          key?: string;
+          secret?: string;
+        } & Partial<StreamMessage>;
         if (data.key === "connected" && data.secret) {
           if (secret === null) {
             secret = data.secret;
@@ -59,7 +75,10 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
               process.stdout.write(`${secret}\n`);
               return;
             }
-            if (!ctx.out.json) ctx.out.note(`Ready. Your webhook signing secret is ${ctx.out.bold(secret)}${options.forwardTo ? `; forwarding to ${options.forwardTo}` : ""} (^C to quit)`);
+            if (!ctx.out.json)
+              ctx.out.note(
+                `Ready. Your webhook signing secret is ${ctx.out.bold(secret)}${options.forwardTo ? `; forwarding to ${options.forwardTo}` : ""} (^C to quit)`,
+              );
           }
           continue;
         }
@@ -68,7 +87,13 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
         verifyMessage(verifier!, event);
         const payload = JSON.parse(event.body) as { type: string; data?: { id?: string } };
         if (options.events && !options.events.includes(payload.type)) continue;
-        report(ctx, { kind: "event", time: time(), type: payload.type, id: event.webhook_id, data_id: payload.data?.id ?? null });
+        report(ctx, {
+          kind: "event",
+          time: time(),
+          type: payload.type,
+          id: event.webhook_id,
+          data_id: payload.data?.id ?? null,
+        });
         if (options.forwardTo) await forward(ctx, options.forwardTo, event);
         handled++;
         if (options.maxEvents !== null && handled >= options.maxEvents) return;
@@ -87,9 +112,15 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
 
 function verifyMessage(verifier: Webhook, m: StreamMessage): void {
   try {
-    verifier.verify(m.body, { "webhook-id": m.webhook_id, "webhook-timestamp": String(m.timestamp), "webhook-signature": m.signature });
+    verifier.verify(m.body, {
+      "webhook-id": m.webhook_id,
+      "webhook-timestamp": String(m.timestamp),
+      "webhook-signature": m.signature,
+    });
   } catch {
-    throw new AbortError(`Event ${m.webhook_id} from the stream failed signature verification; not forwarding it.`);
+    throw new AbortError(
+      `Event ${m.webhook_id} from the stream failed signature verification; not forwarding it.`,
+    );
   }
 }
 
@@ -99,7 +130,13 @@ async function forward(ctx: CommandContext, target: string, m: StreamMessage): P
   try {
     const res = await fetch(target, {
       method: "POST",
-      headers: { "content-type": "application/json", "webhook-id": m.webhook_id, "webhook-timestamp": String(m.timestamp), "webhook-signature": m.signature, "user-agent": "till-cli" },
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": m.webhook_id,
+        "webhook-timestamp": String(m.timestamp),
+        "webhook-signature": m.signature,
+        "user-agent": "till-cli",
+      },
       body: m.body,
       redirect: "manual",
       signal: AbortSignal.timeout(10_000),
@@ -109,7 +146,15 @@ async function forward(ctx: CommandContext, target: string, m: StreamMessage): P
   } catch (err) {
     status = (err as Error).name === "TimeoutError" ? "timeout" : "error";
   }
-  report(ctx, { kind: "forward", time: time(), status, method: "POST", url: target, id: m.webhook_id, ms: Math.round(performance.now() - started) });
+  report(ctx, {
+    kind: "forward",
+    time: time(),
+    status,
+    method: "POST",
+    url: target,
+    id: m.webhook_id,
+    ms: Math.round(performance.now() - started),
+  });
 }
 
 function report(ctx: CommandContext, line: Record<string, unknown>): void {
@@ -117,7 +162,10 @@ function report(ctx: CommandContext, line: Record<string, unknown>): void {
     process.stdout.write(`${JSON.stringify(line)}\n`);
     return;
   }
-  const text = line.kind === "event" ? `${line.time} --> ${line.type} [${line.id}]` : `${line.time} <-- [${line.status}] POST ${line.url} [${line.id}]`;
+  const text =
+    line.kind === "event"
+      ? `${line.time} --> ${line.type} [${line.id}]`
+      : `${line.time} <-- [${line.status}] POST ${line.url} [${line.id}]`;
   process.stdout.write(`${text}\n`);
 }
 
@@ -133,14 +181,21 @@ async function assertListening(target: string): Promise<void> {
     });
     const fail = () => {
       socket.destroy();
-      reject(new AbortError(`Nothing is listening on ${url.host}.`, { hint: "Start your app first, or check --forward-to.", exitCode: EXIT.error }));
+      reject(
+        new AbortError(`Nothing is listening on ${url.host}.`, {
+          hint: "Start your app first, or check --forward-to.",
+          exitCode: EXIT.error,
+        }),
+      );
     };
     socket.once("error", fail);
     socket.once("timeout", fail);
   });
 }
 
-async function* sseMessages(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id: string | null; data: string }> {
+async function* sseMessages(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<{ id: string | null; data: string }> {
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {

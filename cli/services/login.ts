@@ -16,7 +16,10 @@ export interface DeviceCode {
 }
 
 export async function requestDeviceCode(api: ApiClient): Promise<DeviceCode> {
-  return api.post<DeviceCode>("/api/auth/device/code", { client_id: CLI_CLIENT_ID, scope: "openid profile email" });
+  return api.post<DeviceCode>("/api/auth/device/code", {
+    client_id: CLI_CLIENT_ID,
+    scope: "openid profile email",
+  });
 }
 
 export interface PollOptions {
@@ -25,7 +28,11 @@ export interface PollOptions {
 }
 
 /** Polls until the user approves; returns the session token. */
-export async function pollForToken(api: ApiClient, code: DeviceCode, options: PollOptions = {}): Promise<string> {
+export async function pollForToken(
+  api: ApiClient,
+  code: DeviceCode,
+  options: PollOptions = {},
+): Promise<string> {
   const sleep = options.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
   let interval = Math.max(code.interval, 1);
   const deadline = Date.now() + code.expires_in * 1000;
@@ -50,13 +57,19 @@ export async function pollForToken(api: ApiClient, code: DeviceCode, options: Po
         case "access_denied":
           throw new AbortError("Login was denied in the browser.", { exitCode: EXIT.auth });
         case "expired_token":
-          throw new AbortError("The login code expired before it was approved.", { hint: "Run `till login` again.", exitCode: EXIT.auth });
+          throw new AbortError("The login code expired before it was approved.", {
+            hint: "Run `till login` again.",
+            exitCode: EXIT.auth,
+          });
         default:
           throw err;
       }
     }
   }
-  throw new AbortError("The login code expired before it was approved.", { hint: "Run `till login` again.", exitCode: EXIT.auth });
+  throw new AbortError("The login code expired before it was approved.", {
+    hint: "Run `till login` again.",
+    exitCode: EXIT.auth,
+  });
 }
 
 export interface SessionInfo {

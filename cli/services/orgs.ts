@@ -34,7 +34,10 @@ export async function listOrgs(ctx: CommandContext): Promise<void> {
 async function findOrg(ctx: CommandContext, ref: string): Promise<Organization> {
   const orgs = await ctx.api().all<Organization>("/v1/organizations/");
   const org = orgs.find((o) => o.id === ref || o.slug === ref);
-  if (!org) throw new AbortError(`No organization "${ref}".`, { hint: `Yours: ${orgs.map((o) => o.slug).join(", ") || "none"}` });
+  if (!org)
+    throw new AbortError(`No organization "${ref}".`, {
+      hint: `Yours: ${orgs.map((o) => o.slug).join(", ") || "none"}`,
+    });
   return org;
 }
 
@@ -42,9 +45,15 @@ function rememberOrg(ctx: CommandContext, org: Organization): void {
   const { session } = ctx;
   const profile = readStore(session.env.configDir).profiles[session.profileName];
   if (!profile || session.source !== "profile") {
-    throw new AbortError("Switching organizations needs a logged-in profile.", { hint: "With TILL_TOKEN, the token decides the organization." });
+    throw new AbortError("Switching organizations needs a logged-in profile.", {
+      hint: "With TILL_TOKEN, the token decides the organization.",
+    });
   }
-  saveProfile(session.env.configDir, session.profileName, { ...profile, organizationId: org.id, organizationSlug: org.slug });
+  saveProfile(session.env.configDir, session.profileName, {
+    ...profile,
+    organizationId: org.id,
+    organizationSlug: org.slug,
+  });
 }
 
 export async function switchOrg(ctx: CommandContext, ref: string): Promise<void> {
@@ -53,22 +62,43 @@ export async function switchOrg(ctx: CommandContext, ref: string): Promise<void>
   ctx.out.result(org, () => `Now using ${org.name} (${org.slug}).`);
 }
 
-export async function createOrg(ctx: CommandContext, input: { name: string; slug?: string | undefined }): Promise<void> {
-  const slug = input.slug ?? input.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+export async function createOrg(
+  ctx: CommandContext,
+  input: { name: string; slug?: string | undefined },
+): Promise<void> {
+  const slug =
+    input.slug ??
+    input.name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "");
   const org = await ctx.api().post<Organization>("/v1/organizations/", { name: input.name, slug });
   if (ctx.session.source === "profile") rememberOrg(ctx, org);
   ctx.out.result(org, () => `Created ${org.name} (${org.slug}, ${org.id}).`);
 }
 
-export async function createToken(ctx: CommandContext, flags: { scope: string[]; comment: string; expiresIn?: string; org?: string }): Promise<void> {
-  const organizationId = flags.org ? (await findOrg(ctx, flags.org)).id : (ctx.session.organizationId ?? undefined);
-  const res = await ctx.api().post<{ token: string; organization_access_token: AccessToken }>("/v1/organization-access-tokens/", {
-    organization_id: organizationId,
-    comment: flags.comment,
-    scopes: flags.scope,
-    ...(flags.expiresIn ? { expires_in: flags.expiresIn } : {}),
-  });
-  if (!ctx.out.json) ctx.out.note("This is the only time the token is shown. Store it as a secret (e.g. TILL_TOKEN in CI).");
+export async function createToken(
+  ctx: CommandContext,
+  flags: { scope: string[]; comment: string; expiresIn?: string; org?: string },
+): Promise<void> {
+  const organizationId = flags.org
+    ? (await findOrg(ctx, flags.org)).id
+    : (ctx.session.organizationId ?? undefined);
+  const res = await ctx
+    .api()
+    .post<{ token: string; organization_access_token: AccessToken }>(
+      "/v1/organization-access-tokens/",
+      {
+        organization_id: organizationId,
+        comment: flags.comment,
+        scopes: flags.scope,
+        ...(flags.expiresIn ? { expires_in: flags.expiresIn } : {}),
+      },
+    );
+  if (!ctx.out.json)
+    ctx.out.note(
+      "This is the only time the token is shown. Store it as a secret (e.g. TILL_TOKEN in CI).",
+    );
   ctx.out.result(res, () => res.token);
 }
 

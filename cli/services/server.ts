@@ -8,13 +8,19 @@ interface ServerFlags {
   worker: boolean;
 }
 
-export async function runServer(command: Extract<Command, "dev" | "serve" | "worker">, flags: ServerFlags): Promise<void> {
+export async function runServer(
+  command: Extract<Command, "dev" | "serve" | "worker">,
+  flags: ServerFlags,
+): Promise<void> {
   const config = loadConfig({ command, overrides: { PORT: flags.port, HOST: flags.host } });
   const { start } = await import("../../server/main.ts");
   const server = await start(config, { http: command !== "worker", worker: flags.worker });
   const { log } = server;
 
-  const dbLabel = config.database.kind === "postgres" ? "PostgreSQL (DATABASE_URL)" : `embedded PGlite at ${config.database.dataDir}`;
+  const dbLabel =
+    config.database.kind === "postgres"
+      ? "PostgreSQL (DATABASE_URL)"
+      : `embedded PGlite at ${config.database.dataDir}`;
   const lines =
     command === "worker"
       ? [`till worker is running (${config.mode} mode)`, `  Database   ${dbLabel}`]
@@ -26,7 +32,9 @@ export async function runServer(command: Extract<Command, "dev" | "serve" | "wor
           `  Ready      ${server.url}/readyz`,
           `  Database   ${dbLabel}`,
         ];
-  lines.push(`  Started in ${server.timings.readyMs} ms (migrations ${server.timings.migrateMs} ms, queue ${server.timings.queueMs} ms)`);
+  lines.push(
+    `  Started in ${server.timings.readyMs} ms (migrations ${server.timings.migrateMs} ms, queue ${server.timings.queueMs} ms)`,
+  );
   process.stdout.write(`${lines.join("\n")}\n`);
   log.info({ url: server.url, mode: config.mode, ...server.timings }, "ready");
 

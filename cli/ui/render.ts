@@ -3,22 +3,40 @@
 import type { Column } from "../lib/output.ts";
 
 /** Draws a table with Ink and returns once it is on screen. */
-export async function renderInkTable<T>(rows: T[], columns: Column<T>[], footer?: string): Promise<void> {
+export async function renderInkTable<T>(
+  rows: T[],
+  columns: Column<T>[],
+  footer?: string,
+): Promise<void> {
   const [{ render, Box, Text }, React] = await Promise.all([import("ink"), import("react")]);
   const h = React.createElement;
   const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)));
+  const widths = columns.map((c, i) =>
+    Math.max(c.header.length, ...cells.map((r) => r[i]!.length)),
+  );
   const line = (values: string[], bold: boolean, key: string | number) =>
     h(
       Box,
       { key, flexDirection: "row", gap: 2 },
-      ...values.map((v, i) => h(Box, { key: i, width: i === values.length - 1 ? undefined : widths[i] }, h(Text, { bold, wrap: "truncate-end" }, v))),
+      ...values.map((v, i) =>
+        h(
+          Box,
+          { key: i, width: i === values.length - 1 ? undefined : widths[i] },
+          h(Text, { bold, wrap: "truncate-end" }, v),
+        ),
+      ),
     );
   const tree = h(
     Box,
     { flexDirection: "column" },
-    line(columns.map((c) => c.header.toUpperCase()), true, "header"),
-    ...(rows.length === 0 ? [h(Text, { key: "none", dimColor: true }, "(none)")] : cells.map((r, i) => line(r, false, i))),
+    line(
+      columns.map((c) => c.header.toUpperCase()),
+      true,
+      "header",
+    ),
+    ...(rows.length === 0
+      ? [h(Text, { key: "none", dimColor: true }, "(none)")]
+      : cells.map((r, i) => line(r, false, i))),
     footer ? h(Text, { key: "footer", dimColor: true }, footer) : null,
   );
   const app = render(tree, { patchConsole: false });
@@ -41,9 +59,17 @@ export async function startSpinner(text: string): Promise<SpinnerHandle> {
       const timer = setInterval(() => setI((n) => (n + 1) % frames.length), 80);
       return () => clearInterval(timer);
     }, []);
-    return React.createElement(Text, null, React.createElement(Text, { color: "cyan" }, frames[i]), ` ${props.label}`);
+    return React.createElement(
+      Text,
+      null,
+      React.createElement(Text, { color: "cyan" }, frames[i]),
+      ` ${props.label}`,
+    );
   }
-  const app = render(React.createElement(Spinner, { label: text }), { stdout: process.stderr, patchConsole: false });
+  const app = render(React.createElement(Spinner, { label: text }), {
+    stdout: process.stderr,
+    patchConsole: false,
+  });
   return {
     stop(finalText) {
       if (finalText) app.rerender(React.createElement(Text, null, finalText));

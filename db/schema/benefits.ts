@@ -16,7 +16,10 @@ export const benefits = pgTable(
     type: text("type").notNull(),
     description: text("description").notNull(),
     visibility: text("visibility").notNull().default("public"),
-    properties: jsonb("properties").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    properties: jsonb("properties")
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

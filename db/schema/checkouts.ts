@@ -19,7 +19,10 @@ export const checkouts = pgTable(
     organizationId: uuid("organization_id")
       .notNull()
       .references(() => organization.id, { onDelete: "cascade" }),
-    status: text("status").$type<"open" | "expired" | "confirmed" | "succeeded" | "failed">().notNull().default("open"),
+    status: text("status")
+      .$type<"open" | "expired" | "confirmed" | "succeeded" | "failed">()
+      .notNull()
+      .default("open"),
     clientSecretHash: text("client_secret_hash").notNull().unique(),
     clientSecretEnc: text("client_secret_enc").notNull(),
     expiresAt: tstz("expires_at").notNull(),
@@ -54,9 +57,15 @@ export const checkouts = pgTable(
     customerBillingName: text("customer_billing_name"),
     customerBillingAddress: jsonb("customer_billing_address").$type<CustomerAddress>(),
     customerTaxId: text("customer_tax_id"),
-    customFieldData: jsonb("custom_field_data").$type<Record<string, string | number | boolean | null>>().notNull().default(sql`'{}'::jsonb`),
+    customFieldData: jsonb("custom_field_data")
+      .$type<Record<string, string | number | boolean | null>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
-    customerMetadata: jsonb("customer_metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
+    customerMetadata: jsonb("customer_metadata")
+      .$type<Metadata>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     paymentProcessor: text("payment_processor").notNull(),
     paymentAttempts: integer("payment_attempts").notNull().default(0),
     paymentError: text("payment_error"),
@@ -69,7 +78,10 @@ export const checkouts = pgTable(
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
   },
-  (t) => [index("checkouts_org_created_idx").on(t.organizationId, t.createdAt), index("checkouts_open_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'open'`)],
+  (t) => [
+    index("checkouts_org_created_idx").on(t.organizationId, t.createdAt),
+    index("checkouts_open_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'open'`),
+  ],
 );
 
 export const checkoutLinks = pgTable(

@@ -16,7 +16,10 @@ export const customFields = pgTable(
     type: text("type").notNull(),
     slug: text("slug").notNull(),
     name: text("name").notNull(),
-    properties: jsonb("properties").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    properties: jsonb("properties")
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),

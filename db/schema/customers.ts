@@ -31,14 +31,21 @@ export const customers = pgTable(
     /** [value, format], as Polar serializes it. */
     taxId: jsonb("tax_id").$type<[string, string]>(),
     locale: text("locale"),
-    metadata: jsonb("metadata").$type<Record<string, string | number | boolean>>().notNull().default({}),
+    metadata: jsonb("metadata")
+      .$type<Record<string, string | number | boolean>>()
+      .notNull()
+      .default({}),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
     deletedAt: tstz("deleted_at"),
   },
   (t) => [
-    uniqueIndex("customers_org_email_uq").on(t.organizationId, sql`lower(${t.email})`).where(sql`${t.deletedAt} is null`),
-    uniqueIndex("customers_org_external_id_uq").on(t.organizationId, t.externalId).where(sql`${t.deletedAt} is null and ${t.externalId} is not null`),
+    uniqueIndex("customers_org_email_uq")
+      .on(t.organizationId, sql`lower(${t.email})`)
+      .where(sql`${t.deletedAt} is null`),
+    uniqueIndex("customers_org_external_id_uq")
+      .on(t.organizationId, t.externalId)
+      .where(sql`${t.deletedAt} is null and ${t.externalId} is not null`),
     index("customers_org_created_idx").on(t.organizationId, t.createdAt),
   ],
 );

@@ -1,7 +1,17 @@
 // Discounts: a fixed amount or a percentage off, once, forever or for some months, optionally behind
 // a code (unique per organization, whatever its case) and restricted to some products.
 import { sql } from "drizzle-orm";
-import { bigint, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { organization } from "./auth.ts";
 import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
 import type { Metadata } from "./custom-fields.ts";
@@ -35,7 +45,9 @@ export const discounts = pgTable(
   },
   (t) => [
     // Codes are typed by customers: "SUMMER" and "summer" are the same code.
-    uniqueIndex("discounts_org_code_uq").on(t.organizationId, sql`lower(${t.code})`).where(sql`${t.deletedAt} is null and ${t.code} is not null`),
+    uniqueIndex("discounts_org_code_uq")
+      .on(t.organizationId, sql`lower(${t.code})`)
+      .where(sql`${t.deletedAt} is null and ${t.code} is not null`),
     index("discounts_org_created_idx").on(t.organizationId, t.createdAt),
   ],
 );
@@ -50,5 +62,8 @@ export const discountProducts = pgTable(
       .notNull()
       .references(() => products.id, { onDelete: "cascade" }),
   },
-  (t) => [primaryKey({ columns: [t.discountId, t.productId] }), index("discount_products_product_idx").on(t.productId)],
+  (t) => [
+    primaryKey({ columns: [t.discountId, t.productId] }),
+    index("discount_products_product_idx").on(t.productId),
+  ],
 );

@@ -41,9 +41,15 @@ export const events = pgTable(
     metadata: jsonb("metadata").$type<EventMetadata>().notNull().default({}),
   },
   (t) => [
-    uniqueIndex("events_org_external_id_uq").on(t.organizationId, t.externalId).where(sql`${t.externalId} is not null`),
+    uniqueIndex("events_org_external_id_uq")
+      .on(t.organizationId, t.externalId)
+      .where(sql`${t.externalId} is not null`),
     index("events_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp),
-    index("events_org_external_customer_ts_idx").on(t.organizationId, t.externalCustomerId, t.timestamp),
+    index("events_org_external_customer_ts_idx").on(
+      t.organizationId,
+      t.externalCustomerId,
+      t.timestamp,
+    ),
     index("events_org_name_ts_idx").on(t.organizationId, t.name, t.timestamp),
     index("events_org_ts_idx").on(t.organizationId, t.timestamp),
     index("events_parent_idx").on(t.parentId).where(sql`${t.parentId} is not null`),

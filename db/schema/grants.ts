@@ -1,7 +1,17 @@
 // Benefit grants (one per customer × benefit × order-or-subscription), and what granting creates:
 // license keys with their activations, credited meter units, and refunds of orders.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { benefits } from "./benefits.ts";
 import { id, timestamps, tstz } from "./columns.ts";
 import { customerRef, organizationRef } from "./owned.ts";
@@ -31,7 +41,10 @@ export const benefitGrants = pgTable(
     revokedAt: tstz("revoked_at"),
     /** What the worker still has to do ("grant" or "revoke"); null when the grant is settled. */
     pendingAction: text("pending_action"),
-    properties: jsonb("properties").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    properties: jsonb("properties")
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     previousProperties: jsonb("previous_properties").$type<Record<string, unknown>>(),
     error: jsonb("error").$type<GrantError>(),
     attempts: integer("attempts").notNull().default(0),
@@ -66,7 +79,11 @@ export const licenseKeys = pgTable(
     expiresAt: tstz("expires_at"),
     ...timestamps(),
   },
-  (t) => [uniqueIndex("license_keys_org_key_uq").on(t.organizationId, t.key), index("license_keys_org_created_idx").on(t.organizationId, t.createdAt), uniqueIndex("license_keys_grant_uq").on(t.grantId)],
+  (t) => [
+    uniqueIndex("license_keys_org_key_uq").on(t.organizationId, t.key),
+    index("license_keys_org_created_idx").on(t.organizationId, t.createdAt),
+    uniqueIndex("license_keys_grant_uq").on(t.grantId),
+  ],
 );
 
 export const licenseKeyActivations = pgTable(
@@ -77,8 +94,14 @@ export const licenseKeyActivations = pgTable(
       .notNull()
       .references(() => licenseKeys.id, { onDelete: "cascade" }),
     label: text("label").notNull(),
-    meta: jsonb("meta").$type<Record<string, string | number | boolean>>().notNull().default(sql`'{}'::jsonb`),
-    conditions: jsonb("conditions").$type<Record<string, string | number | boolean>>().notNull().default(sql`'{}'::jsonb`),
+    meta: jsonb("meta")
+      .$type<Record<string, string | number | boolean>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    conditions: jsonb("conditions")
+      .$type<Record<string, string | number | boolean>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     ...timestamps(),
   },
   (t) => [index("license_key_activations_key_idx").on(t.licenseKeyId)],
@@ -121,8 +144,14 @@ export const refunds = pgTable(
     revokeBenefits: boolean("revoke_benefits").notNull().default(false),
     processorRefundId: text("processor_refund_id"),
     failureReason: text("failure_reason"),
-    metadata: jsonb("metadata").$type<Record<string, string | number | boolean>>().notNull().default(sql`'{}'::jsonb`),
+    metadata: jsonb("metadata")
+      .$type<Record<string, string | number | boolean>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     ...timestamps(),
   },
-  (t) => [index("refunds_org_created_idx").on(t.organizationId, t.createdAt), index("refunds_order_idx").on(t.orderId)],
+  (t) => [
+    index("refunds_org_created_idx").on(t.organizationId, t.createdAt),
+    index("refunds_order_idx").on(t.orderId),
+  ],
 );

@@ -30,7 +30,10 @@ export const meters = pgTable(
     customMultiplier: integer("custom_multiplier"),
     filter: jsonb("filter").$type<MeterFilter>().notNull(),
     aggregation: jsonb("aggregation").$type<MeterAggregation>().notNull(),
-    metadata: jsonb("metadata").$type<Record<string, string | number | boolean>>().notNull().default({}),
+    metadata: jsonb("metadata")
+      .$type<Record<string, string | number | boolean>>()
+      .notNull()
+      .default({}),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
     archivedAt: tstz("archived_at"),

@@ -37,10 +37,16 @@ export const subscriptions = pgTable(
     customerCancellationReason: text("customer_cancellation_reason"),
     customerCancellationComment: text("customer_cancellation_comment"),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
-    customFieldData: jsonb("custom_field_data").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    customFieldData: jsonb("custom_field_data")
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     ...timestamps(),
   },
-  (t) => [index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt), index("subscriptions_customer_idx").on(t.customerId, t.status)],
+  (t) => [
+    index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt),
+    index("subscriptions_customer_idx").on(t.customerId, t.status),
+  ],
 );
 
 export const orders = pgTable(
@@ -67,10 +73,16 @@ export const orders = pgTable(
     billingAddress: jsonb("billing_address").$type<CustomerAddress>(),
     processorPaymentId: text("processor_payment_id"),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
-    customFieldData: jsonb("custom_field_data").$type<Record<string, unknown>>().notNull().default(sql`'{}'::jsonb`),
+    customFieldData: jsonb("custom_field_data")
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
     ...timestamps(),
   },
-  (t) => [index("orders_org_created_idx").on(t.organizationId, t.createdAt), index("orders_customer_idx").on(t.customerId)],
+  (t) => [
+    index("orders_org_created_idx").on(t.organizationId, t.createdAt),
+    index("orders_customer_idx").on(t.customerId),
+  ],
 );
 
 export const orderItems = pgTable(

@@ -1,7 +1,18 @@
 // Products and their prices. A price row is never edited: changing a product's prices archives the
 // old rows and inserts new ones, so orders and subscriptions keep pointing at what was sold.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, numeric, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { organization } from "./auth.ts";
 import { benefits } from "./benefits.ts";
 import { createdAt, id, modifiedAt } from "./columns.ts";
@@ -70,7 +81,10 @@ export const productBenefits = pgTable(
       .references(() => benefits.id, { onDelete: "cascade" }),
     order: integer("order").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.productId, t.benefitId] }), index("product_benefits_benefit_idx").on(t.benefitId)],
+  (t) => [
+    primaryKey({ columns: [t.productId, t.benefitId] }),
+    index("product_benefits_benefit_idx").on(t.benefitId),
+  ],
 );
 
 export const productMedias = pgTable(

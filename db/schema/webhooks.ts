@@ -2,7 +2,17 @@
 // WebhookEvent, whose id is the `webhook-id` header) is one outbox event owed to one endpoint, with
 // the exact bytes that are signed and sent; a delivery is one HTTP attempt and its answer.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { organization, user } from "./auth.ts";
 import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
 import { webhookEvents } from "./outbox.ts";

@@ -23,20 +23,60 @@ async function bundleClient(): Promise<string> {
     logLevel: "silent",
     // A seller's bundler does the same: no `process` in the browser.
     define: { "process.env.NODE_ENV": JSON.stringify("production"), "process.env": "{}" },
-    build: { write: false, minify: false, lib: { entry: new URL("../../test/helpers/seller-app-client-entry.ts", import.meta.url).pathname, formats: ["iife"], name: "SellerAppClient" } },
+    build: {
+      write: false,
+      minify: false,
+      lib: {
+        entry: new URL("../../test/helpers/seller-app-client-entry.ts", import.meta.url).pathname,
+        formats: ["iife"],
+        name: "SellerAppClient",
+      },
+    },
   });
-  const outputs = (Array.isArray(out) ? out : [out]) as { output: { type: string; code?: string }[] }[];
+  const outputs = (Array.isArray(out) ? out : [out]) as {
+    output: { type: string; code?: string }[];
+  }[];
   return outputs[0]!.output.find((o) => o.type === "chunk")!.code!;
 }
 
 beforeAll(async () => {
   let clientJs: string;
-  [t, browser, clientJs] = await Promise.all([startTestServer({ worker: false }), launchBrowser(), bundleClient()]);
-  token = (await createSeller(t.url, ["products:write", "customers:write", "checkouts:write", "customer_sessions:write", "subscriptions:read", "orders:read"])).token;
-  const product = await api(t.url, "/v1/products/", { token, body: { name: "Pro plan", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] } });
-  const page = (html: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>${html}<script src="/client.js"></script></body></html>`;
+  [t, browser, clientJs] = await Promise.all([
+    startTestServer({ worker: false }),
+    launchBrowser(),
+    bundleClient(),
+  ]);
+  token = (
+    await createSeller(t.url, [
+      "products:write",
+      "customers:write",
+      "checkouts:write",
+      "customer_sessions:write",
+      "subscriptions:read",
+      "orders:read",
+    ])
+  ).token;
+  const product = await api(t.url, "/v1/products/", {
+    token,
+    body: {
+      name: "Pro plan",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
+    },
+  });
+  const page = (html: string) =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shop</title></head><body>${html}<script src="/client.js"></script></body></html>`;
   app = await startSellerApp(
-    () => [till({ serverUrl: t.url, accessToken: token, products: [{ productId: product.body.id, slug: "pro" }], createCustomerOnSignUp: true, successUrl: "/thanks?checkout={CHECKOUT_ID}", theme: "dark" })],
+    () => [
+      till({
+        serverUrl: t.url,
+        accessToken: token,
+        products: [{ productId: product.body.id, slug: "pro" }],
+        createCustomerOnSignUp: true,
+        successUrl: "/thanks?checkout={CHECKOUT_ID}",
+        theme: "dark",
+      }),
+    ],
     (req, res) => {
       const routes: Record<string, [string, string]> = {
         "/": ["text/html", page("<h1>Shop</h1>")],
@@ -61,7 +101,15 @@ async function signedInPage(email: string): Promise<Page> {
   page.on("pageerror", (e) => pageErrors.push(e.message));
   await page.goto(app.url);
   await page.waitForFunction(() => "authClient" in window);
-  const res = await page.evaluate((e) => (window as any).authClient.signUp.email({ email: e, password: "correct horse battery", name: "Browser Buyer" }), email);
+  const res = await page.evaluate(
+    (e) =>
+      (window as any).authClient.signUp.email({
+        email: e,
+        password: "correct horse battery",
+        name: "Browser Buyer",
+      }),
+    email,
+  );
   expect(res.error).toBeNull();
   return page;
 }
@@ -69,7 +117,9 @@ async function signedInPage(email: string): Promise<Page> {
 describe("tillClient() in the browser", () => {
   it("checkoutEmbed opens the overlay, the purchase goes through, and the portal shows the subscription", async () => {
     const page = await signedInPage("overlay@shop.example");
-    await page.evaluate(() => void (window as any).authClient.checkoutEmbed({ slug: "pro", referenceId: "team-1" }));
+    await page.evaluate(
+      () => void (window as any).authClient.checkoutEmbed({ slug: "pro", referenceId: "team-1" }),
+    );
     await page.waitForSelector("iframe[title=Checkout]");
     const checkoutFrame = () => page.frames().find((f) => f.url().includes("/checkout/"));
     await expect.poll(checkoutFrame, { timeout: 15_000 }).toBeTruthy();
@@ -99,7 +149,12 @@ describe("tillClient() in the browser", () => {
 
   it("checkoutEmbed throws the server's message and opens nothing when the checkout is refused", async () => {
     const page = await signedInPage("refused@shop.example");
-    const message = await page.evaluate(() => (window as any).authClient.checkoutEmbed({ slug: "enterprise" }).then(() => "opened", (e: Error) => e.message));
+    const message = await page.evaluate(() =>
+      (window as any).authClient.checkoutEmbed({ slug: "enterprise" }).then(
+        () => "opened",
+        (e: Error) => e.message,
+      ),
+    );
     expect(message).toBe('No product with the slug "enterprise".');
     expect(await page.locator("iframe").count()).toBe(0);
     expect(pageErrors).toEqual([]);

@@ -12,12 +12,17 @@ export function tillClient() {
     id: "till-client",
     $InferServerPlugin: {} as ReturnType<typeof till>,
     getActions: ($fetch) => ({
-      checkoutEmbed: async (input: Omit<CheckoutInput, "redirect" | "embedOrigin">): Promise<TillCheckout> => {
+      checkoutEmbed: async (
+        input: Omit<CheckoutInput, "redirect" | "embedOrigin">,
+      ): Promise<TillCheckout> => {
         const res = await $fetch<{ url: string; redirect: boolean }>("/checkout", {
           method: "POST",
           body: { ...input, redirect: false, embedOrigin: window.location.origin },
         });
-        if (res.error) throw new Error(res.error.message || `Checkout could not be created (HTTP ${res.error.status}).`);
+        if (res.error)
+          throw new Error(
+            res.error.message || `Checkout could not be created (HTTP ${res.error.status}).`,
+          );
         // The overlay takes the theme from the checkout URL (the server's `theme` option), light by default.
         return TillCheckout.create(res.data.url);
       },

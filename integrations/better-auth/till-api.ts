@@ -34,8 +34,13 @@ function messageOf(status: number, body: unknown): { error: string; message: str
   if (typeof b.detail === "string") return { error, message: b.detail };
   if (Array.isArray(b.detail) && b.detail.length > 0) {
     const first = b.detail[0] as { loc?: unknown[]; msg?: string };
-    const field = Array.isArray(first.loc) ? first.loc.filter((p) => p !== "body" && p !== "query").join(".") : "";
-    return { error, message: field ? `${field}: ${first.msg ?? "invalid"}` : (first.msg ?? "Invalid request") };
+    const field = Array.isArray(first.loc)
+      ? first.loc.filter((p) => p !== "body" && p !== "query").join(".")
+      : "";
+    return {
+      error,
+      message: field ? `${field}: ${first.msg ?? "invalid"}` : (first.msg ?? "Invalid request"),
+    };
   }
   return { error, message: `till answered HTTP ${status}` };
 }
@@ -44,12 +49,25 @@ export function createTillApi(options: TillApiOptions) {
   const base = options.serverUrl.replace(/\/+$/, "");
   const doFetch = options.fetch ?? fetch;
 
-  async function call<T>(method: string, path: string, init: { body?: unknown; token?: string; query?: Record<string, string | number | boolean | undefined> } = {}): Promise<T> {
+  async function call<T>(
+    method: string,
+    path: string,
+    init: {
+      body?: unknown;
+      token?: string;
+      query?: Record<string, string | number | boolean | undefined>;
+    } = {},
+  ): Promise<T> {
     const url = new URL(`${base}${path}`);
-    for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(init.query ?? {}))
+      if (v !== undefined) url.searchParams.set(k, String(v));
     const res = await doFetch(url, {
       method,
-      headers: { authorization: `Bearer ${init.token ?? options.accessToken}`, accept: "application/json", ...(init.body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${init.token ?? options.accessToken}`,
+        accept: "application/json",
+        ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
     const text = await res.text();
@@ -61,15 +79,21 @@ export function createTillApi(options: TillApiOptions) {
     return body as T;
   }
   const ext = (externalId: string) => `/v1/customers/external/${encodeURIComponent(externalId)}`;
-  const paging = (q: { page?: number | undefined; limit?: number | undefined } = {}) => ({ page: q.page ?? 1, limit: q.limit ?? 10 });
+  const paging = (q: { page?: number | undefined; limit?: number | undefined } = {}) => ({
+    page: q.page ?? 1,
+    limit: q.limit ?? 10,
+  });
 
   return {
     customers: {
       getExternal: (externalId: string) => call<Json>("GET", ext(externalId)),
-      listByEmail: (email: string) => call<Page>("GET", "/v1/customers/", { query: { email, page: 1, limit: 1 } }),
+      listByEmail: (email: string) =>
+        call<Page>("GET", "/v1/customers/", { query: { email, page: 1, limit: 1 } }),
       create: (body: Json) => call<Json>("POST", "/v1/customers/", { body }),
-      update: (id: string, body: Json) => call<Json>("PATCH", `/v1/customers/${encodeURIComponent(id)}`, { body }),
-      updateExternal: (externalId: string, body: Json) => call<Json>("PATCH", ext(externalId), { body }),
+      update: (id: string, body: Json) =>
+        call<Json>("PATCH", `/v1/customers/${encodeURIComponent(id)}`, { body }),
+      updateExternal: (externalId: string, body: Json) =>
+        call<Json>("PATCH", ext(externalId), { body }),
       deleteExternal: (externalId: string) => call<null>("DELETE", ext(externalId)),
       stateExternal: (externalId: string) => call<Json>("GET", `${ext(externalId)}/state`),
     },
@@ -77,24 +101,61 @@ export function createTillApi(options: TillApiOptions) {
       create: (body: Json) => call<Json & { url: string }>("POST", "/v1/checkouts/", { body }),
     },
     customerSessions: {
-      create: (body: { external_customer_id: string; return_url?: string | undefined }) => call<Json & { token: string; customer_portal_url: string }>("POST", "/v1/customer-sessions/", { body }),
+      create: (body: { external_customer_id: string; return_url?: string | undefined }) =>
+        call<Json & { token: string; customer_portal_url: string }>(
+          "POST",
+          "/v1/customer-sessions/",
+          { body },
+        ),
     },
     subscriptions: {
-      list: (q: { page?: number; limit?: number; active?: boolean | undefined; metadata?: Record<string, string> }) => {
-        const query: Record<string, string | number | boolean | undefined> = { ...paging(q), active: q.active };
+      list: (q: {
+        page?: number;
+        limit?: number;
+        active?: boolean | undefined;
+        metadata?: Record<string, string>;
+      }) => {
+        const query: Record<string, string | number | boolean | undefined> = {
+          ...paging(q),
+          active: q.active,
+        };
         for (const [k, v] of Object.entries(q.metadata ?? {})) query[`metadata[${k}]`] = v;
         return call<Page>("GET", "/v1/subscriptions/", { query });
       },
     },
     portal: {
-      subscriptions: (token: string, q: { page?: number | undefined; limit?: number | undefined; active?: boolean | undefined }) => call<Page>("GET", "/v1/customer-portal/subscriptions/", { token, query: { ...paging(q), active: q.active } }),
-      orders: (token: string, q: { page?: number | undefined; limit?: number | undefined; productBillingType?: string | undefined }) =>
-        call<Page>("GET", "/v1/customer-portal/orders/", { token, query: { ...paging(q), product_billing_type: q.productBillingType } }),
-      benefitGrants: (token: string, q: { page?: number | undefined; limit?: number | undefined }) => call<Page>("GET", "/v1/customer-portal/benefit-grants/", { token, query: paging(q) }),
-      meters: (token: string, q: { page?: number | undefined; limit?: number | undefined }) => call<Page>("GET", "/v1/customer-portal/meters/", { token, query: paging(q) }),
+      subscriptions: (
+        token: string,
+        q: { page?: number | undefined; limit?: number | undefined; active?: boolean | undefined },
+      ) =>
+        call<Page>("GET", "/v1/customer-portal/subscriptions/", {
+          token,
+          query: { ...paging(q), active: q.active },
+        }),
+      orders: (
+        token: string,
+        q: {
+          page?: number | undefined;
+          limit?: number | undefined;
+          productBillingType?: string | undefined;
+        },
+      ) =>
+        call<Page>("GET", "/v1/customer-portal/orders/", {
+          token,
+          query: { ...paging(q), product_billing_type: q.productBillingType },
+        }),
+      benefitGrants: (
+        token: string,
+        q: { page?: number | undefined; limit?: number | undefined },
+      ) => call<Page>("GET", "/v1/customer-portal/benefit-grants/", { token, query: paging(q) }),
+      meters: (token: string, q: { page?: number | undefined; limit?: number | undefined }) =>
+        call<Page>("GET", "/v1/customer-portal/meters/", { token, query: paging(q) }),
     },
     events: {
-      ingest: (events: Json[]) => call<{ inserted: number; duplicates: number }>("POST", "/v1/events/ingest", { body: { events } }),
+      ingest: (events: Json[]) =>
+        call<{ inserted: number; duplicates: number }>("POST", "/v1/events/ingest", {
+          body: { events },
+        }),
     },
   };
 }

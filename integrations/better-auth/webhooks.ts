@@ -4,21 +4,56 @@
 import { Webhook } from "standardwebhooks";
 
 export const WEBHOOK_EVENT_TYPES = [
-  "checkout.created", "checkout.updated", "checkout.expired",
-  "customer.created", "customer.updated", "customer.deleted", "customer.state_changed",
-  "customer_seat.assigned", "customer_seat.claimed", "customer_seat.revoked",
-  "member.created", "member.updated", "member.deleted",
-  "order.created", "order.updated", "order.paid", "order.refunded",
-  "subscription.created", "subscription.updated", "subscription.active", "subscription.canceled", "subscription.uncanceled",
-  "subscription.cycled", "subscription.revoked", "subscription.past_due", "subscription.paused", "subscription.resumed",
-  "refund.created", "refund.updated", "product.created", "product.updated",
-  "discount.created", "discount.updated", "discount.deleted", "organization.updated",
-  "benefit.created", "benefit.updated", "benefit_grant.created", "benefit_grant.updated", "benefit_grant.cycled", "benefit_grant.revoked",
+  "checkout.created",
+  "checkout.updated",
+  "checkout.expired",
+  "customer.created",
+  "customer.updated",
+  "customer.deleted",
+  "customer.state_changed",
+  "customer_seat.assigned",
+  "customer_seat.claimed",
+  "customer_seat.revoked",
+  "member.created",
+  "member.updated",
+  "member.deleted",
+  "order.created",
+  "order.updated",
+  "order.paid",
+  "order.refunded",
+  "subscription.created",
+  "subscription.updated",
+  "subscription.active",
+  "subscription.canceled",
+  "subscription.uncanceled",
+  "subscription.cycled",
+  "subscription.revoked",
+  "subscription.past_due",
+  "subscription.paused",
+  "subscription.resumed",
+  "refund.created",
+  "refund.updated",
+  "product.created",
+  "product.updated",
+  "discount.created",
+  "discount.updated",
+  "discount.deleted",
+  "organization.updated",
+  "benefit.created",
+  "benefit.updated",
+  "benefit_grant.created",
+  "benefit_grant.updated",
+  "benefit_grant.cycled",
+  "benefit_grant.revoked",
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-type Pascal<S extends string> = S extends `${infer A}_${infer B}` ? `${Capitalize<A>}${Pascal<B>}` : Capitalize<S>;
-type HandlerName<T extends string> = T extends `${infer A}.${infer B}` ? `on${Pascal<A>}${Pascal<B>}` : never;
+type Pascal<S extends string> = S extends `${infer A}_${infer B}`
+  ? `${Capitalize<A>}${Pascal<B>}`
+  : Capitalize<S>;
+type HandlerName<T extends string> = T extends `${infer A}.${infer B}`
+  ? `on${Pascal<A>}${Pascal<B>}`
+  : never;
 
 export interface WebhookPayload<T extends string = WebhookEventType> {
   type: T;
@@ -26,7 +61,9 @@ export interface WebhookPayload<T extends string = WebhookEventType> {
   /** The resource as till's REST API renders it (Polar's schema for that event). */
   data: Record<string, unknown>;
 }
-export type WebhookHandler<T extends string = WebhookEventType> = (payload: WebhookPayload<T>) => unknown;
+export type WebhookHandler<T extends string = WebhookEventType> = (
+  payload: WebhookPayload<T>,
+) => unknown;
 
 export type WebhookHandlers = { [T in WebhookEventType as HandlerName<T>]?: WebhookHandler<T> } & {
   /** Every verified delivery, whatever its type (also types this list does not know yet). */
@@ -40,23 +77,44 @@ export interface WebhookOptions extends WebhookHandlers {
 
 export function handlerNameOf(type: string): string {
   const [resource = "", action = ""] = type.split(".");
-  const pascal = (s: string) => s.split("_").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+  const pascal = (s: string) =>
+    s
+      .split("_")
+      .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+      .join("");
   return `on${pascal(resource)}${pascal(action)}`;
 }
 
 export class WebhookVerificationError extends Error {}
 
 /** Verifies a delivery and returns its payload; throws WebhookVerificationError when it is not genuine. */
-export function verifyWebhook(secret: string, body: string, headers: { "webhook-id": string | null; "webhook-timestamp": string | null; "webhook-signature": string | null }): WebhookPayload<string> {
-  if (!headers["webhook-id"] || !headers["webhook-timestamp"] || !headers["webhook-signature"]) throw new WebhookVerificationError("Missing webhook headers");
+export function verifyWebhook(
+  secret: string,
+  body: string,
+  headers: {
+    "webhook-id": string | null;
+    "webhook-timestamp": string | null;
+    "webhook-signature": string | null;
+  },
+): WebhookPayload<string> {
+  if (!headers["webhook-id"] || !headers["webhook-timestamp"] || !headers["webhook-signature"])
+    throw new WebhookVerificationError("Missing webhook headers");
   try {
-    return new Webhook(secret).verify(body, headers as Record<string, string>) as WebhookPayload<string>;
+    return new Webhook(secret).verify(
+      body,
+      headers as Record<string, string>,
+    ) as WebhookPayload<string>;
   } catch (err) {
     throw new WebhookVerificationError(err instanceof Error ? err.message : String(err));
   }
 }
 
-export async function dispatchWebhook(payload: WebhookPayload<string>, handlers: WebhookHandlers): Promise<void> {
-  const named = (handlers as Record<string, WebhookHandler<string> | undefined>)[handlerNameOf(payload.type)];
+export async function dispatchWebhook(
+  payload: WebhookPayload<string>,
+  handlers: WebhookHandlers,
+): Promise<void> {
+  const named = (handlers as Record<string, WebhookHandler<string> | undefined>)[
+    handlerNameOf(payload.type)
+  ];
   await Promise.all([handlers.onPayload?.(payload), named?.(payload)]);
 }

@@ -26,7 +26,12 @@ async function stopServer(s: SpawnedServer): Promise<void> {
 
 beforeAll(async () => {
   const port = await freePort();
-  env = { PORT: String(port), BASE_URL: `http://localhost:${port}`, TILL_DATA_DIR: path.join(cwd, ".till"), GRANT_RETRY_DELAY_SECONDS: "1" };
+  env = {
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    TILL_DATA_DIR: path.join(cwd, ".till"),
+    GRANT_RETRY_DELAY_SECONDS: "1",
+  };
   [server, browser] = await Promise.all([spawnTillServer("dev", env, cwd), launchBrowser()]);
   context = await browser.newContext();
 });
@@ -40,16 +45,21 @@ async function step<T>(page: Page, name: string, fn: () => Promise<T>): Promise<
   try {
     return await fn();
   } catch (err) {
-    await page.screenshot({ path: screenshotPath(`demo-failed-${name}`), fullPage: true }).catch(() => {});
+    await page
+      .screenshot({ path: screenshotPath(`demo-failed-${name}`), fullPage: true })
+      .catch(() => {});
     throw err;
   }
 }
 
 async function demoProducts(url: string) {
   const secret = readFileSync(path.join(cwd, ".till", "auth-secret"), "utf8").trim();
-  const res = await fetch(`${url}/v1/products/?limit=100`, { headers: { authorization: `Bearer ${demoAccessToken(secret)}` } });
+  const res = await fetch(`${url}/v1/products/?limit=100`, {
+    headers: { authorization: `Bearer ${demoAccessToken(secret)}` },
+  });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { items: { name: string; metadata: Record<string, string> }[] }).items;
+  return ((await res.json()) as { items: { name: string; metadata: Record<string, string> }[] })
+    .items;
 }
 
 describe("the demo store served by till dev", () => {
@@ -91,7 +101,9 @@ describe("the demo store served by till dev", () => {
     });
 
     await step(page, "thanks", async () => {
-      expect(await page.locator(".notice").textContent()).toBe("Thanks! Your purchase went through.");
+      expect(await page.locator(".notice").textContent()).toBe(
+        "Thanks! Your purchase went through.",
+      );
       const subscription = page.locator(".subscription");
       await subscription.waitFor();
       expect(await subscription.textContent()).toContain("Pro");
@@ -118,7 +130,9 @@ describe("the demo store served by till dev", () => {
           { timeout: 20_000, interval: 500 },
         )
         .toBe(1);
-      expect(await page.locator("[data-license-key] code").textContent()).toMatch(/^\*\*\*\*-[0-9A-F]{6}$/);
+      expect(await page.locator("[data-license-key] code").textContent()).toMatch(
+        /^\*\*\*\*-[0-9A-F]{6}$/,
+      );
       await page.screenshot({ path: screenshotPath("demo-portal"), fullPage: true });
       await page.click("a.back");
       await page.waitForURL(`${server.url}/demo`);
@@ -129,11 +143,17 @@ describe("the demo store served by till dev", () => {
   });
 
   it("seeds nothing new when till dev starts again, and the store's user stays signed in", async () => {
-    expect((await demoProducts(server.url)).map((p) => p.metadata.demo_slug).sort()).toEqual(["icons", "pro"]);
+    expect((await demoProducts(server.url)).map((p) => p.metadata.demo_slug).sort()).toEqual([
+      "icons",
+      "pro",
+    ]);
     await stopServer(server);
     server = await spawnTillServer("dev", env, cwd);
     expect(server.output()).toContain(`Demo store ${server.url}/demo`);
-    expect((await demoProducts(server.url)).map((p) => p.metadata.demo_slug).sort()).toEqual(["icons", "pro"]);
+    expect((await demoProducts(server.url)).map((p) => p.metadata.demo_slug).sort()).toEqual([
+      "icons",
+      "pro",
+    ]);
     const page = await context.newPage();
     await step(page, "restart", async () => {
       await page.goto(`${server.url}/demo`);

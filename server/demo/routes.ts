@@ -23,7 +23,12 @@ export function demoRouter(deps: DemoDeps): Router {
       router = await load();
     } catch (err) {
       store = null;
-      return void res.status(503).type("text/plain").send(`The demo store is unavailable: ${err instanceof Error ? err.message : String(err)}. See the server log.`);
+      return void res
+        .status(503)
+        .type("text/plain")
+        .send(
+          `The demo store is unavailable: ${err instanceof Error ? err.message : String(err)}. See the server log.`,
+        );
     }
     router(req, res, next);
   });

@@ -20,7 +20,12 @@ interface TillProduct {
   description: string | null;
   recurring_interval: string | null;
   metadata: Record<string, unknown>;
-  prices: { amount_type: string; price_amount?: number; price_currency?: string; is_archived: boolean }[];
+  prices: {
+    amount_type: string;
+    price_amount?: number;
+    price_currency?: string;
+    is_archived: boolean;
+  }[];
 }
 
 export async function createDemoStore(deps: DemoDeps): Promise<Router> {
@@ -30,7 +35,9 @@ export async function createDemoStore(deps: DemoDeps): Promise<Router> {
     appName: "till demo store",
     baseURL: deps.baseUrl,
     basePath: "/demo/api/auth",
-    secret: createHmac("sha256", deps.authSecret).update("till demo store sessions").digest("base64url"),
+    secret: createHmac("sha256", deps.authSecret)
+      .update("till demo store sessions")
+      .digest("base64url"),
     database: drizzleAdapter(deps.db, { provider: "pg", schema: demoAuthTables }),
     emailAndPassword: { enabled: true },
     // Its own cookie names: till's dashboard session lives on the same origin.
@@ -55,7 +62,11 @@ export async function createDemoStore(deps: DemoDeps): Promise<Router> {
   r.get("/", (_req, res) => {
     const file = path.join(webDist, "demo.html");
     res.setHeader("cache-control", "no-cache");
-    if (!existsSync(file)) return void res.status(503).type("text/plain").send("The demo page has not been built: run npm run build:web");
+    if (!existsSync(file))
+      return void res
+        .status(503)
+        .type("text/plain")
+        .send("The demo page has not been built: run npm run build:web");
     res.type("html").send(readFileSync(file, "utf8"));
   });
   // better-auth's node adapter rebuilds the full path (/demo/api/auth/...) from Express's baseUrl.
@@ -66,7 +77,8 @@ export async function createDemoStore(deps: DemoDeps): Promise<Router> {
     url.searchParams.set("is_archived", "false");
     url.searchParams.set("limit", "100");
     const answer = await fetch(url, { headers: { authorization: `Bearer ${seed.accessToken}` } });
-    if (!answer.ok) return void res.status(502).json({ error: "till answered HTTP " + answer.status });
+    if (!answer.ok)
+      return void res.status(502).json({ error: "till answered HTTP " + answer.status });
     const { items } = (await answer.json()) as { items: TillProduct[] };
     const bySlug = new Map(seed.products.map((p) => [p.productId, p.slug]));
     res.json(
@@ -74,7 +86,17 @@ export async function createDemoStore(deps: DemoDeps): Promise<Router> {
         const slug = bySlug.get(p.id);
         const price = p.prices.find((x) => !x.is_archived && x.amount_type === "fixed");
         if (!slug || !price) return [];
-        return [{ slug, id: p.id, name: p.name, description: p.description, recurring_interval: p.recurring_interval, price_amount: price.price_amount ?? 0, price_currency: price.price_currency ?? "usd" }];
+        return [
+          {
+            slug,
+            id: p.id,
+            name: p.name,
+            description: p.description,
+            recurring_interval: p.recurring_interval,
+            price_amount: price.price_amount ?? 0,
+            price_currency: price.price_currency ?? "usd",
+          },
+        ];
       }),
     );
   });

@@ -59,7 +59,10 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
       });
     }
   }
-  log.debug({ ms: Math.round(performance.now() - started), worker: options.worker }, "queue started");
+  log.debug(
+    { ms: Math.round(performance.now() - started), worker: options.worker },
+    "queue started",
+  );
   return {
     boss,
     send: (name, data) => boss.send(name, data),

@@ -49,23 +49,42 @@ export function authOf(req: Request): AuthContext {
  * `organization_id` (or has exactly one). Naming an organization the caller cannot access is a 422
  * on that field, the same answer as for one that does not exist.
  */
-export function organizationForWrite(ctx: AuthContext, requested: string | null | undefined, loc: (string | number)[] = ["body", "organization_id"]): string {
+export function organizationForWrite(
+  ctx: AuthContext,
+  requested: string | null | undefined,
+  loc: (string | number)[] = ["body", "organization_id"],
+): string {
   if (requested) {
-    if (!ctx.organizationIds.includes(requested)) throw RequestValidationError.field(loc, "Organization not found.", "value_error");
+    if (!ctx.organizationIds.includes(requested))
+      throw RequestValidationError.field(loc, "Organization not found.", "value_error");
     return requested;
   }
   if (ctx.organizationIds.length === 1) return ctx.organizationIds[0]!;
-  throw RequestValidationError.field(loc, ctx.organizationIds.length === 0 ? "You are not a member of any organization." : "Field required", "missing");
+  throw RequestValidationError.field(
+    loc,
+    ctx.organizationIds.length === 0
+      ? "You are not a member of any organization."
+      : "Field required",
+    "missing",
+  );
 }
 
 /** The organizations a list may read: all accessible ones, narrowed by an `organization_id` filter. */
-export function organizationsForRead(ctx: AuthContext, filter: string | string[] | null | undefined): string[] {
+export function organizationsForRead(
+  ctx: AuthContext,
+  filter: string | string[] | null | undefined,
+): string[] {
   if (!filter || (Array.isArray(filter) && filter.length === 0)) return [...ctx.organizationIds];
   const wanted = Array.isArray(filter) ? filter : [filter];
   return ctx.organizationIds.filter((id) => wanted.includes(id));
 }
 
 /** A resource of an organization the caller cannot access does not exist, as far as they know. */
-export function assertAccessible(ctx: AuthContext, organizationId: string | null | undefined, what = "Not found"): void {
-  if (!organizationId || !ctx.organizationIds.includes(organizationId)) throw new ResourceNotFound(what);
+export function assertAccessible(
+  ctx: AuthContext,
+  organizationId: string | null | undefined,
+  what = "Not found",
+): void {
+  if (!organizationId || !ctx.organizationIds.includes(organizationId))
+    throw new ResourceNotFound(what);
 }

@@ -40,5 +40,11 @@ export function customerOf(req: Request): CustomerContext {
  * customer's own rows. It never leaves the server and carries no scopes.
  */
 export function organizationView(ctx: CustomerContext): AuthContext {
-  return { kind: "organization", userId: null, organizationIds: [ctx.organizationId], scopes: new Set(), tokenId: null };
+  return {
+    kind: "organization",
+    userId: null,
+    organizationIds: [ctx.organizationId],
+    scopes: new Set(),
+    tokenId: null,
+  };
 }

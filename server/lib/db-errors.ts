@@ -3,13 +3,18 @@
 
 /** The error and its causes, outermost first (drizzle wraps the driver's error). */
 function* causes(err: unknown): Generator<Record<string, unknown>> {
-  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = err, depth = 0;
+    e && typeof e === "object" && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     yield e as Record<string, unknown>;
   }
 }
 
 export function pgErrorCode(err: unknown): string | null {
-  for (const e of causes(err)) if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  for (const e of causes(err))
+    if (typeof e.code === "string" && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
   return null;
 }
 
@@ -20,6 +25,7 @@ export function isUniqueViolation(err: unknown): boolean {
 
 /** The violated unique constraint's name, or null when the error is not a unique violation. */
 export function uniqueViolation(err: unknown): string | null {
-  for (const e of causes(err)) if (e.code === "23505") return String(e.constraint_name ?? e.constraint ?? "");
+  for (const e of causes(err))
+    if (e.code === "23505") return String(e.constraint_name ?? e.constraint ?? "");
   return null;
 }

@@ -25,7 +25,10 @@ beforeAll(async () => {
   const app = express();
   app.use(requestContext(createLogger({ level: "info", format: "json" }, sink)));
   app.use(express.json({ limit: "1kb" }));
-  const body = z.object({ name: z.string().min(1), price: z.object({ amount: z.number().int().min(0) }) });
+  const body = z.object({
+    name: z.string().min(1),
+    price: z.object({ amount: z.number().int().min(0) }),
+  });
   app.post("/things", (req, res) => {
     res.status(201).json(parseBody(body, req));
   });
@@ -48,13 +51,20 @@ beforeAll(async () => {
 afterAll(() => close());
 
 const post = (path: string, body: string) =>
-  fetch(`${base}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+  fetch(`${base}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
 
 describe("error bodies in Polar's shape", () => {
   it("unknown route → 404 ResourceNotFound", async () => {
     const res = await fetch(`${base}/v1/nothing-here`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ error: "ResourceNotFound", detail: "No route for GET /v1/nothing-here" });
+    expect(await res.json()).toEqual({
+      error: "ResourceNotFound",
+      detail: "No route for GET /v1/nothing-here",
+    });
   });
 
   it("malformed JSON → 422 RequestValidationError at loc [body]", async () => {
@@ -62,18 +72,31 @@ describe("error bodies in Polar's shape", () => {
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({
       error: "RequestValidationError",
-      detail: [{ loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" }],
+      detail: [
+        {
+          loc: ["body"],
+          msg: "JSON decode error: the body is not valid JSON",
+          type: "json_invalid",
+        },
+      ],
     });
   });
 
   it("zod failure → 422 with one entry per field, loc pointing into the body", async () => {
     const res = await post("/things", JSON.stringify({ price: { amount: -1 } }));
     expect(res.status).toBe(422);
-    const body = (await res.json()) as { error: string; detail: { loc: unknown[]; msg: string; type: string }[] };
+    const body = (await res.json()) as {
+      error: string;
+      detail: { loc: unknown[]; msg: string; type: string }[];
+    };
     expect(body.error).toBe("RequestValidationError");
     expect(body.detail).toEqual([
       { loc: ["body", "name"], msg: "Field required", type: "missing" },
-      { loc: ["body", "price", "amount"], msg: expect.stringMatching(/>=\s*0/), type: "greater_than_equal" },
+      {
+        loc: ["body", "price", "amount"],
+        msg: expect.stringMatching(/>=\s*0/),
+        type: "greater_than_equal",
+      },
     ]);
   });
 
@@ -95,7 +118,10 @@ describe("error bodies in Polar's shape", () => {
   it("a typed error keeps its status and name", async () => {
     const res = await post("/conflict", "{}");
     expect(res.status).toBe(409);
-    expect(await res.json()).toEqual({ error: "ResourceAlreadyExists", detail: "A thing with this slug already exists." });
+    expect(await res.json()).toEqual({
+      error: "ResourceAlreadyExists",
+      detail: "A thing with this slug already exists.",
+    });
   });
 
   it("an unexpected exception → 500 with the request id, the stack only in the log", async () => {
@@ -103,20 +129,29 @@ describe("error bodies in Polar's shape", () => {
     expect(res.status).toBe(500);
     expect(res.headers.get("x-request-id")).toBe("req-abc-123");
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ error: "InternalServerError", detail: "Something went wrong on our side. Reference: req-abc-123" });
+    expect(JSON.parse(text)).toEqual({
+      error: "InternalServerError",
+      detail: "Something went wrong on our side. Reference: req-abc-123",
+    });
     expect(text).not.toContain("secret internals");
-    const logged = logLines.map((l) => JSON.parse(l) as { reqId?: string; msg: string; err?: { stack: string } });
+    const logged = logLines.map(
+      (l) => JSON.parse(l) as { reqId?: string; msg: string; err?: { stack: string } },
+    );
     const entry = logged.find((l) => l.msg === "unhandled error");
     expect(entry?.reqId).toBe("req-abc-123");
     expect(entry?.err?.stack).toContain("secret internals");
   });
 
   it("every request gets an id, a fresh one when the given id is unsafe, and an access-log line", async () => {
-    const res = await fetch(`${base}/things`, { headers: { "x-request-id": "bad id\twith spaces" } });
+    const res = await fetch(`${base}/things`, {
+      headers: { "x-request-id": "bad id\twith spaces" },
+    });
     const id = res.headers.get("x-request-id");
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     await new Promise((r) => setTimeout(r, 20));
-    const access = logLines.map((l) => JSON.parse(l) as { reqId?: string; msg: string; status?: number }).find((l) => l.reqId === id);
+    const access = logLines
+      .map((l) => JSON.parse(l) as { reqId?: string; msg: string; status?: number })
+      .find((l) => l.reqId === id);
     expect(access).toMatchObject({ msg: "request", status: 200 });
   });
 });

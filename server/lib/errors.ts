@@ -16,7 +16,12 @@ export class ApiError extends Error {
   readonly detail: string | ValidationIssue[];
   readonly headers: Record<string, string>;
 
-  constructor(status: number, error: string, detail: string | ValidationIssue[], headers: Record<string, string> = {}) {
+  constructor(
+    status: number,
+    error: string,
+    detail: string | ValidationIssue[],
+    headers: Record<string, string> = {},
+  ) {
     super(typeof detail === "string" ? detail : `${error}: ${detail.map((d) => d.msg).join("; ")}`);
     this.status = status;
     this.error = error;
@@ -65,7 +70,11 @@ export class RequestValidationError extends ApiError {
   }
 
   /** One failing field, for rules that zod cannot express (uniqueness across rows, cross-field). */
-  static field(loc: (string | number)[], msg: string, type = "value_error"): RequestValidationError {
+  static field(
+    loc: (string | number)[],
+    msg: string,
+    type = "value_error",
+  ): RequestValidationError {
     return new RequestValidationError([{ loc, msg, type }]);
   }
 }
@@ -82,9 +91,17 @@ function issueType(issue: z.core.$ZodIssue, input: unknown): string {
     case "invalid_type":
       return input === undefined ? "missing" : `${issue.expected}_type`;
     case "too_small":
-      return issue.origin === "string" ? "string_too_short" : issue.origin === "array" ? "too_short" : "greater_than_equal";
+      return issue.origin === "string"
+        ? "string_too_short"
+        : issue.origin === "array"
+          ? "too_short"
+          : "greater_than_equal";
     case "too_big":
-      return issue.origin === "string" ? "string_too_long" : issue.origin === "array" ? "too_long" : "less_than_equal";
+      return issue.origin === "string"
+        ? "string_too_long"
+        : issue.origin === "array"
+          ? "too_long"
+          : "less_than_equal";
     case "invalid_format":
       return issue.format === "regex" ? "string_pattern_mismatch" : `${issue.format}_parsing`;
     case "invalid_value":
@@ -98,15 +115,23 @@ function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   }
 }
 
-export function fromZodError(error: z.ZodError, prefix: (string | number)[], root: unknown): RequestValidationError {
+export function fromZodError(
+  error: z.ZodError,
+  prefix: (string | number)[],
+  root: unknown,
+): RequestValidationError {
   return new RequestValidationError(
     error.issues.map((issue) => {
       const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
       const input = path.reduce<unknown>(
-        (value, key) => (value && typeof value === "object" ? (value as Record<string | number, unknown>)[key] : undefined),
+        (value, key) =>
+          value && typeof value === "object"
+            ? (value as Record<string | number, unknown>)[key]
+            : undefined,
         root,
       );
-      const msg = issue.code === "invalid_type" && input === undefined ? "Field required" : issue.message;
+      const msg =
+        issue.code === "invalid_type" && input === undefined ? "Field required" : issue.message;
       return { loc: [...prefix, ...path], msg, type: issueType(issue, input) };
     }),
   );
@@ -148,7 +173,12 @@ interface BodyParserError {
 }
 
 function isBodyParserError(err: unknown): err is BodyParserError {
-  return typeof err === "object" && err !== null && typeof (err as { type?: unknown }).type === "string" && "expose" in err;
+  return (
+    typeof err === "object" &&
+    err !== null &&
+    typeof (err as { type?: unknown }).type === "string" &&
+    "expose" in err
+  );
 }
 
 function toApiError(err: unknown): ApiError | null {
@@ -157,9 +187,19 @@ function toApiError(err: unknown): ApiError | null {
   if (isBodyParserError(err)) {
     switch (err.type) {
       case "entity.parse.failed":
-        return new RequestValidationError([{ loc: ["body"], msg: "JSON decode error: the body is not valid JSON", type: "json_invalid" }]);
+        return new RequestValidationError([
+          {
+            loc: ["body"],
+            msg: "JSON decode error: the body is not valid JSON",
+            type: "json_invalid",
+          },
+        ]);
       case "entity.too.large":
-        return new ApiError(413, "PayloadTooLarge", `The request body is larger than the limit of ${err.limit} bytes.`);
+        return new ApiError(
+          413,
+          "PayloadTooLarge",
+          `The request body is larger than the limit of ${err.limit} bytes.`,
+        );
       case "encoding.unsupported":
       case "charset.unsupported":
         return new ApiError(415, "UnsupportedMediaType", "Send the body as UTF-8 JSON.");

@@ -8,7 +8,15 @@ export function createLogger(log: Config["log"], destination?: NodeJS.WritableSt
   if (log.format === "pretty" && !destination) {
     return pino({
       level: log.level,
-      transport: { target: "pino-pretty", options: { colorize: true, translateTime: "HH:MM:ss.l", ignore: "pid,hostname", singleLine: true } },
+      transport: {
+        target: "pino-pretty",
+        options: {
+          colorize: true,
+          translateTime: "HH:MM:ss.l",
+          ignore: "pid,hostname",
+          singleLine: true,
+        },
+      },
     });
   }
   return pino({ level: log.level, base: undefined }, destination ?? process.stdout);

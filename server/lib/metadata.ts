@@ -11,11 +11,17 @@ export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_KEY_LENGTH = 40;
 export const METADATA_MAX_STRING_LENGTH = 500;
 
-export const metadataValue = z.union([z.string().min(1).max(METADATA_MAX_STRING_LENGTH), z.number(), z.boolean()]);
+export const metadataValue = z.union([
+  z.string().min(1).max(METADATA_MAX_STRING_LENGTH),
+  z.number(),
+  z.boolean(),
+]);
 
 export const metadataInput = z
   .record(z.string().min(1).max(METADATA_MAX_KEY_LENGTH), metadataValue)
-  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, { message: `at most ${METADATA_MAX_KEYS} keys are allowed` });
+  .refine((m) => Object.keys(m).length <= METADATA_MAX_KEYS, {
+    message: `at most ${METADATA_MAX_KEYS} keys are allowed`,
+  });
 
 export type Metadata = Record<string, string | number | boolean>;
 export type MetadataFilter = Record<string, string[]>;
@@ -26,9 +32,18 @@ export function metadataQuery(req: Request): MetadataFilter {
   for (const [rawKey, rawValue] of Object.entries(req.query)) {
     if (!rawKey.startsWith("metadata")) continue;
     const m = /^metadata\[([^[\]]*)\]$/.exec(rawKey);
-    if (!m) throw RequestValidationError.field(["query", rawKey], "Use metadata[key]=value with a key of 1 to 40 characters.", "value_error");
+    if (!m)
+      throw RequestValidationError.field(
+        ["query", rawKey],
+        "Use metadata[key]=value with a key of 1 to 40 characters.",
+        "value_error",
+      );
     if (m[1]!.length === 0 || m[1]!.length > METADATA_MAX_KEY_LENGTH) {
-      throw RequestValidationError.field(["query", "metadata", m[1]!], `metadata keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`, "string_too_long");
+      throw RequestValidationError.field(
+        ["query", "metadata", m[1]!],
+        `metadata keys must be 1 to ${METADATA_MAX_KEY_LENGTH} characters`,
+        "string_too_long",
+      );
     }
     const values = Array.isArray(rawValue) ? rawValue : [rawValue];
     (out[m[1]!] ??= []).push(...values.filter((v): v is string => typeof v === "string"));
@@ -45,13 +60,19 @@ export function withoutMetadata(query: Request["query"]): Record<string, unknown
  * One condition per key: the stored value, read as text, is one of the wanted values. Booleans and
  * numbers compare by their JSON text ("true", "42"), which is how they arrive in a query string.
  */
-export function metadataConditions(column: AnyColumn | SQL | { getSQL(): SQL }, filter: MetadataFilter): SQL[] {
+export function metadataConditions(
+  column: AnyColumn | SQL | { getSQL(): SQL },
+  filter: MetadataFilter,
+): SQL[] {
   return Object.entries(filter)
     .filter(([, values]) => values.length > 0)
     .map(([key, values]) => inArray(sql`(${column} ->> ${key})`, values));
 }
 
-export function metadataCondition(column: AnyColumn | SQL, filter: MetadataFilter): SQL | undefined {
+export function metadataCondition(
+  column: AnyColumn | SQL,
+  filter: MetadataFilter,
+): SQL | undefined {
   const parts = metadataConditions(column, filter);
   return parts.length > 0 ? and(...parts) : undefined;
 }

@@ -14,7 +14,10 @@ export interface Page<T> {
 }
 
 export function pageOf<T>(items: T[], totalCount: number, { limit }: Pagination): Page<T> {
-  return { items, pagination: { total_count: totalCount, max_page: Math.ceil(totalCount / limit) } };
+  return {
+    items,
+    pagination: { total_count: totalCount, max_page: Math.ceil(totalCount / limit) },
+  };
 }
 
 export function offsetOf({ page, limit }: Pagination): number {

@@ -20,20 +20,30 @@ export function preparedQuery<T>(db: Db, key: string, build: (db: Db) => T): T {
  * given, so encodeValues must encode them first (a bare placeholder would run the column's encoder
  * on null too, storing JSON null or failing on a null timestamp).
  */
-export function valuePlaceholders<T extends Table>(table: T, prefix = ""): Record<keyof T["$inferInsert"], SQL> {
-  return Object.fromEntries(Object.keys(getTableColumns(table)).map((key) => [key, sql`${sql.placeholder(prefix + key)}`])) as Record<keyof T["$inferInsert"], SQL>;
+export function valuePlaceholders<T extends Table>(
+  table: T,
+  prefix = "",
+): Record<keyof T["$inferInsert"], SQL> {
+  return Object.fromEntries(
+    Object.keys(getTableColumns(table)).map((key) => [key, sql`${sql.placeholder(prefix + key)}`]),
+  ) as Record<keyof T["$inferInsert"], SQL>;
 }
 
 const columnsOf = new WeakMap<Table, [string, Column][]>();
 
 /** Values for valuePlaceholders: each given column's driver value, null as null. */
-export function encodeValues<T extends Table>(table: T, values: Partial<T["$inferInsert"]>, prefix = ""): Record<string, unknown> {
+export function encodeValues<T extends Table>(
+  table: T,
+  values: Partial<T["$inferInsert"]>,
+  prefix = "",
+): Record<string, unknown> {
   let columns = columnsOf.get(table);
   if (!columns) columnsOf.set(table, (columns = Object.entries(getTableColumns(table))));
   const out: Record<string, unknown> = {};
   for (const [key, column] of columns) {
     const value = (values as Record<string, unknown>)[key];
-    if (value !== undefined) out[prefix + key] = value === null ? null : column.mapToDriverValue(value);
+    if (value !== undefined)
+      out[prefix + key] = value === null ? null : column.mapToDriverValue(value);
   }
   return out;
 }

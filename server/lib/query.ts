@@ -7,12 +7,16 @@ const FALSE = ["false", "0", "no", "off", "f", "n"];
 
 export const queryBoolean = z
   .string()
-  .refine((v) => TRUE.includes(v.toLowerCase()) || FALSE.includes(v.toLowerCase()), { message: "Input should be a valid boolean" })
+  .refine((v) => TRUE.includes(v.toLowerCase()) || FALSE.includes(v.toLowerCase()), {
+    message: "Input should be a valid boolean",
+  })
   .transform((v) => TRUE.includes(v.toLowerCase()));
 
 /** One value or several (repeated keys), always handed on as an array. */
 export function queryList<T extends z.ZodType>(item: T) {
-  return z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
+  return z
+    .union([item, z.array(item)])
+    .transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
 }
 
 /** `%text%` with ILIKE's own wildcards and escape character taken literally. */

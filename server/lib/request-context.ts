@@ -23,7 +23,15 @@ export function requestContext(log: Logger): RequestHandler {
     res.setHeader("x-request-id", id);
     res.once("finish", () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      req.log.info({ method: req.method, url: req.originalUrl, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, "request");
+      req.log.info(
+        {
+          method: req.method,
+          url: req.originalUrl,
+          status: res.statusCode,
+          ms: Math.round(ms * 100) / 100,
+        },
+        "request",
+      );
     });
     next();
   };

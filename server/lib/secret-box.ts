@@ -1,6 +1,12 @@
 // Symmetric encryption for secrets the API must show again (checkout client secrets): AES-256-GCM
 // under a key derived from AUTH_SECRET. Lookups use the token's SHA-256, never the ciphertext.
-import { createCipheriv, createDecipheriv, createHash, createSecretKey, randomBytes } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createSecretKey,
+  randomBytes,
+} from "node:crypto";
 
 export interface SecretBox {
   seal(plain: string): string;
@@ -9,7 +15,9 @@ export interface SecretBox {
 
 export function createSecretBox(authSecret: string): SecretBox {
   // A KeyObject, so each seal and open does not import the raw key again.
-  const key = createSecretKey(createHash("sha256").update(`till:secret-box:${authSecret}`).digest());
+  const key = createSecretKey(
+    createHash("sha256").update(`till:secret-box:${authSecret}`).digest(),
+  );
   return {
     seal(plain) {
       const iv = randomBytes(12);
@@ -19,10 +27,14 @@ export function createSecretBox(authSecret: string): SecretBox {
     },
     open(sealed) {
       const [version, iv, tag, body] = sealed.split(".");
-      if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("not a sealed secret");
+      if (version !== "v1" || !iv || !tag || body === undefined)
+        throw new Error("not a sealed secret");
       const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"));
       decipher.setAuthTag(Buffer.from(tag, "base64url"));
-      return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+      return Buffer.concat([
+        decipher.update(Buffer.from(body, "base64url")),
+        decipher.final(),
+      ]).toString("utf8");
     },
   };
 }

@@ -11,7 +11,9 @@ const seen: string[] = [];
 beforeAll(async () => {
   const first = Router();
   first.get("/things", (_req, res) => void res.json({ by: "first" }));
-  first.get(["/shared/:id", "/shared"], (req, res, next) => (req.params.id === "pass" ? next() : res.json({ by: "first", id: req.params.id ?? null })));
+  first.get(["/shared/:id", "/shared"], (req, res, next) =>
+    req.params.id === "pass" ? next() : res.json({ by: "first", id: req.params.id ?? null }),
+  );
   const second = Router();
   second.get("/shared/:id", (req, res) => void res.json({ by: "second", id: req.params.id }));
   second.post("/boom", () => {
@@ -33,7 +35,10 @@ beforeAll(async () => {
   const app = express();
   app.use("/v1", segmentRouter([first, second, outer, everywhere, last]));
   app.use((_req, res) => void res.status(404).json({ by: "not found" }));
-  app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => void res.status(500).json({ error: err.message }));
+  app.use(
+    (err: Error, _req: Request, res: Response, _next: NextFunction) =>
+      void res.status(500).json({ error: err.message }),
+  );
   await new Promise<void>((resolve) => {
     server = app.listen(0, "127.0.0.1", () => resolve());
   });

@@ -52,7 +52,10 @@ export function segmentRouter(routers: Router[]): RequestHandler {
   const every = routers.filter((_, i) => served[i] === EVERY);
   const bySegment = new Map<string, Router[]>();
   for (const s of new Set(served.flatMap((x) => (x === EVERY ? [] : [...x])))) {
-    bySegment.set(s, routers.filter((_, i) => served[i] === EVERY || (served[i] as Set<string>).has(s)));
+    bySegment.set(
+      s,
+      routers.filter((_, i) => served[i] === EVERY || (served[i] as Set<string>).has(s)),
+    );
   }
   return (req: Request, res: Response, next: NextFunction) => {
     const list = bySegment.get(firstSegment(req.path)) ?? every;

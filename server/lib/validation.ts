@@ -4,7 +4,11 @@ import type { Request } from "express";
 import type { z } from "zod";
 import { fromZodError } from "./errors.ts";
 
-function parse<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query" | "path"): z.output<S> {
+function parse<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query" | "path",
+): z.output<S> {
   const result = schema.safeParse(value);
   if (!result.success) throw fromZodError(result.error, [where], value);
   return result.data;

@@ -9,7 +9,11 @@ export interface TestUser {
   token: string;
 }
 
-export async function api(base: string, path: string, init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export async function api(
+  base: string,
+  path: string,
+  init: { method?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { origin: base, ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers["content-type"] = "application/json";
@@ -28,11 +32,17 @@ export async function api(base: string, path: string, init: { method?: string; t
   return { status: res.status, headers: res.headers, body: json as any };
 }
 
-export async function signUp(base: string, overrides: { email?: string; name?: string; password?: string } = {}): Promise<TestUser> {
+export async function signUp(
+  base: string,
+  overrides: { email?: string; name?: string; password?: string } = {},
+): Promise<TestUser> {
   const email = overrides.email ?? `user-${randomBytes(5).toString("hex")}@example.com`;
   const password = overrides.password ?? "correct horse battery";
-  const res = await api(base, "/api/auth/sign-up/email", { body: { email, password, name: overrides.name ?? "Test User" } });
-  if (res.status !== 200) throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
+  const res = await api(base, "/api/auth/sign-up/email", {
+    body: { email, password, name: overrides.name ?? "Test User" },
+  });
+  if (res.status !== 200)
+    throw new Error(`sign-up failed: ${res.status} ${JSON.stringify(res.body)}`);
   const token = res.headers.get("set-auth-token");
   if (!token) throw new Error("sign-up returned no bearer token");
   return { id: res.body.user.id, email, password, token };
@@ -41,16 +51,23 @@ export async function signUp(base: string, overrides: { email?: string; name?: s
 export async function createOrganization(base: string, user: TestUser, name = "Acme") {
   const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, "-")}-${randomBytes(3).toString("hex")}`;
   const res = await api(base, "/v1/organizations/", { token: user.token, body: { name, slug } });
-  if (res.status !== 201) throw new Error(`create organization failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`create organization failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; slug: string; name: string };
 }
 
-export async function createAccessToken(base: string, user: TestUser, organizationId: string, scopes: string[]) {
+export async function createAccessToken(
+  base: string,
+  user: TestUser,
+  organizationId: string,
+  scopes: string[],
+) {
   const res = await api(base, "/v1/organization-access-tokens/", {
     token: user.token,
     body: { organization_id: organizationId, comment: "test", scopes },
   });
-  if (res.status !== 201) throw new Error(`create token failed: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 201)
+    throw new Error(`create token failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.token as string;
 }
 

@@ -41,25 +41,46 @@ export interface BrowserInit {
 /** A user agent with cookies. `call` never follows redirects, so tests see each 302. */
 export function browser(base: string) {
   const jar = new CookieJar();
-  const fetchWithJar = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+  const fetchWithJar = async (
+    input: string | URL | Request,
+    init: RequestInit = {},
+  ): Promise<Response> => {
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
     for (const [k, v] of new Headers(init.headers)) headers.set(k, v);
     if (!headers.has("origin")) headers.set("origin", base);
     if (jar.cookies.size > 0) headers.set("cookie", jar.header());
     const url = input instanceof Request ? input.url : String(input);
-    const res = await fetch(url, { ...init, headers, redirect: "manual", ...(input instanceof Request && init.body === undefined ? { method: input.method, body: await input.text() || undefined } : {}) });
+    const res = await fetch(url, {
+      ...init,
+      headers,
+      redirect: "manual",
+      ...(input instanceof Request && init.body === undefined
+        ? { method: input.method, body: (await input.text()) || undefined }
+        : {}),
+    });
     jar.store(res);
     return res;
   };
   async function call(path: string, init: BrowserInit = {}) {
     const headers: Record<string, string> = { ...init.headers };
-    if (init.body !== undefined && !headers["content-type"]) headers["content-type"] = "application/json";
+    if (init.body !== undefined && !headers["content-type"])
+      headers["content-type"] = "application/json";
     const url = path.startsWith("http") ? path : `${base}${path}`;
     const h = new Headers(headers);
     if (!init.noOrigin && !h.has("origin")) h.set("origin", base);
     if (jar.cookies.size > 0 && !h.has("cookie")) h.set("cookie", jar.header());
-    const body = init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body);
-    const res = await fetch(url, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers: h, body, redirect: "manual" });
+    const body =
+      init.body === undefined
+        ? undefined
+        : typeof init.body === "string"
+          ? init.body
+          : JSON.stringify(init.body);
+    const res = await fetch(url, {
+      method: init.method ?? (body === undefined ? "GET" : "POST"),
+      headers: h,
+      body,
+      redirect: "manual",
+    });
     jar.store(res);
     const text = await res.text();
     let json: unknown = null;
@@ -70,7 +91,10 @@ export function browser(base: string) {
     }
     return { status: res.status, headers: res.headers, body: json as any, text };
   }
-  const client = createAuthClient({ baseURL: base, fetchOptions: { customFetchImpl: fetchWithJar as typeof fetch } });
+  const client = createAuthClient({
+    baseURL: base,
+    fetchOptions: { customFetchImpl: fetchWithJar as typeof fetch },
+  });
   return { jar, call, client, fetch: fetchWithJar };
 }
 
@@ -83,7 +107,11 @@ export interface OutboxMail {
 }
 
 /** Mails sent to `to`, oldest first; optionally only one kind. */
-export async function mailsTo(database: Database, to: string, kind?: string): Promise<OutboxMail[]> {
+export async function mailsTo(
+  database: Database,
+  to: string,
+  kind?: string,
+): Promise<OutboxMail[]> {
   const rows = await database.rows<OutboxMail>(
     sql`select kind, "to", subject, text, link from email_outbox where "to" = ${to} order by created_at, id`,
   );

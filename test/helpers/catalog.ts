@@ -9,11 +9,19 @@ import { sql } from "drizzle-orm";
 import type { Clock } from "../../server/lib/clock.ts";
 import { freePort, startTestServer, type TestServer } from "./server.ts";
 
-export async function startCatalogServer(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestServer> {
+export async function startCatalogServer(
+  options: { env?: Record<string, string>; clock?: Clock } = {},
+): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "till-catalog-"));
   const port = await freePort();
   const t = await startTestServer({
-    env: { PORT: String(port), HOST: "127.0.0.1", BASE_URL: `http://127.0.0.1:${port}`, TILL_DATA_DIR: dataDir, ...options.env },
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: `http://127.0.0.1:${port}`,
+      TILL_DATA_DIR: dataDir,
+      ...options.env,
+    },
     ...(options.clock ? { clock: options.clock } : {}),
     worker: false,
   });
@@ -30,7 +38,12 @@ export function polarFor(t: TestServer, accessToken: string): Polar {
   return new Polar({ accessToken, serverURL: t.url });
 }
 
-export async function insertMeter(t: TestServer, organizationId: string, name = "API calls", archived = false): Promise<string> {
+export async function insertMeter(
+  t: TestServer,
+  organizationId: string,
+  name = "API calls",
+  archived = false,
+): Promise<string> {
   const [row] = await t.server.database.rows<{ id: string }>(sql`
     insert into meters (organization_id, name, filter, aggregation, archived_at)
     values (${organizationId}, ${name}, ${JSON.stringify({ conjunction: "and", clauses: [] })}::jsonb, ${JSON.stringify({ func: "count" })}::jsonb, ${archived ? sql`now()` : sql`null`})
@@ -39,14 +52,23 @@ export async function insertMeter(t: TestServer, organizationId: string, name = 
 }
 
 /** Row count of a table, optionally for one organization (tables with an organization_id column). */
-export async function countRows(t: TestServer, table: string, organizationId?: string): Promise<number> {
+export async function countRows(
+  t: TestServer,
+  table: string,
+  organizationId?: string,
+): Promise<number> {
   const where = organizationId ? sql` where organization_id = ${organizationId}` : sql``;
-  const [row] = await t.server.database.rows<{ n: number | string }>(sql`select count(*)::int as n from ${sql.identifier(table)}${where}`);
+  const [row] = await t.server.database.rows<{ n: number | string }>(
+    sql`select count(*)::int as n from ${sql.identifier(table)}${where}`,
+  );
   return Number(row!.n);
 }
 
 export async function eventsOf(t: TestServer, organizationId: string) {
-  return t.server.database.rows<{ type: string; payload: { type: string; data: Record<string, unknown> } }>(
+  return t.server.database.rows<{
+    type: string;
+    payload: { type: string; data: Record<string, unknown> };
+  }>(
     sql`select type, payload from webhook_events where organization_id = ${organizationId} order by seq`,
   );
 }
@@ -60,14 +82,26 @@ export interface UploadOptions {
 }
 
 /** Polar's whole upload flow through the official client: create, PUT every part, complete. */
-export async function uploadFile(t: TestServer, token: string, content: Buffer, options: UploadOptions = {}) {
+export async function uploadFile(
+  t: TestServer,
+  token: string,
+  content: Buffer,
+  options: UploadOptions = {},
+) {
   const { createHash } = await import("node:crypto");
   const polar = polarFor(t, token);
   const partSize = options.partSize ?? Math.max(content.length, 1);
   const parts = [];
   for (let start = 0, n = 1; start < content.length || n === 1; start += partSize, n++) {
     const end = Math.min(start + partSize, content.length);
-    parts.push({ number: n, chunkStart: start, chunkEnd: end, checksumSha256Base64: createHash("sha256").update(content.subarray(start, end)).digest("base64") });
+    parts.push({
+      number: n,
+      chunkStart: start,
+      chunkEnd: end,
+      checksumSha256Base64: createHash("sha256")
+        .update(content.subarray(start, end))
+        .digest("base64"),
+    });
     if (end >= content.length) break;
   }
   const service = options.service ?? "product_media";
@@ -81,10 +115,22 @@ export async function uploadFile(t: TestServer, token: string, content: Buffer, 
   } as Parameters<typeof polar.files.create>[0]);
   const completed = [];
   for (const part of created.upload.parts) {
-    const res = await fetch(part.url, { method: "PUT", headers: part.headers ?? {}, body: new Uint8Array(content.subarray(part.chunkStart, part.chunkEnd)) });
-    if (res.status !== 200) throw new Error(`part ${part.number} upload failed: ${res.status} ${await res.text()}`);
-    completed.push({ number: part.number, checksumEtag: res.headers.get("etag")!, checksumSha256Base64: part.checksumSha256Base64 ?? null });
+    const res = await fetch(part.url, {
+      method: "PUT",
+      headers: part.headers ?? {},
+      body: new Uint8Array(content.subarray(part.chunkStart, part.chunkEnd)),
+    });
+    if (res.status !== 200)
+      throw new Error(`part ${part.number} upload failed: ${res.status} ${await res.text()}`);
+    completed.push({
+      number: part.number,
+      checksumEtag: res.headers.get("etag")!,
+      checksumSha256Base64: part.checksumSha256Base64 ?? null,
+    });
   }
-  const file = await polar.files.uploaded({ id: created.id, fileUploadCompleted: { id: created.upload.id, path: created.upload.path, parts: completed } });
+  const file = await polar.files.uploaded({
+    id: created.id,
+    fileUploadCompleted: { id: created.upload.id, path: created.upload.path, parts: completed },
+  });
   return { created, file };
 }

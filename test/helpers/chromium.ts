@@ -10,12 +10,22 @@ export const screenshotDir = path.join(repoRoot, "test-artifacts", "screenshots"
 
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
-    throw new Error(`Chromium not found at ${CHROMIUM_PATH}. Install it: apt-get install chromium (the CI script does).`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}. Install it: apt-get install chromium (the CI script does).`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     headless: true,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 

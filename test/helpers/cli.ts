@@ -3,17 +3,43 @@ import { execa } from "execa";
 import { tempDir, tillBin } from "./process.ts";
 import { api, type TestUser } from "./auth.ts";
 
-export function cliEnv(configHome = tempDir("till-cli-"), extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? "", HOME: configHome, XDG_CONFIG_HOME: configHome, NO_COLOR: "1", ...extra };
+export function cliEnv(
+  configHome = tempDir("till-cli-"),
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: configHome,
+    XDG_CONFIG_HOME: configHome,
+    NO_COLOR: "1",
+    ...extra,
+  };
 }
 
 export function till(args: string[], env: Record<string, string>, input?: string) {
-  return execa(process.execPath, [tillBin, ...args], { env, extendEnv: false, reject: false, timeout: 60_000, ...(input !== undefined ? { input } : { stdin: "ignore" }) });
+  return execa(process.execPath, [tillBin, ...args], {
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+    ...(input !== undefined ? { input } : { stdin: "ignore" }),
+  });
 }
 
 /** Runs `till login` and approves its code as `user` through the device endpoints, like the /device page. */
-export async function loginAs(base: string, user: TestUser, env: Record<string, string>, extraArgs: string[] = []) {
-  const child = execa(process.execPath, [tillBin, "login", "--server", base, ...extraArgs], { env, extendEnv: false, reject: false, timeout: 60_000, stdin: "ignore" });
+export async function loginAs(
+  base: string,
+  user: TestUser,
+  env: Record<string, string>,
+  extraArgs: string[] = [],
+) {
+  const child = execa(process.execPath, [tillBin, "login", "--server", base, ...extraArgs], {
+    env,
+    extendEnv: false,
+    reject: false,
+    timeout: 60_000,
+    stdin: "ignore",
+  });
   let stderr = "";
   const code = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no code printed:\n${stderr}`)), 20_000);
@@ -25,12 +51,21 @@ export async function loginAs(base: string, user: TestUser, env: Record<string, 
         resolve(m[1]!);
       }
     });
-    void child.then(() => reject(new Error(`till login exited before printing a code:\n${stderr}`)));
+    void child.then(() =>
+      reject(new Error(`till login exited before printing a code:\n${stderr}`)),
+    );
   });
-  const check = await api(base, `/api/auth/device?user_code=${encodeURIComponent(code)}`, { token: user.token });
-  if (check.status !== 200) throw new Error(`device check failed: ${check.status} ${JSON.stringify(check.body)}`);
-  const approve = await api(base, "/api/auth/device/approve", { token: user.token, body: { userCode: code } });
-  if (approve.status !== 200) throw new Error(`device approve failed: ${approve.status} ${JSON.stringify(approve.body)}`);
+  const check = await api(base, `/api/auth/device?user_code=${encodeURIComponent(code)}`, {
+    token: user.token,
+  });
+  if (check.status !== 200)
+    throw new Error(`device check failed: ${check.status} ${JSON.stringify(check.body)}`);
+  const approve = await api(base, "/api/auth/device/approve", {
+    token: user.token,
+    body: { userCode: code },
+  });
+  if (approve.status !== 200)
+    throw new Error(`device approve failed: ${approve.status} ${JSON.stringify(approve.body)}`);
   const result = await child;
   return { ...result, code };
 }

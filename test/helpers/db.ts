@@ -40,7 +40,11 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-export async function createDatabase(adminUrl: string, name: string, template?: string): Promise<void> {
+export async function createDatabase(
+  adminUrl: string,
+  name: string,
+  template?: string,
+): Promise<void> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     await admin.unsafe(`create database "${name}"${template ? ` template "${template}"` : ""}`);

@@ -33,7 +33,11 @@ export interface ProviderOptions {
 }
 
 export async function startOAuthProvider(options: ProviderOptions): Promise<FakeProvider> {
-  const paths = options.paths ?? { authorize: "/authorize", token: "/token", userinfo: "/userinfo" };
+  const paths = options.paths ?? {
+    authorize: "/authorize",
+    token: "/token",
+    userinfo: "/userinfo",
+  };
   const codes = new Map<string, Grant>();
   const accessTokens = new Map<string, Profile>();
   const refreshTokens = new Map<string, Profile>();
@@ -42,7 +46,13 @@ export async function startOAuthProvider(options: ProviderOptions): Promise<Fake
     const refresh = `rt_${randomBytes(12).toString("hex")}`;
     accessTokens.set(access, profile);
     refreshTokens.set(refresh, profile);
-    return { access_token: access, refresh_token: refresh, token_type: "Bearer", expires_in: 3600, scope: options.scope ?? "read:user user:email" };
+    return {
+      access_token: access,
+      refresh_token: refresh,
+      token_type: "Bearer",
+      expires_in: 3600,
+      scope: options.scope ?? "read:user user:email",
+    };
   };
   const provider: FakeProvider = { url: "", nextProfile: {}, log: [], stop: async () => {} };
 
@@ -59,7 +69,12 @@ export async function startOAuthProvider(options: ProviderOptions): Promise<Fake
       provider.log.push({ path: pathname, params });
       if (params.client_id !== options.clientId) return json(400, { error: "invalid_client" });
       const code = randomBytes(10).toString("hex");
-      codes.set(code, { profile: provider.nextProfile, redirectUri: params.redirect_uri!, challenge: params.code_challenge ?? null, clientId: params.client_id });
+      codes.set(code, {
+        profile: provider.nextProfile,
+        redirectUri: params.redirect_uri!,
+        challenge: params.code_challenge ?? null,
+        clientId: params.client_id,
+      });
       const back = new URL(params.redirect_uri!);
       back.searchParams.set("code", code);
       back.searchParams.set("state", params.state ?? "");
@@ -71,16 +86,28 @@ export async function startOAuthProvider(options: ProviderOptions): Promise<Fake
       for await (const chunk of req) raw += String(chunk);
       const params = Object.fromEntries(new URLSearchParams(raw));
       provider.log.push({ path: pathname, params });
-      const basic = req.headers.authorization?.startsWith("Basic ") ? Buffer.from(req.headers.authorization.slice(6), "base64").toString() : null;
-      const [id, secret] = basic ? basic.split(":").map(decodeURIComponent) : [params.client_id, params.client_secret];
-      if (id !== options.clientId || secret !== options.clientSecret) return json(401, { error: "invalid_client" });
+      const basic = req.headers.authorization?.startsWith("Basic ")
+        ? Buffer.from(req.headers.authorization.slice(6), "base64").toString()
+        : null;
+      const [id, secret] = basic
+        ? basic.split(":").map(decodeURIComponent)
+        : [params.client_id, params.client_secret];
+      if (id !== options.clientId || secret !== options.clientSecret)
+        return json(401, { error: "invalid_client" });
       if (params.grant_type === "authorization_code") {
         const grant = codes.get(params.code ?? "");
         codes.delete(params.code ?? "");
-        if (!grant || grant.redirectUri !== params.redirect_uri) return json(400, { error: "invalid_grant" });
+        if (!grant || grant.redirectUri !== params.redirect_uri)
+          return json(400, { error: "invalid_grant" });
         if (grant.challenge) {
-          const expected = createHash("sha256").update(params.code_verifier ?? "").digest("base64url");
-          if (expected !== grant.challenge) return json(400, { error: "invalid_grant", error_description: "PKCE verification failed" });
+          const expected = createHash("sha256")
+            .update(params.code_verifier ?? "")
+            .digest("base64url");
+          if (expected !== grant.challenge)
+            return json(400, {
+              error: "invalid_grant",
+              error_description: "PKCE verification failed",
+            });
         }
         return json(200, issue(grant.profile));
       }
@@ -94,7 +121,10 @@ export async function startOAuthProvider(options: ProviderOptions): Promise<Fake
     }
     if (req.method === "GET" && pathname === paths.userinfo) {
       const token = req.headers.authorization?.replace(/^Bearer /, "") ?? "";
-      provider.log.push({ path: pathname, params: { authorization: req.headers.authorization ?? "" } });
+      provider.log.push({
+        path: pathname,
+        params: { authorization: req.headers.authorization ?? "" },
+      });
       const profile = accessTokens.get(token);
       if (!profile) return json(401, { message: "Bad credentials" });
       return json(200, profile);
@@ -108,7 +138,11 @@ export async function startOAuthProvider(options: ProviderOptions): Promise<Fake
 }
 
 /** AUTH_<NAME>_* variables pointing a provider at the fake. */
-export function providerEnv(name: string, provider: FakeProvider, creds: { clientId: string; clientSecret: string }): Record<string, string> {
+export function providerEnv(
+  name: string,
+  provider: FakeProvider,
+  creds: { clientId: string; clientSecret: string },
+): Record<string, string> {
   const p = `AUTH_${name.toUpperCase()}`;
   return {
     [`${p}_CLIENT_ID`]: creds.clientId,
@@ -120,7 +154,11 @@ export function providerEnv(name: string, provider: FakeProvider, creds: { clien
 }
 
 /** Runs the browser's side of the code flow: start → provider → callback. Returns the final redirect. */
-export async function oauthFlow(b: ReturnType<typeof browser>, path: string, body: Record<string, unknown>) {
+export async function oauthFlow(
+  b: ReturnType<typeof browser>,
+  path: string,
+  body: Record<string, unknown>,
+) {
   const start = await b.call(path, { body: { callbackURL: "/dashboard", ...body } });
   if (start.status !== 200) return { start, callback: null };
   const authorize = await fetch(start.body.url, { redirect: "manual" });

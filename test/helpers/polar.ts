@@ -9,8 +9,14 @@ export function polarClient(t: TestServer, accessToken: string): Polar {
 }
 
 /** Rows of a table, optionally of one organization, to show that a rejected request wrote nothing. */
-export async function countRows(t: TestServer, table: "customers" | "events" | "meters" | "webhook_events", organizationId?: string): Promise<number> {
+export async function countRows(
+  t: TestServer,
+  table: "customers" | "events" | "meters" | "webhook_events",
+  organizationId?: string,
+): Promise<number> {
   const where = organizationId ? sql` where organization_id = ${organizationId}` : sql``;
-  const [row] = await t.server.database.rows<{ n: number | string }>(sql`select count(*)::int as n from ${sql.identifier(table)}${where}`);
+  const [row] = await t.server.database.rows<{ n: number | string }>(
+    sql`select count(*)::int as n from ${sql.identifier(table)}${where}`,
+  );
   return Number(row!.n);
 }

@@ -30,10 +30,20 @@ export interface SpawnedServer {
 }
 
 /** Starts `till <command>` and resolves once its banner names the URL it serves. */
-export async function spawnTillServer(command: "dev" | "serve", env: Record<string, string>, cwd = tempDir()): Promise<SpawnedServer> {
+export async function spawnTillServer(
+  command: "dev" | "serve",
+  env: Record<string, string>,
+  cwd = tempDir(),
+): Promise<SpawnedServer> {
   const child = execa(process.execPath, [tillBin, command], {
     cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? cwd, PORT: "0", LOG_FORMAT: "json", ...env },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? cwd,
+      PORT: "0",
+      LOG_FORMAT: "json",
+      ...env,
+    },
     extendEnv: false,
     reject: false,
     buffer: true,

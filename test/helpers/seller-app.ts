@@ -14,7 +14,10 @@ import { coreAuthDdl, coreAuthTables } from "../../server/demo/schema.ts";
 const tables = coreAuthTables(pgTable);
 const DDL = coreAuthDdl("").join(";\n");
 
-export type ExtraRoute = (req: http.IncomingMessage, res: http.ServerResponse) => boolean | Promise<boolean>;
+export type ExtraRoute = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+) => boolean | Promise<boolean>;
 
 export interface SellerApp {
   url: string;
@@ -22,7 +25,10 @@ export interface SellerApp {
 }
 
 /** Starts the app; `plugins` receives the app's own URL (known only once the port is bound). */
-export async function startSellerApp(plugins: (url: string) => BetterAuthPlugin[], extra?: ExtraRoute): Promise<SellerApp> {
+export async function startSellerApp(
+  plugins: (url: string) => BetterAuthPlugin[],
+  extra?: ExtraRoute,
+): Promise<SellerApp> {
   const pg = new PGlite();
   await pg.exec(DDL);
   const db = drizzle(pg);
@@ -38,7 +44,13 @@ export async function startSellerApp(plugins: (url: string) => BetterAuthPlugin[
     baseURL: url,
     secret: "seller-app-test-secret-0123456789abcdef",
     database: drizzleAdapter(db, { provider: "pg", schema: tables }),
-    emailAndPassword: { enabled: true, password: { hash: async (p) => `plain:${p}`, verify: async ({ hash, password }) => hash === `plain:${password}` } },
+    emailAndPassword: {
+      enabled: true,
+      password: {
+        hash: async (p) => `plain:${p}`,
+        verify: async ({ hash, password }) => hash === `plain:${password}`,
+      },
+    },
     user: { deleteUser: { enabled: true } },
     rateLimit: { enabled: false },
     logger: { disabled: true },
@@ -58,13 +70,26 @@ export async function startSellerApp(plugins: (url: string) => BetterAuthPlugin[
 export function sellerAppClient(url: string) {
   let cookie = "";
   return {
-    async call(path: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+    async call(
+      path: string,
+      init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+    ) {
       const res = await fetch(`${url}${path}`, {
         method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-        headers: { origin: url, ...(cookie ? { cookie } : {}), ...(init.body === undefined ? {} : { "content-type": "application/json" }), ...init.headers },
-        ...(init.body === undefined ? {} : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
+        headers: {
+          origin: url,
+          ...(cookie ? { cookie } : {}),
+          ...(init.body === undefined ? {} : { "content-type": "application/json" }),
+          ...init.headers,
+        },
+        ...(init.body === undefined
+          ? {}
+          : { body: typeof init.body === "string" ? init.body : JSON.stringify(init.body) }),
       });
-      const set = res.headers.getSetCookie().map((c) => c.split(";")[0]!).filter((c) => !c.endsWith("="));
+      const set = res.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0]!)
+        .filter((c) => !c.endsWith("="));
       if (set.length) cookie = set.join("; ");
       const text = await res.text();
       let body: any = null;

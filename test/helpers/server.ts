@@ -31,7 +31,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const port = await freePort();
     config = loadConfig({
       command: "test",
-      env: { PORT: String(port), BASE_URL: `http://localhost:${port}`, LOG_LEVEL: "silent", ...(testDb.url ? { DATABASE_URL: testDb.url } : {}), ...options.env },
+      env: {
+        PORT: String(port),
+        BASE_URL: `http://localhost:${port}`,
+        LOG_LEVEL: "silent",
+        ...(testDb.url ? { DATABASE_URL: testDb.url } : {}),
+        ...options.env,
+      },
     });
     try {
       server = await start(config, {

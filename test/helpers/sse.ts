@@ -15,7 +15,11 @@ export interface SseClient {
 }
 
 /** `token` null: a public stream, no Authorization header. */
-export async function openSse(url: string, token: string | null, lastEventId?: string): Promise<SseClient> {
+export async function openSse(
+  url: string,
+  token: string | null,
+  lastEventId?: string,
+): Promise<SseClient> {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: "text/event-stream" };
   if (token !== null) headers.authorization = `Bearer ${token}`;

@@ -58,8 +58,11 @@ export async function dropTemplate(info: TemplateInfo): Promise<void> {
   if (info.kind !== "postgres") return;
   const admin = postgres(info.adminUrl, { max: 1, onnotice: () => {} });
   try {
-    const rows = await admin<{ datname: string }[]>`select datname from pg_database where datname like ${`${info.prefix}%`}`;
-    for (const { datname } of rows) await admin.unsafe(`drop database if exists "${datname}" with (force)`);
+    const rows = await admin<
+      { datname: string }[]
+    >`select datname from pg_database where datname like ${`${info.prefix}%`}`;
+    for (const { datname } of rows)
+      await admin.unsafe(`drop database if exists "${datname}" with (force)`);
   } finally {
     await admin.end();
   }

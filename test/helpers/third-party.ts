@@ -26,7 +26,14 @@ export interface ThirdPartyServer {
   /** GitHub: numeric id → login. */
   githubUsers: Map<string, string>;
   /** GitHub: "owner/name" → collaborators (login → permission) and pending invitations. */
-  repos: Map<string, { collaborators: Map<string, string>; invitations: { id: number; login: string; permission: string }[]; forbidden?: boolean }>;
+  repos: Map<
+    string,
+    {
+      collaborators: Map<string, string>;
+      invitations: { id: number; login: string; permission: string }[];
+      forbidden?: boolean;
+    }
+  >;
   requests: string[];
   /** While true every request answers 503, as during an outage. */
   down: boolean;
@@ -43,7 +50,14 @@ export async function startThirdPartyServer(): Promise<ThirdPartyServer> {
     guilds: new Map<string, Map<string, Set<string>>>(),
     discordUsers: new Set<string>(),
     githubUsers: new Map<string, string>(),
-    repos: new Map<string, { collaborators: Map<string, string>; invitations: { id: number; login: string; permission: string }[]; forbidden?: boolean }>(),
+    repos: new Map<
+      string,
+      {
+        collaborators: Map<string, string>;
+        invitations: { id: number; login: string; permission: string }[];
+        forbidden?: boolean;
+      }
+    >(),
     requests: [] as string[],
     down: false,
   };
@@ -57,7 +71,10 @@ export async function startThirdPartyServer(): Promise<ThirdPartyServer> {
     const line = `${req.method} ${path}`;
     state.requests.push(line);
     const send = (status: number, payload?: unknown, headers: Record<string, string> = {}) => {
-      res.writeHead(status, { ...(payload !== undefined ? { "content-type": "application/json" } : {}), ...headers });
+      res.writeHead(status, {
+        ...(payload !== undefined ? { "content-type": "application/json" } : {}),
+        ...headers,
+      });
       res.end(payload !== undefined ? JSON.stringify(payload) : undefined);
     };
     if (state.down) return send(503, { message: "Service Unavailable" });
@@ -66,23 +83,46 @@ export async function startThirdPartyServer(): Promise<ThirdPartyServer> {
       const f = queue.splice(i, 1)[0]!;
       return send(f.status, f.body ?? { message: `injected ${f.status}` }, f.headers ?? {});
     }
-    if (path.startsWith("/discord/")) return discord(req.method!, path.slice("/discord".length), req.headers.authorization, body, send);
-    if (path.startsWith("/github/")) return github(req.method!, path.slice("/github".length), req.headers.authorization, body, send);
+    if (path.startsWith("/discord/"))
+      return discord(
+        req.method!,
+        path.slice("/discord".length),
+        req.headers.authorization,
+        body,
+        send,
+      );
+    if (path.startsWith("/github/"))
+      return github(
+        req.method!,
+        path.slice("/github".length),
+        req.headers.authorization,
+        body,
+        send,
+      );
     send(404, { message: "Not Found" });
   });
 
   type Send = (status: number, payload?: unknown, headers?: Record<string, string>) => void;
 
-  function discord(method: string, path: string, auth: string | undefined, body: Record<string, unknown>, send: Send) {
-    if (auth !== `Bot ${state.botToken}`) return send(401, { message: "401: Unauthorized", code: 0 });
+  function discord(
+    method: string,
+    path: string,
+    auth: string | undefined,
+    body: Record<string, unknown>,
+    send: Send,
+  ) {
+    if (auth !== `Bot ${state.botToken}`)
+      return send(401, { message: "401: Unauthorized", code: 0 });
     let m = path.match(/^\/guilds\/(\d+)\/members\/(\d+)$/);
     if (m) {
       const guild = state.guilds.get(m[1]!);
       if (!guild) return send(404, { message: "Unknown Guild", code: 10004 });
       const userId = m[2]!;
       if (method === "PUT") {
-        if (!state.discordUsers.has(userId)) return send(404, { message: "Unknown User", code: 10013 });
-        if (typeof body.access_token !== "string" || !body.access_token) return send(403, { message: "Missing Access", code: 50001 });
+        if (!state.discordUsers.has(userId))
+          return send(404, { message: "Unknown User", code: 10013 });
+        if (typeof body.access_token !== "string" || !body.access_token)
+          return send(403, { message: "Missing Access", code: 50001 });
         if (guild.has(userId)) return send(204);
         guild.set(userId, new Set((body.roles as string[] | undefined) ?? []));
         return send(201, { user: { id: userId }, roles: [...guild.get(userId)!] });
@@ -103,7 +143,13 @@ export async function startThirdPartyServer(): Promise<ThirdPartyServer> {
     send(404, { message: "404: Not Found", code: 0 });
   }
 
-  function github(method: string, path: string, auth: string | undefined, body: Record<string, unknown>, send: Send) {
+  function github(
+    method: string,
+    path: string,
+    auth: string | undefined,
+    body: Record<string, unknown>,
+    send: Send,
+  ) {
     if (auth !== `Bearer ${state.githubToken}`) return send(401, { message: "Bad credentials" });
     let m = path.match(/^\/user\/(\d+)$/);
     if (m && method === "GET") {
@@ -118,21 +164,38 @@ export async function startThirdPartyServer(): Promise<ThirdPartyServer> {
     const [, , , kind, item] = m;
     if (kind === "collaborators" && item) {
       if (method === "PUT") {
-        if (![...state.githubUsers.values()].includes(item)) return send(404, { message: "Not Found" });
+        if (![...state.githubUsers.values()].includes(item))
+          return send(404, { message: "Not Found" });
         if (repo.collaborators.has(item)) {
           repo.collaborators.set(item, String(body.permission));
           return send(204);
         }
-        const invitation = { id: invitationSeq++, login: item, permission: String(body.permission) };
+        const invitation = {
+          id: invitationSeq++,
+          login: item,
+          permission: String(body.permission),
+        };
         repo.invitations.push(invitation);
-        return send(201, { id: invitation.id, invitee: { login: item }, permissions: invitation.permission });
+        return send(201, {
+          id: invitation.id,
+          invitee: { login: item },
+          permissions: invitation.permission,
+        });
       }
       if (method === "DELETE") {
         repo.collaborators.delete(item);
         return send(204);
       }
     }
-    if (kind === "invitations" && !item && method === "GET") return send(200, repo.invitations.map((i) => ({ id: i.id, invitee: { login: i.login }, permissions: i.permission })));
+    if (kind === "invitations" && !item && method === "GET")
+      return send(
+        200,
+        repo.invitations.map((i) => ({
+          id: i.id,
+          invitee: { login: i.login },
+          permissions: i.permission,
+        })),
+      );
     if (kind === "invitations" && item && method === "DELETE") {
       const before = repo.invitations.length;
       repo.invitations = repo.invitations.filter((i) => String(i.id) !== item);

@@ -38,7 +38,12 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export function verifyBoth(body: string, headers: Record<string, string>, secret: string, parse = true) {
+export function verifyBoth(
+  body: string,
+  headers: Record<string, string>,
+  secret: string,
+  parse = true,
+) {
   let standardOk = false;
   let polarOk = false;
   let polarParsed = false;
@@ -78,7 +83,9 @@ export async function startReceiver(options: ReceiverOptions, port = 0): Promise
         "webhook-timestamp": String(req.headers["webhook-timestamp"] ?? ""),
         "webhook-signature": String(req.headers["webhook-signature"] ?? ""),
       };
-      const verdict = secret ? verifyBoth(body, headers, secret, !options.skipParse) : { standardOk: false, polarOk: false, polarParsed: false };
+      const verdict = secret
+        ? verifyBoth(body, headers, secret, !options.skipParse)
+        : { standardOk: false, polarOk: false, polarParsed: false };
       const receipt: Receipt = {
         path,
         id: headers["webhook-id"],
@@ -121,7 +128,11 @@ export async function startReceiver(options: ReceiverOptions, port = 0): Promise
 }
 
 /** Waits until check() is true, polling; throws with the message after timeoutMs. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, message: string): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  message: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (await check()) return;

@@ -8,8 +8,17 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
 }
 
-export function signDelivery(secret: string, body: string, at = new Date(), id = `msg_${randomBytes(8).toString("hex")}`) {
+export function signDelivery(
+  secret: string,
+  body: string,
+  at = new Date(),
+  id = `msg_${randomBytes(8).toString("hex")}`,
+) {
   const standard = new Webhook(secret).sign(id, at, body);
   const polar = new Webhook(Buffer.from(secret, "utf8").toString("base64")).sign(id, at, body);
-  return { "webhook-id": id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": `${standard} ${polar}` };
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": `${standard} ${polar}`,
+  };
 }

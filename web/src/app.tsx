@@ -3,7 +3,14 @@
 import { useEffect, type ReactNode } from "react";
 import { authClient, OrgContext, type Org } from "./dashboard/auth.ts";
 import { Layout } from "./dashboard/layout.tsx";
-import { ForgotPassword, ResetPassword, SignIn, SignUp, Verified, VerifyEmail } from "./dashboard/pages/auth-pages.tsx";
+import {
+  ForgotPassword,
+  ResetPassword,
+  SignIn,
+  SignUp,
+  Verified,
+  VerifyEmail,
+} from "./dashboard/pages/auth-pages.tsx";
 import { AcceptInvitation, CreateOrganization } from "./dashboard/pages/organization.tsx";
 import { routeFor } from "./dashboard/routes.tsx";
 import { navigate, useLocation } from "./dashboard/router.ts";
@@ -31,10 +38,12 @@ function SignedIn({ email }: { email: string }) {
   const current = list.find((o) => o.id === active.data?.id) ?? null;
   useEffect(() => {
     // A session starts without an active organization: pick the first so pages have one.
-    if (!orgs.isPending && !active.isPending && !current && list[0]) void authClient.organization.setActive({ organizationId: list[0].id });
+    if (!orgs.isPending && !active.isPending && !current && list[0])
+      void authClient.organization.setActive({ organizationId: list[0].id });
   }, [orgs.isPending, active.isPending, current, list]);
   const invitation = /^\/accept-invitation\/([^/]+)$/.exec(path);
-  if (invitation) return <main className="content">{<AcceptInvitation id={invitation[1]!} />}</main>;
+  if (invitation)
+    return <main className="content">{<AcceptInvitation id={invitation[1]!} />}</main>;
   if (orgs.isPending || active.isPending) return <Loading what="Loading your organization" />;
   if (list.length === 0) return <CreateOrganization first />;
   if (!current) return <Loading what="Opening your organization" />;

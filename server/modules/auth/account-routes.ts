@@ -7,22 +7,50 @@ import { fromNodeHeaders } from "better-auth/node";
 import type { Auth } from "./auth.ts";
 import { renderDevicePage } from "./device-page.ts";
 
-export function accountRouter(auth: Auth, options: { trustedOrigins: readonly string[]; socialProviders?: readonly string[]; disableSignUp?: boolean; sandbox?: boolean }): Router {
+export function accountRouter(
+  auth: Auth,
+  options: {
+    trustedOrigins: readonly string[];
+    socialProviders?: readonly string[];
+    disableSignUp?: boolean;
+    sandbox?: boolean;
+  },
+): Router {
   const r = Router();
 
   // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox).
   // Provider ids only, never their client ids.
   r.get("/api/auth-providers", (_req, res) => {
-    res.set("cache-control", "no-cache").json({ email_password: true, sign_up: !options.disableSignUp, social: [...(options.socialProviders ?? [])], sandbox: options.sandbox ?? false });
+    res
+      .set("cache-control", "no-cache")
+      .json({
+        email_password: true,
+        sign_up: !options.disableSignUp,
+        social: [...(options.socialProviders ?? [])],
+        sandbox: options.sandbox ?? false,
+      });
   });
 
   r.get("/device", async (req, res) => {
-    const session = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) }).catch(() => null);
-    const userCode = typeof req.query.user_code === "string" ? req.query.user_code.slice(0, 64) : "";
+    const session = await auth.api
+      .getSession({ headers: fromNodeHeaders(req.headers) })
+      .catch(() => null);
+    const userCode =
+      typeof req.query.user_code === "string" ? req.query.user_code.slice(0, 64) : "";
     res
       .status(200)
-      .set({ "content-type": "text/html; charset=utf-8", "cache-control": "no-store", "x-frame-options": "DENY", "referrer-policy": "no-referrer" })
-      .send(renderDevicePage({ user: session ? { email: session.user.email, name: session.user.name } : null, userCode }));
+      .set({
+        "content-type": "text/html; charset=utf-8",
+        "cache-control": "no-store",
+        "x-frame-options": "DENY",
+        "referrer-policy": "no-referrer",
+      })
+      .send(
+        renderDevicePage({
+          user: session ? { email: session.user.email, name: session.user.name } : null,
+          userCode,
+        }),
+      );
   });
 
   r.post("/api/account/set-password", async (req, res) => {
@@ -32,19 +60,32 @@ export function accountRouter(auth: Auth, options: { trustedOrigins: readonly st
     if (originError) return void res.status(403).json(originError);
     const newPassword = (req.body as { newPassword?: unknown } | undefined)?.newPassword;
     if (typeof newPassword !== "string") {
-      return void res.status(400).json({ code: "VALIDATION_ERROR", message: "[body.newPassword] Invalid input: expected string" });
+      return void res
+        .status(400)
+        .json({
+          code: "VALIDATION_ERROR",
+          message: "[body.newPassword] Invalid input: expected string",
+        });
     }
-    const response = await auth.api.setPassword({ body: { newPassword }, headers: fromNodeHeaders(req.headers), asResponse: true });
+    const response = await auth.api.setPassword({
+      body: { newPassword },
+      headers: fromNodeHeaders(req.headers),
+      asResponse: true,
+    });
     await sendWebResponse(res, response);
   });
 
   return r;
 }
 
-function cookieOriginError(req: Request, trusted: readonly string[]): { code: string; message: string } | null {
+function cookieOriginError(
+  req: Request,
+  trusted: readonly string[],
+): { code: string; message: string } | null {
   if (!req.headers.cookie) return null;
   const origin = req.headers.origin ?? refererOrigin(req.headers.referer);
-  if (!origin || origin === "null") return { code: "MISSING_OR_NULL_ORIGIN", message: "Missing or null Origin" };
+  if (!origin || origin === "null")
+    return { code: "MISSING_OR_NULL_ORIGIN", message: "Missing or null Origin" };
   if (!trusted.includes(origin)) return { code: "INVALID_ORIGIN", message: "Invalid origin" };
   return null;
 }

@@ -28,7 +28,9 @@ async function newUser(server: TestServer, email = uniqueEmail()) {
 }
 
 async function verify(server: TestServer, b: ReturnType<typeof browser>, email: string) {
-  await b.call((await lastLink(server.server.database, email, "verify-email")).replace(server.url, ""));
+  await b.call(
+    (await lastLink(server.server.database, email, "verify-email")).replace(server.url, ""),
+  );
 }
 
 async function one<T>(server: TestServer, query: ReturnType<typeof sql>): Promise<T | undefined> {
@@ -39,8 +41,12 @@ describe("password reset", () => {
   it("/request-password-reset answers the same fixed message for a known and an unknown address; only the known one gets mail", async () => {
     const { email } = await newUser(t);
     const b = browser(t.url);
-    const known = await b.call("/api/auth/request-password-reset", { body: { email, redirectTo: "/reset" } });
-    const unknown = await b.call("/api/auth/request-password-reset", { body: { email: uniqueEmail("ghost"), redirectTo: "/reset" } });
+    const known = await b.call("/api/auth/request-password-reset", {
+      body: { email, redirectTo: "/reset" },
+    });
+    const unknown = await b.call("/api/auth/request-password-reset", {
+      body: { email: uniqueEmail("ghost"), redirectTo: "/reset" },
+    });
     expect(known.status).toBe(200);
     expect(known.body).toEqual({ status: true, message: RESET_MESSAGE });
     expect(unknown.body).toEqual(known.body);
@@ -54,7 +60,10 @@ describe("password reset", () => {
     const link = new URL(await lastLink(t.server.database, email, "reset-password"));
     const token = link.pathname.split("/").at(-1)!;
     expect(token).toMatch(/^[A-Za-z0-9]{24}$/);
-    const row = await one<{ seconds: number }>(t, sql`select extract(epoch from (expires_at - created_at))::int as seconds from verification where identifier = ${`reset-password:${token}`}`);
+    const row = await one<{ seconds: number }>(
+      t,
+      sql`select extract(epoch from (expires_at - created_at))::int as seconds from verification where identifier = ${`reset-password:${token}`}`,
+    );
     expect(row!.seconds).toBeGreaterThanOrEqual(3599);
     expect(row!.seconds).toBeLessThanOrEqual(3601);
 
@@ -63,24 +72,46 @@ describe("password reset", () => {
     expect(open.status).toBe(302);
     expect(open.headers.get("location")).toBe(`${t.url}/reset?token=${token}`);
 
-    expect((await b.call("/api/auth/reset-password", { body: { token, newPassword: "brand new password" } })).status).toBe(200);
-    expect(await one(t, sql`select 1 from verification where identifier = ${`reset-password:${token}`}`)).toBeUndefined();
-    const reuse = await b.call("/api/auth/reset-password", { body: { token, newPassword: "another password" } });
+    expect(
+      (
+        await b.call("/api/auth/reset-password", {
+          body: { token, newPassword: "brand new password" },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      await one(t, sql`select 1 from verification where identifier = ${`reset-password:${token}`}`),
+    ).toBeUndefined();
+    const reuse = await b.call("/api/auth/reset-password", {
+      body: { token, newPassword: "another password" },
+    });
     expect(reuse.status).toBe(400);
     expect(reuse.body).toMatchObject({ code: "INVALID_TOKEN", message: "Invalid token" });
     // The old password no longer works, the new one does, and existing sessions were revoked.
-    expect((await browser(t.url).client.signIn.email({ email, password: PASSWORD })).error?.status).toBe(401);
-    expect((await browser(t.url).client.signIn.email({ email, password: "brand new password" })).error).toBeNull();
-    expect((await owner.client.getSession({ query: { disableCookieCache: true } })).data).toBeNull();
+    expect(
+      (await browser(t.url).client.signIn.email({ email, password: PASSWORD })).error?.status,
+    ).toBe(401);
+    expect(
+      (await browser(t.url).client.signIn.email({ email, password: "brand new password" })).error,
+    ).toBeNull();
+    expect(
+      (await owner.client.getSession({ query: { disableCookieCache: true } })).data,
+    ).toBeNull();
   });
 
   it("an expired token is rejected with INVALID_TOKEN", async () => {
     const { email } = await newUser(t);
     const b = browser(t.url);
     await b.call("/api/auth/request-password-reset", { body: { email, redirectTo: "/reset" } });
-    const token = new URL(await lastLink(t.server.database, email, "reset-password")).pathname.split("/").at(-1)!;
-    await t.server.database.rows(sql`update verification set expires_at = now() - interval '1 second' where identifier = ${`reset-password:${token}`}`);
-    const res = await b.call("/api/auth/reset-password", { body: { token, newPassword: "brand new password" } });
+    const token = new URL(await lastLink(t.server.database, email, "reset-password")).pathname
+      .split("/")
+      .at(-1)!;
+    await t.server.database.rows(
+      sql`update verification set expires_at = now() - interval '1 second' where identifier = ${`reset-password:${token}`}`,
+    );
+    const res = await b.call("/api/auth/reset-password", {
+      body: { token, newPassword: "brand new password" },
+    });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe("INVALID_TOKEN");
   });
@@ -92,7 +123,10 @@ describe("change email", () => {
     const next = uniqueEmail("next");
     const res = await b.call("/api/auth/change-email", { body: { newEmail: next } });
     expect(res.status).toBe(200);
-    const row = await one<{ email: string; email_verified: boolean }>(t, sql`select email, email_verified from "user" where id = ${id}`);
+    const row = await one<{ email: string; email_verified: boolean }>(
+      t,
+      sql`select email, email_verified from "user" where id = ${id}`,
+    );
     expect(row).toEqual({ email: next, email_verified: false });
     expect(await mailsTo(t.server.database, next, "verify-email")).toHaveLength(1);
   });
@@ -101,20 +135,33 @@ describe("change email", () => {
     const { b, email, id } = await newUser(t);
     await verify(t, b, email);
     const next = uniqueEmail("next");
-    expect((await b.call("/api/auth/change-email", { body: { newEmail: next, callbackURL: "/settings" } })).status).toBe(200);
-    expect((await one<{ email: string }>(t, sql`select email from "user" where id = ${id}`))!.email).toBe(email);
+    expect(
+      (
+        await b.call("/api/auth/change-email", {
+          body: { newEmail: next, callbackURL: "/settings" },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await one<{ email: string }>(t, sql`select email from "user" where id = ${id}`))!.email,
+    ).toBe(email);
     const confirm = await mailsTo(t.server.database, email, "change-email");
     expect(confirm).toHaveLength(1);
     expect(confirm[0]!.text).toContain(next);
 
     const approve = await b.call(confirm[0]!.link!.replace(t.url, ""));
     expect(approve.status).toBe(302);
-    expect((await one<{ email: string }>(t, sql`select email from "user" where id = ${id}`))!.email).toBe(email);
+    expect(
+      (await one<{ email: string }>(t, sql`select email from "user" where id = ${id}`))!.email,
+    ).toBe(email);
 
     const switchLink = await lastLink(t.server.database, next, "verify-email");
     expect((await b.call(switchLink.replace(t.url, ""))).status).toBe(302);
     // better-auth 1.7 switches only after the new address proved it receives mail, so it stays verified.
-    const row = await one<{ email: string; email_verified: boolean }>(t, sql`select email, email_verified from "user" where id = ${id}`);
+    const row = await one<{ email: string; email_verified: boolean }>(
+      t,
+      sql`select email, email_verified from "user" where id = ${id}`,
+    );
     expect(row).toEqual({ email: next, email_verified: true });
   });
 
@@ -131,7 +178,9 @@ describe("change email", () => {
     const before = (await mailsTo(t.server.database, taken)).length;
     const res = await b.call("/api/auth/change-email", { body: { newEmail: taken } });
     expect(res.status).toBe(200);
-    expect((await one<{ email: string }>(t, sql`select email from "user" where id = ${id}`))!.email).toBe(email);
+    expect(
+      (await one<{ email: string }>(t, sql`select email from "user" where id = ${id}`))!.email,
+    ).toBe(email);
     expect(await mailsTo(t.server.database, taken)).toHaveLength(before);
   });
 });
@@ -141,48 +190,95 @@ describe("change and set password", () => {
     const { b, email } = await newUser(t);
     const other = browser(t.url);
     await other.client.signIn.email({ email, password: PASSWORD });
-    const wrong = await b.client.changePassword({ currentPassword: "not it at all", newPassword: "a new password" });
-    expect(wrong.error).toMatchObject({ status: 400, code: "INVALID_PASSWORD", message: "Invalid password" });
-    const res = await b.client.changePassword({ currentPassword: PASSWORD, newPassword: "a new password", revokeOtherSessions: true });
+    const wrong = await b.client.changePassword({
+      currentPassword: "not it at all",
+      newPassword: "a new password",
+    });
+    expect(wrong.error).toMatchObject({
+      status: 400,
+      code: "INVALID_PASSWORD",
+      message: "Invalid password",
+    });
+    const res = await b.client.changePassword({
+      currentPassword: PASSWORD,
+      newPassword: "a new password",
+      revokeOtherSessions: true,
+    });
     expect(res.error).toBeNull();
     expect(res.data!.token).toEqual(expect.any(String));
-    expect((await other.client.getSession({ query: { disableCookieCache: true } })).data).toBeNull();
-    expect((await b.client.getSession({ query: { disableCookieCache: true } })).data!.user.email).toBe(email);
+    expect(
+      (await other.client.getSession({ query: { disableCookieCache: true } })).data,
+    ).toBeNull();
+    expect(
+      (await b.client.getSession({ query: { disableCookieCache: true } })).data!.user.email,
+    ).toBe(email);
   });
 
   it("change-password without revokeOtherSessions keeps the other sessions", async () => {
     const { b, email } = await newUser(t);
     const other = browser(t.url);
     await other.client.signIn.email({ email, password: PASSWORD });
-    const res = await b.client.changePassword({ currentPassword: PASSWORD, newPassword: "a new password" });
+    const res = await b.client.changePassword({
+      currentPassword: PASSWORD,
+      newPassword: "a new password",
+    });
     expect(res.data!.token).toBeNull();
-    expect((await other.client.getSession({ query: { disableCookieCache: true } })).data!.user.email).toBe(email);
+    expect(
+      (await other.client.getSession({ query: { disableCookieCache: true } })).data!.user.email,
+    ).toBe(email);
   });
 
   it("/api/account/set-password needs a session (401), refuses a user who already has one, and sets one for a password-less user", async () => {
-    const anon = await browser(t.url).call("/api/account/set-password", { body: { newPassword: "some password" } });
+    const anon = await browser(t.url).call("/api/account/set-password", {
+      body: { newPassword: "some password" },
+    });
     expect(anon.status).toBe(401);
     const { b, id, email } = await newUser(t);
-    const taken = await b.call("/api/account/set-password", { body: { newPassword: "some password" } });
+    const taken = await b.call("/api/account/set-password", {
+      body: { newPassword: "some password" },
+    });
     expect(taken.status).toBe(400);
-    expect(taken.body).toMatchObject({ code: "PASSWORD_ALREADY_SET", message: "User already has a password set" });
+    expect(taken.body).toMatchObject({
+      code: "PASSWORD_ALREADY_SET",
+      message: "User already has a password set",
+    });
     // A user who signed up through a social provider has no password: remove the credential's hash.
-    await t.server.database.rows(sql`update account set password = null where user_id = ${id} and provider_id = 'credential'`);
-    const set = await b.call("/api/account/set-password", { body: { newPassword: "the set password" } });
+    await t.server.database.rows(
+      sql`update account set password = null where user_id = ${id} and provider_id = 'credential'`,
+    );
+    const set = await b.call("/api/account/set-password", {
+      body: { newPassword: "the set password" },
+    });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ status: true });
-    expect((await browser(t.url).client.signIn.email({ email, password: "the set password" })).error).toBeNull();
+    expect(
+      (await browser(t.url).client.signIn.email({ email, password: "the set password" })).error,
+    ).toBeNull();
   });
 
   it("/api/account/set-password with a cookie from another origin is a 403 and sets nothing", async () => {
     const { b, id } = await newUser(t);
     await t.server.database.rows(sql`update account set password = null where user_id = ${id}`);
-    const res = await b.call("/api/account/set-password", { body: { newPassword: "attacker password" }, headers: { origin: "https://evil.example" } });
+    const res = await b.call("/api/account/set-password", {
+      body: { newPassword: "attacker password" },
+      headers: { origin: "https://evil.example" },
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ code: "INVALID_ORIGIN", message: "Invalid origin" });
-    const missing = await b.call("/api/account/set-password", { body: { newPassword: "attacker password" }, noOrigin: true });
-    expect(missing.body).toEqual({ code: "MISSING_OR_NULL_ORIGIN", message: "Missing or null Origin" });
-    expect((await one<{ password: string | null }>(t, sql`select password from account where user_id = ${id}`))!.password).toBeNull();
+    const missing = await b.call("/api/account/set-password", {
+      body: { newPassword: "attacker password" },
+      noOrigin: true,
+    });
+    expect(missing.body).toEqual({
+      code: "MISSING_OR_NULL_ORIGIN",
+      message: "Missing or null Origin",
+    });
+    expect(
+      (await one<{ password: string | null }>(
+        t,
+        sql`select password from account where user_id = ${id}`,
+      ))!.password,
+    ).toBeNull();
   });
 });
 
@@ -192,13 +288,18 @@ describe("delete user", () => {
     const wrong = await b.call("/api/auth/delete-user", { body: { password: "not the password" } });
     expect(wrong.status).toBe(400);
     expect(wrong.body).toMatchObject({ code: "INVALID_PASSWORD" });
-    const sent = await b.call("/api/auth/delete-user", { body: { password: PASSWORD, callbackURL: "/goodbye" } });
+    const sent = await b.call("/api/auth/delete-user", {
+      body: { password: PASSWORD, callbackURL: "/goodbye" },
+    });
     expect(sent.body).toEqual({ success: true, message: "Verification email sent" });
     expect(await one(t, sql`select 1 from "user" where id = ${id}`)).toBeDefined();
     const link = new URL(await lastLink(t.server.database, email, "delete-account"));
     const token = link.searchParams.get("token")!;
     expect(token).toMatch(/^[a-z0-9]{32}$/);
-    const ttl = await one<{ seconds: number }>(t, sql`select extract(epoch from (expires_at - created_at))::int as seconds from verification where identifier = ${`delete-account-${token}`}`);
+    const ttl = await one<{ seconds: number }>(
+      t,
+      sql`select extract(epoch from (expires_at - created_at))::int as seconds from verification where identifier = ${`delete-account-${token}`}`,
+    );
     expect(Math.abs(ttl!.seconds - 86_400)).toBeLessThanOrEqual(1);
     const done = await b.call(`${link.pathname}${link.search}`);
     expect(done.status).toBe(302);
@@ -209,27 +310,43 @@ describe("delete user", () => {
   it("the emailed token also works in the body of /delete-user; a wrong token is refused", async () => {
     const { b, id, email } = await newUser(t);
     await b.call("/api/auth/delete-user", { body: {} });
-    const token = new URL(await lastLink(t.server.database, email, "delete-account")).searchParams.get("token")!;
+    const token = new URL(
+      await lastLink(t.server.database, email, "delete-account"),
+    ).searchParams.get("token")!;
     const bad = await b.call("/api/auth/delete-user", { body: { token: "0".repeat(32) } });
     expect(bad.status).toBe(404);
     expect(bad.body).toMatchObject({ code: "INVALID_TOKEN" });
     expect(await one(t, sql`select 1 from "user" where id = ${id}`)).toBeDefined();
-    expect((await b.call("/api/auth/delete-user", { body: { token } })).body).toEqual({ success: true, message: "User deleted" });
+    expect((await b.call("/api/auth/delete-user", { body: { token } })).body).toEqual({
+      success: true,
+      message: "User deleted",
+    });
     expect(await one(t, sql`select 1 from "user" where id = ${id}`)).toBeUndefined();
   });
 
   it("without email confirmation: the correct password deletes at once; without one, a session older than a day gets SESSION_EXPIRED", async () => {
     const a = await newUser(noEmailDelete);
-    expect((await a.b.call("/api/auth/delete-user", { body: { password: PASSWORD } })).body).toEqual({ success: true, message: "User deleted" });
+    expect(
+      (await a.b.call("/api/auth/delete-user", { body: { password: PASSWORD } })).body,
+    ).toEqual({ success: true, message: "User deleted" });
     expect(await one(noEmailDelete, sql`select 1 from "user" where id = ${a.id}`)).toBeUndefined();
 
     const stale = await newUser(noEmailDelete);
-    await noEmailDelete.server.database.rows(sql`update session set created_at = now() - interval '2 days' where user_id = ${stale.id}`);
-    stale.b.jar.cookies.forEach((_v, k) => k.endsWith("session_data") && stale.b.jar.cookies.delete(k));
+    await noEmailDelete.server.database.rows(
+      sql`update session set created_at = now() - interval '2 days' where user_id = ${stale.id}`,
+    );
+    stale.b.jar.cookies.forEach(
+      (_v, k) => k.endsWith("session_data") && stale.b.jar.cookies.delete(k),
+    );
     const res = await stale.b.call("/api/auth/delete-user", { body: {} });
     expect(res.status).toBe(400);
-    expect(res.body).toMatchObject({ code: "SESSION_EXPIRED", message: "Session expired. Re-authenticate to perform this action." });
-    expect(await one(noEmailDelete, sql`select 1 from "user" where id = ${stale.id}`)).toBeDefined();
+    expect(res.body).toMatchObject({
+      code: "SESSION_EXPIRED",
+      message: "Session expired. Re-authenticate to perform this action.",
+    });
+    expect(
+      await one(noEmailDelete, sql`select 1 from "user" where id = ${stale.id}`),
+    ).toBeDefined();
 
     const fresh = await newUser(noEmailDelete);
     expect((await fresh.b.call("/api/auth/delete-user", { body: {} })).status).toBe(200);

@@ -20,8 +20,15 @@ export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): 
       const token = await findActiveByHash(deps.db, hashToken(req.bearer), now);
       if (!token) return null;
       // At most one write a minute per token: a busy CI token should not write on every call.
-      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000) await touchLastUsed(deps.db, token.id, now);
-      return { kind: "organization", userId: null, organizationIds: [token.organizationId], scopes: new Set(token.scopes), tokenId: token.id };
+      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000)
+        await touchLastUsed(deps.db, token.id, now);
+      return {
+        kind: "organization",
+        userId: null,
+        organizationIds: [token.organizationId],
+        scopes: new Set(token.scopes),
+        tokenId: token.id,
+      };
     }
     // A customer session token is for /v1/customer-portal only; on a seller route it is nobody.
     if (req.bearer?.startsWith("till_cst_")) return null;
@@ -29,6 +36,12 @@ export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): 
     const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
     if (!session) return null;
     const organizationIds = await memberOrganizationIds(deps.db, session.user.id);
-    return { kind: "user", userId: session.user.id, organizationIds, scopes: ALL_SCOPES, tokenId: null };
+    return {
+      kind: "user",
+      userId: session.user.id,
+      organizationIds,
+      scopes: ALL_SCOPES,
+      tokenId: null,
+    };
   };
 }

@@ -11,14 +11,21 @@ interface SessionLike {
 
 type HookContext = GenericEndpointContext | null | undefined;
 
-export function markDeviceSession<T extends object>(session: T, ctx: HookContext): T & { clientId: string | null } {
+export function markDeviceSession<T extends object>(
+  session: T,
+  ctx: HookContext,
+): T & { clientId: string | null } {
   const body = ctx?.body as { client_id?: unknown } | undefined;
-  const clientId = ctx?.path === "/device/token" && typeof body?.client_id === "string" ? body.client_id : null;
+  const clientId =
+    ctx?.path === "/device/token" && typeof body?.client_id === "string" ? body.client_id : null;
   return { ...session, clientId };
 }
 
 /** false keeps the row (better-auth skips the delete). */
-export async function keepDeviceSessions(session: object, ctx: HookContext): Promise<boolean | void> {
+export async function keepDeviceSessions(
+  session: object,
+  ctx: HookContext,
+): Promise<boolean | void> {
   if (ctx?.path !== "/revoke-other-sessions" || !(session as SessionLike).clientId) return;
   const body = ctx.body as { revokeDeviceSessions?: unknown } | undefined;
   if (body?.revokeDeviceSessions === true) return;

@@ -46,7 +46,9 @@ async function poll(deviceCode: string, form = false) {
 
 /** Lets the next poll through without waiting out the 5 s interval. */
 async function forgetLastPoll(deviceCode: string) {
-  await t.server.database.rows(sql`update device_code set last_polled_at = now() - interval '10 seconds' where device_code = ${deviceCode}`);
+  await t.server.database.rows(
+    sql`update device_code set last_polled_at = now() - interval '10 seconds' where device_code = ${deviceCode}`,
+  );
 }
 
 /** What a person does in the browser: open the page, sign in through its form, confirm, approve or deny. */
@@ -57,12 +59,18 @@ async function actOnPage(code: CodeResponse, email: string, action: "approve" | 
   expect(first.status).toBe(200);
   expect(first.headers.get("content-type")).toContain("text/html");
   expect(first.text).toContain('id="sign-in-form"');
-  expect((await b.call("/api/auth/sign-in/email", { body: { email, password: PASSWORD } })).status).toBe(200);
+  expect(
+    (await b.call("/api/auth/sign-in/email", { body: { email, password: PASSWORD } })).status,
+  ).toBe(200);
   const second = await b.call(`${page.pathname}${page.search}`);
   expect(second.text).toContain(`value="${code.user_code}"`);
   expect(second.text).toContain(email);
   const claim = await b.call(`/api/auth/device?user_code=${code.user_code}`);
-  expect(claim.body).toMatchObject({ user_code: code.user_code, status: "pending", client_id: "till-cli" });
+  expect(claim.body).toMatchObject({
+    user_code: code.user_code,
+    status: "pending",
+    client_id: "till-cli",
+  });
   const done = await b.call(`/api/auth/device/${action}`, { body: { userCode: code.user_code } });
   expect(done.status).toBe(200);
   return b;
@@ -80,7 +88,11 @@ describe("device authorization", () => {
   });
 
   it("an unknown client id is refused", async () => {
-    const res = await fetch(`${t.url}/api/auth/device/code`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_id: "someone-else" }) });
+    const res = await fetch(`${t.url}/api/auth/device/code`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ client_id: "someone-else" }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: "invalid_client" });
   });
@@ -89,11 +101,18 @@ describe("device authorization", () => {
     const email = uniqueEmail();
     const owner = browser(t.url);
     const up = await owner.client.signUp.email({ email, password: PASSWORD, name: "Ada" });
-    const org = await createOrganization(t.url, { id: up.data!.user.id, email, password: PASSWORD, token: up.data!.token! }, "Device Co");
+    const org = await createOrganization(
+      t.url,
+      { id: up.data!.user.id, email, password: PASSWORD, token: up.data!.token! },
+      "Device Co",
+    );
 
     const code = await requestCode();
     const pending = await poll(code.device_code, true);
-    expect(pending).toEqual({ status: 400, body: { error: "authorization_pending", error_description: "Authorization pending" } });
+    expect(pending).toEqual({
+      status: 400,
+      body: { error: "authorization_pending", error_description: "Authorization pending" },
+    });
 
     await actOnPage(code, email, "approve");
     await forgetLastPoll(code.device_code);
@@ -118,13 +137,21 @@ describe("device authorization", () => {
     const code = await requestCode();
     expect((await poll(code.device_code)).body.error).toBe("authorization_pending");
     const fast = await poll(code.device_code);
-    expect(fast).toEqual({ status: 400, body: { error: "slow_down", error_description: "Polling too frequently" } });
+    expect(fast).toEqual({
+      status: 400,
+      body: { error: "slow_down", error_description: "Polling too frequently" },
+    });
   });
 
   it("expired_token: a code past its expiry", async () => {
     const code = await requestCode();
-    await t.server.database.rows(sql`update device_code set expires_at = now() - interval '1 second' where device_code = ${code.device_code}`);
-    expect(await poll(code.device_code)).toEqual({ status: 400, body: { error: "expired_token", error_description: "Device code has expired" } });
+    await t.server.database.rows(
+      sql`update device_code set expires_at = now() - interval '1 second' where device_code = ${code.device_code}`,
+    );
+    expect(await poll(code.device_code)).toEqual({
+      status: 400,
+      body: { error: "expired_token", error_description: "Device code has expired" },
+    });
   });
 
   it("access_denied: the user denied the device on the page", async () => {
@@ -133,12 +160,17 @@ describe("device authorization", () => {
     const code = await requestCode();
     await actOnPage(code, email, "deny");
     await forgetLastPoll(code.device_code);
-    expect(await poll(code.device_code)).toEqual({ status: 400, body: { error: "access_denied", error_description: "Access denied" } });
+    expect(await poll(code.device_code)).toEqual({
+      status: 400,
+      body: { error: "access_denied", error_description: "Access denied" },
+    });
   });
 
   it("approving needs a session, and a code claimed by another user cannot be approved by you", async () => {
     const code = await requestCode();
-    const anon = await browser(t.url).call("/api/auth/device/approve", { body: { userCode: code.user_code } });
+    const anon = await browser(t.url).call("/api/auth/device/approve", {
+      body: { userCode: code.user_code },
+    });
     expect(anon.status).toBe(401);
     const [a, b] = [uniqueEmail(), uniqueEmail()];
     const first = browser(t.url);
@@ -146,12 +178,14 @@ describe("device authorization", () => {
     await first.call(`/api/auth/device?user_code=${code.user_code}`);
     const second = browser(t.url);
     await second.client.signUp.email({ email: b, password: PASSWORD, name: "B" });
-    const stolen = await second.call("/api/auth/device/approve", { body: { userCode: code.user_code } });
+    const stolen = await second.call("/api/auth/device/approve", {
+      body: { userCode: code.user_code },
+    });
     expect(stolen.status).toBe(403);
     expect(stolen.body.error).toBe("access_denied");
   });
 
-  it('invalid time strings in config are refused at start with "Invalid time string format. Use formats like \'30m\', \'5s\', \'1h\', etc."', async () => {
+  it("invalid time strings in config are refused at start with \"Invalid time string format. Use formats like '30m', '5s', '1h', etc.\"", async () => {
     await expect(startTestServer({ env: { AUTH_DEVICE_CODE_EXPIRES_IN: "soon" } })).rejects.toThrow(
       "Invalid time string format. Use formats like '30m', '5s', '1h', etc.",
     );
@@ -175,10 +209,17 @@ describe("revoking other sessions and the CLI", () => {
     await other.client.signIn.email({ email, password: PASSWORD });
 
     expect((await web.call("/api/auth/revoke-other-sessions", { body: {} })).status).toBe(200);
-    expect((await api(t.url, "/api/auth/get-session", { token: cli })).body?.user.email).toBe(email);
-    expect((await other.client.getSession({ query: { disableCookieCache: true } })).data).toBeNull();
+    expect((await api(t.url, "/api/auth/get-session", { token: cli })).body?.user.email).toBe(
+      email,
+    );
+    expect(
+      (await other.client.getSession({ query: { disableCookieCache: true } })).data,
+    ).toBeNull();
 
-    expect((await web.call("/api/auth/revoke-other-sessions", { body: { revokeDeviceSessions: true } })).status).toBe(200);
+    expect(
+      (await web.call("/api/auth/revoke-other-sessions", { body: { revokeDeviceSessions: true } }))
+        .status,
+    ).toBe(200);
     expect((await api(t.url, "/api/auth/get-session", { token: cli })).body).toBeNull();
   });
 
@@ -187,7 +228,11 @@ describe("revoking other sessions and the CLI", () => {
     const web = browser(t.url);
     await web.client.signUp.email({ email, password: PASSWORD, name: "Ada" });
     const cli = await cliSession(email);
-    await web.client.changePassword({ currentPassword: PASSWORD, newPassword: "another password", revokeOtherSessions: true });
+    await web.client.changePassword({
+      currentPassword: PASSWORD,
+      newPassword: "another password",
+      revokeOtherSessions: true,
+    });
     expect((await api(t.url, "/api/auth/get-session", { token: cli })).body).toBeNull();
   });
 });

@@ -12,7 +12,9 @@ const PASSWORD = "long enough pw";
 let sandbox: TestServer;
 let verified: TestServer;
 beforeAll(async () => {
-  sandbox = await startTestServer({ env: { AUTH_MIN_PASSWORD_LENGTH: "10", AUTH_MAX_PASSWORD_LENGTH: "20" } });
+  sandbox = await startTestServer({
+    env: { AUTH_MIN_PASSWORD_LENGTH: "10", AUTH_MAX_PASSWORD_LENGTH: "20" },
+  });
   verified = await startTestServer({ env: { AUTH_REQUIRE_EMAIL_VERIFICATION: "true" } });
 });
 afterAll(async () => {
@@ -21,7 +23,9 @@ afterAll(async () => {
 });
 
 async function userCount(t: TestServer, email: string): Promise<number> {
-  const [row] = await t.server.database.rows<{ n: number }>(sql`select count(*)::int as n from "user" where email = ${email}`);
+  const [row] = await t.server.database.rows<{ n: number }>(
+    sql`select count(*)::int as n from "user" where email = ${email}`,
+  );
   return row!.n;
 }
 
@@ -41,10 +45,18 @@ describe("sign-up and sign-in (better-auth/client)", () => {
   it("INVALID_EMAIL: sign-in with a malformed address is 400 INVALID_EMAIL; sign-up's body check rejects it first", async () => {
     const { client } = browser(sandbox.url);
     const inn = await client.signIn.email({ email: "not-an-email", password: PASSWORD });
-    expect(inn.error).toMatchObject({ status: 400, code: "INVALID_EMAIL", message: "Invalid email" });
+    expect(inn.error).toMatchObject({
+      status: 400,
+      code: "INVALID_EMAIL",
+      message: "Invalid email",
+    });
     // Sign-up validates `email` in its body schema before the INVALID_EMAIL check can run.
     const up = await client.signUp.email({ email: "not-an-email", password: PASSWORD, name: "X" });
-    expect(up.error).toMatchObject({ status: 400, code: "VALIDATION_ERROR", message: "[body.email] Invalid email address" });
+    expect(up.error).toMatchObject({
+      status: 400,
+      code: "VALIDATION_ERROR",
+      message: "[body.email] Invalid email address",
+    });
     expect(await userCount(sandbox, "not-an-email")).toBe(0);
   });
 
@@ -52,17 +64,35 @@ describe("sign-up and sign-in (better-auth/client)", () => {
     const { client } = browser(sandbox.url);
     const email = uniqueEmail();
     await client.signUp.email({ email, password: PASSWORD, name: "One" });
-    const again = await browser(sandbox.url).client.signUp.email({ email, password: PASSWORD, name: "Two" });
-    expect(again.error).toMatchObject({ status: 422, code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", message: "User already exists. Use another email." });
+    const again = await browser(sandbox.url).client.signUp.email({
+      email,
+      password: PASSWORD,
+      name: "Two",
+    });
+    expect(again.error).toMatchObject({
+      status: 422,
+      code: "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL",
+      message: "User already exists. Use another email.",
+    });
     expect(await userCount(sandbox, email)).toBe(1);
   });
 
   it("INVALID_EMAIL_OR_PASSWORD: an unknown user and a wrong password get the same 401 answer", async () => {
     const email = uniqueEmail();
     await browser(sandbox.url).client.signUp.email({ email, password: PASSWORD, name: "Ada" });
-    const wrong = await browser(sandbox.url).client.signIn.email({ email, password: "wrong password" });
-    const unknown = await browser(sandbox.url).client.signIn.email({ email: uniqueEmail("nobody"), password: PASSWORD });
-    expect(wrong.error).toMatchObject({ status: 401, code: "INVALID_EMAIL_OR_PASSWORD", message: "Invalid email or password" });
+    const wrong = await browser(sandbox.url).client.signIn.email({
+      email,
+      password: "wrong password",
+    });
+    const unknown = await browser(sandbox.url).client.signIn.email({
+      email: uniqueEmail("nobody"),
+      password: PASSWORD,
+    });
+    expect(wrong.error).toMatchObject({
+      status: 401,
+      code: "INVALID_EMAIL_OR_PASSWORD",
+      message: "Invalid email or password",
+    });
     expect(unknown.error).toEqual(wrong.error);
   });
 
@@ -83,11 +113,21 @@ describe("password length limits from config (min 10, max 20)", () => {
     const { client } = browser(sandbox.url);
     const email = uniqueEmail();
     const short = await client.signUp.email({ email, password: "123456789", name: "X" });
-    expect(short.error).toMatchObject({ status: 400, code: "PASSWORD_TOO_SHORT", message: "Password too short" });
+    expect(short.error).toMatchObject({
+      status: 400,
+      code: "PASSWORD_TOO_SHORT",
+      message: "Password too short",
+    });
     const long = await client.signUp.email({ email, password: "x".repeat(21), name: "X" });
-    expect(long.error).toMatchObject({ status: 400, code: "PASSWORD_TOO_LONG", message: "Password too long" });
+    expect(long.error).toMatchObject({
+      status: 400,
+      code: "PASSWORD_TOO_LONG",
+      message: "Password too long",
+    });
     expect(await userCount(sandbox, email)).toBe(0);
-    expect((await client.signUp.email({ email, password: "x".repeat(20), name: "X" })).error).toBeNull();
+    expect(
+      (await client.signUp.email({ email, password: "x".repeat(20), name: "X" })).error,
+    ).toBeNull();
   });
 
   it("on reset-password: a too short or too long new password leaves the token usable", async () => {
@@ -95,13 +135,22 @@ describe("password length limits from config (min 10, max 20)", () => {
     await browser(sandbox.url).client.signUp.email({ email, password: PASSWORD, name: "X" });
     const b = browser(sandbox.url);
     await b.call("/api/auth/request-password-reset", { body: { email, redirectTo: "/reset" } });
-    const token = new URL(await lastLink(sandbox.server.database, email, "reset-password")).pathname.split("/").at(-1)!;
-    const short = await b.call("/api/auth/reset-password", { body: { token, newPassword: "short" } });
+    const token = new URL(await lastLink(sandbox.server.database, email, "reset-password")).pathname
+      .split("/")
+      .at(-1)!;
+    const short = await b.call("/api/auth/reset-password", {
+      body: { token, newPassword: "short" },
+    });
     expect(short.status).toBe(400);
     expect(short.body.code).toBe("PASSWORD_TOO_SHORT");
-    const long = await b.call("/api/auth/reset-password", { body: { token, newPassword: "y".repeat(21) } });
+    const long = await b.call("/api/auth/reset-password", {
+      body: { token, newPassword: "y".repeat(21) },
+    });
     expect(long.body.code).toBe("PASSWORD_TOO_LONG");
-    expect((await b.call("/api/auth/reset-password", { body: { token, newPassword: "new password 1" } })).status).toBe(200);
+    expect(
+      (await b.call("/api/auth/reset-password", { body: { token, newPassword: "new password 1" } }))
+        .status,
+    ).toBe(200);
   });
 
   it("on change-password: too short or too long is a 400 and the old password still works", async () => {
@@ -110,9 +159,14 @@ describe("password length limits from config (min 10, max 20)", () => {
     await client.signUp.email({ email, password: PASSWORD, name: "X" });
     const short = await client.changePassword({ currentPassword: PASSWORD, newPassword: "short" });
     expect(short.error).toMatchObject({ status: 400, code: "PASSWORD_TOO_SHORT" });
-    const long = await client.changePassword({ currentPassword: PASSWORD, newPassword: "z".repeat(21) });
+    const long = await client.changePassword({
+      currentPassword: PASSWORD,
+      newPassword: "z".repeat(21),
+    });
     expect(long.error).toMatchObject({ status: 400, code: "PASSWORD_TOO_LONG" });
-    expect((await browser(sandbox.url).client.signIn.email({ email, password: PASSWORD })).error).toBeNull();
+    expect(
+      (await browser(sandbox.url).client.signIn.email({ email, password: PASSWORD })).error,
+    ).toBeNull();
   });
 
   it("on set-password (till's /api/account/set-password): too short or too long is a 400", async () => {
@@ -121,7 +175,9 @@ describe("password length limits from config (min 10, max 20)", () => {
     const short = await b.call("/api/account/set-password", { body: { newPassword: "short" } });
     expect(short.status).toBe(400);
     expect(short.body.code).toBe("PASSWORD_TOO_SHORT");
-    const long = await b.call("/api/account/set-password", { body: { newPassword: "w".repeat(21) } });
+    const long = await b.call("/api/account/set-password", {
+      body: { newPassword: "w".repeat(21) },
+    });
     expect(long.body.code).toBe("PASSWORD_TOO_LONG");
   });
 });
@@ -129,7 +185,11 @@ describe("password length limits from config (min 10, max 20)", () => {
 describe("verification by mode", () => {
   it("sandbox (till dev, tests): a new user signs in before verifying, and the verification mail still goes to the outbox", async () => {
     const email = uniqueEmail();
-    const up = await browser(sandbox.url).client.signUp.email({ email, password: PASSWORD, name: "X" });
+    const up = await browser(sandbox.url).client.signUp.email({
+      email,
+      password: PASSWORD,
+      name: "X",
+    });
     expect(up.data!.token).toEqual(expect.any(String));
     const inn = await browser(sandbox.url).client.signIn.email({ email, password: PASSWORD });
     expect(inn.error).toBeNull();
@@ -142,7 +202,10 @@ describe("verification by mode", () => {
     const secret = { AUTH_SECRET: "s".repeat(40), TILL_DATA_DIR: "/tmp/till-config-test" };
     expect(loadConfig({ command: "serve", env: secret }).auth.requireEmailVerification).toBe(true);
     expect(loadConfig({ command: "dev", env: secret }).auth.requireEmailVerification).toBe(false);
-    expect(loadConfig({ command: "serve", env: { ...secret, AUTH_REQUIRE_EMAIL_VERIFICATION: "false" } }).auth.requireEmailVerification).toBe(false);
+    expect(
+      loadConfig({ command: "serve", env: { ...secret, AUTH_REQUIRE_EMAIL_VERIFICATION: "false" } })
+        .auth.requireEmailVerification,
+    ).toBe(false);
   });
 
   it("EMAIL_NOT_VERIFIED: with verification required, sign-up gives no session and sign-in is a 403 until the link is followed", async () => {
@@ -152,7 +215,11 @@ describe("verification by mode", () => {
     expect(up.data!.token).toBeNull();
     expect((await b.client.getSession()).data).toBeNull();
     const inn = await browser(verified.url).client.signIn.email({ email, password: PASSWORD });
-    expect(inn.error).toMatchObject({ status: 403, code: "EMAIL_NOT_VERIFIED", message: "Email not verified" });
+    expect(inn.error).toMatchObject({
+      status: 403,
+      code: "EMAIL_NOT_VERIFIED",
+      message: "Email not verified",
+    });
 
     const link = await lastLink(verified.server.database, email, "verify-email");
     const v = await b.call(link.replace(verified.url, ""));
@@ -160,21 +227,27 @@ describe("verification by mode", () => {
     expect(v.headers.get("location")).toBe("/");
     // autoSignInAfterVerification: following the link signs the user in.
     expect((await b.client.getSession()).data!.user).toMatchObject({ email, emailVerified: true });
-    expect((await browser(verified.url).client.signIn.email({ email, password: PASSWORD })).error).toBeNull();
+    expect(
+      (await browser(verified.url).client.signIn.email({ email, password: PASSWORD })).error,
+    ).toBeNull();
   });
 
   it("/verify-email without callbackURL answers {status: true}; a bad token with callbackURL redirects with ?error=INVALID_TOKEN", async () => {
     const email = uniqueEmail();
     const b = browser(verified.url);
     await b.client.signUp.email({ email, password: PASSWORD, name: "X" });
-    const token = new URL(await lastLink(verified.server.database, email, "verify-email")).searchParams.get("token")!;
+    const token = new URL(
+      await lastLink(verified.server.database, email, "verify-email"),
+    ).searchParams.get("token")!;
     const bad = await b.call("/api/auth/verify-email?token=not-a-jwt&callbackURL=/welcome");
     expect(bad.status).toBe(302);
     expect(bad.headers.get("location")).toBe("/welcome?error=INVALID_TOKEN");
     const ok = await b.call(`/api/auth/verify-email?token=${token}`);
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: true });
-    const [row] = await verified.server.database.rows<{ email_verified: boolean }>(sql`select email_verified from "user" where email = ${email}`);
+    const [row] = await verified.server.database.rows<{ email_verified: boolean }>(
+      sql`select email_verified from "user" where email = ${email}`,
+    );
     expect(row!.email_verified).toBe(true);
   });
 
@@ -182,15 +255,22 @@ describe("verification by mode", () => {
     const email = uniqueEmail();
     const b = browser(sandbox.url);
     await b.client.signUp.email({ email, password: PASSWORD, name: "X" });
-    const other = await b.call("/api/auth/send-verification-email", { body: { email: uniqueEmail("someone-else") } });
+    const other = await b.call("/api/auth/send-verification-email", {
+      body: { email: uniqueEmail("someone-else") },
+    });
     expect(other.status).toBe(400);
     expect(other.body).toMatchObject({ code: "EMAIL_MISMATCH", message: "Email mismatch" });
     const own = await b.call("/api/auth/send-verification-email", { body: { email } });
     expect(own.status).toBe(200);
     expect(await mailsTo(sandbox.server.database, email, "verify-email")).toHaveLength(2);
-    await b.call((await lastLink(sandbox.server.database, email, "verify-email")).replace(sandbox.url, ""));
+    await b.call(
+      (await lastLink(sandbox.server.database, email, "verify-email")).replace(sandbox.url, ""),
+    );
     const again = await b.call("/api/auth/send-verification-email", { body: { email } });
-    expect(again.body).toMatchObject({ code: "EMAIL_ALREADY_VERIFIED", message: "Email is already verified" });
+    expect(again.body).toMatchObject({
+      code: "EMAIL_ALREADY_VERIFIED",
+      message: "Email is already verified",
+    });
     expect(await mailsTo(sandbox.server.database, email, "verify-email")).toHaveLength(2);
   });
 });

@@ -6,7 +6,14 @@ import { promisify } from "node:util";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import { APIError } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
-import { admin, bearer, captcha, deviceAuthorization, organization, username } from "better-auth/plugins";
+import {
+  admin,
+  bearer,
+  captcha,
+  deviceAuthorization,
+  organization,
+  username,
+} from "better-auth/plugins";
 import * as adminAccess from "better-auth/plugins/admin/access";
 import { adminAc, defaultAc, memberAc, ownerAc } from "better-auth/plugins/organization/access";
 import type { Db } from "../../../db/client.ts";
@@ -14,7 +21,11 @@ import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { keepDeviceSessions, markDeviceSession } from "./device-sessions.ts";
-import { adminRoleOnCreate, mayCreateOrganization, promoteOnVerification } from "./platform-admins.ts";
+import {
+  adminRoleOnCreate,
+  mayCreateOrganization,
+  promoteOnVerification,
+} from "./platform-admins.ts";
 import { builtInProviders, overriddenProviders } from "./social.ts";
 
 export const CLI_CLIENT_ID = "till-cli";
@@ -34,7 +45,10 @@ export interface AuthOptionsDeps {
 
 function assertTeamName(name: unknown): void {
   if (typeof name !== "string" || name.trim().length < 1) {
-    throw APIError.from("BAD_REQUEST", { code: "INVALID_TEAM_NAME", message: "Team name must be at least 1 character" });
+    throw APIError.from("BAD_REQUEST", {
+      code: "INVALID_TEAM_NAME",
+      message: "Team name must be at least 1 character",
+    });
   }
 }
 
@@ -52,11 +66,15 @@ export function buildPlugins(deps: AuthOptionsDeps) {
         maximumMembersPerTeam: config.auth.organizationLimits.membersPerTeam,
         allowRemovingAllTeams: true,
       },
-      allowUserToCreateOrganization: (user) => mayCreateOrganization(config, (user as { role?: string | null }).role),
+      allowUserToCreateOrganization: (user) =>
+        mayCreateOrganization(config, (user as { role?: string | null }).role),
       organizationLimit: config.auth.organizationLimits.organizationsPerUser,
       membershipLimit: config.auth.organizationLimits.members,
       invitationLimit: config.auth.organizationLimits.invitations,
-      dynamicAccessControl: { enabled: true, maximumRolesPerOrganization: config.auth.organizationLimits.roles },
+      dynamicAccessControl: {
+        enabled: true,
+        maximumRolesPerOrganization: config.auth.organizationLimits.roles,
+      },
       requireEmailVerificationOnInvitation: true,
       sendInvitationEmail: async (data) => {
         const link = `${config.baseUrl}/accept-invitation/${data.id}`;
@@ -75,12 +93,21 @@ export function buildPlugins(deps: AuthOptionsDeps) {
           if (updates.name !== undefined) assertTeamName(updates.name);
         },
         afterCreateOrganization: async ({ organization: org }) => {
-          await deps.hooks?.afterCreateOrganization?.({ id: org.id, name: org.name, slug: org.slug });
+          await deps.hooks?.afterCreateOrganization?.({
+            id: org.id,
+            name: org.name,
+            slug: org.slug,
+          });
         },
       },
     }),
     // Roles listed explicitly: without them better-auth accepts any string in set-role.
-    admin({ defaultRole: "user", adminRoles: ["admin"], ac: adminAccess.defaultAc as never, roles: { admin: adminAccess.adminAc, user: adminAccess.userAc } as never }),
+    admin({
+      defaultRole: "user",
+      adminRoles: ["admin"],
+      ac: adminAccess.defaultAc as never,
+      roles: { admin: adminAccess.adminAc, user: adminAccess.userAc } as never,
+    }),
     deviceAuthorization({
       expiresIn: config.auth.device.expiresIn as "30m",
       interval: config.auth.device.interval as "5s",
@@ -140,21 +167,38 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       revokeSessionsOnPasswordReset: true,
       ...(config.command === "test" ? { password: fastTestHasher } : {}),
       sendResetPassword: async ({ user, url }) => {
-        await mailer.send({ kind: "reset-password", to: user.email, subject: "Reset your till password", text: `Reset your password: ${url}\n\nThe link is valid for one hour.`, link: url });
+        await mailer.send({
+          kind: "reset-password",
+          to: user.email,
+          subject: "Reset your till password",
+          text: `Reset your password: ${url}\n\nThe link is valid for one hour.`,
+          link: url,
+        });
       },
     },
     emailVerification: {
       sendOnSignUp: true,
       autoSignInAfterVerification: true,
       expiresIn: 24 * 3600,
-      beforeEmailVerification: async (user) => promoteOnVerification(deps.db, config, user as { email: string; role?: string | null }),
+      beforeEmailVerification: async (user) =>
+        promoteOnVerification(deps.db, config, user as { email: string; role?: string | null }),
       sendVerificationEmail: async ({ user, url }) => {
-        await mailer.send({ kind: "verify-email", to: user.email, subject: "Verify your email for till", text: `Confirm your email address: ${url}\n`, link: url });
+        await mailer.send({
+          kind: "verify-email",
+          to: user.email,
+          subject: "Verify your email for till",
+          text: `Confirm your email address: ${url}\n`,
+          link: url,
+        });
       },
     },
     socialProviders: builtInProviders(config),
     account: {
-      accountLinking: { enabled: true, allowDifferentEmails: false, allowUnlinkingAll: config.auth.allowUnlinkingAll },
+      accountLinking: {
+        enabled: true,
+        allowDifferentEmails: false,
+        allowUnlinkingAll: config.auth.allowUnlinkingAll,
+      },
     },
     session: {
       expiresIn: 60 * 60 * 24 * 30,
@@ -192,8 +236,20 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
         deleteTokenExpiresIn: 24 * 3600,
         ...(config.auth.deleteUserEmailConfirmation
           ? {
-              sendDeleteAccountVerification: async ({ user, url }: { user: { email: string }; url: string }) => {
-                await mailer.send({ kind: "delete-account", to: user.email, subject: "Confirm deleting your till account", text: `Delete your account: ${url}\n\nThe link is valid for 24 hours.`, link: url });
+              sendDeleteAccountVerification: async ({
+                user,
+                url,
+              }: {
+                user: { email: string };
+                url: string;
+              }) => {
+                await mailer.send({
+                  kind: "delete-account",
+                  to: user.email,
+                  subject: "Confirm deleting your till account",
+                  text: `Delete your account: ${url}\n\nThe link is valid for 24 hours.`,
+                  link: url,
+                });
               },
             }
           : {}),
@@ -204,7 +260,12 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
 
 // Password hashing costs ~100 ms by design; tests create many users, so `command: "test"` uses a
 // cheaper scrypt setting. Never used outside tests.
-const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, len: number, opts: { N: number }) => Promise<Buffer>;
+const scrypt = promisify(scryptCb) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: { N: number },
+) => Promise<Buffer>;
 const fastTestHasher = {
   async hash(password: string): Promise<string> {
     const salt = randomBytes(16);
@@ -214,7 +275,9 @@ const fastTestHasher = {
   async verify({ hash, password }: { hash: string; password: string }): Promise<boolean> {
     const [salt, key] = hash.split(":");
     if (!salt || !key) return false;
-    const derived = await scrypt(password.normalize("NFKC"), Buffer.from(salt, "hex"), 32, { N: 1024 });
+    const derived = await scrypt(password.normalize("NFKC"), Buffer.from(salt, "hex"), 32, {
+      N: 1024,
+    });
     return timingSafeEqual(derived, Buffer.from(key, "hex"));
   },
 };

@@ -21,36 +21,60 @@ afterAll(() => t?.stop());
 describe("callback and redirect URLs", () => {
   it('"Invalid callbackURL": an untrusted absolute or protocol-relative callbackURL is a 403', async () => {
     for (const callbackURL of ["https://evil.example/steal", "//evil.example/x"]) {
-      const res = await browser(t.url).call("/api/auth/sign-in/email", { body: { email, password: PASSWORD, callbackURL } });
+      const res = await browser(t.url).call("/api/auth/sign-in/email", {
+        body: { email, password: PASSWORD, callbackURL },
+      });
       expect(res.status).toBe(403);
-      expect(res.body).toMatchObject({ code: "INVALID_CALLBACK_URL", message: "Invalid callbackURL" });
+      expect(res.body).toMatchObject({
+        code: "INVALID_CALLBACK_URL",
+        message: "Invalid callbackURL",
+      });
     }
   });
 
   it("a relative path, the base URL and a TRUSTED_ORIGINS origin are accepted as callbackURL", async () => {
     for (const callbackURL of ["/dashboard", `${t.url}/dashboard`, `${APP}/welcome`]) {
-      const res = await browser(t.url).call("/api/auth/sign-in/email", { body: { email, password: PASSWORD, callbackURL } });
+      const res = await browser(t.url).call("/api/auth/sign-in/email", {
+        body: { email, password: PASSWORD, callbackURL },
+      });
       expect(res.status).toBe(200);
     }
   });
 
   it('"Invalid redirectURL": /request-password-reset refuses an untrusted redirectTo and sends nothing', async () => {
-    const res = await browser(t.url).call("/api/auth/request-password-reset", { body: { email, redirectTo: "https://evil.example/reset" } });
+    const res = await browser(t.url).call("/api/auth/request-password-reset", {
+      body: { email, redirectTo: "https://evil.example/reset" },
+    });
     expect(res.status).toBe(403);
-    expect(res.body).toMatchObject({ code: "INVALID_REDIRECT_URL", message: "Invalid redirectURL" });
+    expect(res.body).toMatchObject({
+      code: "INVALID_REDIRECT_URL",
+      message: "Invalid redirectURL",
+    });
   });
 
   it('"Invalid errorCallbackURL" and "Invalid newUserCallbackURL" on social sign-in', async () => {
-    const err = await browser(t.url).call("/api/auth/sign-in/social", { body: { provider: "github", callbackURL: "/", errorCallbackURL: "https://evil.example/e" } });
+    const err = await browser(t.url).call("/api/auth/sign-in/social", {
+      body: { provider: "github", callbackURL: "/", errorCallbackURL: "https://evil.example/e" },
+    });
     expect(err.status).toBe(403);
-    expect(err.body).toMatchObject({ code: "INVALID_ERROR_CALLBACK_URL", message: "Invalid errorCallbackURL" });
-    const nu = await browser(t.url).call("/api/auth/sign-in/social", { body: { provider: "github", callbackURL: "/", newUserCallbackURL: "https://evil.example/n" } });
+    expect(err.body).toMatchObject({
+      code: "INVALID_ERROR_CALLBACK_URL",
+      message: "Invalid errorCallbackURL",
+    });
+    const nu = await browser(t.url).call("/api/auth/sign-in/social", {
+      body: { provider: "github", callbackURL: "/", newUserCallbackURL: "https://evil.example/n" },
+    });
     expect(nu.status).toBe(403);
-    expect(nu.body).toMatchObject({ code: "INVALID_NEW_USER_CALLBACK_URL", message: "Invalid newUserCallbackURL" });
+    expect(nu.body).toMatchObject({
+      code: "INVALID_NEW_USER_CALLBACK_URL",
+      message: "Invalid newUserCallbackURL",
+    });
   });
 
   it("an untrusted callbackURL on a GET link (verify-email) is refused too", async () => {
-    const res = await browser(t.url).call("/api/auth/verify-email?token=x&callbackURL=https://evil.example/");
+    const res = await browser(t.url).call(
+      "/api/auth/verify-email?token=x&callbackURL=https://evil.example/",
+    );
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: "INVALID_CALLBACK_URL" });
   });
@@ -65,20 +89,37 @@ describe("origins of cookie-carrying requests", () => {
 
   it('"Missing or null Origin": a POST with the session cookie and no Origin (or Origin: null) is a 403', async () => {
     const b = await signedIn();
-    const none = await b.call("/api/auth/update-user", { body: { name: "Changed" }, noOrigin: true });
+    const none = await b.call("/api/auth/update-user", {
+      body: { name: "Changed" },
+      noOrigin: true,
+    });
     expect(none.status).toBe(403);
-    expect(none.body).toMatchObject({ code: "MISSING_OR_NULL_ORIGIN", message: "Missing or null Origin" });
-    const nul = await b.call("/api/auth/update-user", { body: { name: "Changed" }, headers: { origin: "null" } });
+    expect(none.body).toMatchObject({
+      code: "MISSING_OR_NULL_ORIGIN",
+      message: "Missing or null Origin",
+    });
+    const nul = await b.call("/api/auth/update-user", {
+      body: { name: "Changed" },
+      headers: { origin: "null" },
+    });
     expect(nul.body).toMatchObject({ code: "MISSING_OR_NULL_ORIGIN" });
-    expect((await b.client.getSession({ query: { disableCookieCache: true } })).data!.user.name).toBe("Ada");
+    expect(
+      (await b.client.getSession({ query: { disableCookieCache: true } })).data!.user.name,
+    ).toBe("Ada");
   });
 
   it('"Invalid origin": a POST with the session cookie from an untrusted site is a 403; a TRUSTED_ORIGINS site is accepted', async () => {
     const b = await signedIn();
-    const evil = await b.call("/api/auth/update-user", { body: { name: "Changed" }, headers: { origin: "https://evil.example" } });
+    const evil = await b.call("/api/auth/update-user", {
+      body: { name: "Changed" },
+      headers: { origin: "https://evil.example" },
+    });
     expect(evil.status).toBe(403);
     expect(evil.body).toMatchObject({ code: "INVALID_ORIGIN", message: "Invalid origin" });
-    const app = await b.call("/api/auth/update-user", { body: { name: "Ada" }, headers: { origin: APP } });
+    const app = await b.call("/api/auth/update-user", {
+      body: { name: "Ada" },
+      headers: { origin: APP },
+    });
     expect(app.status).toBe(200);
   });
 
@@ -99,22 +140,32 @@ describe("origins of cookie-carrying requests", () => {
 describe("cross-site forms", () => {
   it("a cross-site navigation that posts the sign-in form is refused before any session is made", async () => {
     // Node's fetch forces Sec-Fetch-Mode: cors, so this request is written with node:http.
-    const res = await rawPost(`${t.url}/api/auth/sign-in/email`, JSON.stringify({ email, password: PASSWORD }), {
-      "content-type": "application/json",
-      origin: "https://evil.example",
-      "sec-fetch-site": "cross-site",
-      "sec-fetch-mode": "navigate",
-      "sec-fetch-dest": "document",
-    });
+    const res = await rawPost(
+      `${t.url}/api/auth/sign-in/email`,
+      JSON.stringify({ email, password: PASSWORD }),
+      {
+        "content-type": "application/json",
+        origin: "https://evil.example",
+        "sec-fetch-site": "cross-site",
+        "sec-fetch-mode": "navigate",
+        "sec-fetch-dest": "document",
+      },
+    );
     expect(res.status).toBe(403);
-    expect(JSON.parse(res.body)).toMatchObject({ code: "CROSS_SITE_NAVIGATION_LOGIN_BLOCKED", message: "Cross-site navigation login blocked. This request appears to be a CSRF attack." });
+    expect(JSON.parse(res.body)).toMatchObject({
+      code: "CROSS_SITE_NAVIGATION_LOGIN_BLOCKED",
+      message: "Cross-site navigation login blocked. This request appears to be a CSRF attack.",
+    });
     expect(res.setCookie).toBeUndefined();
   });
 
   it("a simple form post (form-encoded body) from another site is refused", async () => {
     const res = await browser(t.url).call("/api/auth/sign-in/email", {
       body: new URLSearchParams({ email, password: PASSWORD }).toString(),
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: "https://evil.example" },
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        origin: "https://evil.example",
+      },
     });
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: "INVALID_ORIGIN", message: "Invalid origin" });
@@ -122,13 +173,27 @@ describe("cross-site forms", () => {
   });
 });
 
-function rawPost(url: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string; setCookie: string[] | undefined }> {
+function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string; setCookie: string[] | undefined }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text, setCookie: res.headers["set-cookie"] }));
-    });
+    const req = http.request(
+      url,
+      { method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            setCookie: res.headers["set-cookie"],
+          }),
+        );
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

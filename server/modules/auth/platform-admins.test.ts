@@ -15,27 +15,36 @@ import { openTestDatabase, usingPostgres, type TestDatabase } from "../../../tes
 import { freePort, startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 const PASSWORD = "correct horse battery";
-const listUsers = (base: string, user: TestUser) => api(base, "/api/auth/admin/list-users", { token: user.token });
-const roleOf = async (database: Database, email: string) => (await database.rows<{ role: string }>(sql`select role from "user" where email = ${email}`))[0]?.role;
+const listUsers = (base: string, user: TestUser) =>
+  api(base, "/api/auth/admin/list-users", { token: user.token });
+const roleOf = async (database: Database, email: string) =>
+  (await database.rows<{ role: string }>(sql`select role from "user" where email = ${email}`))[0]
+    ?.role;
 
 describe("sign-up without required verification (sandbox)", () => {
   const listed = uniqueEmail("boss");
   let t: TestServer;
   beforeAll(async () => {
     // Case and spaces in the variable do not matter.
-    t = await startTestServer({ env: { TILL_ADMIN_EMAILS: ` ${listed.toUpperCase()} , someone-else@example.com` } });
+    t = await startTestServer({
+      env: { TILL_ADMIN_EMAILS: ` ${listed.toUpperCase()} , someone-else@example.com` },
+    });
   });
   afterAll(() => t?.stop());
 
   it("a listed email signs up as admin and may call admin endpoints; an unlisted one may not", async () => {
     const boss = await signUp(t.url, { email: listed });
-    expect((await api(t.url, "/api/auth/get-session", { token: boss.token })).body.user.role).toBe("admin");
+    expect((await api(t.url, "/api/auth/get-session", { token: boss.token })).body.user.role).toBe(
+      "admin",
+    );
     const list = await listUsers(t.url, boss);
     expect(list.status).toBe(200);
     expect(list.body.users.map((u: { email: string }) => u.email)).toContain(listed);
 
     const user = await signUp(t.url);
-    expect((await api(t.url, "/api/auth/get-session", { token: user.token })).body.user.role).toBe("user");
+    expect((await api(t.url, "/api/auth/get-session", { token: user.token })).body.user.role).toBe(
+      "user",
+    );
     const denied = await listUsers(t.url, user);
     expect(denied.status).toBe(403);
     expect(denied.body).toMatchObject({ code: "YOU_ARE_NOT_ALLOWED_TO_LIST_USERS" });
@@ -52,7 +61,9 @@ describe("sign-up where verification is required (production)", () => {
 
   it("the listed user is a user until the address is verified, then an admin in the session the link signs in", async () => {
     const b = browser(t.url);
-    expect((await b.client.signUp.email({ email: listed, password: PASSWORD, name: "Boss" })).error).toBeNull();
+    expect(
+      (await b.client.signUp.email({ email: listed, password: PASSWORD, name: "Boss" })).error,
+    ).toBeNull();
     expect(await roleOf(t.server.database, listed)).toBe("user");
 
     const link = new URL(await lastLink(t.server.database, listed, "verify-email"));
@@ -85,13 +96,24 @@ describe("users who existed before their email was listed", () => {
 
   async function run(env: Env) {
     const port = await freePort();
-    const config = loadConfig({ command: "test", env: { PORT: String(port), BASE_URL: `http://localhost:${port}`, LOG_LEVEL: "silent", ...(testDb ? { DATABASE_URL: testDb.url! } : {}), ...env } });
+    const config = loadConfig({
+      command: "test",
+      env: {
+        PORT: String(port),
+        BASE_URL: `http://localhost:${port}`,
+        LOG_LEVEL: "silent",
+        ...(testDb ? { DATABASE_URL: testDb.url! } : {}),
+        ...env,
+      },
+    });
     const database = await openDb(testDb ? config.database : { kind: "pglite", dataDir: dataDir! });
     const server = await start(config, { database, worker: false });
     return { url: config.baseUrl, server };
   }
 
-  it("are promoted when the server starts: verified ones where verification is required", { timeout: 60_000 }, async () => {
+  it("are promoted when the server starts: verified ones where verification is required", {
+    timeout: 60_000,
+  }, async () => {
     if (usingPostgres()) testDb = await openTestDatabase();
     else dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), "till-admins-")), "db");
     if (testDb) await testDb.database.close();
@@ -101,12 +123,17 @@ describe("users who existed before their email was listed", () => {
     const first = await run({});
     const early = await signUp(first.url, { email: verifiedEmail });
     const link = await lastLink(first.server.database, verifiedEmail, "verify-email");
-    expect((await fetch(link.replace(/callbackURL=[^&]*/, ""), { redirect: "manual" })).status).toBe(200);
+    expect(
+      (await fetch(link.replace(/callbackURL=[^&]*/, ""), { redirect: "manual" })).status,
+    ).toBe(200);
     await signUp(first.url, { email: unverifiedEmail });
     expect(await roleOf(first.server.database, verifiedEmail)).toBe("user");
     await first.server.stop();
 
-    const second = await run({ TILL_MODE: "production", TILL_ADMIN_EMAILS: `${verifiedEmail},${unverifiedEmail}` });
+    const second = await run({
+      TILL_MODE: "production",
+      TILL_ADMIN_EMAILS: `${verifiedEmail},${unverifiedEmail}`,
+    });
     try {
       expect(await roleOf(second.server.database, verifiedEmail)).toBe("admin");
       expect(await roleOf(second.server.database, unverifiedEmail)).toBe("user");

@@ -20,7 +20,10 @@ function listed(config: Readonly<Config>, email: string): boolean {
 }
 
 /** For `databaseHooks.user.create.before`: the admin role for a listed email that needs no further proof. */
-export function adminRoleOnCreate(config: Readonly<Config>, data: { email: string; emailVerified?: boolean | null }) {
+export function adminRoleOnCreate(
+  config: Readonly<Config>,
+  data: { email: string; emailVerified?: boolean | null },
+) {
   if (!listed(config, data.email)) return undefined;
   if (config.auth.requireEmailVerification && data.emailVerified !== true) return undefined;
   return { data: { role: "admin" } };
@@ -31,19 +34,35 @@ export function adminRoleOnCreate(config: Readonly<Config>, data: { email: strin
  * verified. better-auth builds the session cookie of this request (auto sign-in) from the same user
  * object, so it is updated too; otherwise the cookie cache would report the old role for minutes.
  */
-export async function promoteOnVerification(db: Db, config: Readonly<Config>, u: { email: string; role?: string | null }): Promise<void> {
+export async function promoteOnVerification(
+  db: Db,
+  config: Readonly<Config>,
+  u: { email: string; role?: string | null },
+): Promise<void> {
   if (!listed(config, u.email) || isAdminRole(u.role)) return;
   await promoteToAdmin(db, [u.email.toLowerCase()], false);
   u.role = "admin";
 }
 
 /** At start: listed users who signed up before their email was listed (verified ones, where required). */
-export async function promoteListedAdmins(db: Db, config: Readonly<Config>, log: Logger): Promise<void> {
-  const promoted = await promoteToAdmin(db, config.auth.adminEmails, config.auth.requireEmailVerification);
-  for (const p of promoted) log.info({ userId: p.id, email: p.email }, "TILL_ADMIN_EMAILS: user promoted to admin");
+export async function promoteListedAdmins(
+  db: Db,
+  config: Readonly<Config>,
+  log: Logger,
+): Promise<void> {
+  const promoted = await promoteToAdmin(
+    db,
+    config.auth.adminEmails,
+    config.auth.requireEmailVerification,
+  );
+  for (const p of promoted)
+    log.info({ userId: p.id, email: p.email }, "TILL_ADMIN_EMAILS: user promoted to admin");
 }
 
 /** Who may create an organization (AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION): everyone, or only admins. */
-export function mayCreateOrganization(config: Readonly<Config>, role: string | null | undefined): boolean {
+export function mayCreateOrganization(
+  config: Readonly<Config>,
+  role: string | null | undefined,
+): boolean {
   return config.auth.allowUserToCreateOrganization || isAdminRole(role);
 }

@@ -10,7 +10,11 @@ export async function userRole(db: Db, userId: string): Promise<string | null> {
 }
 
 /** Gives the admin role to the users of `emails` (lower-cased) who lack it; only verified ones when asked. */
-export async function promoteToAdmin(db: Db, emails: readonly string[], onlyVerified: boolean): Promise<{ id: string; email: string }[]> {
+export async function promoteToAdmin(
+  db: Db,
+  emails: readonly string[],
+  onlyVerified: boolean,
+): Promise<{ id: string; email: string }[]> {
   if (emails.length === 0) return [];
   return db
     .update(user)

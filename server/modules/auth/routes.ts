@@ -13,26 +13,42 @@ const FORM = "application/x-www-form-urlencoded";
 export function authRouter(auth: Auth, options: { trustProxy: boolean; baseUrl: string }): Router {
   const router = createRouter();
   const clientIp: RequestHandler = (req, _res, next) => {
-    const forwarded = options.trustProxy ? String(req.headers["x-forwarded-for"] ?? "").split(",")[0]?.trim() : "";
+    const forwarded = options.trustProxy
+      ? String(req.headers["x-forwarded-for"] ?? "")
+          .split(",")[0]
+          ?.trim()
+      : "";
     req.headers[CLIENT_IP_HEADER] = forwarded || req.socket.remoteAddress || "unknown";
     next();
   };
   // RFC 8628 §3.4: the token request is form-encoded; better-auth's /device/token takes JSON only,
   // so a standard OAuth client's body is turned into the same fields as JSON first.
   const deviceTokenForm: RequestHandler = async (req, res, next) => {
-    if (!String(req.headers["content-type"] ?? "").toLowerCase().startsWith(FORM)) return next();
+    if (
+      !String(req.headers["content-type"] ?? "")
+        .toLowerCase()
+        .startsWith(FORM)
+    )
+      return next();
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > 16_384) return void res.status(413).json({ error: "invalid_request", error_description: "Request body too large" });
+      if (size > 16_384)
+        return void res
+          .status(413)
+          .json({ error: "invalid_request", error_description: "Request body too large" });
       chunks.push(chunk as Buffer);
     }
     const body = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString("utf8")));
     const headers = fromNodeHeaders(req.headers);
     headers.set("content-type", "application/json");
     headers.delete("content-length");
-    const request = new Request(new URL(req.originalUrl, options.baseUrl), { method: "POST", headers, body: JSON.stringify(body) });
+    const request = new Request(new URL(req.originalUrl, options.baseUrl), {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+    });
     await sendWebResponse(res, await auth.handler(request));
   };
   router.post("/api/auth/device/token", clientIp, deviceTokenForm);

@@ -4,6 +4,13 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { loadConfig } from "../../config.ts";
 import { createAuth } from "./auth.ts";
 
-const config = loadConfig({ command: "cli", env: { CAPTCHA_PROVIDER: "cloudflare-turnstile", CAPTCHA_SECRET_KEY: "x" } });
+const config = loadConfig({
+  command: "cli",
+  env: { CAPTCHA_PROVIDER: "cloudflare-turnstile", CAPTCHA_SECRET_KEY: "x" },
+});
 
-export const auth = createAuth({ config, db: drizzle.mock() as never, mailer: { send: async () => {} } });
+export const auth = createAuth({
+  config,
+  db: drizzle.mock() as never,
+  mailer: { send: async () => {} },
+});

@@ -40,7 +40,12 @@ describe("get-session", () => {
   it("a session due for refresh is extended, unless disableRefresh is set", async () => {
     const { b, id } = await signedIn();
     await rows(sql`update session set expires_at = now() + interval '1 day' where user_id = ${id}`);
-    const expiry = async () => (await rows<{ days: number }>(sql`select (extract(epoch from expires_at - now()) / 86400)::float8 as days from session where user_id = ${id}`))[0]!.days;
+    const expiry = async () =>
+      (
+        await rows<{ days: number }>(
+          sql`select (extract(epoch from expires_at - now()) / 86400)::float8 as days from session where user_id = ${id}`,
+        )
+      )[0]!.days;
     await b.client.getSession({ query: { disableCookieCache: true, disableRefresh: true } });
     expect(await expiry()).toBeLessThan(1.01);
     await b.client.getSession({ query: { disableCookieCache: true } });
@@ -49,7 +54,9 @@ describe("get-session", () => {
 
   it("a cookie cache too big for one cookie is split into chunks of at most 4093 bytes, and still reads back", async () => {
     const b = browser(t.url);
-    const res = await b.call("/api/auth/sign-up/email", { body: { email: uniqueEmail(), password: PASSWORD, name: "N".repeat(6000) } });
+    const res = await b.call("/api/auth/sign-up/email", {
+      body: { email: uniqueEmail(), password: PASSWORD, name: "N".repeat(6000) },
+    });
     expect(res.status).toBe(200);
     const lines = res.headers.getSetCookie();
     const chunks = lines.filter((l) => /session_data\.\d+=/.test(l));
@@ -73,7 +80,12 @@ describe("listing and revoking sessions", () => {
     const { b, email, id } = await signedIn();
     const second = await anotherSession(email);
     const stranger = await signedIn();
-    const count = async (userId: string) => (await rows<{ n: number }>(sql`select count(*)::int as n from session where user_id = ${userId}`))[0]!.n;
+    const count = async (userId: string) =>
+      (
+        await rows<{ n: number }>(
+          sql`select count(*)::int as n from session where user_id = ${userId}`,
+        )
+      )[0]!.n;
 
     const unknown = await b.call("/api/auth/revoke-session", { body: { token: "no-such-token" } });
     expect(unknown.status).toBe(200);
@@ -83,7 +95,9 @@ describe("listing and revoking sessions", () => {
 
     expect((await b.client.revokeSession({ token: second.token })).error).toBeNull();
     expect(await count(id)).toBe(1);
-    expect((await second.b.client.getSession({ query: { disableCookieCache: true } })).data).toBeNull();
+    expect(
+      (await second.b.client.getSession({ query: { disableCookieCache: true } })).data,
+    ).toBeNull();
   });
 
   it("/revoke-session without a session is a 401", async () => {
@@ -96,9 +110,13 @@ describe("listing and revoking sessions", () => {
     await anotherSession(email);
     await anotherSession(email);
     expect((await b.client.revokeOtherSessions()).error).toBeNull();
-    const left = await rows<{ token: string }>(sql`select token from session where user_id = ${id}`);
+    const left = await rows<{ token: string }>(
+      sql`select token from session where user_id = ${id}`,
+    );
     expect(left).toHaveLength(1);
-    expect((await b.client.getSession({ query: { disableCookieCache: true } })).data!.user.id).toBe(id);
+    expect((await b.client.getSession({ query: { disableCookieCache: true } })).data!.user.id).toBe(
+      id,
+    );
 
     await anotherSession(email);
     expect((await b.client.revokeSessions()).error).toBeNull();
@@ -109,8 +127,11 @@ describe("listing and revoking sessions", () => {
 describe("fresh sessions", () => {
   it('"Session is not fresh" (403) on /list-sessions once the session is older than a day', async () => {
     const { b, id } = await signedIn();
-    await rows(sql`update session set created_at = now() - interval '25 hours' where user_id = ${id}`);
-    for (const k of [...b.jar.cookies.keys()]) if (k.includes("session_data")) b.jar.cookies.delete(k);
+    await rows(
+      sql`update session set created_at = now() - interval '25 hours' where user_id = ${id}`,
+    );
+    for (const k of [...b.jar.cookies.keys()])
+      if (k.includes("session_data")) b.jar.cookies.delete(k);
     const res = await b.call("/api/auth/list-sessions");
     expect(res.status).toBe(403);
     expect(res.body).toMatchObject({ code: "SESSION_NOT_FRESH", message: "Session is not fresh" });
@@ -118,7 +139,9 @@ describe("fresh sessions", () => {
 
   it("a bearer token (set-auth-token) authenticates the same session as the cookie", async () => {
     const { token, id } = await signedIn();
-    const res = await fetch(`${t.url}/api/auth/get-session`, { headers: { authorization: `Bearer ${token}` } });
+    const res = await fetch(`${t.url}/api/auth/get-session`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(((await res.json()) as { user: { id: string } }).user.id).toBe(id);
   });
 });

@@ -13,10 +13,25 @@ import type { Config, SocialProviderConfig } from "../../config.ts";
 type Profile = Record<string, unknown>;
 
 // How each well-known provider's userinfo document names the fields better-auth needs.
-const PROFILE_MAPPERS: Record<string, (p: Profile) => { name?: string; image?: string; emailVerified?: boolean }> = {
-  github: (p) => ({ name: str(p.name) ?? str(p.login) ?? "", image: str(p.avatar_url) ?? "", emailVerified: p.email_verified === true }),
-  discord: (p) => ({ name: str(p.global_name) ?? str(p.username) ?? "", image: discordAvatar(p), emailVerified: p.verified === true }),
-  google: (p) => ({ name: str(p.name) ?? "", image: str(p.picture) ?? "", emailVerified: p.email_verified === true || p.email_verified === "true" }),
+const PROFILE_MAPPERS: Record<
+  string,
+  (p: Profile) => { name?: string; image?: string; emailVerified?: boolean }
+> = {
+  github: (p) => ({
+    name: str(p.name) ?? str(p.login) ?? "",
+    image: str(p.avatar_url) ?? "",
+    emailVerified: p.email_verified === true,
+  }),
+  discord: (p) => ({
+    name: str(p.global_name) ?? str(p.username) ?? "",
+    image: discordAvatar(p),
+    emailVerified: p.verified === true,
+  }),
+  google: (p) => ({
+    name: str(p.name) ?? "",
+    image: str(p.picture) ?? "",
+    emailVerified: p.email_verified === true || p.email_verified === "true",
+  }),
 };
 
 const DEFAULT_SCOPES: Record<string, string[]> = {
@@ -30,9 +45,14 @@ const DEFAULT_SCOPES: Record<string, string[]> = {
 function discordAvatar(p: Profile): string {
   const id = String(p.id);
   const avatar = str(p.avatar);
-  if (avatar) return `https://cdn.discordapp.com/avatars/${id}/${avatar}.${avatar.startsWith("a_") ? "gif" : "png"}`;
+  if (avatar)
+    return `https://cdn.discordapp.com/avatars/${id}/${avatar}.${avatar.startsWith("a_") ? "gif" : "png"}`;
   const legacy = p.discriminator !== undefined && p.discriminator !== "0";
-  const index = legacy ? Number.parseInt(String(p.discriminator), 10) % 5 : /^\d+$/.test(id) ? Number((BigInt(id) >> 22n) % 6n) : 0;
+  const index = legacy
+    ? Number.parseInt(String(p.discriminator), 10) % 5
+    : /^\d+$/.test(id)
+      ? Number((BigInt(id) >> 22n) % 6n)
+      : 0;
   return `https://cdn.discordapp.com/embed/avatars/${index}.png`;
 }
 
@@ -46,7 +66,8 @@ function hasOverrides(p: SocialProviderConfig): boolean {
 
 /** Built-in providers, keyed by id, for the `socialProviders` option. */
 export function builtInProviders(config: Readonly<Config>) {
-  const out: Record<string, { clientId: string; clientSecret: string; disableSignUp: boolean }> = {};
+  const out: Record<string, { clientId: string; clientSecret: string; disableSignUp: boolean }> =
+    {};
   for (const p of config.auth.socialProviders) {
     if (hasOverrides(p)) continue;
     if (!(socialProviderList as readonly string[]).includes(p.id)) {
@@ -54,7 +75,11 @@ export function builtInProviders(config: Readonly<Config>) {
         `AUTH_${p.id.toUpperCase()}_CLIENT_ID: "${p.id}" is not a provider better-auth knows; set AUTH_${p.id.toUpperCase()}_AUTHORIZATION_URL, _TOKEN_URL and _USERINFO_URL to use it as a generic OAuth provider`,
       );
     }
-    out[p.id] = { clientId: p.clientId, clientSecret: p.clientSecret, disableSignUp: config.auth.disableSignUp };
+    out[p.id] = {
+      clientId: p.clientId,
+      clientSecret: p.clientSecret,
+      disableSignUp: config.auth.disableSignUp,
+    };
   }
   return out;
 }
@@ -65,7 +90,9 @@ export function overriddenProviders(config: Readonly<Config>): BetterAuthPlugin 
   if (providers.length === 0) return null;
   const entries: GenericOAuthConfig[] = providers.map((p) => {
     if (!p.authorizationUrl || !p.tokenUrl || !p.userInfoUrl) {
-      throw new Error(`AUTH_${p.id.toUpperCase()}_AUTHORIZATION_URL, _TOKEN_URL and _USERINFO_URL must be set together`);
+      throw new Error(
+        `AUTH_${p.id.toUpperCase()}_AUTHORIZATION_URL, _TOKEN_URL and _USERINFO_URL must be set together`,
+      );
     }
     const mapper = PROFILE_MAPPERS[p.id];
     return {
@@ -79,7 +106,8 @@ export function overriddenProviders(config: Readonly<Config>): BetterAuthPlugin 
       pkce: true,
       disableSignUp: config.auth.disableSignUp,
       // GitHub and Discord ids are numbers, Google's is `sub`.
-      accountSubject: ({ profile }) => String((profile as Profile).id ?? (profile as Profile).sub ?? ""),
+      accountSubject: ({ profile }) =>
+        String((profile as Profile).id ?? (profile as Profile).sub ?? ""),
       ...(mapper ? { mapProfileToUser: (profile: Profile) => mapper(profile) } : {}),
     };
   });

@@ -6,11 +6,15 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 const HEADER = Buffer.from(JSON.stringify({ alg: "HS256", typ: "JWT" })).toString("base64url");
 
 function signature(secret: string, signingInput: string): string {
-  return createHmac("sha256", `till-discord-guild:${secret}`).update(signingInput).digest("base64url");
+  return createHmac("sha256", `till-discord-guild:${secret}`)
+    .update(signingInput)
+    .digest("base64url");
 }
 
 export function issueDiscordGuildToken(secret: string, guildId: string): string {
-  const payload = Buffer.from(JSON.stringify({ type: "discord_guild_token", guild_id: guildId })).toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify({ type: "discord_guild_token", guild_id: guildId }),
+  ).toString("base64url");
   return `${HEADER}.${payload}.${signature(secret, `${HEADER}.${payload}`)}`;
 }
 
@@ -22,8 +26,15 @@ export function guildIdOf(secret: string, token: string): string | null {
   const given = Buffer.from(sig);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
   try {
-    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { type?: unknown; guild_id?: unknown };
-    return claims.type === "discord_guild_token" && typeof claims.guild_id === "string" && /^\d{15,25}$/.test(claims.guild_id) ? claims.guild_id : null;
+    const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as {
+      type?: unknown;
+      guild_id?: unknown;
+    };
+    return claims.type === "discord_guild_token" &&
+      typeof claims.guild_id === "string" &&
+      /^\d{15,25}$/.test(claims.guild_id)
+      ? claims.guild_id
+      : null;
   } catch {
     return null;
   }

@@ -19,24 +19,44 @@ export const discordProperties = z.object({
 });
 
 export const githubRepositoryProperties = z.object({
-  repository_owner: z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "must be a GitHub user or organization name"),
+  repository_owner: z
+    .string()
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, "must be a GitHub user or organization name"),
   repository_name: z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "must be a GitHub repository name"),
   permission: z.enum(["pull", "triage", "push", "maintain", "admin"]),
 });
 
 export const downloadablesProperties = z
-  .object({ archived: z.record(z.uuid(), z.boolean()).default({}), files: z.array(z.uuid()).min(1).max(100) })
-  .refine((p) => new Set(p.files).size === p.files.length, { message: "files must not repeat", path: ["files"] })
-  .refine((p) => Object.keys(p.archived).every((id) => p.files.includes(id)), { message: "archived may only name files of the benefit", path: ["archived"] });
+  .object({
+    archived: z.record(z.uuid(), z.boolean()).default({}),
+    files: z.array(z.uuid()).min(1).max(100),
+  })
+  .refine((p) => new Set(p.files).size === p.files.length, {
+    message: "files must not repeat",
+    path: ["files"],
+  })
+  .refine((p) => Object.keys(p.archived).every((id) => p.files.includes(id)), {
+    message: "archived may only name files of the benefit",
+    path: ["archived"],
+  });
 
 export const licenseKeysProperties = z.object({
-  prefix: z.string().min(1).max(32).regex(/^[A-Za-z0-9_-]+$/, "must contain only letters, digits, dashes and underscores").nullish(),
+  prefix: z
+    .string()
+    .min(1)
+    .max(32)
+    .regex(/^[A-Za-z0-9_-]+$/, "must contain only letters, digits, dashes and underscores")
+    .nullish(),
   expires: z.object({ ttl: positiveInt32, timeframe: z.enum(["year", "month", "day"]) }).nullish(),
   activations: z.object({ limit: positiveInt32, enable_customer_admin: z.boolean() }).nullish(),
   limit_usage: positiveInt32.nullish(),
 });
 
-export const meterCreditProperties = z.object({ units: positiveInt32, rollover: z.boolean(), meter_id: z.uuid() });
+export const meterCreditProperties = z.object({
+  units: positiveInt32,
+  rollover: z.boolean(),
+  meter_id: z.uuid(),
+});
 
 export type BenefitPropertiesInput =
   | { type: "custom"; properties: z.output<typeof customProperties> }
@@ -49,30 +69,61 @@ export type BenefitPropertiesInput =
 const LOC = ["body", "properties"];
 
 /** Checks what zod cannot and returns the properties as stored (and served). */
-export async function resolveProperties(db: Db, secret: string, organizationId: string, input: BenefitPropertiesInput): Promise<Record<string, unknown>> {
+export async function resolveProperties(
+  db: Db,
+  secret: string,
+  organizationId: string,
+  input: BenefitPropertiesInput,
+): Promise<Record<string, unknown>> {
   switch (input.type) {
     case "custom":
       return { note: input.properties.note ?? null };
     case "discord": {
       const guildId = guildIdOf(secret, input.properties.guild_token);
-      if (!guildId) throw RequestValidationError.field([...LOC, "guild_token"], "The guild token is invalid; connect the Discord server again to get a new one.");
-      return { guild_id: guildId, role_id: input.properties.role_id, kick_member: input.properties.kick_member, guild_token: input.properties.guild_token };
+      if (!guildId)
+        throw RequestValidationError.field(
+          [...LOC, "guild_token"],
+          "The guild token is invalid; connect the Discord server again to get a new one.",
+        );
+      return {
+        guild_id: guildId,
+        role_id: input.properties.role_id,
+        kick_member: input.properties.kick_member,
+        guild_token: input.properties.guild_token,
+      };
     }
     case "github_repository":
       return { ...input.properties };
     case "downloadables": {
-      const found = new Set((await usableFiles(db, organizationId, input.properties.files, "downloadable")).map((f) => f.id));
+      const found = new Set(
+        (await usableFiles(db, organizationId, input.properties.files, "downloadable")).map(
+          (f) => f.id,
+        ),
+      );
       const bad = input.properties.files.findIndex((id) => !found.has(id));
-      if (bad >= 0) throw RequestValidationError.field([...LOC, "files", bad], "File not found, not uploaded yet, or not a downloadable of this organization.");
+      if (bad >= 0)
+        throw RequestValidationError.field(
+          [...LOC, "files", bad],
+          "File not found, not uploaded yet, or not a downloadable of this organization.",
+        );
       return { archived: input.properties.archived, files: input.properties.files };
     }
     case "license_keys": {
       const p = input.properties;
-      return { prefix: p.prefix ?? null, expires: p.expires ?? null, activations: p.activations ?? null, limit_usage: p.limit_usage ?? null };
+      return {
+        prefix: p.prefix ?? null,
+        expires: p.expires ?? null,
+        activations: p.activations ?? null,
+        limit_usage: p.limit_usage ?? null,
+      };
     }
     case "meter_credit": {
       const meter = await findMeter(db, [organizationId], input.properties.meter_id);
-      if (!meter || meter.archivedAt) throw RequestValidationError.field([...LOC, "meter_id"], "Meter not found in this organization.");
+      if (!meter || meter.archivedAt)
+        throw RequestValidationError.field(
+          [...LOC, "meter_id"],
+          "Meter not found in this organization.",
+        );
       return { ...input.properties };
     }
   }

@@ -1,5 +1,17 @@
 // SQL for benefits, scoped to organization ids. Deleted benefits (soft delete) are invisible here.
-import { and, asc, count, desc, eq, ilike, inArray, isNull, notInArray, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  ilike,
+  inArray,
+  isNull,
+  notInArray,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { benefits } from "../../../db/schema/index.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
@@ -10,12 +22,19 @@ export type BenefitRow = typeof benefits.$inferSelect;
 
 const live = isNull(benefits.deletedAt);
 
-export async function insertBenefit(db: Db, values: typeof benefits.$inferInsert): Promise<BenefitRow> {
+export async function insertBenefit(
+  db: Db,
+  values: typeof benefits.$inferInsert,
+): Promise<BenefitRow> {
   const [row] = await db.insert(benefits).values(values).returning();
   return row!;
 }
 
-export async function findBenefit(db: Db, organizationIds: readonly string[], id: string): Promise<BenefitRow | null> {
+export async function findBenefit(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<BenefitRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -25,7 +44,11 @@ export async function findBenefit(db: Db, organizationIds: readonly string[], id
   return row ?? null;
 }
 
-export async function findBenefits(db: Db, organizationId: string, ids: string[]): Promise<BenefitRow[]> {
+export async function findBenefits(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+): Promise<BenefitRow[]> {
   if (ids.length === 0) return [];
   return db
     .select()
@@ -35,7 +58,10 @@ export async function findBenefits(db: Db, organizationId: string, ids: string[]
 
 export async function liveBenefitsByIds(db: Db, ids: string[]): Promise<BenefitRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(benefits).where(and(inArray(benefits.id, ids), live));
+  return db
+    .select()
+    .from(benefits)
+    .where(and(inArray(benefits.id, ids), live));
 }
 
 /** Benefits by id, deleted ones included (grants keep pointing at them). */
@@ -44,11 +70,22 @@ export async function benefitsByIds(db: Db, ids: string[]): Promise<BenefitRow[]
   return db.select().from(benefits).where(inArray(benefits.id, ids));
 }
 
-export async function downloadablesUsingFile(db: Db, organizationId: string, fileId: string): Promise<string[]> {
+export async function downloadablesUsingFile(
+  db: Db,
+  organizationId: string,
+  fileId: string,
+): Promise<string[]> {
   const rows = await db
     .select({ id: benefits.id })
     .from(benefits)
-    .where(and(eq(benefits.organizationId, organizationId), eq(benefits.type, "downloadables"), live, sql`${benefits.properties} -> 'files' @> ${JSON.stringify(fileId)}::jsonb`));
+    .where(
+      and(
+        eq(benefits.organizationId, organizationId),
+        eq(benefits.type, "downloadables"),
+        live,
+        sql`${benefits.properties} -> 'files' @> ${JSON.stringify(fileId)}::jsonb`,
+      ),
+    );
   return rows.map((r) => r.id);
 }
 
@@ -76,7 +113,11 @@ export async function listBenefits(
   offset: number,
 ): Promise<{ rows: BenefitRow[]; total: number }> {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(benefits.organizationId, organizationIds), live, ...metadataConditions(benefits.metadata, filter.metadata)];
+  const conds: SQL[] = [
+    inArray(benefits.organizationId, organizationIds),
+    live,
+    ...metadataConditions(benefits.metadata, filter.metadata),
+  ];
   if (filter.types?.length) conds.push(inArray(benefits.type, filter.types));
   if (filter.ids?.length) conds.push(inArray(benefits.id, filter.ids));
   if (filter.excludeIds?.length) conds.push(notInArray(benefits.id, filter.excludeIds));
@@ -84,13 +125,23 @@ export async function listBenefits(
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select().from(benefits).where(where).orderBy(...order, asc(benefits.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(benefits)
+      .where(where)
+      .orderBy(...order, asc(benefits.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(benefits).where(where),
   ]);
   return { rows, total: totals!.n };
 }
 
-export async function updateBenefit(db: Db, id: string, values: Partial<typeof benefits.$inferInsert>): Promise<BenefitRow> {
+export async function updateBenefit(
+  db: Db,
+  id: string,
+  values: Partial<typeof benefits.$inferInsert>,
+): Promise<BenefitRow> {
   const [row] = await db.update(benefits).set(values).where(eq(benefits.id, id)).returning();
   return row!;
 }

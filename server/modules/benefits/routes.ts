@@ -16,10 +16,20 @@ export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/benefits", "/benefits/"], guard("benefits:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listBenefits(deps, authOf(req), parseQuery(benefitListQuery, req), metadataQuery(req), page));
+    res.json(
+      await service.listBenefits(
+        deps,
+        authOf(req),
+        parseQuery(benefitListQuery, req),
+        metadataQuery(req),
+        page,
+      ),
+    );
   });
   r.post(["/benefits", "/benefits/"], guard("benefits:write"), async (req, res) => {
-    res.status(201).json(await service.createBenefit(deps, authOf(req), parseBody(benefitCreate, req)));
+    res
+      .status(201)
+      .json(await service.createBenefit(deps, authOf(req), parseBody(benefitCreate, req)));
   });
   r.get("/benefits/:id", guard("benefits:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
@@ -37,7 +47,9 @@ export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
   r.get("/benefits/:id/grants", guard("benefits:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listGrants(deps, authOf(req), id, parseQuery(benefitGrantListQuery, req), page));
+    res.json(
+      await service.listGrants(deps, authOf(req), id, parseQuery(benefitGrantListQuery, req), page),
+    );
   });
   return r;
 }

@@ -15,30 +15,70 @@ import {
 } from "./properties.ts";
 import type { BenefitRow } from "./repository.ts";
 
-export const BENEFIT_TYPES = ["custom", "discord", "github_repository", "downloadables", "license_keys", "meter_credit"] as const;
+export const BENEFIT_TYPES = [
+  "custom",
+  "discord",
+  "github_repository",
+  "downloadables",
+  "license_keys",
+  "meter_credit",
+] as const;
 export type BenefitType = (typeof BENEFIT_TYPES)[number];
 const VISIBILITY = z.enum(["draft", "private", "public"]);
 const description = z.string().min(3).max(42);
 
-const createBase = { description, organization_id: z.uuid().nullish(), visibility: VISIBILITY.nullish(), metadata: metadataInput.optional() };
+const createBase = {
+  description,
+  organization_id: z.uuid().nullish(),
+  visibility: VISIBILITY.nullish(),
+  metadata: metadataInput.optional(),
+};
 export const benefitCreate = z.discriminatedUnion("type", [
   z.object({ type: z.literal("custom"), ...createBase, properties: customProperties }),
   z.object({ type: z.literal("discord"), ...createBase, properties: discordProperties }),
-  z.object({ type: z.literal("github_repository"), ...createBase, properties: githubRepositoryProperties }),
-  z.object({ type: z.literal("downloadables"), ...createBase, properties: downloadablesProperties }),
+  z.object({
+    type: z.literal("github_repository"),
+    ...createBase,
+    properties: githubRepositoryProperties,
+  }),
+  z.object({
+    type: z.literal("downloadables"),
+    ...createBase,
+    properties: downloadablesProperties,
+  }),
   z.object({ type: z.literal("license_keys"), ...createBase, properties: licenseKeysProperties }),
   z.object({ type: z.literal("meter_credit"), ...createBase, properties: meterCreditProperties }),
 ]);
 export type BenefitCreate = z.output<typeof benefitCreate>;
 
-const updateBase = { description: description.nullish(), visibility: VISIBILITY.nullish(), metadata: metadataInput.optional() };
+const updateBase = {
+  description: description.nullish(),
+  visibility: VISIBILITY.nullish(),
+  metadata: metadataInput.optional(),
+};
 export const benefitUpdate = z.discriminatedUnion("type", [
   z.object({ type: z.literal("custom"), ...updateBase, properties: customProperties.nullish() }),
   z.object({ type: z.literal("discord"), ...updateBase, properties: discordProperties.nullish() }),
-  z.object({ type: z.literal("github_repository"), ...updateBase, properties: githubRepositoryProperties.nullish() }),
-  z.object({ type: z.literal("downloadables"), ...updateBase, properties: downloadablesProperties.nullish() }),
-  z.object({ type: z.literal("license_keys"), ...updateBase, properties: licenseKeysProperties.nullish() }),
-  z.object({ type: z.literal("meter_credit"), ...updateBase, properties: meterCreditProperties.nullish() }),
+  z.object({
+    type: z.literal("github_repository"),
+    ...updateBase,
+    properties: githubRepositoryProperties.nullish(),
+  }),
+  z.object({
+    type: z.literal("downloadables"),
+    ...updateBase,
+    properties: downloadablesProperties.nullish(),
+  }),
+  z.object({
+    type: z.literal("license_keys"),
+    ...updateBase,
+    properties: licenseKeysProperties.nullish(),
+  }),
+  z.object({
+    type: z.literal("meter_credit"),
+    ...updateBase,
+    properties: meterCreditProperties.nullish(),
+  }),
 ]);
 export type BenefitUpdate = z.output<typeof benefitUpdate>;
 

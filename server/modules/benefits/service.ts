@@ -1,7 +1,11 @@
 // Benefits: create, list, read, update and soft-delete what a purchase grants, recording
 // benefit.created / benefit.updated in the same transaction as the change.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
@@ -12,7 +16,12 @@ import type { BenefitGrantListQuery } from "../grants/schemas.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { resolveProperties, type BenefitPropertiesInput } from "./properties.ts";
 import * as repo from "./repository.ts";
-import { benefitOut, type BenefitCreate, type BenefitListQuery, type BenefitUpdate } from "./schemas.ts";
+import {
+  benefitOut,
+  type BenefitCreate,
+  type BenefitListQuery,
+  type BenefitUpdate,
+} from "./schemas.ts";
 
 export interface BenefitDeps {
   db: Db;
@@ -25,7 +34,12 @@ export interface BenefitDeps {
 
 export async function createBenefit(deps: BenefitDeps, ctx: AuthContext, input: BenefitCreate) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
-  const properties = await resolveProperties(deps.db, deps.secret, organizationId, input as BenefitPropertiesInput);
+  const properties = await resolveProperties(
+    deps.db,
+    deps.secret,
+    organizationId,
+    input as BenefitPropertiesInput,
+  );
   return inTransaction(deps.db, async (tx) => {
     const row = await repo.insertBenefit(tx, {
       organizationId,
@@ -42,11 +56,23 @@ export async function createBenefit(deps: BenefitDeps, ctx: AuthContext, input: 
   });
 }
 
-export async function listBenefits(deps: BenefitDeps, ctx: AuthContext, query: BenefitListQuery, metadata: MetadataFilter, page: Pagination) {
+export async function listBenefits(
+  deps: BenefitDeps,
+  ctx: AuthContext,
+  query: BenefitListQuery,
+  metadata: MetadataFilter,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listBenefits(
     deps.db,
     organizationsForRead(ctx, query.organization_id),
-    { types: query.type, ids: query.id, excludeIds: query.exclude_id, query: query.query, metadata },
+    {
+      types: query.type,
+      ids: query.id,
+      excludeIds: query.exclude_id,
+      query: query.query,
+      metadata,
+    },
     query.sorting,
     page.limit,
     offsetOf(page),
@@ -64,27 +90,46 @@ export async function getBenefit(deps: BenefitDeps, ctx: AuthContext, id: string
   return benefitOut(await ownBenefit(deps, ctx, id));
 }
 
-export async function updateBenefit(deps: BenefitDeps, ctx: AuthContext, id: string, input: BenefitUpdate) {
+export async function updateBenefit(
+  deps: BenefitDeps,
+  ctx: AuthContext,
+  id: string,
+  input: BenefitUpdate,
+) {
   const current = await ownBenefit(deps, ctx, id);
   if (input.type !== current.type) {
-    throw RequestValidationError.field(["body", "type"], `The type of a benefit cannot be changed (it is ${current.type}).`);
+    throw RequestValidationError.field(
+      ["body", "type"],
+      `The type of a benefit cannot be changed (it is ${current.type}).`,
+    );
   }
   const values: Parameters<typeof repo.updateBenefit>[2] = { modifiedAt: deps.clock.now() };
   if (input.description) values.description = input.description;
   if (input.visibility) values.visibility = input.visibility;
   if (input.metadata) values.metadata = input.metadata;
   if (input.properties) {
-    values.properties = await resolveProperties(deps.db, deps.secret, current.organizationId, { type: input.type, properties: input.properties } as BenefitPropertiesInput);
+    values.properties = await resolveProperties(deps.db, deps.secret, current.organizationId, {
+      type: input.type,
+      properties: input.properties,
+    } as BenefitPropertiesInput);
   }
   return inTransaction(deps.db, async (tx) => {
     const data = benefitOut(await repo.updateBenefit(tx, id, values));
-    await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "benefit.updated", data });
+    await recordEvent(tx, deps.clock, {
+      organizationId: current.organizationId,
+      type: "benefit.updated",
+      data,
+    });
     return data;
   });
 }
 
 /** Soft delete: the row stays for past grants; the benefit disappears from lists and products. */
-export async function deleteBenefit(deps: BenefitDeps, ctx: AuthContext, id: string): Promise<void> {
+export async function deleteBenefit(
+  deps: BenefitDeps,
+  ctx: AuthContext,
+  id: string,
+): Promise<void> {
   const current = await ownBenefit(deps, ctx, id);
   const now = deps.clock.now();
   await inTransaction(deps.db, async (tx) => {
@@ -94,7 +139,13 @@ export async function deleteBenefit(deps: BenefitDeps, ctx: AuthContext, id: str
 }
 
 /** Grants of a benefit, newest first. */
-export async function listGrants(deps: BenefitDeps, ctx: AuthContext, id: string, query: BenefitGrantListQuery, page: Pagination) {
+export async function listGrants(
+  deps: BenefitDeps,
+  ctx: AuthContext,
+  id: string,
+  query: BenefitGrantListQuery,
+  page: Pagination,
+) {
   const benefit = await ownBenefit(deps, ctx, id);
   return listGrantsOfBenefit(deps.db, benefit.organizationId, benefit.id, query, page);
 }

@@ -10,32 +10,59 @@ let productId: string;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const seller = await createSeller(t.url, ["products:write", "checkout_links:write", "checkouts:read"]);
+  const seller = await createSeller(t.url, [
+    "products:write",
+    "checkout_links:write",
+    "checkouts:read",
+  ]);
   token = seller.token;
   polar = new Polar({ accessToken: token, serverURL: t.url });
-  productId = (await polar.products.create({ name: "Linked", prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] })).id;
+  productId = (
+    await polar.products.create({
+      name: "Linked",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    })
+  ).id;
 });
 afterAll(() => t.stop());
 
 describe("checkout links", () => {
   it("create, get, list, update and delete through Polar's client", async () => {
-    const link = await polar.checkoutLinks.create({ paymentProcessor: "stripe", products: [productId], label: "Launch", successUrl: "https://shop.example/ok" });
+    const link = await polar.checkoutLinks.create({
+      paymentProcessor: "stripe",
+      products: [productId],
+      label: "Launch",
+      successUrl: "https://shop.example/ok",
+    });
     expect(link.clientSecret).toMatch(/^till_cl_/);
     expect(link.url).toBe(`${t.url}/buy/${link.clientSecret}`);
     expect(link.products.map((p) => p.id)).toEqual([productId]);
     expect((await polar.checkoutLinks.get({ id: link.id })).label).toBe("Launch");
     const page = await polar.checkoutLinks.list({ productId });
     expect(page.result.items.map((l) => l.id)).toContain(link.id);
-    const updated = await polar.checkoutLinks.update({ id: link.id, checkoutLinkUpdate: { label: "Relaunch" } });
+    const updated = await polar.checkoutLinks.update({
+      id: link.id,
+      checkoutLinkUpdate: { label: "Relaunch" },
+    });
     expect(updated.label).toBe("Relaunch");
     await polar.checkoutLinks.delete({ id: link.id });
-    await expect(polar.checkoutLinks.get({ id: link.id })).rejects.toMatchObject({ statusCode: 404 });
-    expect((await fetch(`${t.url}/buy/${link.clientSecret}`, { redirect: "manual" })).status).toBe(404);
+    await expect(polar.checkoutLinks.get({ id: link.id })).rejects.toMatchObject({
+      statusCode: 404,
+    });
+    expect((await fetch(`${t.url}/buy/${link.clientSecret}`, { redirect: "manual" })).status).toBe(
+      404,
+    );
   });
 
   it("/buy/{secret} opens a fresh session with the prefill and passes other parameters on to the page", async () => {
-    const link = await polar.checkoutLinks.create({ paymentProcessor: "stripe", products: [productId] });
-    const res = await fetch(`${t.url}/buy/${link.clientSecret}?customer_email=pre@example.com&embed_origin=https://shop.example&theme=dark&utm_source=x`, { redirect: "manual" });
+    const link = await polar.checkoutLinks.create({
+      paymentProcessor: "stripe",
+      products: [productId],
+    });
+    const res = await fetch(
+      `${t.url}/buy/${link.clientSecret}?customer_email=pre@example.com&embed_origin=https://shop.example&theme=dark&utm_source=x`,
+      { redirect: "manual" },
+    );
     expect(res.status).toBe(303);
     const location = new URL(res.headers.get("location")!);
     expect(location.pathname).toMatch(/^\/checkout\/till_c_/);
@@ -44,19 +71,38 @@ describe("checkout links", () => {
     expect(location.searchParams.has("customer_email")).toBe(false);
     const secret = location.pathname.split("/")[2]!;
     const session = await api(t.url, `/v1/checkouts/client/${secret}`);
-    expect(session.body).toMatchObject({ customer_email: "pre@example.com", embed_origin: "https://shop.example", product_id: productId, total_amount: 900 });
+    expect(session.body).toMatchObject({
+      customer_email: "pre@example.com",
+      embed_origin: "https://shop.example",
+      product_id: productId,
+      total_amount: 900,
+    });
     const second = await fetch(`${t.url}/buy/${link.clientSecret}`, { redirect: "manual" });
     expect(second.headers.get("location")).not.toBe(res.headers.get("location"));
   });
 
   it("a link for another organization's product is a 422 on products.0; a bad embed_origin on /buy is a 422", async () => {
     const other = await createSeller(t.url, ["products:write"]);
-    const theirs = await api(t.url, "/v1/products/", { token: other.token, body: { name: "X", prices: [{ amount_type: "fixed", price_amount: 100, price_currency: "usd" }] } });
-    const res = await api(t.url, "/v1/checkout-links/", { token, body: { payment_processor: "stripe", products: [theirs.body.id] } });
+    const theirs = await api(t.url, "/v1/products/", {
+      token: other.token,
+      body: {
+        name: "X",
+        prices: [{ amount_type: "fixed", price_amount: 100, price_currency: "usd" }],
+      },
+    });
+    const res = await api(t.url, "/v1/checkout-links/", {
+      token,
+      body: { payment_processor: "stripe", products: [theirs.body.id] },
+    });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(["body", "products", 0]);
-    const link = await polar.checkoutLinks.create({ paymentProcessor: "stripe", products: [productId] });
-    const bad = await fetch(`${t.url}/buy/${link.clientSecret}?embed_origin=javascript:alert(1)`, { redirect: "manual" });
+    const link = await polar.checkoutLinks.create({
+      paymentProcessor: "stripe",
+      products: [productId],
+    });
+    const bad = await fetch(`${t.url}/buy/${link.clientSecret}?embed_origin=javascript:alert(1)`, {
+      redirect: "manual",
+    });
     expect(bad.status).toBe(422);
   });
 });

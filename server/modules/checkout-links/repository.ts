@@ -5,17 +5,30 @@ import { checkoutLinks } from "../../../db/schema/index.ts";
 
 export type CheckoutLinkRow = typeof checkoutLinks.$inferSelect;
 
-export async function insertLink(db: Db, values: typeof checkoutLinks.$inferInsert): Promise<CheckoutLinkRow> {
+export async function insertLink(
+  db: Db,
+  values: typeof checkoutLinks.$inferInsert,
+): Promise<CheckoutLinkRow> {
   const [row] = await db.insert(checkoutLinks).values(values).returning();
   return row!;
 }
 
-export async function findLink(db: Db, organizationIds: readonly string[], id: string): Promise<CheckoutLinkRow | null> {
+export async function findLink(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<CheckoutLinkRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
     .from(checkoutLinks)
-    .where(and(eq(checkoutLinks.id, id), inArray(checkoutLinks.organizationId, [...organizationIds]), isNull(checkoutLinks.deletedAt)))
+    .where(
+      and(
+        eq(checkoutLinks.id, id),
+        inArray(checkoutLinks.organizationId, [...organizationIds]),
+        isNull(checkoutLinks.deletedAt),
+      ),
+    )
     .limit(1);
   return row ?? null;
 }
@@ -29,12 +42,26 @@ export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutLi
   return row ?? null;
 }
 
-export async function updateLink(db: Db, id: string, values: Partial<typeof checkoutLinks.$inferInsert>): Promise<CheckoutLinkRow> {
-  const [row] = await db.update(checkoutLinks).set(values).where(eq(checkoutLinks.id, id)).returning();
+export async function updateLink(
+  db: Db,
+  id: string,
+  values: Partial<typeof checkoutLinks.$inferInsert>,
+): Promise<CheckoutLinkRow> {
+  const [row] = await db
+    .update(checkoutLinks)
+    .set(values)
+    .where(eq(checkoutLinks.id, id))
+    .returning();
   return row!;
 }
 
-export async function listLinks(db: Db, organizationIds: string[], productIds: string[] | undefined, limit: number, offset: number) {
+export async function listLinks(
+  db: Db,
+  organizationIds: string[],
+  productIds: string[] | undefined,
+  limit: number,
+  offset: number,
+) {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
   const where = and(
     inArray(checkoutLinks.organizationId, organizationIds),
@@ -42,7 +69,13 @@ export async function listLinks(db: Db, organizationIds: string[], productIds: s
     productIds?.length ? arrayOverlaps(checkoutLinks.productIds, productIds) : undefined,
   );
   const [rows, [totals]] = await Promise.all([
-    db.select().from(checkoutLinks).where(where).orderBy(desc(checkoutLinks.createdAt), desc(checkoutLinks.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(checkoutLinks)
+      .where(where)
+      .orderBy(desc(checkoutLinks.createdAt), desc(checkoutLinks.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(checkoutLinks).where(where),
   ]);
   return { rows, total: totals!.n };

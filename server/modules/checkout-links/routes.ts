@@ -14,16 +14,34 @@ const PREFILL = new Set(Object.keys(buyQuery.shape));
 export function checkoutLinksRouter(deps: CheckoutDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/checkout-links", "/checkout-links/"], guard("checkout_links:read"), async (req, res) => {
-    res.json(await service.listLinks(deps, authOf(req), parseQuery(linkListQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await service.listLinks(
+        deps,
+        authOf(req),
+        parseQuery(linkListQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
-  r.post(["/checkout-links", "/checkout-links/"], guard("checkout_links:write"), async (req, res) => {
-    res.status(201).json(await service.createLink(deps, authOf(req), parseBody(linkCreate, req)));
-  });
+  r.post(
+    ["/checkout-links", "/checkout-links/"],
+    guard("checkout_links:write"),
+    async (req, res) => {
+      res.status(201).json(await service.createLink(deps, authOf(req), parseBody(linkCreate, req)));
+    },
+  );
   r.get("/checkout-links/:id", guard("checkout_links:read"), async (req, res) => {
     res.json(await service.getLink(deps, authOf(req), parseParams(idParams, req).id));
   });
   r.patch("/checkout-links/:id", guard("checkout_links:write"), async (req, res) => {
-    res.json(await service.updateLink(deps, authOf(req), parseParams(idParams, req).id, parseBody(linkUpdate, req)));
+    res.json(
+      await service.updateLink(
+        deps,
+        authOf(req),
+        parseParams(idParams, req).id,
+        parseBody(linkUpdate, req),
+      ),
+    );
   });
   r.delete("/checkout-links/:id", guard("checkout_links:write"), async (req, res) => {
     await service.deleteLink(deps, authOf(req), parseParams(idParams, req).id);
@@ -37,7 +55,8 @@ export function buyRouter(deps: CheckoutDeps): Router {
   r.get("/buy/:clientSecret", async (req, res) => {
     const prefill = parseQuery(buyQuery, req);
     const rest = new URLSearchParams();
-    for (const [k, v] of Object.entries(req.query)) if (!PREFILL.has(k) && typeof v === "string") rest.append(k, v);
+    for (const [k, v] of Object.entries(req.query))
+      if (!PREFILL.has(k) && typeof v === "string") rest.append(k, v);
     res.redirect(303, await service.openLink(deps, String(req.params.clientSecret), prefill, rest));
   });
   return r;

@@ -26,7 +26,11 @@ export const linkCreate = z
   .transform((v, ctx) => {
     const products = v.products ?? (v.product_id ? [v.product_id] : undefined);
     if (!products) {
-      ctx.addIssue({ code: "custom", path: ["products"], message: "Give products (or product_id)." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["products"],
+        message: "Give products (or product_id).",
+      });
       return z.NEVER;
     }
     return { ...v, products };
@@ -57,7 +61,10 @@ export const buyQuery = z.object({
   reference_id: z.string().max(500).optional(),
 });
 
-export function checkoutLinkOut(row: CheckoutLinkRow, parts: { url: string; secret: string; products: ProductOut[]; discount: DiscountRow | null }) {
+export function checkoutLinkOut(
+  row: CheckoutLinkRow,
+  parts: { url: string; secret: string; products: ProductOut[]; discount: DiscountRow | null },
+) {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -76,7 +83,15 @@ export function checkoutLinkOut(row: CheckoutLinkRow, parts: { url: string; secr
     seats: null,
     organization_id: row.organizationId,
     products: parts.products.map(({ attached_custom_fields: _a, ...p }) => p),
-    discount: parts.discount ? { id: parts.discount.id, name: parts.discount.name, code: parts.discount.code, type: parts.discount.type, duration: parts.discount.duration } : null,
+    discount: parts.discount
+      ? {
+          id: parts.discount.id,
+          name: parts.discount.name,
+          code: parts.discount.code,
+          type: parts.discount.type,
+          duration: parts.discount.duration,
+        }
+      : null,
     url: parts.url,
   };
 }

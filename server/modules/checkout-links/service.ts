@@ -1,7 +1,11 @@
 // Checkout links: a reusable URL (/buy/{client_secret}) that opens a fresh checkout session for the
 // same products each time it is visited, with the visit's embed origin and prefill parameters.
 import type { z } from "zod";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
@@ -14,24 +18,45 @@ import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from
 
 async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
   const secret = deps.secretBox.open(row.clientSecretEnc);
-  const [products, discount] = await Promise.all([productsForDisplay(deps.db, deps.config.baseUrl, row.productIds), row.discountId ? discountById(deps.db, row.discountId) : null]);
-  return checkoutLinkOut(row, { url: `${deps.config.baseUrl}/buy/${secret}`, secret, products, discount });
+  const [products, discount] = await Promise.all([
+    productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
+    row.discountId ? discountById(deps.db, row.discountId) : null,
+  ]);
+  return checkoutLinkOut(row, {
+    url: `${deps.config.baseUrl}/buy/${secret}`,
+    secret,
+    products,
+    discount,
+  });
 }
 
 async function checkProducts(deps: CheckoutDeps, organizationId: string, ids: string[]) {
   const found = new Map((await productsOf(deps.db, organizationId, ids)).map((p) => [p.id, p]));
   ids.forEach((id, i) => {
-    if (!found.get(id) || found.get(id)!.isArchived) throw RequestValidationError.field(["body", "products", i], "Product not found in this organization, or archived.");
+    if (!found.get(id) || found.get(id)!.isArchived)
+      throw RequestValidationError.field(
+        ["body", "products", i],
+        "Product not found in this organization, or archived.",
+      );
   });
 }
 
-async function checkDiscount(deps: CheckoutDeps, organizationId: string, id: string | null | undefined) {
+async function checkDiscount(
+  deps: CheckoutDeps,
+  organizationId: string,
+  id: string | null | undefined,
+) {
   if (!id) return;
   const d = await discountById(deps.db, id);
-  if (!d || d.organizationId !== organizationId || d.deletedAt) throw RequestValidationError.field(["body", "discount_id"], "Discount not found.");
+  if (!d || d.organizationId !== organizationId || d.deletedAt)
+    throw RequestValidationError.field(["body", "discount_id"], "Discount not found.");
 }
 
-export async function createLink(deps: CheckoutDeps, ctx: AuthContext, input: z.output<typeof linkCreate>) {
+export async function createLink(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  input: z.output<typeof linkCreate>,
+) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
   const productIds = [...new Set(input.products)];
   await checkProducts(deps, organizationId, productIds);
@@ -65,22 +90,40 @@ export async function getLink(deps: CheckoutDeps, ctx: AuthContext, id: string) 
   return render(deps, await own(deps, ctx, id));
 }
 
-export async function listLinks(deps: CheckoutDeps, ctx: AuthContext, query: { organization_id?: string[] | undefined; product_id?: string[] | undefined }, page: Pagination) {
-  const { rows, total } = await repo.listLinks(deps.db, organizationsForRead(ctx, query.organization_id), query.product_id, page.limit, offsetOf(page));
+export async function listLinks(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  query: { organization_id?: string[] | undefined; product_id?: string[] | undefined },
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listLinks(
+    deps.db,
+    organizationsForRead(ctx, query.organization_id),
+    query.product_id,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await Promise.all(rows.map((r) => render(deps, r))), total, page);
 }
 
-export async function updateLink(deps: CheckoutDeps, ctx: AuthContext, id: string, input: z.output<typeof linkUpdate>) {
+export async function updateLink(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  id: string,
+  input: z.output<typeof linkUpdate>,
+) {
   const row = await own(deps, ctx, id);
   if (input.products) await checkProducts(deps, row.organizationId, input.products);
-  if (input.discount_id !== undefined) await checkDiscount(deps, row.organizationId, input.discount_id);
+  if (input.discount_id !== undefined)
+    await checkDiscount(deps, row.organizationId, input.discount_id);
   const values: Partial<repo.CheckoutLinkRow> = { modifiedAt: deps.clock.now() };
   if (input.products) values.productIds = [...new Set(input.products)];
   if (input.label !== undefined) values.label = input.label;
   if (input.success_url !== undefined) values.successUrl = input.success_url;
   if (input.return_url !== undefined) values.returnUrl = input.return_url;
   if (input.allow_discount_codes != null) values.allowDiscountCodes = input.allow_discount_codes;
-  if (input.require_billing_address != null) values.requireBillingAddress = input.require_billing_address;
+  if (input.require_billing_address != null)
+    values.requireBillingAddress = input.require_billing_address;
   if (input.discount_id !== undefined) values.discountId = input.discount_id;
   if (input.metadata) values.metadata = input.metadata;
   return render(deps, await repo.updateLink(deps.db, id, values));
@@ -92,8 +135,15 @@ export async function deleteLink(deps: CheckoutDeps, ctx: AuthContext, id: strin
 }
 
 /** A visit to /buy/{secret}: a fresh session for the link's products; returns the page URL to go to. */
-export async function openLink(deps: CheckoutDeps, secret: string, query: z.output<typeof buyQuery>, passThrough: URLSearchParams): Promise<string> {
-  const link = secret.startsWith("till_cl_") ? await repo.findBySecretHash(deps.db, hashToken(secret)) : null;
+export async function openLink(
+  deps: CheckoutDeps,
+  secret: string,
+  query: z.output<typeof buyQuery>,
+  passThrough: URLSearchParams,
+): Promise<string> {
+  const link = secret.startsWith("till_cl_")
+    ? await repo.findBySecretHash(deps.db, hashToken(secret))
+    : null;
   if (!link) throw new ResourceNotFound("This checkout link does not exist.");
   const checkout = await createCheckoutForLink(deps, link, query);
   const url = new URL(checkout.url);

@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
-const SCOPES = ["products:write", "checkouts:write", "discounts:write", "orders:read", "custom_fields:write"];
+const SCOPES = [
+  "products:write",
+  "checkouts:write",
+  "discounts:write",
+  "orders:read",
+  "custom_fields:write",
+];
 let t: TestServer;
 let token: string;
 
@@ -17,9 +23,16 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 const post = (path: string, body: unknown) => api(t.url, path, { token, body });
-const client = (secret: string, path = "", body?: unknown, method?: string) => api(t.url, `/v1/checkouts/client/${secret}${path}`, { ...(body !== undefined ? { body } : {}), ...(method ? { method } : {}) });
+const client = (secret: string, path = "", body?: unknown, method?: string) =>
+  api(t.url, `/v1/checkouts/client/${secret}${path}`, {
+    ...(body !== undefined ? { body } : {}),
+    ...(method ? { method } : {}),
+  });
 
-async function product(prices: unknown[] = [{ amount_type: "fixed", price_amount: 2000, price_currency: "usd" }], extra: Record<string, unknown> = {}) {
+async function product(
+  prices: unknown[] = [{ amount_type: "fixed", price_amount: 2000, price_currency: "usd" }],
+  extra: Record<string, unknown> = {},
+) {
   const res = await post("/v1/products/", { name: "Thing", prices, ...extra });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body as { id: string; prices: { id: string }[] };
@@ -28,7 +41,15 @@ async function product(prices: unknown[] = [{ amount_type: "fixed", price_amount
 async function checkout(body: Record<string, unknown>) {
   const res = await post("/v1/checkouts/", body);
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as { id: string; client_secret: string; total_amount: number; amount: number; discount_amount: number; tax_amount: number | null; net_amount: number };
+  return res.body as {
+    id: string;
+    client_secret: string;
+    total_amount: number;
+    amount: number;
+    discount_amount: number;
+    tax_amount: number | null;
+    net_amount: number;
+  };
 }
 
 async function count(query: ReturnType<typeof sql>): Promise<number> {
@@ -50,79 +71,196 @@ describe("checkout.created", () => {
       sql`select payload::text as payload from webhook_events where type = 'checkout.created' and payload->'data'->>'id' = ${JSON.parse(body).id}`,
     );
     const { timestamp } = JSON.parse(row!.payload) as { timestamp: string };
-    expect(row!.payload).toBe(JSON.stringify({ type: "checkout.created", timestamp, data: JSON.parse(body) }));
+    expect(row!.payload).toBe(
+      JSON.stringify({ type: "checkout.created", timestamp, data: JSON.parse(body) }),
+    );
   });
 });
 
 describe("concurrency", () => {
   it("20 simultaneous confirms of one checkout make exactly one payment and one order", async () => {
     const p = await product();
-    const c = await checkout({ products: [p.id], customer_email: "race@example.com", customer_billing_address: { country: "US" } });
-    const results = await Promise.all(Array.from({ length: 20 }, () => client(c.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" })));
+    const c = await checkout({
+      products: [p.id],
+      customer_email: "race@example.com",
+      customer_billing_address: { country: "US" },
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        client(c.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" }),
+      ),
+    );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s !== 200).every((s) => s === 403)).toBe(true);
-    expect(results.find((r) => r.status === 403)?.body).toEqual({ error: "NotOpenCheckout", detail: "This checkout is not open anymore." });
-    expect(await count(sql`select count(*)::int as n from orders where checkout_id = ${c.id}`)).toBe(1);
+    expect(results.find((r) => r.status === 403)?.body).toEqual({
+      error: "NotOpenCheckout",
+      detail: "This checkout is not open anymore.",
+    });
+    expect(
+      await count(sql`select count(*)::int as n from orders where checkout_id = ${c.id}`),
+    ).toBe(1);
   });
 
   it("20 simultaneous checkouts on a discount with max_redemptions 5 redeem it exactly 5 times", async () => {
     const p = await product();
-    const d = await post("/v1/discounts/", { name: "Five", type: "percentage", basis_points: 1000, duration: "once", max_redemptions: 5 });
+    const d = await post("/v1/discounts/", {
+      name: "Five",
+      type: "percentage",
+      basis_points: 1000,
+      duration: "once",
+      max_redemptions: 5,
+    });
     expect(d.status).toBe(201);
-    const sessions = await Promise.all(Array.from({ length: 20 }, (_, i) => checkout({ products: [p.id], discount_id: d.body.id, customer_email: `d${i}@example.com`, customer_billing_address: { country: "US" } })));
-    const results = await Promise.all(sessions.map((s) => client(s.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" })));
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        checkout({
+          products: [p.id],
+          discount_id: d.body.id,
+          customer_email: `d${i}@example.com`,
+          customer_billing_address: { country: "US" },
+        }),
+      ),
+    );
+    const results = await Promise.all(
+      sessions.map((s) =>
+        client(s.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" }),
+      ),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     const refused = results.filter((r) => r.status !== 200);
-    expect(refused.every((r) => r.status === 422 && r.body.detail[0].loc.join(".") === "body.discount_code")).toBe(true);
-    expect(await count(sql`select redemptions_count as n from discounts where id = ${d.body.id}`)).toBe(5);
-    expect(await count(sql`select count(*)::int as n from orders where discount_id = ${d.body.id}`)).toBe(5);
+    expect(
+      refused.every(
+        (r) => r.status === 422 && r.body.detail[0].loc.join(".") === "body.discount_code",
+      ),
+    ).toBe(true);
+    expect(
+      await count(sql`select redemptions_count as n from discounts where id = ${d.body.id}`),
+    ).toBe(5);
+    expect(
+      await count(sql`select count(*)::int as n from orders where discount_id = ${d.body.id}`),
+    ).toBe(5);
     // The refused sessions are still open and can be bought without the discount.
-    expect(await count(sql`select count(*)::int as n from checkouts where discount_id = ${d.body.id} and status = 'open'`)).toBe(15);
+    expect(
+      await count(
+        sql`select count(*)::int as n from checkouts where discount_id = ${d.body.id} and status = 'open'`,
+      ),
+    ).toBe(15);
   });
 
   it("a failed payment gives the discount redemption back", async () => {
     const p = await product();
-    const d = await post("/v1/discounts/", { name: "One", type: "fixed", amount: 500, currency: "usd", duration: "once", max_redemptions: 1 });
-    const a = await checkout({ products: [p.id], discount_id: d.body.id, customer_email: "a@example.com", customer_billing_address: { country: "US" } });
-    expect((await client(a.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_declined" })).status).toBe(400);
-    expect(await count(sql`select redemptions_count as n from discounts where id = ${d.body.id}`)).toBe(0);
-    const b = await checkout({ products: [p.id], discount_id: d.body.id, customer_email: "b@example.com", customer_billing_address: { country: "US" } });
-    expect((await client(b.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" })).status).toBe(200);
-    expect(await count(sql`select redemptions_count as n from discounts where id = ${d.body.id}`)).toBe(1);
+    const d = await post("/v1/discounts/", {
+      name: "One",
+      type: "fixed",
+      amount: 500,
+      currency: "usd",
+      duration: "once",
+      max_redemptions: 1,
+    });
+    const a = await checkout({
+      products: [p.id],
+      discount_id: d.body.id,
+      customer_email: "a@example.com",
+      customer_billing_address: { country: "US" },
+    });
+    expect(
+      (
+        await client(a.client_secret, "/confirm", {
+          confirmation_token_id: "sandbox_token_declined",
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      await count(sql`select redemptions_count as n from discounts where id = ${d.body.id}`),
+    ).toBe(0);
+    const b = await checkout({
+      products: [p.id],
+      discount_id: d.body.id,
+      customer_email: "b@example.com",
+      customer_billing_address: { country: "US" },
+    });
+    expect(
+      (
+        await client(b.client_secret, "/confirm", {
+          confirmation_token_id: "sandbox_token_success",
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      await count(sql`select redemptions_count as n from discounts where id = ${d.body.id}`),
+    ).toBe(1);
   });
 });
 
 describe("amounts", () => {
   it("percentage and fixed discounts, tax by country from TAX_RATES, net and total", async () => {
     const p = await product([{ amount_type: "fixed", price_amount: 1999, price_currency: "usd" }]);
-    const pct = await post("/v1/discounts/", { name: "Quarter", code: "QUARTER", type: "percentage", basis_points: 2500, duration: "once" });
+    const pct = await post("/v1/discounts/", {
+      name: "Quarter",
+      code: "QUARTER",
+      type: "percentage",
+      basis_points: 2500,
+      duration: "once",
+    });
     const c = await checkout({ products: [p.id], customer_billing_address: { country: "DE" } });
-    expect(c).toMatchObject({ amount: 1999, discount_amount: 0, net_amount: 1999, tax_amount: 380, total_amount: 2379 });
+    expect(c).toMatchObject({
+      amount: 1999,
+      discount_amount: 0,
+      net_amount: 1999,
+      tax_amount: 380,
+      total_amount: 2379,
+    });
     const withCode = await client(c.client_secret, "", { discount_code: "quarter" }, "PATCH");
     expect(withCode.status).toBe(200);
     // 25% of 1999 = 499.75 → 500 (half up); tax 19% of 1499 = 284.81 → 285.
-    expect(withCode.body).toMatchObject({ discount_id: pct.body.id, discount_amount: 500, net_amount: 1499, tax_amount: 285, total_amount: 1784 });
-    const us = await client(c.client_secret, "", { customer_billing_address: { country: "US" } }, "PATCH");
+    expect(withCode.body).toMatchObject({
+      discount_id: pct.body.id,
+      discount_amount: 500,
+      net_amount: 1499,
+      tax_amount: 285,
+      total_amount: 1784,
+    });
+    const us = await client(
+      c.client_secret,
+      "",
+      { customer_billing_address: { country: "US" } },
+      "PATCH",
+    );
     expect(us.body).toMatchObject({ tax_amount: 0, total_amount: 1499 });
   });
 
   it("a custom price takes an amount within its bounds; outside them is a 422 on amount and nothing changes", async () => {
-    const p = await product([{ amount_type: "custom", minimum_amount: 500, maximum_amount: 10_000, preset_amount: 1000, price_currency: "usd" }]);
+    const p = await product([
+      {
+        amount_type: "custom",
+        minimum_amount: 500,
+        maximum_amount: 10_000,
+        preset_amount: 1000,
+        price_currency: "usd",
+      },
+    ]);
     const c = await checkout({ products: [p.id] });
     expect(c.amount).toBe(1000);
     const low = await client(c.client_secret, "", { amount: 100 }, "PATCH");
     expect(low.status).toBe(422);
-    expect(low.body.detail[0]).toMatchObject({ loc: ["body", "amount"], msg: "The amount must be at least 500." });
+    expect(low.body.detail[0]).toMatchObject({
+      loc: ["body", "amount"],
+      msg: "The amount must be at least 500.",
+    });
     expect((await client(c.client_secret)).body.amount).toBe(1000);
-    expect((await client(c.client_secret, "", { amount: 4200 }, "PATCH")).body.total_amount).toBe(4200);
+    expect((await client(c.client_secret, "", { amount: 4200 }, "PATCH")).body.total_amount).toBe(
+      4200,
+    );
   });
 
   it("a free product confirms without payment details and still makes a paid order", async () => {
     const p = await product([{ amount_type: "free" }]);
     const c = await checkout({ products: [p.id] });
     expect(c.total_amount).toBe(0);
-    const confirmed = await client(c.client_secret, "/confirm", { customer_email: "free@example.com" });
+    const confirmed = await client(c.client_secret, "/confirm", {
+      customer_email: "free@example.com",
+    });
     expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
     expect(confirmed.body.is_payment_form_required).toBe(false);
   });
@@ -132,7 +270,13 @@ describe("validation", () => {
   it("create: unknown or foreign product, archived product, bad embed_origin, two product forms → 422 and no checkout", async () => {
     const before = await count(sql`select count(*)::int as n from checkouts`);
     const other = await createSeller(t.url, SCOPES);
-    const foreign = await api(t.url, "/v1/products/", { token: other.token, body: { name: "Theirs", prices: [{ amount_type: "fixed", price_amount: 100, price_currency: "usd" }] } });
+    const foreign = await api(t.url, "/v1/products/", {
+      token: other.token,
+      body: {
+        name: "Theirs",
+        prices: [{ amount_type: "fixed", price_amount: 100, price_currency: "usd" }],
+      },
+    });
     const cases: [unknown, string][] = [
       [{ products: [foreign.body.id] }, "body.products.0"],
       [{ products: ["00000000-0000-4000-8000-000000000000"] }, "body.products.0"],
@@ -150,19 +294,45 @@ describe("validation", () => {
   });
 
   it("confirm: email, billing address and required custom fields are checked; the session stays open", async () => {
-    const field = await post("/v1/custom-fields/", { type: "text", slug: "company", name: "Company", properties: { min_length: 2 } });
+    const field = await post("/v1/custom-fields/", {
+      type: "text",
+      slug: "company",
+      name: "Company",
+      properties: { min_length: 2 },
+    });
     expect(field.status, JSON.stringify(field.body)).toBe(201);
-    const p = await product(undefined, { attached_custom_fields: [{ custom_field_id: field.body.id, required: true }] });
+    const p = await product(undefined, {
+      attached_custom_fields: [{ custom_field_id: field.body.id, required: true }],
+    });
     const c = await checkout({ products: [p.id], require_billing_address: true });
-    const res = await client(c.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" });
+    const res = await client(c.client_secret, "/confirm", {
+      confirmation_token_id: "sandbox_token_success",
+    });
     expect(res.status).toBe(422);
     const locs = res.body.detail.map((d: { loc: string[] }) => d.loc.join("."));
-    expect(locs).toEqual(expect.arrayContaining(["body.customer_email", "body.customer_billing_address.country", "body.customer_billing_address.line1", "body.custom_field_data.company"]));
-    const short = await client(c.client_secret, "", { custom_field_data: { company: "x" } }, "PATCH");
+    expect(locs).toEqual(
+      expect.arrayContaining([
+        "body.customer_email",
+        "body.customer_billing_address.country",
+        "body.customer_billing_address.line1",
+        "body.custom_field_data.company",
+      ]),
+    );
+    const short = await client(
+      c.client_secret,
+      "",
+      { custom_field_data: { company: "x" } },
+      "PATCH",
+    );
     expect(short.status).toBe(422);
-    expect(short.body.detail[0]).toMatchObject({ loc: ["body", "custom_field_data", "company"], type: "string_too_short" });
+    expect(short.body.detail[0]).toMatchObject({
+      loc: ["body", "custom_field_data", "company"],
+      type: "string_too_short",
+    });
     expect((await client(c.client_secret)).body.status).toBe("open");
-    expect(await count(sql`select count(*)::int as n from orders where checkout_id = ${c.id}`)).toBe(0);
+    expect(
+      await count(sql`select count(*)::int as n from orders where checkout_id = ${c.id}`),
+    ).toBe(0);
   });
 
   it("an unknown client secret is a 404; a discount code that does not exist is a 422 on discount_code", async () => {
@@ -170,6 +340,9 @@ describe("validation", () => {
     const c = await checkout({ products: [(await product()).id] });
     const res = await client(c.client_secret, "", { discount_code: "NOPE" }, "PATCH");
     expect(res.status).toBe(422);
-    expect(res.body.detail[0]).toMatchObject({ loc: ["body", "discount_code"], msg: "This discount code is not valid." });
+    expect(res.body.detail[0]).toMatchObject({
+      loc: ["body", "discount_code"],
+      msg: "This discount code is not valid.",
+    });
   });
 });

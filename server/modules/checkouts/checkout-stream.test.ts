@@ -24,18 +24,37 @@ afterAll(async () => {
 });
 
 async function openCheckout() {
-  const product = await api(t.url, "/v1/products/", { token, body: { name: "Pro plan", recurring_interval: "month", prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] } });
+  const product = await api(t.url, "/v1/products/", {
+    token,
+    body: {
+      name: "Pro plan",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
+    },
+  });
   expect(product.status).toBe(201);
-  const checkout = await api(t.url, "/v1/checkouts/", { token, body: { products: [product.body.id], customer_email: "buyer@example.com", customer_billing_address: { country: "US" } } });
+  const checkout = await api(t.url, "/v1/checkouts/", {
+    token,
+    body: {
+      products: [product.body.id],
+      customer_email: "buyer@example.com",
+      customer_billing_address: { country: "US" },
+    },
+  });
   expect(checkout.status).toBe(201);
   return checkout.body as { id: string; client_secret: string };
 }
 
 const stream = (secret: string) => openSse(`${t.url}/v1/checkouts/client/${secret}/stream`, null);
-const confirm = (secret: string, tokenId: string) => api(t.url, `/v1/checkouts/client/${secret}/confirm`, { body: { confirmation_token_id: tokenId } });
+const confirm = (secret: string, tokenId: string) =>
+  api(t.url, `/v1/checkouts/client/${secret}/confirm`, {
+    body: { confirmation_token_id: tokenId },
+  });
 
 function statuses(sse: SseClient): string[] {
-  return sse.events.map((e) => (JSON.parse(e.data) as { payload: { status: string } }).payload.status);
+  return sse.events.map(
+    (e) => (JSON.parse(e.data) as { payload: { status: string } }).payload.status,
+  );
 }
 
 async function until(sse: SseClient, done: (seen: string[]) => boolean): Promise<string[]> {
@@ -55,7 +74,11 @@ describe("checkout status stream", () => {
       expect(sse.status).toBe(200);
       expect(await until(sse, (s) => s.length >= 1)).toEqual(["open"]);
       expect((await confirm(c.client_secret, "sandbox_token_success")).status).toBe(200);
-      expect(await until(sse, (s) => s.includes("succeeded"))).toEqual(["open", "confirmed", "succeeded"]);
+      expect(await until(sse, (s) => s.includes("succeeded"))).toEqual([
+        "open",
+        "confirmed",
+        "succeeded",
+      ]);
       const first = JSON.parse(sse.events[0]!.data) as Record<string, unknown>;
       expect(Object.keys(first).sort()).toEqual(["id", "key", "payload"]);
       expect(first.key).toBe("checkout.updated");
@@ -78,7 +101,13 @@ describe("checkout status stream", () => {
       expect(declined.status).toBe(400);
       expect(await until(sse, (s) => s.length >= 3)).toEqual(["open", "confirmed", "open"]);
       expect((await confirm(c.client_secret, "sandbox_token_success")).status).toBe(200);
-      expect(await until(sse, (s) => s.includes("succeeded"))).toEqual(["open", "confirmed", "open", "confirmed", "succeeded"]);
+      expect(await until(sse, (s) => s.includes("succeeded"))).toEqual([
+        "open",
+        "confirmed",
+        "open",
+        "confirmed",
+        "succeeded",
+      ]);
     } finally {
       sse.close();
     }
@@ -91,18 +120,31 @@ describe("checkout status stream", () => {
     try {
       await until(sse, (s) => s.length >= 1);
       clock.advance(day);
-      expect(await expireCheckouts({ db: t.server.database.db, clock, config: t.config, secretBox: createSecretBox(t.config.authSecret) })).toBeGreaterThanOrEqual(1);
+      expect(
+        await expireCheckouts({
+          db: t.server.database.db,
+          clock,
+          config: t.config,
+          secretBox: createSecretBox(t.config.authSecret),
+        }),
+      ).toBeGreaterThanOrEqual(1);
       expect(await until(sse, (s) => s.includes("expired"))).toEqual(["open", "expired"]);
       const gone = await fetch(`${t.url}/v1/checkouts/client/${c.client_secret}/stream`);
       expect(gone.status).toBe(410);
-      expect(await gone.json()).toEqual({ error: "ExpiredCheckoutError", detail: "This checkout session has expired." });
+      expect(await gone.json()).toEqual({
+        error: "ExpiredCheckoutError",
+        detail: "This checkout session has expired.",
+      });
     } finally {
       clock.advance(-day);
       sse.close();
     }
     const unknown = await fetch(`${t.url}/v1/checkouts/client/till_c_nope/stream`);
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: "ResourceNotFound", detail: "Checkout not found." });
+    expect(await unknown.json()).toEqual({
+      error: "ResourceNotFound",
+      detail: "Checkout not found.",
+    });
   });
 
   it("is ended by the server's graceful shutdown", async () => {
@@ -111,6 +153,11 @@ describe("checkout status stream", () => {
     await until(sse, (s) => s.length >= 1);
     stopped = true;
     await t.stop();
-    await expect(Promise.race([sse.ended.then(() => "ended"), new Promise((r) => setTimeout(() => r("still open"), 5000))])).resolves.toBe("ended");
+    await expect(
+      Promise.race([
+        sse.ended.then(() => "ended"),
+        new Promise((r) => setTimeout(() => r("still open"), 5000)),
+      ]),
+    ).resolves.toBe("ended");
   });
 });

@@ -11,7 +11,14 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutUpdate, CheckoutUpdatePublic } from "./schemas.ts";
 import { checkoutOut, checkoutPublicOut } from "./serialize.ts";
-import { loadPublicView, loadView, normalizeAddress, priceCheckout, withOrganization, type CheckoutDeps } from "./service.ts";
+import {
+  loadPublicView,
+  loadView,
+  normalizeAddress,
+  priceCheckout,
+  withOrganization,
+  type CheckoutDeps,
+} from "./service.ts";
 import { customFieldIssues } from "./validate.ts";
 
 export class ExpiredCheckoutError extends ApiError {
@@ -33,10 +40,16 @@ export class PaymentError extends ApiError {
 }
 
 /** The session behind a client secret; 404 when unknown, 410 once past its expiry. */
-export async function bySecret(deps: Pick<CheckoutDeps, "db" | "clock">, secret: string): Promise<repo.CheckoutRow> {
-  const row = secret.startsWith("till_c_") ? await repo.findBySecretHash(deps.db, hashToken(secret)) : null;
+export async function bySecret(
+  deps: Pick<CheckoutDeps, "db" | "clock">,
+  secret: string,
+): Promise<repo.CheckoutRow> {
+  const row = secret.startsWith("till_c_")
+    ? await repo.findBySecretHash(deps.db, hashToken(secret))
+    : null;
   if (!row) throw new ResourceNotFound("Checkout not found.");
-  if (row.status === "expired" || (row.status === "open" && row.expiresAt <= deps.clock.now())) throw new ExpiredCheckoutError();
+  if (row.status === "expired" || (row.status === "open" && row.expiresAt <= deps.clock.now()))
+    throw new ExpiredCheckoutError();
   return row;
 }
 
@@ -44,10 +57,16 @@ export async function getClientCheckout(deps: CheckoutDeps, secret: string) {
   return checkoutPublicOut(await loadPublicView(deps, await bySecret(deps, secret)));
 }
 
-export async function updateClientCheckout(deps: CheckoutDeps, secret: string, input: CheckoutUpdatePublic) {
+export async function updateClientCheckout(
+  deps: CheckoutDeps,
+  secret: string,
+  input: CheckoutUpdatePublic,
+) {
   const row = await bySecret(deps, secret);
   const { discount_code, ...rest } = input;
-  return checkoutPublicOut(await withOrganization(deps, await applyUpdate(deps, row, rest, discount_code)));
+  return checkoutPublicOut(
+    await withOrganization(deps, await applyUpdate(deps, row, rest, discount_code)),
+  );
 }
 
 type AnyUpdate = Partial<CheckoutUpdate>;
@@ -56,7 +75,12 @@ type AnyUpdate = Partial<CheckoutUpdate>;
  * Applies an update to an open session, reprices it and records checkout.updated, all in one
  * transaction. `discountCode` is the customer's typed code (undefined: untouched, null or "": removed).
  */
-export async function applyUpdate(deps: CheckoutDeps, row: repo.CheckoutRow, input: AnyUpdate, discountCode: string | null | undefined) {
+export async function applyUpdate(
+  deps: CheckoutDeps,
+  row: repo.CheckoutRow,
+  input: AnyUpdate,
+  discountCode: string | null | undefined,
+) {
   if (row.status !== "open") throw new NotOpenCheckout();
   if (row.expiresAt <= deps.clock.now()) throw new ExpiredCheckoutError();
 
@@ -64,43 +88,87 @@ export async function applyUpdate(deps: CheckoutDeps, row: repo.CheckoutRow, inp
   let productPriceId = row.productPriceId;
   if (input.product_id || input.product_price_id) {
     const prices = await activePrices(deps.db, row.productIds);
-    const price = input.product_price_id ? prices.find((p) => p.id === input.product_price_id) : prices.find((p) => p.productId === input.product_id);
+    const price = input.product_price_id
+      ? prices.find((p) => p.id === input.product_price_id)
+      : prices.find((p) => p.productId === input.product_id);
     if (!price) {
       const loc = input.product_price_id ? "product_price_id" : "product_id";
-      throw RequestValidationError.field(["body", loc], "Not one of the products offered by this checkout.");
+      throw RequestValidationError.field(
+        ["body", loc],
+        "Not one of the products offered by this checkout.",
+      );
     }
     productId = price.productId;
     productPriceId = price.id;
   }
 
-  let discount: DiscountRow | null = row.discountId ? await discountById(deps.db, row.discountId) : null;
+  let discount: DiscountRow | null = row.discountId
+    ? await discountById(deps.db, row.discountId)
+    : null;
   if (discountCode !== undefined) {
-    if (!row.allowDiscountCodes) throw RequestValidationError.field(["body", "discount_code"], "Discount codes are not accepted for this checkout.");
-    discount = discountCode ? await discountByCode(deps.db, row.organizationId, discountCode) : null;
-    if (discountCode && !discount) throw RequestValidationError.field(["body", "discount_code"], "This discount code is not valid.");
+    if (!row.allowDiscountCodes)
+      throw RequestValidationError.field(
+        ["body", "discount_code"],
+        "Discount codes are not accepted for this checkout.",
+      );
+    discount = discountCode
+      ? await discountByCode(deps.db, row.organizationId, discountCode)
+      : null;
+    if (discountCode && !discount)
+      throw RequestValidationError.field(
+        ["body", "discount_code"],
+        "This discount code is not valid.",
+      );
   }
   if (input.discount_id !== undefined) {
     discount = input.discount_id ? await discountById(deps.db, input.discount_id) : null;
-    if (input.discount_id && (!discount || discount.organizationId !== row.organizationId || discount.deletedAt)) {
+    if (
+      input.discount_id &&
+      (!discount || discount.organizationId !== row.organizationId || discount.deletedAt)
+    ) {
       throw RequestValidationError.field(["body", "discount_id"], "Discount not found.");
     }
   }
 
-  const customFieldData = input.custom_field_data ? { ...row.customFieldData, ...input.custom_field_data } : row.customFieldData;
+  const customFieldData = input.custom_field_data
+    ? { ...row.customFieldData, ...input.custom_field_data }
+    : row.customFieldData;
   if (input.custom_field_data) {
     const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, [productId]);
-    const issues = customFieldIssues(product?.attached_custom_fields ?? [], input.custom_field_data, false);
+    const issues = customFieldIssues(
+      product?.attached_custom_fields ?? [],
+      input.custom_field_data,
+      false,
+    );
     if (issues.length) throw new RequestValidationError(issues);
   }
 
-  const billingAddress = input.customer_billing_address === undefined ? row.customerBillingAddress : input.customer_billing_address ? normalizeAddress(input.customer_billing_address) : null;
+  const billingAddress =
+    input.customer_billing_address === undefined
+      ? row.customerBillingAddress
+      : input.customer_billing_address
+        ? normalizeAddress(input.customer_billing_address)
+        : null;
   const pricing = await priceCheckout(
     deps,
-    { organizationId: row.organizationId, productId, productPriceId, requestedAmount: input.amount ?? (productPriceId === row.productPriceId ? row.amount : null), discount, country: billingAddress?.country ?? null },
-    { amount: ["body", "amount"], discount: ["body", discountCode !== undefined ? "discount_code" : "discount_id"] },
+    {
+      organizationId: row.organizationId,
+      productId,
+      productPriceId,
+      requestedAmount: input.amount ?? (productPriceId === row.productPriceId ? row.amount : null),
+      discount,
+      country: billingAddress?.country ?? null,
+    },
+    {
+      amount: ["body", "amount"],
+      discount: ["body", discountCode !== undefined ? "discount_code" : "discount_id"],
+    },
   );
 
-  const set = <K extends keyof repo.CheckoutInsert>(key: K, value: repo.CheckoutInsert[K] | undefined): Partial<repo.CheckoutInsert> => (value === undefined ? {} : { [key]: value });
+  const set = <K extends keyof repo.CheckoutInsert>(
+    key: K,
+    value: repo.CheckoutInsert[K] | undefined,
+  ): Partial<repo.CheckoutInsert> => (value === undefined ? {} : { [key]: value });
   const values: Partial<repo.CheckoutInsert> = {
     productId,
     productPriceId,
@@ -120,17 +188,32 @@ export async function applyUpdate(deps: CheckoutDeps, row: repo.CheckoutRow, inp
     ...set("customerIpAddress", input.customer_ip_address),
     ...set("successUrl", input.success_url?.replaceAll("{CHECKOUT_ID}", row.id)),
     ...set("returnUrl", input.return_url),
-    ...set("embedOrigin", input.embed_origin === undefined ? undefined : input.embed_origin ? new URL(input.embed_origin).origin : null),
+    ...set(
+      "embedOrigin",
+      input.embed_origin === undefined
+        ? undefined
+        : input.embed_origin
+          ? new URL(input.embed_origin).origin
+          : null,
+    ),
     modifiedAt: deps.clock.now(),
   };
   return inTransaction(deps.db, async (tx) => {
     const updated = await repo.updateCheckout(tx, row.id, values);
     const view = await loadView({ ...deps, db: tx }, updated);
-    await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "checkout.updated", data: checkoutOut(view) });
+    await recordEvent(tx, deps.clock, {
+      organizationId: row.organizationId,
+      type: "checkout.updated",
+      data: checkoutOut(view),
+    });
     return view;
   });
 }
 
-export async function checkoutEventData(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, tx: Db, row: repo.CheckoutRow) {
+export async function checkoutEventData(
+  deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">,
+  tx: Db,
+  row: repo.CheckoutRow,
+) {
   return checkoutOut(await loadView({ ...deps, db: tx }, row));
 }

@@ -10,9 +10,19 @@ import { redeemDiscount, releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
-import { createSubscription, recordCustomerState, renderSubscription } from "../subscriptions/service.ts";
+import {
+  createSubscription,
+  recordCustomerState,
+  renderSubscription,
+} from "../subscriptions/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { applyUpdate, bySecret, checkoutEventData, NotOpenCheckout, PaymentError } from "./client.ts";
+import {
+  applyUpdate,
+  bySecret,
+  checkoutEventData,
+  NotOpenCheckout,
+  PaymentError,
+} from "./client.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm } from "./schemas.ts";
 import { checkoutPublicOut } from "./serialize.ts";
@@ -20,27 +30,52 @@ import { loadPublicView, type CheckoutDeps } from "./service.ts";
 import { addressIssues, customFieldIssues } from "./validate.ts";
 
 export async function confirmCheckout(deps: CheckoutDeps, secret: string, input: CheckoutConfirm) {
-  const { confirmation_token_id: tokenId, discount_code, payment_method_type: _pmt, allow_trial: _trial, ...update } = input;
+  const {
+    confirmation_token_id: tokenId,
+    discount_code,
+    payment_method_type: _pmt,
+    allow_trial: _trial,
+    ...update
+  } = input;
   let row = await bySecret(deps, secret);
   // What the page sends with confirm is applied like an update first (same rules, same event).
-  if (Object.keys(update).length > 0 || discount_code !== undefined) row = (await applyUpdate(deps, row, update, discount_code)).row;
+  if (Object.keys(update).length > 0 || discount_code !== undefined)
+    row = (await applyUpdate(deps, row, update, discount_code)).row;
   else if (row.status !== "open") row = (await applyUpdate(deps, row, {}, undefined)).row;
 
   const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, [row.productId]);
   const issues: ValidationIssue[] = [];
-  if (!row.customerEmail) issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
-  issues.push(...addressIssues(row), ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true));
-  if (row.totalAmount > 0 && !tokenId) issues.push({ loc: ["body", "confirmation_token_id"], msg: "Field required: payment details are needed for this checkout.", type: "missing" });
+  if (!row.customerEmail)
+    issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
+  issues.push(
+    ...addressIssues(row),
+    ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
+  );
+  if (row.totalAmount > 0 && !tokenId)
+    issues.push({
+      loc: ["body", "confirmation_token_id"],
+      msg: "Field required: payment details are needed for this checkout.",
+      type: "missing",
+    });
   if (issues.length) throw new RequestValidationError(issues);
 
   const claimed = await inTransaction(deps.db, async (tx) => {
     const c = await repo.claimForPayment(tx, row.id, deps.clock.now());
     if (!c) return null;
     if (c.discountId && !(await redeemDiscount(tx, c.discountId))) {
-      throw RequestValidationError.field(["body", "discount_code"], "This discount has been fully redeemed.");
+      throw RequestValidationError.field(
+        ["body", "discount_code"],
+        "This discount has been fully redeemed.",
+      );
     }
-    const claimedRow = c.discountId ? await repo.updateCheckout(tx, c.id, { discountRedeemed: true }) : c;
-    await recordEvent(tx, deps.clock, { organizationId: c.organizationId, type: "checkout.updated", data: await checkoutEventData(deps, tx, claimedRow) });
+    const claimedRow = c.discountId
+      ? await repo.updateCheckout(tx, c.id, { discountRedeemed: true })
+      : c;
+    await recordEvent(tx, deps.clock, {
+      organizationId: c.organizationId,
+      type: "checkout.updated",
+      data: await checkoutEventData(deps, tx, claimedRow),
+    });
     return claimedRow;
   });
   if (!claimed) {
@@ -48,7 +83,10 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     throw new NotOpenCheckout();
   }
 
-  let payment: { processorPaymentId: string | null; card: { brand: string; last4: string } | null } = { processorPaymentId: null, card: null };
+  let payment: {
+    processorPaymentId: string | null;
+    card: { brand: string; last4: string } | null;
+  } = { processorPaymentId: null, card: null };
   if (claimed.totalAmount > 0) {
     const result = await deps.processor
       .charge({
@@ -58,7 +96,11 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
         idempotencyKey: `${claimed.id}:${claimed.paymentAttempts}`,
         description: product?.name ?? "till checkout",
       })
-      .catch((err: unknown) => ({ status: "failed" as const, code: "processing_error" as const, message: `The payment could not be processed: ${(err as Error).message}` }));
+      .catch((err: unknown) => ({
+        status: "failed" as const,
+        code: "processing_error" as const,
+        message: `The payment could not be processed: ${(err as Error).message}`,
+      }));
     if (result.status === "failed") {
       await reopen(deps, claimed, result.message);
       throw new PaymentError(result.message);
@@ -76,12 +118,25 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
 async function reopen(deps: CheckoutDeps, row: repo.CheckoutRow, message: string): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     if (row.discountRedeemed && row.discountId) await releaseDiscount(tx, row.discountId);
-    const updated = await repo.updateCheckout(tx, row.id, { status: "open", discountRedeemed: false, paymentError: message, modifiedAt: deps.clock.now() });
-    await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "checkout.updated", data: await checkoutEventData(deps, tx, updated) });
+    const updated = await repo.updateCheckout(tx, row.id, {
+      status: "open",
+      discountRedeemed: false,
+      paymentError: message,
+      modifiedAt: deps.clock.now(),
+    });
+    await recordEvent(tx, deps.clock, {
+      organizationId: row.organizationId,
+      type: "checkout.updated",
+      data: await checkoutEventData(deps, tx, updated),
+    });
   });
 }
 
-async function fulfil(deps: CheckoutDeps, row: repo.CheckoutRow, payment: { processorPaymentId: string | null; card: { brand: string; last4: string } | null }): Promise<repo.CheckoutRow> {
+async function fulfil(
+  deps: CheckoutDeps,
+  row: repo.CheckoutRow,
+  payment: { processorPaymentId: string | null; card: { brand: string; last4: string } | null },
+): Promise<repo.CheckoutRow> {
   return inTransaction(deps.db, async (tx) => {
     const clock = deps.clock;
     const now = clock.now();
@@ -137,7 +192,15 @@ async function fulfil(deps: CheckoutDeps, row: repo.CheckoutRow, payment: { proc
         customFieldData: row.customFieldData,
         createdAt: now,
       },
-      [{ label: priceLabel(product!.name, price?.amount_type), amount: row.netAmount, taxAmount: row.taxAmount ?? 0, productPriceId: row.productPriceId, createdAt: now }],
+      [
+        {
+          label: priceLabel(product!.name, price?.amount_type),
+          amount: row.netAmount,
+          taxAmount: row.taxAmount ?? 0,
+          productPriceId: row.productPriceId,
+          createdAt: now,
+        },
+      ],
     );
 
     const updated = await repo.updateCheckout(tx, row.id, {
@@ -154,7 +217,8 @@ async function fulfil(deps: CheckoutDeps, row: repo.CheckoutRow, payment: { proc
 
     // Polar's order of events for a purchase: the order, the subscription, payment, then the session.
     const orderData = (await renderOrders(tx, deps.config.baseUrl, [order]))[0]!;
-    const emit = (type: string, data: unknown) => recordEvent(tx, clock, { organizationId: row.organizationId, type, data });
+    const emit = (type: string, data: unknown) =>
+      recordEvent(tx, clock, { organizationId: row.organizationId, type, data });
     await emit("order.created", orderData);
     if (subscription) {
       const subscriptionData = await renderSubscription(tx, deps.config.baseUrl, subscription);
@@ -163,7 +227,12 @@ async function fulfil(deps: CheckoutDeps, row: repo.CheckoutRow, payment: { proc
     }
     await emit("order.paid", orderData);
     await emit("checkout.updated", await checkoutEventData(deps, tx, updated));
-    await grantBenefitsForOrder(tx, deps, { id: order.id, customerId: customer.id, productId: row.productId, subscriptionId: subscription?.id ?? null });
+    await grantBenefitsForOrder(tx, deps, {
+      id: order.id,
+      customerId: customer.id,
+      productId: row.productId,
+      subscriptionId: subscription?.id ?? null,
+    });
     await recordCustomerState(tx, clock, row.organizationId, customer.id);
     return updated;
   });

@@ -10,19 +10,31 @@ import type { CheckoutDeps } from "./service.ts";
 
 export const EXPIRE_CHECKOUTS_JOB = "checkouts.expire";
 
-export async function expireCheckouts(deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">): Promise<number> {
+export async function expireCheckouts(
+  deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">,
+): Promise<number> {
   return inTransaction(deps.db, async (tx) => {
     const expired = await repo.expireDue(tx, deps.clock.now());
     for (const row of expired) {
       const data = await checkoutEventData(deps, tx, row);
-      await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "checkout.updated", data });
-      await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "checkout.expired", data });
+      await recordEvent(tx, deps.clock, {
+        organizationId: row.organizationId,
+        type: "checkout.updated",
+        data,
+      });
+      await recordEvent(tx, deps.clock, {
+        organizationId: row.organizationId,
+        type: "checkout.expired",
+        data,
+      });
     }
     return expired.length;
   });
 }
 
-export function expireCheckoutsJob(deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">): JobDefinition {
+export function expireCheckoutsJob(
+  deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">,
+): JobDefinition {
   return {
     name: EXPIRE_CHECKOUTS_JOB,
     queue: { retryLimit: 3 },

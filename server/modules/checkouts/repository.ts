@@ -16,16 +16,33 @@ export type CheckoutInsert = typeof checkouts.$inferInsert;
  * PostgreSQL and this process more than the insert). Prepared once per handle (see lib/prepared.ts):
  * building this insert was the largest CPU cost of a create.
  */
-export async function insertCheckoutWithEvent(db: Db, values: CheckoutRow, event: OutboxRow): Promise<void> {
+export async function insertCheckoutWithEvent(
+  db: Db,
+  values: CheckoutRow,
+  event: OutboxRow,
+): Promise<void> {
   const query = preparedQuery(db, "checkouts.insertWithEvent", (d) => {
     const { organizationId, type, payload } = valuePlaceholders(outboxTable, "event_");
-    const recorded = d.$with("recorded_event").as(outboxInsert(d, { organizationId, type, payload }));
-    return d.with(recorded).insert(checkouts).values(valuePlaceholders(checkouts)).prepare("checkouts_insert_with_event");
+    const recorded = d
+      .$with("recorded_event")
+      .as(outboxInsert(d, { organizationId, type, payload }));
+    return d
+      .with(recorded)
+      .insert(checkouts)
+      .values(valuePlaceholders(checkouts))
+      .prepare("checkouts_insert_with_event");
   });
-  await query.execute({ ...encodeValues(checkouts, values), ...encodeValues(outboxTable, event, "event_") });
+  await query.execute({
+    ...encodeValues(checkouts, values),
+    ...encodeValues(outboxTable, event, "event_"),
+  });
 }
 
-export async function findCheckout(db: Db, organizationIds: readonly string[], id: string): Promise<CheckoutRow | null> {
+export async function findCheckout(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<CheckoutRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -36,16 +53,28 @@ export async function findCheckout(db: Db, organizationIds: readonly string[], i
 }
 
 export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRow | null> {
-  const [row] = await db.select().from(checkouts).where(eq(checkouts.clientSecretHash, hash)).limit(1);
+  const [row] = await db
+    .select()
+    .from(checkouts)
+    .where(eq(checkouts.clientSecretHash, hash))
+    .limit(1);
   return row ?? null;
 }
 
 export async function statusOf(db: Db, id: string): Promise<CheckoutRow["status"] | null> {
-  const [row] = await db.select({ status: checkouts.status }).from(checkouts).where(eq(checkouts.id, id)).limit(1);
+  const [row] = await db
+    .select({ status: checkouts.status })
+    .from(checkouts)
+    .where(eq(checkouts.id, id))
+    .limit(1);
   return row?.status ?? null;
 }
 
-export async function updateCheckout(db: Db, id: string, values: Partial<CheckoutInsert>): Promise<CheckoutRow> {
+export async function updateCheckout(
+  db: Db,
+  id: string,
+  values: Partial<CheckoutInsert>,
+): Promise<CheckoutRow> {
   const [row] = await db.update(checkouts).set(values).where(eq(checkouts.id, id)).returning();
   return row!;
 }
@@ -54,7 +83,12 @@ export async function updateCheckout(db: Db, id: string, values: Partial<Checkou
 export async function claimForPayment(db: Db, id: string, now: Date): Promise<CheckoutRow | null> {
   const [row] = await db
     .update(checkouts)
-    .set({ status: "confirmed", paymentAttempts: sql`${checkouts.paymentAttempts} + 1`, paymentError: null, modifiedAt: now })
+    .set({
+      status: "confirmed",
+      paymentAttempts: sql`${checkouts.paymentAttempts} + 1`,
+      paymentError: null,
+      modifiedAt: now,
+    })
     .where(and(eq(checkouts.id, id), eq(checkouts.status, "open")))
     .returning();
   return row ?? null;
@@ -76,19 +110,36 @@ export interface CheckoutFilter {
   query?: string | undefined;
 }
 
-const SORTS = { created_at: checkouts.createdAt, expires_at: checkouts.expiresAt, status: checkouts.status } as const;
+const SORTS = {
+  created_at: checkouts.createdAt,
+  expires_at: checkouts.expiresAt,
+  status: checkouts.status,
+} as const;
 
-export async function listCheckouts(db: Db, f: CheckoutFilter, sorting: { key: keyof typeof SORTS; desc: boolean }[], limit: number, offset: number) {
+export async function listCheckouts(
+  db: Db,
+  f: CheckoutFilter,
+  sorting: { key: keyof typeof SORTS; desc: boolean }[],
+  limit: number,
+  offset: number,
+) {
   if (f.organizationIds.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inArray(checkouts.organizationId, f.organizationIds)];
   if (f.productIds?.length) conds.push(inArray(checkouts.productId, f.productIds));
   if (f.customerIds?.length) conds.push(inArray(checkouts.customerId, f.customerIds));
-  if (f.statuses?.length) conds.push(inArray(checkouts.status, f.statuses as CheckoutRow["status"][]));
+  if (f.statuses?.length)
+    conds.push(inArray(checkouts.status, f.statuses as CheckoutRow["status"][]));
   if (f.query) conds.push(sql`${checkouts.customerEmail} ilike ${containsPattern(f.query)}`);
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select().from(checkouts).where(where).orderBy(...order, asc(checkouts.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(checkouts)
+      .where(where)
+      .orderBy(...order, asc(checkouts.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(checkouts).where(where),
   ]);
   return { rows, total: totals!.n };

@@ -6,7 +6,10 @@ import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { addressInput } from "../customers/schemas.ts";
 
-const customFieldData = z.record(z.string().min(1).max(100), z.union([z.string().max(5000), z.number(), z.boolean(), z.null()]));
+const customFieldData = z.record(
+  z.string().min(1).max(100),
+  z.union([z.string().max(5000), z.number(), z.boolean(), z.null()]),
+);
 const httpUrl = z.url({ protocol: /^https?$/ });
 
 const common = {
@@ -42,8 +45,15 @@ export const checkoutCreate = z
     product_price_id: z.uuid().optional(),
   })
   .superRefine((v, ctx) => {
-    const forms = [v.products, v.product_id, v.product_price_id].filter((x) => x !== undefined).length;
-    if (forms !== 1) ctx.addIssue({ code: "custom", path: ["products"], message: "Give exactly one of products, product_id or product_price_id." });
+    const forms = [v.products, v.product_id, v.product_price_id].filter(
+      (x) => x !== undefined,
+    ).length;
+    if (forms !== 1)
+      ctx.addIssue({
+        code: "custom",
+        path: ["products"],
+        message: "Give exactly one of products, product_id or product_price_id.",
+      });
   });
 export type CheckoutCreate = z.output<typeof checkoutCreate>;
 
@@ -94,4 +104,3 @@ export const checkoutListQuery = z.object({
   sorting: sortingSchema(["created_at", "expires_at", "status"] as const, ["-created_at"]),
 });
 export type CheckoutListQuery = z.output<typeof checkoutListQuery>;
-

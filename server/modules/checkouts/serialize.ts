@@ -13,12 +13,20 @@ export interface CheckoutView {
 }
 
 export interface CheckoutPublicView extends CheckoutView {
-  organization: { id: string; name: string; slug: string; avatarUrl: string | null; createdAt: Date };
+  organization: {
+    id: string;
+    name: string;
+    slug: string;
+    avatarUrl: string | null;
+    createdAt: Date;
+  };
 }
 
 type Mode = "required" | "optional" | "disabled";
 
-export function billingAddressFields(row: CheckoutRow): Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", Mode> {
+export function billingAddressFields(
+  row: CheckoutRow,
+): Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", Mode> {
   const paying = row.totalAmount > 0;
   const full = row.requireBillingAddress;
   return {
@@ -33,10 +41,23 @@ export function billingAddressFields(row: CheckoutRow): Record<"country" | "stat
 
 function discountOut(d: DiscountRow | null) {
   if (!d) return null;
-  const base = { id: d.id, name: d.name, code: d.code, duration: d.duration, ...(d.duration === "repeating" ? { duration_in_months: d.durationInMonths ?? 1 } : {}) };
-  if (d.type === "percentage") return { ...base, type: "percentage", basis_points: d.basisPoints ?? 0 };
+  const base = {
+    id: d.id,
+    name: d.name,
+    code: d.code,
+    duration: d.duration,
+    ...(d.duration === "repeating" ? { duration_in_months: d.durationInMonths ?? 1 } : {}),
+  };
+  if (d.type === "percentage")
+    return { ...base, type: "percentage", basis_points: d.basisPoints ?? 0 };
   const currency = d.currency ?? "usd";
-  return { ...base, type: "fixed", amount: d.amount ?? 0, currency, amounts: { ...(d.amounts ?? {}), [currency]: d.amount ?? 0 } };
+  return {
+    ...base,
+    type: "fixed",
+    amount: d.amount ?? 0,
+    currency,
+    amounts: { ...(d.amounts ?? {}), [currency]: d.amount ?? 0 },
+  };
 }
 
 function checkoutProduct(p: ProductOut) {
@@ -59,7 +80,8 @@ export function checkoutOut(view: CheckoutView) {
     client_secret: view.clientSecret,
     url: view.url,
     expires_at: row.expiresAt.toISOString(),
-    success_url: row.successUrl ?? `${new URL(view.url).origin}/checkout/${view.clientSecret}/confirmation`,
+    success_url:
+      row.successUrl ?? `${new URL(view.url).origin}/checkout/${view.clientSecret}/confirmation`,
     return_url: row.returnUrl,
     embed_origin: row.embedOrigin,
     amount: row.amount,
@@ -116,7 +138,13 @@ export function checkoutOut(view: CheckoutView) {
 
 /** The page's view: no seller metadata, plus the organization and, once paid, nothing secret. */
 export function checkoutPublicOut(view: CheckoutPublicView) {
-  const { metadata: _m, customer_metadata: _cm, external_customer_id: _e, subscription_id: _s, ...rest } = checkoutOut(view);
+  const {
+    metadata: _m,
+    customer_metadata: _cm,
+    external_customer_id: _e,
+    subscription_id: _s,
+    ...rest
+  } = checkoutOut(view);
   const o = view.organization;
   return {
     ...rest,

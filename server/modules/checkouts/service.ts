@@ -5,9 +5,18 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { assertAccessible, organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  assertAccessible,
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../lib/errors.ts";
+import {
+  RequestValidationError,
+  ResourceNotFound,
+  type ValidationIssue,
+} from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
@@ -37,26 +46,47 @@ export interface CheckoutDeps {
 }
 
 /** What the seller's view of a session shows besides the row: its products and discount. */
-export async function loadView(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow): Promise<CheckoutView> {
+export async function loadView(
+  deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">,
+  row: repo.CheckoutRow,
+): Promise<CheckoutView> {
   const clientSecret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
     productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
     row.discountId ? discountById(deps.db, row.discountId) : null,
   ]);
-  return { row, clientSecret, url: `${deps.config.baseUrl}/checkout/${clientSecret}`, products, discount };
+  return {
+    row,
+    clientSecret,
+    url: `${deps.config.baseUrl}/checkout/${clientSecret}`,
+    products,
+    discount,
+  };
 }
 
 /** The page's view adds the selling organization. */
-export async function withOrganization(deps: Pick<CheckoutDeps, "db">, view: CheckoutView): Promise<CheckoutPublicView> {
+export async function withOrganization(
+  deps: Pick<CheckoutDeps, "db">,
+  view: CheckoutView,
+): Promise<CheckoutPublicView> {
   return { ...view, organization: await organizationSummary(deps.db, view.row.organizationId) };
 }
 
-export async function loadPublicView(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow): Promise<CheckoutPublicView> {
-  const [view, organization] = await Promise.all([loadView(deps, row), organizationSummary(deps.db, row.organizationId)]);
+export async function loadPublicView(
+  deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">,
+  row: repo.CheckoutRow,
+): Promise<CheckoutPublicView> {
+  const [view, organization] = await Promise.all([
+    loadView(deps, row),
+    organizationSummary(deps.db, row.organizationId),
+  ]);
   return { ...view, organization };
 }
 
-export async function render(deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">, row: repo.CheckoutRow) {
+export async function render(
+  deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">,
+  row: repo.CheckoutRow,
+) {
   return checkoutOut(await loadView(deps, row));
 }
 
@@ -74,17 +104,37 @@ export interface PricingInput {
   country: string | null;
 }
 
-export async function priceCheckout(deps: Pick<CheckoutDeps, "db" | "clock" | "tax">, input: PricingInput, loc: { amount: (string | number)[]; discount: (string | number)[] }, preloaded?: PriceRow) {
-  const price = preloaded?.id === input.productPriceId ? preloaded : await priceById(deps.db, input.productPriceId);
+export async function priceCheckout(
+  deps: Pick<CheckoutDeps, "db" | "clock" | "tax">,
+  input: PricingInput,
+  loc: { amount: (string | number)[]; discount: (string | number)[] },
+  preloaded?: PriceRow,
+) {
+  const price =
+    preloaded?.id === input.productPriceId
+      ? preloaded
+      : await priceById(deps.db, input.productPriceId);
   if (!price) throw new ResourceNotFound("Price not found.");
   const subtotal = subtotalOf(price, input.requestedAmount);
   if (!subtotal.ok) invalid([{ loc: loc.amount, msg: subtotal.msg, type: "value_error" }]);
   const currency = price.priceCurrency;
   if (input.discount) {
-    const refusal = discountRefusal(input.discount, input.productId, await restrictedProductIds(deps.db, input.discount.id), currency, deps.clock.now());
+    const refusal = discountRefusal(
+      input.discount,
+      input.productId,
+      await restrictedProductIds(deps.db, input.discount.id),
+      currency,
+      deps.clock.now(),
+    );
     if (refusal) invalid([{ loc: loc.discount, msg: refusal, type: "value_error" }]);
   }
-  const amounts = computeAmounts({ subtotal: subtotal.amount, discount: input.discount, currency, country: input.country, tax: deps.tax });
+  const amounts = computeAmounts({
+    subtotal: subtotal.amount,
+    discount: input.discount,
+    currency,
+    country: input.country,
+    tax: deps.tax,
+  });
   return { currency, ...amounts };
 }
 
@@ -98,45 +148,104 @@ async function resolveOffer(deps: CheckoutDeps, organizationId: string, input: C
   let priceId: string | null = null;
   if (input.product_price_id) {
     const price = await priceById(deps.db, input.product_price_id);
-    if (!price || price.isArchived) invalid([{ loc: ["body", "product_price_id"], msg: "Price not found or archived.", type: "value_error" }]);
+    if (!price || price.isArchived)
+      invalid([
+        {
+          loc: ["body", "product_price_id"],
+          msg: "Price not found or archived.",
+          type: "value_error",
+        },
+      ]);
     productIds = [price.productId];
     priceId = price.id;
   } else {
     productIds = [...new Set(input.products ?? [input.product_id!])];
   }
-  const products = await productsWithPrices(deps.db, deps.config.baseUrl, organizationId, productIds);
+  const products = await productsWithPrices(
+    deps.db,
+    deps.config.baseUrl,
+    organizationId,
+    productIds,
+  );
   const found = new Map(products.map((p) => [p.row.id, p]));
-  if (priceId && !found.has(productIds[0]!)) invalid([{ loc: ["body", "product_price_id"], msg: "Price not found or archived.", type: "value_error" }]);
+  if (priceId && !found.has(productIds[0]!))
+    invalid([
+      {
+        loc: ["body", "product_price_id"],
+        msg: "Price not found or archived.",
+        type: "value_error",
+      },
+    ]);
   const loc = input.products ? ["body", "products"] : ["body", "product_id"];
   productIds.forEach((id, i) => {
     const product = found.get(id)?.row;
-    if (!product) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "Product not found in this organization.", type: "value_error" }]);
-    if (product.isArchived) invalid([{ loc: input.products ? [...loc, i] : loc, msg: "This product is archived and cannot be sold.", type: "value_error" }]);
+    if (!product)
+      invalid([
+        {
+          loc: input.products ? [...loc, i] : loc,
+          msg: "Product not found in this organization.",
+          type: "value_error",
+        },
+      ]);
+    if (product.isArchived)
+      invalid([
+        {
+          loc: input.products ? [...loc, i] : loc,
+          msg: "This product is archived and cannot be sold.",
+          type: "value_error",
+        },
+      ]);
   });
   const offered = found.get(productIds[0]!)!.prices;
   const first = priceId ? (offered.find((p) => p.id === priceId) ?? null) : (offered[0] ?? null);
   if (!first) invalid([{ loc, msg: "This product has no active price.", type: "value_error" }]);
-  return { productIds, productId: productIds[0]!, productPriceId: first.id, price: first, products: products.map((p) => p.out) };
+  return {
+    productIds,
+    productId: productIds[0]!,
+    productPriceId: first.id,
+    price: first,
+    products: products.map((p) => p.out),
+  };
 }
 
-export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input: CheckoutCreate, checkoutLinkId: string | null = null) {
+export async function createCheckout(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  input: CheckoutCreate,
+  checkoutLinkId: string | null = null,
+) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
   const { price, products, ...offer } = await resolveOffer(deps, organizationId, input);
   let discount: DiscountRow | null = null;
   if (input.discount_id) {
     discount = await discountById(deps.db, input.discount_id);
-    if (!discount || discount.organizationId !== organizationId || discount.deletedAt) invalid([{ loc: ["body", "discount_id"], msg: "Discount not found.", type: "value_error" }]);
+    if (!discount || discount.organizationId !== organizationId || discount.deletedAt)
+      invalid([{ loc: ["body", "discount_id"], msg: "Discount not found.", type: "value_error" }]);
   }
-  const customer = await findCustomerForCheckout(deps.db, organizationId, { id: input.customer_id ?? null, externalId: input.external_customer_id ?? null });
-  if (input.customer_id && !customer) invalid([{ loc: ["body", "customer_id"], msg: "Customer not found.", type: "value_error" }]);
+  const customer = await findCustomerForCheckout(deps.db, organizationId, {
+    id: input.customer_id ?? null,
+    externalId: input.external_customer_id ?? null,
+  });
+  if (input.customer_id && !customer)
+    invalid([{ loc: ["body", "customer_id"], msg: "Customer not found.", type: "value_error" }]);
 
-  const issues = customFieldIssues(products.find((p) => p.id === offer.productId)?.attached_custom_fields ?? [], input.custom_field_data ?? {}, false);
+  const issues = customFieldIssues(
+    products.find((p) => p.id === offer.productId)?.attached_custom_fields ?? [],
+    input.custom_field_data ?? {},
+    false,
+  );
   if (issues.length) invalid(issues);
 
   const billingAddress = input.customer_billing_address ?? customer?.billingAddress ?? null;
   const pricing = await priceCheckout(
     deps,
-    { organizationId, ...offer, requestedAmount: input.amount, discount, country: billingAddress?.country ?? null },
+    {
+      organizationId,
+      ...offer,
+      requestedAmount: input.amount,
+      discount,
+      country: billingAddress?.country ?? null,
+    },
     { amount: ["body", "amount"], discount: ["body", "discount_id"] },
     price,
   );
@@ -187,17 +296,43 @@ export async function createCheckout(deps: CheckoutDeps, ctx: AuthContext, input
     modifiedAt: null,
   };
   const out = checkoutOut({ row: values, clientSecret: secret, url, products, discount });
-  await repo.insertCheckoutWithEvent(deps.db, values, outboxRow(deps.clock, { organizationId, type: "checkout.created", data: out }));
+  await repo.insertCheckoutWithEvent(
+    deps.db,
+    values,
+    outboxRow(deps.clock, { organizationId, type: "checkout.created", data: out }),
+  );
   return out;
 }
 
 /** A session opened from a checkout link, with what the visitor's URL prefilled. */
 export async function createCheckoutForLink(
   deps: CheckoutDeps,
-  link: { id: string; organizationId: string; productIds: string[]; discountId: string | null; allowDiscountCodes: boolean; requireBillingAddress: boolean; successUrl: string | null; returnUrl: string | null; metadata: Record<string, string | number | boolean> },
-  prefill: { customer_email?: string | undefined; customer_name?: string | undefined; amount?: number | undefined; embed_origin?: string | undefined; reference_id?: string | undefined },
+  link: {
+    id: string;
+    organizationId: string;
+    productIds: string[];
+    discountId: string | null;
+    allowDiscountCodes: boolean;
+    requireBillingAddress: boolean;
+    successUrl: string | null;
+    returnUrl: string | null;
+    metadata: Record<string, string | number | boolean>;
+  },
+  prefill: {
+    customer_email?: string | undefined;
+    customer_name?: string | undefined;
+    amount?: number | undefined;
+    embed_origin?: string | undefined;
+    reference_id?: string | undefined;
+  },
 ) {
-  const ctx: AuthContext = { kind: "organization", userId: null, organizationIds: [link.organizationId], scopes: new Set(["checkouts:write"]), tokenId: null };
+  const ctx: AuthContext = {
+    kind: "organization",
+    userId: null,
+    organizationIds: [link.organizationId],
+    scopes: new Set(["checkouts:write"]),
+    tokenId: null,
+  };
   return createCheckout(
     deps,
     ctx,
@@ -208,7 +343,10 @@ export async function createCheckoutForLink(
       require_billing_address: link.requireBillingAddress,
       success_url: link.successUrl,
       return_url: link.returnUrl,
-      metadata: { ...link.metadata, ...(prefill.reference_id ? { reference_id: prefill.reference_id } : {}) },
+      metadata: {
+        ...link.metadata,
+        ...(prefill.reference_id ? { reference_id: prefill.reference_id } : {}),
+      },
       customer_email: prefill.customer_email ?? null,
       customer_name: prefill.customer_name ?? null,
       amount: prefill.amount ?? null,
@@ -219,8 +357,22 @@ export async function createCheckoutForLink(
   );
 }
 
-export function normalizeAddress(a: { country: string; line1?: string | null; line2?: string | null; postal_code?: string | null; city?: string | null; state?: string | null }) {
-  return { line1: a.line1 ?? null, line2: a.line2 ?? null, postal_code: a.postal_code ?? null, city: a.city ?? null, state: a.state ?? null, country: a.country };
+export function normalizeAddress(a: {
+  country: string;
+  line1?: string | null;
+  line2?: string | null;
+  postal_code?: string | null;
+  city?: string | null;
+  state?: string | null;
+}) {
+  return {
+    line1: a.line1 ?? null,
+    line2: a.line2 ?? null,
+    postal_code: a.postal_code ?? null,
+    city: a.city ?? null,
+    state: a.state ?? null,
+    country: a.country,
+  };
 }
 
 export async function getCheckout(deps: CheckoutDeps, ctx: AuthContext, id: string) {
@@ -229,10 +381,21 @@ export async function getCheckout(deps: CheckoutDeps, ctx: AuthContext, id: stri
   return render(deps, row);
 }
 
-export async function listCheckouts(deps: CheckoutDeps, ctx: AuthContext, query: CheckoutListQuery, page: Pagination) {
+export async function listCheckouts(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  query: CheckoutListQuery,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listCheckouts(
     deps.db,
-    { organizationIds: organizationsForRead(ctx, query.organization_id), productIds: query.product_id, customerIds: query.customer_id, statuses: query.status, query: query.query },
+    {
+      organizationIds: organizationsForRead(ctx, query.organization_id),
+      productIds: query.product_id,
+      customerIds: query.customer_id,
+      statuses: query.status,
+      query: query.query,
+    },
     query.sorting,
     page.limit,
     offsetOf(page),
@@ -240,7 +403,12 @@ export async function listCheckouts(deps: CheckoutDeps, ctx: AuthContext, query:
   return pageOf(await Promise.all(rows.map((r) => render(deps, r))), total, page);
 }
 
-export async function updateCheckout(deps: CheckoutDeps, ctx: AuthContext, id: string, input: CheckoutUpdate) {
+export async function updateCheckout(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  id: string,
+  input: CheckoutUpdate,
+) {
   const row = await repo.findCheckout(deps.db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("Checkout not found.");
   assertAccessible(ctx, row.organizationId, "Checkout not found.");

@@ -23,20 +23,31 @@ type Status = repo.CheckoutRow["status"];
 const STATUS_EVENTS = new Set(["checkout.updated", "checkout.expired"]);
 
 /** Streams the status of a session already found by its secret (unknown or expired: answered before). */
-export function streamStatus(deps: StatusStreamDeps, req: Request, res: Response, row: repo.CheckoutRow): void {
+export function streamStatus(
+  deps: StatusStreamDeps,
+  req: Request,
+  res: Response,
+  row: repo.CheckoutRow,
+): void {
   startEventStream(res);
   res.write("retry: 1000\n\n");
   let last: Status | null = null;
   const send = (status: Status) => {
     if (status === last || stream.closed) return;
     last = status;
-    res.write(`data: ${JSON.stringify({ id: randomUUID(), key: "checkout.updated", payload: { status } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id: randomUUID(), key: "checkout.updated", payload: { status } })}\n\n`,
+    );
   };
 
   // Announcements are handled one at a time, in the order they came (commit order).
   let queue = Promise.resolve();
   const enqueue = (work: () => Promise<void>) => {
-    queue = queue.then(work).catch((err: unknown) => req.log.error({ err, checkoutId: row.id }, "checkout status stream read failed"));
+    queue = queue
+      .then(work)
+      .catch((err: unknown) =>
+        req.log.error({ err, checkoutId: row.id }, "checkout status stream read failed"),
+      );
   };
   const reread = async () => {
     const current = await repo.statusOf(deps.db, row.id);
@@ -49,7 +60,8 @@ export function streamStatus(deps: StatusStreamDeps, req: Request, res: Response
     enqueue(async () => {
       const event = await committedEvent(deps.db, n.organizationId, n.seq);
       const data = event?.data as { id?: string; status?: Status } | undefined;
-      if (event && STATUS_EVENTS.has(event.type) && data?.id === row.id && data.status) send(data.status);
+      if (event && STATUS_EVENTS.has(event.type) && data?.id === row.id && data.status)
+        send(data.status);
     });
   });
   const stream = holdStream(req, res, deps.streams, unsubscribe);

@@ -8,51 +8,87 @@ import { billingAddressFields } from "./serialize.ts";
 type Attached = ProductOut["attached_custom_fields"][number];
 type Value = string | number | boolean | null;
 
-export function customFieldIssues(attached: Attached[], data: Record<string, Value>, requireAll: boolean): ValidationIssue[] {
+export function customFieldIssues(
+  attached: Attached[],
+  data: Record<string, Value>,
+  requireAll: boolean,
+): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const bySlug = new Map(attached.map((a) => [a.custom_field.slug, a]));
   for (const key of Object.keys(data)) {
-    if (!bySlug.has(key)) issues.push({ loc: ["body", "custom_field_data", key], msg: "This product has no such field.", type: "extra_forbidden" });
+    if (!bySlug.has(key))
+      issues.push({
+        loc: ["body", "custom_field_data", key],
+        msg: "This product has no such field.",
+        type: "extra_forbidden",
+      });
   }
   for (const a of attached) {
-    const field = a.custom_field as { slug: string; type: string; name: string; properties: Record<string, unknown> };
+    const field = a.custom_field as {
+      slug: string;
+      type: string;
+      name: string;
+      properties: Record<string, unknown>;
+    };
     const loc = ["body", "custom_field_data", field.slug];
     const value = data[field.slug];
-    const empty = value === undefined || value === null || value === "" || (field.type === "checkbox" && value === false);
+    const empty =
+      value === undefined ||
+      value === null ||
+      value === "" ||
+      (field.type === "checkbox" && value === false);
     if (empty) {
-      if (requireAll && a.required) issues.push({ loc, msg: `${field.name} is required.`, type: "missing" });
+      if (requireAll && a.required)
+        issues.push({ loc, msg: `${field.name} is required.`, type: "missing" });
       continue;
     }
     const p = field.properties;
     switch (field.type) {
       case "text": {
-        if (typeof value !== "string") issues.push({ loc, msg: "Must be text.", type: "string_type" });
-        else if (typeof p.min_length === "number" && value.length < p.min_length) issues.push({ loc, msg: `At least ${p.min_length} characters.`, type: "string_too_short" });
-        else if (typeof p.max_length === "number" && value.length > p.max_length) issues.push({ loc, msg: `At most ${p.max_length} characters.`, type: "string_too_long" });
+        if (typeof value !== "string")
+          issues.push({ loc, msg: "Must be text.", type: "string_type" });
+        else if (typeof p.min_length === "number" && value.length < p.min_length)
+          issues.push({
+            loc,
+            msg: `At least ${p.min_length} characters.`,
+            type: "string_too_short",
+          });
+        else if (typeof p.max_length === "number" && value.length > p.max_length)
+          issues.push({ loc, msg: `At most ${p.max_length} characters.`, type: "string_too_long" });
         break;
       }
       case "number": {
-        if (typeof value !== "number" || !Number.isFinite(value)) issues.push({ loc, msg: "Must be a number.", type: "int_type" });
-        else if (typeof p.ge === "number" && value < p.ge) issues.push({ loc, msg: `Must be at least ${p.ge}.`, type: "greater_than_equal" });
-        else if (typeof p.le === "number" && value > p.le) issues.push({ loc, msg: `Must be at most ${p.le}.`, type: "less_than_equal" });
+        if (typeof value !== "number" || !Number.isFinite(value))
+          issues.push({ loc, msg: "Must be a number.", type: "int_type" });
+        else if (typeof p.ge === "number" && value < p.ge)
+          issues.push({ loc, msg: `Must be at least ${p.ge}.`, type: "greater_than_equal" });
+        else if (typeof p.le === "number" && value > p.le)
+          issues.push({ loc, msg: `Must be at most ${p.le}.`, type: "less_than_equal" });
         break;
       }
       case "date": {
-        const ok = typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value));
+        const ok =
+          typeof value === "string" &&
+          /^\d{4}-\d{2}-\d{2}$/.test(value) &&
+          !Number.isNaN(Date.parse(value));
         if (!ok) issues.push({ loc, msg: "Must be a date (YYYY-MM-DD).", type: "date_parsing" });
         else {
           const day = Date.parse(value as string) / 86_400_000;
-          if (typeof p.ge === "number" && day < p.ge / 86_400) issues.push({ loc, msg: "The date is too early.", type: "greater_than_equal" });
-          if (typeof p.le === "number" && day > p.le / 86_400) issues.push({ loc, msg: "The date is too late.", type: "less_than_equal" });
+          if (typeof p.ge === "number" && day < p.ge / 86_400)
+            issues.push({ loc, msg: "The date is too early.", type: "greater_than_equal" });
+          if (typeof p.le === "number" && day > p.le / 86_400)
+            issues.push({ loc, msg: "The date is too late.", type: "less_than_equal" });
         }
         break;
       }
       case "checkbox":
-        if (typeof value !== "boolean") issues.push({ loc, msg: "Must be true or false.", type: "bool_type" });
+        if (typeof value !== "boolean")
+          issues.push({ loc, msg: "Must be true or false.", type: "bool_type" });
         break;
       case "select": {
         const options = (p.options as { value: string }[] | undefined) ?? [];
-        if (typeof value !== "string" || !options.some((o) => o.value === value)) issues.push({ loc, msg: "Choose one of the options.", type: "enum" });
+        if (typeof value !== "string" || !options.some((o) => o.value === value))
+          issues.push({ loc, msg: "Choose one of the options.", type: "enum" });
         break;
       }
     }
@@ -62,11 +98,18 @@ export function customFieldIssues(attached: Attached[], data: Record<string, Val
 
 export function addressIssues(row: CheckoutRow): ValidationIssue[] {
   const modes = billingAddressFields(row);
-  const address = (row.customerBillingAddress ?? {}) as unknown as Record<string, string | null | undefined>;
+  const address = (row.customerBillingAddress ?? {}) as unknown as Record<
+    string,
+    string | null | undefined
+  >;
   const issues: ValidationIssue[] = [];
   for (const [key, mode] of Object.entries(modes)) {
     if (mode === "required" && !address[key]) {
-      issues.push({ loc: ["body", "customer_billing_address", key], msg: "Field required", type: "missing" });
+      issues.push({
+        loc: ["body", "customer_billing_address", key],
+        msg: "Field required",
+        type: "missing",
+      });
     }
   }
   return issues;

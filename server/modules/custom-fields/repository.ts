@@ -7,12 +7,19 @@ import type { CUSTOM_FIELD_SORTS } from "./schemas.ts";
 
 export type CustomFieldRow = typeof customFields.$inferSelect;
 
-export async function insertCustomField(db: Db, values: typeof customFields.$inferInsert): Promise<CustomFieldRow> {
+export async function insertCustomField(
+  db: Db,
+  values: typeof customFields.$inferInsert,
+): Promise<CustomFieldRow> {
   const [row] = await db.insert(customFields).values(values).returning();
   return row!;
 }
 
-export async function findCustomField(db: Db, organizationIds: readonly string[], id: string): Promise<CustomFieldRow | null> {
+export async function findCustomField(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<CustomFieldRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -23,7 +30,11 @@ export async function findCustomField(db: Db, organizationIds: readonly string[]
 }
 
 /** The custom fields among `ids` that belong to one organization. */
-export async function findCustomFields(db: Db, organizationId: string, ids: string[]): Promise<CustomFieldRow[]> {
+export async function findCustomFields(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+): Promise<CustomFieldRow[]> {
   if (ids.length === 0) return [];
   return db
     .select()
@@ -31,10 +42,19 @@ export async function findCustomFields(db: Db, organizationId: string, ids: stri
     .where(and(eq(customFields.organizationId, organizationId), inArray(customFields.id, ids)));
 }
 
-export async function slugTaken(db: Db, organizationId: string, slug: string, exceptId?: string): Promise<boolean> {
+export async function slugTaken(
+  db: Db,
+  organizationId: string,
+  slug: string,
+  exceptId?: string,
+): Promise<boolean> {
   const conds = [eq(customFields.organizationId, organizationId), eq(customFields.slug, slug)];
   if (exceptId) conds.push(ne(customFields.id, exceptId));
-  const [row] = await db.select({ id: customFields.id }).from(customFields).where(and(...conds)).limit(1);
+  const [row] = await db
+    .select({ id: customFields.id })
+    .from(customFields)
+    .where(and(...conds))
+    .limit(1);
   return Boolean(row);
 }
 
@@ -68,14 +88,28 @@ export async function listCustomFields(
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select().from(customFields).where(where).orderBy(...order, asc(customFields.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(customFields)
+      .where(where)
+      .orderBy(...order, asc(customFields.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(customFields).where(where),
   ]);
   return { rows, total: totals!.n };
 }
 
-export async function updateCustomField(db: Db, id: string, values: Partial<typeof customFields.$inferInsert>): Promise<CustomFieldRow> {
-  const [row] = await db.update(customFields).set(values).where(eq(customFields.id, id)).returning();
+export async function updateCustomField(
+  db: Db,
+  id: string,
+  values: Partial<typeof customFields.$inferInsert>,
+): Promise<CustomFieldRow> {
+  const [row] = await db
+    .update(customFields)
+    .set(values)
+    .where(eq(customFields.id, id))
+    .returning();
   return row!;
 }
 

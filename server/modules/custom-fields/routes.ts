@@ -14,10 +14,19 @@ export function customFieldsRouter(deps: CustomFieldDeps, guard: Guard): Router 
   const r = Router();
   r.get(["/custom-fields", "/custom-fields/"], guard("custom_fields:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listCustomFields(deps, authOf(req), parseQuery(customFieldListQuery, req), page));
+    res.json(
+      await service.listCustomFields(
+        deps,
+        authOf(req),
+        parseQuery(customFieldListQuery, req),
+        page,
+      ),
+    );
   });
   r.post(["/custom-fields", "/custom-fields/"], guard("custom_fields:write"), async (req, res) => {
-    res.status(201).json(await service.createCustomField(deps, authOf(req), parseBody(customFieldCreate, req)));
+    res
+      .status(201)
+      .json(await service.createCustomField(deps, authOf(req), parseBody(customFieldCreate, req)));
   });
   r.get("/custom-fields/:id", guard("custom_fields:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
@@ -25,7 +34,9 @@ export function customFieldsRouter(deps: CustomFieldDeps, guard: Guard): Router 
   });
   r.patch("/custom-fields/:id", guard("custom_fields:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
-    res.json(await service.updateCustomField(deps, authOf(req), id, parseBody(customFieldUpdate, req)));
+    res.json(
+      await service.updateCustomField(deps, authOf(req), id, parseBody(customFieldUpdate, req)),
+    );
   });
   r.delete("/custom-fields/:id", guard("custom_fields:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);

@@ -18,23 +18,49 @@ const formProps = {
 };
 
 const textProps = z
-  .object({ ...formProps, textarea: z.boolean().optional(), min_length: int32.min(0).optional(), max_length: int32.min(0).optional() })
-  .refine((p) => p.min_length === undefined || p.max_length === undefined || p.min_length <= p.max_length, {
-    message: "min_length must not be greater than max_length",
-    path: ["min_length"],
-  });
+  .object({
+    ...formProps,
+    textarea: z.boolean().optional(),
+    min_length: int32.min(0).optional(),
+    max_length: int32.min(0).optional(),
+  })
+  .refine(
+    (p) => p.min_length === undefined || p.max_length === undefined || p.min_length <= p.max_length,
+    {
+      message: "min_length must not be greater than max_length",
+      path: ["min_length"],
+    },
+  );
 const rangeProps = z
   .object({ ...formProps, ge: int32.optional(), le: int32.optional() })
-  .refine((p) => p.ge === undefined || p.le === undefined || p.ge <= p.le, { message: "ge must not be greater than le", path: ["ge"] });
+  .refine((p) => p.ge === undefined || p.le === undefined || p.ge <= p.le, {
+    message: "ge must not be greater than le",
+    path: ["ge"],
+  });
 const checkboxProps = z.object(formProps);
 const selectProps = z
-  .object({ ...formProps, options: z.array(z.object({ value: z.string().min(1), label: z.string().min(1) })).min(1) })
-  .refine((p) => new Set(p.options.map((o) => o.value)).size === p.options.length, { message: "option values must be unique", path: ["options"] });
+  .object({
+    ...formProps,
+    options: z.array(z.object({ value: z.string().min(1), label: z.string().min(1) })).min(1),
+  })
+  .refine((p) => new Set(p.options.map((o) => o.value)).size === p.options.length, {
+    message: "option values must be unique",
+    path: ["options"],
+  });
 
-const slug = z.string().min(1).max(100).regex(/^[a-z0-9-_]+$/, "must contain only lowercase letters, digits, dashes and underscores");
+const slug = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[a-z0-9-_]+$/, "must contain only lowercase letters, digits, dashes and underscores");
 const name = z.string().min(1).max(200);
 
-const createBase = { slug, name, organization_id: z.uuid().nullish(), metadata: metadataInput.optional() };
+const createBase = {
+  slug,
+  name,
+  organization_id: z.uuid().nullish(),
+  metadata: metadataInput.optional(),
+};
 export const customFieldCreate = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), ...createBase, properties: textProps }),
   z.object({ type: z.literal("number"), ...createBase, properties: rangeProps }),
@@ -44,7 +70,11 @@ export const customFieldCreate = z.discriminatedUnion("type", [
 ]);
 export type CustomFieldCreate = z.output<typeof customFieldCreate>;
 
-const updateBase = { slug: slug.nullish(), name: name.nullish(), metadata: metadataInput.optional() };
+const updateBase = {
+  slug: slug.nullish(),
+  name: name.nullish(),
+  metadata: metadataInput.optional(),
+};
 export const customFieldUpdate = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), ...updateBase, properties: textProps.nullish() }),
   z.object({ type: z.literal("number"), ...updateBase, properties: rangeProps.nullish() }),

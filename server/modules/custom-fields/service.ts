@@ -1,22 +1,36 @@
 // Custom fields: create, list, read, update and delete a seller's checkout questions. The slug is
 // unique within an organization, and a field's type never changes once created.
 import type { Db } from "../../../db/client.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import * as repo from "./repository.ts";
-import { customFieldOut, type CustomFieldCreate, type CustomFieldListQuery, type CustomFieldUpdate } from "./schemas.ts";
+import {
+  customFieldOut,
+  type CustomFieldCreate,
+  type CustomFieldListQuery,
+  type CustomFieldUpdate,
+} from "./schemas.ts";
 
 export interface CustomFieldDeps {
   db: Db;
   clock: Clock;
 }
 
-const slugTakenError = () => RequestValidationError.field(["body", "slug"], "A custom field with this slug already exists.");
+const slugTakenError = () =>
+  RequestValidationError.field(["body", "slug"], "A custom field with this slug already exists.");
 
-export async function createCustomField(deps: CustomFieldDeps, ctx: AuthContext, input: CustomFieldCreate) {
+export async function createCustomField(
+  deps: CustomFieldDeps,
+  ctx: AuthContext,
+  input: CustomFieldCreate,
+) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
   if (await repo.slugTaken(deps.db, organizationId, input.slug)) throw slugTakenError();
   try {
@@ -36,7 +50,12 @@ export async function createCustomField(deps: CustomFieldDeps, ctx: AuthContext,
   }
 }
 
-export async function listCustomFields(deps: CustomFieldDeps, ctx: AuthContext, query: CustomFieldListQuery, page: Pagination) {
+export async function listCustomFields(
+  deps: CustomFieldDeps,
+  ctx: AuthContext,
+  query: CustomFieldListQuery,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listCustomFields(
     deps.db,
     organizationsForRead(ctx, query.organization_id),
@@ -58,14 +77,23 @@ export async function getCustomField(deps: CustomFieldDeps, ctx: AuthContext, id
   return customFieldOut(await ownCustomField(deps, ctx, id));
 }
 
-export async function updateCustomField(deps: CustomFieldDeps, ctx: AuthContext, id: string, input: CustomFieldUpdate) {
+export async function updateCustomField(
+  deps: CustomFieldDeps,
+  ctx: AuthContext,
+  id: string,
+  input: CustomFieldUpdate,
+) {
   const current = await ownCustomField(deps, ctx, id);
   if (input.type !== current.type) {
-    throw RequestValidationError.field(["body", "type"], `The type of a custom field cannot be changed (it is ${current.type}).`);
+    throw RequestValidationError.field(
+      ["body", "type"],
+      `The type of a custom field cannot be changed (it is ${current.type}).`,
+    );
   }
   const values: Parameters<typeof repo.updateCustomField>[2] = { modifiedAt: deps.clock.now() };
   if (input.slug && input.slug !== current.slug) {
-    if (await repo.slugTaken(deps.db, current.organizationId, input.slug, id)) throw slugTakenError();
+    if (await repo.slugTaken(deps.db, current.organizationId, input.slug, id))
+      throw slugTakenError();
     values.slug = input.slug;
   }
   if (input.name) values.name = input.name;
@@ -79,7 +107,11 @@ export async function updateCustomField(deps: CustomFieldDeps, ctx: AuthContext,
   }
 }
 
-export async function deleteCustomField(deps: CustomFieldDeps, ctx: AuthContext, id: string): Promise<void> {
+export async function deleteCustomField(
+  deps: CustomFieldDeps,
+  ctx: AuthContext,
+  id: string,
+): Promise<void> {
   await ownCustomField(deps, ctx, id);
   await repo.deleteCustomField(deps.db, id);
 }

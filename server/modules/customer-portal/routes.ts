@@ -6,14 +6,23 @@ import { customerOf } from "../../lib/customer-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { customerMeterListQuery } from "../grants/schemas.ts";
-import { benefitIdQuery, portalCustomerUpdate, portalOrderListQuery, portalSubscriptionListQuery, portalSubscriptionUpdate } from "./schemas.ts";
+import {
+  benefitIdQuery,
+  portalCustomerUpdate,
+  portalOrderListQuery,
+  portalSubscriptionListQuery,
+  portalSubscriptionUpdate,
+} from "./schemas.ts";
 import * as seams from "./seams.ts";
 import * as service from "./service.ts";
 
 const idParams = z.object({ id: z.uuid() });
 const both = (path: string) => [path, `${path}/`];
 
-export function customerPortalRouter(deps: service.PortalDeps, customerGuard: RequestHandler): Router {
+export function customerPortalRouter(
+  deps: service.PortalDeps,
+  customerGuard: RequestHandler,
+): Router {
   const r = Router();
   r.use("/customer-portal", customerGuard);
   const p = "/customer-portal";
@@ -29,43 +38,97 @@ export function customerPortalRouter(deps: service.PortalDeps, customerGuard: Re
   });
 
   r.get(both(`${p}/subscriptions`), async (req, res) => {
-    res.json(await service.listMySubscriptions(deps, customerOf(req), parseQuery(portalSubscriptionListQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await service.listMySubscriptions(
+        deps,
+        customerOf(req),
+        parseQuery(portalSubscriptionListQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get(`${p}/subscriptions/:id`, async (req, res) => {
     res.json(await service.getMySubscription(deps, customerOf(req), parseParams(idParams, req).id));
   });
   r.patch(`${p}/subscriptions/:id`, async (req, res) => {
     const { id } = parseParams(idParams, req);
-    res.json(await service.updateMySubscription(deps, customerOf(req), id, parseBody(portalSubscriptionUpdate, req)));
+    res.json(
+      await service.updateMySubscription(
+        deps,
+        customerOf(req),
+        id,
+        parseBody(portalSubscriptionUpdate, req),
+      ),
+    );
   });
   r.delete(`${p}/subscriptions/:id`, async (req, res) => {
-    res.json(await service.cancelMySubscription(deps, customerOf(req), parseParams(idParams, req).id));
+    res.json(
+      await service.cancelMySubscription(deps, customerOf(req), parseParams(idParams, req).id),
+    );
   });
 
   r.get(both(`${p}/orders`), async (req, res) => {
-    res.json(await service.listMyOrders(deps, customerOf(req), parseQuery(portalOrderListQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await service.listMyOrders(
+        deps,
+        customerOf(req),
+        parseQuery(portalOrderListQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get(`${p}/orders/:id`, async (req, res) => {
     res.json(await service.getMyOrder(deps, customerOf(req), parseParams(idParams, req).id));
   });
 
   r.get(both(`${p}/benefit-grants`), async (req, res) => {
-    res.json(await seams.listCustomerBenefitGrants(deps, customerOf(req), parseQuery(paginationQuery, req)));
+    res.json(
+      await seams.listCustomerBenefitGrants(
+        deps,
+        customerOf(req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get(`${p}/benefit-grants/:id`, async (req, res) => {
-    res.json(await seams.getCustomerBenefitGrant(deps, customerOf(req), parseParams(idParams, req).id));
+    res.json(
+      await seams.getCustomerBenefitGrant(deps, customerOf(req), parseParams(idParams, req).id),
+    );
   });
   r.get(both(`${p}/license-keys`), async (req, res) => {
-    res.json(await seams.listCustomerLicenseKeys(deps, customerOf(req), parseQuery(benefitIdQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await seams.listCustomerLicenseKeys(
+        deps,
+        customerOf(req),
+        parseQuery(benefitIdQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get(`${p}/license-keys/:id`, async (req, res) => {
-    res.json(await seams.getCustomerLicenseKey(deps, customerOf(req), parseParams(idParams, req).id));
+    res.json(
+      await seams.getCustomerLicenseKey(deps, customerOf(req), parseParams(idParams, req).id),
+    );
   });
   r.get(both(`${p}/downloadables`), async (req, res) => {
-    res.json(await seams.listCustomerDownloadables(deps, customerOf(req), parseQuery(benefitIdQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await seams.listCustomerDownloadables(
+        deps,
+        customerOf(req),
+        parseQuery(benefitIdQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get([...both(`${p}/meters`), ...both(`${p}/customer-meters`)], async (req, res) => {
-    res.json(await seams.listCustomerMeters(deps, customerOf(req), parseQuery(customerMeterListQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await seams.listCustomerMeters(
+        deps,
+        customerOf(req),
+        parseQuery(customerMeterListQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get([`${p}/meters/:id`, `${p}/customer-meters/:id`], async (req, res) => {
     res.json(await seams.getCustomerMeter(deps, customerOf(req), parseParams(idParams, req).id));

@@ -71,7 +71,11 @@ export function customerOrganizationOut(o: OrganizationSummary) {
     proration_behavior: "prorate" as const,
     // Plan changes from the portal are not offered (yet); cancel and uncancel are.
     allow_customer_updates: false,
-    customer_portal_settings: { usage: { show: true }, subscription: { update_seats: false, update_plan: false }, customer: { allow_email_change: false } },
+    customer_portal_settings: {
+      usage: { show: true },
+      subscription: { update_seats: false, update_plan: false },
+      customer: { allow_email_change: false },
+    },
     organization_features: { member_model_enabled: false, checkout_localization_enabled: false },
   };
 }
@@ -135,7 +139,20 @@ export function portalSubscriptionOut(s: SubscriptionOut, organization: Customer
   return { ...rest, product: portalProductOut(product, organization) };
 }
 
-export function portalOrderOut(o: OrderOut, product: ProductOut | null, organization: CustomerOrganizationOut) {
-  const { customer: _c, discount: _d, metadata: _m, custom_field_data: _f, platform_fee_amount: _pa, platform_fee_currency: _pc, product: _p, ...rest } = o;
+export function portalOrderOut(
+  o: OrderOut,
+  product: ProductOut | null,
+  organization: CustomerOrganizationOut,
+) {
+  const {
+    customer: _c,
+    discount: _d,
+    metadata: _m,
+    custom_field_data: _f,
+    platform_fee_amount: _pa,
+    platform_fee_currency: _pc,
+    product: _p,
+    ...rest
+  } = o;
   return { ...rest, product: product ? portalProductOut(product, organization) : null };
 }

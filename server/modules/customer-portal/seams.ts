@@ -6,13 +6,22 @@ import type { CustomerContext } from "../../lib/customer-context.ts";
 import type { Pagination } from "../../lib/pagination.ts";
 import { listDownloadablesOfCustomer } from "../grants/downloads.ts";
 import type { CustomerMeterListQuery } from "../grants/schemas.ts";
-import { grantOfCustomer, listGrantsOfCustomer, listMetersOfCustomer, meterOfCustomer } from "../grants/service.ts";
+import {
+  grantOfCustomer,
+  listGrantsOfCustomer,
+  listMetersOfCustomer,
+  meterOfCustomer,
+} from "../grants/service.ts";
 import { keyOfCustomer, listKeysOfCustomer } from "../license-keys/service.ts";
 import type { BenefitIdQuery } from "./schemas.ts";
 import type { PortalDeps } from "./service.ts";
 
 /** GET /v1/customer-portal/benefit-grants/ — Polar's ListResource[CustomerBenefitGrant]. */
-export async function listCustomerBenefitGrants(deps: PortalDeps, ctx: CustomerContext, page: Pagination) {
+export async function listCustomerBenefitGrants(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  page: Pagination,
+) {
   return listGrantsOfCustomer(deps.db, ctx, page);
 }
 
@@ -21,7 +30,12 @@ export async function getCustomerBenefitGrant(deps: PortalDeps, ctx: CustomerCon
 }
 
 /** GET /v1/customer-portal/license-keys/ — Polar's ListResource[LicenseKeyRead]. */
-export async function listCustomerLicenseKeys(deps: PortalDeps, ctx: CustomerContext, q: BenefitIdQuery, page: Pagination) {
+export async function listCustomerLicenseKeys(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  q: BenefitIdQuery,
+  page: Pagination,
+) {
   return listKeysOfCustomer(deps.db, ctx, q, page);
 }
 
@@ -31,12 +45,22 @@ export async function getCustomerLicenseKey(deps: PortalDeps, ctx: CustomerConte
 }
 
 /** GET /v1/customer-portal/downloadables/ — Polar's ListResource[DownloadableRead] with signed URLs. */
-export async function listCustomerDownloadables(deps: PortalDeps, ctx: CustomerContext, q: BenefitIdQuery, page: Pagination) {
+export async function listCustomerDownloadables(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  q: BenefitIdQuery,
+  page: Pagination,
+) {
   return listDownloadablesOfCustomer(deps.downloads, ctx, q, page);
 }
 
 /** GET /v1/customer-portal/meters/ — Polar's ListResource[CustomerCustomerMeter]. */
-export async function listCustomerMeters(deps: PortalDeps, ctx: CustomerContext, q: CustomerMeterListQuery, page: Pagination) {
+export async function listCustomerMeters(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  q: CustomerMeterListQuery,
+  page: Pagination,
+) {
   return listMetersOfCustomer(deps.db, ctx, q, page);
 }
 

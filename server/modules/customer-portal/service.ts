@@ -14,7 +14,11 @@ import type { DownloadDeps } from "../grants/downloads.ts";
 import { getOrder, listCustomerOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { productsForDisplay } from "../products/service.ts";
-import { getSubscription, listSubscriptions, updateSubscription } from "../subscriptions/service.ts";
+import {
+  getSubscription,
+  listSubscriptions,
+  updateSubscription,
+} from "../subscriptions/service.ts";
 import {
   customerOrganizationOut,
   portalCustomerOut,
@@ -42,7 +46,10 @@ export async function introspectSession(deps: PortalDeps, ctx: CustomerContext) 
   return customerSessionSummary(deps.db, ctx.sessionId);
 }
 
-async function organizationOf(deps: PortalDeps, ctx: CustomerContext): Promise<CustomerOrganizationOut> {
+async function organizationOf(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+): Promise<CustomerOrganizationOut> {
   return customerOrganizationOut(await organizationSummary(deps.db, ctx.organizationId));
 }
 
@@ -50,19 +57,48 @@ export async function getMe(deps: PortalDeps, ctx: CustomerContext) {
   return portalCustomerOut(await getCustomer(deps, organizationView(ctx), { id: ctx.customerId }));
 }
 
-export async function updateMe(deps: PortalDeps, ctx: CustomerContext, input: PortalCustomerUpdate) {
+export async function updateMe(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  input: PortalCustomerUpdate,
+) {
   // till keeps no saved payment methods yet, so none can be made the default.
-  if (input.default_payment_method_id) throw RequestValidationError.field(["body", "default_payment_method_id"], "Payment method not found.", "value_error");
+  if (input.default_payment_method_id)
+    throw RequestValidationError.field(
+      ["body", "default_payment_method_id"],
+      "Payment method not found.",
+      "value_error",
+    );
   const { default_payment_method_id: _pm, ...billing } = input;
-  return portalCustomerOut(await updateCustomerBilling(deps, organizationView(ctx), ctx.customerId, billing));
+  return portalCustomerOut(
+    await updateCustomerBilling(deps, organizationView(ctx), ctx.customerId, billing),
+  );
 }
 
-export async function listMySubscriptions(deps: PortalDeps, ctx: CustomerContext, q: PortalSubscriptionListQuery, page: Pagination) {
+export async function listMySubscriptions(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  q: PortalSubscriptionListQuery,
+  page: Pagination,
+) {
   const [list, organization] = await Promise.all([
-    listSubscriptions(deps, organizationView(ctx), { customer_id: [ctx.customerId], product_id: q.product_id, active: q.active, sorting: q.sorting }, page),
+    listSubscriptions(
+      deps,
+      organizationView(ctx),
+      {
+        customer_id: [ctx.customerId],
+        product_id: q.product_id,
+        active: q.active,
+        sorting: q.sorting,
+      },
+      page,
+    ),
     organizationOf(deps, ctx),
   ]);
-  return { items: list.items.map((s) => portalSubscriptionOut(s, organization)), pagination: list.pagination };
+  return {
+    items: list.items.map((s) => portalSubscriptionOut(s, organization)),
+    pagination: list.pagination,
+  };
 }
 
 /** The seller's view of a subscription, only when it is this customer's; otherwise not found. */
@@ -73,16 +109,28 @@ async function mySubscription(deps: PortalDeps, ctx: CustomerContext, id: string
 }
 
 export async function getMySubscription(deps: PortalDeps, ctx: CustomerContext, id: string) {
-  const [s, organization] = await Promise.all([mySubscription(deps, ctx, id), organizationOf(deps, ctx)]);
+  const [s, organization] = await Promise.all([
+    mySubscription(deps, ctx, id),
+    organizationOf(deps, ctx),
+  ]);
   return portalSubscriptionOut(s, organization);
 }
 
 /** PATCH: cancel at period end (with the customer's reason) or uncancel; DELETE is cancel. */
-export async function updateMySubscription(deps: PortalDeps, ctx: CustomerContext, id: string, input: PortalSubscriptionUpdate) {
+export async function updateMySubscription(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  id: string,
+  input: PortalSubscriptionUpdate,
+) {
   await mySubscription(deps, ctx, id);
-  if ("product_id" in input) throw new NotPermitted("Changing the plan of a subscription from the customer portal is not enabled for this organization.");
+  if ("product_id" in input)
+    throw new NotPermitted(
+      "Changing the plan of a subscription from the customer portal is not enabled for this organization.",
+    );
   // Only a reason or comment, without saying cancel or uncancel, changes nothing.
-  if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined) return getMySubscription(deps, ctx, id);
+  if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined)
+    return getMySubscription(deps, ctx, id);
   const updated = await updateSubscription(deps, organizationView(ctx), id, {
     cancel_at_period_end: input.cancel_at_period_end,
     customer_cancellation_reason: input.cancellation_reason,
@@ -96,22 +144,53 @@ export async function cancelMySubscription(deps: PortalDeps, ctx: CustomerContex
 }
 
 async function displayProducts(deps: PortalDeps, ids: (string | null)[]) {
-  const products = await productsForDisplay(deps.db, deps.baseUrl, [...new Set(ids.flatMap((id) => (id ? [id] : [])))]);
+  const products = await productsForDisplay(deps.db, deps.baseUrl, [
+    ...new Set(ids.flatMap((id) => (id ? [id] : []))),
+  ]);
   return new Map(products.map((p) => [p.id, p]));
 }
 
-export async function listMyOrders(deps: PortalDeps, ctx: CustomerContext, q: PortalOrderListQuery, page: Pagination) {
+export async function listMyOrders(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  q: PortalOrderListQuery,
+  page: Pagination,
+) {
   // Both billing types asked for is the same as no filter.
   const types = new Set(q.product_billing_type ?? []);
   const recurring = types.size === 1 ? types.has("recurring") : undefined;
-  const list = await listCustomerOrders(deps, ctx, { productIds: q.product_id, subscriptionIds: q.subscription_id, recurring }, q.sorting, page);
-  const [products, organization] = await Promise.all([displayProducts(deps, list.items.map((o) => o.product_id)), organizationOf(deps, ctx)]);
-  return { items: list.items.map((o) => portalOrderOut(o, o.product_id ? (products.get(o.product_id) ?? null) : null, organization)), pagination: list.pagination };
+  const list = await listCustomerOrders(
+    deps,
+    ctx,
+    { productIds: q.product_id, subscriptionIds: q.subscription_id, recurring },
+    q.sorting,
+    page,
+  );
+  const [products, organization] = await Promise.all([
+    displayProducts(
+      deps,
+      list.items.map((o) => o.product_id),
+    ),
+    organizationOf(deps, ctx),
+  ]);
+  return {
+    items: list.items.map((o) =>
+      portalOrderOut(o, o.product_id ? (products.get(o.product_id) ?? null) : null, organization),
+    ),
+    pagination: list.pagination,
+  };
 }
 
 export async function getMyOrder(deps: PortalDeps, ctx: CustomerContext, id: string) {
   const o = await getOrder(deps, organizationView(ctx), id);
   if (o.customer_id !== ctx.customerId) throw new ResourceNotFound("Order not found.");
-  const [products, organization] = await Promise.all([displayProducts(deps, [o.product_id]), organizationOf(deps, ctx)]);
-  return portalOrderOut(o, o.product_id ? (products.get(o.product_id) ?? null) : null, organization);
+  const [products, organization] = await Promise.all([
+    displayProducts(deps, [o.product_id]),
+    organizationOf(deps, ctx),
+  ]);
+  return portalOrderOut(
+    o,
+    o.product_id ? (products.get(o.product_id) ?? null) : null,
+    organization,
+  );
 }

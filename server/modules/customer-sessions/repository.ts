@@ -5,12 +5,19 @@ import { customerSessions } from "../../../db/schema/index.ts";
 
 export type CustomerSessionRow = typeof customerSessions.$inferSelect;
 
-export async function insertSession(db: Db, values: typeof customerSessions.$inferInsert): Promise<CustomerSessionRow> {
+export async function insertSession(
+  db: Db,
+  values: typeof customerSessions.$inferInsert,
+): Promise<CustomerSessionRow> {
   const [row] = await db.insert(customerSessions).values(values).returning();
   return row!;
 }
 
-export async function findLiveByHash(db: Db, tokenHash: string, now: Date): Promise<CustomerSessionRow | null> {
+export async function findLiveByHash(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<CustomerSessionRow | null> {
   const [row] = await db
     .select()
     .from(customerSessions)
@@ -20,6 +27,10 @@ export async function findLiveByHash(db: Db, tokenHash: string, now: Date): Prom
 }
 
 export async function findById(db: Db, id: string): Promise<CustomerSessionRow | null> {
-  const [row] = await db.select().from(customerSessions).where(eq(customerSessions.id, id)).limit(1);
+  const [row] = await db
+    .select()
+    .from(customerSessions)
+    .where(eq(customerSessions.id, id))
+    .limit(1);
   return row ?? null;
 }

@@ -7,8 +7,20 @@ import * as service from "./service.ts";
 
 export function customerSessionsRouter(deps: service.CustomerSessionDeps, guard: Guard): Router {
   const r = Router();
-  r.post(["/customer-sessions", "/customer-sessions/"], guard("customer_sessions:write"), async (req, res) => {
-    res.status(201).json(await service.createCustomerSession(deps, authOf(req), parseBody(customerSessionCreate, req)));
-  });
+  r.post(
+    ["/customer-sessions", "/customer-sessions/"],
+    guard("customer_sessions:write"),
+    async (req, res) => {
+      res
+        .status(201)
+        .json(
+          await service.createCustomerSession(
+            deps,
+            authOf(req),
+            parseBody(customerSessionCreate, req),
+          ),
+        );
+    },
+  );
   return r;
 }

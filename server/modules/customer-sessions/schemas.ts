@@ -5,7 +5,11 @@ import type { CustomerOut } from "../customers/schemas.ts";
 import type { CustomerSessionRow } from "./repository.ts";
 
 const common = {
-  return_url: z.url({ protocol: /^https?$/ }).min(1).max(2083).nullish(),
+  return_url: z
+    .url({ protocol: /^https?$/ })
+    .min(1)
+    .max(2083)
+    .nullish(),
   member_id: z.uuid().nullish(),
   external_member_id: z.string().nullish(),
 };
@@ -16,7 +20,12 @@ export const customerSessionCreate = z.union([
 ]);
 export type CustomerSessionCreate = z.output<typeof customerSessionCreate>;
 
-export function customerSessionOut(row: CustomerSessionRow, token: string, portalUrl: string, customer: CustomerOut) {
+export function customerSessionOut(
+  row: CustomerSessionRow,
+  token: string,
+  portalUrl: string,
+  customer: CustomerOut,
+) {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,

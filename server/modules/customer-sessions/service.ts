@@ -25,9 +25,17 @@ export function portalUrlFor(baseUrl: string, token: string): string {
   return `${baseUrl}/portal?customer_session_token=${encodeURIComponent(token)}`;
 }
 
-export async function createCustomerSession(deps: CustomerSessionDeps, ctx: AuthContext, input: CustomerSessionCreate) {
+export async function createCustomerSession(
+  deps: CustomerSessionDeps,
+  ctx: AuthContext,
+  input: CustomerSessionCreate,
+) {
   // A customer of another organization, or one that does not exist, is a 404 (never a 403).
-  const customer = await getCustomer({ db: deps.db, clock: deps.clock }, ctx, "customer_id" in input ? { id: input.customer_id } : { externalId: input.external_customer_id });
+  const customer = await getCustomer(
+    { db: deps.db, clock: deps.clock },
+    ctx,
+    "customer_id" in input ? { id: input.customer_id } : { externalId: input.external_customer_id },
+  );
   const token = newToken("till_cst_");
   const now = deps.clock.now();
   const row = await repo.insertSession(deps.db, {
@@ -42,18 +50,32 @@ export async function createCustomerSession(deps: CustomerSessionDeps, ctx: Auth
 }
 
 /** till_cst_ bearer → the customer it was opened for, while it lives and the customer is not deleted. */
-export function createCustomerResolver(deps: Pick<CustomerSessionDeps, "db" | "clock">): CustomerResolver {
+export function createCustomerResolver(
+  deps: Pick<CustomerSessionDeps, "db" | "clock">,
+): CustomerResolver {
   return async (req: Request): Promise<CustomerContext | null> => {
     if (!req.bearer?.startsWith("till_cst_")) return null;
     const session = await repo.findLiveByHash(deps.db, hashToken(req.bearer), deps.clock.now());
     if (!session) return null;
-    const view: AuthContext = { kind: "organization", userId: null, organizationIds: [session.organizationId], scopes: new Set(), tokenId: null };
-    const alive = await getCustomer({ db: deps.db, clock: deps.clock }, view, { id: session.customerId }).catch((err: unknown) => {
+    const view: AuthContext = {
+      kind: "organization",
+      userId: null,
+      organizationIds: [session.organizationId],
+      scopes: new Set(),
+      tokenId: null,
+    };
+    const alive = await getCustomer({ db: deps.db, clock: deps.clock }, view, {
+      id: session.customerId,
+    }).catch((err: unknown) => {
       if (err instanceof ResourceNotFound) return null;
       throw err;
     });
     if (!alive || alive.deleted_at) return null;
-    return { sessionId: session.id, customerId: session.customerId, organizationId: session.organizationId };
+    return {
+      sessionId: session.id,
+      customerId: session.customerId,
+      organizationId: session.organizationId,
+    };
   };
 }
 

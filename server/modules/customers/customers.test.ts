@@ -28,7 +28,13 @@ describe("customers through @polar-sh/sdk", () => {
       taxId: "FR 61 954 506 077",
       metadata: { plan: "pro", seats: 3 },
     });
-    expect(created).toMatchObject({ email: "ada@example.com", name: "Ada", externalId: "usr_ada", type: "individual", organizationId: seller.organization.id });
+    expect(created).toMatchObject({
+      email: "ada@example.com",
+      name: "Ada",
+      externalId: "usr_ada",
+      type: "individual",
+      organizationId: seller.organization.id,
+    });
     expect(created.taxId).toEqual(["FR61954506077", "eu_vat"]);
     expect(created.billingAddress).toMatchObject({ country: "FR", city: "Paris", line1: null });
     expect(created.deletedAt).toBeNull();
@@ -36,37 +42,66 @@ describe("customers through @polar-sh/sdk", () => {
     expect((await polar.customers.get({ id: created.id })).email).toBe("ada@example.com");
     expect((await polar.customers.getExternal({ externalId: "usr_ada" })).id).toBe(created.id);
     const state = await polar.customers.getState({ id: created.id });
-    expect(state).toMatchObject({ id: created.id, activeSubscriptions: [], grantedBenefits: [], activeMeters: [] });
+    expect(state).toMatchObject({
+      id: created.id,
+      activeSubscriptions: [],
+      grantedBenefits: [],
+      activeMeters: [],
+    });
     expect((await polar.customers.getStateExternal({ externalId: "usr_ada" })).id).toBe(created.id);
 
-    for (let i = 0; i < 4; i++) await polar.customers.create({ email: `c${i}@example.com`, name: `C${i}` });
+    for (let i = 0; i < 4; i++)
+      await polar.customers.create({ email: `c${i}@example.com`, name: `C${i}` });
     const pages = [];
-    for await (const page of await polar.customers.list({ limit: 2 })) pages.push(page.result.items.map((c) => c.email));
+    for await (const page of await polar.customers.list({ limit: 2 }))
+      pages.push(page.result.items.map((c) => c.email));
     expect(pages.length).toBe(3);
-    expect(pages.flat().sort()).toEqual(["ada@example.com", "c0@example.com", "c1@example.com", "c2@example.com", "c3@example.com"]);
+    expect(pages.flat().sort()).toEqual([
+      "ada@example.com",
+      "c0@example.com",
+      "c1@example.com",
+      "c2@example.com",
+      "c3@example.com",
+    ]);
     const byMeta = await polar.customers.list({ metadata: { plan: "pro" } });
     expect(byMeta.result.items.map((c) => c.id)).toEqual([created.id]);
     const byQuery = await polar.customers.list({ query: "usr_a" });
     expect(byQuery.result.items.map((c) => c.id)).toEqual([created.id]);
 
-    const updated = await polar.customers.update({ id: created.id, customerUpdate: { name: "Ada L.", metadata: { plan: "team" } } });
+    const updated = await polar.customers.update({
+      id: created.id,
+      customerUpdate: { name: "Ada L.", metadata: { plan: "team" } },
+    });
     expect(updated).toMatchObject({ name: "Ada L.", metadata: { plan: "team" } });
     expect(updated.modifiedAt).toBeInstanceOf(Date);
-    const byExternal = await polar.customers.updateExternal({ externalId: "usr_ada", customerUpdateExternalID: { locale: "fr-FR" } });
+    const byExternal = await polar.customers.updateExternal({
+      externalId: "usr_ada",
+      customerUpdateExternalID: { locale: "fr-FR" },
+    });
     expect(byExternal.locale).toBe("fr-FR");
 
     await polar.customers.delete({ id: created.id });
     await expect(polar.customers.get({ id: created.id })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(polar.customers.getExternal({ externalId: "usr_ada" })).rejects.toBeInstanceOf(ResourceNotFound);
+    await expect(polar.customers.getExternal({ externalId: "usr_ada" })).rejects.toBeInstanceOf(
+      ResourceNotFound,
+    );
     // A deleted customer frees its email and external id.
     const again = await polar.customers.create({ email: "ADA@example.com", externalId: "usr_ada" });
     expect(again.id).not.toBe(created.id);
     await polar.customers.deleteExternal({ externalId: "usr_ada" });
 
-    const events = await t.server.database.rows<{ type: string; payload: { data: { id: string } } }>(
+    const events = await t.server.database.rows<{
+      type: string;
+      payload: { data: { id: string } };
+    }>(
       sql`select type, payload from webhook_events where organization_id = ${seller.organization.id} and payload->'data'->>'id' = ${created.id} order by seq`,
     );
-    expect(events.map((e) => e.type)).toEqual(["customer.created", "customer.updated", "customer.updated", "customer.deleted"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "customer.created",
+      "customer.updated",
+      "customer.updated",
+      "customer.deleted",
+    ]);
   });
 
   it("another organization's customer is ResourceNotFound; bad input is a 422", async () => {
@@ -74,10 +109,16 @@ describe("customers through @polar-sh/sdk", () => {
     const mine = await polar.customers.create({ email: "mine@example.com", externalId: "mine" });
     const theirs = polarClient(t, other.token);
     await expect(theirs.customers.get({ id: mine.id })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(theirs.customers.getExternal({ externalId: "mine" })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(theirs.customers.update({ id: mine.id, customerUpdate: { name: "x" } })).rejects.toBeInstanceOf(ResourceNotFound);
+    await expect(theirs.customers.getExternal({ externalId: "mine" })).rejects.toBeInstanceOf(
+      ResourceNotFound,
+    );
+    await expect(
+      theirs.customers.update({ id: mine.id, customerUpdate: { name: "x" } }),
+    ).rejects.toBeInstanceOf(ResourceNotFound);
     await expect(theirs.customers.delete({ id: mine.id })).rejects.toBeInstanceOf(ResourceNotFound);
-    await expect(polar.customers.create({ email: "mine@example.com" })).rejects.toBeInstanceOf(HTTPValidationError);
+    await expect(polar.customers.create({ email: "mine@example.com" })).rejects.toBeInstanceOf(
+      HTTPValidationError,
+    );
   });
 });
 
@@ -85,16 +126,55 @@ describe("customer validation: 4xx in Polar's shape, nothing written", () => {
   const cases: [string, Record<string, unknown>, (string | number)[]][] = [
     ["missing email", { name: "x" }, ["body", "email"]],
     ["malformed email", { email: "not-an-email" }, ["body", "email"]],
-    ["address without country", { email: "a1@example.com", billing_address: { city: "Paris" } }, ["body", "billing_address", "country"]],
-    ["unknown country", { email: "a2@example.com", billing_address: { country: "XX" } }, ["body", "billing_address", "country"]],
-    ["tax id without address", { email: "a3@example.com", tax_id: "911144442" }, ["body", "tax_id"]],
-    ["tax id of the wrong shape", { email: "a4@example.com", billing_address: { country: "US" }, tax_id: "12" }, ["body", "tax_id"]],
-    ["tax id pair with an unknown format", { email: "a5@example.com", tax_id: ["123", "xx_vat"] }, ["body", "tax_id"]],
+    [
+      "address without country",
+      { email: "a1@example.com", billing_address: { city: "Paris" } },
+      ["body", "billing_address", "country"],
+    ],
+    [
+      "unknown country",
+      { email: "a2@example.com", billing_address: { country: "XX" } },
+      ["body", "billing_address", "country"],
+    ],
+    [
+      "tax id without address",
+      { email: "a3@example.com", tax_id: "911144442" },
+      ["body", "tax_id"],
+    ],
+    [
+      "tax id of the wrong shape",
+      { email: "a4@example.com", billing_address: { country: "US" }, tax_id: "12" },
+      ["body", "tax_id"],
+    ],
+    [
+      "tax id pair with an unknown format",
+      { email: "a5@example.com", tax_id: ["123", "xx_vat"] },
+      ["body", "tax_id"],
+    ],
     ["team customers", { email: "a6@example.com", type: "team" }, ["body", "type"]],
-    ["metadata with 51 keys", { email: "a7@example.com", metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, ["body", "metadata"]],
-    ["metadata key over 40 characters", { email: "a8@example.com", metadata: { ["k".repeat(41)]: 1 } }, ["body", "metadata", "k".repeat(41)]],
-    ["metadata string over 500 characters", { email: "a9@example.com", metadata: { note: "x".repeat(501) } }, ["body", "metadata", "note"]],
-    ["name over 256 characters", { email: "a10@example.com", name: "n".repeat(257) }, ["body", "name"]],
+    [
+      "metadata with 51 keys",
+      {
+        email: "a7@example.com",
+        metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])),
+      },
+      ["body", "metadata"],
+    ],
+    [
+      "metadata key over 40 characters",
+      { email: "a8@example.com", metadata: { ["k".repeat(41)]: 1 } },
+      ["body", "metadata", "k".repeat(41)],
+    ],
+    [
+      "metadata string over 500 characters",
+      { email: "a9@example.com", metadata: { note: "x".repeat(501) } },
+      ["body", "metadata", "note"],
+    ],
+    [
+      "name over 256 characters",
+      { email: "a10@example.com", name: "n".repeat(257) },
+      ["body", "name"],
+    ],
   ];
   it.each(cases)("%s", async (_label, body, loc) => {
     const before = await countRows(t, "customers");
@@ -106,27 +186,48 @@ describe("customer validation: 4xx in Polar's shape, nothing written", () => {
   });
 
   it("a tax id pair with a known format is kept as given", async () => {
-    const res = await api(t.url, "/v1/customers/", { token: seller.token, body: { email: "pair@example.com", tax_id: ["911144442", "us_ein"] } });
+    const res = await api(t.url, "/v1/customers/", {
+      token: seller.token,
+      body: { email: "pair@example.com", tax_id: ["911144442", "us_ein"] },
+    });
     expect(res.status).toBe(201);
     expect(res.body.tax_id).toEqual(["911144442", "us_ein"]);
   });
 
   it("email is unique per organization, case-insensitively; external_id too; other organizations may reuse both", async () => {
-    await api(t.url, "/v1/customers/", { token: seller.token, body: { email: "dup@example.com", external_id: "dup" } });
+    await api(t.url, "/v1/customers/", {
+      token: seller.token,
+      body: { email: "dup@example.com", external_id: "dup" },
+    });
     const before = await countRows(t, "customers");
-    const email = await api(t.url, "/v1/customers/", { token: seller.token, body: { email: "DUP@example.com" } });
+    const email = await api(t.url, "/v1/customers/", {
+      token: seller.token,
+      body: { email: "DUP@example.com" },
+    });
     expect(email.status).toBe(422);
     expect(email.body.detail[0].loc).toEqual(["body", "email"]);
-    const ext = await api(t.url, "/v1/customers/", { token: seller.token, body: { email: "dup2@example.com", external_id: "dup" } });
+    const ext = await api(t.url, "/v1/customers/", {
+      token: seller.token,
+      body: { email: "dup2@example.com", external_id: "dup" },
+    });
     expect(ext.body.detail[0].loc).toEqual(["body", "external_id"]);
     expect(await countRows(t, "customers")).toBe(before);
-    const elsewhere = await api(t.url, "/v1/customers/", { token: other.token, body: { email: "dup@example.com", external_id: "dup" } });
+    const elsewhere = await api(t.url, "/v1/customers/", {
+      token: other.token,
+      body: { email: "dup@example.com", external_id: "dup" },
+    });
     expect(elsewhere.status).toBe(201);
   });
 
   it("updates are validated too and change nothing when rejected", async () => {
-    const a = await api(t.url, "/v1/customers/", { token: seller.token, body: { email: "upd-a@example.com", external_id: "upd-a" } });
-    await api(t.url, "/v1/customers/", { token: seller.token, body: { email: "upd-b@example.com" } });
+    const a = await api(t.url, "/v1/customers/", {
+      token: seller.token,
+      body: { email: "upd-a@example.com", external_id: "upd-a" },
+    });
+    await api(t.url, "/v1/customers/", {
+      token: seller.token,
+      body: { email: "upd-b@example.com" },
+    });
     const events = await countRows(t, "webhook_events", seller.organization.id);
     for (const [body, loc] of [
       [{ email: "UPD-B@example.com" }, ["body", "email"]],
@@ -134,7 +235,11 @@ describe("customer validation: 4xx in Polar's shape, nothing written", () => {
       [{ tax_id: "911144442" }, ["body", "tax_id"]],
       [{ billing_address: { line1: "x" } }, ["body", "billing_address", "country"]],
     ] as const) {
-      const res = await api(t.url, `/v1/customers/${a.body.id}`, { method: "PATCH", token: seller.token, body });
+      const res = await api(t.url, `/v1/customers/${a.body.id}`, {
+        method: "PATCH",
+        token: seller.token,
+        body,
+      });
       expect(res.status).toBe(422);
       expect(res.body.detail[0].loc).toEqual(loc);
     }
@@ -144,12 +249,19 @@ describe("customer validation: 4xx in Polar's shape, nothing written", () => {
   });
 
   it("a malformed id is a 422 on the path; an unknown one a 404; a read-only token cannot write", async () => {
-    expect((await api(t.url, "/v1/customers/nope", { token: seller.token })).body.detail[0].loc).toEqual(["path", "id"]);
-    const missing = await api(t.url, "/v1/customers/00000000-0000-4000-8000-000000000000", { token: seller.token });
+    expect(
+      (await api(t.url, "/v1/customers/nope", { token: seller.token })).body.detail[0].loc,
+    ).toEqual(["path", "id"]);
+    const missing = await api(t.url, "/v1/customers/00000000-0000-4000-8000-000000000000", {
+      token: seller.token,
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.error).toBe("ResourceNotFound");
     const reader = await createSeller(t.url, ["customers:read"]);
-    const res = await api(t.url, "/v1/customers/", { token: reader.token, body: { email: "r@example.com" } });
+    const res = await api(t.url, "/v1/customers/", {
+      token: reader.token,
+      body: { email: "r@example.com" },
+    });
     expect(res.status).toBe(403);
   });
 });

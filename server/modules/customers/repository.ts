@@ -11,7 +11,10 @@ export type CustomerRow = typeof customers.$inferSelect;
 // columns are written qualified: drizzle renders a single-table select's columns bare, which inside a
 // subquery would bind to the inner table.
 const outer = (column: string) => sql`${sql.identifier("customers")}.${sql.identifier(column)}`;
-const firstUserEventAt = sql<Date | null>`(select min(e.timestamp) from ${events} as e where e.organization_id = ${outer("organization_id")} and e.customer_id = ${outer("id")} and e.source = 'user')`.mapWith((v: string | Date | null) => (v === null ? null : new Date(v)));
+const firstUserEventAt =
+  sql<Date | null>`(select min(e.timestamp) from ${events} as e where e.organization_id = ${outer("organization_id")} and e.customer_id = ${outer("id")} and e.source = 'user')`.mapWith(
+    (v: string | Date | null) => (v === null ? null : new Date(v)),
+  );
 
 const selection = { customer: customers, firstUserEventAt };
 
@@ -23,7 +26,11 @@ export function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-const SORTS = { created_at: customers.createdAt, email: customers.email, name: customers.name } as const;
+const SORTS = {
+  created_at: customers.createdAt,
+  email: customers.email,
+  name: customers.name,
+} as const;
 
 export interface CustomerFilter {
   email?: string | undefined;
@@ -41,11 +48,16 @@ export async function listCustomers(
   offset: number,
 ): Promise<{ rows: CustomerRecord[]; total: number }> {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: (SQL | undefined)[] = [inArray(customers.organizationId, organizationIds), isNull(customers.deletedAt)];
+  const conds: (SQL | undefined)[] = [
+    inArray(customers.organizationId, organizationIds),
+    isNull(customers.deletedAt),
+  ];
   if (filter.email) conds.push(sql`lower(${customers.email}) = lower(${filter.email})`);
   if (filter.query) {
     const q = `%${escapeLike(filter.query)}%`;
-    conds.push(or(ilike(customers.email, q), ilike(customers.name, q), ilike(customers.externalId, q)));
+    conds.push(
+      or(ilike(customers.email, q), ilike(customers.name, q), ilike(customers.externalId, q)),
+    );
   }
   // Active means a trialing, active or past-due subscription; there are no subscriptions yet, so no
   // customer is active. The checkout issue replaces this with a real subquery.
@@ -54,25 +66,46 @@ export async function listCustomers(
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select(selection).from(customers).where(where).orderBy(...order, asc(customers.id)).limit(limit).offset(offset),
+    db
+      .select(selection)
+      .from(customers)
+      .where(where)
+      .orderBy(...order, asc(customers.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(customers).where(where),
   ]);
   return { rows: rows.map(record), total: totals!.n };
 }
 
-export async function findCustomer(db: Db, organizationIds: readonly string[], by: { id: string } | { externalId: string }): Promise<CustomerRecord | null> {
+export async function findCustomer(
+  db: Db,
+  organizationIds: readonly string[],
+  by: { id: string } | { externalId: string },
+): Promise<CustomerRecord | null> {
   if (organizationIds.length === 0) return null;
   const key = "id" in by ? eq(customers.id, by.id) : eq(customers.externalId, by.externalId);
   const [row] = await db
     .select(selection)
     .from(customers)
-    .where(and(key, inArray(customers.organizationId, [...organizationIds]), isNull(customers.deletedAt)))
+    .where(
+      and(
+        key,
+        inArray(customers.organizationId, [...organizationIds]),
+        isNull(customers.deletedAt),
+      ),
+    )
     .limit(1);
   return row ? record(row) : null;
 }
 
 /** Which of the unique fields are already used by another live customer of the organization. */
-export async function conflicts(db: Db, organizationId: string, values: { email?: string | null | undefined; externalId?: string | null | undefined }, exceptId?: string) {
+export async function conflicts(
+  db: Db,
+  organizationId: string,
+  values: { email?: string | null | undefined; externalId?: string | null | undefined },
+  exceptId?: string,
+) {
   const checks: SQL[] = [];
   if (values.email) checks.push(sql`lower(${customers.email}) = lower(${values.email})`);
   if (values.externalId) checks.push(eq(customers.externalId, values.externalId));
@@ -80,19 +113,35 @@ export async function conflicts(db: Db, organizationId: string, values: { email?
   const rows = await db
     .select({ email: customers.email, externalId: customers.externalId })
     .from(customers)
-    .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), or(...checks), exceptId ? sql`${customers.id} <> ${exceptId}` : undefined));
+    .where(
+      and(
+        eq(customers.organizationId, organizationId),
+        isNull(customers.deletedAt),
+        or(...checks),
+        exceptId ? sql`${customers.id} <> ${exceptId}` : undefined,
+      ),
+    );
   return {
-    email: Boolean(values.email) && rows.some((r) => r.email.toLowerCase() === values.email!.toLowerCase()),
+    email:
+      Boolean(values.email) &&
+      rows.some((r) => r.email.toLowerCase() === values.email!.toLowerCase()),
     externalId: Boolean(values.externalId) && rows.some((r) => r.externalId === values.externalId),
   };
 }
 
-export async function insertCustomer(db: Db, values: typeof customers.$inferInsert): Promise<string> {
+export async function insertCustomer(
+  db: Db,
+  values: typeof customers.$inferInsert,
+): Promise<string> {
   const [row] = await db.insert(customers).values(values).returning({ id: customers.id });
   return row!.id;
 }
 
-export async function updateCustomer(db: Db, id: string, values: Partial<typeof customers.$inferInsert>): Promise<void> {
+export async function updateCustomer(
+  db: Db,
+  id: string,
+  values: Partial<typeof customers.$inferInsert>,
+): Promise<void> {
   await db.update(customers).set(values).where(eq(customers.id, id));
 }
 
@@ -103,7 +152,12 @@ export async function findAnyCustomer(db: Db, id: string): Promise<CustomerRecor
 }
 
 /** Live customers of one organization by id or external id, for resolving ingested events. */
-export async function customerRefs(db: Db, organizationId: string, ids: string[], externalIds: string[]) {
+export async function customerRefs(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+  externalIds: string[],
+) {
   if (ids.length === 0 && externalIds.length === 0) return [];
   const match: SQL[] = [];
   if (ids.length > 0) match.push(inArray(customers.id, ids));
@@ -111,7 +165,9 @@ export async function customerRefs(db: Db, organizationId: string, ids: string[]
   return db
     .select({ id: customers.id, externalId: customers.externalId })
     .from(customers)
-    .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), or(...match)));
+    .where(
+      and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), or(...match)),
+    );
 }
 
 export async function findCustomersByIds(db: Db, ids: string[]): Promise<CustomerRecord[]> {
@@ -120,11 +176,21 @@ export async function findCustomersByIds(db: Db, ids: string[]): Promise<Custome
   return rows.map(record);
 }
 
-export async function findByEmail(db: Db, organizationId: string, email: string): Promise<CustomerRecord | null> {
+export async function findByEmail(
+  db: Db,
+  organizationId: string,
+  email: string,
+): Promise<CustomerRecord | null> {
   const [row] = await db
     .select(selection)
     .from(customers)
-    .where(and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), sql`lower(${customers.email}) = lower(${email})`))
+    .where(
+      and(
+        eq(customers.organizationId, organizationId),
+        isNull(customers.deletedAt),
+        sql`lower(${customers.email}) = lower(${email})`,
+      ),
+    )
     .limit(1);
   return row ? record(row) : null;
 }

@@ -18,10 +18,16 @@ export const addressInput = z.object({
 });
 
 // A string validated against the billing country, or an explicit [value, format] pair.
-const taxIdInput = z.union([z.string().min(1).max(64), z.tuple([z.string().min(1).max(64), z.string()])]);
+const taxIdInput = z.union([
+  z.string().min(1).max(64),
+  z.tuple([z.string().min(1).max(64), z.string()]),
+]);
 const email = z.email().max(320);
 const name = z.string().max(256);
-const locale = z.string().max(35).regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be an IETF BCP 47 language tag");
+const locale = z
+  .string()
+  .max(35)
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, "must be an IETF BCP 47 language tag");
 
 export const customerCreate = z.object({
   email,
@@ -32,8 +38,16 @@ export const customerCreate = z.object({
   locale: locale.nullish(),
   metadata: metadataInput.optional(),
   organization_id: z.uuid().nullish(),
-  type: z.literal("individual", { message: "Only individual customers are supported." }).default("individual"),
-  owner: z.object({ email: z.email().optional(), name: z.string().nullish(), external_id: z.string().nullish() }).nullish(),
+  type: z
+    .literal("individual", { message: "Only individual customers are supported." })
+    .default("individual"),
+  owner: z
+    .object({
+      email: z.email().optional(),
+      name: z.string().nullish(),
+      external_id: z.string().nullish(),
+    })
+    .nullish(),
 });
 
 export const customerUpdateByExternalId = z.object({
@@ -58,12 +72,20 @@ export const customerListQuery = z.object({
   organization_id: orgFilter,
   email: z.string().optional(),
   query: z.string().optional(),
-  active: z.enum(["true", "false"]).transform((v) => v === "true").optional(),
+  active: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional(),
   sorting: sortingSchema(["created_at", "email", "name"] as const, ["-created_at"]),
 });
 export type CustomerListQuery = z.output<typeof customerListQuery>;
 
-export const deleteQuery = z.object({ anonymize: z.enum(["true", "false"]).transform((v) => v === "true").default(false) });
+export const deleteQuery = z.object({
+  anonymize: z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .default(false),
+});
 
 export interface CustomerRecord extends CustomerRow {
   firstUserEventAt: Date | null;

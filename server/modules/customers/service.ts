@@ -4,7 +4,12 @@
 import { createHash } from "node:crypto";
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/index.ts";
-import { assertAccessible, organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  assertAccessible,
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { uniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
@@ -16,7 +21,13 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import { customerStateGrants, revokeBenefitsOfCustomer } from "../grants/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
-import { customerOut, type CustomerCreate, type CustomerListQuery, type CustomerRecord, type CustomerUpdate } from "./schemas.ts";
+import {
+  customerOut,
+  type CustomerCreate,
+  type CustomerListQuery,
+  type CustomerRecord,
+  type CustomerUpdate,
+} from "./schemas.ts";
 import { validateTaxId } from "./tax-id.ts";
 
 export interface CustomerDeps {
@@ -28,10 +39,23 @@ export interface CustomerDeps {
 
 export type CustomerRef = { id: string } | { externalId: string };
 
-export async function listCustomers(deps: CustomerDeps, ctx: AuthContext, query: CustomerListQuery, metadata: Record<string, string[]>, page: Pagination) {
+export async function listCustomers(
+  deps: CustomerDeps,
+  ctx: AuthContext,
+  query: CustomerListQuery,
+  metadata: Record<string, string[]>,
+  page: Pagination,
+) {
   const orgs = organizationsForRead(ctx, query.organization_id);
   const filter = { email: query.email, query: query.query, active: query.active, metadata };
-  const { rows, total } = await repo.listCustomers(deps.db, orgs, filter, query.sorting, page.limit, offsetOf(page));
+  const { rows, total } = await repo.listCustomers(
+    deps.db,
+    orgs,
+    filter,
+    query.sorting,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(customerOut), total, page);
 }
 
@@ -46,7 +70,10 @@ export async function getCustomer(deps: CustomerDeps, ctx: AuthContext, ref: Cus
   return customerOut(await load(deps.db, ctx, ref));
 }
 
-function taxIdFor(input: CustomerUpdate["tax_id"], country: string | null): [string, string] | null | undefined {
+function taxIdFor(
+  input: CustomerUpdate["tax_id"],
+  country: string | null,
+): [string, string] | null | undefined {
   if (input === undefined) return undefined;
   if (input === null) return null;
   const result = validateTaxId(input, country);
@@ -66,10 +93,23 @@ function address(input: CustomerUpdate["billing_address"]): CustomerAddress | nu
   };
 }
 
-async function assertUnique(db: Db, organizationId: string, values: { email?: string | null | undefined; externalId?: string | null | undefined }, exceptId?: string) {
+async function assertUnique(
+  db: Db,
+  organizationId: string,
+  values: { email?: string | null | undefined; externalId?: string | null | undefined },
+  exceptId?: string,
+) {
   const taken = await repo.conflicts(db, organizationId, values, exceptId);
-  if (taken.email) throw RequestValidationError.field(["body", "email"], "A customer with this email address already exists.");
-  if (taken.externalId) throw RequestValidationError.field(["body", "external_id"], "A customer with this external ID already exists.");
+  if (taken.email)
+    throw RequestValidationError.field(
+      ["body", "email"],
+      "A customer with this email address already exists.",
+    );
+  if (taken.externalId)
+    throw RequestValidationError.field(
+      ["body", "external_id"],
+      "A customer with this external ID already exists.",
+    );
 }
 
 /** A race past assertUnique hits the unique index; answer it the same way. */
@@ -78,8 +118,16 @@ async function guardUnique<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (err) {
     const constraint = uniqueViolation(err);
-    if (constraint === "customers_org_email_uq") throw RequestValidationError.field(["body", "email"], "A customer with this email address already exists.");
-    if (constraint === "customers_org_external_id_uq") throw RequestValidationError.field(["body", "external_id"], "A customer with this external ID already exists.");
+    if (constraint === "customers_org_email_uq")
+      throw RequestValidationError.field(
+        ["body", "email"],
+        "A customer with this email address already exists.",
+      );
+    if (constraint === "customers_org_external_id_uq")
+      throw RequestValidationError.field(
+        ["body", "external_id"],
+        "A customer with this external ID already exists.",
+      );
     throw err;
   }
 }
@@ -111,7 +159,12 @@ export async function createCustomer(deps: CustomerDeps, ctx: AuthContext, input
   );
 }
 
-export async function updateCustomer(deps: CustomerDeps, ctx: AuthContext, ref: CustomerRef, input: CustomerUpdate) {
+export async function updateCustomer(
+  deps: CustomerDeps,
+  ctx: AuthContext,
+  ref: CustomerRef,
+  input: CustomerUpdate,
+) {
   return guardUnique(() =>
     inTransaction(deps.db, async (tx) => {
       const current = await load(tx, ctx, ref);
@@ -119,7 +172,10 @@ export async function updateCustomer(deps: CustomerDeps, ctx: AuthContext, ref: 
       if (input.external_id !== undefined && input.external_id !== current.externalId) {
         // Polar: once set, the external id is fixed; it may only be set when still empty.
         if (current.externalId !== null || input.external_id === null) {
-          throw RequestValidationError.field(["body", "external_id"], "The external ID cannot be changed once set.");
+          throw RequestValidationError.field(
+            ["body", "external_id"],
+            "The external ID cannot be changed once set.",
+          );
         }
         values.externalId = input.external_id;
       }
@@ -132,15 +188,26 @@ export async function updateCustomer(deps: CustomerDeps, ctx: AuthContext, ref: 
       if (input.metadata !== undefined) values.metadata = input.metadata;
       const billingAddress = address(input.billing_address);
       if (billingAddress !== undefined) values.billingAddress = billingAddress;
-      const country = (billingAddress === undefined ? current.billingAddress : billingAddress)?.country ?? null;
+      const country =
+        (billingAddress === undefined ? current.billingAddress : billingAddress)?.country ?? null;
       const taxId = taxIdFor(input.tax_id, country);
       if (taxId !== undefined) values.taxId = taxId;
-      await assertUnique(tx, current.organizationId, { email: values.email, externalId: values.externalId }, current.id);
+      await assertUnique(
+        tx,
+        current.organizationId,
+        { email: values.email, externalId: values.externalId },
+        current.id,
+      );
       values.modifiedAt = deps.clock.now();
       await repo.updateCustomer(tx, current.id, values);
-      if (values.externalId) await linkCustomerEvents(tx, current.organizationId, current.id, values.externalId);
+      if (values.externalId)
+        await linkCustomerEvents(tx, current.organizationId, current.id, values.externalId);
       const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
-      await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "customer.updated", data });
+      await recordEvent(tx, deps.clock, {
+        organizationId: current.organizationId,
+        type: "customer.updated",
+        data,
+      });
       return data;
     }),
   );
@@ -150,37 +217,70 @@ export async function updateCustomer(deps: CustomerDeps, ctx: AuthContext, ref: 
  * The billing details a customer may change about themselves (the customer portal): billing name,
  * address and tax id, validated as the seller's update validates them, with customer.updated.
  */
-export async function updateCustomerBilling(deps: CustomerDeps, ctx: AuthContext, id: string, input: Pick<CustomerUpdate, "billing_address" | "tax_id"> & { billing_name?: string | null | undefined }) {
+export async function updateCustomerBilling(
+  deps: CustomerDeps,
+  ctx: AuthContext,
+  id: string,
+  input: Pick<CustomerUpdate, "billing_address" | "tax_id"> & {
+    billing_name?: string | null | undefined;
+  },
+) {
   return inTransaction(deps.db, async (tx) => {
     const current = await load(tx, ctx, { id });
     const values: Parameters<typeof repo.updateCustomer>[2] = {};
     if (input.billing_name !== undefined) values.billingName = input.billing_name;
     const billingAddress = address(input.billing_address);
     if (billingAddress !== undefined) values.billingAddress = billingAddress;
-    const country = (billingAddress === undefined ? current.billingAddress : billingAddress)?.country ?? null;
+    const country =
+      (billingAddress === undefined ? current.billingAddress : billingAddress)?.country ?? null;
     const taxId = taxIdFor(input.tax_id, country);
     if (taxId !== undefined) values.taxId = taxId;
     values.modifiedAt = deps.clock.now();
     await repo.updateCustomer(tx, current.id, values);
     const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
-    await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "customer.updated", data });
+    await recordEvent(tx, deps.clock, {
+      organizationId: current.organizationId,
+      type: "customer.updated",
+      data,
+    });
     return data;
   });
 }
 
-export async function deleteCustomer(deps: CustomerDeps, ctx: AuthContext, ref: CustomerRef, anonymize: boolean): Promise<void> {
+export async function deleteCustomer(
+  deps: CustomerDeps,
+  ctx: AuthContext,
+  ref: CustomerRef,
+  anonymize: boolean,
+): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     const current = await load(tx, ctx, ref);
     const now = deps.clock.now();
     const values: Parameters<typeof repo.updateCustomer>[2] = { deletedAt: now, modifiedAt: now };
     if (anonymize) {
-      const digest = createHash("sha256").update(current.email.toLowerCase()).digest("hex").slice(0, 32);
-      Object.assign(values, { email: `${digest}@anonymized.invalid`, name: null, billingName: null, billingAddress: null });
+      const digest = createHash("sha256")
+        .update(current.email.toLowerCase())
+        .digest("hex")
+        .slice(0, 32);
+      Object.assign(values, {
+        email: `${digest}@anonymized.invalid`,
+        name: null,
+        billingName: null,
+        billingAddress: null,
+      });
     }
     await repo.updateCustomer(tx, current.id, values);
     const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
-    await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "customer.deleted", data });
-    await revokeBenefitsOfCustomer(tx, { clock: deps.clock, queue: deps.queue ?? null }, current.id);
+    await recordEvent(tx, deps.clock, {
+      organizationId: current.organizationId,
+      type: "customer.deleted",
+      data,
+    });
+    await revokeBenefitsOfCustomer(
+      tx,
+      { clock: deps.clock, queue: deps.queue ?? null },
+      current.id,
+    );
   });
 }
 
@@ -193,9 +293,15 @@ export async function getCustomerState(deps: CustomerDeps, ctx: AuthContext, ref
  * Where subscriptions, benefit grants and meter balances join the customer state, computed from
  * real rows (grants and meters join when their issue lands).
  */
-export async function customerStateExtras(deps: Pick<CustomerDeps, "db">, customer: CustomerRecord) {
+export async function customerStateExtras(
+  deps: Pick<CustomerDeps, "db">,
+  customer: CustomerRecord,
+) {
   const active = await activeSubscriptionsOf(deps.db, customer.id);
-  return { active_subscriptions: active.map(stateSubscriptionOut), ...(await customerStateGrants(deps.db, customer.id)) };
+  return {
+    active_subscriptions: active.map(stateSubscriptionOut),
+    ...(await customerStateGrants(deps.db, customer.id)),
+  };
 }
 
 /** The state of a customer by id (any state), as customer.state_changed carries it. */
@@ -206,7 +312,12 @@ export async function customerStateOf(db: Db, customerId: string) {
 }
 
 /** Live customers of one organization matched by id or external id (for event ingestion). */
-export function resolveCustomerRefs(db: Db, organizationId: string, ids: string[], externalIds: string[]) {
+export function resolveCustomerRefs(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+  externalIds: string[],
+) {
   return repo.customerRefs(db, organizationId, ids, externalIds);
 }
 
@@ -218,7 +329,11 @@ export async function customersByIds(db: Db, ids: string[]) {
 // For checkouts: the customer a session names, and the customer a paid checkout belongs to, found by
 // id, external id or email within the organization, or created (customer.created in the same
 // transaction as the order).
-export async function findCustomerForCheckout(db: Db, organizationId: string, by: { id: string | null; externalId: string | null }): Promise<CustomerRecord | null> {
+export async function findCustomerForCheckout(
+  db: Db,
+  organizationId: string,
+  by: { id: string | null; externalId: string | null },
+): Promise<CustomerRecord | null> {
   if (by.id) return repo.findCustomer(db, [organizationId], { id: by.id });
   if (by.externalId) return repo.findCustomer(db, [organizationId], { externalId: by.externalId });
   return null;
@@ -232,11 +347,21 @@ export interface BuyerDetails {
   billingAddress: CustomerAddress | null;
 }
 
-export async function resolveBuyer(db: Db, clock: Clock, organizationId: string, buyer: BuyerDetails): Promise<{ customer: CustomerRecord; created: boolean }> {
-  const existing = (await findCustomerForCheckout(db, organizationId, buyer)) ?? (await repo.findByEmail(db, organizationId, buyer.email));
+export async function resolveBuyer(
+  db: Db,
+  clock: Clock,
+  organizationId: string,
+  buyer: BuyerDetails,
+): Promise<{ customer: CustomerRecord; created: boolean }> {
+  const existing =
+    (await findCustomerForCheckout(db, organizationId, buyer)) ??
+    (await repo.findByEmail(db, organizationId, buyer.email));
   if (existing) {
     if (buyer.billingAddress && !existing.billingAddress) {
-      await repo.updateCustomer(db, existing.id, { billingAddress: buyer.billingAddress, modifiedAt: clock.now() });
+      await repo.updateCustomer(db, existing.id, {
+        billingAddress: buyer.billingAddress,
+        modifiedAt: clock.now(),
+      });
       return { customer: { ...existing, billingAddress: buyer.billingAddress }, created: false };
     }
     return { customer: existing, created: false };
@@ -250,7 +375,11 @@ export async function resolveBuyer(db: Db, clock: Clock, organizationId: string,
     createdAt: clock.now(),
   });
   const customer = (await repo.findAnyCustomer(db, id))!;
-  await recordEvent(db, clock, { organizationId, type: "customer.created", data: customerOut(customer) });
+  await recordEvent(db, clock, {
+    organizationId,
+    type: "customer.created",
+    data: customerOut(customer),
+  });
   return { customer, created: true };
 }
 

@@ -14,10 +14,14 @@ export function discountsRouter(deps: DiscountDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/discounts", "/discounts/"], guard("discounts:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listDiscounts(deps, authOf(req), parseQuery(discountListQuery, req), page));
+    res.json(
+      await service.listDiscounts(deps, authOf(req), parseQuery(discountListQuery, req), page),
+    );
   });
   r.post(["/discounts", "/discounts/"], guard("discounts:write"), async (req, res) => {
-    res.status(201).json(await service.createDiscount(deps, authOf(req), parseBody(discountCreate, req)));
+    res
+      .status(201)
+      .json(await service.createDiscount(deps, authOf(req), parseBody(discountCreate, req)));
   });
   r.get("/discounts/:id", guard("discounts:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);

@@ -35,10 +35,23 @@ const base = {
 
 // `type` defaults by shape, as Polar's two create models each default their own literal.
 export const discountCreate = z.preprocess(
-  (v) => (v && typeof v === "object" && !("type" in v) ? { ...v, type: "basis_points" in v ? "percentage" : "fixed" } : v),
+  (v) =>
+    v && typeof v === "object" && !("type" in v)
+      ? { ...v, type: "basis_points" in v ? "percentage" : "fixed" }
+      : v,
   z.discriminatedUnion("type", [
-    z.object({ type: z.literal("fixed"), ...base, amount: amount.nullish(), currency: z.enum(CURRENCIES).nullish(), amounts: z.record(z.enum(CURRENCIES), amount).nullish() }),
-    z.object({ type: z.literal("percentage"), ...base, basis_points: z.number().int().min(1).max(10000) }),
+    z.object({
+      type: z.literal("fixed"),
+      ...base,
+      amount: amount.nullish(),
+      currency: z.enum(CURRENCIES).nullish(),
+      amounts: z.record(z.enum(CURRENCIES), amount).nullish(),
+    }),
+    z.object({
+      type: z.literal("percentage"),
+      ...base,
+      basis_points: z.number().int().min(1).max(10000),
+    }),
   ]),
 );
 export type DiscountCreate = z.output<typeof discountCreate>;
@@ -62,7 +75,13 @@ export const discountUpdate = z.object({
 });
 export type DiscountUpdate = z.output<typeof discountUpdate>;
 
-export const DISCOUNT_SORTS = ["created_at", "name", "code", "redemptions_count", "ends_at"] as const;
+export const DISCOUNT_SORTS = [
+  "created_at",
+  "name",
+  "code",
+  "redemptions_count",
+  "ends_at",
+] as const;
 export const discountListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   query: z.string().optional(),
@@ -107,8 +126,24 @@ export function discountOut(row: DiscountRow, products: ProductRow[]) {
     organization_id: row.organizationId,
     products: products.map(discountProductOut),
   };
-  const duration = row.duration === "repeating" ? { duration: "repeating" as const, duration_in_months: row.durationInMonths ?? 1 } : { duration: row.duration as "once" | "forever" };
-  if (row.type === "percentage") return { ...duration, type: "percentage" as const, basis_points: row.basisPoints ?? 0, ...common };
+  const duration =
+    row.duration === "repeating"
+      ? { duration: "repeating" as const, duration_in_months: row.durationInMonths ?? 1 }
+      : { duration: row.duration as "once" | "forever" };
+  if (row.type === "percentage")
+    return {
+      ...duration,
+      type: "percentage" as const,
+      basis_points: row.basisPoints ?? 0,
+      ...common,
+    };
   const currency = row.currency ?? "usd";
-  return { ...duration, type: "fixed" as const, amount: row.amount ?? 0, currency, amounts: { ...(row.amounts ?? {}), [currency]: row.amount ?? 0 }, ...common };
+  return {
+    ...duration,
+    type: "fixed" as const,
+    amount: row.amount ?? 0,
+    currency,
+    amounts: { ...(row.amounts ?? {}), [currency]: row.amount ?? 0 },
+    ...common,
+  };
 }

@@ -1,14 +1,23 @@
 // Discounts: create, list, read, update and soft-delete. A create and an update end in the same
 // state checks, so an update can never reach a discount that could not have been created.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { productsByIds, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
-import { discountOut, type DiscountCreate, type DiscountListQuery, type DiscountUpdate } from "./schemas.ts";
+import {
+  discountOut,
+  type DiscountCreate,
+  type DiscountListQuery,
+  type DiscountUpdate,
+} from "./schemas.ts";
 
 export interface DiscountDeps {
   db: Db;
@@ -37,25 +46,35 @@ const field = (name: string, msg: string) => RequestValidationError.field(["body
 
 function checkState(s: DiscountState, redemptionsCount: number): void {
   if (s.type === "fixed") {
-    if (s.amount === null && !s.amounts) throw field("amount", "A fixed discount needs an amount (and its currency).");
+    if (s.amount === null && !s.amounts)
+      throw field("amount", "A fixed discount needs an amount (and its currency).");
     if (s.amount === null && s.amounts) {
       const currency = s.currency ?? Object.keys(s.amounts)[0]!;
-      if (s.amounts[currency] === undefined) throw field("amounts", `amounts has no entry for the currency ${currency}.`);
+      if (s.amounts[currency] === undefined)
+        throw field("amounts", `amounts has no entry for the currency ${currency}.`);
     }
   } else if (s.basisPoints === null) {
     throw field("basis_points", "A percentage discount needs basis_points (1 to 10000).");
   }
-  if (s.duration === "repeating" && s.durationInMonths === null) throw field("duration_in_months", "Required when duration is repeating.");
-  if (s.duration !== "repeating" && s.durationInMonths !== null) throw field("duration_in_months", "Only a repeating discount has duration_in_months.");
-  if (s.startsAt && s.endsAt && s.endsAt <= s.startsAt) throw field("ends_at", "ends_at must be after starts_at.");
+  if (s.duration === "repeating" && s.durationInMonths === null)
+    throw field("duration_in_months", "Required when duration is repeating.");
+  if (s.duration !== "repeating" && s.durationInMonths !== null)
+    throw field("duration_in_months", "Only a repeating discount has duration_in_months.");
+  if (s.startsAt && s.endsAt && s.endsAt <= s.startsAt)
+    throw field("ends_at", "ends_at must be after starts_at.");
   if (s.maxRedemptions !== null && s.maxRedemptions < redemptionsCount) {
-    throw field("max_redemptions", `The discount has already been redeemed ${redemptionsCount} times.`);
+    throw field(
+      "max_redemptions",
+      `The discount has already been redeemed ${redemptionsCount} times.`,
+    );
   }
 }
 
 function toRow(s: DiscountState) {
   const fixed = s.type === "fixed";
-  const currency = fixed ? (s.currency ?? (s.amount === null && s.amounts ? Object.keys(s.amounts)[0]! : "usd")) : null;
+  const currency = fixed
+    ? (s.currency ?? (s.amount === null && s.amounts ? Object.keys(s.amounts)[0]! : "usd"))
+    : null;
   return {
     type: s.type,
     name: s.name,
@@ -74,18 +93,31 @@ function toRow(s: DiscountState) {
   };
 }
 
-const codeTakenError = () => field("code", "A discount with this code already exists in the organization (codes ignore case).");
+const codeTakenError = () =>
+  field(
+    "code",
+    "A discount with this code already exists in the organization (codes ignore case).",
+  );
 
 async function checkProducts(db: Db, organizationId: string, ids: string[]): Promise<string[]> {
   const found = new Set((await productsOf(db, organizationId, ids)).map((p) => p.id));
   const bad = ids.findIndex((id) => !found.has(id));
-  if (bad >= 0) throw RequestValidationError.field(["body", "products", bad], "Product not found in this organization.");
+  if (bad >= 0)
+    throw RequestValidationError.field(
+      ["body", "products", bad],
+      "Product not found in this organization.",
+    );
   return [...new Set(ids)];
 }
 
 async function render(db: Db, rows: repo.DiscountRow[]) {
-  const links = await repo.productLinksOf(db, rows.map((r) => r.id));
-  const products = new Map((await productsByIds(db, [...new Set(links.map((l) => l.productId))])).map((p) => [p.id, p]));
+  const links = await repo.productLinksOf(
+    db,
+    rows.map((r) => r.id),
+  );
+  const products = new Map(
+    (await productsByIds(db, [...new Set(links.map((l) => l.productId))])).map((p) => [p.id, p]),
+  );
   return rows.map((row) =>
     discountOut(
       row,
@@ -113,11 +145,16 @@ export async function createDiscount(deps: DiscountDeps, ctx: AuthContext, input
     metadata: input.metadata ?? {},
   };
   checkState(state, 0);
-  if (state.code && (await repo.codeTaken(deps.db, organizationId, state.code))) throw codeTakenError();
+  if (state.code && (await repo.codeTaken(deps.db, organizationId, state.code)))
+    throw codeTakenError();
   const productIds = await checkProducts(deps.db, organizationId, input.products ?? []);
   try {
     return await inTransaction(deps.db, async (tx) => {
-      const row = await repo.insertDiscount(tx, { organizationId, ...toRow(state), createdAt: deps.clock.now() });
+      const row = await repo.insertDiscount(tx, {
+        organizationId,
+        ...toRow(state),
+        createdAt: deps.clock.now(),
+      });
       await repo.setProducts(tx, row.id, productIds);
       return (await render(tx, [row]))[0]!;
     });
@@ -127,8 +164,20 @@ export async function createDiscount(deps: DiscountDeps, ctx: AuthContext, input
   }
 }
 
-export async function listDiscounts(deps: DiscountDeps, ctx: AuthContext, query: DiscountListQuery, page: Pagination) {
-  const { rows, total } = await repo.listDiscounts(deps.db, organizationsForRead(ctx, query.organization_id), query.query, query.sorting, page.limit, offsetOf(page));
+export async function listDiscounts(
+  deps: DiscountDeps,
+  ctx: AuthContext,
+  query: DiscountListQuery,
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listDiscounts(
+    deps.db,
+    organizationsForRead(ctx, query.organization_id),
+    query.query,
+    query.sorting,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await render(deps.db, rows), total, page);
 }
 
@@ -143,9 +192,15 @@ export async function getDiscount(deps: DiscountDeps, ctx: AuthContext, id: stri
 }
 
 /** Absent keys keep the current value; an explicit null clears the nullable ones. */
-const keep = <T>(given: T | null | undefined, current: T | null): T | null => (given === undefined ? current : given);
+const keep = <T>(given: T | null | undefined, current: T | null): T | null =>
+  given === undefined ? current : given;
 
-export async function updateDiscount(deps: DiscountDeps, ctx: AuthContext, id: string, input: DiscountUpdate) {
+export async function updateDiscount(
+  deps: DiscountDeps,
+  ctx: AuthContext,
+  id: string,
+  input: DiscountUpdate,
+) {
   const current = await ownDiscount(deps, ctx, id);
   const type = input.type ?? (current.type as DiscountState["type"]);
   const duration = input.duration ?? (current.duration as DiscountState["duration"]);
@@ -157,9 +212,15 @@ export async function updateDiscount(deps: DiscountDeps, ctx: AuthContext, id: s
     startsAt: keep(input.starts_at, current.startsAt),
     endsAt: keep(input.ends_at, current.endsAt),
     maxRedemptions: keep(input.max_redemptions, current.maxRedemptions),
-    maxRedemptionsPerCustomer: keep(input.max_redemptions_per_customer, current.maxRedemptionsPerCustomer),
+    maxRedemptionsPerCustomer: keep(
+      input.max_redemptions_per_customer,
+      current.maxRedemptionsPerCustomer,
+    ),
     duration,
-    durationInMonths: duration === "repeating" ? keep(input.duration_in_months, current.durationInMonths) : (input.duration_in_months ?? null),
+    durationInMonths:
+      duration === "repeating"
+        ? keep(input.duration_in_months, current.durationInMonths)
+        : (input.duration_in_months ?? null),
     amount: input.amount ?? (typeChanged ? null : current.amount),
     currency: input.currency ?? (typeChanged ? null : current.currency),
     amounts: input.amounts ?? (typeChanged ? null : current.amounts),
@@ -170,14 +231,31 @@ export async function updateDiscount(deps: DiscountDeps, ctx: AuthContext, id: s
   const next = toRow(state);
   if (current.redemptionsCount > 0) {
     // Customers already hold this discount: what it is worth and for how long stays as sold.
-    for (const [key, wire] of [["type", "type"], ["amount", "amount"], ["currency", "currency"], ["basisPoints", "basis_points"], ["duration", "duration"], ["durationInMonths", "duration_in_months"]] as const) {
-      if (next[key] !== current[key]) throw field(wire, "This cannot change once the discount has been redeemed; create a new discount instead.");
+    for (const [key, wire] of [
+      ["type", "type"],
+      ["amount", "amount"],
+      ["currency", "currency"],
+      ["basisPoints", "basis_points"],
+      ["duration", "duration"],
+      ["durationInMonths", "duration_in_months"],
+    ] as const) {
+      if (next[key] !== current[key])
+        throw field(
+          wire,
+          "This cannot change once the discount has been redeemed; create a new discount instead.",
+        );
     }
   }
-  if (next.code && next.code.toLowerCase() !== current.code?.toLowerCase() && (await repo.codeTaken(deps.db, current.organizationId, next.code, id))) {
+  if (
+    next.code &&
+    next.code.toLowerCase() !== current.code?.toLowerCase() &&
+    (await repo.codeTaken(deps.db, current.organizationId, next.code, id))
+  ) {
     throw codeTakenError();
   }
-  const productIds = input.products ? await checkProducts(deps.db, current.organizationId, input.products) : null;
+  const productIds = input.products
+    ? await checkProducts(deps.db, current.organizationId, input.products)
+    : null;
   try {
     return await inTransaction(deps.db, async (tx) => {
       const row = await repo.updateDiscount(tx, id, { ...next, modifiedAt: deps.clock.now() });
@@ -191,7 +269,11 @@ export async function updateDiscount(deps: DiscountDeps, ctx: AuthContext, id: s
 }
 
 /** Soft delete: checkouts and orders that used the discount keep pointing at it. */
-export async function deleteDiscount(deps: DiscountDeps, ctx: AuthContext, id: string): Promise<void> {
+export async function deleteDiscount(
+  deps: DiscountDeps,
+  ctx: AuthContext,
+  id: string,
+): Promise<void> {
   await ownDiscount(deps, ctx, id);
   const now = deps.clock.now();
   await repo.updateDiscount(deps.db, id, { deletedAt: now, modifiedAt: now });

@@ -25,14 +25,20 @@ beforeAll(async () => {
       let data = "";
       stream.on("data", (c: Buffer) => (data += c.toString()));
       stream.on("end", () => {
-        received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "", to: session.envelope.rcptTo.map((r) => r.address), data });
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data,
+        });
         callback();
       });
     },
   });
   await new Promise<void>((r) => smtp.listen(0, "127.0.0.1", () => r()));
   const port = (smtp.server.address() as AddressInfo).port;
-  t = await startTestServer({ env: { SMTP_URL: `smtp://127.0.0.1:${port}`, EMAIL_FROM: "till <mail@till.test>" } });
+  t = await startTestServer({
+    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, EMAIL_FROM: "till <mail@till.test>" },
+  });
   // Nothing listens on port 1: delivery fails, the outbox keeps the message with the error.
   failing = await startTestServer({ env: { SMTP_URL: "smtp://127.0.0.1:1" } });
 });
@@ -44,22 +50,36 @@ afterAll(async () => {
 describe("email delivery", () => {
   it("SMTP_URL: the verification mail is delivered over SMTP with its link, and the outbox row is marked sent", async () => {
     const email = uniqueEmail("smtp");
-    await browser(t.url).client.signUp.email({ email, password: "correct horse battery", name: "Mail" });
+    await browser(t.url).client.signUp.email({
+      email,
+      password: "correct horse battery",
+      name: "Mail",
+    });
     const mail = received.find((m) => m.to.includes(email));
     expect(mail).toBeDefined();
     expect(mail!.from).toBe("mail@till.test");
     expect(mail!.data).toContain("Subject: Verify your email for till");
     expect(mail!.data.replace(/=\r?\n/g, "")).toContain(`${t.url}/api/auth/verify-email?token=`);
-    const [row] = await t.server.database.rows<{ sent_at: Date | null; error: string | null }>(sql`select sent_at, error from email_outbox where "to" = ${email}`);
+    const [row] = await t.server.database.rows<{ sent_at: Date | null; error: string | null }>(
+      sql`select sent_at, error from email_outbox where "to" = ${email}`,
+    );
     expect(row!.sent_at).not.toBeNull();
     expect(row!.error).toBeNull();
   });
 
   it("a failed delivery keeps the message in the outbox with the error and does not fail the sign-up", async () => {
     const email = uniqueEmail("bounce");
-    const res = await browser(failing.url).client.signUp.email({ email, password: "correct horse battery", name: "Mail" });
+    const res = await browser(failing.url).client.signUp.email({
+      email,
+      password: "correct horse battery",
+      name: "Mail",
+    });
     expect(res.error).toBeNull();
-    const [row] = await failing.server.database.rows<{ sent_at: Date | null; error: string | null; link: string }>(sql`select sent_at, error, link from email_outbox where "to" = ${email}`);
+    const [row] = await failing.server.database.rows<{
+      sent_at: Date | null;
+      error: string | null;
+      link: string;
+    }>(sql`select sent_at, error, link from email_outbox where "to" = ${email}`);
     expect(row!.sent_at).toBeNull();
     expect(row!.error).toEqual(expect.any(String));
     expect(row!.link).toContain("/api/auth/verify-email?token=");

@@ -17,7 +17,11 @@ export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;
 }
 
-export async function createMailer(deps: { config: Readonly<Config>; db: Db; log: Logger }): Promise<Mailer> {
+export async function createMailer(deps: {
+  config: Readonly<Config>;
+  db: Db;
+  log: Logger;
+}): Promise<Mailer> {
   const { config, db, log } = deps;
   let transport: { sendMail(opts: object): Promise<unknown> } | null = null;
   if (config.email.smtpUrl) {
@@ -28,11 +32,19 @@ export async function createMailer(deps: { config: Readonly<Config>; db: Db; log
     async send(mail) {
       const emailId = await insertMail(db, mail);
       if (!transport) {
-        log.info({ emailId, kind: mail.kind, to: mail.to, link: mail.link }, "email (outbox only; set SMTP_URL to send)");
+        log.info(
+          { emailId, kind: mail.kind, to: mail.to, link: mail.link },
+          "email (outbox only; set SMTP_URL to send)",
+        );
         return;
       }
       try {
-        await transport.sendMail({ from: config.email.from, to: mail.to, subject: mail.subject, text: mail.text });
+        await transport.sendMail({
+          from: config.email.from,
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+        });
         await markMailSent(db, emailId, new Date());
       } catch (err) {
         log.error({ err, emailId, kind: mail.kind }, "email delivery failed");

@@ -7,7 +7,13 @@ import type { OutgoingMail } from "./mailer.ts";
 export async function insertMail(db: Db, mail: OutgoingMail): Promise<string> {
   const [row] = await db
     .insert(emailOutbox)
-    .values({ kind: mail.kind, to: mail.to, subject: mail.subject, text: mail.text, link: mail.link ?? null })
+    .values({
+      kind: mail.kind,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      link: mail.link ?? null,
+    })
     .returning({ id: emailOutbox.id });
   return row!.id;
 }
@@ -17,7 +23,10 @@ export async function markMailSent(db: Db, id: string, at: Date): Promise<void> 
 }
 
 export async function markMailFailed(db: Db, id: string, error: string): Promise<void> {
-  await db.update(emailOutbox).set({ error: error.slice(0, 500) }).where(eq(emailOutbox.id, id));
+  await db
+    .update(emailOutbox)
+    .set({ error: error.slice(0, 500) })
+    .where(eq(emailOutbox.id, id));
 }
 
 export async function listMails(db: Db, limit: number) {

@@ -12,12 +12,17 @@ import { listMailsVisibleTo } from "./repository.ts";
 
 const emailListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) });
 
-export function sandboxEmailsRouter(deps: { db: Db; mode: "sandbox" | "production" }, guard: Guard): Router {
+export function sandboxEmailsRouter(
+  deps: { db: Db; mode: "sandbox" | "production" },
+  guard: Guard,
+): Router {
   const r = Router();
   r.get(["/sandbox/emails", "/sandbox/emails/"], guard(), async (req, res) => {
-    if (deps.mode !== "sandbox") throw new ResourceNotFound("The email outbox is only listed in sandbox mode.");
+    if (deps.mode !== "sandbox")
+      throw new ResourceNotFound("The email outbox is only listed in sandbox mode.");
     const ctx = authOf(req);
-    if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("The email outbox is available to signed-in users only.");
+    if (ctx.kind !== "user" || !ctx.userId)
+      throw new NotPermitted("The email outbox is available to signed-in users only.");
     const { limit } = parseQuery(emailListQuery, req);
     const rows = await listMailsVisibleTo(deps.db, ctx.userId, limit);
     res.json({

@@ -18,7 +18,10 @@ describe("GET /v1/sandbox/emails", () => {
     const stranger = await signUp(t.url);
     const org = await createOrganization(t.url, seller);
     const invited = `Invitee-${Date.now()}@Example.com`;
-    const inv = await api(t.url, "/api/auth/organization/invite-member", { token: seller.token, body: { email: invited, role: "member", organizationId: org.id } });
+    const inv = await api(t.url, "/api/auth/organization/invite-member", {
+      token: seller.token,
+      body: { email: invited, role: "member", organizationId: org.id },
+    });
     expect(inv.status).toBe(200);
 
     const res = await api(t.url, "/v1/sandbox/emails?limit=100", { token: seller.token });
@@ -28,8 +31,23 @@ describe("GET /v1/sandbox/emails", () => {
     expect(to).toContain(invited.toLowerCase());
     expect(to).not.toContain(stranger.email.toLowerCase());
     const mine = res.body.items.find((m: { to: string }) => m.to === seller.email);
-    expect(mine).toMatchObject({ kind: "verify-email", subject: expect.any(String), link: expect.stringContaining("/api/auth/verify-email"), error: null });
-    expect(Object.keys(mine).sort()).toEqual(["created_at", "error", "id", "kind", "link", "sent_at", "subject", "text", "to"]);
+    expect(mine).toMatchObject({
+      kind: "verify-email",
+      subject: expect.any(String),
+      link: expect.stringContaining("/api/auth/verify-email"),
+      error: null,
+    });
+    expect(Object.keys(mine).sort()).toEqual([
+      "created_at",
+      "error",
+      "id",
+      "kind",
+      "link",
+      "sent_at",
+      "subject",
+      "text",
+      "to",
+    ]);
 
     const theirs = await api(t.url, "/v1/sandbox/emails", { token: stranger.token });
     expect(theirs.body.items.map((m: { to: string }) => m.to)).toEqual([stranger.email]);

@@ -16,7 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const ingest = (token: string, events: unknown[]) => api(t.url, "/v1/events/ingest", { token, body: { events } });
+const ingest = (token: string, events: unknown[]) =>
+  api(t.url, "/v1/events/ingest", { token, body: { events } });
 
 describe("events through @polar-sh/sdk", () => {
   it("ingests by customer id and external customer id, deduplicates by external_id, lists, gets and names", async () => {
@@ -24,53 +25,109 @@ describe("events through @polar-sh/sdk", () => {
     const bob = await polar.customers.create({ email: "bob@example.com", externalId: "usr_bob" });
     const first = await polar.events.ingest({
       events: [
-        { name: "api_call", customerId: bob.id, externalId: "e1", timestamp: new Date("2026-01-01T10:00:00Z"), metadata: { route: "/a", tokens: 10 } },
-        { name: "api_call", externalCustomerId: "usr_bob", externalId: "e2", timestamp: new Date("2026-01-01T11:00:00Z"), metadata: { route: "/b", tokens: 5 } },
-        { name: "login", externalCustomerId: "usr_later", externalId: "e3", timestamp: new Date("2026-01-02T09:00:00Z") },
+        {
+          name: "api_call",
+          customerId: bob.id,
+          externalId: "e1",
+          timestamp: new Date("2026-01-01T10:00:00Z"),
+          metadata: { route: "/a", tokens: 10 },
+        },
+        {
+          name: "api_call",
+          externalCustomerId: "usr_bob",
+          externalId: "e2",
+          timestamp: new Date("2026-01-01T11:00:00Z"),
+          metadata: { route: "/b", tokens: 5 },
+        },
+        {
+          name: "login",
+          externalCustomerId: "usr_later",
+          externalId: "e3",
+          timestamp: new Date("2026-01-02T09:00:00Z"),
+        },
       ],
     });
     expect(first).toEqual({ inserted: 3, duplicates: 0 });
-    const again = await polar.events.ingest({ events: [{ name: "api_call", customerId: bob.id, externalId: "e1" }, { name: "api_call", customerId: bob.id, externalId: "e4" }] });
+    const again = await polar.events.ingest({
+      events: [
+        { name: "api_call", customerId: bob.id, externalId: "e1" },
+        { name: "api_call", customerId: bob.id, externalId: "e4" },
+      ],
+    });
     expect(again).toEqual({ inserted: 1, duplicates: 1 });
 
     const list = await polar.events.list({ customerId: bob.id, limit: 2 });
-    if (!("items" in list) || !("totalCount" in list.pagination)) throw new Error("expected a page-based list");
+    if (!("items" in list) || !("totalCount" in list.pagination))
+      throw new Error("expected a page-based list");
     expect(list.pagination).toEqual({ totalCount: 3, maxPage: 2 });
     expect(list.items[0]!.name).toBe("api_call");
-    const byExternal = await polar.events.list({ externalCustomerId: "usr_bob", sorting: ["timestamp"] });
-    expect(byExternal.items.map((e) => (e.source === "user" ? e.metadata["route"] : null)).slice(0, 2)).toEqual(["/a", "/b"]);
-    const tokens = await polar.events.list({ filter: JSON.stringify({ conjunction: "and", clauses: [{ property: "tokens", operator: "gte", value: 10 }] }) });
+    const byExternal = await polar.events.list({
+      externalCustomerId: "usr_bob",
+      sorting: ["timestamp"],
+    });
+    expect(
+      byExternal.items.map((e) => (e.source === "user" ? e.metadata["route"] : null)).slice(0, 2),
+    ).toEqual(["/a", "/b"]);
+    const tokens = await polar.events.list({
+      filter: JSON.stringify({
+        conjunction: "and",
+        clauses: [{ property: "tokens", operator: "gte", value: 10 }],
+      }),
+    });
     expect(tokens.items.length).toBe(1);
     const byMeta = await polar.events.list({ metadata: { route: "/b" } });
     expect(byMeta.items.length).toBe(1);
-    const inRange = await polar.events.list({ startTimestamp: new Date("2026-01-01T10:30:00Z"), endTimestamp: new Date("2026-01-01T23:00:00Z") });
+    const inRange = await polar.events.list({
+      startTimestamp: new Date("2026-01-01T10:30:00Z"),
+      endTimestamp: new Date("2026-01-01T23:00:00Z"),
+    });
     expect(inRange.items.length).toBe(1);
 
     const one = list.items[0]!;
     const got = await polar.events.get({ id: one.id });
-    expect(got).toMatchObject({ id: one.id, source: "user", customerId: bob.id, externalCustomerId: "usr_bob" });
+    expect(got).toMatchObject({
+      id: one.id,
+      source: "user",
+      customerId: bob.id,
+      externalCustomerId: "usr_bob",
+    });
     expect("customer" in got && got.customer?.email).toBe("bob@example.com");
 
     // An event for an external customer that does not exist yet is linked when the customer appears.
-    const later = await polar.customers.create({ email: "later@example.com", externalId: "usr_later" });
+    const later = await polar.customers.create({
+      email: "later@example.com",
+      externalId: "usr_later",
+    });
     const linked = await polar.events.list({ customerId: later.id });
     expect(linked.items.map((e) => e.name)).toEqual(["login"]);
     const raw = await api(t.url, `/v1/customers/${later.id}`, { token: seller.token });
     expect(raw.body.first_user_event_at).toBe("2026-01-02T09:00:00.000Z");
 
     const names = [];
-    for await (const page of await polar.events.listNames({ sorting: ["name"] })) names.push(...page.result.items);
-    expect(names.map((n) => [n.name, n.occurrences])).toEqual([["api_call", 3], ["login", 1]]);
+    for await (const page of await polar.events.listNames({ sorting: ["name"] }))
+      names.push(...page.result.items);
+    expect(names.map((n) => [n.name, n.occurrences])).toEqual([
+      ["api_call", 3],
+      ["login", 1],
+    ]);
     expect(names[0]).toMatchObject({ source: "user", firstSeen: new Date("2026-01-01T10:00:00Z") });
   });
 
   it("another organization's event is ResourceNotFound; an invalid batch is a 422", async () => {
     const polar = polarClient(t, seller.token);
-    await polar.events.ingest({ events: [{ name: "x", externalCustomerId: "someone", externalId: "mine-1" }] });
+    await polar.events.ingest({
+      events: [{ name: "x", externalCustomerId: "someone", externalId: "mine-1" }],
+    });
     const mine = await polar.events.list({ name: "x" });
-    await expect(polarClient(t, other.token).events.get({ id: mine.items[0]!.id })).rejects.toBeInstanceOf(ResourceNotFound);
+    await expect(
+      polarClient(t, other.token).events.get({ id: mine.items[0]!.id }),
+    ).rejects.toBeInstanceOf(ResourceNotFound);
     expect((await polarClient(t, other.token).events.list({})).items).toEqual([]);
-    await expect(polar.events.ingest({ events: [{ name: "x", customerId: "00000000-0000-4000-8000-000000000000" }] })).rejects.toBeInstanceOf(HTTPValidationError);
+    await expect(
+      polar.events.ingest({
+        events: [{ name: "x", customerId: "00000000-0000-4000-8000-000000000000" }],
+      }),
+    ).rejects.toBeInstanceOf(HTTPValidationError);
   });
 });
 
@@ -78,16 +135,48 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
   const ok = { name: "ok", external_customer_id: "c1" };
   const cases: [string, unknown[], (string | number)[]][] = [
     ["no customer", [ok, ok, ok, { name: "x" }], ["body", "events", 3, "customer_id"]],
-    ["both customer ids", [{ ...ok, customer_id: "00000000-0000-4000-8000-000000000000" }], ["body", "events", 0, "external_customer_id"]],
-    ["unknown customer id", [ok, { name: "x", customer_id: "00000000-0000-4000-8000-000000000000" }], ["body", "events", 1, "customer_id"]],
-    ["malformed customer id", [{ name: "x", customer_id: "nope" }], ["body", "events", 0, "customer_id"]],
+    [
+      "both customer ids",
+      [{ ...ok, customer_id: "00000000-0000-4000-8000-000000000000" }],
+      ["body", "events", 0, "external_customer_id"],
+    ],
+    [
+      "unknown customer id",
+      [ok, { name: "x", customer_id: "00000000-0000-4000-8000-000000000000" }],
+      ["body", "events", 1, "customer_id"],
+    ],
+    [
+      "malformed customer id",
+      [{ name: "x", customer_id: "nope" }],
+      ["body", "events", 0, "customer_id"],
+    ],
     ["missing name", [ok, { external_customer_id: "c1" }], ["body", "events", 1, "name"]],
     ["name over 128 characters", [{ ...ok, name: "n".repeat(129) }], ["body", "events", 0, "name"]],
-    ["timestamp without offset", [{ ...ok, timestamp: "2026-01-01T00:00:00" }], ["body", "events", 0, "timestamp"]],
-    ["metadata with 51 keys", [{ ...ok, metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }], ["body", "events", 0, "metadata"]],
-    ["metadata key over 40 characters", [ok, { ...ok, metadata: { ["k".repeat(41)]: 1 } }], ["body", "events", 1, "metadata", "k".repeat(41)]],
-    ["metadata string over 500 characters", [{ ...ok, metadata: { s: "x".repeat(501) } }], ["body", "events", 0, "metadata", "s"]],
-    ["metadata nested object", [{ ...ok, metadata: { s: { a: 1 } } }], ["body", "events", 0, "metadata", "s"]],
+    [
+      "timestamp without offset",
+      [{ ...ok, timestamp: "2026-01-01T00:00:00" }],
+      ["body", "events", 0, "timestamp"],
+    ],
+    [
+      "metadata with 51 keys",
+      [{ ...ok, metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }],
+      ["body", "events", 0, "metadata"],
+    ],
+    [
+      "metadata key over 40 characters",
+      [ok, { ...ok, metadata: { ["k".repeat(41)]: 1 } }],
+      ["body", "events", 1, "metadata", "k".repeat(41)],
+    ],
+    [
+      "metadata string over 500 characters",
+      [{ ...ok, metadata: { s: "x".repeat(501) } }],
+      ["body", "events", 0, "metadata", "s"],
+    ],
+    [
+      "metadata nested object",
+      [{ ...ok, metadata: { s: { a: 1 } } }],
+      ["body", "events", 0, "metadata", "s"],
+    ],
     ["unknown parent", [{ ...ok, parent_id: "no-such-event" }], ["body", "events", 0, "parent_id"]],
     ["more than 1000 events", Array.from({ length: 1001 }, () => ok), ["body", "events"]],
   ];
@@ -101,12 +190,18 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
   });
 
   it("a batch limit error says how to fix it", async () => {
-    const res = await ingest(seller.token, Array.from({ length: 1001 }, () => ok));
+    const res = await ingest(
+      seller.token,
+      Array.from({ length: 1001 }, () => ok),
+    );
     expect(res.body.detail[0].msg).toMatch(/at most 1000 events/);
   });
 
   it("another organization's customer id is unknown here", async () => {
-    const theirs = await api(t.url, "/v1/customers/", { token: other.token, body: { email: "theirs@example.com" } });
+    const theirs = await api(t.url, "/v1/customers/", {
+      token: other.token,
+      body: { email: "theirs@example.com" },
+    });
     const res = await ingest(seller.token, [{ name: "x", customer_id: theirs.body.id }]);
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(["body", "events", 0, "customer_id"]);
@@ -118,25 +213,44 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
       { ...ok, name: "child", parent_id: "p-1" },
     ]);
     expect(res.body).toEqual({ inserted: 2, duplicates: 0 });
-    const parent = (await api(t.url, "/v1/events/?name=parent", { token: seller.token })).body.items[0];
+    const parent = (await api(t.url, "/v1/events/?name=parent", { token: seller.token })).body
+      .items[0];
     await ingest(seller.token, [{ ...ok, name: "child", parent_id: parent.id }]);
-    expect((await api(t.url, `/v1/events/${parent.id}`, { token: seller.token })).body.child_count).toBe(2);
-    const children = await api(t.url, `/v1/events/?parent_id=${parent.id}`, { token: seller.token });
+    expect(
+      (await api(t.url, `/v1/events/${parent.id}`, { token: seller.token })).body.child_count,
+    ).toBe(2);
+    const children = await api(t.url, `/v1/events/?parent_id=${parent.id}`, {
+      token: seller.token,
+    });
     expect(children.body.items.length).toBe(2);
   });
 
   it("values with quotes, backslashes, braces and NULL survive the batch insert", async () => {
-    const tricky = 'a"b\\c{d,e}NULL\'';
-    const res = await ingest(seller.token, [{ name: tricky, external_customer_id: "NULL", external_id: tricky, metadata: { [tricky.slice(0, 10)]: tricky } }]);
+    const tricky = "a\"b\\c{d,e}NULL'";
+    const res = await ingest(seller.token, [
+      {
+        name: tricky,
+        external_customer_id: "NULL",
+        external_id: tricky,
+        metadata: { [tricky.slice(0, 10)]: tricky },
+      },
+    ]);
     expect(res.body).toEqual({ inserted: 1, duplicates: 0 });
     const got = await api(t.url, `/v1/events/?external_customer_id=NULL`, { token: seller.token });
-    expect(got.body.items[0]).toMatchObject({ name: tricky, external_customer_id: "NULL", metadata: { [tricky.slice(0, 10)]: tricky } });
+    expect(got.body.items[0]).toMatchObject({
+      name: tricky,
+      external_customer_id: "NULL",
+      metadata: { [tricky.slice(0, 10)]: tricky },
+    });
   });
 
   it("list filters are validated", async () => {
     for (const [query, loc] of [
       ["filter=notjson", ["query", "filter"]],
-      [`filter=${encodeURIComponent(JSON.stringify({ conjunction: "xor", clauses: [] }))}`, ["query", "filter", "conjunction"]],
+      [
+        `filter=${encodeURIComponent(JSON.stringify({ conjunction: "xor", clauses: [] }))}`,
+        ["query", "filter", "conjunction"],
+      ],
       ["meter_id=00000000-0000-4000-8000-000000000000", ["query", "meter_id"]],
       ["start_timestamp=yesterday", ["query", "start_timestamp"]],
       ["sorting=name", ["query", "sorting"]],

@@ -15,23 +15,45 @@ const property = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, "must be name, timestamp, source or a metadata key such as metadata.tokens");
+  .regex(
+    /^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/,
+    "must be name, timestamp, source or a metadata key such as metadata.tokens",
+  );
 
 export const filterClause = z
   .object({
     property,
     operator: z.enum(OPERATORS),
-    value: z.union([z.string().max(1000), z.number().int().min(-2147483648).max(2147483647), z.boolean()]),
+    value: z.union([
+      z.string().max(1000),
+      z.number().int().min(-2147483648).max(2147483647),
+      z.boolean(),
+    ]),
   })
   .superRefine((c, ctx) => {
-    if (c.property === "timestamp" && (typeof c.value !== "string" || Number.isNaN(Date.parse(c.value)))) {
-      ctx.addIssue({ code: "custom", path: ["value"], message: "A timestamp clause needs an ISO 8601 date-time value." });
+    if (
+      c.property === "timestamp" &&
+      (typeof c.value !== "string" || Number.isNaN(Date.parse(c.value)))
+    ) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["value"],
+        message: "A timestamp clause needs an ISO 8601 date-time value.",
+      });
     }
     if (typeof c.value === "boolean" && !["eq", "ne"].includes(c.operator)) {
-      ctx.addIssue({ code: "custom", path: ["operator"], message: "A boolean value only supports eq and ne." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["operator"],
+        message: "A boolean value only supports eq and ne.",
+      });
     }
     if (typeof c.value !== "string" && (c.operator === "like" || c.operator === "not_like")) {
-      ctx.addIssue({ code: "custom", path: ["operator"], message: "like and not_like need a string value." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["operator"],
+        message: "like and not_like need a string value.",
+      });
     }
   });
 
@@ -46,14 +68,16 @@ export const filterSchema: z.ZodType<MeterFilter> = z.lazy(() =>
 export const boundedFilter = filterSchema.superRefine((f, ctx) => {
   let clauses = 0;
   const walk = (g: MeterFilter, depth: number): void => {
-    if (depth > MAX_DEPTH) ctx.addIssue({ code: "custom", message: `Filters nest at most ${MAX_DEPTH} levels deep.` });
+    if (depth > MAX_DEPTH)
+      ctx.addIssue({ code: "custom", message: `Filters nest at most ${MAX_DEPTH} levels deep.` });
     for (const c of g.clauses) {
       if ("clauses" in c) walk(c, depth + 1);
       else clauses++;
     }
   };
   walk(f, 1);
-  if (clauses > MAX_CLAUSES) ctx.addIssue({ code: "custom", message: `Filters have at most ${MAX_CLAUSES} clauses.` });
+  if (clauses > MAX_CLAUSES)
+    ctx.addIssue({ code: "custom", message: `Filters have at most ${MAX_CLAUSES} clauses.` });
 });
 
 export const aggregationSchema = z.discriminatedUnion("func", [
@@ -80,7 +104,10 @@ export function metadataJson(prop: string, asText = false): SQL {
   const path = metadataPath(prop);
   let expr: SQL = sql`${events.metadata}`;
   path.forEach((key, i) => {
-    expr = asText && i === path.length - 1 ? sql`(${expr} ->> ${key}::text)` : sql`(${expr} -> ${key}::text)`;
+    expr =
+      asText && i === path.length - 1
+        ? sql`(${expr} ->> ${key}::text)`
+        : sql`(${expr} -> ${key}::text)`;
   });
   return expr;
 }
@@ -98,22 +125,34 @@ function escapeLike(s: string): string {
 function clauseCondition(c: MeterFilterClause): SQL {
   const { operator, value } = c;
   if (operator === "like" || operator === "not_like") {
-    const target = c.property === "name" ? sql`${events.name}` : c.property === "source" ? sql`${events.source}` : metadataJson(c.property, true);
+    const target =
+      c.property === "name"
+        ? sql`${events.name}`
+        : c.property === "source"
+          ? sql`${events.source}`
+          : metadataJson(c.property, true);
     const pattern = `%${escapeLike(String(value))}%`;
-    return operator === "like" ? sql`(${target} like ${pattern})` : sql`(${target} not like ${pattern})`;
+    return operator === "like"
+      ? sql`(${target} like ${pattern})`
+      : sql`(${target} not like ${pattern})`;
   }
   const op = CMP[operator];
-  if (c.property === "timestamp") return sql`(${events.timestamp} ${op} ${String(value)}::timestamptz)`;
+  if (c.property === "timestamp")
+    return sql`(${events.timestamp} ${op} ${String(value)}::timestamptz)`;
   if (c.property === "name") return sql`(${events.name} ${op} ${String(value)}::text)`;
   if (c.property === "source") return sql`(${events.source} ${op} ${String(value)}::text)`;
-  if (typeof value === "number") return sql`(${metadataNumber(c.property)} ${op} ${value}::numeric)`;
-  if (typeof value === "boolean") return sql`(${metadataJson(c.property)} ${op} ${value ? "true" : "false"}::jsonb)`;
+  if (typeof value === "number")
+    return sql`(${metadataNumber(c.property)} ${op} ${value}::numeric)`;
+  if (typeof value === "boolean")
+    return sql`(${metadataJson(c.property)} ${op} ${value ? "true" : "false"}::jsonb)`;
   return sql`(${metadataJson(c.property, true)} ${op} ${value}::text)`;
 }
 
 /** The filter as one SQL condition; an empty group matches every event, as in Polar. */
 export function filterCondition(filter: MeterFilter): SQL {
-  const parts = filter.clauses.map((c) => ("clauses" in c ? filterCondition(c) : clauseCondition(c)));
+  const parts = filter.clauses.map((c) =>
+    "clauses" in c ? filterCondition(c) : clauseCondition(c),
+  );
   if (parts.length === 0) return sql`true`;
   return sql`(${sql.join(parts, sql.raw(filter.conjunction === "and" ? " and " : " or "))})`;
 }
@@ -124,7 +163,9 @@ export function aggregationValue(aggregation: MeterAggregation): SQL {
     case "count":
       return sql`null`;
     case "unique":
-      return aggregation.property === "name" ? sql`${events.name}` : metadataJson(aggregation.property, true);
+      return aggregation.property === "name"
+        ? sql`${events.name}`
+        : metadataJson(aggregation.property, true);
     default:
       return metadataNumber(aggregation.property);
   }

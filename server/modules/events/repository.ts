@@ -1,6 +1,21 @@
 // SQL for usage events. Ingest is one multi-row INSERT … ON CONFLICT DO NOTHING per batch; reads are
 // scoped to the caller's organizations and lean on the indexes described in db/schema/events.ts.
-import { and, asc, count, desc, eq, gte, inArray, isNull, lte, max, min, or, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gte,
+  inArray,
+  isNull,
+  lte,
+  max,
+  min,
+  or,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customers, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
@@ -46,7 +61,12 @@ export async function insertEvents(db: Db, rows: EventInsert[]): Promise<number>
 }
 
 /** Events of an organization matched by id or external id, for resolving parent_id. */
-export async function findParents(db: Db, organizationId: string, ids: string[], externalIds: string[]) {
+export async function findParents(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+  externalIds: string[],
+) {
   const match: SQL[] = [];
   if (ids.length > 0) match.push(inArray(events.id, ids));
   if (externalIds.length > 0) match.push(inArray(events.externalId, externalIds));
@@ -61,20 +81,40 @@ export async function findParents(db: Db, organizationId: string, ids: string[],
  * Ties a customer to events ingested under its external id before it existed (or before the id was
  * set), and stamps its external id on events ingested by customer_id, so both filters find them.
  */
-export async function linkCustomerEvents(db: Db, organizationId: string, customerId: string, externalId: string): Promise<void> {
+export async function linkCustomerEvents(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  externalId: string,
+): Promise<void> {
   await db
     .update(events)
     .set({ customerId })
-    .where(and(eq(events.organizationId, organizationId), eq(events.externalCustomerId, externalId), isNull(events.customerId)));
+    .where(
+      and(
+        eq(events.organizationId, organizationId),
+        eq(events.externalCustomerId, externalId),
+        isNull(events.customerId),
+      ),
+    );
   await db
     .update(events)
     .set({ externalCustomerId: externalId })
-    .where(and(eq(events.organizationId, organizationId), eq(events.customerId, customerId), isNull(events.externalCustomerId)));
+    .where(
+      and(
+        eq(events.organizationId, organizationId),
+        eq(events.customerId, customerId),
+        isNull(events.externalCustomerId),
+      ),
+    );
 }
 
 // Qualified by hand: drizzle renders a single-table select's columns bare, which inside the subquery
 // would bind to the inner table.
-const childCount = sql<number>`(select count(*) from ${events} as children where children.parent_id = ${sql.identifier("events")}.${sql.identifier("id")})`.mapWith(Number);
+const childCount =
+  sql<number>`(select count(*) from ${events} as children where children.parent_id = ${sql.identifier("events")}.${sql.identifier("id")})`.mapWith(
+    Number,
+  );
 
 const eventSelection = {
   id: events.id,
@@ -91,7 +131,11 @@ const eventSelection = {
   childCount,
 };
 
-export async function findEvent(db: Db, organizationIds: readonly string[], id: string): Promise<EventRecord | null> {
+export async function findEvent(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<EventRecord | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select(eventSelection)
@@ -119,7 +163,10 @@ function escapeLike(s: string): string {
 }
 
 function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
-  const conds: (SQL | undefined)[] = [inArray(events.organizationId, organizationIds), ...f.conditions];
+  const conds: (SQL | undefined)[] = [
+    inArray(events.organizationId, organizationIds),
+    ...f.conditions,
+  ];
   if (f.customerIds) conds.push(inArray(events.customerId, f.customerIds));
   if (f.externalCustomerIds) conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
   if (f.names) conds.push(inArray(events.name, f.names));
@@ -132,12 +179,27 @@ function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
   return and(...conds);
 }
 
-export async function listEvents(db: Db, organizationIds: string[], f: EventFilter, descending: boolean, limit: number, offset: number) {
+export async function listEvents(
+  db: Db,
+  organizationIds: string[],
+  f: EventFilter,
+  descending: boolean,
+  limit: number,
+  offset: number,
+) {
   if (organizationIds.length === 0) return { rows: [] as EventRecord[], total: 0 };
   const where = whereOf(organizationIds, f);
-  const order = descending ? [desc(events.timestamp), desc(events.id)] : [asc(events.timestamp), asc(events.id)];
+  const order = descending
+    ? [desc(events.timestamp), desc(events.id)]
+    : [asc(events.timestamp), asc(events.id)];
   const [rows, [totals]] = await Promise.all([
-    db.select(eventSelection).from(events).where(where).orderBy(...order).limit(limit).offset(offset),
+    db
+      .select(eventSelection)
+      .from(events)
+      .where(where)
+      .orderBy(...order)
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(events).where(where),
   ]);
   return { rows: rows as EventRecord[], total: totals!.n };
@@ -146,7 +208,12 @@ export async function listEvents(db: Db, organizationIds: string[], f: EventFilt
 const occurrences = count();
 const firstSeen = min(events.timestamp);
 const lastSeen = max(events.timestamp);
-const NAME_SORTS = { name: events.name, occurrences, first_seen: firstSeen, last_seen: lastSeen } as const;
+const NAME_SORTS = {
+  name: events.name,
+  occurrences,
+  first_seen: firstSeen,
+  last_seen: lastSeen,
+} as const;
 
 export async function listEventNames(
   db: Db,
@@ -168,7 +235,15 @@ export async function listEventNames(
       .orderBy(...order, asc(events.name))
       .limit(limit)
       .offset(offset),
-    db.select({ n: sql<number>`count(distinct (${events.name}, ${events.source}))`.mapWith(Number) }).from(events).where(where),
+    db
+      .select({
+        n: sql<number>`count(distinct (${events.name}, ${events.source}))`.mapWith(Number),
+      })
+      .from(events)
+      .where(where),
   ]);
-  return { rows: rows.map((r) => ({ ...r, firstSeen: r.firstSeen!, lastSeen: r.lastSeen! })), total: totals!.n };
+  return {
+    rows: rows.map((r) => ({ ...r, firstSeen: r.firstSeen!, lastSeen: r.lastSeen! })),
+    total: totals!.n,
+  };
 }

@@ -15,15 +15,27 @@ export function eventsRouter(deps: EventDeps, guard: Guard): Router {
   const r = Router();
   const read = guard("events:read");
   r.post(["/events/ingest", "/events/ingest/"], guard("events:write"), async (req, res) => {
-    res.status(200).json(await service.ingestEvents(deps, authOf(req), parseBody(eventsIngest, req).events));
+    res
+      .status(200)
+      .json(await service.ingestEvents(deps, authOf(req), parseBody(eventsIngest, req).events));
   });
   r.get(["/events/names", "/events/names/"], read, async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listEventNames(deps, authOf(req), parseQuery(eventNamesQuery, req), page));
+    res.json(
+      await service.listEventNames(deps, authOf(req), parseQuery(eventNamesQuery, req), page),
+    );
   });
   r.get(["/events", "/events/"], read, async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listEvents(deps, authOf(req), parseQuery(eventListQuery, req), metadataQuery(req), page));
+    res.json(
+      await service.listEvents(
+        deps,
+        authOf(req),
+        parseQuery(eventListQuery, req),
+        metadataQuery(req),
+        page,
+      ),
+    );
   });
   r.get("/events/:id", read, async (req, res) => {
     res.json(await service.getEvent(deps, authOf(req), parseParams(idParams, req).id));

@@ -10,21 +10,30 @@ export const INGEST_BATCH_LIMIT = 1000;
 
 // `_cost` and `_llm` are structured keys Polar reads itself; every other value is flat.
 const costMetadata = z.object({ amount: z.number(), currency: z.string().min(3).max(3) });
-const llmMetadata = z.record(z.string(), z.union([z.string().max(500), z.number(), z.boolean(), z.null()]));
+const llmMetadata = z.record(
+  z.string(),
+  z.union([z.string().max(500), z.number(), z.boolean(), z.null()]),
+);
 const eventMetadata = z
   .record(z.string(), z.unknown())
   .superRefine((m, ctx) => {
     const keys = Object.keys(m);
-    if (keys.length > METADATA_MAX_KEYS) ctx.addIssue({ code: "custom", message: `Metadata has at most ${METADATA_MAX_KEYS} keys.` });
+    if (keys.length > METADATA_MAX_KEYS)
+      ctx.addIssue({ code: "custom", message: `Metadata has at most ${METADATA_MAX_KEYS} keys.` });
     for (const key of keys) {
       if (key.length < 1 || key.length > METADATA_MAX_KEY_LENGTH) {
-        ctx.addIssue({ code: "custom", path: [key], message: `Metadata keys are 1 to ${METADATA_MAX_KEY_LENGTH} characters.` });
+        ctx.addIssue({
+          code: "custom",
+          path: [key],
+          message: `Metadata keys are 1 to ${METADATA_MAX_KEY_LENGTH} characters.`,
+        });
         continue;
       }
       const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : metadataValue;
       const result = schema.safeParse(m[key]);
       if (!result.success) {
-        for (const issue of result.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] } as never);
+        for (const issue of result.error.issues)
+          ctx.addIssue({ ...issue, path: [key, ...issue.path] } as never);
       }
     }
   })
@@ -47,18 +56,36 @@ export const eventCreate = z
   })
   .superRefine((e, ctx) => {
     if (e.customer_id === undefined && e.external_customer_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["customer_id"], message: "Field required: give customer_id or external_customer_id.", input: undefined });
+      ctx.addIssue({
+        code: "custom",
+        path: ["customer_id"],
+        message: "Field required: give customer_id or external_customer_id.",
+        input: undefined,
+      });
     } else if (e.customer_id !== undefined && e.external_customer_id !== undefined) {
-      ctx.addIssue({ code: "custom", path: ["external_customer_id"], message: "Give customer_id or external_customer_id, not both." });
+      ctx.addIssue({
+        code: "custom",
+        path: ["external_customer_id"],
+        message: "Give customer_id or external_customer_id, not both.",
+      });
     }
   });
 export type EventCreate = z.output<typeof eventCreate>;
 
 export const eventsIngest = z.object({
-  events: z.array(eventCreate).max(INGEST_BATCH_LIMIT, `A batch holds at most ${INGEST_BATCH_LIMIT} events; split it into several requests.`),
+  events: z
+    .array(eventCreate)
+    .max(
+      INGEST_BATCH_LIMIT,
+      `A batch holds at most ${INGEST_BATCH_LIMIT} events; split it into several requests.`,
+    ),
 });
 
-const many = <T extends z.ZodType>(s: T) => z.union([s, z.array(s)]).optional().transform((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]));
+const many = <T extends z.ZodType>(s: T) =>
+  z
+    .union([s, z.array(s)])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]));
 
 const jsonFilter = z
   .string()
@@ -94,7 +121,9 @@ export const eventNamesQuery = z.object({
   external_customer_id: many(z.string().min(1)),
   source: many(z.enum(["system", "user"])),
   query: z.string().optional(),
-  sorting: sortingSchema(["name", "occurrences", "first_seen", "last_seen"] as const, ["-last_seen"]),
+  sorting: sortingSchema(["name", "occurrences", "first_seen", "last_seen"] as const, [
+    "-last_seen",
+  ]),
 });
 export type EventNamesQuery = z.output<typeof eventNamesQuery>;
 

@@ -3,15 +3,30 @@
 import { randomUUID } from "node:crypto";
 import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { RequestValidationError, ResourceNotFound, type ValidationIssue } from "../../lib/errors.ts";
+import {
+  RequestValidationError,
+  ResourceNotFound,
+  type ValidationIssue,
+} from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds, resolveCustomerRefs } from "../customers/service.ts";
 import { meterFilterFor } from "../meters/service.ts";
 import { filterCondition } from "./filter.ts";
 import * as repo from "./repository.ts";
-import { eventNameOut, eventOut, type EventCreate, type EventListQuery, type EventNamesQuery, type EventRecord } from "./schemas.ts";
+import {
+  eventNameOut,
+  eventOut,
+  type EventCreate,
+  type EventListQuery,
+  type EventNamesQuery,
+  type EventRecord,
+} from "./schemas.ts";
 
 export interface EventDeps {
   db: Db;
@@ -26,7 +41,12 @@ export async function ingestEvents(deps: EventDeps, ctx: AuthContext, input: Eve
   const issues: ValidationIssue[] = [];
   const rows: repo.EventInsert[] = input.map((e, i) => ({
     id: randomUUID(),
-    organizationId: organizationForWrite(ctx, e.organization_id, ["body", "events", i, "organization_id"]),
+    organizationId: organizationForWrite(ctx, e.organization_id, [
+      "body",
+      "events",
+      i,
+      "organization_id",
+    ]),
     name: e.name,
     source: "user",
     timestamp: e.timestamp ? new Date(e.timestamp) : now,
@@ -40,7 +60,9 @@ export async function ingestEvents(deps: EventDeps, ctx: AuthContext, input: Eve
   }));
 
   for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
-    const mine = rows.map((r, i) => ({ r, i })).filter(({ r }) => r.organizationId === organizationId);
+    const mine = rows
+      .map((r, i) => ({ r, i }))
+      .filter(({ r }) => r.organizationId === organizationId);
     await resolveCustomers(deps.db, organizationId, mine, issues);
     await resolveParents(deps.db, organizationId, mine, input, issues);
   }
@@ -52,19 +74,39 @@ export async function ingestEvents(deps: EventDeps, ctx: AuthContext, input: Eve
 type Indexed = { r: repo.EventInsert; i: number }[];
 
 /** Events by customer_id must name a live customer of the organization; they carry its external id. */
-async function resolveCustomers(db: Db, organizationId: string, mine: Indexed, issues: ValidationIssue[]) {
-  const ids = [...new Set(mine.map(({ r }) => r.customerId).filter((id): id is string => Boolean(id)))];
+async function resolveCustomers(
+  db: Db,
+  organizationId: string,
+  mine: Indexed,
+  issues: ValidationIssue[],
+) {
+  const ids = [
+    ...new Set(mine.map(({ r }) => r.customerId).filter((id): id is string => Boolean(id))),
+  ];
   if (ids.length === 0) return;
-  const found = new Map((await resolveCustomerRefs(db, organizationId, ids, [])).map((c) => [c.id, c.externalId]));
+  const found = new Map(
+    (await resolveCustomerRefs(db, organizationId, ids, [])).map((c) => [c.id, c.externalId]),
+  );
   for (const { r, i } of mine) {
     if (!r.customerId) continue;
-    if (!found.has(r.customerId)) issues.push({ loc: ["body", "events", i, "customer_id"], msg: "Customer not found.", type: "value_error" });
+    if (!found.has(r.customerId))
+      issues.push({
+        loc: ["body", "events", i, "customer_id"],
+        msg: "Customer not found.",
+        type: "value_error",
+      });
     else r.externalCustomerId = found.get(r.customerId) ?? null;
   }
 }
 
 /** parent_id is an event id or an external id, of a stored event or of an earlier one in the batch. */
-async function resolveParents(db: Db, organizationId: string, mine: Indexed, input: EventCreate[], issues: ValidationIssue[]) {
+async function resolveParents(
+  db: Db,
+  organizationId: string,
+  mine: Indexed,
+  input: EventCreate[],
+  issues: ValidationIssue[],
+) {
   const wanted = mine.filter(({ i }) => input[i]!.parent_id);
   if (wanted.length === 0) return;
   const known = new Map<string, string>();
@@ -73,19 +115,34 @@ async function resolveParents(db: Db, organizationId: string, mine: Indexed, inp
     if (r.externalId) known.set(r.externalId, r.id!);
   }
   const refs = wanted.map(({ i }) => input[i]!.parent_id!).filter((p) => !known.has(p));
-  const stored = await repo.findParents(db, organizationId, refs.filter((p) => UUID.test(p)), refs);
+  const stored = await repo.findParents(
+    db,
+    organizationId,
+    refs.filter((p) => UUID.test(p)),
+    refs,
+  );
   for (const p of stored) {
     known.set(p.id, p.id);
     if (p.externalId) known.set(p.externalId, p.id);
   }
   for (const { r, i } of wanted) {
     const parent = known.get(input[i]!.parent_id!);
-    if (!parent) issues.push({ loc: ["body", "events", i, "parent_id"], msg: "Parent event not found.", type: "value_error" });
+    if (!parent)
+      issues.push({
+        loc: ["body", "events", i, "parent_id"],
+        msg: "Parent event not found.",
+        type: "value_error",
+      });
     else r.parentId = parent;
   }
 }
 
-export function linkCustomerEvents(db: Db, organizationId: string, customerId: string, externalId: string) {
+export function linkCustomerEvents(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  externalId: string,
+) {
   return repo.linkCustomerEvents(db, organizationId, customerId, externalId);
 }
 
@@ -101,7 +158,13 @@ export async function getEvent(deps: EventDeps, ctx: AuthContext, id: string) {
   return (await withCustomers(deps.db, [row]))[0]!;
 }
 
-export async function listEvents(deps: EventDeps, ctx: AuthContext, q: EventListQuery, metadata: Record<string, string[]>, page: Pagination) {
+export async function listEvents(
+  deps: EventDeps,
+  ctx: AuthContext,
+  q: EventListQuery,
+  metadata: Record<string, string[]>,
+  page: Pagination,
+) {
   const orgs = organizationsForRead(ctx, q.organization_id);
   const conditions: SQL[] = [];
   if (q.filter) conditions.push(filterCondition(q.filter));
@@ -119,11 +182,23 @@ export async function listEvents(deps: EventDeps, ctx: AuthContext, q: EventList
     metadata,
   };
   const descending = q.sorting[0]?.desc ?? true;
-  const { rows, total } = await repo.listEvents(deps.db, orgs, filter, descending, page.limit, offsetOf(page));
+  const { rows, total } = await repo.listEvents(
+    deps.db,
+    orgs,
+    filter,
+    descending,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await withCustomers(deps.db, rows), total, page);
 }
 
-export async function listEventNames(deps: EventDeps, ctx: AuthContext, q: EventNamesQuery, page: Pagination) {
+export async function listEventNames(
+  deps: EventDeps,
+  ctx: AuthContext,
+  q: EventNamesQuery,
+  page: Pagination,
+) {
   const orgs = organizationsForRead(ctx, q.organization_id);
   const filter: repo.EventFilter = {
     customerIds: q.customer_id,
@@ -133,6 +208,13 @@ export async function listEventNames(deps: EventDeps, ctx: AuthContext, q: Event
     conditions: [],
     metadata: {},
   };
-  const { rows, total } = await repo.listEventNames(deps.db, orgs, filter, q.sorting, page.limit, offsetOf(page));
+  const { rows, total } = await repo.listEventNames(
+    deps.db,
+    orgs,
+    filter,
+    q.sorting,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(eventNameOut), total, page);
 }

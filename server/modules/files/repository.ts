@@ -13,7 +13,11 @@ export async function insertFile(db: Db, values: typeof files.$inferInsert): Pro
   return row!;
 }
 
-export async function findFile(db: Db, organizationIds: readonly string[], id: string): Promise<FileRow | null> {
+export async function findFile(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<FileRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -24,7 +28,11 @@ export async function findFile(db: Db, organizationIds: readonly string[], id: s
 }
 
 export async function findFileForUpload(db: Db, id: string): Promise<FileRow | null> {
-  const [row] = await db.select().from(files).where(and(eq(files.id, id), live)).limit(1);
+  const [row] = await db
+    .select()
+    .from(files)
+    .where(and(eq(files.id, id), live))
+    .limit(1);
   return row ?? null;
 }
 
@@ -39,14 +47,23 @@ export async function findFiles(db: Db, organizationId: string, ids: string[]): 
 
 export async function filesByIds(db: Db, ids: string[]): Promise<FileRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(files).where(and(inArray(files.id, ids), live));
+  return db
+    .select()
+    .from(files)
+    .where(and(inArray(files.id, ids), live));
 }
 
 /**
  * Records a received part in one statement, so parts uploaded in parallel never overwrite each
  * other's entries in the plan.
  */
-export async function recordPart(db: Db, id: string, index: number, etag: string, size: number): Promise<void> {
+export async function recordPart(
+  db: Db,
+  id: string,
+  index: number,
+  etag: string,
+  size: number,
+): Promise<void> {
   await db
     .update(files)
     .set({
@@ -55,19 +72,35 @@ export async function recordPart(db: Db, id: string, index: number, etag: string
     .where(eq(files.id, id));
 }
 
-export async function listFiles(db: Db, organizationIds: string[], ids: string[] | undefined, limit: number, offset: number) {
+export async function listFiles(
+  db: Db,
+  organizationIds: string[],
+  ids: string[] | undefined,
+  limit: number,
+  offset: number,
+) {
   if (organizationIds.length === 0) return { rows: [] as FileRow[], total: 0 };
   const conds = [inArray(files.organizationId, organizationIds), live];
   if (ids?.length) conds.push(inArray(files.id, ids));
   const where = and(...conds);
   const [rows, [totals]] = await Promise.all([
-    db.select().from(files).where(where).orderBy(desc(files.createdAt), asc(files.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(files)
+      .where(where)
+      .orderBy(desc(files.createdAt), asc(files.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(files).where(where),
   ]);
   return { rows, total: totals!.n };
 }
 
-export async function updateFile(db: Db, id: string, values: Partial<typeof files.$inferInsert>): Promise<FileRow> {
+export async function updateFile(
+  db: Db,
+  id: string,
+  values: Partial<typeof files.$inferInsert>,
+): Promise<FileRow> {
   const [row] = await db.update(files).set(values).where(eq(files.id, id)).returning();
   return row!;
 }

@@ -24,7 +24,9 @@ export function filesRouter(deps: FileDeps, guard: Guard): Router {
   });
   r.post("/files/:id/uploaded", guard("files:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
-    res.json(await service.completeUpload(deps, authOf(req), id, parseBody(fileUploadCompleted, req)));
+    res.json(
+      await service.completeUpload(deps, authOf(req), id, parseBody(fileUploadCompleted, req)),
+    );
   });
   r.patch("/files/:id", guard("files:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);

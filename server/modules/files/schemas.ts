@@ -15,24 +15,49 @@ const part = z.object({
   number: z.number().int().min(1).max(10000),
   chunk_start: z.number().int().min(0),
   chunk_end: z.number().int().min(0),
-  checksum_sha256_base64: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "must be a base64 SHA-256 digest").nullish(),
+  checksum_sha256_base64: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, "must be a base64 SHA-256 digest")
+    .nullish(),
 });
 
 const base = {
   organization_id: z.uuid().nullish(),
   name: z.string().min(1).max(255),
   size: z.number().int().min(0),
-  checksum_sha256_base64: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "must be a base64 SHA-256 digest").nullish(),
+  checksum_sha256_base64: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, "must be a base64 SHA-256 digest")
+    .nullish(),
   upload: z.object({ parts: z.array(part).min(1).max(10000) }),
   version: z.string().max(255).nullish(),
 };
 
-const imageMime = z.string().regex(IMAGE_MIME, "Only images are supported for this type of file: image/jpeg, image/png, image/gif, image/webp or image/svg+xml.");
+const imageMime = z
+  .string()
+  .regex(
+    IMAGE_MIME,
+    "Only images are supported for this type of file: image/jpeg, image/png, image/gif, image/webp or image/svg+xml.",
+  );
 
 export const fileCreate = z.discriminatedUnion("service", [
-  z.object({ service: z.literal("downloadable"), ...base, mime_type: z.string().regex(ANY_MIME, "must be a MIME type such as application/zip") }),
-  z.object({ service: z.literal("product_media"), ...base, mime_type: imageMime, size: base.size.max(10 * MB, "A maximum of 10 MB is allowed for this type of file.") }),
-  z.object({ service: z.literal("organization_avatar"), ...base, mime_type: imageMime, size: base.size.max(MB, "A maximum of 1 MB is allowed for this type of file.") }),
+  z.object({
+    service: z.literal("downloadable"),
+    ...base,
+    mime_type: z.string().regex(ANY_MIME, "must be a MIME type such as application/zip"),
+  }),
+  z.object({
+    service: z.literal("product_media"),
+    ...base,
+    mime_type: imageMime,
+    size: base.size.max(10 * MB, "A maximum of 10 MB is allowed for this type of file."),
+  }),
+  z.object({
+    service: z.literal("organization_avatar"),
+    ...base,
+    mime_type: imageMime,
+    size: base.size.max(MB, "A maximum of 1 MB is allowed for this type of file."),
+  }),
 ]);
 export type FileCreate = z.output<typeof fileCreate>;
 

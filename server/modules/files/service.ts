@@ -7,13 +7,31 @@ import type { Readable } from "node:stream";
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { FileUploadPart } from "../../../db/schema/index.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { ApiError, BadRequest, NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import {
+  ApiError,
+  BadRequest,
+  NotPermitted,
+  RequestValidationError,
+  ResourceNotFound,
+} from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitsUsingFile } from "../benefits/service.ts";
 import * as repo from "./repository.ts";
-import { fileReadOut, fileUploadOut, sizeReadable, type FileCreate, type FilePatch, type FileService, type FileUploadCompleted } from "./schemas.ts";
+import {
+  fileReadOut,
+  fileUploadOut,
+  sizeReadable,
+  type FileCreate,
+  type FilePatch,
+  type FileService,
+  type FileUploadCompleted,
+} from "./schemas.ts";
 import { localDiskStorage, PartTooLarge, type FileStorage } from "./storage.ts";
 import { uploadUrl, verifyUploadUrl } from "./upload-urls.ts";
 
@@ -40,25 +58,45 @@ export function fileDeps(config: Readonly<Config>, db: Db, clock: Clock): FileDe
   };
 }
 
-const storageKey = (row: { organizationId: string; id: string }) => `${row.organizationId}/${row.id}`;
+const storageKey = (row: { organizationId: string; id: string }) =>
+  `${row.organizationId}/${row.id}`;
 
 export async function createFile(deps: FileDeps, ctx: AuthContext, input: FileCreate) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
   if (input.size > deps.maxSize) {
-    throw RequestValidationError.field(["body", "size"], `A maximum of ${sizeReadable(deps.maxSize)} is allowed (FILES_MAX_SIZE).`, "less_than_equal");
+    throw RequestValidationError.field(
+      ["body", "size"],
+      `A maximum of ${sizeReadable(deps.maxSize)} is allowed (FILES_MAX_SIZE).`,
+      "less_than_equal",
+    );
   }
   // Parts must tile the file exactly: numbered 1..n, chunk_end exclusive, no gaps or overlaps.
   const parts = [...input.upload.parts].sort((a, b) => a.number - b.number);
   let expectedStart = 0;
   parts.forEach((p, i) => {
     const loc = ["body", "upload", "parts", i];
-    if (p.number !== i + 1) throw RequestValidationError.field([...loc, "number"], "Parts must be numbered 1, 2, 3… without gaps.");
-    if (p.chunk_start !== expectedStart) throw RequestValidationError.field([...loc, "chunk_start"], `Part ${p.number} must start at byte ${expectedStart}.`);
-    if (p.chunk_end < p.chunk_start) throw RequestValidationError.field([...loc, "chunk_end"], "chunk_end must not be before chunk_start.");
+    if (p.number !== i + 1)
+      throw RequestValidationError.field(
+        [...loc, "number"],
+        "Parts must be numbered 1, 2, 3… without gaps.",
+      );
+    if (p.chunk_start !== expectedStart)
+      throw RequestValidationError.field(
+        [...loc, "chunk_start"],
+        `Part ${p.number} must start at byte ${expectedStart}.`,
+      );
+    if (p.chunk_end < p.chunk_start)
+      throw RequestValidationError.field(
+        [...loc, "chunk_end"],
+        "chunk_end must not be before chunk_start.",
+      );
     expectedStart = p.chunk_end;
   });
   if (expectedStart !== input.size) {
-    throw RequestValidationError.field(["body", "upload", "parts"], `The parts cover ${expectedStart} bytes but the file has ${input.size} (chunk_end is exclusive).`);
+    throw RequestValidationError.field(
+      ["body", "upload", "parts"],
+      `The parts cover ${expectedStart} bytes but the file has ${input.size} (chunk_end is exclusive).`,
+    );
   }
   const id = randomUUID();
   const now = deps.clock.now();
@@ -73,7 +111,12 @@ export async function createFile(deps: FileDeps, ctx: AuthContext, input: FileCr
     version: input.version ?? null,
     declaredSha256Base64: input.checksum_sha256_base64 ?? null,
     uploadId: randomUUID(),
-    parts: parts.map((p) => ({ number: p.number, chunk_start: p.chunk_start, chunk_end: p.chunk_end, checksum_sha256_base64: p.checksum_sha256_base64 ?? null })),
+    parts: parts.map((p) => ({
+      number: p.number,
+      chunk_start: p.chunk_start,
+      chunk_end: p.chunk_end,
+      checksum_sha256_base64: p.checksum_sha256_base64 ?? null,
+    })),
     createdAt: now,
   });
   const expiresAt = new Date(now.getTime() + deps.uploadUrlTtlSeconds * 1000);
@@ -86,7 +129,9 @@ export async function createFile(deps: FileDeps, ctx: AuthContext, input: FileCr
       checksum_sha256_base64: p.checksum_sha256_base64,
       url: uploadUrl(deps.baseUrl, deps.secret, row.id, p.number, expiresAt),
       expires_at: expiresAt.toISOString(),
-      headers: (p.checksum_sha256_base64 ? { "x-till-checksum-sha256": p.checksum_sha256_base64 } : {}) as Record<string, string>,
+      headers: (p.checksum_sha256_base64
+        ? { "x-till-checksum-sha256": p.checksum_sha256_base64 }
+        : {}) as Record<string, string>,
     })),
   );
 }
@@ -96,13 +141,28 @@ export interface ReceivedPart {
 }
 
 /** PUT of one part through its signed URL. Checks size and, when declared, the part's SHA-256. */
-export async function receivePart(deps: FileDeps, fileId: string, number: number, query: { expires: string; signature: string }, body: Readable): Promise<ReceivedPart> {
-  if (!verifyUploadUrl(deps.secret, fileId, number, query.expires, query.signature, deps.clock.now())) {
-    throw new NotPermitted("This upload URL is invalid or has expired. Create the file again to get new URLs.");
+export async function receivePart(
+  deps: FileDeps,
+  fileId: string,
+  number: number,
+  query: { expires: string; signature: string },
+  body: Readable,
+): Promise<ReceivedPart> {
+  if (
+    !verifyUploadUrl(deps.secret, fileId, number, query.expires, query.signature, deps.clock.now())
+  ) {
+    throw new NotPermitted(
+      "This upload URL is invalid or has expired. Create the file again to get new URLs.",
+    );
   }
   const row = await repo.findFileForUpload(deps.db, fileId);
   if (!row) throw new ResourceNotFound("File not found.");
-  if (row.isUploaded) throw new ApiError(409, "FileAlreadyUploaded", "This file has already been uploaded and completed.");
+  if (row.isUploaded)
+    throw new ApiError(
+      409,
+      "FileAlreadyUploaded",
+      "This file has already been uploaded and completed.",
+    );
   const index = row.parts.findIndex((p) => p.number === number);
   const plan = row.parts[index];
   if (!plan) throw new ResourceNotFound(`The upload has no part ${number}.`);
@@ -111,10 +171,18 @@ export async function receivePart(deps: FileDeps, fileId: string, number: number
   try {
     stored = await deps.storage.writePart(row.id, number, body, expected);
   } catch (err) {
-    if (err instanceof PartTooLarge) throw new ApiError(413, "PayloadTooLarge", `Part ${number} must be exactly ${expected} bytes (chunk_end - chunk_start).`);
+    if (err instanceof PartTooLarge)
+      throw new ApiError(
+        413,
+        "PayloadTooLarge",
+        `Part ${number} must be exactly ${expected} bytes (chunk_end - chunk_start).`,
+      );
     throw err;
   }
-  if (stored.size !== expected) throw new BadRequest(`Part ${number} must be exactly ${expected} bytes; received ${stored.size}.`);
+  if (stored.size !== expected)
+    throw new BadRequest(
+      `Part ${number} must be exactly ${expected} bytes; received ${stored.size}.`,
+    );
   if (plan.checksum_sha256_base64 && plan.checksum_sha256_base64 !== stored.sha256Base64) {
     throw new BadRequest(`Part ${number} does not match its declared SHA-256 checksum.`);
   }
@@ -131,32 +199,74 @@ function multipartEtag(parts: FileUploadPart[]): string {
 
 const unquote = (etag: string) => etag.replace(/^W\//, "").replace(/^"|"$/g, "");
 
-export async function completeUpload(deps: FileDeps, ctx: AuthContext, id: string, input: FileUploadCompleted) {
+export async function completeUpload(
+  deps: FileDeps,
+  ctx: AuthContext,
+  id: string,
+  input: FileUploadCompleted,
+) {
   const row = await repo.findFile(deps.db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("File not found.");
   if (row.isUploaded) return fileReadOut(deps.baseUrl, row);
-  if (input.id !== row.uploadId) throw RequestValidationError.field(["body", "id"], "This is not the upload id of the file.");
-  if (input.path !== row.path) throw RequestValidationError.field(["body", "path"], "This is not the path of the file.");
+  if (input.id !== row.uploadId)
+    throw RequestValidationError.field(["body", "id"], "This is not the upload id of the file.");
+  if (input.path !== row.path)
+    throw RequestValidationError.field(["body", "path"], "This is not the path of the file.");
   input.parts.forEach((given, i) => {
     const plan = row.parts.find((p) => p.number === given.number);
-    if (!plan) throw RequestValidationError.field(["body", "parts", i, "number"], `The upload has no part ${given.number}.`);
-    if (!plan.etag) throw RequestValidationError.field(["body", "parts", i, "number"], `Part ${given.number} has not been uploaded yet.`);
-    if (unquote(given.checksum_etag) !== plan.etag) throw RequestValidationError.field(["body", "parts", i, "checksum_etag"], `The ETag of part ${given.number} does not match what was received.`);
-    if (given.checksum_sha256_base64 && plan.checksum_sha256_base64 && given.checksum_sha256_base64 !== plan.checksum_sha256_base64) {
-      throw RequestValidationError.field(["body", "parts", i, "checksum_sha256_base64"], `The SHA-256 of part ${given.number} does not match the one declared.`);
+    if (!plan)
+      throw RequestValidationError.field(
+        ["body", "parts", i, "number"],
+        `The upload has no part ${given.number}.`,
+      );
+    if (!plan.etag)
+      throw RequestValidationError.field(
+        ["body", "parts", i, "number"],
+        `Part ${given.number} has not been uploaded yet.`,
+      );
+    if (unquote(given.checksum_etag) !== plan.etag)
+      throw RequestValidationError.field(
+        ["body", "parts", i, "checksum_etag"],
+        `The ETag of part ${given.number} does not match what was received.`,
+      );
+    if (
+      given.checksum_sha256_base64 &&
+      plan.checksum_sha256_base64 &&
+      given.checksum_sha256_base64 !== plan.checksum_sha256_base64
+    ) {
+      throw RequestValidationError.field(
+        ["body", "parts", i, "checksum_sha256_base64"],
+        `The SHA-256 of part ${given.number} does not match the one declared.`,
+      );
     }
   });
   const listed = new Set(input.parts.map((p) => p.number));
   const missing = row.parts.find((p) => !listed.has(p.number));
-  if (missing) throw RequestValidationError.field(["body", "parts"], `Part ${missing.number} is missing from the list.`);
+  if (missing)
+    throw RequestValidationError.field(
+      ["body", "parts"],
+      `Part ${missing.number} is missing from the list.`,
+    );
 
   const key = storageKey(row);
-  const object = await deps.storage.complete(row.id, row.parts.map((p) => p.number), key);
+  const object = await deps.storage.complete(
+    row.id,
+    row.parts.map((p) => p.number),
+    key,
+  );
   const sha256Base64 = object.sha256.toString("base64");
-  if (object.size !== row.size || (row.declaredSha256Base64 && row.declaredSha256Base64 !== sha256Base64)) {
+  if (
+    object.size !== row.size ||
+    (row.declaredSha256Base64 && row.declaredSha256Base64 !== sha256Base64)
+  ) {
     await deps.storage.remove(key, row.id);
-    await repo.updateFile(deps.db, row.id, { parts: row.parts.map(({ etag: _e, size: _s, ...p }) => p) });
-    throw RequestValidationError.field(["body"], "The uploaded content does not match the size or SHA-256 checksum declared when the file was created; upload the parts again.");
+    await repo.updateFile(deps.db, row.id, {
+      parts: row.parts.map(({ etag: _e, size: _s, ...p }) => p),
+    });
+    throw RequestValidationError.field(
+      ["body"],
+      "The uploaded content does not match the size or SHA-256 checksum declared when the file was created; upload the parts again.",
+    );
   }
   const now = deps.clock.now();
   const updated = await repo.updateFile(deps.db, row.id, {
@@ -170,9 +280,24 @@ export async function completeUpload(deps: FileDeps, ctx: AuthContext, id: strin
   return fileReadOut(deps.baseUrl, updated);
 }
 
-export async function listFiles(deps: FileDeps, ctx: AuthContext, query: { organization_id?: string[] | undefined; ids?: string[] | undefined }, page: Pagination) {
-  const { rows, total } = await repo.listFiles(deps.db, organizationsForRead(ctx, query.organization_id), query.ids, page.limit, offsetOf(page));
-  return pageOf(rows.map((r) => fileReadOut(deps.baseUrl, r)), total, page);
+export async function listFiles(
+  deps: FileDeps,
+  ctx: AuthContext,
+  query: { organization_id?: string[] | undefined; ids?: string[] | undefined },
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listFiles(
+    deps.db,
+    organizationsForRead(ctx, query.organization_id),
+    query.ids,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(
+    rows.map((r) => fileReadOut(deps.baseUrl, r)),
+    total,
+    page,
+  );
 }
 
 export async function updateFile(deps: FileDeps, ctx: AuthContext, id: string, input: FilePatch) {
@@ -190,7 +315,9 @@ export async function deleteFile(deps: FileDeps, ctx: AuthContext, id: string): 
   await inTransaction(deps.db, async (tx) => {
     const users = await benefitsUsingFile(tx, row.organizationId, row.id);
     if (users.length > 0) {
-      throw new NotPermitted(`The file is offered by the downloadables benefit ${users.join(", ")}; remove it from the benefit first.`);
+      throw new NotPermitted(
+        `The file is offered by the downloadables benefit ${users.join(", ")}; remove it from the benefit first.`,
+      );
     }
     await repo.deleteFile(tx, row.id);
   });
@@ -200,7 +327,8 @@ export async function deleteFile(deps: FileDeps, ctx: AuthContext, id: string): 
 /** Product media and avatars are public: anyone with the URL may fetch them once uploaded. */
 export async function openPublicFile(deps: FileDeps, id: string) {
   const row = await repo.findFileForUpload(deps.db, id);
-  if (!row || !row.isUploaded || row.service === "downloadable") throw new ResourceNotFound("File not found.");
+  if (!row || !row.isUploaded || row.service === "downloadable")
+    throw new ResourceNotFound("File not found.");
   const object = await deps.storage.open(storageKey(row));
   if (!object) throw new ResourceNotFound("File not found.");
   return { row, ...object };
@@ -209,7 +337,12 @@ export async function openPublicFile(deps: FileDeps, id: string) {
 // For other modules: validate file references and render them.
 
 /** The files among `ids` of the organization that are uploaded and of the given service. */
-export async function usableFiles(db: Db, organizationId: string, ids: string[], service: FileService) {
+export async function usableFiles(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+  service: FileService,
+) {
   const rows = await repo.findFiles(db, organizationId, ids);
   return rows.filter((r) => r.isUploaded && r.service === service);
 }

@@ -28,7 +28,12 @@ export class PartTooLarge extends Error {
 
 export interface FileStorage {
   /** Streams one part of an upload to storage; stops with PartTooLarge past maxBytes. */
-  writePart(uploadKey: string, number: number, body: Readable, maxBytes: number): Promise<StoredPart>;
+  writePart(
+    uploadKey: string,
+    number: number,
+    body: Readable,
+    maxBytes: number,
+  ): Promise<StoredPart>;
   /** Joins the parts, in the order given, into the object at key, then drops the parts. */
   complete(uploadKey: string, numbers: number[], key: string): Promise<StoredObject>;
   /** The object's bytes, or null when it does not exist. */
@@ -97,7 +102,9 @@ export function localDiskStorage(root: string): FileStorage {
             { end: false },
           );
         }
-        await new Promise<void>((ok, fail) => out.end((err?: Error | null) => (err ? fail(err) : ok())));
+        await new Promise<void>((ok, fail) =>
+          out.end((err?: Error | null) => (err ? fail(err) : ok())),
+        );
         await rename(tmp, target);
         await rm(resolve("uploads", uploadKey), { recursive: true, force: true });
       } catch (err) {

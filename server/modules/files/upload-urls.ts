@@ -4,15 +4,30 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 function sign(secret: string, fileId: string, number: number, expires: number): string {
-  return createHmac("sha256", secret).update(`till-file-upload:${fileId}:${number}:${expires}`).digest("base64url");
+  return createHmac("sha256", secret)
+    .update(`till-file-upload:${fileId}:${number}:${expires}`)
+    .digest("base64url");
 }
 
-export function uploadUrl(baseUrl: string, secret: string, fileId: string, number: number, expiresAt: Date): string {
+export function uploadUrl(
+  baseUrl: string,
+  secret: string,
+  fileId: string,
+  number: number,
+  expiresAt: Date,
+): string {
   const expires = Math.floor(expiresAt.getTime() / 1000);
   return `${baseUrl}/storage/uploads/${fileId}/${number}?expires=${expires}&signature=${sign(secret, fileId, number, expires)}`;
 }
 
-export function verifyUploadUrl(secret: string, fileId: string, number: number, expires: string, signature: string, now: Date): boolean {
+export function verifyUploadUrl(
+  secret: string,
+  fileId: string,
+  number: number,
+  expires: string,
+  signature: string,
+  now: Date,
+): boolean {
   if (!/^\d{1,12}$/.test(expires)) return false;
   const expected = Buffer.from(sign(secret, fileId, number, Number(expires)));
   const given = Buffer.from(signature);

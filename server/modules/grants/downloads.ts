@@ -17,7 +17,9 @@ export interface DownloadDeps {
 }
 
 function signature(secret: string, grantId: string, fileId: string, expires: string): string {
-  return createHmac("sha256", `till-download:${secret}`).update(`${grantId}/${fileId}/${expires}`).digest("base64url");
+  return createHmac("sha256", `till-download:${secret}`)
+    .update(`${grantId}/${fileId}/${expires}`)
+    .digest("base64url");
 }
 
 /** A stable UUID for one file of one grant (Polar's DownloadableRead.id is a UUID): UUIDv8 from a hash. */
@@ -31,7 +33,12 @@ function downloadableId(grantId: string, fileId: string): string {
 async function downloadablesOf(deps: DownloadDeps, grants: repo.GrantRow[]) {
   const granted = grants.filter((g) => g.grantedAt);
   const fileIdsOf = (g: repo.GrantRow) => (g.properties.files as string[] | undefined) ?? [];
-  const files = new Map((await filesByIds(deps.files.db, [...new Set(granted.flatMap(fileIdsOf))])).map((f) => [f.id, f]));
+  const files = new Map(
+    (await filesByIds(deps.files.db, [...new Set(granted.flatMap(fileIdsOf))])).map((f) => [
+      f.id,
+      f,
+    ]),
+  );
   const expiresAt = new Date(deps.files.clock.now().getTime() + deps.ttlSeconds * 1000);
   const expires = String(Math.floor(expiresAt.getTime() / 1000));
   return granted.flatMap((grant) =>
@@ -39,7 +46,20 @@ async function downloadablesOf(deps: DownloadDeps, grants: repo.GrantRow[]) {
       const file = files.get(id);
       if (!file?.isUploaded) return [];
       const url = `${deps.files.baseUrl}/v1/downloads/${grant.id}/${file.id}?expires=${expires}&signature=${signature(deps.files.secret, grant.id, file.id, expires)}`;
-      return [{ id: downloadableId(grant.id, file.id), benefit_id: grant.benefitId, file: { ...fileReadOut(deps.files.baseUrl, file), download: { url, headers: {}, expires_at: new Date(Number(expires) * 1000).toISOString() } } }];
+      return [
+        {
+          id: downloadableId(grant.id, file.id),
+          benefit_id: grant.benefitId,
+          file: {
+            ...fileReadOut(deps.files.baseUrl, file),
+            download: {
+              url,
+              headers: {},
+              expires_at: new Date(Number(expires) * 1000).toISOString(),
+            },
+          },
+        },
+      ];
     }),
   );
 }
@@ -53,26 +73,49 @@ export async function listDownloadables(deps: DownloadDeps, ctx: AuthContext, gr
  * GET /v1/customer-portal/downloadables/: the files of the customer's granted downloadables
  * benefits. A customer holds a handful, so the page is cut from the whole list.
  */
-export async function listDownloadablesOfCustomer(deps: DownloadDeps, customer: { organizationId: string; customerId: string }, q: { benefit_id?: string[] | undefined }, page: Pagination) {
-  const held = (await repo.grantedOfCustomer(deps.files.db, customer.customerId)).filter((g) => g.organizationId === customer.organizationId && (!q.benefit_id?.length || q.benefit_id.includes(g.benefitId)));
-  const downloadables = new Set((await benefitRowsByIds(deps.files.db, [...new Set(held.map((g) => g.benefitId))])).filter((b) => b.type === "downloadables").map((b) => b.id));
+export async function listDownloadablesOfCustomer(
+  deps: DownloadDeps,
+  customer: { organizationId: string; customerId: string },
+  q: { benefit_id?: string[] | undefined },
+  page: Pagination,
+) {
+  const held = (await repo.grantedOfCustomer(deps.files.db, customer.customerId)).filter(
+    (g) =>
+      g.organizationId === customer.organizationId &&
+      (!q.benefit_id?.length || q.benefit_id.includes(g.benefitId)),
+  );
+  const downloadables = new Set(
+    (await benefitRowsByIds(deps.files.db, [...new Set(held.map((g) => g.benefitId))]))
+      .filter((b) => b.type === "downloadables")
+      .map((b) => b.id),
+  );
   const grants = held.filter((g) => downloadables.has(g.benefitId));
   const all = await downloadablesOf(deps, grants);
   return pageOf(all.slice(offsetOf(page), offsetOf(page) + page.limit), all.length, page);
 }
 
 /** The bytes behind a signed URL; any failed check is the same 404, so a URL reveals nothing. */
-export async function openDownload(deps: DownloadDeps, grantId: string, fileId: string, query: { expires?: unknown; signature?: unknown }) {
+export async function openDownload(
+  deps: DownloadDeps,
+  grantId: string,
+  fileId: string,
+  query: { expires?: unknown; signature?: unknown },
+) {
   const notFound = new ResourceNotFound("Download not found or expired.");
   const { expires, signature: given } = query;
-  if (typeof expires !== "string" || typeof given !== "string" || !/^\d{1,12}$/.test(expires)) throw notFound;
+  if (typeof expires !== "string" || typeof given !== "string" || !/^\d{1,12}$/.test(expires))
+    throw notFound;
   const expected = Buffer.from(signature(deps.files.secret, grantId, fileId, expires));
   const got = Buffer.from(given);
   if (expected.length !== got.length || !timingSafeEqual(expected, got)) throw notFound;
   if (Number(expires) * 1000 <= deps.files.clock.now().getTime()) throw notFound;
   // The signature already proves till issued this URL for this grant; no tenant check applies.
   const grant = await grantById(deps.files.db, grantId);
-  if (!grant?.grantedAt || !((grant.properties.files as string[] | undefined) ?? []).includes(fileId)) throw notFound;
+  if (
+    !grant?.grantedAt ||
+    !((grant.properties.files as string[] | undefined) ?? []).includes(fileId)
+  )
+    throw notFound;
   const file = await openDownloadable(deps.files, fileId);
   if (!file) throw notFound;
   return file;

@@ -14,7 +14,19 @@ import type { TestServer } from "../../../test/helpers/server.ts";
 import { startThirdPartyServer, type ThirdPartyServer } from "../../../test/helpers/third-party.ts";
 import { issueDiscordGuildToken } from "../benefits/discord.ts";
 
-const SCOPES = ["customer_sessions:write", "products:write", "benefits:write", "checkouts:write", "subscriptions:write", "customers:write", "orders:read", "license_keys:write", "files:write", "events:write", "meters:write"];
+const SCOPES = [
+  "customer_sessions:write",
+  "products:write",
+  "benefits:write",
+  "checkouts:write",
+  "subscriptions:write",
+  "customers:write",
+  "orders:read",
+  "license_keys:write",
+  "files:write",
+  "events:write",
+  "meters:write",
+];
 const GUILD = "900000000000000001";
 const ROLE = "900000000000000002";
 const DISCORD_USER = "800000000000000001";
@@ -47,28 +59,73 @@ async function grantsOf(customerId: string) {
 }
 
 async function outbox(type: string) {
-  return t.server.database.rows<{ payload: { data: Record<string, unknown> } }>(sql`select payload from webhook_events where organization_id = ${organizationId} and type = ${type} order by seq`);
+  return t.server.database.rows<{ payload: { data: Record<string, unknown> } }>(
+    sql`select payload from webhook_events where organization_id = ${organizationId} and type = ${type} order by seq`,
+  );
 }
 
 async function discordBenefit(description = "Discord role") {
-  return polar.benefits.create({ type: "discord", description, properties: { guildToken: issueDiscordGuildToken(t.config.authSecret, GUILD), roleId: ROLE, kickMember: false } });
+  return polar.benefits.create({
+    type: "discord",
+    description,
+    properties: {
+      guildToken: issueDiscordGuildToken(t.config.authSecret, GUILD),
+      roleId: ROLE,
+      kickMember: false,
+    },
+  });
 }
 
 describe("a purchase grants every benefit type, and revoking the subscription takes them back", () => {
   it("grants all six, serves them, and revokes them", async () => {
     const fileBytes = randomBytes(70_000);
-    const { file } = await uploadFile(t, token, fileBytes, { service: "downloadable", name: "manual.pdf" });
+    const { file } = await uploadFile(t, token, fileBytes, {
+      service: "downloadable",
+      name: "manual.pdf",
+    });
     const meterId = await insertMeter(t, organizationId, "API calls");
     const benefits = [
-      await polar.benefits.create({ type: "custom", description: "Private note", properties: { note: "Welcome aboard: ask for the beta channel." } }),
-      await polar.benefits.create({ type: "license_keys", description: "License key", properties: { prefix: "ACME", activations: { limit: 2, enableCustomerAdmin: false }, limitUsage: 5, expires: { ttl: 1, timeframe: "year" } } }),
-      await polar.benefits.create({ type: "downloadables", description: "The manual", properties: { files: [file.id] } }),
-      await polar.benefits.create({ type: "meter_credit", description: "100 API calls", properties: { units: 100, rollover: false, meterId } }),
+      await polar.benefits.create({
+        type: "custom",
+        description: "Private note",
+        properties: { note: "Welcome aboard: ask for the beta channel." },
+      }),
+      await polar.benefits.create({
+        type: "license_keys",
+        description: "License key",
+        properties: {
+          prefix: "ACME",
+          activations: { limit: 2, enableCustomerAdmin: false },
+          limitUsage: 5,
+          expires: { ttl: 1, timeframe: "year" },
+        },
+      }),
+      await polar.benefits.create({
+        type: "downloadables",
+        description: "The manual",
+        properties: { files: [file.id] },
+      }),
+      await polar.benefits.create({
+        type: "meter_credit",
+        description: "100 API calls",
+        properties: { units: 100, rollover: false, meterId },
+      }),
       await discordBenefit(),
-      await polar.benefits.create({ type: "github_repository", description: "SDK repository", properties: { repositoryOwner: "acme", repositoryName: "private-sdk", permission: "pull" } }),
+      await polar.benefits.create({
+        type: "github_repository",
+        description: "SDK repository",
+        properties: { repositoryOwner: "acme", repositoryName: "private-sdk", permission: "pull" },
+      }),
     ];
-    const product = await polar.products.create({ name: "Everything", recurringInterval: "month", prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "usd" }] });
-    await polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: benefits.map((b) => b.id) } });
+    const product = await polar.products.create({
+      name: "Everything",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "usd" }],
+    });
+    await polar.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: benefits.map((b) => b.id) },
+    });
     const email = "everything@example.com";
     await linkAccounts(t, email, { discord: DISCORD_USER, github: "5001" });
 
@@ -76,85 +133,186 @@ describe("a purchase grants every benefit type, and revoking the subscription ta
     expect(order.status).toBe("paid");
     const customerId = order.customerId;
 
-    const granted = await eventually(async () => {
-      const items = await grantsOf(customerId);
-      return items.length === 6 && items.every((g) => g.isGranted) ? items : undefined;
-    }, 20_000, "six granted grants");
+    const granted = await eventually(
+      async () => {
+        const items = await grantsOf(customerId);
+        return items.length === 6 && items.every((g) => g.isGranted) ? items : undefined;
+      },
+      20_000,
+      "six granted grants",
+    );
     expect(new Set(granted.map((g) => g.benefitId))).toEqual(new Set(benefits.map((b) => b.id)));
     for (const g of granted) {
-      expect(g).toMatchObject({ isGranted: true, isRevoked: false, subscriptionId: order.subscriptionId, orderId: order.id, customerId });
+      expect(g).toMatchObject({
+        isGranted: true,
+        isRevoked: false,
+        subscriptionId: order.subscriptionId,
+        orderId: order.id,
+        customerId,
+      });
       expect(g.error ?? null).toBeNull();
     }
     // The customer sees the same six grants through the customer portal with a customer session.
     const session = await polar.customerSessions.create({ customerId });
-    const portal = await fetch(`${t.url}/v1/customer-portal/benefit-grants/?page=1&limit=100`, { headers: { authorization: `Bearer ${session.token}` } });
+    const portal = await fetch(`${t.url}/v1/customer-portal/benefit-grants/?page=1&limit=100`, {
+      headers: { authorization: `Bearer ${session.token}` },
+    });
     expect(portal.status).toBe(200);
     const portalGrants = (await portal.json()) as { items: { id: string }[] };
     expect(new Set(portalGrants.items.map((g) => g.id))).toEqual(new Set(granted.map((g) => g.id)));
 
-    const byType = (type: string) => granted.find((g) => benefits.find((b) => b.id === g.benefitId)!.type === type)!;
+    const byType = (type: string) =>
+      granted.find((g) => benefits.find((b) => b.id === g.benefitId)!.type === type)!;
 
     // Discord: a member of the guild with the role; GitHub: an invitation with the permission.
     expect([...(third.guilds.get(GUILD)!.get(DISCORD_USER) ?? [])]).toEqual([ROLE]);
-    expect(byType("discord").properties).toMatchObject({ guildId: GUILD, roleId: ROLE, grantedAccountId: DISCORD_USER });
-    expect(third.repos.get("acme/private-sdk")!.invitations).toMatchObject([{ login: "octo-buyer", permission: "pull" }]);
-    expect(byType("github_repository").properties).toMatchObject({ repositoryOwner: "acme", repositoryName: "private-sdk", grantedAccountId: "octo-buyer" });
+    expect(byType("discord").properties).toMatchObject({
+      guildId: GUILD,
+      roleId: ROLE,
+      grantedAccountId: DISCORD_USER,
+    });
+    expect(third.repos.get("acme/private-sdk")!.invitations).toMatchObject([
+      { login: "octo-buyer", permission: "pull" },
+    ]);
+    expect(byType("github_repository").properties).toMatchObject({
+      repositoryOwner: "acme",
+      repositoryName: "private-sdk",
+      grantedAccountId: "octo-buyer",
+    });
 
     // License key: validates, activates up to its limit of 2, counts usage up to its limit of 5.
     const keyId = (byType("license_keys").properties as { licenseKeyId: string }).licenseKeyId;
     const licenseKey = await polar.licenseKeys.get({ id: keyId });
     expect(licenseKey.key).toMatch(/^ACME-[0-9A-F]{8}-[0-9A-F]{8}-[0-9A-F]{8}-[0-9A-F]{8}$/);
-    expect(licenseKey).toMatchObject({ status: "granted", limitActivations: 2, limitUsage: 5, usage: 0, customerId, benefitId: benefits[1]!.id, displayKey: `****-${licenseKey.key.slice(-6)}` });
+    expect(licenseKey).toMatchObject({
+      status: "granted",
+      limitActivations: 2,
+      limitUsage: 5,
+      usage: 0,
+      customerId,
+      benefitId: benefits[1]!.id,
+      displayKey: `****-${licenseKey.key.slice(-6)}`,
+    });
     const expiresIn = licenseKey.expiresAt!.getTime() - Date.now();
     expect(expiresIn).toBeGreaterThan(360 * 86_400_000);
     expect(expiresIn).toBeLessThan(367 * 86_400_000);
-    const validated = await polar.customerPortal.licenseKeys.validate({ key: licenseKey.key, organizationId });
-    expect(validated).toMatchObject({ id: keyId, status: "granted", validations: 1, activation: null });
-    const a1 = await polar.customerPortal.licenseKeys.activate({ key: licenseKey.key, organizationId, label: "laptop", meta: { os: "linux" } });
-    const a2 = await polar.licenseKeys.activate({ key: licenseKey.key, organizationId, label: "desktop" });
+    const validated = await polar.customerPortal.licenseKeys.validate({
+      key: licenseKey.key,
+      organizationId,
+    });
+    expect(validated).toMatchObject({
+      id: keyId,
+      status: "granted",
+      validations: 1,
+      activation: null,
+    });
+    const a1 = await polar.customerPortal.licenseKeys.activate({
+      key: licenseKey.key,
+      organizationId,
+      label: "laptop",
+      meta: { os: "linux" },
+    });
+    const a2 = await polar.licenseKeys.activate({
+      key: licenseKey.key,
+      organizationId,
+      label: "desktop",
+    });
     expect(a1).toMatchObject({ label: "laptop", meta: { os: "linux" }, licenseKeyId: keyId });
-    const third3 = await fetch(`${t.url}/v1/customer-portal/license-keys/activate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: licenseKey.key, organization_id: organizationId, label: "third" }) });
+    const third3 = await fetch(`${t.url}/v1/customer-portal/license-keys/activate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        key: licenseKey.key,
+        organization_id: organizationId,
+        label: "third",
+      }),
+    });
     expect(third3.status).toBe(403);
     expect(await third3.json()).toMatchObject({ error: "NotPermitted" });
-    const withActivation = await polar.customerPortal.licenseKeys.validate({ key: licenseKey.key, organizationId, activationId: a2.id, incrementUsage: 5 });
+    const withActivation = await polar.customerPortal.licenseKeys.validate({
+      key: licenseKey.key,
+      organizationId,
+      activationId: a2.id,
+      incrementUsage: 5,
+    });
     expect(withActivation.activation?.id).toBe(a2.id);
     expect(withActivation.usage).toBe(5);
-    const over = await fetch(`${t.url}/v1/customer-portal/license-keys/validate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: licenseKey.key, organization_id: organizationId, increment_usage: 1 }) });
+    const over = await fetch(`${t.url}/v1/customer-portal/license-keys/validate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        key: licenseKey.key,
+        organization_id: organizationId,
+        increment_usage: 1,
+      }),
+    });
     expect(over.status).toBe(400);
-    expect((await polar.licenseKeys.get({ id: keyId })).activations.map((a) => a.label)).toEqual(["laptop", "desktop"]);
-    await polar.customerPortal.licenseKeys.deactivate({ key: licenseKey.key, organizationId, activationId: a1.id });
-    expect((await polar.licenseKeys.get({ id: keyId })).activations.map((a) => a.label)).toEqual(["desktop"]);
+    expect((await polar.licenseKeys.get({ id: keyId })).activations.map((a) => a.label)).toEqual([
+      "laptop",
+      "desktop",
+    ]);
+    await polar.customerPortal.licenseKeys.deactivate({
+      key: licenseKey.key,
+      organizationId,
+      activationId: a1.id,
+    });
+    expect((await polar.licenseKeys.get({ id: keyId })).activations.map((a) => a.label)).toEqual([
+      "desktop",
+    ]);
 
     // Download: a signed URL serving exactly the uploaded bytes.
-    const dl = await fetch(`${t.url}/v1/benefit-grants/${byType("downloadables").id}/downloadables`, { headers: { authorization: `Bearer ${token}` } });
-    const { items } = (await dl.json()) as { items: { file: { id: string; checksum_sha256_hex: string; download: { url: string } } }[] };
+    const dl = await fetch(
+      `${t.url}/v1/benefit-grants/${byType("downloadables").id}/downloadables`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    const { items } = (await dl.json()) as {
+      items: { file: { id: string; checksum_sha256_hex: string; download: { url: string } } }[];
+    };
     expect(items.map((i) => i.file.id)).toEqual([file.id]);
     const bytes = Buffer.from(await (await fetch(items[0]!.file.download.url)).arrayBuffer());
-    expect(createHash("sha256").update(bytes).digest("hex")).toBe(createHash("sha256").update(fileBytes).digest("hex"));
-    expect(items[0]!.file.checksum_sha256_hex).toBe(createHash("sha256").update(fileBytes).digest("hex"));
+    expect(createHash("sha256").update(bytes).digest("hex")).toBe(
+      createHash("sha256").update(fileBytes).digest("hex"),
+    );
+    expect(items[0]!.file.checksum_sha256_hex).toBe(
+      createHash("sha256").update(fileBytes).digest("hex"),
+    );
     const tampered = await fetch(items[0]!.file.download.url.replace(/signature=./, "signature=x"));
     expect(tampered.status).toBe(404);
 
     // Meter credit: 100 credited; 3 events consumed leave 97.
     let state = await polar.customers.getState({ id: customerId });
-    expect(state.grantedBenefits.map((g) => g.benefitId).sort()).toEqual(benefits.map((b) => b.id).sort());
-    expect(state.activeMeters).toMatchObject([{ meterId, creditedUnits: 100, consumedUnits: 0, balance: 100 }]);
+    expect(state.grantedBenefits.map((g) => g.benefitId).sort()).toEqual(
+      benefits.map((b) => b.id).sort(),
+    );
+    expect(state.activeMeters).toMatchObject([
+      { meterId, creditedUnits: 100, consumedUnits: 0, balance: 100 },
+    ]);
     await polar.events.ingest({ events: [1, 2, 3].map(() => ({ name: "api_call", customerId })) });
     state = await polar.customers.getState({ id: customerId });
-    expect(state.activeMeters).toMatchObject([{ meterId, creditedUnits: 100, consumedUnits: 3, balance: 97 }]);
+    expect(state.activeMeters).toMatchObject([
+      { meterId, creditedUnits: 100, consumedUnits: 3, balance: 97 },
+    ]);
 
     // Webhook events: created for each grant, with customer.state_changed after the changes.
     expect((await outbox("benefit_grant.created")).length).toBe(6);
 
     // Revoke the subscription: every grant is revoked, and what it gave is gone.
     await polar.subscriptions.revoke({ id: order.subscriptionId! });
-    await eventually(async () => {
-      const items = await grantsOf(customerId);
-      return items.every((g) => g.isRevoked && !g.isGranted) ? items : undefined;
-    }, 20_000, "six revoked grants");
+    await eventually(
+      async () => {
+        const items = await grantsOf(customerId);
+        return items.every((g) => g.isRevoked && !g.isGranted) ? items : undefined;
+      },
+      20_000,
+      "six revoked grants",
+    );
     expect([...(third.guilds.get(GUILD)!.get(DISCORD_USER) ?? [])]).toEqual([]);
     expect(third.repos.get("acme/private-sdk")!.invitations).toEqual([]);
-    const gone = await fetch(`${t.url}/v1/customer-portal/license-keys/validate`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: licenseKey.key, organization_id: organizationId }) });
+    const gone = await fetch(`${t.url}/v1/customer-portal/license-keys/validate`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ key: licenseKey.key, organization_id: organizationId }),
+    });
     expect(gone.status).toBe(404);
     expect((await polar.licenseKeys.get({ id: keyId })).status).toBe("revoked");
     expect((await fetch(items[0]!.file.download.url)).status).toBe(404);
@@ -169,8 +327,14 @@ describe("a purchase grants every benefit type, and revoking the subscription ta
 
 describe("third-party failures never fail the purchase", () => {
   async function productWith(benefitId: string, name: string) {
-    const product = await polar.products.create({ name, prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }] });
-    await polar.products.updateBenefits({ id: product.id, productBenefitsUpdate: { benefits: [benefitId] } });
+    const product = await polar.products.create({
+      name,
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    await polar.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: [benefitId] },
+    });
     return product;
   }
 
@@ -184,7 +348,11 @@ describe("third-party failures never fail the purchase", () => {
     try {
       const order = await buy(polar, organizationId, product.id, email);
       expect(order.status).toBe("paid");
-      const failed = await eventually(async () => (await grantsOf(order.customerId)).find((g) => g.error), 15_000, "a recorded error");
+      const failed = await eventually(
+        async () => (await grantsOf(order.customerId)).find((g) => g.error),
+        15_000,
+        "a recorded error",
+      );
       expect(failed.isGranted).toBe(false);
       expect(failed.error).toMatchObject({ type: "discord_error" });
       expect(failed.error!.message).toContain("503");
@@ -192,7 +360,11 @@ describe("third-party failures never fail the purchase", () => {
       third.down = false;
     }
     const customer = (await polar.customers.list({ email })).result.items[0]!;
-    const granted = await eventually(async () => (await grantsOf(customer.id)).find((g) => g.isGranted), 20_000, "the retried grant");
+    const granted = await eventually(
+      async () => (await grantsOf(customer.id)).find((g) => g.isGranted),
+      20_000,
+      "the retried grant",
+    );
     expect(granted.error ?? null).toBeNull();
     expect([...third.guilds.get(GUILD)!.get(user)!]).toEqual([ROLE]);
   });
@@ -202,30 +374,78 @@ describe("third-party failures never fail the purchase", () => {
     third.discordUsers.add(user);
     await linkAccounts(t, "limited@example.com", { discord: user, github: "5003" });
     third.githubUsers.set("5003", "octo-limited");
-    third.failNext({ status: 429, headers: { "retry-after": "1" }, body: { message: "You are being rate limited.", retry_after: 1, global: false }, match: `PUT /discord/guilds/${GUILD}/members/${user}` });
-    const limited = await buy(polar, organizationId, (await productWith((await discordBenefit("Discord (429)")).id, "Limited")).id, "limited@example.com");
-    const ok = await eventually(async () => (await grantsOf(limited.customerId)).find((g) => g.isGranted), 20_000, "grant after the rate limit");
+    third.failNext({
+      status: 429,
+      headers: { "retry-after": "1" },
+      body: { message: "You are being rate limited.", retry_after: 1, global: false },
+      match: `PUT /discord/guilds/${GUILD}/members/${user}`,
+    });
+    const limited = await buy(
+      polar,
+      organizationId,
+      (await productWith((await discordBenefit("Discord (429)")).id, "Limited")).id,
+      "limited@example.com",
+    );
+    const ok = await eventually(
+      async () => (await grantsOf(limited.customerId)).find((g) => g.isGranted),
+      20_000,
+      "grant after the rate limit",
+    );
     expect(ok.error ?? null).toBeNull();
-    expect(third.requests.filter((r) => r === `PUT /discord/guilds/${GUILD}/members/${user}`).length).toBe(2);
+    expect(
+      third.requests.filter((r) => r === `PUT /discord/guilds/${GUILD}/members/${user}`).length,
+    ).toBe(2);
 
     // Discord answers 404 Unknown User for an account it does not know.
     await linkAccounts(t, "ghost@example.com", { discord: "800000000000000404" });
-    const ghost = await buy(polar, organizationId, (await productWith((await discordBenefit("Discord (404)")).id, "Ghost")).id, "ghost@example.com");
-    const notFound = await eventually(async () => (await grantsOf(ghost.customerId)).find((g) => g.error), 15_000, "404 error");
+    const ghost = await buy(
+      polar,
+      organizationId,
+      (await productWith((await discordBenefit("Discord (404)")).id, "Ghost")).id,
+      "ghost@example.com",
+    );
+    const notFound = await eventually(
+      async () => (await grantsOf(ghost.customerId)).find((g) => g.error),
+      15_000,
+      "404 error",
+    );
     expect(notFound.error).toMatchObject({ type: "discord_not_found" });
     expect(notFound.error!.message).toContain("Unknown User");
 
     // GitHub answers 403 when the repository is not accessible to the integration.
     third.repos.set("acme/locked", { collaborators: new Map(), invitations: [], forbidden: true });
-    const repoBenefit = await polar.benefits.create({ type: "github_repository", description: "Locked repo", properties: { repositoryOwner: "acme", repositoryName: "locked", permission: "push" } });
-    const locked = await buy(polar, organizationId, (await productWith(repoBenefit.id, "Locked")).id, "limited@example.com");
-    const forbidden = await eventually(async () => (await grantsOf(locked.customerId)).find((g) => g.benefitId === repoBenefit.id && g.error), 15_000, "403 error");
+    const repoBenefit = await polar.benefits.create({
+      type: "github_repository",
+      description: "Locked repo",
+      properties: { repositoryOwner: "acme", repositoryName: "locked", permission: "push" },
+    });
+    const locked = await buy(
+      polar,
+      organizationId,
+      (await productWith(repoBenefit.id, "Locked")).id,
+      "limited@example.com",
+    );
+    const forbidden = await eventually(
+      async () =>
+        (await grantsOf(locked.customerId)).find((g) => g.benefitId === repoBenefit.id && g.error),
+      15_000,
+      "403 error",
+    );
     expect(forbidden.error).toMatchObject({ type: "github_forbidden" });
     expect(forbidden.isGranted).toBe(false);
 
     // A customer with no linked account: the grant says what is missing.
-    const nobody = await buy(polar, organizationId, (await productWith((await discordBenefit("Discord (unlinked)")).id, "Unlinked")).id, "unlinked@example.com");
-    const unlinked = await eventually(async () => (await grantsOf(nobody.customerId)).find((g) => g.error), 15_000, "unlinked error");
+    const nobody = await buy(
+      polar,
+      organizationId,
+      (await productWith((await discordBenefit("Discord (unlinked)")).id, "Unlinked")).id,
+      "unlinked@example.com",
+    );
+    const unlinked = await eventually(
+      async () => (await grantsOf(nobody.customerId)).find((g) => g.error),
+      15_000,
+      "unlinked error",
+    );
     expect(unlinked.error).toMatchObject({ type: "discord_account_not_linked" });
   });
 });

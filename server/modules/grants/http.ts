@@ -16,18 +16,29 @@ export interface ApiResponse {
 /** Longest Retry-After we wait for inside a job; longer ones fail the attempt and the queue retries. */
 const MAX_INLINE_WAIT_MS = 5_000;
 
-export async function callApi(service: string, url: string, init: { method: string; headers: Record<string, string>; body?: unknown }): Promise<ApiResponse> {
+export async function callApi(
+  service: string,
+  url: string,
+  init: { method: string; headers: Record<string, string>; body?: unknown },
+): Promise<ApiResponse> {
   for (let attempt = 1; ; attempt++) {
     let res: Response;
     try {
       res = await fetch(url, {
         method: init.method,
-        headers: { accept: "application/json", ...(init.body !== undefined ? { "content-type": "application/json" } : {}), ...init.headers },
+        headers: {
+          accept: "application/json",
+          ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...init.headers,
+        },
         ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
         signal: AbortSignal.timeout(15_000),
       });
     } catch (err) {
-      throw new GrantFailure(`${service}_unreachable`, `${service} API could not be reached: ${(err as Error).message}`);
+      throw new GrantFailure(
+        `${service}_unreachable`,
+        `${service} API could not be reached: ${(err as Error).message}`,
+      );
     }
     const text = await res.text();
     let body: unknown = null;
@@ -42,7 +53,10 @@ export async function callApi(service: string, url: string, init: { method: stri
         await new Promise((r) => setTimeout(r, waitMs));
         continue;
       }
-      throw new GrantFailure(`${service}_rate_limited`, `${service} API rate limit reached; retry after ${Math.ceil(waitMs / 1000)} s.`);
+      throw new GrantFailure(
+        `${service}_rate_limited`,
+        `${service} API rate limit reached; retry after ${Math.ceil(waitMs / 1000)} s.`,
+      );
     }
     return { status: res.status, body };
   }
@@ -58,6 +72,7 @@ function retryAfterMs(headers: Headers, body: unknown): number {
 }
 
 export function messageOf(body: unknown): string {
-  if (body && typeof body === "object" && "message" in body && typeof body.message === "string") return body.message;
+  if (body && typeof body === "object" && "message" in body && typeof body.message === "string")
+    return body.message;
   return typeof body === "string" && body ? body.slice(0, 200) : "no details";
 }

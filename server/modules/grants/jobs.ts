@@ -34,15 +34,31 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
   const [benefitRow] = await benefitRowsByIds(deps.db, [grant.benefitId]);
   const [customer] = await customersByIds(deps.db, [grant.customerId]);
   const strategy = STRATEGIES[benefitRow!.type]!;
-  const input = (db: Db, g: repo.GrantRow) => ({ db, clock: deps.clock, config: deps.config, grant: g, benefit: benefitRow!, customerEmail: customer!.email ?? "" });
+  const input = (db: Db, g: repo.GrantRow) => ({
+    db,
+    clock: deps.clock,
+    config: deps.config,
+    grant: g,
+    benefit: benefitRow!,
+    customerEmail: customer!.email ?? "",
+  });
   // Revoking what was never granted has nothing to take back anywhere.
   const noop = (g: repo.GrantRow) => action === "revoke" && !g.grantedAt;
   try {
     if (strategy.remote) {
-      const properties = noop(grant) ? grant.properties : await strategy[action](input(deps.db, grant));
+      const properties = noop(grant)
+        ? grant.properties
+        : await strategy[action](input(deps.db, grant));
       return await settle(deps, grant.id, action, async () => properties, true);
     }
-    return await settle(deps, grant.id, action, (tx, locked) => (noop(locked) ? Promise.resolve(locked.properties) : strategy[action](input(tx, locked))), false);
+    return await settle(
+      deps,
+      grant.id,
+      action,
+      (tx, locked) =>
+        noop(locked) ? Promise.resolve(locked.properties) : strategy[action](input(tx, locked)),
+      false,
+    );
   } catch (err) {
     await recordFailure(deps, grant.id, action, err);
     deps.log.warn({ grantId, action, err: (err as Error).message }, "benefit grant attempt failed");
@@ -50,7 +66,13 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
   }
 }
 
-async function settle(deps: GrantWorkerDeps, grantId: string, action: Action, run: (tx: Db, locked: repo.GrantRow) => Promise<Record<string, unknown>>, remote: boolean): Promise<ApplyOutcome> {
+async function settle(
+  deps: GrantWorkerDeps,
+  grantId: string,
+  action: Action,
+  run: (tx: Db, locked: repo.GrantRow) => Promise<Record<string, unknown>>,
+  remote: boolean,
+): Promise<ApplyOutcome> {
   return inTransaction(deps.db, async (tx) => {
     const locked = await repo.lockGrant(tx, grantId);
     if (!locked) return "skipped";
@@ -59,7 +81,11 @@ async function settle(deps: GrantWorkerDeps, grantId: string, action: Action, ru
       // The other action was asked for meanwhile. A remote grant that went through is recorded, so
       // the pending revoke takes it back; anything else is left to the newer job.
       if (remote && action === "grant" && locked.pendingAction === "revoke") {
-        await repo.updateGrant(tx, locked.id, { properties: await run(tx, locked), grantedAt: now, modifiedAt: now });
+        await repo.updateGrant(tx, locked.id, {
+          properties: await run(tx, locked),
+          grantedAt: now,
+          modifiedAt: now,
+        });
       }
       return "skipped";
     }
@@ -68,38 +94,77 @@ async function settle(deps: GrantWorkerDeps, grantId: string, action: Action, ru
       action === "grant"
         ? { grantedAt: now, revokedAt: null, announced: true }
         : { grantedAt: null, revokedAt: now };
-    const updated = await repo.updateGrant(tx, locked.id, { ...values, properties, previousProperties: locked.properties, pendingAction: null, error: null, attempts: locked.attempts + 1, modifiedAt: now });
-    const type = action === "revoke" ? "benefit_grant.revoked" : locked.announced ? "benefit_grant.updated" : "benefit_grant.created";
+    const updated = await repo.updateGrant(tx, locked.id, {
+      ...values,
+      properties,
+      previousProperties: locked.properties,
+      pendingAction: null,
+      error: null,
+      attempts: locked.attempts + 1,
+      modifiedAt: now,
+    });
+    const type =
+      action === "revoke"
+        ? "benefit_grant.revoked"
+        : locked.announced
+          ? "benefit_grant.updated"
+          : "benefit_grant.created";
     await emitChange(tx, deps.clock, updated, type);
     return action === "grant" ? "granted" : "revoked";
   });
 }
 
-async function recordFailure(deps: GrantWorkerDeps, grantId: string, action: Action, err: unknown): Promise<void> {
+async function recordFailure(
+  deps: GrantWorkerDeps,
+  grantId: string,
+  action: Action,
+  err: unknown,
+): Promise<void> {
   const error = {
     message: (err as Error).message ?? String(err),
-    type: err instanceof GrantFailure ? err.type : (err as Error).name ?? "Error",
+    type: err instanceof GrantFailure ? err.type : ((err as Error).name ?? "Error"),
     timestamp: deps.clock.now().toISOString(),
   };
   await inTransaction(deps.db, async (tx) => {
     const locked = await repo.lockGrant(tx, grantId);
     if (!locked || locked.pendingAction !== action) return;
-    const updated = await repo.updateGrant(tx, grantId, { error, attempts: locked.attempts + 1, modifiedAt: deps.clock.now() });
+    const updated = await repo.updateGrant(tx, grantId, {
+      error,
+      attempts: locked.attempts + 1,
+      modifiedAt: deps.clock.now(),
+    });
     await emitChange(tx, deps.clock, updated, "benefit_grant.updated");
   });
 }
 
 async function emitChange(tx: Db, clock: Clock, grant: repo.GrantRow, type: string): Promise<void> {
-  const [[customer], [benefit]] = await Promise.all([customersByIds(tx, [grant.customerId]), benefitRowsByIds(tx, [grant.benefitId])]);
-  await recordEvent(tx, clock, { organizationId: grant.organizationId, type, data: grantWebhookOut(grant, customer!, benefitOut(benefit!)) });
+  const [[customer], [benefit]] = await Promise.all([
+    customersByIds(tx, [grant.customerId]),
+    benefitRowsByIds(tx, [grant.benefitId]),
+  ]);
+  await recordEvent(tx, clock, {
+    organizationId: grant.organizationId,
+    type,
+    data: grantWebhookOut(grant, customer!, benefitOut(benefit!)),
+  });
   const state = await customerStateOf(tx, grant.customerId);
-  if (state) await recordEvent(tx, clock, { organizationId: grant.organizationId, type: "customer.state_changed", data: state });
+  if (state)
+    await recordEvent(tx, clock, {
+      organizationId: grant.organizationId,
+      type: "customer.state_changed",
+      data: state,
+    });
 }
 
 export function applyGrantsJob(deps: GrantWorkerDeps): JobDefinition<{ grantId: string }> {
   return {
     name: APPLY_GRANT_JOB,
-    queue: { retryLimit: deps.config.retryLimit, retryDelay: deps.config.retryDelaySeconds, retryBackoff: true, retryDelayMax: 3600 },
+    queue: {
+      retryLimit: deps.config.retryLimit,
+      retryDelay: deps.config.retryDelaySeconds,
+      retryBackoff: true,
+      retryDelayMax: 3600,
+    },
     work: { pollingIntervalSeconds: 0.5 },
     async handle(jobs) {
       for (const job of jobs) await applyGrant(deps, job.data.grantId);

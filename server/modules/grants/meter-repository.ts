@@ -9,11 +9,28 @@ import { aggregateOf, aggregationValue, filterCondition } from "../events/filter
 export type CustomerMeterRow = typeof customerMeters.$inferSelect;
 
 /** Adds (or, negative, takes back) credited units; creates the customer meter on first credit. */
-export async function creditUnits(db: Db, v: { organizationId: string; customerId: string; meterId: string; units: number; rollover: boolean; now: Date }): Promise<CustomerMeterRow> {
+export async function creditUnits(
+  db: Db,
+  v: {
+    organizationId: string;
+    customerId: string;
+    meterId: string;
+    units: number;
+    rollover: boolean;
+    now: Date;
+  },
+): Promise<CustomerMeterRow> {
   const rollover = v.rollover ? v.units : 0;
   const [row] = await db
     .insert(customerMeters)
-    .values({ organizationId: v.organizationId, customerId: v.customerId, meterId: v.meterId, creditedUnits: v.units, rolloverUnits: rollover, createdAt: v.now })
+    .values({
+      organizationId: v.organizationId,
+      customerId: v.customerId,
+      meterId: v.meterId,
+      creditedUnits: v.units,
+      rolloverUnits: rollover,
+      createdAt: v.now,
+    })
     .onConflictDoUpdate({
       target: [customerMeters.customerId, customerMeters.meterId],
       set: {
@@ -32,7 +49,11 @@ export interface CustomerMeterBalance {
   consumed: number;
 }
 
-export async function customerMetersOf(db: Db, customerId: string, only: { organizationId?: string; id?: string } = {}): Promise<CustomerMeterBalance[]> {
+export async function customerMetersOf(
+  db: Db,
+  customerId: string,
+  only: { organizationId?: string; id?: string } = {},
+): Promise<CustomerMeterBalance[]> {
   const conds = [eq(customerMeters.customerId, customerId)];
   if (only.organizationId) conds.push(eq(customerMeters.organizationId, only.organizationId));
   if (only.id) conds.push(eq(customerMeters.id, only.id));
@@ -47,7 +68,9 @@ export async function customerMetersOf(db: Db, customerId: string, only: { organ
       const result = (await db.execute(sql`
         select ${aggregateOf(meter.aggregation, sql`v`)} as q
         from (select ${aggregationValue(meter.aggregation)} as v from ${events}
-              where ${and(eq(events.organizationId, cm.organizationId), eq(events.customerId, customerId), sql`${events.timestamp} >= ${cm.createdAt.toISOString()}::timestamptz`, filterCondition(meter.filter))}) as selected`)) as unknown as { rows: { q: number | string | null }[] } | { q: number | string | null }[];
+              where ${and(eq(events.organizationId, cm.organizationId), eq(events.customerId, customerId), sql`${events.timestamp} >= ${cm.createdAt.toISOString()}::timestamptz`, filterCondition(meter.filter))}) as selected`)) as unknown as
+        | { rows: { q: number | string | null }[] }
+        | { q: number | string | null }[];
       // postgres.js answers with an array of rows, PGlite with {rows}.
       const [r] = Array.isArray(result) ? result : result.rows;
       return { row: cm, meter, consumed: Number(r?.q ?? 0) };

@@ -1,12 +1,36 @@
 // SQL for benefit grants, scoped to organization ids where a caller reads them, and the lookups the
 // worker needs (the benefits a product grants, the customer's linked Discord/GitHub account).
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, or, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  or,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { account, benefitGrants, benefits, customers, orders, productBenefits, subscriptions, user } from "../../../db/schema/index.ts";
+import {
+  account,
+  benefitGrants,
+  benefits,
+  customers,
+  orders,
+  productBenefits,
+  subscriptions,
+  user,
+} from "../../../db/schema/index.ts";
 
 export type GrantRow = typeof benefitGrants.$inferSelect;
 
-export async function benefitsOfProduct(db: Db, productId: string): Promise<{ id: string; organizationId: string }[]> {
+export async function benefitsOfProduct(
+  db: Db,
+  productId: string,
+): Promise<{ id: string; organizationId: string }[]> {
   return db
     .select({ id: productBenefits.benefitId, organizationId: benefits.organizationId })
     .from(productBenefits)
@@ -15,22 +39,44 @@ export async function benefitsOfProduct(db: Db, productId: string): Promise<{ id
     .orderBy(asc(productBenefits.order));
 }
 
-export async function findByScope(db: Db, customerId: string, benefitId: string, scopeId: string): Promise<GrantRow | null> {
+export async function findByScope(
+  db: Db,
+  customerId: string,
+  benefitId: string,
+  scopeId: string,
+): Promise<GrantRow | null> {
   const [row] = await db
     .select()
     .from(benefitGrants)
-    .where(and(eq(benefitGrants.customerId, customerId), eq(benefitGrants.benefitId, benefitId), eq(benefitGrants.scopeId, scopeId)))
+    .where(
+      and(
+        eq(benefitGrants.customerId, customerId),
+        eq(benefitGrants.benefitId, benefitId),
+        eq(benefitGrants.scopeId, scopeId),
+      ),
+    )
     .for("update");
   return row ?? null;
 }
 
-export async function insertGrant(db: Db, values: typeof benefitGrants.$inferInsert): Promise<GrantRow> {
+export async function insertGrant(
+  db: Db,
+  values: typeof benefitGrants.$inferInsert,
+): Promise<GrantRow> {
   const [row] = await db.insert(benefitGrants).values(values).returning();
   return row!;
 }
 
-export async function updateGrant(db: Db, id: string, values: Partial<typeof benefitGrants.$inferInsert>): Promise<GrantRow> {
-  const [row] = await db.update(benefitGrants).set(values).where(eq(benefitGrants.id, id)).returning();
+export async function updateGrant(
+  db: Db,
+  id: string,
+  values: Partial<typeof benefitGrants.$inferInsert>,
+): Promise<GrantRow> {
+  const [row] = await db
+    .update(benefitGrants)
+    .set(values)
+    .where(eq(benefitGrants.id, id))
+    .returning();
   return row!;
 }
 
@@ -44,12 +90,18 @@ export async function findGrantById(db: Db, id: string): Promise<GrantRow | null
   return row ?? null;
 }
 
-export async function findGrant(db: Db, organizationIds: readonly string[], id: string): Promise<GrantRow | null> {
+export async function findGrant(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<GrantRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
     .from(benefitGrants)
-    .where(and(eq(benefitGrants.id, id), inArray(benefitGrants.organizationId, [...organizationIds])));
+    .where(
+      and(eq(benefitGrants.id, id), inArray(benefitGrants.organizationId, [...organizationIds])),
+    );
   return row ?? null;
 }
 
@@ -67,12 +119,19 @@ export async function markForRevoke(db: Db, where: SQL, now: Date): Promise<Gran
   return db
     .update(benefitGrants)
     .set({ pendingAction: "revoke", modifiedAt: now })
-    .where(inArray(benefitGrants.id, ids.map((r) => r.id)))
+    .where(
+      inArray(
+        benefitGrants.id,
+        ids.map((r) => r.id),
+      ),
+    )
     .returning();
 }
 
-export const bySubscription = (subscriptionId: string) => eq(benefitGrants.subscriptionId, subscriptionId);
-export const byOneTimeOrder = (orderId: string) => and(eq(benefitGrants.orderId, orderId), isNull(benefitGrants.subscriptionId))!;
+export const bySubscription = (subscriptionId: string) =>
+  eq(benefitGrants.subscriptionId, subscriptionId);
+export const byOneTimeOrder = (orderId: string) =>
+  and(eq(benefitGrants.orderId, orderId), isNull(benefitGrants.subscriptionId))!;
 export const byCustomer = (customerId: string) => eq(benefitGrants.customerId, customerId);
 export const byBenefit = (benefitId: string) => eq(benefitGrants.benefitId, benefitId);
 /** Grants of these benefits that came from buying this product (its orders or subscriptions). */
@@ -80,8 +139,17 @@ export const byProductBenefits = (productId: string, benefitIds: string[]) =>
   and(
     inArray(benefitGrants.benefitId, benefitIds),
     or(
-      inArray(benefitGrants.subscriptionId, sql`(select ${subscriptions.id} from ${subscriptions} where ${subscriptions.productId} = ${productId})`),
-      and(isNull(benefitGrants.subscriptionId), inArray(benefitGrants.orderId, sql`(select ${orders.id} from ${orders} where ${orders.productId} = ${productId})`)),
+      inArray(
+        benefitGrants.subscriptionId,
+        sql`(select ${subscriptions.id} from ${subscriptions} where ${subscriptions.productId} = ${productId})`,
+      ),
+      and(
+        isNull(benefitGrants.subscriptionId),
+        inArray(
+          benefitGrants.orderId,
+          sql`(select ${orders.id} from ${orders} where ${orders.productId} = ${productId})`,
+        ),
+      ),
     ),
   )!;
 
@@ -93,23 +161,44 @@ export interface GrantFilter {
   isGranted?: boolean | undefined;
 }
 
-const SORTS = { created_at: benefitGrants.createdAt, granted_at: benefitGrants.grantedAt, revoked_at: benefitGrants.revokedAt } as const;
+const SORTS = {
+  created_at: benefitGrants.createdAt,
+  granted_at: benefitGrants.grantedAt,
+  revoked_at: benefitGrants.revokedAt,
+} as const;
 export type GrantSort = keyof typeof SORTS;
 
-export async function listGrants(db: Db, f: GrantFilter, sorting: { key: GrantSort; desc: boolean }[], limit: number, offset: number) {
+export async function listGrants(
+  db: Db,
+  f: GrantFilter,
+  sorting: { key: GrantSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+) {
   if (f.organizationIds.length === 0) return { rows: [] as GrantRow[], total: 0 };
   const conds: SQL[] = [inArray(benefitGrants.organizationId, f.organizationIds)];
   if (f.benefitIds?.length) conds.push(inArray(benefitGrants.benefitId, f.benefitIds));
   if (f.customerIds?.length) conds.push(inArray(benefitGrants.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
-    conds.push(inArray(benefitGrants.customerId, sql`(select ${customers.id} from ${customers} where ${inArray(customers.externalId, f.externalCustomerIds)})`));
+    conds.push(
+      inArray(
+        benefitGrants.customerId,
+        sql`(select ${customers.id} from ${customers} where ${inArray(customers.externalId, f.externalCustomerIds)})`,
+      ),
+    );
   }
   if (f.isGranted === true) conds.push(isNotNull(benefitGrants.grantedAt));
   if (f.isGranted === false) conds.push(isNull(benefitGrants.grantedAt));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [total]] = await Promise.all([
-    db.select().from(benefitGrants).where(where).orderBy(...order, asc(benefitGrants.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(benefitGrants)
+      .where(where)
+      .orderBy(...order, asc(benefitGrants.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(benefitGrants).where(where),
   ]);
   return { rows, total: Number(total?.n ?? 0) };
@@ -124,7 +213,11 @@ export async function grantedOfCustomer(db: Db, customerId: string): Promise<Gra
 }
 
 /** A third-party account linked (through better-auth social sign-in) by a user with this email. */
-export async function linkedAccount(db: Db, email: string, providerId: string): Promise<{ accountId: string; accessToken: string | null } | null> {
+export async function linkedAccount(
+  db: Db,
+  email: string,
+  providerId: string,
+): Promise<{ accountId: string; accessToken: string | null } | null> {
   const [row] = await db
     .select({ accountId: account.accountId, accessToken: account.accessToken })
     .from(account)

@@ -29,7 +29,10 @@ export function grantsRouter(deps: DownloadDeps, guard: Guard): Router {
     res.status(200);
     res.setHeader("content-type", file.row.mimeType);
     res.setHeader("content-length", String(file.size));
-    res.setHeader("content-disposition", `attachment; filename*=UTF-8''${encodeURIComponent(file.row.name)}`);
+    res.setHeader(
+      "content-disposition",
+      `attachment; filename*=UTF-8''${encodeURIComponent(file.row.name)}`,
+    );
     res.setHeader("cache-control", "private, no-store");
     file.stream.pipe(res);
   });

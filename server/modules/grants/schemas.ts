@@ -52,7 +52,10 @@ export function grantWebhookOut(g: GrantRow, customer: CustomerOut, benefit: Ben
   return { ...grantOut(g, customer, benefit), previous_properties: g.previousProperties };
 }
 
-export function stateGrantOut(g: GrantRow, benefit: { type: string; metadata: Record<string, unknown> }) {
+export function stateGrantOut(
+  g: GrantRow,
+  benefit: { type: string; metadata: Record<string, unknown> },
+) {
   return {
     id: g.id,
     created_at: g.createdAt.toISOString(),
@@ -77,7 +80,15 @@ export function stateMeterOut({ row, consumed }: CustomerMeterBalance) {
   };
 }
 
-export const CUSTOMER_METER_SORTS = ["created_at", "modified_at", "meter_id", "meter_name", "consumed_units", "credited_units", "balance"] as const;
+export const CUSTOMER_METER_SORTS = [
+  "created_at",
+  "modified_at",
+  "meter_id",
+  "meter_name",
+  "consumed_units",
+  "credited_units",
+  "balance",
+] as const;
 
 export const customerMeterListQuery = z.object({
   meter_id: queryList(z.uuid()).optional(),
@@ -92,7 +103,12 @@ export function customerMeterOut(b: CustomerMeterBalance) {
   return {
     ...stateMeterOut(b),
     customer_id: b.row.customerId,
-    meter: { created_at: meter.createdAt.toISOString(), modified_at: meter.modifiedAt?.toISOString() ?? null, id: meter.id, name: meter.name },
+    meter: {
+      created_at: meter.createdAt.toISOString(),
+      modified_at: meter.modifiedAt?.toISOString() ?? null,
+      id: meter.id,
+      name: meter.name,
+    },
   };
 }
 export type CustomerMeterOut = ReturnType<typeof customerMeterOut>;

@@ -16,7 +16,16 @@ import { benefitOut } from "../benefits/schemas.ts";
 import { customersByIds } from "../customers/service.ts";
 import { customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
-import { customerMeterOut, grantOut, stateGrantOut, stateMeterOut, type BenefitGrantListQuery, type CustomerMeterListQuery, type CustomerMeterOut, type GrantListQuery } from "./schemas.ts";
+import {
+  customerMeterOut,
+  grantOut,
+  stateGrantOut,
+  stateMeterOut,
+  type BenefitGrantListQuery,
+  type CustomerMeterListQuery,
+  type CustomerMeterOut,
+  type GrantListQuery,
+} from "./schemas.ts";
 
 export const APPLY_GRANT_JOB = "grants.apply";
 
@@ -41,7 +50,11 @@ export interface PaidOrder {
 }
 
 /** One grant per benefit of the product, scoped to the subscription when there is one, else the order. */
-export async function grantBenefitsForOrder(tx: Db, deps: GrantQueueDeps, order: PaidOrder): Promise<void> {
+export async function grantBenefitsForOrder(
+  tx: Db,
+  deps: GrantQueueDeps,
+  order: PaidOrder,
+): Promise<void> {
   if (!order.productId) return;
   const now = deps.clock.now();
   const scopeId = order.subscriptionId ?? order.id;
@@ -61,24 +74,45 @@ export async function grantBenefitsForOrder(tx: Db, deps: GrantQueueDeps, order:
           createdAt: now,
         }),
       );
-    } else if (existing.pendingAction === "revoke" || (!existing.grantedAt && !existing.pendingAction)) {
-      marked.push(await repo.updateGrant(tx, existing.id, { pendingAction: "grant", modifiedAt: now }));
+    } else if (
+      existing.pendingAction === "revoke" ||
+      (!existing.grantedAt && !existing.pendingAction)
+    ) {
+      marked.push(
+        await repo.updateGrant(tx, existing.id, { pendingAction: "grant", modifiedAt: now }),
+      );
     }
   }
   await enqueue(tx, deps, marked);
 }
 
-async function revokeWhere(tx: Db, deps: GrantQueueDeps, where: Parameters<typeof repo.markForRevoke>[1]): Promise<number> {
+async function revokeWhere(
+  tx: Db,
+  deps: GrantQueueDeps,
+  where: Parameters<typeof repo.markForRevoke>[1],
+): Promise<number> {
   const marked = await repo.markForRevoke(tx, where, deps.clock.now());
   await enqueue(tx, deps, marked);
   return marked.length;
 }
 
-export const revokeBenefitsForSubscription = (tx: Db, deps: GrantQueueDeps, subscription: { id: string }) => revokeWhere(tx, deps, repo.bySubscription(subscription.id));
-export const revokeBenefitsForOrder = (tx: Db, deps: GrantQueueDeps, orderId: string) => revokeWhere(tx, deps, repo.byOneTimeOrder(orderId));
-export const revokeBenefitsOfCustomer = (tx: Db, deps: GrantQueueDeps, customerId: string) => revokeWhere(tx, deps, repo.byCustomer(customerId));
-export const revokeGrantsOfBenefit = (tx: Db, deps: GrantQueueDeps, benefitId: string) => revokeWhere(tx, deps, repo.byBenefit(benefitId));
-export async function revokeBenefitsRemovedFromProduct(tx: Db, deps: GrantQueueDeps, productId: string, removedBenefitIds: string[]): Promise<number> {
+export const revokeBenefitsForSubscription = (
+  tx: Db,
+  deps: GrantQueueDeps,
+  subscription: { id: string },
+) => revokeWhere(tx, deps, repo.bySubscription(subscription.id));
+export const revokeBenefitsForOrder = (tx: Db, deps: GrantQueueDeps, orderId: string) =>
+  revokeWhere(tx, deps, repo.byOneTimeOrder(orderId));
+export const revokeBenefitsOfCustomer = (tx: Db, deps: GrantQueueDeps, customerId: string) =>
+  revokeWhere(tx, deps, repo.byCustomer(customerId));
+export const revokeGrantsOfBenefit = (tx: Db, deps: GrantQueueDeps, benefitId: string) =>
+  revokeWhere(tx, deps, repo.byBenefit(benefitId));
+export async function revokeBenefitsRemovedFromProduct(
+  tx: Db,
+  deps: GrantQueueDeps,
+  productId: string,
+  removedBenefitIds: string[],
+): Promise<number> {
   if (removedBenefitIds.length === 0) return 0;
   return revokeWhere(tx, deps, repo.byProductBenefits(productId, removedBenefitIds));
 }
@@ -86,20 +120,35 @@ export async function revokeBenefitsRemovedFromProduct(tx: Db, deps: GrantQueueD
 // Reading grants.
 
 export async function renderGrants(db: Db, rows: repo.GrantRow[]) {
-  const [customers, benefits] = await Promise.all([customersByIds(db, [...new Set(rows.map((r) => r.customerId))]), benefitRowsByIds(db, [...new Set(rows.map((r) => r.benefitId))])]);
+  const [customers, benefits] = await Promise.all([
+    customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
+    benefitRowsByIds(db, [...new Set(rows.map((r) => r.benefitId))]),
+  ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const benefitById = new Map(benefits.map((b) => [b.id, benefitOut(b)]));
-  return rows.map((r) => grantOut(r, customerById.get(r.customerId)!, benefitById.get(r.benefitId)!));
+  return rows.map((r) =>
+    grantOut(r, customerById.get(r.customerId)!, benefitById.get(r.benefitId)!),
+  );
 }
 
 export interface GrantReadDeps {
   db: Db;
 }
 
-export async function listGrants(deps: GrantReadDeps, ctx: AuthContext, q: GrantListQuery, page: Pagination) {
+export async function listGrants(
+  deps: GrantReadDeps,
+  ctx: AuthContext,
+  q: GrantListQuery,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listGrants(
     deps.db,
-    { organizationIds: organizationsForRead(ctx, q.organization_id), customerIds: q.customer_id, externalCustomerIds: q.external_customer_id, isGranted: q.is_granted },
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      customerIds: q.customer_id,
+      externalCustomerIds: q.external_customer_id,
+      isGranted: q.is_granted,
+    },
     q.sorting,
     page.limit,
     offsetOf(page),
@@ -108,8 +157,25 @@ export async function listGrants(deps: GrantReadDeps, ctx: AuthContext, q: Grant
 }
 
 /** GET /v1/benefits/{id}/grants; the benefits module has checked the benefit is the caller's. */
-export async function listGrantsOfBenefit(db: Db, organizationId: string, benefitId: string, q: BenefitGrantListQuery, page: Pagination) {
-  const { rows, total } = await repo.listGrants(db, { organizationIds: [organizationId], benefitIds: [benefitId], customerIds: q.customer_id, isGranted: q.is_granted }, [{ key: "created_at", desc: true }], page.limit, offsetOf(page));
+export async function listGrantsOfBenefit(
+  db: Db,
+  organizationId: string,
+  benefitId: string,
+  q: BenefitGrantListQuery,
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listGrants(
+    db,
+    {
+      organizationIds: [organizationId],
+      benefitIds: [benefitId],
+      customerIds: q.customer_id,
+      isGranted: q.is_granted,
+    },
+    [{ key: "created_at", desc: true }],
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await renderGrants(db, rows), total, page);
 }
 
@@ -126,7 +192,12 @@ export function grantById(db: Db, id: string) {
 /** Customer state: the benefits granted now, and the customer's meters with their balances. */
 export async function customerStateGrants(db: Db, customerId: string) {
   const grants = await repo.grantedOfCustomer(db, customerId);
-  const benefits = new Map((await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [b.id, b]));
+  const benefits = new Map(
+    (await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
+      b.id,
+      b,
+    ]),
+  );
   const meters = await customerMetersOf(db, customerId);
   return {
     granted_benefits: grants.map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
@@ -135,21 +206,39 @@ export async function customerStateGrants(db: Db, customerId: string) {
 }
 
 // For the customer portal: one customer's grants, scoped by the session's customer and organization.
-export async function listGrantsOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, page: Pagination) {
-  const { rows, total } = await repo.listGrants(db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId] }, [{ key: "created_at", desc: true }], page.limit, offsetOf(page));
+export async function listGrantsOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listGrants(
+    db,
+    { organizationIds: [customer.organizationId], customerIds: [customer.customerId] },
+    [{ key: "created_at", desc: true }],
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await renderGrants(db, rows), total, page);
 }
 
-export async function grantOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, id: string) {
+export async function grantOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+) {
   const row = await repo.findGrant(db, [customer.organizationId], id);
-  if (!row || row.customerId !== customer.customerId) throw new ResourceNotFound("Benefit grant not found.");
+  if (!row || row.customerId !== customer.customerId)
+    throw new ResourceNotFound("Benefit grant not found.");
   return (await renderGrants(db, [row]))[0]!;
 }
 
 // Customer meters for the customer portal: a customer has one per meter credited, so the page is cut
 // from the whole (filtered, sorted) list.
 
-const meterSortValue: Record<CustomerMeterListQuery["sorting"][number]["key"], (m: CustomerMeterOut) => string | number> = {
+const meterSortValue: Record<
+  CustomerMeterListQuery["sorting"][number]["key"],
+  (m: CustomerMeterOut) => string | number
+> = {
   created_at: (m) => m.created_at,
   modified_at: (m) => m.modified_at ?? m.created_at,
   meter_id: (m) => m.meter_id,
@@ -159,11 +248,22 @@ const meterSortValue: Record<CustomerMeterListQuery["sorting"][number]["key"], (
   balance: (m) => m.balance,
 };
 
-export async function listMetersOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, q: CustomerMeterListQuery, page: Pagination) {
+export async function listMetersOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  q: CustomerMeterListQuery,
+  page: Pagination,
+) {
   const needle = q.query?.trim().toLowerCase();
-  const all = (await customerMetersOf(db, customer.customerId, { organizationId: customer.organizationId }))
+  const all = (
+    await customerMetersOf(db, customer.customerId, { organizationId: customer.organizationId })
+  )
     .map(customerMeterOut)
-    .filter((m) => (!q.meter_id?.length || q.meter_id.includes(m.meter_id)) && (!needle || m.meter.name.toLowerCase().includes(needle)));
+    .filter(
+      (m) =>
+        (!q.meter_id?.length || q.meter_id.includes(m.meter_id)) &&
+        (!needle || m.meter.name.toLowerCase().includes(needle)),
+    );
   all.sort((a, b) => {
     for (const { key, desc } of q.sorting) {
       const [x, y] = [meterSortValue[key](a), meterSortValue[key](b)];
@@ -174,8 +274,15 @@ export async function listMetersOfCustomer(db: Db, customer: { organizationId: s
   return pageOf(all.slice(offsetOf(page), offsetOf(page) + page.limit), all.length, page);
 }
 
-export async function meterOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, id: string) {
-  const [found] = await customerMetersOf(db, customer.customerId, { organizationId: customer.organizationId, id });
+export async function meterOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+) {
+  const [found] = await customerMetersOf(db, customer.customerId, {
+    organizationId: customer.organizationId,
+    id,
+  });
   if (!found) throw new ResourceNotFound("Customer meter not found.");
   return customerMeterOut(found);
 }

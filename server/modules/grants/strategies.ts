@@ -9,7 +9,11 @@
 // OAuth access token (scope guilds.join), which only the linked account has.
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { issueLicenseKey, revokeLicenseKey, type LicenseKeyBenefit } from "../license-keys/service.ts";
+import {
+  issueLicenseKey,
+  revokeLicenseKey,
+  type LicenseKeyBenefit,
+} from "../license-keys/service.ts";
 import { addDiscordMember, removeDiscordMember, type DiscordConfig } from "./discord.ts";
 import { addCollaborator, githubLogin, removeCollaborator, type GitHubConfig } from "./github.ts";
 import { GrantFailure } from "./http.ts";
@@ -52,7 +56,7 @@ const downloadables: Strategy = {
   // Files archived on the benefit are not handed to new grants; grants that already list them keep them.
   async grant(i) {
     const p = i.benefit.properties as { files: string[]; archived?: Record<string, boolean> };
-    const had = new Set(((i.grant.properties.files as string[] | undefined) ?? []));
+    const had = new Set((i.grant.properties.files as string[] | undefined) ?? []);
     return { files: p.files.filter((f) => !p.archived?.[f] || had.has(f)) };
   },
   revoke: async (i) => i.grant.properties,
@@ -62,14 +66,28 @@ const meterCredit: Strategy = {
   remote: false,
   async grant(i) {
     const p = i.benefit.properties as { units: number; rollover: boolean; meter_id: string };
-    await creditUnits(i.db, { organizationId: i.grant.organizationId, customerId: i.grant.customerId, meterId: p.meter_id, units: p.units, rollover: p.rollover, now: i.clock.now() });
+    await creditUnits(i.db, {
+      organizationId: i.grant.organizationId,
+      customerId: i.grant.customerId,
+      meterId: p.meter_id,
+      units: p.units,
+      rollover: p.rollover,
+      now: i.clock.now(),
+    });
     // What was credited, so a revoke takes back exactly that even if the benefit changes later.
     return { meter_id: p.meter_id, units: p.units, rollover: p.rollover };
   },
   async revoke(i) {
     const p = i.grant.properties as { meter_id?: string; units?: number; rollover?: boolean };
     if (p.meter_id && p.units) {
-      await creditUnits(i.db, { organizationId: i.grant.organizationId, customerId: i.grant.customerId, meterId: p.meter_id, units: -p.units, rollover: p.rollover ?? false, now: i.clock.now() });
+      await creditUnits(i.db, {
+        organizationId: i.grant.organizationId,
+        customerId: i.grant.customerId,
+        meterId: p.meter_id,
+        units: -p.units,
+        rollover: p.rollover ?? false,
+        now: i.clock.now(),
+      });
     }
     return { ...p, units: 0 };
   },
@@ -78,8 +96,13 @@ const meterCredit: Strategy = {
 async function identity(i: StrategyInput, provider: "discord" | "github") {
   const own = i.grant.properties.account_id;
   const linked = await linkedAccount(i.db, i.customerEmail, provider);
-  if (typeof own === "string" && own) return { accountId: own, accessToken: linked?.accountId === own ? linked.accessToken : null };
-  if (!linked) throw new GrantFailure(`${provider}_account_not_linked`, `The customer has not linked a ${provider === "discord" ? "Discord" : "GitHub"} account: sign in to till with ${provider} using ${i.customerEmail}.`);
+  if (typeof own === "string" && own)
+    return { accountId: own, accessToken: linked?.accountId === own ? linked.accessToken : null };
+  if (!linked)
+    throw new GrantFailure(
+      `${provider}_account_not_linked`,
+      `The customer has not linked a ${provider === "discord" ? "Discord" : "GitHub"} account: sign in to till with ${provider} using ${i.customerEmail}.`,
+    );
   return linked;
 }
 
@@ -89,13 +112,28 @@ const discord: Strategy = {
     const p = i.benefit.properties as { guild_id: string; role_id: string };
     const who = await identity(i, "discord");
     await addDiscordMember(i.config.discord, p.guild_id, p.role_id, who);
-    return { account_id: (i.grant.properties.account_id as string | undefined) ?? null, guild_id: p.guild_id, role_id: p.role_id, granted_account_id: who.accountId };
+    return {
+      account_id: (i.grant.properties.account_id as string | undefined) ?? null,
+      guild_id: p.guild_id,
+      role_id: p.role_id,
+      granted_account_id: who.accountId,
+    };
   },
   async revoke(i) {
-    const granted = i.grant.properties as { guild_id?: string; role_id?: string; granted_account_id?: string };
+    const granted = i.grant.properties as {
+      guild_id?: string;
+      role_id?: string;
+      granted_account_id?: string;
+    };
     const kick = Boolean((i.benefit.properties as { kick_member?: boolean }).kick_member);
     if (granted.guild_id && granted.role_id && granted.granted_account_id) {
-      await removeDiscordMember(i.config.discord, granted.guild_id, granted.role_id, granted.granted_account_id, kick);
+      await removeDiscordMember(
+        i.config.discord,
+        granted.guild_id,
+        granted.role_id,
+        granted.granted_account_id,
+        kick,
+      );
     }
     return i.grant.properties;
   },
@@ -104,17 +142,50 @@ const discord: Strategy = {
 const github: Strategy = {
   remote: true,
   async grant(i) {
-    const p = i.benefit.properties as { repository_owner: string; repository_name: string; permission: string };
+    const p = i.benefit.properties as {
+      repository_owner: string;
+      repository_name: string;
+      permission: string;
+    };
     const who = await identity(i, "github");
     const login = await githubLogin(i.config.github, who.accountId);
-    await addCollaborator(i.config.github, p.repository_owner, p.repository_name, login, p.permission);
-    return { account_id: (i.grant.properties.account_id as string | undefined) ?? null, repository_owner: p.repository_owner, repository_name: p.repository_name, permission: p.permission, granted_account_id: login };
+    await addCollaborator(
+      i.config.github,
+      p.repository_owner,
+      p.repository_name,
+      login,
+      p.permission,
+    );
+    return {
+      account_id: (i.grant.properties.account_id as string | undefined) ?? null,
+      repository_owner: p.repository_owner,
+      repository_name: p.repository_name,
+      permission: p.permission,
+      granted_account_id: login,
+    };
   },
   async revoke(i) {
-    const g = i.grant.properties as { repository_owner?: string; repository_name?: string; granted_account_id?: string };
-    if (g.repository_owner && g.repository_name && g.granted_account_id) await removeCollaborator(i.config.github, g.repository_owner, g.repository_name, g.granted_account_id);
+    const g = i.grant.properties as {
+      repository_owner?: string;
+      repository_name?: string;
+      granted_account_id?: string;
+    };
+    if (g.repository_owner && g.repository_name && g.granted_account_id)
+      await removeCollaborator(
+        i.config.github,
+        g.repository_owner,
+        g.repository_name,
+        g.granted_account_id,
+      );
     return i.grant.properties;
   },
 };
 
-export const STRATEGIES: Record<string, Strategy> = { custom, license_keys: licenseKeys, downloadables, meter_credit: meterCredit, discord, github_repository: github };
+export const STRATEGIES: Record<string, Strategy> = {
+  custom,
+  license_keys: licenseKeys,
+  downloadables,
+  meter_credit: meterCredit,
+  discord,
+  github_repository: github,
+};

@@ -6,12 +6,19 @@ import { licenseKeyActivations, licenseKeys } from "../../../db/schema/index.ts"
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof licenseKeyActivations.$inferSelect;
 
-export async function insertKey(db: Db, values: typeof licenseKeys.$inferInsert): Promise<LicenseKeyRow> {
+export async function insertKey(
+  db: Db,
+  values: typeof licenseKeys.$inferInsert,
+): Promise<LicenseKeyRow> {
   const [row] = await db.insert(licenseKeys).values(values).returning();
   return row!;
 }
 
-export async function updateKey(db: Db, id: string, values: Partial<typeof licenseKeys.$inferInsert>): Promise<LicenseKeyRow> {
+export async function updateKey(
+  db: Db,
+  id: string,
+  values: Partial<typeof licenseKeys.$inferInsert>,
+): Promise<LicenseKeyRow> {
   const [row] = await db.update(licenseKeys).set(values).where(eq(licenseKeys.id, id)).returning();
   return row!;
 }
@@ -21,7 +28,11 @@ export async function keyOfGrant(db: Db, grantId: string): Promise<LicenseKeyRow
   return row ?? null;
 }
 
-export async function findKey(db: Db, organizationIds: readonly string[], id: string): Promise<LicenseKeyRow | null> {
+export async function findKey(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<LicenseKeyRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -31,7 +42,11 @@ export async function findKey(db: Db, organizationIds: readonly string[], id: st
 }
 
 /** The key row by its text within one organization, locked for the validation that follows. */
-export async function lockKeyByText(db: Db, organizationId: string, key: string): Promise<LicenseKeyRow | null> {
+export async function lockKeyByText(
+  db: Db,
+  organizationId: string,
+  key: string,
+): Promise<LicenseKeyRow | null> {
   const [row] = await db
     .select()
     .from(licenseKeys)
@@ -55,30 +70,52 @@ export async function listKeys(db: Db, f: KeyFilter, limit: number, offset: numb
   if (f.statuses?.length) conds.push(inArray(licenseKeys.status, f.statuses));
   const where = and(...conds);
   const [rows, [total]] = await Promise.all([
-    db.select().from(licenseKeys).where(where).orderBy(desc(licenseKeys.createdAt), asc(licenseKeys.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(licenseKeys)
+      .where(where)
+      .orderBy(desc(licenseKeys.createdAt), asc(licenseKeys.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(licenseKeys).where(where),
   ]);
   return { rows, total: Number(total?.n ?? 0) };
 }
 
 export async function activationsOf(db: Db, licenseKeyId: string): Promise<ActivationRow[]> {
-  return db.select().from(licenseKeyActivations).where(eq(licenseKeyActivations.licenseKeyId, licenseKeyId)).orderBy(asc(licenseKeyActivations.createdAt), asc(licenseKeyActivations.id));
+  return db
+    .select()
+    .from(licenseKeyActivations)
+    .where(eq(licenseKeyActivations.licenseKeyId, licenseKeyId))
+    .orderBy(asc(licenseKeyActivations.createdAt), asc(licenseKeyActivations.id));
 }
 
 export async function countActivations(db: Db, licenseKeyId: string): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(licenseKeyActivations).where(eq(licenseKeyActivations.licenseKeyId, licenseKeyId));
+  const [row] = await db
+    .select({ n: count() })
+    .from(licenseKeyActivations)
+    .where(eq(licenseKeyActivations.licenseKeyId, licenseKeyId));
   return Number(row?.n ?? 0);
 }
 
-export async function findActivation(db: Db, licenseKeyId: string, id: string): Promise<ActivationRow | null> {
+export async function findActivation(
+  db: Db,
+  licenseKeyId: string,
+  id: string,
+): Promise<ActivationRow | null> {
   const [row] = await db
     .select()
     .from(licenseKeyActivations)
-    .where(and(eq(licenseKeyActivations.licenseKeyId, licenseKeyId), eq(licenseKeyActivations.id, id)));
+    .where(
+      and(eq(licenseKeyActivations.licenseKeyId, licenseKeyId), eq(licenseKeyActivations.id, id)),
+    );
   return row ?? null;
 }
 
-export async function insertActivation(db: Db, values: typeof licenseKeyActivations.$inferInsert): Promise<ActivationRow> {
+export async function insertActivation(
+  db: Db,
+  values: typeof licenseKeyActivations.$inferInsert,
+): Promise<ActivationRow> {
   const [row] = await db.insert(licenseKeyActivations).values(values).returning();
   return row!;
 }

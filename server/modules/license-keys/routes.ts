@@ -8,7 +8,13 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { ipRateLimit } from "./rate-limit.ts";
-import { licenseKeyActivate, licenseKeyDeactivate, licenseKeyListQuery, licenseKeyUpdate, licenseKeyValidate } from "./schemas.ts";
+import {
+  licenseKeyActivate,
+  licenseKeyDeactivate,
+  licenseKeyListQuery,
+  licenseKeyUpdate,
+  licenseKeyValidate,
+} from "./schemas.ts";
 import * as service from "./service.ts";
 import { activateLicenseKey, deactivateLicenseKey, validateLicenseKey } from "./validation.ts";
 
@@ -25,11 +31,14 @@ export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Rou
   const r = Router();
   const own = (organizationIds: readonly string[], organizationId: string) => {
     // Another organization's key is simply not found for this token.
-    if (!organizationIds.includes(organizationId)) throw new ResourceNotFound("License key not found.");
+    if (!organizationIds.includes(organizationId))
+      throw new ResourceNotFound("License key not found.");
   };
   r.get(["/license-keys", "/license-keys/"], guard("license_keys:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listLicenseKeys(deps, authOf(req), parseQuery(licenseKeyListQuery, req), page));
+    res.json(
+      await service.listLicenseKeys(deps, authOf(req), parseQuery(licenseKeyListQuery, req), page),
+    );
   });
   r.post("/license-keys/validate", guard("license_keys:write"), async (req, res) => {
     const body = parseBody(licenseKeyValidate, req);
@@ -53,14 +62,24 @@ export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Rou
   });
   r.patch("/license-keys/:id", guard("license_keys:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
-    res.json(await service.updateLicenseKey(deps, authOf(req), id, parseBody(licenseKeyUpdate, req)));
+    res.json(
+      await service.updateLicenseKey(deps, authOf(req), id, parseBody(licenseKeyUpdate, req)),
+    );
   });
-  r.get("/license-keys/:id/activations/:activation_id", guard("license_keys:read"), async (req, res) => {
-    const { id, activation_id } = parseParams(activationParams, req);
-    res.json(await service.getActivation(deps, authOf(req), id, activation_id));
-  });
+  r.get(
+    "/license-keys/:id/activations/:activation_id",
+    guard("license_keys:read"),
+    async (req, res) => {
+      const { id, activation_id } = parseParams(activationParams, req);
+      res.json(await service.getActivation(deps, authOf(req), id, activation_id));
+    },
+  );
 
-  const limited = ipRateLimit({ perMinute: deps.rateLimitPerMinute, clock: deps.clock, trustProxy: deps.trustProxy });
+  const limited = ipRateLimit({
+    perMinute: deps.rateLimitPerMinute,
+    clock: deps.clock,
+    trustProxy: deps.trustProxy,
+  });
   r.post("/customer-portal/license-keys/validate", limited, async (req, res) => {
     res.json(await validateLicenseKey(deps, parseBody(licenseKeyValidate, req)));
   });

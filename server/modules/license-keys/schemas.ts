@@ -45,7 +45,11 @@ export const licenseKeyActivate = z.object({
 });
 export type LicenseKeyActivate = z.output<typeof licenseKeyActivate>;
 
-export const licenseKeyDeactivate = z.object({ key: z.string().min(1).max(500), organization_id: z.uuid(), activation_id: z.uuid() });
+export const licenseKeyDeactivate = z.object({
+  key: z.string().min(1).max(500),
+  organization_id: z.uuid(),
+  activation_id: z.uuid(),
+});
 export type LicenseKeyDeactivate = z.output<typeof licenseKeyDeactivate>;
 
 export function displayKey(key: string): string {
@@ -75,5 +79,12 @@ export function licenseKeyOut(row: LicenseKeyRow, customer: CustomerOut) {
 export type LicenseKeyOut = ReturnType<typeof licenseKeyOut>;
 
 export function activationBaseOut(a: ActivationRow) {
-  return { id: a.id, license_key_id: a.licenseKeyId, label: a.label, meta: a.meta, created_at: a.createdAt.toISOString(), modified_at: a.modifiedAt?.toISOString() ?? null };
+  return {
+    id: a.id,
+    license_key_id: a.licenseKeyId,
+    label: a.label,
+    meta: a.meta,
+    created_at: a.createdAt.toISOString(),
+    modified_at: a.modifiedAt?.toISOString() ?? null,
+  };
 }

@@ -27,8 +27,26 @@ export async function renderKey(db: Db, row: repo.LicenseKeyRow) {
   return (await renderKeys(db, [row]))[0]!;
 }
 
-export async function listLicenseKeys(deps: LicenseKeyDeps, ctx: AuthContext, q: { organization_id?: string[] | undefined; benefit_id?: string[] | undefined; status?: string[] | undefined }, page: Pagination) {
-  const { rows, total } = await repo.listKeys(deps.db, { organizationIds: organizationsForRead(ctx, q.organization_id), benefitIds: q.benefit_id, statuses: q.status }, page.limit, offsetOf(page));
+export async function listLicenseKeys(
+  deps: LicenseKeyDeps,
+  ctx: AuthContext,
+  q: {
+    organization_id?: string[] | undefined;
+    benefit_id?: string[] | undefined;
+    status?: string[] | undefined;
+  },
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listKeys(
+    deps.db,
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      benefitIds: q.benefit_id,
+      statuses: q.status,
+    },
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await renderKeys(deps.db, rows), total, page);
 }
 
@@ -48,18 +66,29 @@ export async function getLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: 
   return renderWithActivations(deps.db, await ownKey(deps, ctx, id));
 }
 
-export async function updateLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string, input: LicenseKeyUpdate) {
+export async function updateLicenseKey(
+  deps: LicenseKeyDeps,
+  ctx: AuthContext,
+  id: string,
+  input: LicenseKeyUpdate,
+) {
   const row = await ownKey(deps, ctx, id);
   const values: Partial<repo.LicenseKeyRow> = { modifiedAt: deps.clock.now() };
   if (input.status) values.status = input.status;
   if (input.usage !== undefined) values.usage = input.usage;
   if (input.limit_activations !== undefined) values.limitActivations = input.limit_activations;
   if (input.limit_usage !== undefined) values.limitUsage = input.limit_usage;
-  if (input.expires_at !== undefined) values.expiresAt = input.expires_at === null ? null : new Date(input.expires_at);
+  if (input.expires_at !== undefined)
+    values.expiresAt = input.expires_at === null ? null : new Date(input.expires_at);
   return renderKey(deps.db, await repo.updateKey(deps.db, row.id, values));
 }
 
-export async function getActivation(deps: LicenseKeyDeps, ctx: AuthContext, id: string, activationId: string) {
+export async function getActivation(
+  deps: LicenseKeyDeps,
+  ctx: AuthContext,
+  id: string,
+  activationId: string,
+) {
   const row = await ownKey(deps, ctx, id);
   const activation = await repo.findActivation(deps.db, row.id, activationId);
   if (!activation) throw new ResourceNotFound("License key activation not found.");
@@ -68,14 +97,33 @@ export async function getActivation(deps: LicenseKeyDeps, ctx: AuthContext, id: 
 
 // For the customer portal: one customer's keys, scoped by the session's customer and organization.
 
-export async function listKeysOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, q: { benefit_id?: string[] | undefined }, page: Pagination) {
-  const { rows, total } = await repo.listKeys(db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId], benefitIds: q.benefit_id }, page.limit, offsetOf(page));
+export async function listKeysOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  q: { benefit_id?: string[] | undefined },
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listKeys(
+    db,
+    {
+      organizationIds: [customer.organizationId],
+      customerIds: [customer.customerId],
+      benefitIds: q.benefit_id,
+    },
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await renderKeys(db, rows), total, page);
 }
 
-export async function keyOfCustomer(db: Db, customer: { organizationId: string; customerId: string }, id: string) {
+export async function keyOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+) {
   const row = await repo.findKey(db, [customer.organizationId], id);
-  if (!row || row.customerId !== customer.customerId) throw new ResourceNotFound("License key not found.");
+  if (!row || row.customerId !== customer.customerId)
+    throw new ResourceNotFound("License key not found.");
   return renderWithActivations(db, row);
 }
 
@@ -96,7 +144,12 @@ function generateKey(prefix: string | null | undefined): string {
 }
 
 /** Issues the grant's key, or grants its existing key again (a re-grant keeps the same key). */
-export async function issueLicenseKey(tx: Db, clock: Clock, grant: { id: string; organizationId: string; customerId: string; benefitId: string }, p: LicenseKeyBenefit) {
+export async function issueLicenseKey(
+  tx: Db,
+  clock: Clock,
+  grant: { id: string; organizationId: string; customerId: string; benefitId: string },
+  p: LicenseKeyBenefit,
+) {
   const now = clock.now();
   const existing = await repo.keyOfGrant(tx, grant.id);
   if (existing) {
@@ -120,5 +173,6 @@ export async function issueLicenseKey(tx: Db, clock: Clock, grant: { id: string;
 
 export async function revokeLicenseKey(tx: Db, clock: Clock, grantId: string): Promise<void> {
   const existing = await repo.keyOfGrant(tx, grantId);
-  if (existing) await repo.updateKey(tx, existing.id, { status: "revoked", modifiedAt: clock.now() });
+  if (existing)
+    await repo.updateKey(tx, existing.id, { status: "revoked", modifiedAt: clock.now() });
 }

@@ -37,7 +37,8 @@ export function quantitiesSql(q: QuantitiesInput, guard: SQL = sql`true`): SQL {
     filterCondition(q.filter),
   ];
   if (q.customerIds) conds.push(sql`${events.customerId} in ${q.customerIds}`);
-  if (q.externalCustomerIds) conds.push(sql`${events.externalCustomerId} in ${q.externalCustomerIds}`);
+  if (q.externalCustomerIds)
+    conds.push(sql`${events.externalCustomerId} in ${q.externalCustomerIds}`);
   const meta = metadataCondition(events.metadata, q.metadata);
   if (meta) conds.push(meta);
   return sql`
@@ -58,7 +59,12 @@ export function quantitiesSql(q: QuantitiesInput, guard: SQL = sql`true`): SQL {
   `;
 }
 
-type Row = { timestamp: string | null; quantity: number | string; is_total: boolean; fresh: boolean };
+type Row = {
+  timestamp: string | null;
+  quantity: number | string;
+  is_total: boolean;
+  fresh: boolean;
+};
 
 /**
  * Bucket starts from the one holding start to the one holding end. Hours step in absolute time
@@ -75,7 +81,11 @@ function bucketSeries(q: QuantitiesInput): SQL {
 }
 
 /** The quantities, or null when `guard` was false (the caller's view of the meter is stale). */
-export async function meterQuantities(db: Db, q: QuantitiesInput, guard?: SQL): Promise<Quantities | null> {
+export async function meterQuantities(
+  db: Db,
+  q: QuantitiesInput,
+  guard?: SQL,
+): Promise<Quantities | null> {
   const result = (await db.execute(quantitiesSql(q, guard))) as unknown as { rows: Row[] } | Row[];
   // postgres.js answers with an array of rows, PGlite with {rows}.
   const rows = Array.isArray(result) ? result : result.rows;

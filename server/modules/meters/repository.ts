@@ -1,5 +1,17 @@
 // SQL for meters.
-import { and, asc, count, desc, eq, ilike, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  ilike,
+  inArray,
+  isNotNull,
+  isNull,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { meters } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
@@ -7,7 +19,11 @@ import { metadataCondition } from "../../lib/metadata.ts";
 export type MeterRow = typeof meters.$inferSelect;
 
 /** A meter of one of the given organizations, or null (other organizations' meters do not exist). */
-export async function findMeter(db: Db, organizationIds: readonly string[], id: string): Promise<MeterRow | null> {
+export async function findMeter(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<MeterRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -22,21 +38,32 @@ const SORTS = { created_at: meters.createdAt, name: meters.name } as const;
 export async function listMeters(
   db: Db,
   organizationIds: string[],
-  filter: { query?: string | undefined; isArchived?: boolean | undefined; metadata: Record<string, string[]> },
+  filter: {
+    query?: string | undefined;
+    isArchived?: boolean | undefined;
+    metadata: Record<string, string[]>;
+  },
   sorting: { key: keyof typeof SORTS; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: MeterRow[]; total: number }> {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
   const conds: (SQL | undefined)[] = [inArray(meters.organizationId, organizationIds)];
-  if (filter.query) conds.push(ilike(meters.name, `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
+  if (filter.query)
+    conds.push(ilike(meters.name, `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
   if (filter.isArchived === true) conds.push(isNotNull(meters.archivedAt));
   if (filter.isArchived === false) conds.push(isNull(meters.archivedAt));
   conds.push(metadataCondition(meters.metadata, filter.metadata));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select().from(meters).where(where).orderBy(...order, asc(meters.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(meters)
+      .where(where)
+      .orderBy(...order, asc(meters.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(meters).where(where),
   ]);
   return { rows, total: totals!.n };
@@ -47,13 +74,19 @@ export async function insertMeter(db: Db, values: typeof meters.$inferInsert): P
   return row!;
 }
 
-export async function updateMeter(db: Db, id: string, values: Partial<typeof meters.$inferInsert>): Promise<MeterRow> {
+export async function updateMeter(
+  db: Db,
+  id: string,
+  values: Partial<typeof meters.$inferInsert>,
+): Promise<MeterRow> {
   const [row] = await db.update(meters).set(values).where(eq(meters.id, id)).returning();
   return row!;
 }
 
 /** True while the meter still exists in its organization with this filter and aggregation. */
-export function definitionUnchanged(row: Pick<MeterRow, "id" | "organizationId" | "filter" | "aggregation">): SQL {
+export function definitionUnchanged(
+  row: Pick<MeterRow, "id" | "organizationId" | "filter" | "aggregation">,
+): SQL {
   return sql`exists (select 1 from ${meters} where ${meters.id} = ${row.id} and ${meters.organizationId} = ${row.organizationId}
     and ${meters.filter} = ${JSON.stringify(row.filter)}::jsonb and ${meters.aggregation} = ${JSON.stringify(row.aggregation)}::jsonb)`;
 }

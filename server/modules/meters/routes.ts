@@ -17,7 +17,15 @@ export function metersRouter(deps: MeterDeps, guard: Guard): Router {
   const write = guard("meters:write");
   r.get(["/meters", "/meters/"], read, async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listMeters(deps, authOf(req), parseQuery(meterListQuery, req), metadataQuery(req), page));
+    res.json(
+      await service.listMeters(
+        deps,
+        authOf(req),
+        parseQuery(meterListQuery, req),
+        metadataQuery(req),
+        page,
+      ),
+    );
   });
   r.post(["/meters", "/meters/"], write, async (req, res) => {
     res.status(201).json(await service.createMeter(deps, authOf(req), parseBody(meterCreate, req)));
@@ -31,7 +39,15 @@ export function metersRouter(deps: MeterDeps, guard: Guard): Router {
   });
   r.get("/meters/:id/quantities", read, async (req, res) => {
     const { id } = parseParams(idParams, req);
-    res.json(await service.getQuantities(deps, authOf(req), id, parseQuery(quantitiesQuery, req), metadataQuery(req)));
+    res.json(
+      await service.getQuantities(
+        deps,
+        authOf(req),
+        id,
+        parseQuery(quantitiesQuery, req),
+        metadataQuery(req),
+      ),
+    );
   });
   return r;
 }

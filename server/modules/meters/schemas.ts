@@ -20,7 +20,12 @@ export const meterCreate = z
     organization_id: z.uuid().nullish(),
   })
   .superRefine((m, ctx) => {
-    if (m.unit === "custom" && !m.custom_label) ctx.addIssue({ code: "custom", path: ["custom_label"], message: "Required when unit is custom." });
+    if (m.unit === "custom" && !m.custom_label)
+      ctx.addIssue({
+        code: "custom",
+        path: ["custom_label"],
+        message: "Required when unit is custom.",
+      });
   });
 
 export const meterUpdate = z.object({
@@ -38,7 +43,11 @@ export type MeterCreate = z.output<typeof meterCreate>;
 export type MeterUpdate = z.output<typeof meterUpdate>;
 
 const boolString = z.enum(["true", "false"]).transform((v) => v === "true");
-const many = <T extends z.ZodType>(s: T) => z.union([s, z.array(s)]).optional().transform((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]));
+const many = <T extends z.ZodType>(s: T) =>
+  z
+    .union([s, z.array(s)])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]));
 
 export const meterListQuery = z.object({
   organization_id: many(z.uuid()),
@@ -72,15 +81,26 @@ export const quantitiesQuery = z
     timezone,
     customer_id: many(z.uuid()),
     external_customer_id: many(z.string().min(1)),
-    customer_aggregation_function: z.never({ message: "customer_aggregation_function is not supported yet." }).optional(),
+    customer_aggregation_function: z
+      .never({ message: "customer_aggregation_function is not supported yet." })
+      .optional(),
   })
   .superRefine((q, ctx) => {
     const start = Date.parse(q.start_timestamp);
     const end = Date.parse(q.end_timestamp);
-    if (end < start) ctx.addIssue({ code: "custom", path: ["end_timestamp"], message: "end_timestamp must not be before start_timestamp." });
+    if (end < start)
+      ctx.addIssue({
+        code: "custom",
+        path: ["end_timestamp"],
+        message: "end_timestamp must not be before start_timestamp.",
+      });
     const hours = { hour: 1, day: 24, week: 168, month: 672, year: 8736 }[q.interval];
     if ((end - start) / 3_600_000 / hours > MAX_BUCKETS) {
-      ctx.addIssue({ code: "custom", path: ["interval"], message: `At most ${MAX_BUCKETS} buckets: use a longer interval or a shorter period.` });
+      ctx.addIssue({
+        code: "custom",
+        path: ["interval"],
+        message: `At most ${MAX_BUCKETS} buckets: use a longer interval or a shorter period.`,
+      });
     }
   });
 export type QuantitiesQuery = z.output<typeof quantitiesQuery>;

@@ -2,22 +2,45 @@
 // quantities run entirely in SQL (see quantities.ts).
 import type { Db } from "../../../db/client.ts";
 import type { MeterFilter } from "../../../db/schema/index.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { meterQuantities } from "./quantities.ts";
 import * as repo from "./repository.ts";
-import { meterOut, type MeterCreate, type MeterListQuery, type MeterUpdate, type QuantitiesQuery } from "./schemas.ts";
+import {
+  meterOut,
+  type MeterCreate,
+  type MeterListQuery,
+  type MeterUpdate,
+  type QuantitiesQuery,
+} from "./schemas.ts";
 
 export interface MeterDeps {
   db: Db;
   clock: Clock;
 }
 
-export async function listMeters(deps: MeterDeps, ctx: AuthContext, q: MeterListQuery, metadata: Record<string, string[]>, page: Pagination) {
+export async function listMeters(
+  deps: MeterDeps,
+  ctx: AuthContext,
+  q: MeterListQuery,
+  metadata: Record<string, string[]>,
+  page: Pagination,
+) {
   const orgs = organizationsForRead(ctx, q.organization_id);
-  const { rows, total } = await repo.listMeters(deps.db, orgs, { query: q.query, isArchived: q.is_archived, metadata }, q.sorting, page.limit, offsetOf(page));
+  const { rows, total } = await repo.listMeters(
+    deps.db,
+    orgs,
+    { query: q.query, isArchived: q.is_archived, metadata },
+    q.sorting,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(meterOut), total, page);
 }
 
@@ -47,7 +70,12 @@ export async function createMeter(deps: MeterDeps, ctx: AuthContext, input: Mete
   return meterOut(row);
 }
 
-export async function updateMeter(deps: MeterDeps, ctx: AuthContext, id: string, input: MeterUpdate) {
+export async function updateMeter(
+  deps: MeterDeps,
+  ctx: AuthContext,
+  id: string,
+  input: MeterUpdate,
+) {
   const current = await load(deps, ctx, id);
   const now = deps.clock.now();
   const values: Parameters<typeof repo.updateMeter>[2] = { modifiedAt: now };
@@ -60,7 +88,10 @@ export async function updateMeter(deps: MeterDeps, ctx: AuthContext, id: string,
   if (input.metadata !== undefined) values.metadata = input.metadata;
   if (input.is_archived === true && !current.archivedAt) values.archivedAt = now;
   if (input.is_archived === false) values.archivedAt = null;
-  if ((values.unit ?? current.unit) === "custom" && !(values.customLabel !== undefined ? values.customLabel : current.customLabel)) {
+  if (
+    (values.unit ?? current.unit) === "custom" &&
+    !(values.customLabel !== undefined ? values.customLabel : current.customLabel)
+  ) {
     throw RequestValidationError.field(["body", "custom_label"], "Required when unit is custom.");
   }
   return meterOut(await repo.updateMeter(deps.db, current.id, values));
@@ -79,7 +110,13 @@ function remember(db: Db, row: repo.MeterRow): void {
   if (byId.size > DEFINITIONS_KEPT) byId.delete(byId.keys().next().value!);
 }
 
-export async function getQuantities(deps: MeterDeps, ctx: AuthContext, id: string, q: QuantitiesQuery, metadata: Record<string, string[]>) {
+export async function getQuantities(
+  deps: MeterDeps,
+  ctx: AuthContext,
+  id: string,
+  q: QuantitiesQuery,
+  metadata: Record<string, string[]>,
+) {
   const input = (meter: repo.MeterRow) => ({
     organizationId: meter.organizationId,
     filter: meter.filter,
@@ -94,7 +131,11 @@ export async function getQuantities(deps: MeterDeps, ctx: AuthContext, id: strin
   });
   const known = definitions.get(deps.db)?.get(id);
   if (known && ctx.organizationIds.includes(known.organizationId)) {
-    const quantities = await meterQuantities(deps.db, input(known), repo.definitionUnchanged(known));
+    const quantities = await meterQuantities(
+      deps.db,
+      input(known),
+      repo.definitionUnchanged(known),
+    );
     if (quantities) return quantities;
   }
   const meter = await load(deps, ctx, id);
@@ -103,7 +144,11 @@ export async function getQuantities(deps: MeterDeps, ctx: AuthContext, id: strin
 }
 
 /** The filter of a meter the caller can read, for GET /v1/events/?meter_id=…; unknown is a 422. */
-export async function meterFilterFor(db: Db, organizationIds: string[], id: string): Promise<MeterFilter> {
+export async function meterFilterFor(
+  db: Db,
+  organizationIds: string[],
+  id: string,
+): Promise<MeterFilter> {
   const row = await repo.findMeter(db, organizationIds, id);
   if (!row) throw RequestValidationError.field(["query", "meter_id"], "Meter not found.");
   return row.filter;

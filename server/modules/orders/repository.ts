@@ -6,13 +6,26 @@ import { orderItems, orders } from "../../../db/schema/index.ts";
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
 
-export async function insertOrder(db: Db, values: typeof orders.$inferInsert, items: Omit<typeof orderItems.$inferInsert, "orderId">[]): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
+export async function insertOrder(
+  db: Db,
+  values: typeof orders.$inferInsert,
+  items: Omit<typeof orderItems.$inferInsert, "orderId">[],
+): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
   const [order] = await db.insert(orders).values(values).returning();
-  const inserted = items.length ? await db.insert(orderItems).values(items.map((i) => ({ ...i, orderId: order!.id }))).returning() : [];
+  const inserted = items.length
+    ? await db
+        .insert(orderItems)
+        .values(items.map((i) => ({ ...i, orderId: order!.id })))
+        .returning()
+    : [];
   return { order: order!, items: inserted };
 }
 
-export async function findOrder(db: Db, organizationIds: readonly string[], id: string): Promise<OrderRow | null> {
+export async function findOrder(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<OrderRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -27,14 +40,22 @@ export async function lockOrder(db: Db, id: string): Promise<OrderRow | null> {
   return row ?? null;
 }
 
-export async function updateOrder(db: Db, id: string, values: Partial<typeof orders.$inferInsert>): Promise<OrderRow> {
+export async function updateOrder(
+  db: Db,
+  id: string,
+  values: Partial<typeof orders.$inferInsert>,
+): Promise<OrderRow> {
   const [row] = await db.update(orders).set(values).where(eq(orders.id, id)).returning();
   return row!;
 }
 
 export async function itemsOf(db: Db, orderIds: string[]): Promise<OrderItemRow[]> {
   if (orderIds.length === 0) return [];
-  return db.select().from(orderItems).where(inArray(orderItems.orderId, orderIds)).orderBy(asc(orderItems.createdAt), asc(orderItems.id));
+  return db
+    .select()
+    .from(orderItems)
+    .where(inArray(orderItems.orderId, orderIds))
+    .orderBy(asc(orderItems.createdAt), asc(orderItems.id));
 }
 
 export interface OrderFilter {
@@ -47,21 +68,38 @@ export interface OrderFilter {
   recurring?: boolean | undefined;
 }
 
-const SORTS = { created_at: orders.createdAt, amount: orders.totalAmount, net_amount: orders.netAmount } as const;
+const SORTS = {
+  created_at: orders.createdAt,
+  amount: orders.totalAmount,
+  net_amount: orders.netAmount,
+} as const;
 export type OrderSort = keyof typeof SORTS;
 
-export async function listOrders(db: Db, f: OrderFilter, sorting: { key: OrderSort; desc: boolean }[], limit: number, offset: number) {
+export async function listOrders(
+  db: Db,
+  f: OrderFilter,
+  sorting: { key: OrderSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+) {
   if (f.organizationIds.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inArray(orders.organizationId, f.organizationIds)];
   if (f.productIds?.length) conds.push(inArray(orders.productId, f.productIds));
   if (f.customerIds?.length) conds.push(inArray(orders.customerId, f.customerIds));
   if (f.subscriptionIds?.length) conds.push(inArray(orders.subscriptionId, f.subscriptionIds));
   if (f.checkoutIds?.length) conds.push(inArray(orders.checkoutId, f.checkoutIds));
-  if (f.recurring !== undefined) conds.push(f.recurring ? isNotNull(orders.subscriptionId) : isNull(orders.subscriptionId));
+  if (f.recurring !== undefined)
+    conds.push(f.recurring ? isNotNull(orders.subscriptionId) : isNull(orders.subscriptionId));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select().from(orders).where(where).orderBy(...order, asc(orders.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(orders)
+      .where(where)
+      .orderBy(...order, asc(orders.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(orders).where(where),
   ]);
   return { rows, total: totals!.n };

@@ -12,7 +12,14 @@ const idParams = z.object({ id: z.uuid() });
 export function ordersRouter(deps: service.OrderDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/orders", "/orders/"], guard("orders:read"), async (req, res) => {
-    res.json(await service.listOrders(deps, authOf(req), parseQuery(orderListQuery, req), parseQuery(paginationQuery, req)));
+    res.json(
+      await service.listOrders(
+        deps,
+        authOf(req),
+        parseQuery(orderListQuery, req),
+        parseQuery(paginationQuery, req),
+      ),
+    );
   });
   r.get("/orders/:id", guard("orders:read"), async (req, res) => {
     res.json(await service.getOrder(deps, authOf(req), parseParams(idParams, req).id));

@@ -64,7 +64,9 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
     platform_fee_currency: null,
     customer: parts.customer,
     product: product
-      ? (({ prices: _p, benefits: _b, medias: _m, attached_custom_fields: _a, ...rest }) => rest)(product)
+      ? (({ prices: _p, benefits: _b, medias: _m, attached_custom_fields: _a, ...rest }) => rest)(
+          product,
+        )
       : null,
     discount: parts.discount ?? null,
     subscription: parts.subscription ? subscriptionCore(parts.subscription) : null,

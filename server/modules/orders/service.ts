@@ -19,10 +19,17 @@ export interface OrderDeps {
 export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[]) {
   if (rows.length === 0) return [];
   const [items, customers, products, subscriptions] = await Promise.all([
-    repo.itemsOf(db, rows.map((r) => r.id)),
+    repo.itemsOf(
+      db,
+      rows.map((r) => r.id),
+    ),
     customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
-    productsForDisplay(db, baseUrl, [...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : [])))]),
-    subscriptionsByIds(db, [...new Set(rows.flatMap((r) => (r.subscriptionId ? [r.subscriptionId] : [])))]),
+    productsForDisplay(db, baseUrl, [
+      ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
+    ]),
+    subscriptionsByIds(db, [
+      ...new Set(rows.flatMap((r) => (r.subscriptionId ? [r.subscriptionId] : []))),
+    ]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));
@@ -41,10 +48,21 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
   );
 }
 
-export async function listOrders(deps: OrderDeps, ctx: AuthContext, q: OrderListQuery, page: Pagination) {
+export async function listOrders(
+  deps: OrderDeps,
+  ctx: AuthContext,
+  q: OrderListQuery,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listOrders(
     deps.db,
-    { organizationIds: organizationsForRead(ctx, q.organization_id), productIds: q.product_id, customerIds: q.customer_id, checkoutIds: q.checkout_id, subscriptionIds: q.subscription_id },
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      productIds: q.product_id,
+      customerIds: q.customer_id,
+      checkoutIds: q.checkout_id,
+      subscriptionIds: q.subscription_id,
+    },
     q.sorting,
     page.limit,
     offsetOf(page),
@@ -64,11 +82,21 @@ export const insertOrder = repo.insertOrder;
 export async function listCustomerOrders(
   deps: OrderDeps,
   customer: { organizationId: string; customerId: string },
-  f: { productIds?: string[] | undefined; subscriptionIds?: string[] | undefined; recurring?: boolean | undefined },
+  f: {
+    productIds?: string[] | undefined;
+    subscriptionIds?: string[] | undefined;
+    recurring?: boolean | undefined;
+  },
   sorting: { key: repo.OrderSort; desc: boolean }[],
   page: Pagination,
 ) {
-  const { rows, total } = await repo.listOrders(deps.db, { organizationIds: [customer.organizationId], customerIds: [customer.customerId], ...f }, sorting, page.limit, offsetOf(page));
+  const { rows, total } = await repo.listOrders(
+    deps.db,
+    { organizationIds: [customer.organizationId], customerIds: [customer.customerId], ...f },
+    sorting,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
 }
 
@@ -83,7 +111,13 @@ export function lockOrder(tx: Db, id: string) {
 }
 
 /** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */
-export async function recordOrderRefund(tx: Db, order: repo.OrderRow, amount: number, taxAmount: number, now: Date) {
+export async function recordOrderRefund(
+  tx: Db,
+  order: repo.OrderRow,
+  amount: number,
+  taxAmount: number,
+  now: Date,
+) {
   const refundedAmount = order.refundedAmount + amount;
   return repo.updateOrder(tx, order.id, {
     refundedAmount,

@@ -68,7 +68,11 @@ export async function findOrganization(db: Db, id: string): Promise<Organization
 }
 
 export async function idBySlug(db: Db, slug: string): Promise<string | null> {
-  const [row] = await db.select({ id: organization.id }).from(organization).where(eq(organization.slug, slug)).limit(1);
+  const [row] = await db
+    .select({ id: organization.id })
+    .from(organization)
+    .where(eq(organization.slug, slug))
+    .limit(1);
   return row?.id ?? null;
 }
 
@@ -82,6 +86,10 @@ export async function updateOrganization(
   org: Partial<Pick<OrganizationRow, "name" | "logo">>,
   profile: Partial<Omit<ProfileRow, "organizationId" | "createdAt">>,
 ): Promise<void> {
-  if (Object.keys(org).length > 0) await db.update(organization).set(org).where(eq(organization.id, id));
-  await db.update(organizationProfiles).set(profile).where(eq(organizationProfiles.organizationId, id));
+  if (Object.keys(org).length > 0)
+    await db.update(organization).set(org).where(eq(organization.id, id));
+  await db
+    .update(organizationProfiles)
+    .set(profile)
+    .where(eq(organizationProfiles.organizationId, id));
 }

@@ -14,10 +14,21 @@ export function organizationsRouter(deps: OrganizationDeps, guard: Guard): Route
   const r = Router();
   r.get(["/organizations", "/organizations/"], guard("organizations:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listOrganizations(deps, authOf(req), parseQuery(organizationListQuery, req), page));
+    res.json(
+      await service.listOrganizations(
+        deps,
+        authOf(req),
+        parseQuery(organizationListQuery, req),
+        page,
+      ),
+    );
   });
   r.post(["/organizations", "/organizations/"], guard("organizations:write"), async (req, res) => {
-    res.status(201).json(await service.createOrganization(deps, authOf(req), parseBody(organizationCreate, req)));
+    res
+      .status(201)
+      .json(
+        await service.createOrganization(deps, authOf(req), parseBody(organizationCreate, req)),
+      );
   });
   r.get("/organizations/:id", guard("organizations:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
@@ -25,7 +36,9 @@ export function organizationsRouter(deps: OrganizationDeps, guard: Guard): Route
   });
   r.patch("/organizations/:id", guard("organizations:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
-    res.json(await service.updateOrganization(deps, authOf(req), id, parseBody(organizationUpdate, req)));
+    res.json(
+      await service.updateOrganization(deps, authOf(req), id, parseBody(organizationUpdate, req)),
+    );
   });
   return r;
 }

@@ -3,7 +3,18 @@ import { z } from "zod";
 import { sortingSchema } from "../../lib/sorting.ts";
 import type { OrganizationRecord } from "./repository.ts";
 
-const PLATFORMS = ["x", "github", "facebook", "instagram", "youtube", "tiktok", "linkedin", "threads", "discord", "other"] as const;
+const PLATFORMS = [
+  "x",
+  "github",
+  "facebook",
+  "instagram",
+  "youtube",
+  "tiktok",
+  "linkedin",
+  "threads",
+  "discord",
+  "other",
+] as const;
 const social = z.object({ platform: z.enum(PLATFORMS), url: z.url() });
 const slug = z
   .string()
@@ -18,17 +29,32 @@ const subscriptionSettings = z.object({
   prevent_trial_abuse: z.boolean(),
   allow_customer_updates: z.boolean(),
 });
-const boolMap = <K extends string>(keys: readonly K[]) => z.object(Object.fromEntries(keys.map((k) => [k, z.boolean()])) as Record<K, z.ZodBoolean>);
+const boolMap = <K extends string>(keys: readonly K[]) =>
+  z.object(Object.fromEntries(keys.map((k) => [k, z.boolean()])) as Record<K, z.ZodBoolean>);
 const EMAIL_SETTINGS = [
-  "order_confirmation", "payment_method_expiration_reminder", "subscription_cancellation", "subscription_confirmation",
-  "subscription_cycled", "subscription_cycled_after_trial", "subscription_past_due", "subscription_paused",
-  "subscription_resumed", "subscription_renewal_reminder", "subscription_revoked", "subscription_trial_conversion_reminder",
-  "subscription_uncanceled", "subscription_updated",
+  "order_confirmation",
+  "payment_method_expiration_reminder",
+  "subscription_cancellation",
+  "subscription_confirmation",
+  "subscription_cycled",
+  "subscription_cycled_after_trial",
+  "subscription_past_due",
+  "subscription_paused",
+  "subscription_resumed",
+  "subscription_renewal_reminder",
+  "subscription_revoked",
+  "subscription_trial_conversion_reminder",
+  "subscription_uncanceled",
+  "subscription_updated",
 ] as const;
 const customerEmailSettings = boolMap(EMAIL_SETTINGS);
 const customerPortalSettings = z.object({
   usage: z.object({ show: z.boolean() }),
-  subscription: z.object({ update_seats: z.boolean(), update_plan: z.boolean(), pause: z.boolean().optional() }),
+  subscription: z.object({
+    update_seats: z.boolean(),
+    update_plan: z.boolean(),
+    pause: z.boolean().optional(),
+  }),
   customer: z.record(z.string(), z.unknown()).optional(),
 });
 const featureSettings = z.object({
@@ -58,7 +84,10 @@ const editable = {
   website: z.url().nullish(),
   socials: z.array(social).max(10).nullish(),
   details: details.nullish(),
-  country: z.string().regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code").nullish(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 code")
+    .nullish(),
   feature_settings: featureSettings.nullish(),
   subscription_settings: subscriptionSettings.nullish(),
   customer_email_settings: customerEmailSettings.nullish(),
@@ -76,8 +105,17 @@ export const organizationCreate = z.object({
 export const organizationUpdate = z.object({
   name: z.string().min(1).max(200).nullish(),
   ...editable,
-  dispute_settings: z.object({ auto_accept_below_amount: z.number().int().min(1).max(10000).nullish() }).nullish(),
-  notification_settings: boolMap(["new_order", "new_subscription", "chargeback_prevention", "subscription_renewal"] as const).partial().nullish(),
+  dispute_settings: z
+    .object({ auto_accept_below_amount: z.number().int().min(1).max(10000).nullish() })
+    .nullish(),
+  notification_settings: boolMap([
+    "new_order",
+    "new_subscription",
+    "chargeback_prevention",
+    "subscription_renewal",
+  ] as const)
+    .partial()
+    .nullish(),
   embed_hosts: z.array(z.string().min(1).max(253)).max(50).nullish(),
   default_presentment_currency: currency.nullish(),
   sso_enforced: z.boolean().nullish(),
@@ -99,17 +137,36 @@ const DEFAULT_SETTINGS = {
     allow_customer_updates: true,
   },
   customer_email_settings: Object.fromEntries(EMAIL_SETTINGS.map((k) => [k, true])),
-  customer_portal_settings: { usage: { show: true }, subscription: { update_seats: true, update_plan: true, pause: false } },
+  customer_portal_settings: {
+    usage: { show: true },
+    subscription: { update_seats: true, update_plan: true, pause: false },
+  },
   feature_settings: {
-    issue_funding_enabled: false, seat_based_pricing_enabled: false, wallets_enabled: false, member_model_enabled: false,
-    checkout_localization_enabled: false, overview_metrics: null, reset_proration_behavior_enabled: false,
-    off_session_charges_enabled: false, meter_cycling_enabled: false, slack_benefit_enabled: false,
-    preview_access_enabled: false, disputes_enabled: false, sso_enabled: false, dispute_auto_accept_enabled: false,
-    compass_enabled: false, merchant_migration_enabled: false,
+    issue_funding_enabled: false,
+    seat_based_pricing_enabled: false,
+    wallets_enabled: false,
+    member_model_enabled: false,
+    checkout_localization_enabled: false,
+    overview_metrics: null,
+    reset_proration_behavior_enabled: false,
+    off_session_charges_enabled: false,
+    meter_cycling_enabled: false,
+    slack_benefit_enabled: false,
+    preview_access_enabled: false,
+    disputes_enabled: false,
+    sso_enabled: false,
+    dispute_auto_accept_enabled: false,
+    compass_enabled: false,
+    merchant_migration_enabled: false,
   },
   dispute_settings: { auto_accept_below_amount: null },
   // Not in the 2026-10 contract, but Polar's 0.4x client requires it on every Organization.
-  notification_settings: { new_order: true, new_subscription: true, chargeback_prevention: true, subscription_renewal: true },
+  notification_settings: {
+    new_order: true,
+    new_subscription: true,
+    chargeback_prevention: true,
+    subscription_renewal: true,
+  },
   sso_enforced: false,
 } as const;
 
@@ -119,7 +176,10 @@ export function settingsOf(stored: Record<string, unknown>): Settings {
   const merged: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(DEFAULT_SETTINGS)) {
     const s = stored[key];
-    merged[key] = value && typeof value === "object" && s && typeof s === "object" ? { ...value, ...s } : (s ?? value);
+    merged[key] =
+      value && typeof value === "object" && s && typeof s === "object"
+        ? { ...value, ...s }
+        : (s ?? value);
   }
   return merged as Settings;
 }

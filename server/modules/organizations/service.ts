@@ -13,7 +13,13 @@ import { mayCreateOrganization } from "../auth/platform-admins.ts";
 import { userRole } from "../auth/repository.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
-import { organizationOut, settingsOf, type organizationCreate, type organizationListQuery, type OrganizationEditable } from "./schemas.ts";
+import {
+  organizationOut,
+  settingsOf,
+  type organizationCreate,
+  type organizationListQuery,
+  type OrganizationEditable,
+} from "./schemas.ts";
 
 export interface OrganizationDeps {
   db: Db;
@@ -22,8 +28,20 @@ export interface OrganizationDeps {
   config: Readonly<Config>;
 }
 
-export async function listOrganizations(deps: OrganizationDeps, ctx: AuthContext, query: z.output<typeof organizationListQuery>, page: Pagination) {
-  const { rows, total } = await repo.listOrganizations(deps.db, [...ctx.organizationIds], { slug: query.slug }, query.sorting, page.limit, offsetOf(page));
+export async function listOrganizations(
+  deps: OrganizationDeps,
+  ctx: AuthContext,
+  query: z.output<typeof organizationListQuery>,
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listOrganizations(
+    deps.db,
+    [...ctx.organizationIds],
+    { slug: query.slug },
+    query.sorting,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(organizationOut), total, page);
 }
 
@@ -34,19 +52,33 @@ export async function getOrganization(deps: OrganizationDeps, ctx: AuthContext, 
   return organizationOut(record);
 }
 
-export async function createOrganization(deps: OrganizationDeps, ctx: AuthContext, input: z.output<typeof organizationCreate>) {
-  if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("Organizations are created by a signed-in user.");
+export async function createOrganization(
+  deps: OrganizationDeps,
+  ctx: AuthContext,
+  input: z.output<typeof organizationCreate>,
+) {
+  if (ctx.kind !== "user" || !ctx.userId)
+    throw new NotPermitted("Organizations are created by a signed-in user.");
   // better-auth skips its own creation check for a server-side call like this one; the rules are
   // the same as on /api/auth/organization/create.
-  if (!mayCreateOrganization(deps.config, await userRole(deps.db, ctx.userId))) throw new NotPermitted("You are not allowed to create a new organization.");
+  if (!mayCreateOrganization(deps.config, await userRole(deps.db, ctx.userId)))
+    throw new NotPermitted("You are not allowed to create a new organization.");
   if (ctx.organizationIds.length >= deps.config.auth.organizationLimits.organizationsPerUser) {
     throw new NotPermitted("You have reached the maximum number of organizations.");
   }
   if (await repo.slugTaken(deps.db, input.slug)) {
-    throw RequestValidationError.field(["body", "slug"], "An organization with this slug already exists.");
+    throw RequestValidationError.field(
+      ["body", "slug"],
+      "An organization with this slug already exists.",
+    );
   }
   const created = await deps.auth.api.createOrganization({
-    body: { name: input.name, slug: input.slug, userId: ctx.userId, ...(input.avatar_url ? { logo: input.avatar_url } : {}) },
+    body: {
+      name: input.name,
+      slug: input.slug,
+      userId: ctx.userId,
+      ...(input.avatar_url ? { logo: input.avatar_url } : {}),
+    },
   });
   if (!created) throw new Error("better-auth did not create the organization");
   await repo.ensureProfile(deps.db, created.id);
@@ -60,7 +92,12 @@ export function organizationIdBySlug(db: Db, slug: string): Promise<string | nul
   return repo.idBySlug(db, slug);
 }
 
-export async function updateOrganization(deps: OrganizationDeps, ctx: AuthContext, id: string, input: OrganizationEditable) {
+export async function updateOrganization(
+  deps: OrganizationDeps,
+  ctx: AuthContext,
+  id: string,
+  input: OrganizationEditable,
+) {
   assertAccessible(ctx, id, "Organization not found.");
   return inTransaction(deps.db, async (tx) => {
     await applyUpdate(tx, deps.clock, id, input, true);
@@ -72,7 +109,13 @@ export async function updateOrganization(deps: OrganizationDeps, ctx: AuthContex
   });
 }
 
-async function applyUpdate(db: Db, clock: Clock, id: string, input: OrganizationEditable, touch: boolean): Promise<void> {
+async function applyUpdate(
+  db: Db,
+  clock: Clock,
+  id: string,
+  input: OrganizationEditable,
+  touch: boolean,
+): Promise<void> {
   const current = await repo.findOrganization(db, id);
   if (!current) throw new ResourceNotFound("Organization not found.");
   const org: { name?: string; logo?: string | null } = {};
@@ -84,7 +127,8 @@ async function applyUpdate(db: Db, clock: Clock, id: string, input: Organization
   if (input.website !== undefined) profile.website = input.website;
   if (input.socials) profile.socials = input.socials;
   if (input.country !== undefined) profile.country = input.country;
-  if (input.default_presentment_currency) profile.defaultPresentmentCurrency = input.default_presentment_currency;
+  if (input.default_presentment_currency)
+    profile.defaultPresentmentCurrency = input.default_presentment_currency;
   if (input.default_tax_behavior) profile.defaultTaxBehavior = input.default_tax_behavior;
   if (input.embed_hosts) profile.embedHosts = input.embed_hosts;
   if (input.details) {
@@ -94,11 +138,19 @@ async function applyUpdate(db: Db, clock: Clock, id: string, input: Organization
   }
   const settings: Record<string, unknown> = { ...current.profile.settings };
   const merged = settingsOf(current.profile.settings);
-  for (const key of ["subscription_settings", "customer_email_settings", "customer_portal_settings", "feature_settings", "dispute_settings", "notification_settings"] as const) {
+  for (const key of [
+    "subscription_settings",
+    "customer_email_settings",
+    "customer_portal_settings",
+    "feature_settings",
+    "dispute_settings",
+    "notification_settings",
+  ] as const) {
     const value = input[key];
     if (value) settings[key] = { ...merged[key], ...value };
   }
-  if (input.sso_enforced !== undefined && input.sso_enforced !== null) settings.sso_enforced = input.sso_enforced;
+  if (input.sso_enforced !== undefined && input.sso_enforced !== null)
+    settings.sso_enforced = input.sso_enforced;
   profile.settings = settings;
   if (touch) profile.modifiedAt = clock.now();
   await repo.updateOrganization(db, id, org, profile);
@@ -108,5 +160,11 @@ async function applyUpdate(db: Db, clock: Clock, id: string, input: Organization
 export async function organizationSummary(db: Db, id: string) {
   const record = await repo.findOrganization(db, id);
   if (!record) throw new ResourceNotFound("Organization not found.");
-  return { id: record.org.id, name: record.org.name, slug: record.org.slug, avatarUrl: record.org.logo ?? null, createdAt: record.org.createdAt };
+  return {
+    id: record.org.id,
+    name: record.org.name,
+    slug: record.org.slug,
+    avatarUrl: record.org.logo ?? null,
+    createdAt: record.org.createdAt,
+  };
 }

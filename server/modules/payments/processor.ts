@@ -15,7 +15,11 @@ export interface ChargeRequest {
 
 export type ChargeResult =
   | { status: "succeeded"; processorPaymentId: string; card: { brand: string; last4: string } }
-  | { status: "failed"; code: "card_declined" | "insufficient_funds" | "invalid_token" | "processing_error"; message: string };
+  | {
+      status: "failed";
+      code: "card_declined" | "insufficient_funds" | "invalid_token" | "processing_error";
+      message: string;
+    };
 
 export interface RefundRequest {
   processorPaymentId: string;
@@ -24,7 +28,9 @@ export interface RefundRequest {
   idempotencyKey: string;
 }
 
-export type RefundResult = { status: "succeeded"; processorRefundId: string } | { status: "failed"; message: string };
+export type RefundResult =
+  | { status: "succeeded"; processorRefundId: string }
+  | { status: "failed"; message: string };
 
 export interface PaymentProcessor {
   readonly name: "sandbox" | "stripe";

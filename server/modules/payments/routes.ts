@@ -17,10 +17,15 @@ const tokenCreate = z.object({
   }),
 });
 
-export function sandboxRouter(deps: { db: Db; clock: Clock; mode: "sandbox" | "production" }): Router {
+export function sandboxRouter(deps: {
+  db: Db;
+  clock: Clock;
+  mode: "sandbox" | "production";
+}): Router {
   const r = Router();
   r.post("/sandbox/confirmation-tokens", async (req, res) => {
-    if (deps.mode !== "sandbox") throw new ResourceNotFound("The sandbox processor is not available in production mode.");
+    if (deps.mode !== "sandbox")
+      throw new ResourceNotFound("The sandbox processor is not available in production mode.");
     const { card } = parseBody(tokenCreate, req);
     res.status(201).json(await createConfirmationToken(deps.db, deps.clock, card));
   });

@@ -17,7 +17,11 @@ export interface LoadedProduct {
   out: ProductOut;
 }
 
-export async function hydrateProducts(db: Db, baseUrl: string, rows: repo.ProductRow[]): Promise<ProductOut[]> {
+export async function hydrateProducts(
+  db: Db,
+  baseUrl: string,
+  rows: repo.ProductRow[],
+): Promise<ProductOut[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const [prices, benefitLinks, mediaLinks, fieldLinks] = await Promise.all([
@@ -36,23 +40,40 @@ export async function hydrateProducts(db: Db, baseUrl: string, rows: repo.Produc
   return (await assemble(db, baseUrl, parts)).map((p) => p.out);
 }
 
-export async function hydrateProduct(db: Db, baseUrl: string, row: repo.ProductRow): Promise<ProductOut> {
+export async function hydrateProduct(
+  db: Db,
+  baseUrl: string,
+  row: repo.ProductRow,
+): Promise<ProductOut> {
   return (await hydrateProducts(db, baseUrl, [row]))[0]!;
 }
 
 /** Products by id, in `ids` order (unknown ids left out); only the organization's when it is given. */
-export async function loadProducts(db: Db, baseUrl: string, ids: string[], organizationId: string | null = null): Promise<LoadedProduct[]> {
+export async function loadProducts(
+  db: Db,
+  baseUrl: string,
+  ids: string[],
+  organizationId: string | null = null,
+): Promise<LoadedProduct[]> {
   const loaded = await assemble(db, baseUrl, await repo.productsWithParts(db, ids, organizationId));
   const byId = new Map(loaded.map((p) => [p.row.id, p]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-async function assemble(db: Db, baseUrl: string, parts: repo.ProductParts[]): Promise<LoadedProduct[]> {
+async function assemble(
+  db: Db,
+  baseUrl: string,
+  parts: repo.ProductParts[],
+): Promise<LoadedProduct[]> {
   if (parts.length === 0) return [];
   const organizationIds = [...new Set(parts.map((p) => p.row.organizationId))];
   const all = <T>(pick: (p: repo.ProductParts) => T[]) => parts.flatMap(pick);
   const [meters, benefits, files, fields] = await Promise.all([
-    metersOf(db, organizationIds, all((p) => p.prices)),
+    metersOf(
+      db,
+      organizationIds,
+      all((p) => p.prices),
+    ),
     benefitsForDisplay(db, [...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId))]),
     filesByIds(db, [...new Set(all((p) => p.mediaLinks).map((l) => l.fileId))]),
     customFieldsForDisplay(db, [...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId))]),
@@ -72,7 +93,16 @@ async function assemble(db: Db, baseUrl: string, parts: repo.ProductParts[]): Pr
       }),
       attached_custom_fields: p.fieldLinks.flatMap((l) => {
         const field = fieldById.get(l.customFieldId);
-        return field ? [{ custom_field_id: field.id, custom_field: field, order: l.order, required: l.required }] : [];
+        return field
+          ? [
+              {
+                custom_field_id: field.id,
+                custom_field: field,
+                order: l.order,
+                required: l.required,
+              },
+            ]
+          : [];
       }),
     }),
   }));

@@ -10,18 +10,148 @@ export type PriceRow = typeof productPrices.$inferSelect;
 
 // Polar's PresentmentCurrency.
 export const CURRENCIES = [
-  "aed", "all", "amd", "aoa", "ars", "aud", "awg", "azn", "bam", "bbd", "bdt", "bif", "bmd", "bnd", "bob", "brl",
-  "bsd", "bwp", "bzd", "cad", "cdf", "chf", "clp", "cny", "cop", "crc", "cve", "czk", "djf", "dkk", "dop", "dzd",
-  "egp", "etb", "eur", "fjd", "fkp", "gbp", "gel", "gip", "gmd", "gnf", "gtq", "gyd", "hkd", "hnl", "htg", "huf",
-  "idr", "ils", "inr", "isk", "jmd", "jpy", "kes", "kgs", "khr", "kmf", "krw", "kyd", "kzt", "lak", "lkr", "lrd",
-  "lsl", "mad", "mdl", "mga", "mkd", "mnt", "mop", "mur", "mvr", "mwk", "mxn", "myr", "mzn", "nad", "ngn", "nio",
-  "nok", "npr", "nzd", "pab", "pen", "pgk", "php", "pkr", "pln", "pyg", "qar", "ron", "rsd", "rwf", "sar", "sbd",
-  "scr", "sek", "sgd", "shp", "sos", "srd", "szl", "thb", "tjs", "top", "try", "ttd", "twd", "tzs", "uah", "ugx",
-  "usd", "uyu", "uzs", "vnd", "vuv", "wst", "xaf", "xcd", "xcg", "xof", "xpf", "yer", "zar", "zmw",
+  "aed",
+  "all",
+  "amd",
+  "aoa",
+  "ars",
+  "aud",
+  "awg",
+  "azn",
+  "bam",
+  "bbd",
+  "bdt",
+  "bif",
+  "bmd",
+  "bnd",
+  "bob",
+  "brl",
+  "bsd",
+  "bwp",
+  "bzd",
+  "cad",
+  "cdf",
+  "chf",
+  "clp",
+  "cny",
+  "cop",
+  "crc",
+  "cve",
+  "czk",
+  "djf",
+  "dkk",
+  "dop",
+  "dzd",
+  "egp",
+  "etb",
+  "eur",
+  "fjd",
+  "fkp",
+  "gbp",
+  "gel",
+  "gip",
+  "gmd",
+  "gnf",
+  "gtq",
+  "gyd",
+  "hkd",
+  "hnl",
+  "htg",
+  "huf",
+  "idr",
+  "ils",
+  "inr",
+  "isk",
+  "jmd",
+  "jpy",
+  "kes",
+  "kgs",
+  "khr",
+  "kmf",
+  "krw",
+  "kyd",
+  "kzt",
+  "lak",
+  "lkr",
+  "lrd",
+  "lsl",
+  "mad",
+  "mdl",
+  "mga",
+  "mkd",
+  "mnt",
+  "mop",
+  "mur",
+  "mvr",
+  "mwk",
+  "mxn",
+  "myr",
+  "mzn",
+  "nad",
+  "ngn",
+  "nio",
+  "nok",
+  "npr",
+  "nzd",
+  "pab",
+  "pen",
+  "pgk",
+  "php",
+  "pkr",
+  "pln",
+  "pyg",
+  "qar",
+  "ron",
+  "rsd",
+  "rwf",
+  "sar",
+  "sbd",
+  "scr",
+  "sek",
+  "sgd",
+  "shp",
+  "sos",
+  "srd",
+  "szl",
+  "thb",
+  "tjs",
+  "top",
+  "try",
+  "ttd",
+  "twd",
+  "tzs",
+  "uah",
+  "ugx",
+  "usd",
+  "uyu",
+  "uzs",
+  "vnd",
+  "vuv",
+  "wst",
+  "xaf",
+  "xcd",
+  "xcg",
+  "xof",
+  "xpf",
+  "yer",
+  "zar",
+  "zmw",
 ] as const;
 
 // The smallest charge card networks accept, in minor units, for the common currencies; elsewhere 1.
-const MINIMUM_CHARGE: Record<string, number> = { usd: 50, eur: 50, gbp: 30, cad: 50, aud: 50, nzd: 50, chf: 50, jpy: 50, sek: 300, nok: 300, dkk: 250 };
+const MINIMUM_CHARGE: Record<string, number> = {
+  usd: 50,
+  eur: 50,
+  gbp: 30,
+  cad: 50,
+  aud: 50,
+  nzd: 50,
+  chf: 50,
+  jpy: 50,
+  sek: 300,
+  nok: 300,
+  dkk: 250,
+};
 const MAXIMUM_AMOUNT = 99_999_999;
 const INT32_MAX = 2147483647;
 
@@ -33,20 +163,25 @@ const common = {
 // Up to 5 integer digits and 12 decimals, as Polar's ProductPriceMeteredUnitCreate.unit_amount.
 const DECIMAL = /^\+?0*(\d{0,5})(?:\.(\d{0,12})0*)?$/;
 
-const unitAmount = z
-  .union([z.number().gt(0), z.string()])
-  .transform((v, ctx) => {
-    const text = typeof v === "number" ? v.toFixed(12) : v.trim();
-    const m = DECIMAL.exec(text);
-    if (!m || !/\d/.test(text) || Number(text) <= 0) {
-      ctx.addIssue({ code: "custom", message: "must be a positive decimal with at most 5 integer digits and 12 decimal places" });
-      return z.NEVER;
-    }
-    return normalizeDecimal(`${m[1] || "0"}.${m[2] ?? ""}`);
-  });
+const unitAmount = z.union([z.number().gt(0), z.string()]).transform((v, ctx) => {
+  const text = typeof v === "number" ? v.toFixed(12) : v.trim();
+  const m = DECIMAL.exec(text);
+  if (!m || !/\d/.test(text) || Number(text) <= 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a positive decimal with at most 5 integer digits and 12 decimal places",
+    });
+    return z.NEVER;
+  }
+  return normalizeDecimal(`${m[1] || "0"}.${m[2] ?? ""}`);
+});
 
 export const priceCreate = z.discriminatedUnion("amount_type", [
-  z.object({ amount_type: z.literal("fixed"), ...common, price_amount: z.number().int().min(0).max(MAXIMUM_AMOUNT) }),
+  z.object({
+    amount_type: z.literal("fixed"),
+    ...common,
+    price_amount: z.number().int().min(0).max(MAXIMUM_AMOUNT),
+  }),
   z.object({
     amount_type: z.literal("custom"),
     ...common,
@@ -77,7 +212,9 @@ export function parsePriceItems(items: unknown[], loc: (string | number)[]): Pri
     const isNew = item !== null && typeof item === "object" && "amount_type" in item;
     const result = (isNew ? priceCreate : existingPrice).safeParse(item);
     if (!result.success) throw fromZodError(result.error, [...loc, i], item);
-    return "id" in result.data && !isNew ? { existing: (result.data as { id: string }).id } : { create: result.data as PriceCreate };
+    return "id" in result.data && !isNew
+      ? { existing: (result.data as { id: string }).id }
+      : { create: result.data as PriceCreate };
   });
 }
 
@@ -90,22 +227,43 @@ function checkAmounts(price: PriceCreate, loc: (string | number)[]): void {
   const min = minimumOf(price.price_currency);
   const payable = (amount: number) => amount === 0 || amount >= min;
   if (price.amount_type === "fixed" && !payable(price.price_amount)) {
-    throw RequestValidationError.field([...loc, "price_amount"], `must be 0 (free) or at least ${min} in ${price.price_currency}`, "greater_than_equal");
+    throw RequestValidationError.field(
+      [...loc, "price_amount"],
+      `must be 0 (free) or at least ${min} in ${price.price_currency}`,
+      "greater_than_equal",
+    );
   }
   if (price.amount_type === "custom") {
     if (!payable(price.minimum_amount)) {
-      throw RequestValidationError.field([...loc, "minimum_amount"], `must be 0 (pay what you want) or at least ${min} in ${price.price_currency}`, "greater_than_equal");
+      throw RequestValidationError.field(
+        [...loc, "minimum_amount"],
+        `must be 0 (pay what you want) or at least ${min} in ${price.price_currency}`,
+        "greater_than_equal",
+      );
     }
     const max = price.maximum_amount ?? null;
     if (max !== null && max < Math.max(price.minimum_amount, min)) {
-      throw RequestValidationError.field([...loc, "maximum_amount"], "must be greater than or equal to the minimum amount", "greater_than_equal");
+      throw RequestValidationError.field(
+        [...loc, "maximum_amount"],
+        "must be greater than or equal to the minimum amount",
+        "greater_than_equal",
+      );
     }
     const preset = price.preset_amount ?? null;
     if (preset !== null) {
       if (!payable(preset) || preset < price.minimum_amount) {
-        throw RequestValidationError.field([...loc, "preset_amount"], "must be 0 or between the minimum and maximum amounts", "greater_than_equal");
+        throw RequestValidationError.field(
+          [...loc, "preset_amount"],
+          "must be 0 or between the minimum and maximum amounts",
+          "greater_than_equal",
+        );
       }
-      if (max !== null && preset > max) throw RequestValidationError.field([...loc, "preset_amount"], "must not be greater than the maximum amount", "less_than_equal");
+      if (max !== null && preset > max)
+        throw RequestValidationError.field(
+          [...loc, "preset_amount"],
+          "must not be greater than the maximum amount",
+          "less_than_equal",
+        );
     }
   }
 }
@@ -121,27 +279,49 @@ export interface PriceSetItem {
 const STATIC = new Set(["fixed", "custom", "free"]);
 
 /** Rules on the whole set of a product's active prices (kept and new together). */
-export function checkPriceSet(items: PriceSetItem[], recurring: boolean, loc: (string | number)[]): void {
-  if (items.length === 0) throw RequestValidationError.field(loc, "A product needs at least one price.", "too_short");
+export function checkPriceSet(
+  items: PriceSetItem[],
+  recurring: boolean,
+  loc: (string | number)[],
+): void {
+  if (items.length === 0)
+    throw RequestValidationError.field(loc, "A product needs at least one price.", "too_short");
   const staticPerCurrency = new Set<string>();
   const meteredPerCurrency = new Set<string>();
   for (const item of items) {
     if (STATIC.has(item.amountType)) {
       if (staticPerCurrency.has(item.currency)) {
-        throw RequestValidationError.field(item.loc, `A product may have only one fixed, custom or free price per currency (${item.currency}).`);
+        throw RequestValidationError.field(
+          item.loc,
+          `A product may have only one fixed, custom or free price per currency (${item.currency}).`,
+        );
       }
       staticPerCurrency.add(item.currency);
     } else if (item.amountType === "metered_unit") {
-      if (!recurring) throw RequestValidationError.field([...item.loc, "amount_type"], "Metered prices are only allowed on recurring products.");
+      if (!recurring)
+        throw RequestValidationError.field(
+          [...item.loc, "amount_type"],
+          "Metered prices are only allowed on recurring products.",
+        );
       const key = `${item.meterId}:${item.currency}`;
-      if (meteredPerCurrency.has(key)) throw RequestValidationError.field([...item.loc, "meter_id"], "A product may have only one metered price per meter and currency.");
+      if (meteredPerCurrency.has(key))
+        throw RequestValidationError.field(
+          [...item.loc, "meter_id"],
+          "A product may have only one metered price per meter and currency.",
+        );
       meteredPerCurrency.add(key);
     }
   }
 }
 
 /** Validates new prices against the organization's meters and returns their rows, ready to insert. */
-export async function newPriceRows(db: Db, organizationId: string, productId: string, prices: { price: PriceCreate; loc: (string | number)[] }[], now: Date) {
+export async function newPriceRows(
+  db: Db,
+  organizationId: string,
+  productId: string,
+  prices: { price: PriceCreate; loc: (string | number)[] }[],
+  now: Date,
+) {
   const rows: (typeof productPrices.$inferInsert)[] = [];
   for (const { price, loc } of prices) {
     checkAmounts(price, loc);
@@ -161,7 +341,11 @@ export async function newPriceRows(db: Db, organizationId: string, productId: st
     }
     if (price.amount_type === "metered_unit") {
       const meter = await findMeter(db, [organizationId], price.meter_id);
-      if (!meter || meter.archivedAt) throw RequestValidationError.field([...loc, "meter_id"], "Meter not found in this organization.");
+      if (!meter || meter.archivedAt)
+        throw RequestValidationError.field(
+          [...loc, "meter_id"],
+          "Meter not found in this organization.",
+        );
       row.meterId = meter.id;
       row.unitAmount = price.unit_amount;
       row.capAmount = price.cap_amount ?? null;
@@ -195,7 +379,13 @@ export function priceOut(row: PriceRow, meters: Map<string, MeterRow>) {
     case "fixed":
       return { ...base, amount_type: "fixed" as const, price_amount: row.priceAmount ?? 0 };
     case "custom":
-      return { ...base, amount_type: "custom" as const, minimum_amount: row.minimumAmount ?? 0, maximum_amount: row.maximumAmount, preset_amount: row.presetAmount };
+      return {
+        ...base,
+        amount_type: "custom" as const,
+        minimum_amount: row.minimumAmount ?? 0,
+        maximum_amount: row.maximumAmount,
+        preset_amount: row.presetAmount,
+      };
     case "metered_unit": {
       const meter = row.meterId ? meters.get(row.meterId) : undefined;
       return {
@@ -205,8 +395,20 @@ export function priceOut(row: PriceRow, meters: Map<string, MeterRow>) {
         cap_amount: row.capAmount,
         meter_id: row.meterId!,
         meter: meter
-          ? { id: meter.id, name: meter.name, unit: meter.unit, custom_label: meter.customLabel, custom_multiplier: meter.customMultiplier }
-          : { id: row.meterId!, name: "", unit: "scalar", custom_label: null, custom_multiplier: null },
+          ? {
+              id: meter.id,
+              name: meter.name,
+              unit: meter.unit,
+              custom_label: meter.customLabel,
+              custom_multiplier: meter.customMultiplier,
+            }
+          : {
+              id: row.meterId!,
+              name: "",
+              unit: "scalar",
+              custom_label: null,
+              custom_multiplier: null,
+            },
       };
     }
     default:
@@ -215,7 +417,11 @@ export function priceOut(row: PriceRow, meters: Map<string, MeterRow>) {
 }
 
 /** The meters the given prices point at, looked up once each. */
-export async function metersOf(db: Db, organizationIds: readonly string[], rows: PriceRow[]): Promise<Map<string, MeterRow>> {
+export async function metersOf(
+  db: Db,
+  organizationIds: readonly string[],
+  rows: PriceRow[],
+): Promise<Map<string, MeterRow>> {
   const map = new Map<string, MeterRow>();
   for (const id of new Set(rows.map((r) => r.meterId).filter((m): m is string => m !== null))) {
     const meter = await findMeter(db, organizationIds, id);

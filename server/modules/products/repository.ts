@@ -1,8 +1,28 @@
 // SQL for products and their own tables (prices, and the links to benefits, medias and custom
 // fields), scoped to organization ids.
-import { and, asc, count, desc, eq, exists, ilike, inArray, isNotNull, isNull, notInArray, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  exists,
+  ilike,
+  inArray,
+  isNotNull,
+  isNull,
+  notInArray,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { productBenefits, productCustomFields, productMedias, productPrices, products } from "../../../db/schema/index.ts";
+import {
+  productBenefits,
+  productCustomFields,
+  productMedias,
+  productPrices,
+  products,
+} from "../../../db/schema/index.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { preparedQuery } from "../../lib/prepared.ts";
 import { containsPattern } from "../../lib/query.ts";
@@ -11,12 +31,19 @@ import type { PRODUCT_SORTS } from "./schemas.ts";
 export type ProductRow = typeof products.$inferSelect;
 export type PriceRow = typeof productPrices.$inferSelect;
 
-export async function insertProduct(db: Db, values: typeof products.$inferInsert): Promise<ProductRow> {
+export async function insertProduct(
+  db: Db,
+  values: typeof products.$inferInsert,
+): Promise<ProductRow> {
   const [row] = await db.insert(products).values(values).returning();
   return row!;
 }
 
-export async function findProduct(db: Db, organizationIds: readonly string[], id: string): Promise<ProductRow | null> {
+export async function findProduct(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<ProductRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -26,9 +53,16 @@ export async function findProduct(db: Db, organizationIds: readonly string[], id
   return row ?? null;
 }
 
-export async function findProducts(db: Db, organizationId: string, ids: string[]): Promise<ProductRow[]> {
+export async function findProducts(
+  db: Db,
+  organizationId: string,
+  ids: string[],
+): Promise<ProductRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(products).where(and(eq(products.organizationId, organizationId), inArray(products.id, ids)));
+  return db
+    .select()
+    .from(products)
+    .where(and(eq(products.organizationId, organizationId), inArray(products.id, ids)));
 }
 
 export async function productsByIds(db: Db, ids: string[]): Promise<ProductRow[]> {
@@ -36,7 +70,11 @@ export async function productsByIds(db: Db, ids: string[]): Promise<ProductRow[]
   return db.select().from(products).where(inArray(products.id, ids));
 }
 
-export async function updateProduct(db: Db, id: string, values: Partial<typeof products.$inferInsert>): Promise<ProductRow> {
+export async function updateProduct(
+  db: Db,
+  id: string,
+  values: Partial<typeof products.$inferInsert>,
+): Promise<ProductRow> {
   const [row] = await db.update(products).set(values).where(eq(products.id, id)).returning();
   return row!;
 }
@@ -72,11 +110,19 @@ export async function listProducts(
   offset: number,
 ): Promise<{ rows: ProductRow[]; total: number }> {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(products.organizationId, organizationIds), ...metadataConditions(products.metadata, filter.metadata)];
+  const conds: SQL[] = [
+    inArray(products.organizationId, organizationIds),
+    ...metadataConditions(products.metadata, filter.metadata),
+  ];
   if (filter.ids?.length) conds.push(inArray(products.id, filter.ids));
   if (filter.query) conds.push(ilike(products.name, containsPattern(filter.query)));
   if (filter.isArchived !== undefined) conds.push(eq(products.isArchived, filter.isArchived));
-  if (filter.isRecurring !== undefined) conds.push(filter.isRecurring ? isNotNull(products.recurringInterval) : isNull(products.recurringInterval));
+  if (filter.isRecurring !== undefined)
+    conds.push(
+      filter.isRecurring
+        ? isNotNull(products.recurringInterval)
+        : isNull(products.recurringInterval),
+    );
   if (filter.visibility?.length) conds.push(inArray(products.visibility, filter.visibility));
   if (filter.benefitIds?.length) {
     conds.push(
@@ -84,14 +130,27 @@ export async function listProducts(
         db
           .select({ one: sql`1` })
           .from(productBenefits)
-          .where(and(eq(productBenefits.productId, products.id), inArray(productBenefits.benefitId, filter.benefitIds))),
+          .where(
+            and(
+              eq(productBenefits.productId, products.id),
+              inArray(productBenefits.benefitId, filter.benefitIds),
+            ),
+          ),
       ),
     );
   }
   const where = and(...conds);
-  const order = sorting.map((s) => (s.desc ? sql`${SORTS[s.key]} desc nulls last` : sql`${SORTS[s.key]} asc nulls last`));
+  const order = sorting.map((s) =>
+    s.desc ? sql`${SORTS[s.key]} desc nulls last` : sql`${SORTS[s.key]} asc nulls last`,
+  );
   const [rows, [totals]] = await Promise.all([
-    db.select().from(products).where(where).orderBy(...order, asc(products.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(products)
+      .where(where)
+      .orderBy(...order, asc(products.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(products).where(where),
   ]);
   return { rows, total: totals!.n };
@@ -108,15 +167,26 @@ export async function activePricesOf(db: Db, productIds: string[]): Promise<Pric
     .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id));
 }
 
-export async function insertPrices(db: Db, rows: (typeof productPrices.$inferInsert)[]): Promise<void> {
+export async function insertPrices(
+  db: Db,
+  rows: (typeof productPrices.$inferInsert)[],
+): Promise<void> {
   if (rows.length > 0) await db.insert(productPrices).values(rows);
 }
 
 /** Archives the product's active prices except those kept; archived rows are never changed again. */
-export async function archivePricesExcept(db: Db, productId: string, keepIds: string[], now: Date): Promise<void> {
+export async function archivePricesExcept(
+  db: Db,
+  productId: string,
+  keepIds: string[],
+  now: Date,
+): Promise<void> {
   const conds = [eq(productPrices.productId, productId), eq(productPrices.isArchived, false)];
   if (keepIds.length > 0) conds.push(notInArray(productPrices.id, keepIds));
-  await db.update(productPrices).set({ isArchived: true, modifiedAt: now }).where(and(...conds));
+  await db
+    .update(productPrices)
+    .set({ isArchived: true, modifiedAt: now })
+    .where(and(...conds));
 }
 
 /** A product's own rows for display: the product, its active prices in order, and its link rows. */
@@ -136,10 +206,16 @@ type Links = Pick<ProductParts, "benefitLinks" | "mediaLinks" | "fieldLinks">;
  * product. Only the organization's products when organizationId is given. Checkout reads run it on
  * every create, so it is prepared once per number of ids (see lib/prepared.ts).
  */
-export async function productsWithParts(db: Db, ids: string[], organizationId: string | null = null): Promise<ProductParts[]> {
+export async function productsWithParts(
+  db: Db,
+  ids: string[],
+  organizationId: string | null = null,
+): Promise<ProductParts[]> {
   if (ids.length === 0) return [];
   const scoped = organizationId !== null;
-  const query = preparedQuery(db, `products.withParts:${ids.length}:${scoped}`, (d) => productsWithPartsQuery(d, ids.length, scoped));
+  const query = preparedQuery(db, `products.withParts:${ids.length}:${scoped}`, (d) =>
+    productsWithPartsQuery(d, ids.length, scoped),
+  );
   const params: Record<string, string> = Object.fromEntries(ids.map((id, i) => [`id${i}`, id]));
   if (organizationId !== null) params.organizationId = organizationId;
   const rows = await query.execute(params);
@@ -162,12 +238,20 @@ function productsWithPartsQuery(db: Db, count: number, scoped: boolean) {
     'mediaLinks', coalesce((select json_agg(json_build_object('productId', ${productMedias.productId}, 'fileId', ${productMedias.fileId}, 'order', ${productMedias.order}) order by ${productMedias.order}) from ${productMedias} where ${productMedias.productId} = ${products.id}), '[]'),
     'fieldLinks', coalesce((select json_agg(json_build_object('productId', ${productCustomFields.productId}, 'customFieldId', ${productCustomFields.customFieldId}, 'order', ${productCustomFields.order}, 'required', ${productCustomFields.required}) order by ${productCustomFields.order}) from ${productCustomFields} where ${productCustomFields.productId} = ${products.id}), '[]')
   )`;
-  const conds = [inArray(products.id, Array.from({ length: count }, (_, i) => sql.placeholder(`id${i}`)))];
+  const conds = [
+    inArray(
+      products.id,
+      Array.from({ length: count }, (_, i) => sql.placeholder(`id${i}`)),
+    ),
+  ];
   if (scoped) conds.push(eq(products.organizationId, sql.placeholder("organizationId")));
   return db
     .select({ product: products, price: productPrices, links })
     .from(products)
-    .leftJoin(productPrices, and(eq(productPrices.productId, products.id), eq(productPrices.isArchived, false)))
+    .leftJoin(
+      productPrices,
+      and(eq(productPrices.productId, products.id), eq(productPrices.isArchived, false)),
+    )
     .where(and(...conds))
     .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id))
     .prepare(`products_with_parts_${count}_${scoped}`);
@@ -177,33 +261,64 @@ function productsWithPartsQuery(db: Db, count: number, scoped: boolean) {
 
 export async function benefitLinksOf(db: Db, productIds: string[]) {
   if (productIds.length === 0) return [];
-  return db.select().from(productBenefits).where(inArray(productBenefits.productId, productIds)).orderBy(asc(productBenefits.order));
+  return db
+    .select()
+    .from(productBenefits)
+    .where(inArray(productBenefits.productId, productIds))
+    .orderBy(asc(productBenefits.order));
 }
 
 export async function setBenefits(db: Db, productId: string, benefitIds: string[]): Promise<void> {
   await db.delete(productBenefits).where(eq(productBenefits.productId, productId));
-  if (benefitIds.length > 0) await db.insert(productBenefits).values(benefitIds.map((benefitId, order) => ({ productId, benefitId, order })));
+  if (benefitIds.length > 0)
+    await db
+      .insert(productBenefits)
+      .values(benefitIds.map((benefitId, order) => ({ productId, benefitId, order })));
 }
 
 export async function mediaLinksOf(db: Db, productIds: string[]) {
   if (productIds.length === 0) return [];
-  return db.select().from(productMedias).where(inArray(productMedias.productId, productIds)).orderBy(asc(productMedias.order));
+  return db
+    .select()
+    .from(productMedias)
+    .where(inArray(productMedias.productId, productIds))
+    .orderBy(asc(productMedias.order));
 }
 
 export async function setMedias(db: Db, productId: string, fileIds: string[]): Promise<void> {
   await db.delete(productMedias).where(eq(productMedias.productId, productId));
-  if (fileIds.length > 0) await db.insert(productMedias).values(fileIds.map((fileId, order) => ({ productId, fileId, order })));
+  if (fileIds.length > 0)
+    await db
+      .insert(productMedias)
+      .values(fileIds.map((fileId, order) => ({ productId, fileId, order })));
 }
 
 export async function customFieldLinksOf(db: Db, productIds: string[]) {
   if (productIds.length === 0) return [];
-  return db.select().from(productCustomFields).where(inArray(productCustomFields.productId, productIds)).orderBy(asc(productCustomFields.order));
+  return db
+    .select()
+    .from(productCustomFields)
+    .where(inArray(productCustomFields.productId, productIds))
+    .orderBy(asc(productCustomFields.order));
 }
 
-export async function setCustomFields(db: Db, productId: string, fields: { customFieldId: string; required: boolean }[]): Promise<void> {
+export async function setCustomFields(
+  db: Db,
+  productId: string,
+  fields: { customFieldId: string; required: boolean }[],
+): Promise<void> {
   await db.delete(productCustomFields).where(eq(productCustomFields.productId, productId));
   if (fields.length > 0) {
-    await db.insert(productCustomFields).values(fields.map((f, order) => ({ productId, customFieldId: f.customFieldId, required: f.required, order })));
+    await db
+      .insert(productCustomFields)
+      .values(
+        fields.map((f, order) => ({
+          productId,
+          customFieldId: f.customFieldId,
+          required: f.required,
+          order,
+        })),
+      );
   }
 }
 

@@ -5,7 +5,12 @@ import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { productBenefitsUpdate, productCreate, productListQuery, productUpdate } from "./schemas.ts";
+import {
+  productBenefitsUpdate,
+  productCreate,
+  productListQuery,
+  productUpdate,
+} from "./schemas.ts";
 import * as service from "./service.ts";
 import type { ProductDeps } from "./service.ts";
 
@@ -15,10 +20,20 @@ export function productsRouter(deps: ProductDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/products", "/products/"], guard("products:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
-    res.json(await service.listProducts(deps, authOf(req), parseQuery(productListQuery, req), metadataQuery(req), page));
+    res.json(
+      await service.listProducts(
+        deps,
+        authOf(req),
+        parseQuery(productListQuery, req),
+        metadataQuery(req),
+        page,
+      ),
+    );
   });
   r.post(["/products", "/products/"], guard("products:write"), async (req, res) => {
-    res.status(201).json(await service.createProduct(deps, authOf(req), parseBody(productCreate, req)));
+    res
+      .status(201)
+      .json(await service.createProduct(deps, authOf(req), parseBody(productCreate, req)));
   });
   r.get("/products/:id", guard("products:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);

@@ -69,7 +69,12 @@ export interface ProductParts {
   prices: ReturnType<typeof priceOut>[];
   benefits: BenefitOut[];
   medias: FileReadOut[];
-  attached_custom_fields: { custom_field_id: string; custom_field: CustomFieldOut; order: number; required: boolean }[];
+  attached_custom_fields: {
+    custom_field_id: string;
+    custom_field: CustomFieldOut;
+    order: number;
+    required: boolean;
+  }[];
 }
 
 export function productOut(row: ProductRow, parts: ProductParts) {

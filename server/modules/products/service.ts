@@ -3,7 +3,11 @@
 // inserts the new ones, so orders keep pointing at what was paid. Every change records
 // product.created / product.updated in the same transaction.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
@@ -30,32 +34,76 @@ export interface ProductDeps {
 
 async function checkMedias(db: Db, organizationId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
-  const found = new Set((await usableFiles(db, organizationId, unique, "product_media")).map((f) => f.id));
+  const found = new Set(
+    (await usableFiles(db, organizationId, unique, "product_media")).map((f) => f.id),
+  );
   const bad = ids.findIndex((id) => !found.has(id));
-  if (bad >= 0) throw RequestValidationError.field(["body", "medias", bad], "File not found, not uploaded yet, or not a product_media file of this organization.");
+  if (bad >= 0)
+    throw RequestValidationError.field(
+      ["body", "medias", bad],
+      "File not found, not uploaded yet, or not a product_media file of this organization.",
+    );
   return unique;
 }
 
-async function checkCustomFields(db: Db, organizationId: string, items: { custom_field_id: string; required: boolean }[]) {
-  const found = new Set((await customFieldsOf(db, organizationId, items.map((i) => i.custom_field_id))).map((f) => f.id));
+async function checkCustomFields(
+  db: Db,
+  organizationId: string,
+  items: { custom_field_id: string; required: boolean }[],
+) {
+  const found = new Set(
+    (
+      await customFieldsOf(
+        db,
+        organizationId,
+        items.map((i) => i.custom_field_id),
+      )
+    ).map((f) => f.id),
+  );
   const seen = new Set<string>();
   items.forEach((item, i) => {
-    if (!found.has(item.custom_field_id)) throw RequestValidationError.field(["body", "attached_custom_fields", i, "custom_field_id"], "Custom field not found in this organization.");
-    if (seen.has(item.custom_field_id)) throw RequestValidationError.field(["body", "attached_custom_fields", i, "custom_field_id"], "This custom field is attached twice.");
+    if (!found.has(item.custom_field_id))
+      throw RequestValidationError.field(
+        ["body", "attached_custom_fields", i, "custom_field_id"],
+        "Custom field not found in this organization.",
+      );
+    if (seen.has(item.custom_field_id))
+      throw RequestValidationError.field(
+        ["body", "attached_custom_fields", i, "custom_field_id"],
+        "This custom field is attached twice.",
+      );
     seen.add(item.custom_field_id);
   });
   return items.map((i) => ({ customFieldId: i.custom_field_id, required: i.required }));
 }
 
-function checkRecurringFields(input: { recurring_interval?: string | null | undefined; recurring_interval_count?: number | null | undefined; trial_interval?: string | null | undefined; trial_interval_count?: number | null | undefined }, recurring: boolean) {
+function checkRecurringFields(
+  input: {
+    recurring_interval?: string | null | undefined;
+    recurring_interval_count?: number | null | undefined;
+    trial_interval?: string | null | undefined;
+    trial_interval_count?: number | null | undefined;
+  },
+  recurring: boolean,
+) {
   if (!recurring) {
-    if (input.recurring_interval_count != null) throw RequestValidationError.field(["body", "recurring_interval_count"], "One-time products don't have a recurring interval count.");
+    if (input.recurring_interval_count != null)
+      throw RequestValidationError.field(
+        ["body", "recurring_interval_count"],
+        "One-time products don't have a recurring interval count.",
+      );
     if (input.trial_interval != null || input.trial_interval_count != null) {
-      throw RequestValidationError.field(["body", input.trial_interval != null ? "trial_interval" : "trial_interval_count"], "Only recurring products can have a trial.");
+      throw RequestValidationError.field(
+        ["body", input.trial_interval != null ? "trial_interval" : "trial_interval_count"],
+        "Only recurring products can have a trial.",
+      );
     }
   }
   if ((input.trial_interval == null) !== (input.trial_interval_count == null)) {
-    throw RequestValidationError.field(["body", input.trial_interval == null ? "trial_interval" : "trial_interval_count"], "trial_interval and trial_interval_count go together.");
+    throw RequestValidationError.field(
+      ["body", input.trial_interval == null ? "trial_interval" : "trial_interval_count"],
+      "trial_interval and trial_interval_count go together.",
+    );
   }
 }
 
@@ -64,12 +112,28 @@ export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: 
   const recurring = input.recurring_interval != null;
   checkRecurringFields(input, recurring);
   if (input.meter_interval != null || input.meter_interval_count != null) {
-    throw RequestValidationError.field(["body", "meter_interval"], "A meter cycle separate from the billing interval is not supported yet.");
+    throw RequestValidationError.field(
+      ["body", "meter_interval"],
+      "A meter cycle separate from the billing interval is not supported yet.",
+    );
   }
   const prices = input.prices.map((price, i) => ({ price, loc: ["body", "prices", i] }));
-  checkPriceSet(prices.map(({ price, loc }) => ({ loc, amountType: price.amount_type, currency: price.price_currency, meterId: meterIdOf(price) })), recurring, ["body", "prices"]);
+  checkPriceSet(
+    prices.map(({ price, loc }) => ({
+      loc,
+      amountType: price.amount_type,
+      currency: price.price_currency,
+      meterId: meterIdOf(price),
+    })),
+    recurring,
+    ["body", "prices"],
+  );
   const medias = await checkMedias(deps.db, organizationId, input.medias ?? []);
-  const fields = await checkCustomFields(deps.db, organizationId, input.attached_custom_fields ?? []);
+  const fields = await checkCustomFields(
+    deps.db,
+    organizationId,
+    input.attached_custom_fields ?? [],
+  );
   const now = deps.clock.now();
   const priceRows = await newPriceRows(deps.db, organizationId, "", prices, now);
 
@@ -86,7 +150,10 @@ export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: 
       metadata: input.metadata ?? {},
       createdAt: now,
     });
-    await repo.insertPrices(tx, priceRows.map((p) => ({ ...p, productId: row.id })));
+    await repo.insertPrices(
+      tx,
+      priceRows.map((p) => ({ ...p, productId: row.id })),
+    );
     await repo.setMedias(tx, row.id, medias);
     await repo.setCustomFields(tx, row.id, fields);
     const data = await hydrateProduct(tx, deps.baseUrl, row);
@@ -95,9 +162,16 @@ export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: 
   });
 }
 
-const meterIdOf = (price: PriceCreate) => (price.amount_type === "metered_unit" ? price.meter_id : null);
+const meterIdOf = (price: PriceCreate) =>
+  price.amount_type === "metered_unit" ? price.meter_id : null;
 
-export async function listProducts(deps: ProductDeps, ctx: AuthContext, query: ProductListQuery, metadata: MetadataFilter, page: Pagination) {
+export async function listProducts(
+  deps: ProductDeps,
+  ctx: AuthContext,
+  query: ProductListQuery,
+  metadata: MetadataFilter,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listProducts(
     deps.db,
     organizationsForRead(ctx, query.organization_id),
@@ -127,19 +201,39 @@ export async function getProduct(deps: ProductDeps, ctx: AuthContext, id: string
   return hydrateProduct(deps.db, deps.baseUrl, await ownProduct(deps, ctx, id));
 }
 
-export async function updateProduct(deps: ProductDeps, ctx: AuthContext, id: string, input: ProductUpdate) {
+export async function updateProduct(
+  deps: ProductDeps,
+  ctx: AuthContext,
+  id: string,
+  input: ProductUpdate,
+) {
   const current = await ownProduct(deps, ctx, id);
   const organizationId = current.organizationId;
   const recurring = current.recurringInterval !== null;
   if (input.recurring_interval != null && input.recurring_interval !== current.recurringInterval) {
-    throw RequestValidationError.field(["body", "recurring_interval"], recurring ? "The recurring interval of a product cannot be changed; create a new product." : "A one-time product cannot become recurring; create a new product.");
+    throw RequestValidationError.field(
+      ["body", "recurring_interval"],
+      recurring
+        ? "The recurring interval of a product cannot be changed; create a new product."
+        : "A one-time product cannot become recurring; create a new product.",
+    );
   }
-  if (input.recurring_interval_count != null && input.recurring_interval_count !== current.recurringIntervalCount) {
-    throw RequestValidationError.field(["body", "recurring_interval_count"], "The recurring interval count of a product cannot be changed; create a new product.");
+  if (
+    input.recurring_interval_count != null &&
+    input.recurring_interval_count !== current.recurringIntervalCount
+  ) {
+    throw RequestValidationError.field(
+      ["body", "recurring_interval_count"],
+      "The recurring interval count of a product cannot be changed; create a new product.",
+    );
   }
   const trial = {
-    trial_interval: input.trial_interval === undefined ? current.trialInterval : input.trial_interval,
-    trial_interval_count: input.trial_interval_count === undefined ? current.trialIntervalCount : input.trial_interval_count,
+    trial_interval:
+      input.trial_interval === undefined ? current.trialInterval : input.trial_interval,
+    trial_interval_count:
+      input.trial_interval_count === undefined
+        ? current.trialIntervalCount
+        : input.trial_interval_count,
   };
   checkRecurringFields(trial, recurring);
 
@@ -153,18 +247,36 @@ export async function updateProduct(deps: ProductDeps, ctx: AuthContext, id: str
       const loc = ["body", "prices", i];
       if ("existing" in item) {
         const price = active.get(item.existing);
-        if (!price) throw RequestValidationError.field([...loc, "id"], "This is not an active price of the product.");
+        if (!price)
+          throw RequestValidationError.field(
+            [...loc, "id"],
+            "This is not an active price of the product.",
+          );
         keep.push(price.id);
-        return { loc, amountType: price.amountType, currency: price.priceCurrency, meterId: price.meterId };
+        return {
+          loc,
+          amountType: price.amountType,
+          currency: price.priceCurrency,
+          meterId: price.meterId,
+        };
       }
-      return { loc, amountType: item.create.amount_type, currency: item.create.price_currency, meterId: meterIdOf(item.create) };
+      return {
+        loc,
+        amountType: item.create.amount_type,
+        currency: item.create.price_currency,
+        meterId: meterIdOf(item.create),
+      };
     });
     checkPriceSet(set, recurring, ["body", "prices"]);
-    const created = items.flatMap((item, i) => ("create" in item ? [{ price: item.create, loc: ["body", "prices", i] }] : []));
+    const created = items.flatMap((item, i) =>
+      "create" in item ? [{ price: item.create, loc: ["body", "prices", i] }] : [],
+    );
     priceChange = { keep, rows: await newPriceRows(deps.db, organizationId, id, created, now) };
   }
   const medias = input.medias ? await checkMedias(deps.db, organizationId, input.medias) : null;
-  const fields = input.attached_custom_fields ? await checkCustomFields(deps.db, organizationId, input.attached_custom_fields) : null;
+  const fields = input.attached_custom_fields
+    ? await checkCustomFields(deps.db, organizationId, input.attached_custom_fields)
+    : null;
 
   const values: Parameters<typeof repo.updateProduct>[2] = { modifiedAt: now };
   if (input.name) values.name = input.name;
@@ -173,7 +285,8 @@ export async function updateProduct(deps: ProductDeps, ctx: AuthContext, id: str
   if (input.is_archived != null) values.isArchived = input.is_archived;
   if (input.metadata) values.metadata = input.metadata;
   if (input.trial_interval !== undefined) values.trialInterval = input.trial_interval;
-  if (input.trial_interval_count !== undefined) values.trialIntervalCount = input.trial_interval_count;
+  if (input.trial_interval_count !== undefined)
+    values.trialIntervalCount = input.trial_interval_count;
 
   return inTransaction(deps.db, async (tx) => {
     const row = await repo.updateProduct(tx, id, values);
@@ -189,18 +302,38 @@ export async function updateProduct(deps: ProductDeps, ctx: AuthContext, id: str
   });
 }
 
-export async function updateProductBenefits(deps: ProductDeps, ctx: AuthContext, id: string, benefitIds: string[]) {
+export async function updateProductBenefits(
+  deps: ProductDeps,
+  ctx: AuthContext,
+  id: string,
+  benefitIds: string[],
+) {
   const current = await ownProduct(deps, ctx, id);
-  const found = new Set((await benefitsOf(deps.db, current.organizationId, benefitIds)).map((b) => b.id));
+  const found = new Set(
+    (await benefitsOf(deps.db, current.organizationId, benefitIds)).map((b) => b.id),
+  );
   const bad = benefitIds.findIndex((b) => !found.has(b));
-  if (bad >= 0) throw RequestValidationError.field(["body", "benefits", bad], "Benefit not found in this organization.");
+  if (bad >= 0)
+    throw RequestValidationError.field(
+      ["body", "benefits", bad],
+      "Benefit not found in this organization.",
+    );
   return inTransaction(deps.db, async (tx) => {
     const before = (await repo.benefitLinksOf(tx, [id])).map((l) => l.benefitId);
     await repo.setBenefits(tx, id, [...new Set(benefitIds)]);
-    await revokeBenefitsRemovedFromProduct(tx, { clock: deps.clock, queue: deps.queue ?? null }, id, before.filter((b) => !benefitIds.includes(b)));
+    await revokeBenefitsRemovedFromProduct(
+      tx,
+      { clock: deps.clock, queue: deps.queue ?? null },
+      id,
+      before.filter((b) => !benefitIds.includes(b)),
+    );
     const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });
     const data = await hydrateProduct(tx, deps.baseUrl, row);
-    await recordEvent(tx, deps.clock, { organizationId: current.organizationId, type: "product.updated", data });
+    await recordEvent(tx, deps.clock, {
+      organizationId: current.organizationId,
+      type: "product.updated",
+      data,
+    });
     return data;
   });
 }

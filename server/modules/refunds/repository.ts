@@ -5,20 +5,33 @@ import { customers, refunds } from "../../../db/schema/index.ts";
 
 export type RefundRow = typeof refunds.$inferSelect;
 
-export async function insertRefund(db: Db, values: typeof refunds.$inferInsert): Promise<RefundRow> {
+export async function insertRefund(
+  db: Db,
+  values: typeof refunds.$inferInsert,
+): Promise<RefundRow> {
   const [row] = await db.insert(refunds).values(values).returning();
   return row!;
 }
 
-export async function updateRefund(db: Db, id: string, values: Partial<typeof refunds.$inferInsert>): Promise<RefundRow> {
+export async function updateRefund(
+  db: Db,
+  id: string,
+  values: Partial<typeof refunds.$inferInsert>,
+): Promise<RefundRow> {
   const [row] = await db.update(refunds).set(values).where(eq(refunds.id, id)).returning();
   return row!;
 }
 
 /** Amounts of the order's refunds still pending: reserved, so racing refunds cannot pass the total. */
-export async function pendingOfOrder(db: Db, orderId: string): Promise<{ amount: number; tax: number }> {
+export async function pendingOfOrder(
+  db: Db,
+  orderId: string,
+): Promise<{ amount: number; tax: number }> {
   const [row] = await db
-    .select({ amount: sql<string>`coalesce(sum(${refunds.amount}), 0)`, tax: sql<string>`coalesce(sum(${refunds.taxAmount}), 0)` })
+    .select({
+      amount: sql<string>`coalesce(sum(${refunds.amount}), 0)`,
+      tax: sql<string>`coalesce(sum(${refunds.taxAmount}), 0)`,
+    })
     .from(refunds)
     .where(and(eq(refunds.orderId, orderId), eq(refunds.status, "pending")));
   return { amount: Number(row?.amount ?? 0), tax: Number(row?.tax ?? 0) };
@@ -37,20 +50,38 @@ export interface RefundFilter {
 const SORTS = { created_at: refunds.createdAt, amount: refunds.amount } as const;
 export type RefundSort = keyof typeof SORTS;
 
-export async function listRefunds(db: Db, f: RefundFilter, sorting: { key: RefundSort; desc: boolean }[], limit: number, offset: number) {
+export async function listRefunds(
+  db: Db,
+  f: RefundFilter,
+  sorting: { key: RefundSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+) {
   if (f.organizationIds.length === 0) return { rows: [] as RefundRow[], total: 0 };
   const conds: SQL[] = [inArray(refunds.organizationId, f.organizationIds)];
   if (f.ids?.length) conds.push(inArray(refunds.id, f.ids));
   if (f.orderIds?.length) conds.push(inArray(refunds.orderId, f.orderIds));
   if (f.subscriptionIds?.length) conds.push(inArray(refunds.subscriptionId, f.subscriptionIds));
   if (f.customerIds?.length) conds.push(inArray(refunds.customerId, f.customerIds));
-  if (f.externalCustomerIds?.length) conds.push(inArray(refunds.customerId, sql`(select ${customers.id} from ${customers} where ${inArray(customers.externalId, f.externalCustomerIds)})`));
+  if (f.externalCustomerIds?.length)
+    conds.push(
+      inArray(
+        refunds.customerId,
+        sql`(select ${customers.id} from ${customers} where ${inArray(customers.externalId, f.externalCustomerIds)})`,
+      ),
+    );
   if (f.succeeded === true) conds.push(eq(refunds.status, "succeeded"));
   if (f.succeeded === false) conds.push(sql`${refunds.status} <> 'succeeded'`);
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [total]] = await Promise.all([
-    db.select().from(refunds).where(where).orderBy(...order, asc(refunds.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(refunds)
+      .where(where)
+      .orderBy(...order, asc(refunds.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(refunds).where(where),
   ]);
   return { rows, total: Number(total?.n ?? 0) };

@@ -13,7 +13,9 @@ export function refundsRouter(deps: service.RefundDeps, guard: Guard): Router {
     res.json(await service.listRefunds(deps, authOf(req), parseQuery(refundListQuery, req), page));
   });
   r.post(["/refunds", "/refunds/"], guard("refunds:write"), async (req, res) => {
-    res.status(201).json(await service.createRefund(deps, authOf(req), parseBody(refundCreate, req)));
+    res
+      .status(201)
+      .json(await service.createRefund(deps, authOf(req), parseBody(refundCreate, req)));
   });
   return r;
 }

@@ -5,7 +5,14 @@ import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import type { RefundRow } from "./repository.ts";
 
-export const REFUND_REASONS = ["duplicate", "fraudulent", "customer_request", "service_disruption", "satisfaction_guarantee", "other"] as const;
+export const REFUND_REASONS = [
+  "duplicate",
+  "fraudulent",
+  "customer_request",
+  "service_disruption",
+  "satisfaction_guarantee",
+  "other",
+] as const;
 
 export const refundCreate = z.object({
   order_id: z.uuid(),

@@ -31,10 +31,23 @@ export class RefundedAlready extends ApiError {
   }
 }
 
-export async function listRefunds(deps: RefundDeps, ctx: AuthContext, q: RefundListQuery, page: Pagination) {
+export async function listRefunds(
+  deps: RefundDeps,
+  ctx: AuthContext,
+  q: RefundListQuery,
+  page: Pagination,
+) {
   const { rows, total } = await repo.listRefunds(
     deps.db,
-    { organizationIds: organizationsForRead(ctx, q.organization_id), ids: q.id, orderIds: q.order_id, subscriptionIds: q.subscription_id, customerIds: q.customer_id, externalCustomerIds: q.external_customer_id, succeeded: q.succeeded },
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      ids: q.id,
+      orderIds: q.order_id,
+      subscriptionIds: q.subscription_id,
+      customerIds: q.customer_id,
+      externalCustomerIds: q.external_customer_id,
+      succeeded: q.succeeded,
+    },
     q.sorting,
     page.limit,
     offsetOf(page),
@@ -46,19 +59,31 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
   const found = await findOrderRow(deps.db, ctx.organizationIds, input.order_id);
   if (!found) throw RequestValidationError.field(["body", "order_id"], "Order not found.");
   if (input.revoke_benefits && found.subscriptionId) {
-    throw RequestValidationError.field(["body", "revoke_benefits"], "Benefits of a subscription order end with the subscription: revoke the subscription instead.");
+    throw RequestValidationError.field(
+      ["body", "revoke_benefits"],
+      "Benefits of a subscription order end with the subscription: revoke the subscription instead.",
+    );
   }
 
   const pending = await inTransaction(deps.db, async (tx) => {
     const order = (await lockOrder(tx, found.id))!;
     if (order.status === "refunded") throw new RefundedAlready();
-    if (order.status !== "paid" && order.status !== "partially_refunded") throw RequestValidationError.field(["body", "order_id"], "Only paid orders can be refunded.");
+    if (order.status !== "paid" && order.status !== "partially_refunded")
+      throw RequestValidationError.field(["body", "order_id"], "Only paid orders can be refunded.");
     const reserved = await repo.pendingOfOrder(tx, order.id);
     const left = order.netAmount - order.refundedAmount - reserved.amount;
     if (left <= 0) throw new RefundedAlready();
-    if (input.amount > left) throw RequestValidationError.field(["body", "amount"], `The amount exceeds what is left to refund on this order (${left}).`, "less_than_equal");
+    if (input.amount > left)
+      throw RequestValidationError.field(
+        ["body", "amount"],
+        `The amount exceeds what is left to refund on this order (${left}).`,
+        "less_than_equal",
+      );
     const taxLeft = order.taxAmount - order.refundedTaxAmount - reserved.tax;
-    const taxAmount = input.amount === left ? taxLeft : Math.min(taxLeft, Math.round((input.amount * order.taxAmount) / order.netAmount));
+    const taxAmount =
+      input.amount === left
+        ? taxLeft
+        : Math.min(taxLeft, Math.round((input.amount * order.taxAmount) / order.netAmount));
     const row = await repo.insertRefund(tx, {
       organizationId: order.organizationId,
       orderId: order.id,
@@ -74,27 +99,54 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
       metadata: input.metadata ?? {},
       createdAt: deps.clock.now(),
     });
-    await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type: "refund.created", data: refundOut(row) });
+    await recordEvent(tx, deps.clock, {
+      organizationId: row.organizationId,
+      type: "refund.created",
+      data: refundOut(row),
+    });
     return { row, processorPaymentId: order.processorPaymentId };
   });
 
   const result = pending.processorPaymentId
     ? await deps.processor
-        .refund({ processorPaymentId: pending.processorPaymentId, amount: pending.row.amount + pending.row.taxAmount, currency: pending.row.currency, idempotencyKey: pending.row.id })
-        .catch((err: unknown) => ({ status: "failed" as const, message: `The refund could not be processed: ${(err as Error).message}` }))
+        .refund({
+          processorPaymentId: pending.processorPaymentId,
+          amount: pending.row.amount + pending.row.taxAmount,
+          currency: pending.row.currency,
+          idempotencyKey: pending.row.id,
+        })
+        .catch((err: unknown) => ({
+          status: "failed" as const,
+          message: `The refund could not be processed: ${(err as Error).message}`,
+        }))
     : ({ status: "failed", message: "The order has no payment to refund." } as const);
 
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();
     const order = (await lockOrder(tx, pending.row.orderId))!;
-    const emit = (type: string, data: unknown) => recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
+    const emit = (type: string, data: unknown) =>
+      recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
     if (result.status === "failed") {
-      const failed = await repo.updateRefund(tx, pending.row.id, { status: "failed", failureReason: result.message, modifiedAt: now });
+      const failed = await repo.updateRefund(tx, pending.row.id, {
+        status: "failed",
+        failureReason: result.message,
+        modifiedAt: now,
+      });
       await emit("refund.updated", refundOut(failed));
       return refundOut(failed);
     }
-    const succeeded = await repo.updateRefund(tx, pending.row.id, { status: "succeeded", processorRefundId: result.processorRefundId, modifiedAt: now });
-    const updatedOrder = await recordOrderRefund(tx, order, succeeded.amount, succeeded.taxAmount, now);
+    const succeeded = await repo.updateRefund(tx, pending.row.id, {
+      status: "succeeded",
+      processorRefundId: result.processorRefundId,
+      modifiedAt: now,
+    });
+    const updatedOrder = await recordOrderRefund(
+      tx,
+      order,
+      succeeded.amount,
+      succeeded.taxAmount,
+      now,
+    );
     const orderData = (await renderOrders(tx, deps.baseUrl, [updatedOrder]))[0]!;
     await emit("refund.updated", refundOut(succeeded));
     await emit("order.refunded", orderData);

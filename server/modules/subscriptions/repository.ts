@@ -6,29 +6,51 @@ import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
-export async function insertSubscription(db: Db, values: typeof subscriptions.$inferInsert): Promise<SubscriptionRow> {
+export async function insertSubscription(
+  db: Db,
+  values: typeof subscriptions.$inferInsert,
+): Promise<SubscriptionRow> {
   const [row] = await db.insert(subscriptions).values(values).returning();
   return row!;
 }
 
-export async function findSubscription(db: Db, organizationIds: readonly string[], id: string): Promise<SubscriptionRow | null> {
+export async function findSubscription(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<SubscriptionRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
     .from(subscriptions)
-    .where(and(eq(subscriptions.id, id), inArray(subscriptions.organizationId, [...organizationIds])))
+    .where(
+      and(eq(subscriptions.id, id), inArray(subscriptions.organizationId, [...organizationIds])),
+    )
     .limit(1);
   return row ?? null;
 }
 
 /** Locks the row for the rest of the transaction, so two updates of one subscription take turns. */
 export async function lockSubscription(db: Db, id: string): Promise<SubscriptionRow | null> {
-  const [row] = await db.select().from(subscriptions).where(eq(subscriptions.id, id)).for("update").limit(1);
+  const [row] = await db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.id, id))
+    .for("update")
+    .limit(1);
   return row ?? null;
 }
 
-export async function updateSubscription(db: Db, id: string, values: Partial<typeof subscriptions.$inferInsert>): Promise<SubscriptionRow> {
-  const [row] = await db.update(subscriptions).set(values).where(eq(subscriptions.id, id)).returning();
+export async function updateSubscription(
+  db: Db,
+  id: string,
+  values: Partial<typeof subscriptions.$inferInsert>,
+): Promise<SubscriptionRow> {
+  const [row] = await db
+    .update(subscriptions)
+    .set(values)
+    .where(eq(subscriptions.id, id))
+    .returning();
   return row!;
 }
 
@@ -36,7 +58,12 @@ export async function activeOfCustomer(db: Db, customerId: string): Promise<Subs
   return db
     .select()
     .from(subscriptions)
-    .where(and(eq(subscriptions.customerId, customerId), inArray(subscriptions.status, ["active", "trialing", "past_due"])))
+    .where(
+      and(
+        eq(subscriptions.customerId, customerId),
+        inArray(subscriptions.status, ["active", "trialing", "past_due"]),
+      ),
+    )
     .orderBy(asc(subscriptions.createdAt));
 }
 
@@ -50,23 +77,47 @@ export interface SubscriptionFilter {
   metadata?: MetadataFilter | undefined;
 }
 
-const SORTS = { created_at: subscriptions.createdAt, started_at: subscriptions.startedAt, current_period_end: subscriptions.currentPeriodEnd, amount: subscriptions.amount, status: subscriptions.status } as const;
+const SORTS = {
+  created_at: subscriptions.createdAt,
+  started_at: subscriptions.startedAt,
+  current_period_end: subscriptions.currentPeriodEnd,
+  amount: subscriptions.amount,
+  status: subscriptions.status,
+} as const;
 export type SubscriptionSort = keyof typeof SORTS;
 
-export async function listSubscriptions(db: Db, f: SubscriptionFilter, sorting: { key: SubscriptionSort; desc: boolean }[], limit: number, offset: number) {
+export async function listSubscriptions(
+  db: Db,
+  f: SubscriptionFilter,
+  sorting: { key: SubscriptionSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+) {
   if (f.organizationIds.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inArray(subscriptions.organizationId, f.organizationIds)];
   if (f.productIds?.length) conds.push(inArray(subscriptions.productId, f.productIds));
   if (f.customerIds?.length) conds.push(inArray(subscriptions.customerId, f.customerIds));
   if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
-  if (f.active !== undefined) conds.push(f.active ? inArray(subscriptions.status, ["active", "trialing", "past_due"]) : inArray(subscriptions.status, ["canceled", "incomplete_expired", "unpaid"]));
-  if (f.cancelAtPeriodEnd !== undefined) conds.push(eq(subscriptions.cancelAtPeriodEnd, f.cancelAtPeriodEnd));
+  if (f.active !== undefined)
+    conds.push(
+      f.active
+        ? inArray(subscriptions.status, ["active", "trialing", "past_due"])
+        : inArray(subscriptions.status, ["canceled", "incomplete_expired", "unpaid"]),
+    );
+  if (f.cancelAtPeriodEnd !== undefined)
+    conds.push(eq(subscriptions.cancelAtPeriodEnd, f.cancelAtPeriodEnd));
   const metadata = f.metadata ? metadataCondition(subscriptions.metadata, f.metadata) : undefined;
   if (metadata) conds.push(metadata);
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
-    db.select().from(subscriptions).where(where).orderBy(...order, asc(subscriptions.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(subscriptions)
+      .where(where)
+      .orderBy(...order, asc(subscriptions.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(subscriptions).where(where),
   ]);
   return { rows, total: totals!.n };

@@ -13,16 +13,35 @@ const idParams = z.object({ id: z.uuid() });
 export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard): Router {
   const r = Router();
   r.get(["/subscriptions", "/subscriptions/"], guard("subscriptions:read"), async (req, res) => {
-    res.json(await service.listSubscriptions(deps, authOf(req), parseQuery(subscriptionListQuery, req), parseQuery(paginationQuery, req), metadataQuery(req)));
+    res.json(
+      await service.listSubscriptions(
+        deps,
+        authOf(req),
+        parseQuery(subscriptionListQuery, req),
+        parseQuery(paginationQuery, req),
+        metadataQuery(req),
+      ),
+    );
   });
   r.get("/subscriptions/:id", guard("subscriptions:read"), async (req, res) => {
     res.json(await service.getSubscription(deps, authOf(req), parseParams(idParams, req).id));
   });
   r.patch("/subscriptions/:id", guard("subscriptions:write"), async (req, res) => {
-    res.json(await service.updateSubscription(deps, authOf(req), parseParams(idParams, req).id, parseBody(subscriptionUpdate, req)));
+    res.json(
+      await service.updateSubscription(
+        deps,
+        authOf(req),
+        parseParams(idParams, req).id,
+        parseBody(subscriptionUpdate, req),
+      ),
+    );
   });
   r.delete("/subscriptions/:id", guard("subscriptions:write"), async (req, res) => {
-    res.json(await service.updateSubscription(deps, authOf(req), parseParams(idParams, req).id, { revoke: true }));
+    res.json(
+      await service.updateSubscription(deps, authOf(req), parseParams(idParams, req).id, {
+        revoke: true,
+      }),
+    );
   });
   return r;
 }

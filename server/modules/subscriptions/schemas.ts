@@ -7,9 +7,21 @@ import type { CustomerOut } from "../customers/schemas.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { SubscriptionRow } from "./repository.ts";
 
-export const CANCELLATION_REASONS = ["customer_service", "low_quality", "missing_features", "switched_service", "too_complex", "too_expensive", "unused", "other"] as const;
+export const CANCELLATION_REASONS = [
+  "customer_service",
+  "low_quality",
+  "missing_features",
+  "switched_service",
+  "too_complex",
+  "too_expensive",
+  "unused",
+  "other",
+] as const;
 
-const reason = { customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(), customer_cancellation_comment: z.string().max(2000).nullish() };
+const reason = {
+  customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullish(),
+  customer_cancellation_comment: z.string().max(2000).nullish(),
+};
 
 export const subscriptionUpdate = z.union([
   z.object({ ...reason, cancel_at_period_end: z.boolean() }).strict(),
@@ -21,10 +33,24 @@ export const subscriptionListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
   customer_id: queryList(z.uuid()).optional(),
-  status: queryList(z.enum(["incomplete", "incomplete_expired", "trialing", "active", "past_due", "canceled", "unpaid", "paused"])).optional(),
+  status: queryList(
+    z.enum([
+      "incomplete",
+      "incomplete_expired",
+      "trialing",
+      "active",
+      "past_due",
+      "canceled",
+      "unpaid",
+      "paused",
+    ]),
+  ).optional(),
   active: queryBoolean.optional(),
   cancel_at_period_end: queryBoolean.optional(),
-  sorting: sortingSchema(["created_at", "started_at", "current_period_end", "amount", "status"] as const, ["-started_at"]),
+  sorting: sortingSchema(
+    ["created_at", "started_at", "current_period_end", "amount", "status"] as const,
+    ["-started_at"],
+  ),
 });
 export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
 
@@ -65,7 +91,10 @@ export function subscriptionCore(s: SubscriptionRow) {
   };
 }
 
-export function subscriptionOut(s: SubscriptionRow, parts: { customer: CustomerOut; product: ProductOut; discount: unknown }) {
+export function subscriptionOut(
+  s: SubscriptionRow,
+  parts: { customer: CustomerOut; product: ProductOut; discount: unknown },
+) {
   return {
     ...subscriptionCore(s),
     past_due_at: null,

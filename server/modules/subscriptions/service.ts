@@ -2,7 +2,11 @@
 // end (it stays active until then), uncancel, or revoke at once. Every change records its events and
 // customer.state_changed in the same transaction. Renewal cycles come later through cycle.ts.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { assertAccessible, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  assertAccessible,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
@@ -49,10 +53,24 @@ export async function renderSubscription(db: Db, baseUrl: string, row: repo.Subs
   return (await renderSubscriptions(db, baseUrl, [row]))[0]!;
 }
 
-export async function listSubscriptions(deps: SubscriptionDeps, ctx: AuthContext, q: SubscriptionListQuery, page: Pagination, metadata: MetadataFilter = {}) {
+export async function listSubscriptions(
+  deps: SubscriptionDeps,
+  ctx: AuthContext,
+  q: SubscriptionListQuery,
+  page: Pagination,
+  metadata: MetadataFilter = {},
+) {
   const { rows, total } = await repo.listSubscriptions(
     deps.db,
-    { organizationIds: organizationsForRead(ctx, q.organization_id), productIds: q.product_id, customerIds: q.customer_id, statuses: q.status, active: q.active, cancelAtPeriodEnd: q.cancel_at_period_end, metadata },
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      productIds: q.product_id,
+      customerIds: q.customer_id,
+      statuses: q.status,
+      active: q.active,
+      cancelAtPeriodEnd: q.cancel_at_period_end,
+      metadata,
+    },
     q.sorting,
     page.limit,
     offsetOf(page),
@@ -68,38 +86,78 @@ export async function getSubscription(deps: SubscriptionDeps, ctx: AuthContext, 
 
 export class AlreadyCanceledSubscription extends ApiError {
   constructor() {
-    super(403, "AlreadyCanceledSubscription", "This subscription is already canceled or will be at the end of the period.");
+    super(
+      403,
+      "AlreadyCanceledSubscription",
+      "This subscription is already canceled or will be at the end of the period.",
+    );
   }
 }
 
 /** PATCH (cancel at period end, uncancel, or revoke) and DELETE (revoke) of the seller's API. */
-export async function updateSubscription(deps: SubscriptionDeps, ctx: AuthContext, id: string, input: SubscriptionUpdate) {
+export async function updateSubscription(
+  deps: SubscriptionDeps,
+  ctx: AuthContext,
+  id: string,
+  input: SubscriptionUpdate,
+) {
   const found = await repo.findSubscription(deps.db, ctx.organizationIds, id);
   if (!found) throw new ResourceNotFound("Subscription not found.");
   assertAccessible(ctx, found.organizationId, "Subscription not found.");
   return inTransaction(deps.db, async (tx) => {
     const s = (await repo.lockSubscription(tx, id))!;
     const now = deps.clock.now();
-    const reason = { customerCancellationReason: input.customer_cancellation_reason ?? s.customerCancellationReason, customerCancellationComment: input.customer_cancellation_comment ?? s.customerCancellationComment };
+    const reason = {
+      customerCancellationReason:
+        input.customer_cancellation_reason ?? s.customerCancellationReason,
+      customerCancellationComment:
+        input.customer_cancellation_comment ?? s.customerCancellationComment,
+    };
     const events: string[] = [];
     let updated: repo.SubscriptionRow;
     if ("revoke" in input) {
       if (s.status === "canceled") throw new AlreadyCanceledSubscription();
-      updated = await repo.updateSubscription(tx, id, { ...reason, status: "canceled", canceledAt: s.canceledAt ?? now, endsAt: now, endedAt: now, cancelAtPeriodEnd: false, modifiedAt: now });
-      events.push("subscription.updated", ...(s.cancelAtPeriodEnd ? [] : ["subscription.canceled"]), "subscription.revoked");
+      updated = await repo.updateSubscription(tx, id, {
+        ...reason,
+        status: "canceled",
+        canceledAt: s.canceledAt ?? now,
+        endsAt: now,
+        endedAt: now,
+        cancelAtPeriodEnd: false,
+        modifiedAt: now,
+      });
+      events.push(
+        "subscription.updated",
+        ...(s.cancelAtPeriodEnd ? [] : ["subscription.canceled"]),
+        "subscription.revoked",
+      );
       await revokeBenefitsForSubscription(tx, deps, updated);
     } else if (input.cancel_at_period_end) {
       if (s.status === "canceled" || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
-      updated = await repo.updateSubscription(tx, id, { ...reason, cancelAtPeriodEnd: true, canceledAt: now, endsAt: s.currentPeriodEnd, modifiedAt: now });
+      updated = await repo.updateSubscription(tx, id, {
+        ...reason,
+        cancelAtPeriodEnd: true,
+        canceledAt: now,
+        endsAt: s.currentPeriodEnd,
+        modifiedAt: now,
+      });
       events.push("subscription.updated", "subscription.canceled");
     } else {
       if (s.status === "canceled") throw new AlreadyCanceledSubscription();
       if (!s.cancelAtPeriodEnd) return renderSubscription(tx, deps.baseUrl, s);
-      updated = await repo.updateSubscription(tx, id, { cancelAtPeriodEnd: false, canceledAt: null, endsAt: null, customerCancellationReason: null, customerCancellationComment: null, modifiedAt: now });
+      updated = await repo.updateSubscription(tx, id, {
+        cancelAtPeriodEnd: false,
+        canceledAt: null,
+        endsAt: null,
+        customerCancellationReason: null,
+        customerCancellationComment: null,
+        modifiedAt: now,
+      });
       events.push("subscription.updated", "subscription.uncanceled");
     }
     const data = await renderSubscription(tx, deps.baseUrl, updated);
-    for (const type of events) await recordEvent(tx, deps.clock, { organizationId: s.organizationId, type, data });
+    for (const type of events)
+      await recordEvent(tx, deps.clock, { organizationId: s.organizationId, type, data });
     await recordCustomerState(tx, deps.clock, updated.organizationId, updated.customerId);
     return data;
   });
@@ -145,9 +203,15 @@ export async function createSubscription(tx: Db, clock: Clock, input: NewSubscri
 }
 
 /** customer.state_changed with the customer's state as it is inside this transaction. */
-export async function recordCustomerState(tx: Db, clock: Clock, organizationId: string, customerId: string): Promise<void> {
+export async function recordCustomerState(
+  tx: Db,
+  clock: Clock,
+  organizationId: string,
+  customerId: string,
+): Promise<void> {
   const state = await customerStateOf(tx, customerId);
-  if (state) await recordEvent(tx, clock, { organizationId, type: "customer.state_changed", data: state });
+  if (state)
+    await recordEvent(tx, clock, { organizationId, type: "customer.state_changed", data: state });
 }
 
 export function activeSubscriptionsOf(db: Db, customerId: string) {

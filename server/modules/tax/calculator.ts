@@ -15,7 +15,8 @@ export const noTax: TaxCalculator = { quote: () => ({ taxAmount: 0, basisPoints:
 export function rateTable(rates: Readonly<Record<string, number>>): TaxCalculator {
   return {
     quote({ netAmount, country }) {
-      if (!country) return { taxAmount: Object.keys(rates).length === 0 ? 0 : null, basisPoints: 0 };
+      if (!country)
+        return { taxAmount: Object.keys(rates).length === 0 ? 0 : null, basisPoints: 0 };
       const bp = rates[country.toUpperCase()] ?? 0;
       // Half-up rounding of a non-negative amount, in integers only.
       return { taxAmount: Math.floor((netAmount * bp + 5000) / 10000), basisPoints: bp };

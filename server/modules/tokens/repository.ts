@@ -17,12 +17,21 @@ export async function insertTokenIfAbsent(db: Db, values: typeof oat.$inferInser
 }
 
 /** Runs on every request made with a token: prepared once (see lib/prepared.ts). */
-export async function findActiveByHash(db: Db, tokenHash: string, now: Date): Promise<TokenRow | null> {
+export async function findActiveByHash(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<TokenRow | null> {
   const query = preparedQuery(db, "tokens.findActiveByHash", (d) =>
     d
       .select()
       .from(oat)
-      .where(and(eq(oat.tokenHash, sql.placeholder("tokenHash")), or(isNull(oat.expiresAt), gt(oat.expiresAt, sql.placeholder("now")))))
+      .where(
+        and(
+          eq(oat.tokenHash, sql.placeholder("tokenHash")),
+          or(isNull(oat.expiresAt), gt(oat.expiresAt, sql.placeholder("now"))),
+        ),
+      )
       .limit(1)
       .prepare("tokens_find_active_by_hash"),
   );
@@ -40,17 +49,32 @@ export async function touchLastUsed(db: Db, id: string, now: Date): Promise<void
     .where(and(eq(oat.id, id), or(isNull(oat.lastUsedAt), lt(oat.lastUsedAt, minuteAgo))));
 }
 
-export async function listTokens(db: Db, organizationIds: string[], limit: number, offset: number): Promise<{ rows: TokenRow[]; total: number }> {
+export async function listTokens(
+  db: Db,
+  organizationIds: string[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: TokenRow[]; total: number }> {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
   const where = inArray(oat.organizationId, organizationIds);
   const [rows, [totals]] = await Promise.all([
-    db.select().from(oat).where(where).orderBy(desc(oat.createdAt), desc(oat.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(oat)
+      .where(where)
+      .orderBy(desc(oat.createdAt), desc(oat.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(oat).where(where),
   ]);
   return { rows, total: totals!.n };
 }
 
-export async function findToken(db: Db, organizationIds: readonly string[], id: string): Promise<TokenRow | null> {
+export async function findToken(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<TokenRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
@@ -60,7 +84,12 @@ export async function findToken(db: Db, organizationIds: readonly string[], id: 
   return row ?? null;
 }
 
-export async function updateToken(db: Db, id: string, values: Partial<Pick<TokenRow, "comment" | "scopes">>, now: Date): Promise<TokenRow> {
+export async function updateToken(
+  db: Db,
+  id: string,
+  values: Partial<Pick<TokenRow, "comment" | "scopes">>,
+  now: Date,
+): Promise<TokenRow> {
   const [row] = await db
     .update(oat)
     .set({ ...values, modifiedAt: now })
@@ -72,4 +101,3 @@ export async function updateToken(db: Db, id: string, values: Partial<Pick<Token
 export async function deleteToken(db: Db, id: string): Promise<void> {
   await db.delete(oat).where(eq(oat.id, id));
 }
-

@@ -12,14 +12,24 @@ const idParams = z.object({ id: z.uuid() });
 
 export function tokensRouter(deps: TokenDeps, guard: Guard): Router {
   const r = Router();
-  r.get(["/organization-access-tokens", "/organization-access-tokens/"], guard(), async (req, res) => {
-    const page = parseQuery(paginationQuery, req);
-    const { organization_id } = parseQuery(tokenListQuery, req);
-    res.json(await service.listTokens(deps, authOf(req), organization_id, page));
-  });
-  r.post(["/organization-access-tokens", "/organization-access-tokens/"], guard(), async (req, res) => {
-    res.status(201).json(await service.createToken(deps, authOf(req), parseBody(tokenCreate, req)));
-  });
+  r.get(
+    ["/organization-access-tokens", "/organization-access-tokens/"],
+    guard(),
+    async (req, res) => {
+      const page = parseQuery(paginationQuery, req);
+      const { organization_id } = parseQuery(tokenListQuery, req);
+      res.json(await service.listTokens(deps, authOf(req), organization_id, page));
+    },
+  );
+  r.post(
+    ["/organization-access-tokens", "/organization-access-tokens/"],
+    guard(),
+    async (req, res) => {
+      res
+        .status(201)
+        .json(await service.createToken(deps, authOf(req), parseBody(tokenCreate, req)));
+    },
+  );
   r.patch("/organization-access-tokens/:id", guard(), async (req, res) => {
     const { id } = parseParams(idParams, req);
     res.json(await service.updateToken(deps, authOf(req), id, parseBody(tokenUpdate, req)));

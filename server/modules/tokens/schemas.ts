@@ -14,12 +14,10 @@ export function parseDuration(value: string): number | null {
   return ((((w! * 7 + d!) * 24 + h!) * 60 + min!) * 60 + s!) * 1000;
 }
 
-const expiresIn = z
-  .string()
-  .refine((v) => {
-    const ms = parseDuration(v);
-    return ms !== null && ms > 0 && ms <= 3650 * 86_400_000;
-  }, "must be an ISO 8601 duration such as P30D or PT12H, or a number of seconds, up to ten years");
+const expiresIn = z.string().refine((v) => {
+  const ms = parseDuration(v);
+  return ms !== null && ms > 0 && ms <= 3650 * 86_400_000;
+}, "must be an ISO 8601 duration such as P30D or PT12H, or a number of seconds, up to ten years");
 
 export const tokenCreate = z.object({
   organization_id: z.uuid().nullish(),

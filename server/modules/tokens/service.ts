@@ -1,6 +1,10 @@
 // Organization access tokens: created by a member for CI and servers, shown once, stored as a hash.
 import type { Db } from "../../../db/client.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
@@ -16,15 +20,24 @@ export interface TokenDeps {
 }
 
 function usersOnly(ctx: AuthContext): void {
-  if (ctx.kind !== "user") throw new NotPermitted("Organization access tokens are managed by a signed-in member, not by another token.");
+  if (ctx.kind !== "user")
+    throw new NotPermitted(
+      "Organization access tokens are managed by a signed-in member, not by another token.",
+    );
 }
 
-export async function createToken(deps: TokenDeps, ctx: AuthContext, input: z.output<typeof tokenCreate>) {
+export async function createToken(
+  deps: TokenDeps,
+  ctx: AuthContext,
+  input: z.output<typeof tokenCreate>,
+) {
   usersOnly(ctx);
   const organizationId = organizationForWrite(ctx, input.organization_id);
   const token = newToken("till_oat_");
   const now = deps.clock.now();
-  const expiresAt = input.expires_in ? new Date(now.getTime() + parseDuration(input.expires_in)!) : null;
+  const expiresAt = input.expires_in
+    ? new Date(now.getTime() + parseDuration(input.expires_in)!)
+    : null;
   const row = await repo.insertToken(deps.db, {
     organizationId,
     comment: input.comment,
@@ -40,13 +53,36 @@ export async function createToken(deps: TokenDeps, ctx: AuthContext, input: z.ou
  * Server-side seeding: a token whose secret the server derives itself (so it never needs storing in
  * clear), recorded once by its hash; calling again changes nothing.
  */
-export async function ensureOrganizationToken(deps: TokenDeps, organizationId: string, token: string, comment: string, scopes: Scope[]): Promise<void> {
-  await repo.insertTokenIfAbsent(deps.db, { organizationId, comment, scopes, tokenHash: hashToken(token), expiresAt: null, createdAt: deps.clock.now() });
+export async function ensureOrganizationToken(
+  deps: TokenDeps,
+  organizationId: string,
+  token: string,
+  comment: string,
+  scopes: Scope[],
+): Promise<void> {
+  await repo.insertTokenIfAbsent(deps.db, {
+    organizationId,
+    comment,
+    scopes,
+    tokenHash: hashToken(token),
+    expiresAt: null,
+    createdAt: deps.clock.now(),
+  });
 }
 
-export async function listTokens(deps: TokenDeps, ctx: AuthContext, filter: string | string[] | undefined, page: Pagination) {
+export async function listTokens(
+  deps: TokenDeps,
+  ctx: AuthContext,
+  filter: string | string[] | undefined,
+  page: Pagination,
+) {
   usersOnly(ctx);
-  const { rows, total } = await repo.listTokens(deps.db, organizationsForRead(ctx, filter), page.limit, offsetOf(page));
+  const { rows, total } = await repo.listTokens(
+    deps.db,
+    organizationsForRead(ctx, filter),
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(tokenOut), total, page);
 }
 
@@ -57,7 +93,12 @@ async function ownToken(deps: TokenDeps, ctx: AuthContext, id: string) {
   return row;
 }
 
-export async function updateToken(deps: TokenDeps, ctx: AuthContext, id: string, input: z.output<typeof tokenUpdate>) {
+export async function updateToken(
+  deps: TokenDeps,
+  ctx: AuthContext,
+  id: string,
+  input: z.output<typeof tokenUpdate>,
+) {
   await ownToken(deps, ctx, id);
   const values: { comment?: string; scopes?: string[] } = {};
   if (input.comment) values.comment = input.comment;

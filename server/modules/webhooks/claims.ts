@@ -40,7 +40,10 @@ export class Claims {
 
   /** Hands back every active delivery job; only for a process alone on its database, at start. */
   async recoverAll(): Promise<number> {
-    return this.#handBack(await activeJobs(this.#d.db, DELIVER_JOB, { staleOnly: false }), "its worker stopped");
+    return this.#handBack(
+      await activeJobs(this.#d.db, DELIVER_JOB, { staleOnly: false }),
+      "its worker stopped",
+    );
   }
 
   /** Keeps `held` claimed and, now and then, hands back other workers' orphans. */
@@ -48,13 +51,19 @@ export class Claims {
     const now = Date.now();
     if (now - this.#touchedAt >= TOUCH_EVERY_MS) {
       this.#touchedAt = now;
-      if (held.length > 0) await this.#d.boss.touch(DELIVER_JOB, held).catch((err: unknown) => this.#d.log.warn({ err }, "touching delivery jobs failed"));
+      if (held.length > 0)
+        await this.#d.boss
+          .touch(DELIVER_JOB, held)
+          .catch((err: unknown) => this.#d.log.warn({ err }, "touching delivery jobs failed"));
     }
     if (now - this.#sweptAt >= SWEEP_EVERY_MS) {
       this.#sweptAt = now;
       const mine = new Set(held.map((j) => j.id));
       const stale = await activeJobs(this.#d.db, DELIVER_JOB, { staleOnly: true });
-      await this.#handBack(stale.filter((j) => !mine.has(j.id)), "its worker stopped sending heartbeats");
+      await this.#handBack(
+        stale.filter((j) => !mine.has(j.id)),
+        "its worker stopped sending heartbeats",
+      );
     }
   }
 
@@ -72,15 +81,23 @@ export class Claims {
       const { given, eventIds } = await this.#d.db.transaction(async (tx) => {
         // No output object: through this transaction's driver (postgres.js) pg-boss's jsonb parameter
         // would go unserialized; the log line below carries the reason.
-        const result = await this.#d.boss.fail(DELIVER_JOB, spent.map(attempt), null, { db: bossDb(tx) });
+        const result = await this.#d.boss.fail(DELIVER_JOB, spent.map(attempt), null, {
+          db: bossDb(tx),
+        });
         // Only the jobs pg-boss failed: one claimed again meanwhile has a live worker.
-        const settled = new Set((result as { settled?: string[] }).settled ?? spent.map((j) => j.id));
+        const settled = new Set(
+          (result as { settled?: string[] }).settled ?? spent.map((j) => j.id),
+        );
         const failed = spent.filter((j) => settled.has(j.id));
         const ids = failed.flatMap((j) => (j.eventId ? [j.eventId] : []));
         await endPending(tx, ids, "failed", this.#d.clock.now());
         return { given: failed.length, eventIds: ids };
       });
-      if (given > 0) this.#d.log.error({ count: given, eventIds }, `webhook deliveries given up: ${why}, ${RETRY_LIMIT + 1} times`);
+      if (given > 0)
+        this.#d.log.error(
+          { count: given, eventIds },
+          `webhook deliveries given up: ${why}, ${RETRY_LIMIT + 1} times`,
+        );
     }
     return jobs.length;
   }

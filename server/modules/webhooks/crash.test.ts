@@ -17,7 +17,9 @@ afterAll(async () => {
 });
 
 describe(`till serve killed with deliveries queued (${usingPostgres() ? "PostgreSQL" : "PGlite data dir"})`, () => {
-  it("SIGKILL with 500 events queued, restart: every event is delivered, none lost", { timeout: 180_000 }, async () => {
+  it("SIGKILL with 500 events queued, restart: every event is delivered, none lost", {
+    timeout: 180_000,
+  }, async () => {
     let secret = "";
     const receiver = await startReceiver({
       secretFor: (p) => (p === "/crash" ? secret : undefined),
@@ -46,12 +48,22 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
       children.push(first);
       const user = await signUp(first.url);
       const org = await createOrganization(first.url, user);
-      const token = await createAccessToken(first.url, user, org.id, ["webhooks:write", "organizations:write"]);
-      const ep = await api(first.url, "/v1/webhooks/endpoints", { token, body: { url: `${receiver.url}/crash`, format: "raw", events: ["organization.updated"] } });
+      const token = await createAccessToken(first.url, user, org.id, [
+        "webhooks:write",
+        "organizations:write",
+      ]);
+      const ep = await api(first.url, "/v1/webhooks/endpoints", {
+        token,
+        body: { url: `${receiver.url}/crash`, format: "raw", events: ["organization.updated"] },
+      });
       expect(ep.status).toBe(201);
       secret = ep.body.secret;
       for (let i = 0; i < 500; i++) {
-        const res = await api(first.url, `/v1/organizations/${org.id}`, { method: "PATCH", token, body: { website: `https://u${i}.test` } });
+        const res = await api(first.url, `/v1/organizations/${org.id}`, {
+          method: "PATCH",
+          token,
+          body: { website: `https://u${i}.test` },
+        });
         expect(res.status).toBe(200);
       }
       const beforeKill = new Set(receiver.receipts.map((r) => r.id)).size;
@@ -66,11 +78,19 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
       const second = await spawnTillServer("serve", env, cwd);
       children.push(second);
       const restartedAt = Date.now();
-      await waitFor(() => new Set(receiver.receipts.map((r) => r.id)).size >= 500, 120_000, "all 500 events delivered after restart");
+      await waitFor(
+        () => new Set(receiver.receipts.map((r) => r.id)).size >= 500,
+        120_000,
+        "all 500 events delivered after restart",
+      );
       const doneAt = Date.now();
       const sentAgain = receiver.receipts.length - 500;
-      console.log(`delivered before kill ${beforeKill}; restarted ${restartedAt - killedAt} ms after the kill, the rest took ${doneAt - restartedAt} ms (${doneAt - killedAt} ms after the kill); ${sentAgain} sent again`);
-      const sites = new Set(receiver.receipts.map((r) => JSON.parse(r.body).data.website as string));
+      console.log(
+        `delivered before kill ${beforeKill}; restarted ${restartedAt - killedAt} ms after the kill, the rest took ${doneAt - restartedAt} ms (${doneAt - killedAt} ms after the kill); ${sentAgain} sent again`,
+      );
+      const sites = new Set(
+        receiver.receipts.map((r) => JSON.parse(r.body).data.website as string),
+      );
       expect(sites.size).toBe(500);
       for (let i = 0; i < 500; i++) expect(sites.has(`https://u${i}.test`)).toBe(true);
       expect(receiver.receipts.every((r) => r.standardOk && r.polarOk)).toBe(true);
@@ -85,7 +105,11 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
         byId.set(r.id, r.body);
       }
       expect(byId.size).toBe(500);
-      const log = await api(second.url, `/v1/webhooks/deliveries?endpoint_id=${ep.body.id}&succeeded=true&limit=1`, { token });
+      const log = await api(
+        second.url,
+        `/v1/webhooks/deliveries?endpoint_id=${ep.body.id}&succeeded=true&limit=1`,
+        { token },
+      );
       // Each event's successful attempt is recorded exactly once, re-sent ones included.
       expect(log.body.pagination.total_count).toBe(500);
       second.child.kill("SIGTERM");

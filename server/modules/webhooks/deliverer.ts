@@ -118,13 +118,22 @@ export class Deliverer {
   }
 
   async #run(): Promise<void> {
-    if (this.#d.embedded) await this.#claims.recoverAll().catch((err: unknown) => this.#d.log.error({ err }, "handing back orphaned delivery jobs failed"));
+    if (this.#d.embedded)
+      await this.#claims
+        .recoverAll()
+        .catch((err: unknown) =>
+          this.#d.log.error({ err }, "handing back orphaned delivery jobs failed"),
+        );
     while (!this.#stopped) {
       let wait = IDLE_POLL_MS;
       try {
-        await this.#claims.tend([...this.#held.values()].map((j) => ({ id: j.id, retryCount: j.retryCount })));
+        await this.#claims.tend(
+          [...this.#held.values()].map((j) => ({ id: j.id, retryCount: j.retryCount })),
+        );
         this.#unjam();
-        const roomShort = this.#maxHeld - this.#held.size < Math.min(FETCH_BATCH, this.#maxHeld / 4) && this.#held.size > 0;
+        const roomShort =
+          this.#maxHeld - this.#held.size < Math.min(FETCH_BATCH, this.#maxHeld / 4) &&
+          this.#held.size > 0;
         wait = this.#pacer.wait(Date.now(), roomShort);
         if (wait === 0) {
           const jobs = await this.#fetch();
@@ -145,12 +154,23 @@ export class Deliverer {
   async #fetch(): Promise<Job<DeliverJobData>[]> {
     const now = Date.now();
     const batchSize = Math.min(this.#maxHeld - this.#held.size, FETCH_BATCH);
-    const ignored = new Set([...this.#lanes].filter(([id, l]) => !l.blocked && l.queue.length + l.active >= (this.#breaker.failing(id) ? 1 : this.#laneCap)).map(([id]) => id));
+    const ignored = new Set(
+      [...this.#lanes]
+        .filter(
+          ([id, l]) =>
+            !l.blocked &&
+            l.queue.length + l.active >= (this.#breaker.failing(id) ? 1 : this.#laneCap),
+        )
+        .map(([id]) => id),
+    );
     const leftOut = this.#breaker.leftOut(now);
     for (const id of leftOut.ids) ignored.add(id);
     const size = Math.min(batchSize, leftOut.batchSize);
     this.#pacer.started();
-    const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, { batchSize: size, ...(ignored.size ? { ignoreGroups: [...ignored] } : {}) });
+    const jobs = await this.#d.boss.fetch<DeliverJobData>(DELIVER_JOB, {
+      batchSize: size,
+      ...(ignored.size ? { ignoreGroups: [...ignored] } : {}),
+    });
     this.#pacer.fetched(Date.now(), jobs.length, size, ignored.size);
     return jobs;
   }
@@ -169,7 +189,14 @@ export class Deliverer {
 
   async #accept(jobs: Job<DeliverJobData>[]): Promise<void> {
     const { config, clock } = this.#d;
-    const targets = new Map((await repo.loadTargets(this.#d.db, jobs.map((j) => j.data.id))).map((t) => [t.event.id, t]));
+    const targets = new Map(
+      (
+        await repo.loadTargets(
+          this.#d.db,
+          jobs.map((j) => j.data.id),
+        )
+      ).map((t) => [t.event.id, t]),
+    );
     const now = clock.now().getTime();
     for (const job of jobs) {
       const target = targets.get(job.data.id);
@@ -184,13 +211,20 @@ export class Deliverer {
       } else if (job.data.redeliver) {
         if (event.payload === null) this.#settle({ job });
         else this.#enqueue({ job, target, gatedUntil: 0 });
-      } else if (event.status !== "pending" || job.data.attempt <= event.attempts || event.payload === null) {
+      } else if (
+        event.status !== "pending" ||
+        job.data.attempt <= event.attempts ||
+        event.payload === null
+      ) {
         this.#settle({ job }); // already done, or a stale duplicate of an attempt that was recorded
       } else if (!target.endpoint.enabled) {
         this.#settle({ job, skip: event.id });
       } else {
         // Only a first attempt waits for older events, and only for a bounded time.
-        const gatedUntil = job.data.attempt === 1 ? event.createdAt.getTime() + config.webhooks.fifoWaitMs - now + Date.now() : 0;
+        const gatedUntil =
+          job.data.attempt === 1
+            ? event.createdAt.getTime() + config.webhooks.fifoWaitMs - now + Date.now()
+            : 0;
         this.#enqueue({ job, target, gatedUntil });
       }
     }
@@ -205,7 +239,8 @@ export class Deliverer {
       return;
     }
     let lane = this.#lanes.get(id);
-    if (!lane) this.#lanes.set(id, (lane = { queue: [], active: 0, clearBelow: 0, blocked: false }));
+    if (!lane)
+      this.#lanes.set(id, (lane = { queue: [], active: 0, clearBelow: 0, blocked: false }));
     this.#held.set(item.target.event.id, item.job);
     // Keep the lane in outbox order even when a later fetch brings an older event.
     let at = lane.queue.length;
@@ -273,7 +308,12 @@ export class Deliverer {
       if (attempt >= config.webhooks.maxAttempts) status = "failed";
       else {
         status = "pending";
-        next = { data: { id: event.id, attempt: attempt + 1 }, group: { id: endpoint.id }, priority: priorityOf(event.seq), startAfter: new Date(Date.now() + retryDelayMs(config.webhooks.retryBaseMs, attempt)) };
+        next = {
+          data: { id: event.id, attempt: attempt + 1 },
+          group: { id: endpoint.id },
+          priority: priorityOf(event.seq),
+          startAfter: new Date(Date.now() + retryDelayMs(config.webhooks.retryBaseMs, attempt)),
+        };
       }
     }
     const record: AttemptRecord = {
@@ -314,7 +354,8 @@ export class Deliverer {
           blocked ||= lane.blocked;
         }
         this.#pump();
-        if (blocked && this.#toVerify.size > 0) await new Promise((r) => setTimeout(r, FIFO_RECHECK_MS));
+        if (blocked && this.#toVerify.size > 0)
+          await new Promise((r) => setTimeout(r, FIFO_RECHECK_MS));
       }
     } catch (err) {
       this.#d.log.error({ err }, "checking webhook order failed");
@@ -338,7 +379,15 @@ export class Deliverer {
 
   /** Hands an event not yet started back to the queue, due at `at`. */
   #release({ job, target }: Pick<Item, "job" | "target">, at: number): void {
-    this.#settle({ job, next: { data: job.data, group: { id: target.endpoint.id }, priority: priorityOf(target.event.seq), startAfter: new Date(at) } });
+    this.#settle({
+      job,
+      next: {
+        data: job.data,
+        group: { id: target.endpoint.id },
+        priority: priorityOf(target.event.seq),
+        startAfter: new Date(at),
+      },
+    });
   }
 
   #noteHealth(endpointId: string, ok: boolean): void {
@@ -359,7 +408,8 @@ export class Deliverer {
 
   async #flush(): Promise<void> {
     // Let the attempts finishing together share one transaction.
-    if (this.#outcomes.length < FLUSH_BATCH && !this.#stopped) await new Promise((r) => setTimeout(r, FLUSH_WINDOW_MS));
+    if (this.#outcomes.length < FLUSH_BATCH && !this.#stopped)
+      await new Promise((r) => setTimeout(r, FLUSH_WINDOW_MS));
     while (this.#outcomes.length > 0) {
       const batch = this.#outcomes.splice(0, 500);
       const records = batch.flatMap((o) => (o.record ? [o.record] : []));
@@ -367,18 +417,31 @@ export class Deliverer {
       try {
         await inTransaction(this.#d.db, async (tx) => {
           await repo.recordAttempts(tx, records);
-          await repo.endPending(tx, batch.flatMap((o) => (o.skip ? [o.skip] : [])), "skipped", now);
+          await repo.endPending(
+            tx,
+            batch.flatMap((o) => (o.skip ? [o.skip] : [])),
+            "skipped",
+            now,
+          );
           const db = repo.bossDb(tx);
           const next = batch.flatMap((o) => (o.next ? [o.next] : []));
           if (next.length > 0) await this.#d.boss.insert(DELIVER_JOB, next, { db });
-          await this.#d.boss.complete(DELIVER_JOB, batch.map((o) => ({ id: o.job.id, retryCount: o.job.retryCount })), null, { db });
+          await this.#d.boss.complete(
+            DELIVER_JOB,
+            batch.map((o) => ({ id: o.job.id, retryCount: o.job.retryCount })),
+            null,
+            { db },
+          );
         });
       } catch (err) {
         // The jobs stay active and come back after they expire; the attempts will be made again.
         this.#d.log.error({ err, count: batch.length }, "recording webhook attempts failed");
       }
-      for (const o of batch) if (this.#held.get(o.job.data.id) === o.job) this.#held.delete(o.job.data.id);
-      const failedEndpoints = new Set(records.filter((r) => r.status === "failed").map((r) => r.endpointId));
+      for (const o of batch)
+        if (this.#held.get(o.job.data.id) === o.job) this.#held.delete(o.job.data.id);
+      const failedEndpoints = new Set(
+        records.filter((r) => r.status === "failed").map((r) => r.endpointId),
+      );
       for (const endpointId of failedEndpoints) await disableIfFailing(this.#d, endpointId);
     }
     if (!this.#stopped) this.kick();

@@ -3,7 +3,14 @@
 import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { fromDrizzle, type Db as BossDb, type DrizzleTransactionLike } from "pg-boss";
 import type { Db } from "../../../db/client.ts";
-import { member, user, webhookDeliveries, webhookEndpointEvents, webhookEndpoints, webhookEvents } from "../../../db/schema/index.ts";
+import {
+  member,
+  user,
+  webhookDeliveries,
+  webhookEndpointEvents,
+  webhookEndpoints,
+  webhookEvents,
+} from "../../../db/schema/index.ts";
 import type { EndpointEventStatus } from "../../../db/schema/index.ts";
 import type { EventPayload } from "./events.ts";
 import type { EndpointEventRow, EndpointRow } from "./repository.ts";
@@ -20,7 +27,13 @@ export interface OutboxRow {
 export async function claimUndispatched(tx: Db, limit: number): Promise<OutboxRow[]> {
   const e = webhookEvents;
   return tx
-    .select({ id: e.id, seq: e.seq, organizationId: e.organizationId, type: e.type, payload: e.payload })
+    .select({
+      id: e.id,
+      seq: e.seq,
+      organizationId: e.organizationId,
+      type: e.type,
+      payload: e.payload,
+    })
     .from(e)
     .where(isNull(e.dispatchedAt))
     .orderBy(e.seq)
@@ -33,16 +46,28 @@ export async function enabledEndpoints(tx: Db, organizationIds: string[]): Promi
   return tx
     .select()
     .from(webhookEndpoints)
-    .where(and(inArray(webhookEndpoints.organizationId, organizationIds), eq(webhookEndpoints.enabled, true)));
+    .where(
+      and(
+        inArray(webhookEndpoints.organizationId, organizationIds),
+        eq(webhookEndpoints.enabled, true),
+      ),
+    );
 }
 
-export async function insertEndpointEvents(tx: Db, values: (typeof webhookEndpointEvents.$inferInsert)[]): Promise<{ id: string; endpointId: string; seq: number }[]> {
+export async function insertEndpointEvents(
+  tx: Db,
+  values: (typeof webhookEndpointEvents.$inferInsert)[],
+): Promise<{ id: string; endpointId: string; seq: number }[]> {
   if (values.length === 0) return [];
   return tx
     .insert(webhookEndpointEvents)
     .values(values)
     .onConflictDoNothing()
-    .returning({ id: webhookEndpointEvents.id, endpointId: webhookEndpointEvents.endpointId, seq: webhookEndpointEvents.seq });
+    .returning({
+      id: webhookEndpointEvents.id,
+      endpointId: webhookEndpointEvents.endpointId,
+      seq: webhookEndpointEvents.seq,
+    });
 }
 
 export async function markDispatched(tx: Db, ids: string[], at: Date): Promise<void> {
@@ -68,7 +93,11 @@ export async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget
  * For each endpoint, the lowest seq among its events still waiting for a first attempt, leaving out
  * the ones this worker already holds (it sends those in order itself). One index probe per endpoint.
  */
-export async function oldestUnattempted(db: Db, endpointIds: string[], held: string[]): Promise<Map<string, number>> {
+export async function oldestUnattempted(
+  db: Db,
+  endpointIds: string[],
+  held: string[],
+): Promise<Map<string, number>> {
   if (endpointIds.length === 0) return new Map();
   // One array parameter each, not one parameter per id: hundreds of parameters cost more to parse
   // and bind than the probes themselves.
@@ -118,7 +147,10 @@ export async function recordAttempts(tx: Db, records: AttemptRecord[]): Promise<
     })),
   );
   const rows = sql.join(
-    records.map((r) => sql`(${r.eventId}::uuid, ${r.status}::text, ${r.attempt}::int, ${r.httpCode}::int, ${r.at.toISOString()}::timestamptz)`),
+    records.map(
+      (r) =>
+        sql`(${r.eventId}::uuid, ${r.status}::text, ${r.attempt}::int, ${r.httpCode}::int, ${r.at.toISOString()}::timestamptz)`,
+    ),
     sql`, `,
   );
   // A succeeded event stays succeeded (a failed redelivery does not undo it); a skipped one stays skipped.
@@ -133,16 +165,27 @@ export async function recordAttempts(tx: Db, records: AttemptRecord[]): Promise<
 }
 
 /** Ends events still pending: skipped (not to be sent), or failed (no job is left to send them). */
-export async function endPending(tx: Db, ids: string[], status: "skipped" | "failed", at: Date): Promise<void> {
+export async function endPending(
+  tx: Db,
+  ids: string[],
+  status: "skipped" | "failed",
+  at: Date,
+): Promise<void> {
   if (ids.length === 0) return;
   await tx
     .update(webhookEndpointEvents)
     .set({ status, modifiedAt: at })
-    .where(and(inArray(webhookEndpointEvents.id, ids), eq(webhookEndpointEvents.status, "pending")));
+    .where(
+      and(inArray(webhookEndpointEvents.id, ids), eq(webhookEndpointEvents.status, "pending")),
+    );
 }
 
 /** Whether the endpoint's `n` most recently completed events all failed. */
-export async function lastCompletedAllFailed(db: Db, endpointId: string, n: number): Promise<boolean> {
+export async function lastCompletedAllFailed(
+  db: Db,
+  endpointId: string,
+  n: number,
+): Promise<boolean> {
   const e = webhookEndpointEvents;
   const rows = await db
     .select({ status: e.status })
@@ -154,7 +197,11 @@ export async function lastCompletedAllFailed(db: Db, endpointId: string, n: numb
 }
 
 /** Disables an enabled endpoint and skips its pending events; null when it was not enabled. */
-export async function disableEndpoint(tx: Db, endpointId: string, at: Date): Promise<EndpointRow | null> {
+export async function disableEndpoint(
+  tx: Db,
+  endpointId: string,
+  at: Date,
+): Promise<EndpointRow | null> {
   const [row] = await tx
     .update(webhookEndpoints)
     .set({ enabled: false, modifiedAt: at })
@@ -164,7 +211,12 @@ export async function disableEndpoint(tx: Db, endpointId: string, at: Date): Pro
   await tx
     .update(webhookEndpointEvents)
     .set({ status: "skipped", modifiedAt: at })
-    .where(and(eq(webhookEndpointEvents.endpointId, endpointId), eq(webhookEndpointEvents.status, "pending")));
+    .where(
+      and(
+        eq(webhookEndpointEvents.endpointId, endpointId),
+        eq(webhookEndpointEvents.status, "pending"),
+      ),
+    );
   return row;
 }
 
@@ -178,11 +230,17 @@ export async function memberEmails(db: Db, organizationId: string): Promise<stri
 }
 
 /** Drops payloads older than the cutoff; the delivery log stays, marked archived. */
-export async function archiveBefore(db: Db, cutoff: Date, at: Date): Promise<{ events: number; outbox: number }> {
+export async function archiveBefore(
+  db: Db,
+  cutoff: Date,
+  at: Date,
+): Promise<{ events: number; outbox: number }> {
   const archived = await db
     .update(webhookEndpointEvents)
     .set({ payload: null, archivedAt: at })
-    .where(and(lt(webhookEndpointEvents.createdAt, cutoff), isNull(webhookEndpointEvents.archivedAt)))
+    .where(
+      and(lt(webhookEndpointEvents.createdAt, cutoff), isNull(webhookEndpointEvents.archivedAt)),
+    )
     .returning({ id: webhookEndpointEvents.id });
   const deleted = await db
     .delete(webhookEvents)
@@ -192,16 +250,30 @@ export async function archiveBefore(db: Db, cutoff: Date, at: Date): Promise<{ e
 }
 
 /** Outbox rows of an organization after a seq, for the live stream's replay. */
-export async function eventsAfter(db: Db, organizationId: string, afterSeq: number, limit: number): Promise<{ id: string; seq: number; payload: EventPayload }[]> {
+export async function eventsAfter(
+  db: Db,
+  organizationId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<{ id: string; seq: number; payload: EventPayload }[]> {
   return db
     .select({ id: webhookEvents.id, seq: webhookEvents.seq, payload: webhookEvents.payload })
     .from(webhookEvents)
-    .where(and(eq(webhookEvents.organizationId, organizationId), sql`${webhookEvents.seq} > ${afterSeq}`))
+    .where(
+      and(
+        eq(webhookEvents.organizationId, organizationId),
+        sql`${webhookEvents.seq} > ${afterSeq}`,
+      ),
+    )
     .orderBy(webhookEvents.seq)
     .limit(limit);
 }
 
-export async function eventBySeq(db: Db, organizationId: string, seq: number): Promise<{ id: string; seq: number; payload: EventPayload } | null> {
+export async function eventBySeq(
+  db: Db,
+  organizationId: string,
+  seq: number,
+): Promise<{ id: string; seq: number; payload: EventPayload } | null> {
   const [row] = await db
     .select({ id: webhookEvents.id, seq: webhookEvents.seq, payload: webhookEvents.payload })
     .from(webhookEvents)
@@ -211,21 +283,32 @@ export async function eventBySeq(db: Db, organizationId: string, seq: number): P
 
 export async function latestSeq(db: Db, organizationId: string): Promise<number> {
   const [row] = await db
-    .select({ seq: sql<number | null>`max(${webhookEvents.seq})`.mapWith((v) => (v === null ? 0 : Number(v))) })
+    .select({
+      seq: sql<number | null>`max(${webhookEvents.seq})`.mapWith((v) =>
+        v === null ? 0 : Number(v),
+      ),
+    })
     .from(webhookEvents)
     .where(eq(webhookEvents.organizationId, organizationId));
   return row?.seq ?? 0;
 }
 
-
 /**
  * Active jobs of a pg-boss queue, as attempts (so failing one leaves it alone if it was claimed again
  * meanwhile); with staleOnly, those whose heartbeat is older than their heartbeat interval.
  */
-export async function activeJobs(db: Db, queue: string, { staleOnly }: { staleOnly: boolean }): Promise<{ id: string; retryCount: number; eventId: string | null }[]> {
-  const stale = staleOnly ? sql`and heartbeat_seconds is not null and heartbeat_on + heartbeat_seconds * interval '1 second' < now()` : sql``;
+export async function activeJobs(
+  db: Db,
+  queue: string,
+  { staleOnly }: { staleOnly: boolean },
+): Promise<{ id: string; retryCount: number; eventId: string | null }[]> {
+  const stale = staleOnly
+    ? sql`and heartbeat_seconds is not null and heartbeat_on + heartbeat_seconds * interval '1 second' < now()`
+    : sql``;
   const rows = rowsOf<{ id: string; retry_count: number; event_id: string | null }>(
-    await db.execute(sql`select id, retry_count, data->>'id' as event_id from pgboss.job where name = ${queue} and state = 'active' ${stale} limit 5000`),
+    await db.execute(
+      sql`select id, retry_count, data->>'id' as event_id from pgboss.job where name = ${queue} and state = 'active' ${stale} limit 5000`,
+    ),
   );
   return rows.map((r) => ({ id: r.id, retryCount: Number(r.retry_count), eventId: r.event_id }));
 }

@@ -48,15 +48,26 @@ export class Sender {
       connectTimeout: this.#options.timeoutMs,
       headersTimeout: this.#options.timeoutMs,
       bodyTimeout: this.#options.timeoutMs,
-      ...(this.#options.mode === "production" ? { connect: { lookup: checkedLookup(this.#options.resolver) } } : {}),
+      ...(this.#options.mode === "production"
+        ? { connect: { lookup: checkedLookup(this.#options.resolver) } }
+        : {}),
     });
     this.#clients.set(key, client);
     return client;
   }
 
-  async send(endpointId: string, rawUrl: string, headers: Record<string, string>, body: string): Promise<AttemptResult> {
+  async send(
+    endpointId: string,
+    rawUrl: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<AttemptResult> {
     const started = performance.now();
-    const done = (httpCode: number | null, response: string | null, succeeded = false): AttemptResult => ({
+    const done = (
+      httpCode: number | null,
+      response: string | null,
+      succeeded = false,
+    ): AttemptResult => ({
       succeeded,
       httpCode,
       response,
@@ -71,8 +82,10 @@ export class Sender {
     if (this.#options.mode === "production") {
       // A literal IP never goes through lookup, so it is checked here.
       const host = url.hostname.replace(/^\[|\]$/g, "");
-      if (url.protocol !== "https:") return done(null, "Blocked: webhook URLs must use HTTPS in production");
-      if (net.isIP(host) && isBlockedAddress(host)) return done(null, `Blocked: ${host} is a private or reserved address`);
+      if (url.protocol !== "https:")
+        return done(null, "Blocked: webhook URLs must use HTTPS in production");
+      if (net.isIP(host) && isBlockedAddress(host))
+        return done(null, `Blocked: ${host} is a private or reserved address`);
     }
     const client = this.#client(`${endpointId} ${url.origin}`, url);
     try {
@@ -80,7 +93,11 @@ export class Sender {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: "POST",
-        headers: { ...headers, "content-type": "application/json", "user-agent": "till-webhooks/1" },
+        headers: {
+          ...headers,
+          "content-type": "application/json",
+          "user-agent": "till-webhooks/1",
+        },
         body,
         // Webhooks are idempotent by webhook-id, which lets a connection carry the next one early.
         idempotent: true,
@@ -91,7 +108,10 @@ export class Sender {
       return done(res.statusCode, response, ok);
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      const reason = e.name === "TimeoutError" || e.name === "AbortError" ? `Timed out after ${this.#options.timeoutMs} ms` : `${e.code ?? e.name}: ${e.message}`;
+      const reason =
+        e.name === "TimeoutError" || e.name === "AbortError"
+          ? `Timed out after ${this.#options.timeoutMs} ms`
+          : `${e.code ?? e.name}: ${e.message}`;
       return done(null, reason.slice(0, RESPONSE_LIMIT));
     }
   }

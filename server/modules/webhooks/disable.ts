@@ -18,10 +18,16 @@ export interface DisableDeps {
 export async function disableIfFailing(deps: DisableDeps, endpointId: string): Promise<void> {
   const { db, clock, config, log, mailer } = deps;
   try {
-    if (!(await repo.lastCompletedAllFailed(db, endpointId, config.webhooks.disableAfterFailures))) return;
-    const endpoint = await inTransaction(db, (tx) => repo.disableEndpoint(tx, endpointId, clock.now()));
+    if (!(await repo.lastCompletedAllFailed(db, endpointId, config.webhooks.disableAfterFailures)))
+      return;
+    const endpoint = await inTransaction(db, (tx) =>
+      repo.disableEndpoint(tx, endpointId, clock.now()),
+    );
     if (!endpoint) return;
-    log.warn({ endpointId, url: endpoint.url }, "webhook endpoint disabled after repeated failures");
+    log.warn(
+      { endpointId, url: endpoint.url },
+      "webhook endpoint disabled after repeated failures",
+    );
     for (const to of await repo.memberEmails(db, endpoint.organizationId)) {
       await mailer.send({
         kind: "webhook_endpoint_disabled",

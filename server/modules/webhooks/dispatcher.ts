@@ -64,13 +64,15 @@ export class Dispatcher {
       return;
     }
     const coalesce = this.#deps.embedded ? COALESCE_EMBEDDED_MS : COALESCE_MS;
-    this.#running = new Promise((r) => setTimeout(r, coalesce)).then(() => this.#loop()).finally(() => {
-      this.#running = null;
-      if (this.#again) {
-        this.#again = false;
-        this.kick();
-      }
-    });
+    this.#running = new Promise((r) => setTimeout(r, coalesce))
+      .then(() => this.#loop())
+      .finally(() => {
+        this.#running = null;
+        if (this.#again) {
+          this.#again = false;
+          this.kick();
+        }
+      });
   }
 
   async #loop(): Promise<void> {
@@ -90,7 +92,9 @@ export class Dispatcher {
     let jobsCreated = false;
     const n = await inTransaction(db, async (tx) => {
       if (!embedded) {
-        const [lock] = repo.rowsOf<{ ok: boolean }>(await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`));
+        const [lock] = repo.rowsOf<{ ok: boolean }>(
+          await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`),
+        );
         if (!lock?.ok) {
           this.#again = true;
           return 0;
@@ -99,11 +103,14 @@ export class Dispatcher {
       const rows = await repo.claimUndispatched(tx, BATCH);
       if (rows.length === 0) return 0;
       const now = clock.now();
-      const endpoints = await repo.enabledEndpoints(tx, [...new Set(rows.map((r) => r.organizationId))]);
+      const endpoints = await repo.enabledEndpoints(tx, [
+        ...new Set(rows.map((r) => r.organizationId)),
+      ]);
       const values: Parameters<typeof repo.insertEndpointEvents>[1] = [];
       for (const row of rows) {
         for (const endpoint of endpoints) {
-          if (endpoint.organizationId !== row.organizationId || !endpoint.events.includes(row.type)) continue;
+          if (endpoint.organizationId !== row.organizationId || !endpoint.events.includes(row.type))
+            continue;
           values.push({
             organizationId: row.organizationId,
             endpointId: endpoint.id,
@@ -117,12 +124,20 @@ export class Dispatcher {
       }
       const created = await repo.insertEndpointEvents(tx, values);
       if (created.length > 0) {
-        const jobs: JobInsert<DeliverJobData>[] = created.map((c) => ({ data: { id: c.id, attempt: 1 }, group: { id: c.endpointId }, priority: priorityOf(c.seq) }));
+        const jobs: JobInsert<DeliverJobData>[] = created.map((c) => ({
+          data: { id: c.id, attempt: 1 },
+          group: { id: c.endpointId },
+          priority: priorityOf(c.seq),
+        }));
         await boss.insert(DELIVER_JOB, jobs, { db: repo.bossDb(tx) });
         if (!embedded) await tx.execute(sql`select pg_notify(${JOBS_CHANNEL}, '')`);
         jobsCreated = true;
       }
-      await repo.markDispatched(tx, rows.map((r) => r.id), now);
+      await repo.markDispatched(
+        tx,
+        rows.map((r) => r.id),
+        now,
+      );
       return rows.length;
     });
     if (jobsCreated) embedded?.jobsCreated();

@@ -9,10 +9,23 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const KEYS = ["created_at", "modified_at", "id", "url", "name", "format", "secret", "organization_id", "events", "enabled"];
+const KEYS = [
+  "created_at",
+  "modified_at",
+  "id",
+  "url",
+  "name",
+  "format",
+  "secret",
+  "organization_id",
+  "events",
+  "enabled",
+];
 
 async function endpointCount(orgId: string): Promise<number> {
-  const [row] = await t.server.database.rows<{ n: number }>(sql`select count(*)::int as n from webhook_endpoints where organization_id = ${orgId}`);
+  const [row] = await t.server.database.rows<{ n: number }>(
+    sql`select count(*)::int as n from webhook_endpoints where organization_id = ${orgId}`,
+  );
   return row!.n;
 }
 
@@ -21,11 +34,23 @@ describe("/v1/webhooks/endpoints", () => {
     const { organization, token } = await createSeller(t.url, ["webhooks:write"]);
     const created = await api(t.url, "/v1/webhooks/endpoints", {
       token,
-      body: { url: "http://localhost:9/hook", format: "raw", events: ["order.paid", "checkout.expired", "benefit_grant.cycled"], name: "Main" },
+      body: {
+        url: "http://localhost:9/hook",
+        format: "raw",
+        events: ["order.paid", "checkout.expired", "benefit_grant.cycled"],
+        name: "Main",
+      },
     });
     expect(created.status).toBe(201);
     expect(Object.keys(created.body).sort()).toEqual([...KEYS].sort());
-    expect(created.body).toMatchObject({ url: "http://localhost:9/hook", format: "raw", name: "Main", enabled: true, organization_id: organization.id, modified_at: null });
+    expect(created.body).toMatchObject({
+      url: "http://localhost:9/hook",
+      format: "raw",
+      name: "Main",
+      enabled: true,
+      organization_id: organization.id,
+      modified_at: null,
+    });
     expect(created.body.events).toEqual(["order.paid", "checkout.expired", "benefit_grant.cycled"]);
     expect(created.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(Buffer.from(created.body.secret.slice(6), "base64")).toHaveLength(32);
@@ -41,27 +66,53 @@ describe("/v1/webhooks/endpoints", () => {
     expect(list.body.items[0].id).toBe(id);
     expect((await api(t.url, "/v1/webhooks/endpoints/", { token })).status).toBe(200);
 
-    const patched = await api(t.url, `/v1/webhooks/endpoints/${id}`, { method: "PATCH", token, body: { format: "slack", events: ["order.created"], enabled: false, name: null } });
+    const patched = await api(t.url, `/v1/webhooks/endpoints/${id}`, {
+      method: "PATCH",
+      token,
+      body: { format: "slack", events: ["order.created"], enabled: false, name: null },
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ format: "slack", events: ["order.created"], enabled: false, name: null, secret: created.body.secret });
+    expect(patched.body).toMatchObject({
+      format: "slack",
+      events: ["order.created"],
+      enabled: false,
+      name: null,
+      secret: created.body.secret,
+    });
     expect(patched.body.modified_at).toMatch(/Z$/);
 
-    const reset = await api(t.url, `/v1/webhooks/endpoints/${id}/secret`, { method: "PATCH", token });
+    const reset = await api(t.url, `/v1/webhooks/endpoints/${id}/secret`, {
+      method: "PATCH",
+      token,
+    });
     expect(reset.status).toBe(200);
     expect(reset.body.secret).toMatch(/^whsec_/);
     expect(reset.body.secret).not.toBe(created.body.secret);
 
-    expect((await api(t.url, `/v1/webhooks/endpoints/${id}`, { method: "DELETE", token })).status).toBe(204);
+    expect(
+      (await api(t.url, `/v1/webhooks/endpoints/${id}`, { method: "DELETE", token })).status,
+    ).toBe(204);
     expect((await api(t.url, `/v1/webhooks/endpoints/${id}`, { token })).status).toBe(404);
   });
 
   it("accepts every event type of the contract, including checkout.expired", async () => {
     const { token } = await createSeller(t.url, ["webhooks:write"]);
     const { WEBHOOK_EVENT_TYPES } = await import("./events.ts");
-    const res = await api(t.url, "/v1/webhooks/endpoints", { token, body: { url: "http://localhost:9/all", format: "discord", events: [...WEBHOOK_EVENT_TYPES] } });
+    const res = await api(t.url, "/v1/webhooks/endpoints", {
+      token,
+      body: { url: "http://localhost:9/all", format: "discord", events: [...WEBHOOK_EVENT_TYPES] },
+    });
     expect(res.status).toBe(201);
     expect(res.body.events).toHaveLength(WEBHOOK_EVENT_TYPES.length);
-    for (const type of ["checkout.created", "order.refunded", "subscription.uncanceled", "customer.state_changed", "benefit_grant.cycled", "organization.updated", "checkout.expired"]) {
+    for (const type of [
+      "checkout.created",
+      "order.refunded",
+      "subscription.uncanceled",
+      "customer.state_changed",
+      "benefit_grant.cycled",
+      "organization.updated",
+      "checkout.expired",
+    ]) {
       expect(res.body.events).toContain(type);
     }
   });
@@ -70,7 +121,10 @@ describe("/v1/webhooks/endpoints", () => {
     const { organization, token } = await createSeller(t.url, ["webhooks:write"]);
     const cases: [unknown, (string | number)[]][] = [
       [{ url: "http://localhost:9", format: "xml", events: [] }, ["body", "format"]],
-      [{ url: "http://localhost:9", format: "raw", events: ["order.exploded"] }, ["body", "events", 0]],
+      [
+        { url: "http://localhost:9", format: "raw", events: ["order.exploded"] },
+        ["body", "events", 0],
+      ],
       [{ url: "ftp://example.com", format: "raw", events: [] }, ["body", "url"]],
       [{ url: "not a url", format: "raw", events: [] }, ["body", "url"]],
       [{ format: "raw", events: [] }, ["body", "url"]],
@@ -82,20 +136,50 @@ describe("/v1/webhooks/endpoints", () => {
     }
     expect(await endpointCount(organization.id)).toBe(0);
 
-    const ok = await api(t.url, "/v1/webhooks/endpoints", { token, body: { url: "http://localhost:9/x", format: "raw", events: [] } });
-    const bad = await api(t.url, `/v1/webhooks/endpoints/${ok.body.id}`, { method: "PATCH", token, body: { url: "gopher://x", enabled: false } });
+    const ok = await api(t.url, "/v1/webhooks/endpoints", {
+      token,
+      body: { url: "http://localhost:9/x", format: "raw", events: [] },
+    });
+    const bad = await api(t.url, `/v1/webhooks/endpoints/${ok.body.id}`, {
+      method: "PATCH",
+      token,
+      body: { url: "gopher://x", enabled: false },
+    });
     expect(bad.status).toBe(422);
-    expect((await api(t.url, `/v1/webhooks/endpoints/${ok.body.id}`, { token })).body).toEqual(ok.body);
+    expect((await api(t.url, `/v1/webhooks/endpoints/${ok.body.id}`, { token })).body).toEqual(
+      ok.body,
+    );
     expect((await api(t.url, "/v1/webhooks/endpoints/not-a-uuid", { token })).status).toBe(422);
   });
 
   it("scopes: webhooks:read lists but cannot create; another organization's endpoint is a 404; no token is a 401", async () => {
     const seller = await createSeller(t.url, ["webhooks:write"]);
-    const ep = await api(t.url, "/v1/webhooks/endpoints", { token: seller.token, body: { url: "http://localhost:9/s", format: "raw", events: [] } });
-    const reader = await createAccessToken(t.url, seller.user, seller.organization.id, ["webhooks:read"]);
-    expect((await api(t.url, "/v1/webhooks/endpoints", { token: reader })).body.items).toHaveLength(1);
-    expect((await api(t.url, "/v1/webhooks/endpoints", { token: reader, body: { url: "http://localhost:9", format: "raw", events: [] } })).status).toBe(403);
-    expect((await api(t.url, `/v1/webhooks/endpoints/${ep.body.id}`, { method: "DELETE", token: reader })).status).toBe(403);
+    const ep = await api(t.url, "/v1/webhooks/endpoints", {
+      token: seller.token,
+      body: { url: "http://localhost:9/s", format: "raw", events: [] },
+    });
+    const reader = await createAccessToken(t.url, seller.user, seller.organization.id, [
+      "webhooks:read",
+    ]);
+    expect((await api(t.url, "/v1/webhooks/endpoints", { token: reader })).body.items).toHaveLength(
+      1,
+    );
+    expect(
+      (
+        await api(t.url, "/v1/webhooks/endpoints", {
+          token: reader,
+          body: { url: "http://localhost:9", format: "raw", events: [] },
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await api(t.url, `/v1/webhooks/endpoints/${ep.body.id}`, {
+          method: "DELETE",
+          token: reader,
+        })
+      ).status,
+    ).toBe(403);
 
     const other = await createSeller(t.url, ["webhooks:write"]);
     for (const [method, path] of [
@@ -104,12 +188,21 @@ describe("/v1/webhooks/endpoints", () => {
       ["DELETE", `/v1/webhooks/endpoints/${ep.body.id}`],
       ["PATCH", `/v1/webhooks/endpoints/${ep.body.id}/secret`],
     ] as const) {
-      const res = await api(t.url, path, { method, token: other.token, ...(method === "PATCH" && !path.endsWith("secret") ? { body: { enabled: false } } : {}) });
+      const res = await api(t.url, path, {
+        method,
+        token: other.token,
+        ...(method === "PATCH" && !path.endsWith("secret") ? { body: { enabled: false } } : {}),
+      });
       expect(res.status, `${method} ${path}`).toBe(404);
       expect(res.body.error).toBe("ResourceNotFound");
     }
-    expect((await api(t.url, "/v1/webhooks/endpoints", { token: other.token })).body.items).toEqual([]);
-    expect((await api(t.url, `/v1/webhooks/endpoints/${ep.body.id}`, { token: seller.token })).body.enabled).toBe(true);
+    expect((await api(t.url, "/v1/webhooks/endpoints", { token: other.token })).body.items).toEqual(
+      [],
+    );
+    expect(
+      (await api(t.url, `/v1/webhooks/endpoints/${ep.body.id}`, { token: seller.token })).body
+        .enabled,
+    ).toBe(true);
     expect((await api(t.url, "/v1/webhooks/endpoints")).status).toBe(401);
   });
 
@@ -118,13 +211,27 @@ describe("/v1/webhooks/endpoints", () => {
     const { createOrganization } = await import("../../../test/helpers/auth.ts");
     const a = await createOrganization(t.url, user, "A");
     await createOrganization(t.url, user, "B");
-    const missing = await api(t.url, "/v1/webhooks/endpoints", { token: user.token, body: { url: "http://localhost:9", format: "raw", events: [] } });
+    const missing = await api(t.url, "/v1/webhooks/endpoints", {
+      token: user.token,
+      body: { url: "http://localhost:9", format: "raw", events: [] },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0].loc).toEqual(["body", "organization_id"]);
     const stranger = await createSeller(t.url, ["webhooks:write"]);
-    const foreign = await api(t.url, "/v1/webhooks/endpoints", { token: user.token, body: { url: "http://localhost:9", format: "raw", events: [], organization_id: stranger.organization.id } });
+    const foreign = await api(t.url, "/v1/webhooks/endpoints", {
+      token: user.token,
+      body: {
+        url: "http://localhost:9",
+        format: "raw",
+        events: [],
+        organization_id: stranger.organization.id,
+      },
+    });
     expect(foreign.status).toBe(422);
-    const ok = await api(t.url, "/v1/webhooks/endpoints", { token: user.token, body: { url: "http://localhost:9", format: "raw", events: [], organization_id: a.id } });
+    const ok = await api(t.url, "/v1/webhooks/endpoints", {
+      token: user.token,
+      body: { url: "http://localhost:9", format: "raw", events: [], organization_id: a.id },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.organization_id).toBe(a.id);
   });

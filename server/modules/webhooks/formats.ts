@@ -8,7 +8,15 @@ export function formatPayload(format: WebhookFormat, payload: EventPayload): str
   if (format === "discord") {
     return JSON.stringify({
       content: null,
-      embeds: [{ title: payload.type, description: summary, timestamp: payload.timestamp, color: 0x0062ff, footer: { text: "till" } }],
+      embeds: [
+        {
+          title: payload.type,
+          description: summary,
+          timestamp: payload.timestamp,
+          color: 0x0062ff,
+          footer: { text: "till" },
+        },
+      ],
     });
   }
   return JSON.stringify({
@@ -18,7 +26,10 @@ export function formatPayload(format: WebhookFormat, payload: EventPayload): str
 }
 
 function summarize(payload: EventPayload): string {
-  const data = payload.data && typeof payload.data === "object" ? (payload.data as Record<string, unknown>) : {};
+  const data =
+    payload.data && typeof payload.data === "object"
+      ? (payload.data as Record<string, unknown>)
+      : {};
   const parts: string[] = [];
   for (const key of ["name", "email", "status", "amount", "currency", "id"]) {
     const value = data[key];

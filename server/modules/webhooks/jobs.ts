@@ -44,7 +44,12 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
   const hub = new NotificationHub(database, log);
   const resolver = createResolver(config.webhooks.dnsServers);
   const streams = new StreamRegistry();
-  const sender = new Sender({ mode: config.mode, timeoutMs: config.webhooks.timeoutMs, resolver, pipelining: config.webhooks.pipelining });
+  const sender = new Sender({
+    mode: config.mode,
+    timeoutMs: config.webhooks.timeoutMs,
+    resolver,
+    pipelining: config.webhooks.pipelining,
+  });
   let dispatcher: Dispatcher | null = null;
   let deliverer: Deliverer | null = null;
 
@@ -53,7 +58,11 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
     queue: { retryLimit: 3, retryDelay: 60 },
     async handle() {
       const now = clock.now();
-      const result = await archiveBefore(database.db, new Date(now.getTime() - config.webhooks.retentionDays * DAY_MS), now);
+      const result = await archiveBefore(
+        database.db,
+        new Date(now.getTime() - config.webhooks.retentionDays * DAY_MS),
+        now,
+      );
       log.info(result, "archived webhook payloads past retention");
       return result;
     },
@@ -70,7 +79,13 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
       // Attempts are retried by the worker itself (its own backoff); pg-boss only retries a job
       // whose worker died before finishing it.
       // Held jobs carry a heartbeat (claims.ts), so a dead worker's jobs come back within seconds.
-      const options = { retryLimit: RETRY_LIMIT, retryDelay: 0, expireInSeconds: config.webhooks.jobExpireSeconds, heartbeatSeconds: HEARTBEAT_SECONDS, deleteAfterSeconds: 7 * 86_400 };
+      const options = {
+        retryLimit: RETRY_LIMIT,
+        retryDelay: 0,
+        expireInSeconds: config.webhooks.jobExpireSeconds,
+        heartbeatSeconds: HEARTBEAT_SECONDS,
+        deleteAfterSeconds: 7 * 86_400,
+      };
       await boss.createQueue(DELIVER_JOB, options);
       await boss.updateQueue(DELIVER_JOB, options);
       // updateQueue evicts pg-boss's cached queue row, and a cold cache is refilled through pg-boss's
@@ -82,10 +97,27 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
       // Embedded PGlite serves this process alone: orphaned jobs are handed back at start, and the
       // dispatcher hands new jobs to the deliverer directly.
       const alone = database.driver === "pglite";
-      const d = new Deliverer({ db: database.db, boss, config, clock, log, sender, mailer: deps.mailer, hub, embedded: alone });
+      const d = new Deliverer({
+        db: database.db,
+        boss,
+        config,
+        clock,
+        log,
+        sender,
+        mailer: deps.mailer,
+        hub,
+        embedded: alone,
+      });
       const embedded = alone ? { jobsCreated: () => d.jobsCreated() } : undefined;
       deliverer = d;
-      dispatcher = new Dispatcher({ db: database.db, boss, clock, log, hub, ...(embedded ? { embedded } : {}) });
+      dispatcher = new Dispatcher({
+        db: database.db,
+        boss,
+        clock,
+        log,
+        hub,
+        ...(embedded ? { embedded } : {}),
+      });
       deliverer.start();
       dispatcher.start();
     },

@@ -10,7 +10,10 @@ import { EVENTS_CHANNEL } from "./events.ts";
 /** Announced after the dispatcher created jobs, so idle delivery workers fetch at once. */
 export const JOBS_CHANNEL = "till_webhook_jobs";
 
-export type Notification = { kind: "event"; organizationId: string; seq: number } | { kind: "jobs" } | { kind: "resync" };
+export type Notification =
+  | { kind: "event"; organizationId: string; seq: number }
+  | { kind: "jobs" }
+  | { kind: "resync" };
 type Listener = (n: Notification) => void;
 
 export class NotificationHub {
@@ -55,7 +58,10 @@ export class NotificationHub {
       };
       const a = await client.listen(EVENTS_CHANNEL, this.#onEvent, onListen);
       const b = await client.listen(JOBS_CHANNEL, this.#onJobs);
-      this.#stops.push(() => a.unlisten(), () => b.unlisten());
+      this.#stops.push(
+        () => a.unlisten(),
+        () => b.unlisten(),
+      );
     } else if (pglite) {
       const a = await pglite.listen(EVENTS_CHANNEL, this.#onEvent);
       const b = await pglite.listen(JOBS_CHANNEL, this.#onJobs);

@@ -13,7 +13,10 @@ export interface OutboxEvent {
   data: unknown;
 }
 
-export type OutboxRow = Pick<typeof webhookEvents.$inferInsert, "organizationId" | "type" | "payload">;
+export type OutboxRow = Pick<
+  typeof webhookEvents.$inferInsert,
+  "organizationId" | "type" | "payload"
+>;
 
 /** The outbox row's columns, for a statement that takes them as placeholders. */
 export const outboxTable = webhookEvents;
@@ -21,7 +24,11 @@ export const outboxTable = webhookEvents;
 /** The outbox row of an event: its payload is the body of a raw delivery. */
 export function outboxRow(clock: Clock, event: OutboxEvent): OutboxRow {
   const timestamp = clock.now().toISOString();
-  return { organizationId: event.organizationId, type: event.type, payload: { type: event.type, timestamp, data: event.data } };
+  return {
+    organizationId: event.organizationId,
+    type: event.type,
+    payload: { type: event.type, timestamp, data: event.data },
+  };
 }
 
 /** The outbox row's insert, not yet run (values may be placeholders of a prepared statement). */

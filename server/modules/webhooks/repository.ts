@@ -2,7 +2,12 @@
 // caller's organization ids. The worker's queries live in delivery-repository.ts.
 import { and, count, desc, eq, gte, inArray, lt, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { webhookDeliveries, webhookEndpointEvents, webhookEndpoints, webhookListenSecrets } from "../../../db/schema/index.ts";
+import {
+  webhookDeliveries,
+  webhookEndpointEvents,
+  webhookEndpoints,
+  webhookListenSecrets,
+} from "../../../db/schema/index.ts";
 import type { DeliveryListQuery } from "./schemas.ts";
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
@@ -13,33 +18,64 @@ export interface DeliveryRecord {
   event: EndpointEventRow;
 }
 
-export async function insertEndpoint(db: Db, values: typeof webhookEndpoints.$inferInsert): Promise<EndpointRow> {
+export async function insertEndpoint(
+  db: Db,
+  values: typeof webhookEndpoints.$inferInsert,
+): Promise<EndpointRow> {
   const [row] = await db.insert(webhookEndpoints).values(values).returning();
   return row!;
 }
 
-export async function listEndpoints(db: Db, organizationIds: string[], limit: number, offset: number): Promise<{ rows: EndpointRow[]; total: number }> {
+export async function listEndpoints(
+  db: Db,
+  organizationIds: string[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: EndpointRow[]; total: number }> {
   if (organizationIds.length === 0) return { rows: [], total: 0 };
   const where = inArray(webhookEndpoints.organizationId, organizationIds);
   const [rows, [totals]] = await Promise.all([
-    db.select().from(webhookEndpoints).where(where).orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(webhookEndpoints)
+      .where(where)
+      .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ n: count() }).from(webhookEndpoints).where(where),
   ]);
   return { rows, total: totals!.n };
 }
 
-export async function findEndpoint(db: Db, organizationIds: readonly string[], id: string): Promise<EndpointRow | null> {
+export async function findEndpoint(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<EndpointRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.id, id), inArray(webhookEndpoints.organizationId, [...organizationIds])))
+    .where(
+      and(
+        eq(webhookEndpoints.id, id),
+        inArray(webhookEndpoints.organizationId, [...organizationIds]),
+      ),
+    )
     .limit(1);
   return row ?? null;
 }
 
-export async function updateEndpoint(db: Db, id: string, values: Partial<typeof webhookEndpoints.$inferInsert>): Promise<EndpointRow> {
-  const [row] = await db.update(webhookEndpoints).set(values).where(eq(webhookEndpoints.id, id)).returning();
+export async function updateEndpoint(
+  db: Db,
+  id: string,
+  values: Partial<typeof webhookEndpoints.$inferInsert>,
+): Promise<EndpointRow> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set(values)
+    .where(eq(webhookEndpoints.id, id))
+    .returning();
   return row!;
 }
 
@@ -86,22 +122,44 @@ export async function listDeliveries(
   return { rows, total: totals!.n };
 }
 
-export async function findEndpointEvent(db: Db, organizationIds: readonly string[], id: string): Promise<EndpointEventRow | null> {
+export async function findEndpointEvent(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<EndpointEventRow | null> {
   if (organizationIds.length === 0) return null;
   const [row] = await db
     .select()
     .from(webhookEndpointEvents)
-    .where(and(eq(webhookEndpointEvents.id, id), inArray(webhookEndpointEvents.organizationId, [...organizationIds])))
+    .where(
+      and(
+        eq(webhookEndpointEvents.id, id),
+        inArray(webhookEndpointEvents.organizationId, [...organizationIds]),
+      ),
+    )
     .limit(1);
   return row ?? null;
 }
 
 /** The user's listen secret for an organization, created on first use. */
-export async function listenSecret(db: Db, userId: string, organizationId: string, fresh: string): Promise<string> {
-  await db.insert(webhookListenSecrets).values({ userId, organizationId, secret: fresh }).onConflictDoNothing();
+export async function listenSecret(
+  db: Db,
+  userId: string,
+  organizationId: string,
+  fresh: string,
+): Promise<string> {
+  await db
+    .insert(webhookListenSecrets)
+    .values({ userId, organizationId, secret: fresh })
+    .onConflictDoNothing();
   const [row] = await db
     .select({ secret: webhookListenSecrets.secret })
     .from(webhookListenSecrets)
-    .where(and(eq(webhookListenSecrets.userId, userId), eq(webhookListenSecrets.organizationId, organizationId)));
+    .where(
+      and(
+        eq(webhookListenSecrets.userId, userId),
+        eq(webhookListenSecrets.organizationId, organizationId),
+      ),
+    );
   return row!.secret;
 }

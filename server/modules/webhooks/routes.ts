@@ -12,18 +12,32 @@ import type { WebhooksRuntime } from "./jobs.ts";
 
 const idParams = z.object({ id: z.uuid() });
 
-export function webhooksRouter(base: Omit<WebhookDeps, "resolver">, runtime: WebhooksRuntime, guard: Guard): Router {
+export function webhooksRouter(
+  base: Omit<WebhookDeps, "resolver">,
+  runtime: WebhooksRuntime,
+  guard: Guard,
+): Router {
   const deps: WebhookDeps = { ...base, resolver: runtime.resolver };
   const r = Router();
   r.use(streamRouter({ db: deps.db, hub: runtime.hub, streams: runtime.streams }, guard));
-  r.get(["/webhooks/endpoints", "/webhooks/endpoints/"], guard("webhooks:read"), async (req, res) => {
-    const page = parseQuery(paginationQuery, req);
-    const { organization_id } = parseQuery(endpointListQuery, req);
-    res.json(await service.listEndpoints(deps, authOf(req), organization_id, page));
-  });
-  r.post(["/webhooks/endpoints", "/webhooks/endpoints/"], guard("webhooks:write"), async (req, res) => {
-    res.status(201).json(await service.createEndpoint(deps, authOf(req), parseBody(endpointCreate, req)));
-  });
+  r.get(
+    ["/webhooks/endpoints", "/webhooks/endpoints/"],
+    guard("webhooks:read"),
+    async (req, res) => {
+      const page = parseQuery(paginationQuery, req);
+      const { organization_id } = parseQuery(endpointListQuery, req);
+      res.json(await service.listEndpoints(deps, authOf(req), organization_id, page));
+    },
+  );
+  r.post(
+    ["/webhooks/endpoints", "/webhooks/endpoints/"],
+    guard("webhooks:write"),
+    async (req, res) => {
+      res
+        .status(201)
+        .json(await service.createEndpoint(deps, authOf(req), parseBody(endpointCreate, req)));
+    },
+  );
   r.get("/webhooks/endpoints/:id", guard("webhooks:read"), async (req, res) => {
     res.json(await service.getEndpoint(deps, authOf(req), parseParams(idParams, req).id));
   });
@@ -38,10 +52,16 @@ export function webhooksRouter(base: Omit<WebhookDeps, "resolver">, runtime: Web
   r.patch("/webhooks/endpoints/:id/secret", guard("webhooks:write"), async (req, res) => {
     res.json(await service.resetSecret(deps, authOf(req), parseParams(idParams, req).id));
   });
-  r.get(["/webhooks/deliveries", "/webhooks/deliveries/"], guard("webhooks:read"), async (req, res) => {
-    const page = parseQuery(paginationQuery, req);
-    res.json(await service.listDeliveries(deps, authOf(req), parseQuery(deliveryListQuery, req), page));
-  });
+  r.get(
+    ["/webhooks/deliveries", "/webhooks/deliveries/"],
+    guard("webhooks:read"),
+    async (req, res) => {
+      const page = parseQuery(paginationQuery, req);
+      res.json(
+        await service.listDeliveries(deps, authOf(req), parseQuery(deliveryListQuery, req), page),
+      );
+    },
+  );
   r.post("/webhooks/events/:id/redeliver", guard("webhooks:write"), async (req, res) => {
     await service.redeliverEvent(deps, authOf(req), parseParams(idParams, req).id);
     res.status(202).json({});

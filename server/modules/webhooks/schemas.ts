@@ -6,8 +6,11 @@ import type { DeliveryRecord, EndpointEventRow, EndpointRow } from "./repository
 
 const eventType = z.enum(WEBHOOK_EVENT_TYPES);
 const url = z.string().min(1).max(2083);
-const oneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]));
-const booleanQuery = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+const oneOrMany = <T extends z.ZodType>(item: T) =>
+  z.union([item, z.array(item)]).transform((v) => (Array.isArray(v) ? v : [v]));
+const booleanQuery = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
 
 export const endpointCreate = z.object({
   url,

@@ -4,7 +4,11 @@
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { organizationForWrite, organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import {
+  organizationForWrite,
+  organizationsForRead,
+  type AuthContext,
+} from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
@@ -12,7 +16,13 @@ import { eventBySeq } from "./delivery-repository.ts";
 import type { EventPayload } from "./events.ts";
 import { DELIVER_JOB, type DeliverJobData } from "./job-names.ts";
 import * as repo from "./repository.ts";
-import { deliveryOut, endpointOut, type DeliveryListQuery, type EndpointCreate, type EndpointUpdate } from "./schemas.ts";
+import {
+  deliveryOut,
+  endpointOut,
+  type DeliveryListQuery,
+  type EndpointCreate,
+  type EndpointUpdate,
+} from "./schemas.ts";
 import { newWebhookSecret } from "./signing.ts";
 import { resolvedUrlProblem, type Resolver } from "./url-policy.ts";
 
@@ -44,8 +54,18 @@ export async function createEndpoint(deps: WebhookDeps, ctx: AuthContext, input:
   return endpointOut(row);
 }
 
-export async function listEndpoints(deps: WebhookDeps, ctx: AuthContext, filter: string[] | undefined, page: Pagination) {
-  const { rows, total } = await repo.listEndpoints(deps.db, organizationsForRead(ctx, filter), page.limit, offsetOf(page));
+export async function listEndpoints(
+  deps: WebhookDeps,
+  ctx: AuthContext,
+  filter: string[] | undefined,
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listEndpoints(
+    deps.db,
+    organizationsForRead(ctx, filter),
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(endpointOut), total, page);
 }
 
@@ -59,7 +79,12 @@ export async function getEndpoint(deps: WebhookDeps, ctx: AuthContext, id: strin
   return endpointOut(await ownEndpoint(deps, ctx, id));
 }
 
-export async function updateEndpoint(deps: WebhookDeps, ctx: AuthContext, id: string, input: EndpointUpdate) {
+export async function updateEndpoint(
+  deps: WebhookDeps,
+  ctx: AuthContext,
+  id: string,
+  input: EndpointUpdate,
+) {
   await ownEndpoint(deps, ctx, id);
   if (input.url) await assertUrl(deps, input.url);
   const values: Parameters<typeof repo.updateEndpoint>[2] = { modifiedAt: deps.clock.now() };
@@ -73,29 +98,58 @@ export async function updateEndpoint(deps: WebhookDeps, ctx: AuthContext, id: st
 
 export async function resetSecret(deps: WebhookDeps, ctx: AuthContext, id: string) {
   await ownEndpoint(deps, ctx, id);
-  return endpointOut(await repo.updateEndpoint(deps.db, id, { secret: newWebhookSecret(), modifiedAt: deps.clock.now() }));
+  return endpointOut(
+    await repo.updateEndpoint(deps.db, id, {
+      secret: newWebhookSecret(),
+      modifiedAt: deps.clock.now(),
+    }),
+  );
 }
 
-export async function deleteEndpoint(deps: WebhookDeps, ctx: AuthContext, id: string): Promise<void> {
+export async function deleteEndpoint(
+  deps: WebhookDeps,
+  ctx: AuthContext,
+  id: string,
+): Promise<void> {
   await ownEndpoint(deps, ctx, id);
   await repo.deleteEndpoint(deps.db, id);
 }
 
-export async function listDeliveries(deps: WebhookDeps, ctx: AuthContext, filter: DeliveryListQuery, page: Pagination) {
-  const { rows, total } = await repo.listDeliveries(deps.db, [...ctx.organizationIds], filter, page.limit, offsetOf(page));
+export async function listDeliveries(
+  deps: WebhookDeps,
+  ctx: AuthContext,
+  filter: DeliveryListQuery,
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listDeliveries(
+    deps.db,
+    [...ctx.organizationIds],
+    filter,
+    page.limit,
+    offsetOf(page),
+  );
   return pageOf(rows.map(deliveryOut), total, page);
 }
 
-export async function redeliverEvent(deps: WebhookDeps, ctx: AuthContext, id: string): Promise<void> {
+export async function redeliverEvent(
+  deps: WebhookDeps,
+  ctx: AuthContext,
+  id: string,
+): Promise<void> {
   const event = await repo.findEndpointEvent(deps.db, ctx.organizationIds, id);
   if (!event) throw new ResourceNotFound("Webhook event not found.");
-  if (event.archivedAt || event.payload === null) throw new ResourceNotFound("Webhook event is archived; its payload is no longer kept.");
+  if (event.archivedAt || event.payload === null)
+    throw new ResourceNotFound("Webhook event is archived; its payload is no longer kept.");
   if (!deps.queue) throw new ApiError(503, "ServiceUnavailable", "The job queue is not running.");
   const data: DeliverJobData = { id: event.id, attempt: 0, redeliver: true };
   await deps.queue.send(DELIVER_JOB, data);
 }
 
 /** A committed outbox event by the seq NOTIFY announced it with, for live streams of other modules. */
-export async function committedEvent(db: Db, organizationId: string, seq: number): Promise<EventPayload | null> {
+export async function committedEvent(
+  db: Db,
+  organizationId: string,
+  seq: number,
+): Promise<EventPayload | null> {
   return (await eventBySeq(db, organizationId, seq))?.payload ?? null;
 }

@@ -20,7 +20,12 @@ export function signingKeys(secret: string): SigningKeys {
 }
 
 /** The `webhook-signature` value for one message: `v1,<standard> v1,<polar>`. */
-export function signatureHeader(keys: SigningKeys, msgId: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(
+  keys: SigningKeys,
+  msgId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   const content = `${msgId}.${timestampSeconds}.${body}`;
   const a = createHmac("sha256", keys.standard).update(content).digest("base64");
   const b = createHmac("sha256", keys.polar).update(content).digest("base64");
@@ -28,7 +33,12 @@ export function signatureHeader(keys: SigningKeys, msgId: string, timestampSecon
 }
 
 /** The three headers of a signed delivery, besides content-type. */
-export function signedHeaders(keys: SigningKeys, msgId: string, timestampSeconds: number, body: string): Record<string, string> {
+export function signedHeaders(
+  keys: SigningKeys,
+  msgId: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
   return {
     "webhook-id": msgId,
     "webhook-timestamp": String(timestampSeconds),

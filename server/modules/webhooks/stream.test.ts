@@ -17,10 +17,14 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-const listen = (base: string, orgId: string, token: string, lastEventId?: string) => openSse(`${base}/v1/cli/listen/${orgId}`, token, lastEventId);
-const payloads = (c: SseClient) => c.events.slice(1).map((e) => ({ id: e.id, ...JSON.parse(JSON.parse(e.data).body) }));
+const listen = (base: string, orgId: string, token: string, lastEventId?: string) =>
+  openSse(`${base}/v1/cli/listen/${orgId}`, token, lastEventId);
+const payloads = (c: SseClient) =>
+  c.events.slice(1).map((e) => ({ id: e.id, ...JSON.parse(JSON.parse(e.data).body) }));
 const emit = (organizationId: string, n: number) =>
-  inTransaction(t.server.database.db, (tx) => recordEvent(tx, systemClock, { organizationId, type: "order.created", data: { n } }));
+  inTransaction(t.server.database.db, (tx) =>
+    recordEvent(tx, systemClock, { organizationId, type: "order.created", data: { n } }),
+  );
 
 describe("live webhook stream", () => {
   it("first message carries the listen secret (stored per user and organization); then each payload with its seq as the SSE id", async () => {
@@ -32,20 +36,40 @@ describe("live webhook stream", () => {
     expect(hello.key).toBe("connected");
     expect(hello.secret).toMatch(/^whsec_/);
     await emit(seller.organization.id, 1);
-    const patched = await api(t.url, `/v1/organizations/${seller.organization.id}`, { method: "PATCH", token: seller.user.token, body: { website: "https://s.test" } });
+    const patched = await api(t.url, `/v1/organizations/${seller.organization.id}`, {
+      method: "PATCH",
+      token: seller.user.token,
+      body: { website: "https://s.test" },
+    });
     await waitFor(() => a.events.length === 3, 5_000, "two events");
     const [first, second] = payloads(a);
     expect(first).toMatchObject({ type: "order.created", data: { n: 1 } });
-    expect(second).toMatchObject({ type: "organization.updated", data: { id: seller.organization.id, website: "https://s.test" } });
+    expect(second).toMatchObject({
+      type: "organization.updated",
+      data: { id: seller.organization.id, website: "https://s.test" },
+    });
     expect(second.data).toEqual(patched.body);
     // Each message is signed with the listen secret, as the CLI checks before forwarding.
     const { Webhook } = await import("standardwebhooks");
     const verifier = new Webhook(hello.secret.replace(/^whsec_/, ""));
     for (const e of a.events.slice(1)) {
-      const m = JSON.parse(e.data) as { webhook_id: string; timestamp: number; signature: string; body: string };
-      expect(() => verifier.verify(m.body, { "webhook-id": m.webhook_id, "webhook-timestamp": String(m.timestamp), "webhook-signature": m.signature })).not.toThrow();
+      const m = JSON.parse(e.data) as {
+        webhook_id: string;
+        timestamp: number;
+        signature: string;
+        body: string;
+      };
+      expect(() =>
+        verifier.verify(m.body, {
+          "webhook-id": m.webhook_id,
+          "webhook-timestamp": String(m.timestamp),
+          "webhook-signature": m.signature,
+        }),
+      ).not.toThrow();
     }
-    const seqs = await t.server.database.rows<{ seq: string }>(sql`select seq from webhook_events where organization_id = ${seller.organization.id} order by seq`);
+    const seqs = await t.server.database.rows<{ seq: string }>(
+      sql`select seq from webhook_events where organization_id = ${seller.organization.id} order by seq`,
+    );
     expect([first.id, second.id]).toEqual(seqs.map((r) => String(r.seq)));
     a.close();
 
@@ -78,7 +102,9 @@ describe("live webhook stream", () => {
     const seller = await createSeller(t.url, ["webhooks:read"]);
     const stranger = await createSeller(t.url, ["webhooks:read"]);
     expect((await listen(t.url, seller.organization.id, stranger.user.token)).status).toBe(404);
-    const oat = await createAccessToken(t.url, seller.user, seller.organization.id, ["webhooks:read"]);
+    const oat = await createAccessToken(t.url, seller.user, seller.organization.id, [
+      "webhooks:read",
+    ]);
     expect((await listen(t.url, seller.organization.id, oat)).status).toBe(403);
     expect((await fetch(`${t.url}/v1/cli/listen/${seller.organization.id}`)).status).toBe(401);
     expect((await listen(t.url, "not-a-uuid", seller.user.token)).status).toBe(422);
@@ -103,7 +129,11 @@ describe("live webhook stream", () => {
       let recorded!: () => void;
       const inserted = new Promise<void>((resolve) => (recorded = resolve));
       const slow = inTransaction(t.server.database.db, async (tx) => {
-        await recordEvent(tx, systemClock, { organizationId: seller.organization.id, type: "order.created", data: { n: 1 } });
+        await recordEvent(tx, systemClock, {
+          organizationId: seller.organization.id,
+          type: "order.created",
+          data: { n: 1 },
+        });
         recorded();
         await held;
       });
@@ -134,10 +164,17 @@ describe("live webhook stream", () => {
         const seller = await createSeller(t.url, ["webhooks:read"]);
         const stream = await listen(t.url, seller.organization.id, seller.user.token);
         await waitFor(() => stream.events.length >= 1, 5_000, "connected to A");
-        const patched = await api(b.url, `/v1/organizations/${seller.organization.id}`, { method: "PATCH", token: seller.user.token, body: { website: "https://from-b.test" } });
+        const patched = await api(b.url, `/v1/organizations/${seller.organization.id}`, {
+          method: "PATCH",
+          token: seller.user.token,
+          body: { website: "https://from-b.test" },
+        });
         expect(patched.status).toBe(200);
         await waitFor(() => stream.events.length === 2, 5_000, "event from B on A");
-        expect(payloads(stream)[0]).toMatchObject({ type: "organization.updated", data: { website: "https://from-b.test" } });
+        expect(payloads(stream)[0]).toMatchObject({
+          type: "organization.updated",
+          data: { website: "https://from-b.test" },
+        });
         stream.close();
       } finally {
         await b.stop();
@@ -148,9 +185,16 @@ describe("live webhook stream", () => {
       const seller = await createSeller(t.url, ["webhooks:read"]);
       const stream = await listen(t.url, seller.organization.id, seller.user.token);
       await waitFor(() => stream.events.length >= 1, 5_000, "connected");
-      await api(t.url, `/v1/organizations/${seller.organization.id}`, { method: "PATCH", token: seller.user.token, body: { website: "https://one.test" } });
+      await api(t.url, `/v1/organizations/${seller.organization.id}`, {
+        method: "PATCH",
+        token: seller.user.token,
+        body: { website: "https://one.test" },
+      });
       await waitFor(() => stream.events.length === 2, 5_000, "event");
-      expect(payloads(stream)[0]).toMatchObject({ type: "organization.updated", data: { website: "https://one.test" } });
+      expect(payloads(stream)[0]).toMatchObject({
+        type: "organization.updated",
+        data: { website: "https://one.test" },
+      });
       stream.close();
     });
   }

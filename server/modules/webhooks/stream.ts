@@ -44,17 +44,23 @@ export interface StreamDeps {
 }
 
 const params = z.object({ organization_id: z.uuid() });
-const lastEventId = z.string().regex(/^\d{1,18}$/).transform(Number);
+const lastEventId = z
+  .string()
+  .regex(/^\d{1,18}$/)
+  .transform(Number);
 
 export function streamRouter(deps: StreamDeps, guard: Guard): Router {
   const r = Router();
   r.get("/cli/listen/:organization_id", guard(), async (req, res) => {
     const ctx = authOf(req);
-    if (ctx.kind !== "user" || !ctx.userId) throw new NotPermitted("The live stream is for a signed-in user.");
+    if (ctx.kind !== "user" || !ctx.userId)
+      throw new NotPermitted("The live stream is for a signed-in user.");
     const { organization_id: organizationId } = parseParams(params, req);
     assertAccessible(ctx, organizationId, "Organization not found.");
     const secret = await listenSecret(deps.db, ctx.userId, organizationId, newWebhookSecret());
-    const resumeFrom = lastEventId.safeParse(req.header("last-event-id") ?? req.query.last_event_id);
+    const resumeFrom = lastEventId.safeParse(
+      req.header("last-event-id") ?? req.query.last_event_id,
+    );
     const cursor = resumeFrom.success ? resumeFrom.data : await latestSeq(deps.db, organizationId);
     openStream(deps, req, res, organizationId, secret, cursor);
   });
@@ -76,7 +82,12 @@ export function startEventStream(res: Response): void {
  * Keeps an open stream: a heartbeat comment, a place in the registry (so a graceful shutdown ends
  * it), and one close when either side ends it. `onClose` releases what the stream holds.
  */
-export function holdStream(req: Request, res: Response, streams: StreamRegistry, onClose: () => void): { readonly closed: boolean } {
+export function holdStream(
+  req: Request,
+  res: Response,
+  streams: StreamRegistry,
+  onClose: () => void,
+): { readonly closed: boolean } {
   const state = { closed: false };
   const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
   const close = () => {
@@ -92,7 +103,14 @@ export function holdStream(req: Request, res: Response, streams: StreamRegistry,
   return state;
 }
 
-function openStream(deps: StreamDeps, req: Request, res: Response, organizationId: string, secret: string, startAfter: number): void {
+function openStream(
+  deps: StreamDeps,
+  req: Request,
+  res: Response,
+  organizationId: string,
+  secret: string,
+  startAfter: number,
+): void {
   startEventStream(res);
   res.write(`retry: 1000\ndata: ${JSON.stringify({ key: "connected", secret })}\n\n`);
 
@@ -116,7 +134,12 @@ function openStream(deps: StreamDeps, req: Request, res: Response, organizationI
     if (sent.size > 10_000) sent.delete(sent.values().next().value!);
     const body = JSON.stringify(row.payload);
     const timestamp = Math.floor(Date.now() / 1000);
-    const message = { webhook_id: row.id, timestamp, signature: signatureHeader(keys, row.id, timestamp, body), body };
+    const message = {
+      webhook_id: row.id,
+      timestamp,
+      signature: signatureHeader(keys, row.id, timestamp, body),
+      body,
+    };
     res.write(`${late ? "" : `id: ${row.seq}\n`}data: ${JSON.stringify(message)}\n\n`);
   };
 

@@ -17,9 +17,18 @@ import { isBlockedAddress } from "./url-policy.ts";
 let prod: TestServer;
 let dns: DnsServer;
 beforeAll(async () => {
-  dns = await startDnsServer({ "hooks.seller.test": "93.184.215.14", "internal.seller.test": "10.0.0.7", "rebind.seller.test": "93.184.215.14" });
+  dns = await startDnsServer({
+    "hooks.seller.test": "93.184.215.14",
+    "internal.seller.test": "10.0.0.7",
+    "rebind.seller.test": "93.184.215.14",
+  });
   prod = await startTestServer({
-    env: { TILL_MODE: "production", AUTH_REQUIRE_EMAIL_VERIFICATION: "false", WEBHOOK_DNS_SERVERS: dns.address, WEBHOOK_TIMEOUT_MS: "2000" },
+    env: {
+      TILL_MODE: "production",
+      AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+      WEBHOOK_DNS_SERVERS: dns.address,
+      WEBHOOK_TIMEOUT_MS: "2000",
+    },
   });
 });
 afterAll(async () => {
@@ -52,15 +61,27 @@ describe("webhook URL policy in production mode", () => {
       "https://metadata.google.internal/x",
       "https://internal.seller.test/x",
     ]) {
-      const res = await api(prod.url, "/v1/webhooks/endpoints", { token, body: { url, format: "raw", events: [] } });
+      const res = await api(prod.url, "/v1/webhooks/endpoints", {
+        token,
+        body: { url, format: "raw", events: [] },
+      });
       expect(res.status, url).toBe(422);
       expect(res.body.detail[0].loc).toEqual(["body", "url"]);
     }
-    const [row] = await prod.server.database.rows<{ n: number }>(sql`select count(*)::int as n from webhook_endpoints where organization_id = ${organization.id}`);
+    const [row] = await prod.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from webhook_endpoints where organization_id = ${organization.id}`,
+    );
     expect(row!.n).toBe(0);
-    const ok = await api(prod.url, "/v1/webhooks/endpoints", { token, body: { url: "https://hooks.seller.test/x", format: "raw", events: [] } });
+    const ok = await api(prod.url, "/v1/webhooks/endpoints", {
+      token,
+      body: { url: "https://hooks.seller.test/x", format: "raw", events: [] },
+    });
     expect(ok.status).toBe(201);
-    const patch = await api(prod.url, `/v1/webhooks/endpoints/${ok.body.id}`, { method: "PATCH", token, body: { url: "https://127.0.0.1/x" } });
+    const patch = await api(prod.url, `/v1/webhooks/endpoints/${ok.body.id}`, {
+      method: "PATCH",
+      token,
+      body: { url: "https://127.0.0.1/x" },
+    });
     expect(patch.status).toBe(422);
   });
 
@@ -74,12 +95,30 @@ describe("webhook URL policy in production mode", () => {
     await new Promise<void>((r) => internal.listen(0, "127.0.0.1", () => r()));
     const port = (internal.address() as net.AddressInfo).port;
     try {
-      const ep = await api(prod.url, "/v1/webhooks/endpoints", { token, body: { url: `https://rebind.seller.test:${port}/hook`, format: "raw", events: ["order.paid"] } });
+      const ep = await api(prod.url, "/v1/webhooks/endpoints", {
+        token,
+        body: {
+          url: `https://rebind.seller.test:${port}/hook`,
+          format: "raw",
+          events: ["order.paid"],
+        },
+      });
       expect(ep.status).toBe(201);
       dns.records.set("rebind.seller.test", "127.0.0.1");
-      await inTransaction(prod.server.database.db, (tx) => recordEvent(tx, systemClock, { organizationId: organization.id, type: "order.paid", data: { id: "x" } }));
-      const log = () => api(prod.url, `/v1/webhooks/deliveries?endpoint_id=${ep.body.id}`, { token });
-      await waitFor(async () => (await log()).body.items.length >= 1, 10_000, "an attempt is logged");
+      await inTransaction(prod.server.database.db, (tx) =>
+        recordEvent(tx, systemClock, {
+          organizationId: organization.id,
+          type: "order.paid",
+          data: { id: "x" },
+        }),
+      );
+      const log = () =>
+        api(prod.url, `/v1/webhooks/deliveries?endpoint_id=${ep.body.id}`, { token });
+      await waitFor(
+        async () => (await log()).body.items.length >= 1,
+        10_000,
+        "an attempt is logged",
+      );
       const [delivery] = (await log()).body.items;
       expect(delivery).toMatchObject({ succeeded: false, http_code: null });
       expect(delivery.response).toContain("127.0.0.1");
@@ -92,9 +131,22 @@ describe("webhook URL policy in production mode", () => {
   });
 
   it("classifies addresses", () => {
-    for (const a of ["127.0.0.1", "10.0.0.1", "169.254.169.254", "::1", "fe80::1", "fc00::1", "::ffff:10.0.0.1", "::ffff:7f00:1", "64:ff9b::a00:1", "224.0.0.1", "not-an-ip"]) {
+    for (const a of [
+      "127.0.0.1",
+      "10.0.0.1",
+      "169.254.169.254",
+      "::1",
+      "fe80::1",
+      "fc00::1",
+      "::ffff:10.0.0.1",
+      "::ffff:7f00:1",
+      "64:ff9b::a00:1",
+      "224.0.0.1",
+      "not-an-ip",
+    ]) {
       expect(isBlockedAddress(a), a).toBe(true);
     }
-    for (const a of ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "::ffff:1.1.1.1"]) expect(isBlockedAddress(a), a).toBe(false);
+    for (const a of ["93.184.215.14", "1.1.1.1", "2606:4700:4700::1111", "::ffff:1.1.1.1"])
+      expect(isBlockedAddress(a), a).toBe(false);
   });
 });

@@ -12,15 +12,34 @@ export type Mode = "sandbox" | "production";
 
 const blocked = new net.BlockList();
 for (const [prefix, bits] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16],
-  ["172.16.0.0", 12], ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16],
-  ["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv4");
 }
 for (const [prefix, bits] of [
-  ["::", 128], ["::1", 128], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
-  ["2001:db8::", 32], ["100::", 64], ["2001::", 23],
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+  ["2001:db8::", 32],
+  ["100::", 64],
+  ["2001::", 23],
 ] as const) {
   blocked.addSubnet(prefix, bits, "ipv6");
 }
@@ -56,13 +75,16 @@ export function urlProblem(raw: string, mode: Mode): string | null {
   } catch {
     return "Invalid URL.";
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") return "The URL must use http or https.";
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return "The URL must use http or https.";
   if (url.username || url.password) return "The URL must not contain credentials.";
   if (mode === "sandbox") return null;
   if (url.protocol !== "https:") return "Webhook URLs must use HTTPS.";
   const host = hostOf(url);
-  if (net.isIP(host)) return isBlockedAddress(host) ? "The URL points to a private or reserved address." : null;
-  if (BLOCKED_NAMES.test(host) || !host.includes(".")) return "The URL points to a private or reserved host.";
+  if (net.isIP(host))
+    return isBlockedAddress(host) ? "The URL points to a private or reserved address." : null;
+  if (BLOCKED_NAMES.test(host) || !host.includes("."))
+    return "The URL points to a private or reserved host.";
   return null;
 }
 
@@ -79,12 +101,16 @@ export function createResolver(servers: readonly string[]): Resolver {
   resolver.setServers([...servers]);
   return {
     async lookup(hostname) {
-      const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+      const [v4, v6] = await Promise.allSettled([
+        resolver.resolve4(hostname),
+        resolver.resolve6(hostname),
+      ]);
       const out = [
         ...(v4.status === "fulfilled" ? v4.value.map((address) => ({ address, family: 4 })) : []),
         ...(v6.status === "fulfilled" ? v6.value.map((address) => ({ address, family: 6 })) : []),
       ];
-      if (out.length === 0) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
+      if (out.length === 0)
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: "ENOTFOUND" });
       return out;
     },
   };
@@ -99,14 +125,21 @@ export class BlockedAddressError extends Error {
  * Resolves a host and refuses it when any of its addresses is blocked: a name that answers with
  * one public and one private address is treated as private, because either may be used.
  */
-export async function resolvePublic(resolver: Resolver, hostname: string): Promise<{ address: string; family: number }> {
+export async function resolvePublic(
+  resolver: Resolver,
+  hostname: string,
+): Promise<{ address: string; family: number }> {
   if (net.isIP(hostname)) {
-    if (isBlockedAddress(hostname)) throw new BlockedAddressError(`${hostname} is a private or reserved address`);
+    if (isBlockedAddress(hostname))
+      throw new BlockedAddressError(`${hostname} is a private or reserved address`);
     return { address: hostname, family: net.isIP(hostname) };
   }
   const addresses = await resolver.lookup(hostname);
   const bad = addresses.find((a) => isBlockedAddress(a.address));
-  if (bad) throw new BlockedAddressError(`${hostname} resolves to ${bad.address}, a private or reserved address`);
+  if (bad)
+    throw new BlockedAddressError(
+      `${hostname} resolves to ${bad.address}, a private or reserved address`,
+    );
   if (addresses.length === 0) throw new BlockedAddressError(`${hostname} does not resolve`);
   return addresses[0]!;
 }
@@ -116,7 +149,11 @@ export function checkedLookup(resolver: Resolver): LookupFunction {
   return (hostname, options, callback) => {
     resolvePublic(resolver, hostname).then(
       ({ address, family }) => {
-        if (options.all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+        if (options.all)
+          (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(
+            null,
+            [{ address, family }],
+          );
         else callback(null, address, family);
       },
       (err: NodeJS.ErrnoException) => callback(err, "", 0),
@@ -125,7 +162,11 @@ export function checkedLookup(resolver: Resolver): LookupFunction {
 }
 
 /** Creation-time check with DNS: a name that resolves now must resolve to public addresses only. */
-export async function resolvedUrlProblem(raw: string, mode: Mode, resolver: Resolver): Promise<string | null> {
+export async function resolvedUrlProblem(
+  raw: string,
+  mode: Mode,
+  resolver: Resolver,
+): Promise<string | null> {
   const problem = urlProblem(raw, mode);
   if (problem || mode === "sandbox") return problem;
   const host = hostOf(new URL(raw));
@@ -133,7 +174,8 @@ export async function resolvedUrlProblem(raw: string, mode: Mode, resolver: Reso
     await resolvePublic(resolver, host);
     return null;
   } catch (err) {
-    if (err instanceof BlockedAddressError) return "The URL points to a private or reserved address.";
+    if (err instanceof BlockedAddressError)
+      return "The URL points to a private or reserved address.";
     // A name that does not resolve yet is allowed; it is checked again at every delivery.
     return null;
   }

@@ -54,7 +54,8 @@ export function settledStatus(secret: string, timeoutMs: number): Promise<string
     };
     const timer = setTimeout(() => done(null), timeoutMs);
     source.onmessage = (message: MessageEvent<string>) => {
-      const status = (JSON.parse(message.data) as { payload?: { status?: string } }).payload?.status;
+      const status = (JSON.parse(message.data) as { payload?: { status?: string } }).payload
+        ?.status;
       if (status && status !== "confirmed") done(status);
     };
     source.onerror = () => done(null);
@@ -64,7 +65,8 @@ export function settledStatus(secret: string, timeoutMs: number): Promise<string
 export const checkoutApi = {
   get: (secret: string) => call<Checkout>("GET", base(secret)),
   update: (secret: string, body: object) => call<Checkout>("PATCH", base(secret), body),
-  confirm: (secret: string, body: object) => call<Checkout>("POST", `${base(secret)}/confirm`, body),
+  confirm: (secret: string, body: object) =>
+    call<Checkout>("POST", `${base(secret)}/confirm`, body),
   cardToken: (card: { number: string; exp_month: number; exp_year: number; cvc: string }) =>
     call<{ id: string }>("POST", "/v1/sandbox/confirmation-tokens", { card }),
 };

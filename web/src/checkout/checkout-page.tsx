@@ -22,7 +22,10 @@ export function CheckoutPage(props: { secret: string }) {
   const [amount, setAmount] = useState<string>("");
   const [code, setCode] = useState("");
   const [card, setCard] = useState<CardValue>({ number: "", expiry: "", cvc: "" });
-  const embed = useMemo(() => embedContext(checkout?.embed_origin ?? null), [checkout?.embed_origin]);
+  const embed = useMemo(
+    () => embedContext(checkout?.embed_origin ?? null),
+    [checkout?.embed_origin],
+  );
 
   useEffect(() => {
     checkoutApi.get(props.secret).then(
@@ -36,7 +39,13 @@ export function CheckoutPage(props: { secret: string }) {
         setPhase(c.status === "succeeded" ? "done" : c.status === "open" ? "ready" : "gone");
       },
       (e: CheckoutApiError) => {
-        setGeneral(e.status === 410 ? "This checkout has expired." : e.status === 404 ? "This checkout does not exist." : e.message);
+        setGeneral(
+          e.status === 410
+            ? "This checkout has expired."
+            : e.status === 404
+              ? "This checkout does not exist."
+              : e.message,
+        );
         setPhase("gone");
       },
     );
@@ -47,7 +56,14 @@ export function CheckoutPage(props: { secret: string }) {
   }, [embed, checkout !== null]);
 
   if (phase === "loading") return <p className="muted">Loading checkout…</p>;
-  if (!checkout) return <Gone message={general ?? "This checkout is not available."} onClose={() => notify(embed, "close")} embedded={embed.embedded} />;
+  if (!checkout)
+    return (
+      <Gone
+        message={general ?? "This checkout is not available."}
+        onClose={() => notify(embed, "close")}
+        embedded={embed.embedded}
+      />
+    );
 
   const price = checkout.product_price;
   const closable = phase !== "paying";
@@ -57,7 +73,9 @@ export function CheckoutPage(props: { secret: string }) {
     try {
       setCheckout(await checkoutApi.update(props.secret, { discount_code: code || null }));
     } catch (e) {
-      setErrors({ discount_code: (e as CheckoutApiError).fields.discount_code ?? (e as Error).message });
+      setErrors({
+        discount_code: (e as CheckoutApiError).fields.discount_code ?? (e as Error).message,
+      });
     }
   }
 
@@ -72,9 +90,18 @@ export function CheckoutPage(props: { secret: string }) {
       if (checkout.is_payment_form_required) {
         const [month, year] = card.expiry.split("/").map((s) => Number(s.trim()));
         try {
-          confirmationTokenId = (await checkoutApi.cardToken({ number: card.number, exp_month: month ?? 0, exp_year: year ?? 0, cvc: card.cvc })).id;
+          confirmationTokenId = (
+            await checkoutApi.cardToken({
+              number: card.number,
+              exp_month: month ?? 0,
+              exp_year: year ?? 0,
+              cvc: card.cvc,
+            })
+          ).id;
         } catch (e) {
-          throw new CheckoutApiError(422, "CardError", (e as CheckoutApiError).message, { card: (e as CheckoutApiError).message });
+          throw new CheckoutApiError(422, "CardError", (e as CheckoutApiError).message, {
+            card: (e as CheckoutApiError).message,
+          });
         }
       }
       const hasAddress = Object.values(address).some(Boolean);
@@ -90,11 +117,22 @@ export function CheckoutPage(props: { secret: string }) {
       notify(embed, "confirmed");
       const final = await settle(props.secret, confirmed);
       setCheckout(final);
-      if (final.status !== "succeeded") throw new CheckoutApiError(402, "PaymentError", "The payment did not go through. Try another card.", {});
+      if (final.status !== "succeeded")
+        throw new CheckoutApiError(
+          402,
+          "PaymentError",
+          "The payment did not go through. Try another card.",
+          {},
+        );
       setPhase("done");
       const successURL = final.success_url.replace("{CHECKOUT_ID}", final.id);
-      notify(embed, "success", { successURL, redirect: Boolean(final.success_url), checkoutId: final.id });
-      if (!embed.embedded && final.success_url) setTimeout(() => window.location.assign(successURL), 1500);
+      notify(embed, "success", {
+        successURL,
+        redirect: Boolean(final.success_url),
+        checkoutId: final.id,
+      });
+      if (!embed.embedded && final.success_url)
+        setTimeout(() => window.location.assign(successURL), 1500);
     } catch (e) {
       const err = e as CheckoutApiError;
       const fields = err.fields ?? {};
@@ -109,7 +147,12 @@ export function CheckoutPage(props: { secret: string }) {
   if (phase === "done") {
     return (
       <main className="checkout">
-        <Header checkout={checkout} embedded={embed.embedded} onClose={() => notify(embed, "close")} closable />
+        <Header
+          checkout={checkout}
+          embedded={embed.embedded}
+          onClose={() => notify(embed, "close")}
+          closable
+        />
         <section className="confirmation" aria-live="polite">
           <h1>Thank you!</h1>
           <p>
@@ -123,54 +166,117 @@ export function CheckoutPage(props: { secret: string }) {
 
   return (
     <main className="checkout">
-      <Header checkout={checkout} embedded={embed.embedded} onClose={() => notify(embed, "close")} closable={closable} />
+      <Header
+        checkout={checkout}
+        embedded={embed.embedded}
+        onClose={() => notify(embed, "close")}
+        closable={closable}
+      />
       <section className="summary" aria-label="Order summary">
         <h1>{checkout.product.name}</h1>
-        {checkout.product.description ? <p className="muted">{checkout.product.description}</p> : null}
+        {checkout.product.description ? (
+          <p className="muted">{checkout.product.description}</p>
+        ) : null}
         <p className="price">
           {price.amount_type === "free" ? "Free" : money(checkout.total_amount, checkout.currency)}
-          {checkout.product.is_recurring ? <span className="muted">{interval(checkout.product.recurring_interval)}</span> : null}
+          {checkout.product.is_recurring ? (
+            <span className="muted">{interval(checkout.product.recurring_interval)}</span>
+          ) : null}
         </p>
-        {checkout.discount_amount > 0 ? <p className="muted">Discount {checkout.discount?.name}: −{money(checkout.discount_amount, checkout.currency)}</p> : null}
-        {checkout.tax_amount ? <p className="muted">Tax {money(checkout.tax_amount, checkout.currency)}</p> : null}
+        {checkout.discount_amount > 0 ? (
+          <p className="muted">
+            Discount {checkout.discount?.name}: −
+            {money(checkout.discount_amount, checkout.currency)}
+          </p>
+        ) : null}
+        {checkout.tax_amount ? (
+          <p className="muted">Tax {money(checkout.tax_amount, checkout.currency)}</p>
+        ) : null}
       </section>
       <form onSubmit={pay} noValidate aria-describedby={general ? "general-error" : undefined}>
         {price.amount_type === "custom" ? (
-          <Field id="amount" label={`Amount (${checkout.currency.toUpperCase()})`} error={errors.amount}>
-            <input id="amount" name="amount" inputMode="decimal" value={amount} onChange={(e) => setAmount(e.target.value)} />
+          <Field
+            id="amount"
+            label={`Amount (${checkout.currency.toUpperCase()})`}
+            error={errors.amount}
+          >
+            <input
+              id="amount"
+              name="amount"
+              inputMode="decimal"
+              value={amount}
+              onChange={(e) => setAmount(e.target.value)}
+            />
           </Field>
         ) : null}
         <Field id="email" label="Email" error={errors.customer_email}>
-          <input id="email" name="email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Field>
         <Field id="name" label="Name" error={errors.customer_name}>
-          <input id="name" name="name" autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            id="name"
+            name="name"
+            autoComplete="name"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
         </Field>
-        <AddressFields modes={checkout.billing_address_fields} value={address} errors={errors} onChange={setAddress} />
+        <AddressFields
+          modes={checkout.billing_address_fields}
+          value={address}
+          errors={errors}
+          onChange={setAddress}
+        />
         {checkout.attached_custom_fields
           .slice()
           .sort((a, b) => a.order - b.order)
           .map((a) => (
-            <CustomFieldInput key={a.custom_field_id} field={a.custom_field} required={a.required} value={custom[a.custom_field.slug]} error={errors[`custom_field_data.${a.custom_field.slug}`]} onChange={(v) => setCustom({ ...custom, [a.custom_field.slug]: v })} />
+            <CustomFieldInput
+              key={a.custom_field_id}
+              field={a.custom_field}
+              required={a.required}
+              value={custom[a.custom_field.slug]}
+              error={errors[`custom_field_data.${a.custom_field.slug}`]}
+              onChange={(v) => setCustom({ ...custom, [a.custom_field.slug]: v })}
+            />
           ))}
         {checkout.allow_discount_codes ? (
           <Field id="discount" label="Discount code" error={errors.discount_code}>
             <div className="row">
-              <input id="discount" name="discount" value={code} onChange={(e) => setCode(e.target.value)} />
+              <input
+                id="discount"
+                name="discount"
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+              />
               <button type="button" className="secondary" onClick={applyCode}>
                 Apply
               </button>
             </div>
           </Field>
         ) : null}
-        {checkout.is_payment_form_required ? <CardFields value={card} error={errors.card} onChange={setCard} /> : null}
+        {checkout.is_payment_form_required ? (
+          <CardFields value={card} error={errors.card} onChange={setCard} />
+        ) : null}
         {general ? (
           <p className="error" id="general-error" role="alert">
             {general}
           </p>
         ) : null}
         <button type="submit" className="pay" disabled={phase === "paying"}>
-          {phase === "paying" ? "Processing…" : checkout.is_payment_form_required ? `Pay ${money(checkout.total_amount, checkout.currency)}` : "Get it now"}
+          {phase === "paying"
+            ? "Processing…"
+            : checkout.is_payment_form_required
+              ? `Pay ${money(checkout.total_amount, checkout.currency)}`
+              : "Get it now"}
         </button>
       </form>
     </main>
@@ -192,12 +298,23 @@ async function settle(secret: string, checkout: Checkout): Promise<Checkout> {
   return current;
 }
 
-function Header(props: { checkout: Checkout; embedded: boolean; closable: boolean; onClose(): void }) {
+function Header(props: {
+  checkout: Checkout;
+  embedded: boolean;
+  closable: boolean;
+  onClose(): void;
+}) {
   return (
     <header className="bar">
       <span className="org">{props.checkout.organization.name}</span>
       {props.embedded ? (
-        <button type="button" className="close" aria-label="Close checkout" onClick={props.onClose} disabled={!props.closable}>
+        <button
+          type="button"
+          className="close"
+          aria-label="Close checkout"
+          onClick={props.onClose}
+          disabled={!props.closable}
+        >
           ×
         </button>
       ) : null}
@@ -211,7 +328,12 @@ function Gone(props: { message: string; embedded: boolean; onClose(): void }) {
       {props.embedded ? (
         <header className="bar">
           <span />
-          <button type="button" className="close" aria-label="Close checkout" onClick={props.onClose}>
+          <button
+            type="button"
+            className="close"
+            aria-label="Close checkout"
+            onClick={props.onClose}
+          >
             ×
           </button>
         </header>

@@ -13,7 +13,11 @@ export function embedContext(checkoutOrigin: string | null): EmbedContext {
   return { embedded, origin: embedded ? checkoutOrigin : null };
 }
 
-export function notify(ctx: EmbedContext, event: CheckoutEventName, extra: Record<string, unknown> = {}): void {
+export function notify(
+  ctx: EmbedContext,
+  event: CheckoutEventName,
+  extra: Record<string, unknown> = {},
+): void {
   if (!ctx.embedded || !ctx.origin) return;
   window.parent.postMessage({ type: MESSAGE_TYPE, event, ...extra }, ctx.origin);
 }

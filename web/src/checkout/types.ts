@@ -66,11 +66,19 @@ export interface Checkout {
   customer_email: string | null;
   customer_name: string | null;
   customer_billing_address: Address | null;
-  billing_address_fields: Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", FieldMode>;
+  billing_address_fields: Record<
+    "country" | "state" | "city" | "postal_code" | "line1" | "line2",
+    FieldMode
+  >;
   product: Product;
   product_price: Price;
   discount: { id: string; name: string; code: string | null } | null;
   organization: { name: string; avatar_url: string | null };
-  attached_custom_fields: { custom_field_id: string; custom_field: CustomField; required: boolean; order: number }[];
+  attached_custom_fields: {
+    custom_field_id: string;
+    custom_field: CustomField;
+    required: boolean;
+    order: number;
+  }[];
   custom_field_data: Record<string, string | number | boolean | null>;
 }

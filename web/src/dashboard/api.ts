@@ -21,11 +21,16 @@ export class ApiError extends Error {
 }
 
 function messageOf(status: number, body: unknown): string {
-  const detail = (body as { detail?: unknown; message?: unknown } | null)?.detail ?? (body as { message?: unknown } | null)?.message;
+  const detail =
+    (body as { detail?: unknown; message?: unknown } | null)?.detail ??
+    (body as { message?: unknown } | null)?.message;
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail)) {
     return detail
-      .map((d: { loc?: (string | number)[]; msg?: string }) => `${(d.loc ?? []).filter((p) => p !== "body" && p !== "query").join(".")}: ${d.msg ?? "invalid"}`)
+      .map(
+        (d: { loc?: (string | number)[]; msg?: string }) =>
+          `${(d.loc ?? []).filter((p) => p !== "body" && p !== "query").join(".")}: ${d.msg ?? "invalid"}`,
+      )
       .join("; ");
   }
   return `Request failed (HTTP ${status})`;
@@ -35,7 +40,10 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   const res = await fetch(path, {
     method,
     credentials: "include",
-    headers: { accept: "application/json", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      accept: "application/json",
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   if (res.status === 204) return undefined as T;
@@ -52,9 +60,13 @@ export const api = {
 };
 
 /** "/v1/products/" + {organization_id, limit: 100} → "/v1/products/?organization_id=…&limit=100". */
-export function withQuery(path: string, query: Record<string, string | number | boolean | null | undefined>): string {
+export function withQuery(
+  path: string,
+  query: Record<string, string | number | boolean | null | undefined>,
+): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== null && v !== undefined && v !== "") q.set(k, String(v));
+  for (const [k, v] of Object.entries(query))
+    if (v !== null && v !== undefined && v !== "") q.set(k, String(v));
   const s = q.toString();
   return s ? `${path}?${s}` : path;
 }
@@ -68,7 +80,11 @@ export interface Loaded<T> {
 
 /** GETs `path` (skipped while null) and keeps the last answer; reload() fetches it again. */
 export function useApi<T>(path: string | null): Loaded<T> {
-  const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({ data: null, error: null, loading: path !== null });
+  const [state, setState] = useState<{ data: T | null; error: ApiError | null; loading: boolean }>({
+    data: null,
+    error: null,
+    loading: path !== null,
+  });
   const [tick, setTick] = useState(0);
   useEffect(() => {
     if (path === null) return;
@@ -76,7 +92,13 @@ export function useApi<T>(path: string | null): Loaded<T> {
     setState((s) => ({ ...s, loading: true, error: null }));
     api.get<T>(path).then(
       (data) => live && setState({ data, error: null, loading: false }),
-      (e: unknown) => live && setState({ data: null, error: e instanceof ApiError ? e : new ApiError(0, String(e)), loading: false }),
+      (e: unknown) =>
+        live &&
+        setState({
+          data: null,
+          error: e instanceof ApiError ? e : new ApiError(0, String(e)),
+          loading: false,
+        }),
     );
     return () => {
       live = false;

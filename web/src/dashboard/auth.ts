@@ -6,7 +6,9 @@ import { createContext, useContext, useEffect, useState } from "react";
 
 export const authClient = createAuthClient({
   basePath: "/api/auth",
-  plugins: [organizationClient({ teams: { enabled: true }, dynamicAccessControl: { enabled: true } })],
+  plugins: [
+    organizationClient({ teams: { enabled: true }, dynamicAccessControl: { enabled: true } }),
+  ],
 });
 
 export interface ServerInfo {
@@ -23,13 +25,20 @@ export function useServerInfo(): ServerInfo | null {
   const [value, setValue] = useState<ServerInfo | null>(null);
   useEffect(() => {
     info ??= fetch("/api/auth-providers").then((r) => r.json() as Promise<ServerInfo>);
-    info.then(setValue, () => setValue({ email_password: true, sign_up: true, social: [], sandbox: false }));
+    info.then(setValue, () =>
+      setValue({ email_password: true, sign_up: true, social: [], sandbox: false }),
+    );
   }, []);
   return value;
 }
 
 /** better-auth answers {data, error}; this turns an error into a thrown Error with its message. */
-export async function unwrap<T>(call: Promise<{ data: T | null; error: { message?: string | undefined; status?: number } | null }>): Promise<T> {
+export async function unwrap<T>(
+  call: Promise<{
+    data: T | null;
+    error: { message?: string | undefined; status?: number } | null;
+  }>,
+): Promise<T> {
   const { data, error } = await call;
   if (error) throw new Error(error.message || `Request failed (HTTP ${error.status ?? "?"})`);
   return data as T;

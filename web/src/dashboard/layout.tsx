@@ -8,10 +8,39 @@ import { Link } from "./ui.tsx";
 
 const SECTIONS: { title: string; items: [string, string][] }[] = [
   { title: "", items: [["/", "Overview"]] },
-  { title: "Catalog", items: [["/products", "Products"], ["/discounts", "Discounts"], ["/meters", "Meters"]] },
-  { title: "Sales", items: [["/checkouts", "Checkouts"], ["/orders", "Orders"], ["/subscriptions", "Subscriptions"], ["/refunds", "Refunds"], ["/license-keys", "License keys"], ["/customers", "Customers"]] },
-  { title: "Developers", items: [["/webhooks", "Webhooks"], ["/tokens", "Access tokens"]] },
-  { title: "Organization", items: [["/settings/members", "Members"], ["/settings/teams", "Teams & roles"]] },
+  {
+    title: "Catalog",
+    items: [
+      ["/products", "Products"],
+      ["/discounts", "Discounts"],
+      ["/meters", "Meters"],
+    ],
+  },
+  {
+    title: "Sales",
+    items: [
+      ["/checkouts", "Checkouts"],
+      ["/orders", "Orders"],
+      ["/subscriptions", "Subscriptions"],
+      ["/refunds", "Refunds"],
+      ["/license-keys", "License keys"],
+      ["/customers", "Customers"],
+    ],
+  },
+  {
+    title: "Developers",
+    items: [
+      ["/webhooks", "Webhooks"],
+      ["/tokens", "Access tokens"],
+    ],
+  },
+  {
+    title: "Organization",
+    items: [
+      ["/settings/members", "Members"],
+      ["/settings/teams", "Teams & roles"],
+    ],
+  },
 ];
 
 function active(path: string, href: string): boolean {
@@ -39,11 +68,27 @@ function OrgSwitcher({ org, orgs }: { org: Org; orgs: Org[] }) {
   );
 }
 
-export function Layout({ org, orgs, email, children }: { org: Org; orgs: Org[]; email: string; children: ReactNode }) {
+export function Layout({
+  org,
+  orgs,
+  email,
+  children,
+}: {
+  org: Org;
+  orgs: Org[];
+  email: string;
+  children: ReactNode;
+}) {
   const { path } = useLocation();
   const [theme, cycleTheme] = useTheme();
   const info = useServerInfo();
-  const sections = info?.sandbox ? SECTIONS.map((s) => (s.title === "Developers" ? { ...s, items: [...s.items, ["/emails", "Email outbox"] as [string, string]] } : s)) : SECTIONS;
+  const sections = info?.sandbox
+    ? SECTIONS.map((s) =>
+        s.title === "Developers"
+          ? { ...s, items: [...s.items, ["/emails", "Email outbox"] as [string, string]] }
+          : s,
+      )
+    : SECTIONS;
   const signOut = async () => {
     await authClient.signOut();
     navigate("/sign-in", { replace: true });
@@ -52,7 +97,10 @@ export function Layout({ org, orgs, email, children }: { org: Org; orgs: Org[]; 
     <div className="frame">
       <aside className="sidebar">
         <div className="brand">
-          <span className="logo" aria-hidden="true">t</span> till
+          <span className="logo" aria-hidden="true">
+            t
+          </span>{" "}
+          till
           {info?.sandbox ? <span className="badge warn">sandbox</span> : null}
         </div>
         <OrgSwitcher org={org} orgs={orgs} />
@@ -61,7 +109,12 @@ export function Layout({ org, orgs, email, children }: { org: Org; orgs: Org[]; 
             <div key={s.title} className="nav-group">
               {s.title ? <h2>{s.title}</h2> : null}
               {s.items.map(([href, label]) => (
-                <Link key={href} to={href} className="nav-link" aria-current={active(path, href) ? "page" : undefined}>
+                <Link
+                  key={href}
+                  to={href}
+                  className="nav-link"
+                  aria-current={active(path, href) ? "page" : undefined}
+                >
                   {label}
                 </Link>
               ))}
@@ -71,7 +124,12 @@ export function Layout({ org, orgs, email, children }: { org: Org; orgs: Org[]; 
       </aside>
       <div className="main">
         <div className="topbar">
-          <button type="button" className="ghost small" onClick={cycleTheme} aria-label={`Theme: ${theme}. Change theme`}>
+          <button
+            type="button"
+            className="ghost small"
+            onClick={cycleTheme}
+            aria-label={`Theme: ${theme}. Change theme`}
+          >
             {theme === "dark" ? "☾ Dark" : theme === "light" ? "☀ Light" : "◐ System"}
           </button>
           <span className="muted small-text">{email}</span>

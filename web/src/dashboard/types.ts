@@ -55,9 +55,22 @@ export interface Customer {
   created_at: string;
 }
 export interface CustomerState extends Customer {
-  active_subscriptions: { id: string; status: string; amount: number; currency: string; product_id: string; current_period_end: string | null }[];
+  active_subscriptions: {
+    id: string;
+    status: string;
+    amount: number;
+    currency: string;
+    product_id: string;
+    current_period_end: string | null;
+  }[];
   granted_benefits: { id: string; benefit_id: string; benefit_type: string }[];
-  active_meters: { id: string; meter_id: string; consumed_units: number; credited_units: number; balance: number }[];
+  active_meters: {
+    id: string;
+    meter_id: string;
+    consumed_units: number;
+    credited_units: number;
+    balance: number;
+  }[];
 }
 export interface Checkout {
   id: string;

@@ -4,14 +4,24 @@ import { useState, type FormEvent, type MouseEvent, type ReactNode } from "react
 import type { ApiError, Loaded } from "./api.ts";
 import { navigate } from "./router.ts";
 
-export function Link(props: { to: string; children: ReactNode; className?: string; "aria-current"?: "page" | undefined }) {
+export function Link(props: {
+  to: string;
+  children: ReactNode;
+  className?: string;
+  "aria-current"?: "page" | undefined;
+}) {
   const onClick = (e: MouseEvent<HTMLAnchorElement>) => {
     if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
     navigate(props.to);
   };
   return (
-    <a href={props.to} onClick={onClick} className={props.className} aria-current={props["aria-current"]}>
+    <a
+      href={props.to}
+      onClick={onClick}
+      className={props.className}
+      aria-current={props["aria-current"]}
+    >
       {props.children}
     </a>
   );
@@ -35,7 +45,15 @@ export function ErrorNote({ error }: { error: { message: string } | string | nul
 }
 
 /** What to do when a list is empty: a sentence, and the `till` command that fills it. */
-export function Empty({ title, command, children }: { title: string; command?: string; children?: ReactNode }) {
+export function Empty({
+  title,
+  command,
+  children,
+}: {
+  title: string;
+  command?: string;
+  children?: ReactNode;
+}) {
   return (
     <div className="empty">
       <h3>{title}</h3>
@@ -55,15 +73,31 @@ export function Unavailable({ what }: { what: string }) {
   return (
     <div className="empty">
       <h3>{what} are not available on this server</h3>
-      <p className="muted">This till server does not serve this API yet. Upgrade till to a version that includes it.</p>
+      <p className="muted">
+        This till server does not serve this API yet. Upgrade till to a version that includes it.
+      </p>
     </div>
   );
 }
 
 /** Renders a loaded resource: spinner, error (or "unavailable" for a 404), or the content. */
-export function Resource<T>({ loaded, what, children }: { loaded: Loaded<T>; what: string; children: (data: T) => ReactNode }) {
-  if (loaded.error) return (loaded.error as ApiError).status === 404 ? <Unavailable what={what} /> : <ErrorNote error={loaded.error} />;
-  if (loaded.loading || loaded.data === null) return <Loading what={`Loading ${what.toLowerCase()}`} />;
+export function Resource<T>({
+  loaded,
+  what,
+  children,
+}: {
+  loaded: Loaded<T>;
+  what: string;
+  children: (data: T) => ReactNode;
+}) {
+  if (loaded.error)
+    return (loaded.error as ApiError).status === 404 ? (
+      <Unavailable what={what} />
+    ) : (
+      <ErrorNote error={loaded.error} />
+    );
+  if (loaded.loading || loaded.data === null)
+    return <Loading what={`Loading ${what.toLowerCase()}`} />;
   return <>{children(loaded.data)}</>;
 }
 
@@ -88,7 +122,10 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
 
 export function money(amount: number | null | undefined, currency = "usd"): string {
   if (amount === null || amount === undefined) return "—";
-  return new Intl.NumberFormat(undefined, { style: "currency", currency: currency.toUpperCase() }).format(amount / 100);
+  return new Intl.NumberFormat(undefined, {
+    style: "currency",
+    currency: currency.toUpperCase(),
+  }).format(amount / 100);
 }
 
 export function when(iso: string | null | undefined): string {
@@ -96,7 +133,13 @@ export function when(iso: string | null | undefined): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
-export function Badge({ children, tone = "neutral" }: { children: ReactNode; tone?: "neutral" | "good" | "warn" | "bad" }) {
+export function Badge({
+  children,
+  tone = "neutral",
+}: {
+  children: ReactNode;
+  tone?: "neutral" | "good" | "warn" | "bad";
+}) {
   return <span className={`badge ${tone}`}>{children}</span>;
 }
 
@@ -127,7 +170,17 @@ export function submit(handler: (data: FormData, form: HTMLFormElement) => void)
   };
 }
 
-export function Field(props: { label: string; name: string; type?: string; required?: boolean; placeholder?: string; defaultValue?: string; autoComplete?: string; min?: number; step?: string }) {
+export function Field(props: {
+  label: string;
+  name: string;
+  type?: string;
+  required?: boolean;
+  placeholder?: string;
+  defaultValue?: string;
+  autoComplete?: string;
+  min?: number;
+  step?: string;
+}) {
   const { label, ...input } = props;
   return (
     <label className="field">
@@ -138,7 +191,17 @@ export function Field(props: { label: string; name: string; type?: string; requi
 }
 
 /** A create form's footer: its error, the submit button (`busyLabel` while the request runs), Cancel. */
-export function FormActions({ action, label, busyLabel, onCancel }: { action: { busy: boolean; error: { message: string } | string | null }; label: string; busyLabel?: string; onCancel: () => void }) {
+export function FormActions({
+  action,
+  label,
+  busyLabel,
+  onCancel,
+}: {
+  action: { busy: boolean; error: { message: string } | string | null };
+  label: string;
+  busyLabel?: string;
+  onCancel: () => void;
+}) {
   return (
     <>
       <ErrorNote error={action.error} />
@@ -165,7 +228,15 @@ export function PageHeader({ title, children }: { title: string; children?: Reac
 
 export type Column<T> = [heading: string, cell: (row: T) => ReactNode];
 
-export function Table<T extends { id: string }>({ rows, columns, label }: { rows: T[]; columns: Column<T>[]; label?: string }) {
+export function Table<T extends { id: string }>({
+  rows,
+  columns,
+  label,
+}: {
+  rows: T[];
+  columns: Column<T>[];
+  label?: string;
+}) {
   return (
     <div className="table-wrap">
       <table className="table" aria-label={label}>

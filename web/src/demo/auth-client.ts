@@ -3,7 +3,10 @@
 import { createAuthClient } from "better-auth/client";
 import { tillClient } from "../../../integrations/better-auth/client.ts";
 
-export const authClient = createAuthClient({ baseURL: `${window.location.origin}/demo/api/auth`, plugins: [tillClient()] });
+export const authClient = createAuthClient({
+  baseURL: `${window.location.origin}/demo/api/auth`,
+  plugins: [tillClient()],
+});
 
 export interface DemoProduct {
   slug: string;
@@ -17,7 +20,15 @@ export interface DemoProduct {
 
 /** What the plugin's GET /customer/state answers (Polar's CustomerState, the parts shown here). */
 export interface CustomerState {
-  active_subscriptions: { id: string; product_id: string; status: string; amount: number; currency: string; recurring_interval: string; current_period_end: string | null }[];
+  active_subscriptions: {
+    id: string;
+    product_id: string;
+    status: string;
+    amount: number;
+    currency: string;
+    recurring_interval: string;
+    current_period_end: string | null;
+  }[];
   granted_benefits: { id: string; benefit_type: string }[];
 }
 

@@ -33,14 +33,31 @@ export function DemoPage() {
         {user ? (
           <span className="who">
             {user.email}{" "}
-            <button type="button" onClick={() => void authClient.signOut().then(refreshSession)}>Sign out</button>
+            <button type="button" onClick={() => void authClient.signOut().then(refreshSession)}>
+              Sign out
+            </button>
           </span>
         ) : null}
       </header>
-      <p className="muted intro">A seller's app built on till's better-auth plugin, served by <code>till dev</code>. Payments are sandbox: use the card 4242 4242 4242 4242.</p>
-      {thanked && user ? <p className="notice" role="status">Thanks! Your purchase went through.</p> : null}
-      {error ? <p className="error" role="alert">{error}</p> : null}
-      {user === undefined ? <p className="muted">Loading…</p> : user === null ? <AuthForm onSignedIn={refreshSession} /> : null}
+      <p className="muted intro">
+        A seller's app built on till's better-auth plugin, served by <code>till dev</code>. Payments
+        are sandbox: use the card 4242 4242 4242 4242.
+      </p>
+      {thanked && user ? (
+        <p className="notice" role="status">
+          Thanks! Your purchase went through.
+        </p>
+      ) : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      {user === undefined ? (
+        <p className="muted">Loading…</p>
+      ) : user === null ? (
+        <AuthForm onSignedIn={refreshSession} />
+      ) : null}
       <Catalog products={products} signedIn={Boolean(user)} />
       {user ? <Account products={products} /> : null}
     </main>
@@ -58,7 +75,10 @@ function AuthForm({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
     e.preventDefault();
     setBusy(true);
     setError(null);
-    const res = mode === "sign-up" ? await authClient.signUp.email({ name, email, password }) : await authClient.signIn.email({ email, password });
+    const res =
+      mode === "sign-up"
+        ? await authClient.signUp.email({ name, email, password })
+        : await authClient.signIn.email({ email, password });
     setBusy(false);
     if (res.error) return setError(res.error.message ?? "That did not work. Try again.");
     await onSignedIn();
@@ -70,17 +90,48 @@ function AuthForm({ onSignedIn }: { onSignedIn: () => Promise<void> }) {
         {mode === "sign-up" ? (
           <>
             <label htmlFor="name">Name</label>
-            <input id="name" required autoComplete="name" value={name} onChange={(e) => setName(e.target.value)} />
+            <input
+              id="name"
+              required
+              autoComplete="name"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+            />
           </>
         ) : null}
         <label htmlFor="email">Email</label>
-        <input id="email" type="email" required autoComplete="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        <input
+          id="email"
+          type="email"
+          required
+          autoComplete="email"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+        />
         <label htmlFor="password">Password</label>
-        <input id="password" type="password" required minLength={8} autoComplete={mode === "sign-up" ? "new-password" : "current-password"} value={password} onChange={(e) => setPassword(e.target.value)} />
-        {error ? <p className="error" role="alert">{error}</p> : null}
-        <button type="submit" className="primary" disabled={busy}>{mode === "sign-up" ? "Sign up" : "Sign in"}</button>
+        <input
+          id="password"
+          type="password"
+          required
+          minLength={8}
+          autoComplete={mode === "sign-up" ? "new-password" : "current-password"}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+        {error ? (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" className="primary" disabled={busy}>
+          {mode === "sign-up" ? "Sign up" : "Sign in"}
+        </button>
       </form>
-      <button type="button" className="link" onClick={() => setMode(mode === "sign-up" ? "sign-in" : "sign-up")}>
+      <button
+        type="button"
+        className="link"
+        onClick={() => setMode(mode === "sign-up" ? "sign-in" : "sign-up")}
+      >
         {mode === "sign-up" ? "Have an account? Sign in" : "New here? Create an account"}
       </button>
     </section>
@@ -106,13 +157,27 @@ function Catalog({ products, signedIn }: { products: DemoProduct[]; signedIn: bo
           <article key={p.slug} className="card product" data-product={p.slug}>
             <h3>{p.name}</h3>
             <p className="muted">{p.description}</p>
-            <p className="price">{money(p.price_amount, p.price_currency)}{interval(p.recurring_interval)}</p>
-            <button type="button" className="primary buy" disabled={!signedIn} onClick={() => void buy(p.slug)}>{p.recurring_interval ? "Subscribe" : "Buy"}</button>
+            <p className="price">
+              {money(p.price_amount, p.price_currency)}
+              {interval(p.recurring_interval)}
+            </p>
+            <button
+              type="button"
+              className="primary buy"
+              disabled={!signedIn}
+              onClick={() => void buy(p.slug)}
+            >
+              {p.recurring_interval ? "Subscribe" : "Buy"}
+            </button>
           </article>
         ))}
       </div>
       {!signedIn ? <p className="muted">Sign in to buy.</p> : null}
-      {error ? <p className="error" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   );
 }
@@ -128,7 +193,8 @@ function Account({ products }: { products: DemoProduct[] }) {
       else setError(err.message ?? "Your purchases could not be loaded.");
     });
   }, []);
-  const nameOf = (productId: string) => products.find((p) => p.id === productId)?.name ?? "Subscription";
+  const nameOf = (productId: string) =>
+    products.find((p) => p.id === productId)?.name ?? "Subscription";
   const openPortal = async () => {
     // The plugin answers {url, redirect: true}; better-auth's client follows it to till's portal.
     const res = await authClient.customer.portal();
@@ -138,15 +204,26 @@ function Account({ products }: { products: DemoProduct[] }) {
     <section aria-labelledby="account-h">
       <h2 id="account-h">Your account</h2>
       {state === null && !error ? <p className="muted">Loading…</p> : null}
-      {state && state.active_subscriptions.length === 0 ? <p className="muted">No active subscriptions.</p> : null}
+      {state && state.active_subscriptions.length === 0 ? (
+        <p className="muted">No active subscriptions.</p>
+      ) : null}
       {state?.active_subscriptions.map((s) => (
         <div key={s.id} className="card row subscription" data-subscription={s.id}>
           <strong>{nameOf(s.product_id)}</strong>
-          <span>{money(s.amount, s.currency)}{interval(s.recurring_interval)} · {s.status}</span>
+          <span>
+            {money(s.amount, s.currency)}
+            {interval(s.recurring_interval)} · {s.status}
+          </span>
         </div>
       ))}
-      <button type="button" className="portal" onClick={() => void openPortal()}>Open customer portal</button>
-      {error ? <p className="error" role="alert">{error}</p> : null}
+      <button type="button" className="portal" onClick={() => void openPortal()}>
+        Open customer portal
+      </button>
+      {error ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </section>
   );
 }

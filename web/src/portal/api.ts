@@ -82,17 +82,26 @@ export function portalApi(token: string) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`/v1/customer-portal/${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const data = (await res.json().catch(() => null)) as { detail?: unknown } | null;
     if (res.ok) return data as T;
-    if (res.status === 401) throw new PortalApiError(401, "This link has expired. Open the portal again from the store.");
+    if (res.status === 401)
+      throw new PortalApiError(401, "This link has expired. Open the portal again from the store.");
     const detail = data?.detail;
-    const message = typeof detail === "string" ? detail : Array.isArray(detail) ? String((detail[0] as { msg?: string })?.msg ?? "Invalid input.") : "Something went wrong. Try again.";
+    const message =
+      typeof detail === "string"
+        ? detail
+        : Array.isArray(detail)
+          ? String((detail[0] as { msg?: string })?.msg ?? "Invalid input.")
+          : "Something went wrong. Try again.";
     throw new PortalApiError(res.status, message);
   }
-  const all = <T,>(path: string) => call<Page<T>>("GET", `${path}?limit=100`).then((p) => p.items);
+  const all = <T>(path: string) => call<Page<T>>("GET", `${path}?limit=100`).then((p) => p.items);
   return {
     me: () => call<Customer>("GET", "customers/me"),
     session: () => call<SessionInfo>("GET", "customer-session/introspect"),
@@ -103,8 +112,13 @@ export function portalApi(token: string) {
     downloadables: () => all<Downloadable>("downloadables/"),
     meters: () => all<CustomerMeter>("meters/"),
     cancel: (id: string, reason: string, comment: string) =>
-      call<Subscription>("PATCH", `subscriptions/${id}`, { cancel_at_period_end: true, cancellation_reason: reason, cancellation_comment: comment || null }),
-    uncancel: (id: string) => call<Subscription>("PATCH", `subscriptions/${id}`, { cancel_at_period_end: false }),
+      call<Subscription>("PATCH", `subscriptions/${id}`, {
+        cancel_at_period_end: true,
+        cancellation_reason: reason,
+        cancellation_comment: comment || null,
+      }),
+    uncancel: (id: string) =>
+      call<Subscription>("PATCH", `subscriptions/${id}`, { cancel_at_period_end: false }),
   };
 }
 export type PortalApi = ReturnType<typeof portalApi>;

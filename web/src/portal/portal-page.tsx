@@ -3,7 +3,18 @@
 // session whose token opened it.
 import { useCallback, useEffect, useState } from "react";
 import { money } from "../checkout/format.ts";
-import { portalApi, PortalApiError, type BenefitGrant, type CustomerMeter, type Customer, type Downloadable, type LicenseKey, type Order, type PortalApi, type Subscription } from "./api.ts";
+import {
+  portalApi,
+  PortalApiError,
+  type BenefitGrant,
+  type CustomerMeter,
+  type Customer,
+  type Downloadable,
+  type LicenseKey,
+  type Order,
+  type PortalApi,
+  type Subscription,
+} from "./api.ts";
 
 const REASONS: [string, string][] = [
   ["too_expensive", "Too expensive"],
@@ -16,7 +27,8 @@ const REASONS: [string, string][] = [
   ["other", "Other"],
 ];
 
-const day = (iso: string) => new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+const day = (iso: string) =>
+  new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 
 /** The seller's return URL as a link target, only when it is http(s). */
 function backHref(url: string | null): string | null {
@@ -42,32 +54,79 @@ interface Data {
 export function PortalPage({ token }: { token: string | null }) {
   const [api] = useState<PortalApi | null>(() => (token ? portalApi(token) : null));
   const [data, setData] = useState<Data | null>(null);
-  const [error, setError] = useState<string | null>(token ? null : "This page needs a link from the store. Open the portal again from your account.");
+  const [error, setError] = useState<string | null>(
+    token
+      ? null
+      : "This page needs a link from the store. Open the portal again from your account.",
+  );
 
   const load = useCallback(async () => {
     if (!api) return;
     try {
-      const [me, session, subscriptions, orders, grants, licenseKeys, downloadables, meters] = await Promise.all([api.me(), api.session(), api.subscriptions(), api.orders(), api.benefitGrants(), api.licenseKeys(), api.downloadables(), api.meters()]);
-      setData({ me, back: backHref(session.return_url), subscriptions, orders, grants, licenseKeys, downloadables, meters });
+      const [me, session, subscriptions, orders, grants, licenseKeys, downloadables, meters] =
+        await Promise.all([
+          api.me(),
+          api.session(),
+          api.subscriptions(),
+          api.orders(),
+          api.benefitGrants(),
+          api.licenseKeys(),
+          api.downloadables(),
+          api.meters(),
+        ]);
+      setData({
+        me,
+        back: backHref(session.return_url),
+        subscriptions,
+        orders,
+        grants,
+        licenseKeys,
+        downloadables,
+        meters,
+      });
     } catch (err) {
-      setError(err instanceof PortalApiError ? err.message : "Could not load your account. Try again.");
+      setError(
+        err instanceof PortalApiError ? err.message : "Could not load your account. Try again.",
+      );
     }
   }, [api]);
   useEffect(() => void load(), [load]);
 
-  if (error) return <main className="portal"><p role="alert" className="error">{error}</p></main>;
-  if (!data || !api) return <main className="portal" aria-busy="true"><p className="muted">Loading…</p></main>;
+  if (error)
+    return (
+      <main className="portal">
+        <p role="alert" className="error">
+          {error}
+        </p>
+      </main>
+    );
+  if (!data || !api)
+    return (
+      <main className="portal" aria-busy="true">
+        <p className="muted">Loading…</p>
+      </main>
+    );
   const seller = data.subscriptions[0]?.product.organization.name;
   return (
     <main className="portal">
-      {data.back ? <a className="back" href={data.back}>← Back to {seller ?? "the store"}</a> : null}
+      {data.back ? (
+        <a className="back" href={data.back}>
+          ← Back to {seller ?? "the store"}
+        </a>
+      ) : null}
       <header className="bar">
         <h1>{seller ? `${seller} — your account` : "Your account"}</h1>
         <span className="muted">{data.me.email}</span>
       </header>
       <section aria-labelledby="subs-h">
         <h2 id="subs-h">Subscriptions</h2>
-        {data.subscriptions.length === 0 ? <p className="muted">No subscriptions.</p> : data.subscriptions.map((s) => <SubscriptionCard key={s.id} api={api} subscription={s} onChange={load} />)}
+        {data.subscriptions.length === 0 ? (
+          <p className="muted">No subscriptions.</p>
+        ) : (
+          data.subscriptions.map((s) => (
+            <SubscriptionCard key={s.id} api={api} subscription={s} onChange={load} />
+          ))
+        )}
       </section>
       <section aria-labelledby="orders-h">
         <h2 id="orders-h">Orders</h2>
@@ -75,10 +134,22 @@ export function PortalPage({ token }: { token: string | null }) {
           <p className="muted">No orders.</p>
         ) : (
           <table className="orders">
-            <thead><tr><th scope="col">Date</th><th scope="col">Item</th><th scope="col">Total</th><th scope="col">Status</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col">Item</th>
+                <th scope="col">Total</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
             <tbody>
               {data.orders.map((o) => (
-                <tr key={o.id} data-order={o.id}><td>{day(o.created_at)}</td><td>{o.description}</td><td>{money(o.total_amount, o.currency)}</td><td>{o.status}</td></tr>
+                <tr key={o.id} data-order={o.id}>
+                  <td>{day(o.created_at)}</td>
+                  <td>{o.description}</td>
+                  <td>{money(o.total_amount, o.currency)}</td>
+                  <td>{o.status}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -86,20 +157,43 @@ export function PortalPage({ token }: { token: string | null }) {
       </section>
       <section aria-labelledby="benefits-h">
         <h2 id="benefits-h">Benefits</h2>
-        {data.grants.length === 0 && data.licenseKeys.length === 0 && data.downloadables.length === 0 ? <p className="muted">No benefits yet.</p> : null}
+        {data.grants.length === 0 &&
+        data.licenseKeys.length === 0 &&
+        data.downloadables.length === 0 ? (
+          <p className="muted">No benefits yet.</p>
+        ) : null}
         {data.grants.map((g) => (
-          <div key={g.id} className="card row"><span>{g.benefit.description}</span><span className="muted">{g.benefit.type.replace(/_/g, " ")}</span></div>
+          <div key={g.id} className="card row">
+            <span>{g.benefit.description}</span>
+            <span className="muted">{g.benefit.type.replace(/_/g, " ")}</span>
+          </div>
         ))}
-        {data.licenseKeys.map((k) => <LicenseKeyCard key={k.id} licenseKey={k} />)}
+        {data.licenseKeys.map((k) => (
+          <LicenseKeyCard key={k.id} licenseKey={k} />
+        ))}
         {data.downloadables.map((d) => (
-          <div key={d.id} className="card row download"><a href={d.file.download.url} download={d.file.name}>{d.file.name}</a><span className="muted">{d.file.size_readable}</span></div>
+          <div key={d.id} className="card row download">
+            <a href={d.file.download.url} download={d.file.name}>
+              {d.file.name}
+            </a>
+            <span className="muted">{d.file.size_readable}</span>
+          </div>
         ))}
       </section>
       <section aria-labelledby="usage-h">
         <h2 id="usage-h">Usage</h2>
-        {data.meters.length === 0 ? <p className="muted">No usage to show.</p> : data.meters.map((m) => (
-          <div key={m.id} className="card row meter" data-meter={m.meter_id}><span>{m.meter.name}</span><span>{m.consumed_units} used of {m.credited_units} ({m.balance} left)</span></div>
-        ))}
+        {data.meters.length === 0 ? (
+          <p className="muted">No usage to show.</p>
+        ) : (
+          data.meters.map((m) => (
+            <div key={m.id} className="card row meter" data-meter={m.meter_id}>
+              <span>{m.meter.name}</span>
+              <span>
+                {m.consumed_units} used of {m.credited_units} ({m.balance} left)
+              </span>
+            </div>
+          ))
+        )}
       </section>
     </main>
   );
@@ -115,14 +209,28 @@ function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
     <div className="card row license-key" data-license-key={k.id}>
       <span>
         <code>{k.display_key}</code>
-        {k.status !== "granted" ? <span className="muted"> ({k.status})</span> : k.expires_at ? <span className="muted"> · expires {day(k.expires_at)}</span> : null}
+        {k.status !== "granted" ? (
+          <span className="muted"> ({k.status})</span>
+        ) : k.expires_at ? (
+          <span className="muted"> · expires {day(k.expires_at)}</span>
+        ) : null}
       </span>
-      <button type="button" onClick={() => void copy()}>{copied ? "Copied" : "Copy key"}</button>
+      <button type="button" onClick={() => void copy()}>
+        {copied ? "Copied" : "Copy key"}
+      </button>
     </div>
   );
 }
 
-function SubscriptionCard({ api, subscription: s, onChange }: { api: PortalApi; subscription: Subscription; onChange: () => Promise<void> }) {
+function SubscriptionCard({
+  api,
+  subscription: s,
+  onChange,
+}: {
+  api: PortalApi;
+  subscription: Subscription;
+  onChange: () => Promise<void>;
+}) {
   const [asking, setAsking] = useState(false);
   const [reason, setReason] = useState("");
   const [comment, setComment] = useState("");
@@ -145,33 +253,78 @@ function SubscriptionCard({ api, subscription: s, onChange }: { api: PortalApi; 
     <article className="card" data-subscription={s.id}>
       <div className="row">
         <strong>{s.product.name}</strong>
-        <span>{money(s.amount, s.currency)} / {s.recurring_interval}</span>
+        <span>
+          {money(s.amount, s.currency)} / {s.recurring_interval}
+        </span>
       </div>
       <p className="muted status">
-        {s.status !== "active" ? `Status: ${s.status}` : s.cancel_at_period_end ? `Cancels on ${day(s.ends_at ?? s.current_period_end)}` : `Renews on ${day(s.current_period_end)}`}
+        {s.status !== "active"
+          ? `Status: ${s.status}`
+          : s.cancel_at_period_end
+            ? `Cancels on ${day(s.ends_at ?? s.current_period_end)}`
+            : `Renews on ${day(s.current_period_end)}`}
       </p>
       {s.status === "active" && s.cancel_at_period_end ? (
-        <button type="button" className="uncancel" disabled={busy} onClick={() => void run(() => api.uncancel(s.id))}>Keep subscription</button>
+        <button
+          type="button"
+          className="uncancel"
+          disabled={busy}
+          onClick={() => void run(() => api.uncancel(s.id))}
+        >
+          Keep subscription
+        </button>
       ) : null}
       {s.status === "active" && !s.cancel_at_period_end && !asking ? (
-        <button type="button" className="cancel" onClick={() => setAsking(true)}>Cancel subscription</button>
+        <button type="button" className="cancel" onClick={() => setAsking(true)}>
+          Cancel subscription
+        </button>
       ) : null}
       {asking ? (
-        <form className="cancel-form" onSubmit={(e) => { e.preventDefault(); void run(() => api.cancel(s.id, reason, comment)); }}>
+        <form
+          className="cancel-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void run(() => api.cancel(s.id, reason, comment));
+          }}
+        >
           <label htmlFor={`reason-${s.id}`}>Why are you canceling?</label>
-          <select id={`reason-${s.id}`} required value={reason} onChange={(e) => setReason(e.target.value)}>
-            <option value="" disabled>Choose a reason</option>
-            {REASONS.map(([v, label]) => <option key={v} value={v}>{label}</option>)}
+          <select
+            id={`reason-${s.id}`}
+            required
+            value={reason}
+            onChange={(e) => setReason(e.target.value)}
+          >
+            <option value="" disabled>
+              Choose a reason
+            </option>
+            {REASONS.map(([v, label]) => (
+              <option key={v} value={v}>
+                {label}
+              </option>
+            ))}
           </select>
           <label htmlFor={`comment-${s.id}`}>Anything else? (optional)</label>
-          <textarea id={`comment-${s.id}`} value={comment} maxLength={2000} onChange={(e) => setComment(e.target.value)} />
+          <textarea
+            id={`comment-${s.id}`}
+            value={comment}
+            maxLength={2000}
+            onChange={(e) => setComment(e.target.value)}
+          />
           <div className="row">
-            <button type="button" onClick={() => setAsking(false)}>Back</button>
-            <button type="submit" className="confirm-cancel" disabled={busy}>Cancel at period end</button>
+            <button type="button" onClick={() => setAsking(false)}>
+              Back
+            </button>
+            <button type="submit" className="confirm-cancel" disabled={busy}>
+              Cancel at period end
+            </button>
           </div>
         </form>
       ) : null}
-      {error ? <p role="alert" className="error">{error}</p> : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
     </article>
   );
 }

@@ -5,12 +5,23 @@ import { authClient, unwrap, useServerInfo } from "../auth.ts";
 import { navigate, useLocation } from "../router.ts";
 import { ErrorNote, Field, Link, submit, useAction } from "../ui.tsx";
 
-function AuthCard({ title, children, footer }: { title: string; children: ReactNode; footer?: ReactNode }) {
+function AuthCard({
+  title,
+  children,
+  footer,
+}: {
+  title: string;
+  children: ReactNode;
+  footer?: ReactNode;
+}) {
   return (
     <main className="auth">
       <div className="auth-card">
         <div className="brand big">
-          <span className="logo" aria-hidden="true">t</span> till
+          <span className="logo" aria-hidden="true">
+            t
+          </span>{" "}
+          till
         </div>
         <h1>{title}</h1>
         {children}
@@ -20,7 +31,14 @@ function AuthCard({ title, children, footer }: { title: string; children: ReactN
   );
 }
 
-const PROVIDER_NAMES: Record<string, string> = { github: "GitHub", google: "Google", discord: "Discord", gitlab: "GitLab", microsoft: "Microsoft", apple: "Apple" };
+const PROVIDER_NAMES: Record<string, string> = {
+  github: "GitHub",
+  google: "Google",
+  discord: "Discord",
+  gitlab: "GitLab",
+  microsoft: "Microsoft",
+  apple: "Apple",
+};
 
 function SocialButtons({ next }: { next: string }) {
   const info = useServerInfo();
@@ -29,7 +47,15 @@ function SocialButtons({ next }: { next: string }) {
   return (
     <div className="social">
       {info.social.map((id) => (
-        <button key={id} type="button" className="secondary wide" disabled={action.busy} onClick={() => action.run(() => unwrap(authClient.signIn.social({ provider: id, callbackURL: next })))}>
+        <button
+          key={id}
+          type="button"
+          className="secondary wide"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(() => unwrap(authClient.signIn.social({ provider: id, callbackURL: next })))
+          }
+        >
           Continue with {PROVIDER_NAMES[id] ?? id}
         </button>
       ))}
@@ -47,7 +73,12 @@ export function SignIn() {
   const action = useAction();
   const onSubmit = submit((data) =>
     action.run(async () => {
-      await unwrap(authClient.signIn.email({ email: String(data.get("email")), password: String(data.get("password")) }));
+      await unwrap(
+        authClient.signIn.email({
+          email: String(data.get("email")),
+          password: String(data.get("password")),
+        }),
+      );
       navigate(next, { replace: true });
     }),
   );
@@ -56,14 +87,21 @@ export function SignIn() {
       title="Sign in"
       footer={
         <>
-          <Link to="/forgot-password">Forgot your password?</Link> · No account? <Link to="/sign-up">Sign up</Link>
+          <Link to="/forgot-password">Forgot your password?</Link> · No account?{" "}
+          <Link to="/sign-up">Sign up</Link>
         </>
       }
     >
       <SocialButtons next={next} />
       <form onSubmit={onSubmit} className="stack">
         <Field label="Email" name="email" type="email" required autoComplete="email" />
-        <Field label="Password" name="password" type="password" required autoComplete="current-password" />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          required
+          autoComplete="current-password"
+        />
         <ErrorNote error={action.error} />
         <button type="submit" className="primary wide" disabled={action.busy}>
           {action.busy ? "Signing in…" : "Sign in"}
@@ -79,19 +117,49 @@ export function SignUp() {
   const onSubmit = submit((data) =>
     action.run(async () => {
       const email = String(data.get("email"));
-      const result = await unwrap(authClient.signUp.email({ email, password: String(data.get("password")), name: String(data.get("name")), callbackURL: "/verified" }));
+      const result = await unwrap(
+        authClient.signUp.email({
+          email,
+          password: String(data.get("password")),
+          name: String(data.get("name")),
+          callbackURL: "/verified",
+        }),
+      );
       // With verification required there is no session yet: say where the link went.
-      navigate(result && "token" in result && result.token ? "/" : `/verify-email?email=${encodeURIComponent(email)}`, { replace: true });
+      navigate(
+        result && "token" in result && result.token
+          ? "/"
+          : `/verify-email?email=${encodeURIComponent(email)}`,
+        { replace: true },
+      );
     }),
   );
   return (
-    <AuthCard title="Create your account" footer={<>Already have an account? <Link to="/sign-in">Sign in</Link></>}>
-      {info && !info.sign_up ? <p className="error">Sign-up is closed on this server. Ask an administrator for an invitation.</p> : null}
+    <AuthCard
+      title="Create your account"
+      footer={
+        <>
+          Already have an account? <Link to="/sign-in">Sign in</Link>
+        </>
+      }
+    >
+      {info && !info.sign_up ? (
+        <p className="error">
+          Sign-up is closed on this server. Ask an administrator for an invitation.
+        </p>
+      ) : null}
       <SocialButtons next="/" />
       <form onSubmit={onSubmit} className="stack">
         <Field label="Name" name="name" required autoComplete="name" />
         <Field label="Email" name="email" type="email" required autoComplete="email" />
-        <Field label="Password" name="password" type="password" required autoComplete="new-password" placeholder="At least 8 characters" />
+        <Field
+          label="Password"
+          name="password"
+          type="password"
+          required
+          autoComplete="new-password"
+          placeholder="At least 8 characters"
+        />
         <ErrorNote error={action.error} />
         <button type="submit" className="primary wide" disabled={action.busy}>
           {action.busy ? "Creating…" : "Create account"}
@@ -105,11 +173,13 @@ export function VerifyEmail() {
   const { query } = useLocation();
   const email = query.get("email") ?? "";
   const action = useAction();
-  const resend = () => action.run(() => unwrap(authClient.sendVerificationEmail({ email, callbackURL: "/verified" })));
+  const resend = () =>
+    action.run(() => unwrap(authClient.sendVerificationEmail({ email, callbackURL: "/verified" })));
   return (
     <AuthCard title="Check your inbox" footer={<Link to="/sign-in">Back to sign in</Link>}>
       <p>
-        We sent a verification link to <strong>{email || "your email address"}</strong>. Open it to finish signing up.
+        We sent a verification link to <strong>{email || "your email address"}</strong>. Open it to
+        finish signing up.
       </p>
       <p className="muted">
         Running locally without SMTP? The link is in the server log and in <code>till emails</code>.
@@ -128,8 +198,17 @@ export function Verified() {
   const { query } = useLocation();
   const error = query.get("error");
   return (
-    <AuthCard title={error ? "That link did not work" : "Email verified"} footer={<Link to="/">Continue to the dashboard</Link>}>
-      {error ? <p className="error">The verification link is invalid or has expired ({error}). Sign in to get a new one.</p> : <p>Thanks — your email address is confirmed.</p>}
+    <AuthCard
+      title={error ? "That link did not work" : "Email verified"}
+      footer={<Link to="/">Continue to the dashboard</Link>}
+    >
+      {error ? (
+        <p className="error">
+          The verification link is invalid or has expired ({error}). Sign in to get a new one.
+        </p>
+      ) : (
+        <p>Thanks — your email address is confirmed.</p>
+      )}
     </AuthCard>
   );
 }
@@ -148,11 +227,14 @@ export function ForgotPassword() {
     <AuthCard title="Reset your password" footer={<Link to="/sign-in">Back to sign in</Link>}>
       {sentTo ? (
         <p role="status">
-          If an account exists for <strong>{sentTo}</strong>, a reset link is on its way. It is valid for one hour.
+          If an account exists for <strong>{sentTo}</strong>, a reset link is on its way. It is
+          valid for one hour.
         </p>
       ) : (
         <form onSubmit={onSubmit} className="stack">
-          <p className="muted">Enter your email and we will send a link to choose a new password.</p>
+          <p className="muted">
+            Enter your email and we will send a link to choose a new password.
+          </p>
           <Field label="Email" name="email" type="email" required autoComplete="email" />
           <ErrorNote error={action.error} />
           <button type="submit" className="primary wide" disabled={action.busy}>
@@ -170,7 +252,9 @@ export function ResetPassword() {
   const action = useAction();
   const onSubmit = submit((data) =>
     action.run(async () => {
-      await unwrap(authClient.resetPassword({ newPassword: String(data.get("password")), token: token ?? "" }));
+      await unwrap(
+        authClient.resetPassword({ newPassword: String(data.get("password")), token: token ?? "" }),
+      );
       navigate("/sign-in", { replace: true });
     }),
   );
@@ -184,7 +268,13 @@ export function ResetPassword() {
   return (
     <AuthCard title="Choose a new password">
       <form onSubmit={onSubmit} className="stack">
-        <Field label="New password" name="password" type="password" required autoComplete="new-password" />
+        <Field
+          label="New password"
+          name="password"
+          type="password"
+          required
+          autoComplete="new-password"
+        />
         <ErrorNote error={action.error} />
         <button type="submit" className="primary wide" disabled={action.busy}>
           Set password

@@ -3,17 +3,36 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Customer, CustomerState } from "../types.ts";
-import { Badge, Empty, ErrorNote, Field, Link, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
+import {
+  Badge,
+  Empty,
+  ErrorNote,
+  Field,
+  Link,
+  PageHeader,
+  Resource,
+  Table,
+  money,
+  submit,
+  useAction,
+  when,
+} from "../ui.tsx";
 
 export function CustomersPage() {
   const org = useOrg();
   const [q, setQ] = useState("");
   const [creating, setCreating] = useState(false);
-  const customers = useApi<Page<Customer>>(withQuery("/v1/customers/", { organization_id: org.id, limit: 100, query: q }));
+  const customers = useApi<Page<Customer>>(
+    withQuery("/v1/customers/", { organization_id: org.id, limit: 100, query: q }),
+  );
   const action = useAction();
   const create = submit((data) =>
     action.run(async () => {
-      await api.post("/v1/customers/", { organization_id: org.id, email: String(data.get("email")), name: String(data.get("name") ?? "") || null });
+      await api.post("/v1/customers/", {
+        organization_id: org.id,
+        email: String(data.get("email")),
+        name: String(data.get("name") ?? "") || null,
+      });
       setCreating(false);
       customers.reload();
     }),
@@ -21,8 +40,19 @@ export function CustomersPage() {
   return (
     <>
       <PageHeader title="Customers">
-        <input type="search" aria-label="Search customers" placeholder="Search email or name" value={q} onChange={(e) => setQ(e.target.value)} />
-        <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
+        <input
+          type="search"
+          aria-label="Search customers"
+          placeholder="Search email or name"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+        />
+        <button
+          type="button"
+          className="primary"
+          onClick={() => setCreating(true)}
+          disabled={creating}
+        >
           New customer
         </button>
       </PageHeader>
@@ -42,8 +72,13 @@ export function CustomersPage() {
       <Resource loaded={customers} what="Customers">
         {(page) =>
           page.items.length === 0 ? (
-            <Empty title={q ? "No customer matches" : "No customers yet"} command="till customers create --email jane@example.com --name Jane">
-              <p className="muted">Customers appear here when they buy through a checkout, or add one yourself.</p>
+            <Empty
+              title={q ? "No customer matches" : "No customers yet"}
+              command="till customers create --email jane@example.com --name Jane"
+            >
+              <p className="muted">
+                Customers appear here when they buy through a checkout, or add one yourself.
+              </p>
             </Empty>
           ) : (
             <Table
@@ -51,7 +86,11 @@ export function CustomersPage() {
               columns={[
                 ["Email", (c) => <Link to={`/customers/${c.id}`}>{c.email}</Link>],
                 ["Name", (c) => c.name ?? <span className="muted">—</span>],
-                ["External id", (c) => (c.external_id ? <code>{c.external_id}</code> : <span className="muted">—</span>)],
+                [
+                  "External id",
+                  (c) =>
+                    c.external_id ? <code>{c.external_id}</code> : <span className="muted">—</span>,
+                ],
                 ["Since", (c) => <span className="muted">{when(c.created_at)}</span>],
               ]}
             />
@@ -82,7 +121,8 @@ export function CustomerDetailPage({ id }: { id: string }) {
               <ul className="list">
                 {c.active_subscriptions.map((s) => (
                   <li key={s.id}>
-                    <Badge tone="good">{s.status}</Badge> {money(s.amount, s.currency)} · renews {when(s.current_period_end)}
+                    <Badge tone="good">{s.status}</Badge> {money(s.amount, s.currency)} · renews{" "}
+                    {when(s.current_period_end)}
                   </li>
                 ))}
               </ul>
@@ -104,7 +144,8 @@ export function CustomerDetailPage({ id }: { id: string }) {
               <ul className="list">
                 {c.active_meters.map((m) => (
                   <li key={m.id}>
-                    <Link to={`/meters/${m.meter_id}`}>{m.meter_id.slice(0, 8)}</Link> used {m.consumed_units} of {m.credited_units} (balance {m.balance})
+                    <Link to={`/meters/${m.meter_id}`}>{m.meter_id.slice(0, 8)}</Link> used{" "}
+                    {m.consumed_units} of {m.credited_units} (balance {m.balance})
                   </li>
                 ))}
               </ul>

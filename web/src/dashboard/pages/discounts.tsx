@@ -3,7 +3,20 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Discount } from "../types.ts";
-import { Badge, Empty, ErrorNote, Field, FormActions, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
+import {
+  Badge,
+  Empty,
+  ErrorNote,
+  Field,
+  FormActions,
+  PageHeader,
+  Resource,
+  Table,
+  money,
+  submit,
+  useAction,
+  when,
+} from "../ui.tsx";
 
 function CreateDiscount({ onDone }: { onDone: () => void }) {
   const org = useOrg();
@@ -18,8 +31,12 @@ function CreateDiscount({ onDone }: { onDone: () => void }) {
         name: String(data.get("name")),
         code: String(data.get("code") ?? "") || null,
         duration,
-        ...(duration === "repeating" ? { duration_in_months: Number(data.get("months") || 3) } : {}),
-        ...(kind === "percentage" ? { type: "percentage", basis_points: Math.round(value * 100) } : { type: "fixed", amount: Math.round(value * 100), currency: "usd" }),
+        ...(duration === "repeating"
+          ? { duration_in_months: Number(data.get("months") || 3) }
+          : {}),
+        ...(kind === "percentage"
+          ? { type: "percentage", basis_points: Math.round(value * 100) }
+          : { type: "fixed", amount: Math.round(value * 100), currency: "usd" }),
       });
       onDone();
     }),
@@ -58,12 +75,19 @@ function CreateDiscount({ onDone }: { onDone: () => void }) {
 export function DiscountsPage() {
   const org = useOrg();
   const [creating, setCreating] = useState(false);
-  const discounts = useApi<Page<Discount>>(withQuery("/v1/discounts/", { organization_id: org.id, limit: 100 }));
+  const discounts = useApi<Page<Discount>>(
+    withQuery("/v1/discounts/", { organization_id: org.id, limit: 100 }),
+  );
   const action = useAction();
   return (
     <>
       <PageHeader title="Discounts">
-        <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => setCreating(true)}
+          disabled={creating}
+        >
           New discount
         </button>
       </PageHeader>
@@ -72,18 +96,49 @@ export function DiscountsPage() {
       <Resource loaded={discounts} what="Discounts">
         {(page) =>
           page.items.length === 0 ? (
-            <Empty title="No discounts yet" command="till discounts create --name 'Launch week' --code LAUNCH20 --percent 20" />
+            <Empty
+              title="No discounts yet"
+              command="till discounts create --name 'Launch week' --code LAUNCH20 --percent 20"
+            />
           ) : (
             <Table
               rows={page.items}
               columns={[
                 ["Name", (d) => d.name],
-                ["Code", (d) => (d.code ? <code>{d.code}</code> : <span className="muted">—</span>)],
-                ["Off", (d) => (d.type === "percentage" ? `${(d.basis_points ?? 0) / 100}%` : money(d.amount, d.currency))],
+                [
+                  "Code",
+                  (d) => (d.code ? <code>{d.code}</code> : <span className="muted">—</span>),
+                ],
+                [
+                  "Off",
+                  (d) =>
+                    d.type === "percentage"
+                      ? `${(d.basis_points ?? 0) / 100}%`
+                      : money(d.amount, d.currency),
+                ],
                 ["Duration", (d) => <Badge>{d.duration}</Badge>],
-                ["Used", (d) => `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`],
+                [
+                  "Used",
+                  (d) =>
+                    `${d.redemptions_count}${d.max_redemptions ? ` / ${d.max_redemptions}` : ""}`,
+                ],
                 ["Created", (d) => <span className="muted">{when(d.created_at)}</span>],
-                ["", (d) => <button type="button" className="ghost small" onClick={() => action.run(async () => (await api.del(`/v1/discounts/${d.id}`), discounts.reload()))}>Delete</button>],
+                [
+                  "",
+                  (d) => (
+                    <button
+                      type="button"
+                      className="ghost small"
+                      onClick={() =>
+                        action.run(
+                          async () => (await api.del(`/v1/discounts/${d.id}`), discounts.reload()),
+                        )
+                      }
+                    >
+                      Delete
+                    </button>
+                  ),
+                ],
               ]}
             />
           )

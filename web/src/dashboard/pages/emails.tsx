@@ -15,18 +15,28 @@ export function EmailsPage() {
           Refresh
         </button>
       </PageHeader>
-      <p className="muted">Sandbox mode: mail to you, your teammates and the people you invite is kept here instead of being sent.</p>
+      <p className="muted">
+        Sandbox mode: mail to you, your teammates and the people you invite is kept here instead of
+        being sent.
+      </p>
       <Resource loaded={mails} what="Emails">
         {(data) =>
           data.items.length === 0 ? (
             <Empty title="No emails yet">
-              <p className="muted">Invite a teammate or request a password reset to see mail arrive.</p>
+              <p className="muted">
+                Invite a teammate or request a password reset to see mail arrive.
+              </p>
             </Empty>
           ) : (
             <ul className="mails">
               {data.items.map((m) => (
                 <li key={m.id} className="card">
-                  <button type="button" className="mail-head" aria-expanded={open === m.id} onClick={() => setOpen(open === m.id ? null : m.id)}>
+                  <button
+                    type="button"
+                    className="mail-head"
+                    aria-expanded={open === m.id}
+                    onClick={() => setOpen(open === m.id ? null : m.id)}
+                  >
                     <Badge>{m.kind}</Badge>
                     <strong>{m.subject}</strong>
                     <span className="muted">to {m.to}</span>

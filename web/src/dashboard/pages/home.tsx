@@ -9,7 +9,9 @@ function Count({ path, label, to }: { path: string; label: string; to: string })
   return (
     <Link to={to} className="stat card">
       <span className="muted">{label}</span>
-      <strong className="big-number">{page.error ? "—" : page.data ? page.data.pagination.total_count : "…"}</strong>
+      <strong className="big-number">
+        {page.error ? "—" : page.data ? page.data.pagination.total_count : "…"}
+      </strong>
     </Link>
   );
 }
@@ -48,7 +50,8 @@ export function HomePage() {
           ))}
         </ol>
         <p className="muted">
-          The API is Polar's v1 at <code>{location.origin}/v1/</code>: point Polar's SDK at it with an <Link to="/tokens">access token</Link>.
+          The API is Polar's v1 at <code>{location.origin}/v1/</code>: point Polar's SDK at it with
+          an <Link to="/tokens">access token</Link>.
         </p>
       </section>
     </>

@@ -3,7 +3,18 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Meter, MeterQuantities } from "../types.ts";
-import { Empty, Field, FormActions, Link, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
+import {
+  Empty,
+  Field,
+  FormActions,
+  Link,
+  PageHeader,
+  Resource,
+  Table,
+  submit,
+  useAction,
+  when,
+} from "../ui.tsx";
 
 function CreateMeter({ onDone }: { onDone: () => void }) {
   const org = useOrg();
@@ -15,7 +26,10 @@ function CreateMeter({ onDone }: { onDone: () => void }) {
       await api.post("/v1/meters/", {
         organization_id: org.id,
         name: String(data.get("name")),
-        filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: String(data.get("event")) }] },
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "name", operator: "eq", value: String(data.get("event")) }],
+        },
         aggregation: func === "count" ? { func: "count" } : { func, property },
       });
       onDone();
@@ -46,11 +60,18 @@ function CreateMeter({ onDone }: { onDone: () => void }) {
 export function MetersPage() {
   const org = useOrg();
   const [creating, setCreating] = useState(false);
-  const meters = useApi<Page<Meter>>(withQuery("/v1/meters/", { organization_id: org.id, limit: 100 }));
+  const meters = useApi<Page<Meter>>(
+    withQuery("/v1/meters/", { organization_id: org.id, limit: 100 }),
+  );
   return (
     <>
       <PageHeader title="Meters">
-        <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => setCreating(true)}
+          disabled={creating}
+        >
           New meter
         </button>
       </PageHeader>
@@ -58,15 +79,29 @@ export function MetersPage() {
       <Resource loaded={meters} what="Meters">
         {(page) =>
           page.items.length === 0 ? (
-            <Empty title="No meters yet" command="till meters create --name 'API calls' --filter 'name eq api_call'">
-              <p className="muted">A meter adds up the usage events you ingest (e.g. API calls, tokens) so you can bill for them.</p>
+            <Empty
+              title="No meters yet"
+              command="till meters create --name 'API calls' --filter 'name eq api_call'"
+            >
+              <p className="muted">
+                A meter adds up the usage events you ingest (e.g. API calls, tokens) so you can bill
+                for them.
+              </p>
             </Empty>
           ) : (
             <Table
               rows={page.items}
               columns={[
                 ["Name", (m) => <Link to={`/meters/${m.id}`}>{m.name}</Link>],
-                ["Aggregation", (m) => <code>{m.aggregation.func}{m.aggregation.property ? `(${m.aggregation.property})` : ""}</code>],
+                [
+                  "Aggregation",
+                  (m) => (
+                    <code>
+                      {m.aggregation.func}
+                      {m.aggregation.property ? `(${m.aggregation.property})` : ""}
+                    </code>
+                  ),
+                ],
                 ["Created", (m) => <span className="muted">{when(m.created_at)}</span>],
               ]}
             />
@@ -85,9 +120,18 @@ export function QuantityChart({ data, interval }: { data: MeterQuantities; inter
   const max = Math.max(1, ...data.quantities.map((q) => q.quantity));
   const n = Math.max(1, data.quantities.length);
   const slot = (W - pad * 2) / n;
-  const label = (iso: string) => new Date(iso).toLocaleDateString(undefined, interval === "hour" ? { hour: "numeric" } : { month: "short", day: "numeric" });
+  const label = (iso: string) =>
+    new Date(iso).toLocaleDateString(
+      undefined,
+      interval === "hour" ? { hour: "numeric" } : { month: "short", day: "numeric" },
+    );
   return (
-    <svg className="chart" viewBox={`0 0 ${W} ${H + 20}`} role="img" aria-label={`Quantities per ${interval}, total ${data.total}`}>
+    <svg
+      className="chart"
+      viewBox={`0 0 ${W} ${H + 20}`}
+      role="img"
+      aria-label={`Quantities per ${interval}, total ${data.total}`}
+    >
       <line x1={pad} x2={W - pad} y1={H} y2={H} className="axis" />
       <text x={pad} y={12} className="tick">
         {max.toLocaleString()}
@@ -96,7 +140,14 @@ export function QuantityChart({ data, interval }: { data: MeterQuantities; inter
         const h = (q.quantity / max) * (H - 24);
         return (
           <g key={q.timestamp}>
-            <rect x={pad + i * slot + slot * 0.15} y={H - h} width={slot * 0.7} height={Math.max(h, q.quantity > 0 ? 1 : 0)} rx={2} className="bar">
+            <rect
+              x={pad + i * slot + slot * 0.15}
+              y={H - h}
+              width={slot * 0.7}
+              height={Math.max(h, q.quantity > 0 ? 1 : 0)}
+              rx={2}
+              className="bar"
+            >
               <title>{`${label(q.timestamp)}: ${q.quantity.toLocaleString()}`}</title>
             </rect>
             {i % Math.ceil(n / 8) === 0 ? (
@@ -124,7 +175,13 @@ export function MeterDetailPage({ id }: { id: string }) {
   // Whole hours, so the query (and the chart) stays put between renders.
   const end = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
   const start = new Date(end.getTime() - days * 86_400_000);
-  const quantities = useApi<MeterQuantities>(withQuery(`/v1/meters/${id}/quantities`, { start_timestamp: start.toISOString(), end_timestamp: end.toISOString(), interval }));
+  const quantities = useApi<MeterQuantities>(
+    withQuery(`/v1/meters/${id}/quantities`, {
+      start_timestamp: start.toISOString(),
+      end_timestamp: end.toISOString(),
+      interval,
+    }),
+  );
   return (
     <Resource loaded={meter} what="Meter">
       {(m) => (
@@ -135,7 +192,13 @@ export function MeterDetailPage({ id }: { id: string }) {
           <PageHeader title={m.name}>
             <div className="segmented" role="group" aria-label="Period">
               {Object.keys(RANGES).map((r) => (
-                <button key={r} type="button" className={r === range ? "on" : ""} aria-pressed={r === range} onClick={() => setRange(r)}>
+                <button
+                  key={r}
+                  type="button"
+                  className={r === range ? "on" : ""}
+                  aria-pressed={r === range}
+                  onClick={() => setRange(r)}
+                >
                   {r}
                 </button>
               ))}
@@ -146,9 +209,15 @@ export function MeterDetailPage({ id }: { id: string }) {
               {(q) => (
                 <>
                   <p>
-                    <span className="muted">Total</span> <strong className="big-number">{q.total.toLocaleString()}</strong>
+                    <span className="muted">Total</span>{" "}
+                    <strong className="big-number">{q.total.toLocaleString()}</strong>
                   </p>
-                  {q.total === 0 ? <p className="muted">No usage in this period. Send an event: <code>till events ingest --name api_call --customer &lt;id&gt;</code></p> : null}
+                  {q.total === 0 ? (
+                    <p className="muted">
+                      No usage in this period. Send an event:{" "}
+                      <code>till events ingest --name api_call --customer &lt;id&gt;</code>
+                    </p>
+                  ) : null}
                   <QuantityChart data={q} interval={interval} />
                 </>
               )}

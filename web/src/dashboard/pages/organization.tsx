@@ -3,10 +3,27 @@
 import { useEffect, useState } from "react";
 import { authClient, unwrap, useOrg } from "../auth.ts";
 import { navigate } from "../router.ts";
-import { Badge, Empty, ErrorNote, Field, Loading, PageHeader, submit, useAction, when } from "../ui.tsx";
+import {
+  Badge,
+  Empty,
+  ErrorNote,
+  Field,
+  Loading,
+  PageHeader,
+  submit,
+  useAction,
+  when,
+} from "../ui.tsx";
 
 function slugify(name: string): string {
-  return name.toLowerCase().normalize("NFKD").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 40) || "org";
+  return (
+    name
+      .toLowerCase()
+      .normalize("NFKD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 40) || "org"
+  );
 }
 
 export function CreateOrganization({ first }: { first: boolean }) {
@@ -14,23 +31,48 @@ export function CreateOrganization({ first }: { first: boolean }) {
   const [name, setName] = useState("");
   const onSubmit = submit((data) =>
     action.run(async () => {
-      const org = await unwrap(authClient.organization.create({ name: String(data.get("name")), slug: String(data.get("slug")) }));
+      const org = await unwrap(
+        authClient.organization.create({
+          name: String(data.get("name")),
+          slug: String(data.get("slug")),
+        }),
+      );
       await unwrap(authClient.organization.setActive({ organizationId: org!.id }));
       navigate("/products", { replace: true });
     }),
   );
   return (
     <div className={first ? "auth" : ""}>
-      <form className={first ? "auth-card stack" : "card stack narrow"} onSubmit={onSubmit} aria-label="New organization">
+      <form
+        className={first ? "auth-card stack" : "card stack narrow"}
+        onSubmit={onSubmit}
+        aria-label="New organization"
+      >
         <h1>{first ? "Create your organization" : "New organization"}</h1>
-        <p className="muted">An organization holds your products, customers and API tokens. You can invite your team later.</p>
+        <p className="muted">
+          An organization holds your products, customers and API tokens. You can invite your team
+          later.
+        </p>
         <label className="field">
           <span>Name</span>
-          <input name="name" required value={name} onChange={(e) => setName(e.target.value)} placeholder="Acme Inc." />
+          <input
+            name="name"
+            required
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="Acme Inc."
+          />
         </label>
         <label className="field">
           <span>Slug</span>
-          <input name="slug" required pattern="[a-z0-9][a-z0-9-]*" value={slugify(name)} readOnly aria-describedby="slug-help" />
+          <input
+            name="slug"
+            required
+            pattern="[a-z0-9][a-z0-9-]*"
+            value={slugify(name)}
+            readOnly
+            aria-describedby="slug-help"
+          />
           <small id="slug-help" className="muted">
             Used in URLs; made from the name.
           </small>
@@ -45,8 +87,19 @@ export function CreateOrganization({ first }: { first: boolean }) {
 }
 
 interface FullOrg {
-  members: { id: string; role: string; createdAt: string | Date; user: { name: string; email: string } }[];
-  invitations: { id: string; email: string; role: string; status: string; expiresAt: string | Date }[];
+  members: {
+    id: string;
+    role: string;
+    createdAt: string | Date;
+    user: { name: string; email: string };
+  }[];
+  invitations: {
+    id: string;
+    email: string;
+    role: string;
+    status: string;
+    expiresAt: string | Date;
+  }[];
   teams?: { id: string; name: string; createdAt: string | Date }[];
 }
 
@@ -55,7 +108,10 @@ export function useFullOrganization(orgId: string) {
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    unwrap(authClient.organization.getFullOrganization({ query: { organizationId: orgId } })).then((o) => setOrg(o as unknown as FullOrg), (e: Error) => setError(e.message));
+    unwrap(authClient.organization.getFullOrganization({ query: { organizationId: orgId } })).then(
+      (o) => setOrg(o as unknown as FullOrg),
+      (e: Error) => setError(e.message),
+    );
   }, [orgId, tick]);
   return { org, error, reload: () => setTick((n) => n + 1) };
 }
@@ -66,7 +122,13 @@ export function MembersPage() {
   const action = useAction();
   const invite = submit((data, form) =>
     action.run(async () => {
-      await unwrap(authClient.organization.inviteMember({ email: String(data.get("email")), role: String(data.get("role")) as "member", organizationId: current.id }));
+      await unwrap(
+        authClient.organization.inviteMember({
+          email: String(data.get("email")),
+          role: String(data.get("role")) as "member",
+          organizationId: current.id,
+        }),
+      );
       form.reset();
       reload();
     }),
@@ -98,7 +160,23 @@ export function MembersPage() {
               <td className="muted">{when(new Date(m.createdAt).toISOString())}</td>
               <td className="right">
                 {m.role !== "owner" ? (
-                  <button type="button" className="ghost small" onClick={() => action.run(async () => (await unwrap(authClient.organization.removeMember({ memberIdOrEmail: m.id, organizationId: current.id })), reload()))}>
+                  <button
+                    type="button"
+                    className="ghost small"
+                    onClick={() =>
+                      action.run(
+                        async () => (
+                          await unwrap(
+                            authClient.organization.removeMember({
+                              memberIdOrEmail: m.id,
+                              organizationId: current.id,
+                            }),
+                          ),
+                          reload()
+                        ),
+                      )
+                    }
+                  >
                     Remove
                   </button>
                 ) : null}
@@ -108,7 +186,13 @@ export function MembersPage() {
         </tbody>
       </table>
       <form className="card row" onSubmit={invite} aria-label="Invite a member">
-        <Field label="Invite by email" name="email" type="email" required placeholder="teammate@example.com" />
+        <Field
+          label="Invite by email"
+          name="email"
+          type="email"
+          required
+          placeholder="teammate@example.com"
+        />
         <label className="field">
           <span>Role</span>
           <select name="role" defaultValue="member">
@@ -131,8 +215,22 @@ export function MembersPage() {
         <ul className="list card">
           {pending.map((i) => (
             <li key={i.id}>
-              {i.email} <Badge>{i.role}</Badge> <span className="muted">expires {when(new Date(i.expiresAt).toISOString())}</span>
-              <button type="button" className="ghost small" onClick={() => action.run(async () => (await unwrap(authClient.organization.cancelInvitation({ invitationId: i.id })), reload()))}>
+              {i.email} <Badge>{i.role}</Badge>{" "}
+              <span className="muted">expires {when(new Date(i.expiresAt).toISOString())}</span>
+              <button
+                type="button"
+                className="ghost small"
+                onClick={() =>
+                  action.run(
+                    async () => (
+                      await unwrap(
+                        authClient.organization.cancelInvitation({ invitationId: i.id }),
+                      ),
+                      reload()
+                    ),
+                  )
+                }
+              >
                 Cancel
               </button>
             </li>
@@ -148,19 +246,41 @@ export function AcceptInvitation({ id }: { id: string }) {
   const accept = () =>
     action.run(async () => {
       const result = await unwrap(authClient.organization.acceptInvitation({ invitationId: id }));
-      if (result?.invitation) await unwrap(authClient.organization.setActive({ organizationId: result.invitation.organizationId }));
+      if (result?.invitation)
+        await unwrap(
+          authClient.organization.setActive({ organizationId: result.invitation.organizationId }),
+        );
       navigate("/", { replace: true });
     });
   return (
     <div className="card stack narrow">
       <h1>Join an organization</h1>
-      <p>You were invited to an organization on till. Accept to see its products, customers and sales.</p>
+      <p>
+        You were invited to an organization on till. Accept to see its products, customers and
+        sales.
+      </p>
       <ErrorNote error={action.error} />
       <div className="actions">
-        <button type="button" className="primary" onClick={() => void accept()} disabled={action.busy}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => void accept()}
+          disabled={action.busy}
+        >
           Accept invitation
         </button>
-        <button type="button" className="ghost" onClick={() => action.run(async () => (await unwrap(authClient.organization.rejectInvitation({ invitationId: id })), navigate("/")))}>
+        <button
+          type="button"
+          className="ghost"
+          onClick={() =>
+            action.run(
+              async () => (
+                await unwrap(authClient.organization.rejectInvitation({ invitationId: id })),
+                navigate("/")
+              ),
+            )
+          }
+        >
           Decline
         </button>
       </div>

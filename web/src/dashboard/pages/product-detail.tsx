@@ -4,7 +4,17 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Benefit, Checkout, CheckoutLink, Product } from "../types.ts";
-import { Badge, CopyButton, ErrorNote, Link, PageHeader, Resource, money, submit, useAction } from "../ui.tsx";
+import {
+  Badge,
+  CopyButton,
+  ErrorNote,
+  Link,
+  PageHeader,
+  Resource,
+  money,
+  submit,
+  useAction,
+} from "../ui.tsx";
 import { priceLabel } from "./products.tsx";
 
 export function embedSnippet(url: string): string {
@@ -19,10 +29,33 @@ function Sell({ product }: { product: Product }) {
     <section className="card stack">
       <h2>Sell it</h2>
       <div className="actions">
-        <button type="button" className="primary" disabled={action.busy} onClick={() => action.run(async () => setCheckout(await api.post<Checkout>("/v1/checkouts/", { products: [product.id] })))}>
+        <button
+          type="button"
+          className="primary"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () =>
+              setCheckout(await api.post<Checkout>("/v1/checkouts/", { products: [product.id] })),
+            )
+          }
+        >
           Create checkout
         </button>
-        <button type="button" className="secondary" disabled={action.busy} onClick={() => action.run(async () => setLink(await api.post<CheckoutLink>("/v1/checkout-links/", { products: [product.id], payment_processor: "stripe" })))}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={action.busy}
+          onClick={() =>
+            action.run(async () =>
+              setLink(
+                await api.post<CheckoutLink>("/v1/checkout-links/", {
+                  products: [product.id],
+                  payment_processor: "stripe",
+                }),
+              ),
+            )
+          }
+        >
           Create checkout link
         </button>
       </div>
@@ -30,15 +63,26 @@ function Sell({ product }: { product: Product }) {
       {checkout ? (
         <div className="result">
           <p>
-            Checkout ready: <a href={checkout.url} target="_blank" rel="noreferrer" className="checkout-url">{checkout.url}</a> <CopyButton text={checkout.url} />
+            Checkout ready:{" "}
+            <a href={checkout.url} target="_blank" rel="noreferrer" className="checkout-url">
+              {checkout.url}
+            </a>{" "}
+            <CopyButton text={checkout.url} />
           </p>
-          <p className="muted">A checkout session is for one customer and expires; share a checkout link for a page that lasts.</p>
+          <p className="muted">
+            A checkout session is for one customer and expires; share a checkout link for a page
+            that lasts.
+          </p>
         </div>
       ) : null}
       {link ? (
         <div className="result">
           <p>
-            Link: <a href={link.url} target="_blank" rel="noreferrer">{link.url}</a> <CopyButton text={link.url} />
+            Link:{" "}
+            <a href={link.url} target="_blank" rel="noreferrer">
+              {link.url}
+            </a>{" "}
+            <CopyButton text={link.url} />
           </p>
           <p className="muted">Paste this on your site to open the checkout as an overlay:</p>
           <div className="command">
@@ -53,14 +97,28 @@ function Sell({ product }: { product: Product }) {
 
 function Benefits({ product, onChange }: { product: Product; onChange: () => void }) {
   const org = useOrg();
-  const all = useApi<Page<Benefit>>(withQuery("/v1/benefits/", { organization_id: org.id, limit: 100 }));
+  const all = useApi<Page<Benefit>>(
+    withQuery("/v1/benefits/", { organization_id: org.id, limit: 100 }),
+  );
   const action = useAction();
   const attached = new Set(product.benefits.map((b) => b.id));
-  const setBenefits = (ids: string[]) => action.run(async () => (await api.post(`/v1/products/${product.id}/benefits`, { benefits: ids }), onChange()));
+  const setBenefits = (ids: string[]) =>
+    action.run(
+      async () => (
+        await api.post(`/v1/products/${product.id}/benefits`, { benefits: ids }), onChange()
+      ),
+    );
   const addCustom = submit((data, form) =>
     action.run(async () => {
-      const benefit = await api.post<Benefit>("/v1/benefits/", { type: "custom", organization_id: org.id, description: String(data.get("description")), properties: { note: null } });
-      await api.post(`/v1/products/${product.id}/benefits`, { benefits: [...attached, benefit.id] });
+      const benefit = await api.post<Benefit>("/v1/benefits/", {
+        type: "custom",
+        organization_id: org.id,
+        description: String(data.get("description")),
+        properties: { note: null },
+      });
+      await api.post(`/v1/products/${product.id}/benefits`, {
+        benefits: [...attached, benefit.id],
+      });
       form.reset();
       all.reload();
       onChange();
@@ -69,12 +127,18 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
   return (
     <section className="card stack">
       <h2>Benefits</h2>
-      {product.benefits.length === 0 ? <p className="muted">No benefits yet. Customers get what you attach here when they buy.</p> : null}
+      {product.benefits.length === 0 ? (
+        <p className="muted">No benefits yet. Customers get what you attach here when they buy.</p>
+      ) : null}
       <ul className="list">
         {product.benefits.map((b) => (
           <li key={b.id}>
             <Badge>{b.type.replace("_", " ")}</Badge> {b.description}
-            <button type="button" className="ghost small" onClick={() => setBenefits([...attached].filter((id) => id !== b.id))}>
+            <button
+              type="button"
+              className="ghost small"
+              onClick={() => setBenefits([...attached].filter((id) => id !== b.id))}
+            >
               Remove
             </button>
           </li>
@@ -86,7 +150,10 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
           return free.length > 0 ? (
             <label className="field">
               <span>Attach an existing benefit</span>
-              <select value="" onChange={(e) => e.target.value && setBenefits([...attached, e.target.value])}>
+              <select
+                value=""
+                onChange={(e) => e.target.value && setBenefits([...attached, e.target.value])}
+              >
                 <option value="">Choose…</option>
                 {free.map((b) => (
                   <option key={b.id} value={b.id}>
@@ -123,7 +190,19 @@ export function ProductDetailPage({ id }: { id: string }) {
             <Link to="/products">Products</Link> /
           </p>
           <PageHeader title={p.name}>
-            <button type="button" className="ghost" disabled={action.busy} onClick={() => action.run(async () => (await api.patch(`/v1/products/${p.id}`, { is_archived: !p.is_archived }), product.reload()))}>
+            <button
+              type="button"
+              className="ghost"
+              disabled={action.busy}
+              onClick={() =>
+                action.run(
+                  async () => (
+                    await api.patch(`/v1/products/${p.id}`, { is_archived: !p.is_archived }),
+                    product.reload()
+                  ),
+                )
+              }
+            >
               {p.is_archived ? "Unarchive" : "Archive"}
             </button>
           </PageHeader>
@@ -136,7 +215,10 @@ export function ProductDetailPage({ id }: { id: string }) {
               <ul className="list">
                 {p.prices.map((price) => (
                   <li key={price.id}>
-                    {price.amount_type === "fixed" ? money(price.price_amount, price.price_currency) : price.amount_type} {price.is_archived ? <Badge tone="warn">archived</Badge> : null}
+                    {price.amount_type === "fixed"
+                      ? money(price.price_amount, price.price_currency)
+                      : price.amount_type}{" "}
+                    {price.is_archived ? <Badge tone="warn">archived</Badge> : null}
                     <code className="muted small-text">{price.id}</code>
                   </li>
                 ))}

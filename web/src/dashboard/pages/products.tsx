@@ -4,12 +4,30 @@ import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import { navigate } from "../router.ts";
 import type { Product } from "../types.ts";
-import { Badge, Empty, Field, FormActions, Link, PageHeader, Resource, Table, money, submit, useAction, when } from "../ui.tsx";
+import {
+  Badge,
+  Empty,
+  Field,
+  FormActions,
+  Link,
+  PageHeader,
+  Resource,
+  Table,
+  money,
+  submit,
+  useAction,
+  when,
+} from "../ui.tsx";
 
 export function priceLabel(p: Product): string {
   const price = p.prices.find((x) => !x.is_archived) ?? p.prices[0];
   if (!price) return "—";
-  const amount = price.amount_type === "free" ? "Free" : price.amount_type === "custom" ? "Pay what you want" : money(price.price_amount, price.price_currency);
+  const amount =
+    price.amount_type === "free"
+      ? "Free"
+      : price.amount_type === "custom"
+        ? "Pay what you want"
+        : money(price.price_amount, price.price_currency);
   return p.recurring_interval ? `${amount} / ${p.recurring_interval}` : amount;
 }
 
@@ -20,13 +38,22 @@ function CreateProduct({ onDone }: { onDone: () => void }) {
     action.run(async () => {
       const interval = String(data.get("interval"));
       const amount = Math.round(Number(String(data.get("price")).replace(",", ".")) * 100);
-      if (!Number.isFinite(amount) || amount < 0) throw new Error("Enter the price as a number, e.g. 15.00");
+      if (!Number.isFinite(amount) || amount < 0)
+        throw new Error("Enter the price as a number, e.g. 15.00");
       const product = await api.post<Product>("/v1/products/", {
         organization_id: org.id,
         name: String(data.get("name")),
         description: String(data.get("description") ?? "") || null,
         recurring_interval: interval === "once" ? null : interval,
-        prices: [amount === 0 ? { amount_type: "free" } : { amount_type: "fixed", price_amount: amount, price_currency: String(data.get("currency")) }],
+        prices: [
+          amount === 0
+            ? { amount_type: "free" }
+            : {
+                amount_type: "fixed",
+                price_amount: amount,
+                price_currency: String(data.get("currency")),
+              },
+        ],
       });
       onDone();
       navigate(`/products/${product.id}`);
@@ -67,14 +94,31 @@ export function ProductsPage() {
   const org = useOrg();
   const [archived, setArchived] = useState(false);
   const [creating, setCreating] = useState(false);
-  const products = useApi<Page<Product>>(withQuery("/v1/products/", { organization_id: org.id, limit: 100, is_archived: archived, sorting: "-created_at" }));
+  const products = useApi<Page<Product>>(
+    withQuery("/v1/products/", {
+      organization_id: org.id,
+      limit: 100,
+      is_archived: archived,
+      sorting: "-created_at",
+    }),
+  );
   return (
     <>
       <PageHeader title="Products">
         <label className="check">
-          <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} /> Archived
+          <input
+            type="checkbox"
+            checked={archived}
+            onChange={(e) => setArchived(e.target.checked)}
+          />{" "}
+          Archived
         </label>
-        <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => setCreating(true)}
+          disabled={creating}
+        >
           New product
         </button>
       </PageHeader>
@@ -82,7 +126,10 @@ export function ProductsPage() {
       <Resource loaded={products} what="Products">
         {(page) =>
           page.items.length === 0 ? (
-            <Empty title={archived ? "No archived products" : "No products yet"} command="till products create --name Pro --price 1500 --recurring month">
+            <Empty
+              title={archived ? "No archived products" : "No products yet"}
+              command="till products create --name Pro --price 1500 --recurring month"
+            >
               <p className="muted">Create one here with “New product”, or from your terminal:</p>
             </Empty>
           ) : (
@@ -90,9 +137,25 @@ export function ProductsPage() {
               rows={page.items}
               label="Products"
               columns={[
-                ["Name", (p) => (<><Link to={`/products/${p.id}`}>{p.name}</Link>{p.is_archived ? <Badge tone="warn">archived</Badge> : null}</>)],
+                [
+                  "Name",
+                  (p) => (
+                    <>
+                      <Link to={`/products/${p.id}`}>{p.name}</Link>
+                      {p.is_archived ? <Badge tone="warn">archived</Badge> : null}
+                    </>
+                  ),
+                ],
                 ["Price", (p) => priceLabel(p)],
-                ["Type", (p) => (p.is_recurring ? <Badge tone="good">subscription</Badge> : <Badge>one-time</Badge>)],
+                [
+                  "Type",
+                  (p) =>
+                    p.is_recurring ? (
+                      <Badge tone="good">subscription</Badge>
+                    ) : (
+                      <Badge>one-time</Badge>
+                    ),
+                ],
                 ["Benefits", (p) => p.benefits.length],
                 ["Created", (p) => <span className="muted">{when(p.created_at)}</span>],
               ]}

@@ -26,7 +26,10 @@ function Roles() {
   const [roles, setRoles] = useState<Role[] | null>(null);
   const [tick, setTick] = useState(0);
   useEffect(() => {
-    unwrap(authClient.organization.listRoles({ query: { organizationId: org.id } })).then((r) => setRoles((r ?? []) as Role[]), (e: Error) => action.setError(e.message));
+    unwrap(authClient.organization.listRoles({ query: { organizationId: org.id } })).then(
+      (r) => setRoles((r ?? []) as Role[]),
+      (e: Error) => action.setError(e.message),
+    );
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [org.id, tick]);
   const create = submit((data, form) =>
@@ -36,7 +39,13 @@ function Roles() {
         const [resource, act] = key.split(":") as [string, string];
         (permission[resource] ??= []).push(act);
       }
-      await unwrap(authClient.organization.createRole({ role: String(data.get("role")), permission, organizationId: org.id }));
+      await unwrap(
+        authClient.organization.createRole({
+          role: String(data.get("role")),
+          permission,
+          organizationId: org.id,
+        }),
+      );
       form.reset();
       setTick((n) => n + 1);
     }),
@@ -44,15 +53,37 @@ function Roles() {
   return (
     <section className="stack">
       <h2>Custom roles</h2>
-      <p className="muted">Built in: owner, admin and member. Add roles with exactly the permissions a teammate needs.</p>
+      <p className="muted">
+        Built in: owner, admin and member. Add roles with exactly the permissions a teammate needs.
+      </p>
       {roles === null ? <Loading what="Loading roles" /> : null}
       {roles?.length === 0 ? <p className="muted">No custom roles yet.</p> : null}
       <ul className="list card">
         {roles?.map((r) => (
           <li key={r.id}>
             <Badge>{r.role}</Badge>
-            <span className="muted small-text">{Object.entries(r.permission).map(([res, acts]) => `${res}: ${acts.join(", ")}`).join(" · ")}</span>
-            <button type="button" className="ghost small" onClick={() => action.run(async () => (await unwrap(authClient.organization.deleteRole({ roleName: r.role, organizationId: org.id })), setTick((n) => n + 1)))}>
+            <span className="muted small-text">
+              {Object.entries(r.permission)
+                .map(([res, acts]) => `${res}: ${acts.join(", ")}`)
+                .join(" · ")}
+            </span>
+            <button
+              type="button"
+              className="ghost small"
+              onClick={() =>
+                action.run(
+                  async () => (
+                    await unwrap(
+                      authClient.organization.deleteRole({
+                        roleName: r.role,
+                        organizationId: org.id,
+                      }),
+                    ),
+                    setTick((n) => n + 1)
+                  ),
+                )
+              }
+            >
               Delete
             </button>
           </li>
@@ -88,7 +119,12 @@ export function TeamsPage() {
   const action = useAction();
   const create = submit((data, form) =>
     action.run(async () => {
-      await unwrap(authClient.organization.createTeam({ name: String(data.get("name")), organizationId: current.id }));
+      await unwrap(
+        authClient.organization.createTeam({
+          name: String(data.get("name")),
+          organizationId: current.id,
+        }),
+      );
       form.reset();
       reload();
     }),
@@ -108,8 +144,25 @@ export function TeamsPage() {
         <ul className="list card">
           {(org?.teams ?? []).map((t) => (
             <li key={t.id}>
-              <strong>{t.name}</strong> <span className="muted">created {when(new Date(t.createdAt).toISOString())}</span>
-              <button type="button" className="ghost small" onClick={() => action.run(async () => (await unwrap(authClient.organization.removeTeam({ teamId: t.id, organizationId: current.id })), reload()))}>
+              <strong>{t.name}</strong>{" "}
+              <span className="muted">created {when(new Date(t.createdAt).toISOString())}</span>
+              <button
+                type="button"
+                className="ghost small"
+                onClick={() =>
+                  action.run(
+                    async () => (
+                      await unwrap(
+                        authClient.organization.removeTeam({
+                          teamId: t.id,
+                          organizationId: current.id,
+                        }),
+                      ),
+                      reload()
+                    ),
+                  )
+                }
+              >
                 Remove
               </button>
             </li>

@@ -4,9 +4,42 @@ import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { WebhookDelivery, WebhookEndpoint } from "../types.ts";
-import { Badge, CopyButton, Empty, ErrorNote, Field, FormActions, PageHeader, Resource, Table, submit, useAction, when } from "../ui.tsx";
+import {
+  Badge,
+  CopyButton,
+  Empty,
+  ErrorNote,
+  Field,
+  FormActions,
+  PageHeader,
+  Resource,
+  Table,
+  submit,
+  useAction,
+  when,
+} from "../ui.tsx";
 
-const EVENTS = ["checkout.created", "checkout.updated", "order.created", "order.paid", "order.refunded", "subscription.created", "subscription.updated", "subscription.active", "subscription.canceled", "subscription.uncanceled", "subscription.revoked", "customer.created", "customer.updated", "customer.state_changed", "product.created", "product.updated", "benefit_grant.created", "benefit_grant.revoked", "refund.created"];
+const EVENTS = [
+  "checkout.created",
+  "checkout.updated",
+  "order.created",
+  "order.paid",
+  "order.refunded",
+  "subscription.created",
+  "subscription.updated",
+  "subscription.active",
+  "subscription.canceled",
+  "subscription.uncanceled",
+  "subscription.revoked",
+  "customer.created",
+  "customer.updated",
+  "customer.state_changed",
+  "product.created",
+  "product.updated",
+  "benefit_grant.created",
+  "benefit_grant.revoked",
+  "refund.created",
+];
 
 function CreateEndpoint({ onDone }: { onDone: () => void }) {
   const org = useOrg();
@@ -15,7 +48,13 @@ function CreateEndpoint({ onDone }: { onDone: () => void }) {
     action.run(async () => {
       const events = data.getAll("events").map(String);
       if (events.length === 0) throw new Error("Choose at least one event.");
-      await api.post("/v1/webhooks/endpoints", { organization_id: org.id, url: String(data.get("url")), name: String(data.get("name") ?? "") || null, format: "raw", events });
+      await api.post("/v1/webhooks/endpoints", {
+        organization_id: org.id,
+        url: String(data.get("url")),
+        name: String(data.get("name") ?? "") || null,
+        format: "raw",
+        events,
+      });
       onDone();
     }),
   );
@@ -23,14 +62,26 @@ function CreateEndpoint({ onDone }: { onDone: () => void }) {
     <form className="card stack" onSubmit={onSubmit} aria-label="New webhook endpoint">
       <h2>New endpoint</h2>
       <div className="row">
-        <Field label="URL" name="url" type="url" required placeholder="https://example.com/webhooks/till" />
+        <Field
+          label="URL"
+          name="url"
+          type="url"
+          required
+          placeholder="https://example.com/webhooks/till"
+        />
         <Field label="Name" name="name" placeholder="Production" />
       </div>
       <fieldset className="events">
         <legend>Events</legend>
         {EVENTS.map((e) => (
           <label key={e} className="check">
-            <input type="checkbox" name="events" value={e} defaultChecked={e.startsWith("order.") || e.startsWith("subscription.")} /> {e}
+            <input
+              type="checkbox"
+              name="events"
+              value={e}
+              defaultChecked={e.startsWith("order.") || e.startsWith("subscription.")}
+            />{" "}
+            {e}
           </label>
         ))}
       </fieldset>
@@ -43,8 +94,15 @@ function Secret({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: (
   const [shown, setShown] = useState(false);
   const action = useAction();
   const reset = () => {
-    if (!window.confirm("Reset the signing secret? Your server must use the new one from now on.")) return;
-    void action.run(async () => (await api.patch(`/v1/webhooks/endpoints/${endpoint.id}/secret`, {}), setShown(true), onChange()));
+    if (!window.confirm("Reset the signing secret? Your server must use the new one from now on."))
+      return;
+    void action.run(
+      async () => (
+        await api.patch(`/v1/webhooks/endpoints/${endpoint.id}/secret`, {}),
+        setShown(true),
+        onChange()
+      ),
+    );
   };
   return (
     <div className="secret">
@@ -62,23 +120,54 @@ function Secret({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: (
 }
 
 function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const deliveries = useApi<Page<WebhookDelivery>>(withQuery("/v1/webhooks/deliveries", { endpoint_id: endpoint.id, limit: 50 }));
+  const deliveries = useApi<Page<WebhookDelivery>>(
+    withQuery("/v1/webhooks/deliveries", { endpoint_id: endpoint.id, limit: 50 }),
+  );
   const action = useAction();
   return (
     <Resource loaded={deliveries} what="Deliveries">
       {(page) =>
         page.items.length === 0 ? (
-          <p className="muted">No deliveries yet. Events you subscribed to are sent here as they happen.</p>
+          <p className="muted">
+            No deliveries yet. Events you subscribed to are sent here as they happen.
+          </p>
         ) : (
           <>
             <ErrorNote error={action.error} />
             <Table
               rows={page.items}
               columns={[
-                ["Event", (d) => <code>{d.webhook_event.type ?? d.webhook_event.id.slice(0, 8)}</code>],
-                ["Result", (d) => <Badge tone={d.succeeded ? "good" : "bad"}>{d.http_code ?? "no answer"}</Badge>],
+                [
+                  "Event",
+                  (d) => <code>{d.webhook_event.type ?? d.webhook_event.id.slice(0, 8)}</code>,
+                ],
+                [
+                  "Result",
+                  (d) => (
+                    <Badge tone={d.succeeded ? "good" : "bad"}>{d.http_code ?? "no answer"}</Badge>
+                  ),
+                ],
                 ["When", (d) => <span className="muted">{when(d.created_at)}</span>],
-                ["", (d) => <button type="button" className="ghost small" disabled={action.busy} onClick={() => action.run(async () => (await api.post(`/v1/webhooks/events/${d.webhook_event.id}/redeliver`), deliveries.reload()))}>Redeliver</button>],
+                [
+                  "",
+                  (d) => (
+                    <button
+                      type="button"
+                      className="ghost small"
+                      disabled={action.busy}
+                      onClick={() =>
+                        action.run(
+                          async () => (
+                            await api.post(`/v1/webhooks/events/${d.webhook_event.id}/redeliver`),
+                            deliveries.reload()
+                          ),
+                        )
+                      }
+                    >
+                      Redeliver
+                    </button>
+                  ),
+                ],
               ]}
             />
           </>
@@ -92,14 +181,21 @@ export function WebhooksPage() {
   const org = useOrg();
   const [creating, setCreating] = useState(false);
   const [open, setOpen] = useState<string | null>(null);
-  const endpoints = useApi<Page<WebhookEndpoint>>(withQuery("/v1/webhooks/endpoints", { organization_id: org.id, limit: 100 }));
+  const endpoints = useApi<Page<WebhookEndpoint>>(
+    withQuery("/v1/webhooks/endpoints", { organization_id: org.id, limit: 100 }),
+  );
   const action = useAction();
   const unavailable = endpoints.error?.status === 404;
   return (
     <>
       <PageHeader title="Webhooks">
         {unavailable ? null : (
-          <button type="button" className="primary" onClick={() => setCreating(true)} disabled={creating}>
+          <button
+            type="button"
+            className="primary"
+            onClick={() => setCreating(true)}
+            disabled={creating}
+          >
             New endpoint
           </button>
         )}
@@ -109,8 +205,14 @@ export function WebhooksPage() {
       <Resource loaded={endpoints} what="Webhooks">
         {(page) =>
           page.items.length === 0 ? (
-            <Empty title="No webhook endpoints yet" command="till listen --forward-to http://localhost:3000/webhooks">
-              <p className="muted">Add an endpoint to receive events signed with Standard Webhooks, or forward them to your laptop while you develop:</p>
+            <Empty
+              title="No webhook endpoints yet"
+              command="till listen --forward-to http://localhost:3000/webhooks"
+            >
+              <p className="muted">
+                Add an endpoint to receive events signed with Standard Webhooks, or forward them to
+                your laptop while you develop:
+              </p>
             </Empty>
           ) : (
             page.items.map((e) => (
@@ -121,11 +223,28 @@ export function WebhooksPage() {
                     <p className="muted mono-link">{e.url}</p>
                   </div>
                   <div className="actions">
-                    <Badge tone={e.enabled ? "good" : "warn"}>{e.enabled ? "enabled" : "disabled"}</Badge>
-                    <button type="button" className="ghost small" onClick={() => setOpen(open === e.id ? null : e.id)} aria-expanded={open === e.id}>
+                    <Badge tone={e.enabled ? "good" : "warn"}>
+                      {e.enabled ? "enabled" : "disabled"}
+                    </Badge>
+                    <button
+                      type="button"
+                      className="ghost small"
+                      onClick={() => setOpen(open === e.id ? null : e.id)}
+                      aria-expanded={open === e.id}
+                    >
                       Deliveries
                     </button>
-                    <button type="button" className="ghost small danger" onClick={() => action.run(async () => (await api.del(`/v1/webhooks/endpoints/${e.id}`), endpoints.reload()))}>
+                    <button
+                      type="button"
+                      className="ghost small danger"
+                      onClick={() =>
+                        action.run(
+                          async () => (
+                            await api.del(`/v1/webhooks/endpoints/${e.id}`), endpoints.reload()
+                          ),
+                        )
+                      }
+                    >
                       Delete
                     </button>
                   </div>
