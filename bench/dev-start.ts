@@ -52,7 +52,9 @@ async function startDev(
       out += c.toString();
       if (/Ready\s+http/.test(out)) resolve(performance.now() - t0);
     });
-    child.stderr.on("data", (c: Buffer) => void (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => {
+      out += c.toString();
+    });
     void exited.then(() => reject(new Error(`till dev exited:\n${out}`)));
   });
   return {

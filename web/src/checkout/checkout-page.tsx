@@ -51,9 +51,10 @@ export function CheckoutPage(props: { secret: string }) {
     );
   }, [props.secret]);
 
+  const loaded = checkout !== null;
   useEffect(() => {
-    if (checkout) notify(embed, "loaded");
-  }, [embed, checkout !== null]);
+    if (loaded) notify(embed, "loaded");
+  }, [embed, loaded]);
 
   if (phase === "loading") return <p className="muted">Loading checkout…</p>;
   if (!checkout)

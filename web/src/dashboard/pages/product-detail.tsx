@@ -103,11 +103,10 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
   const action = useAction();
   const attached = new Set(product.benefits.map((b) => b.id));
   const setBenefits = (ids: string[]) =>
-    action.run(
-      async () => (
-        await api.post(`/v1/products/${product.id}/benefits`, { benefits: ids }), onChange()
-      ),
-    );
+    action.run(async () => {
+      await api.post(`/v1/products/${product.id}/benefits`, { benefits: ids });
+      return onChange();
+    });
   const addCustom = submit((data, form) =>
     action.run(async () => {
       const benefit = await api.post<Benefit>("/v1/benefits/", {
@@ -195,12 +194,10 @@ export function ProductDetailPage({ id }: { id: string }) {
               className="ghost"
               disabled={action.busy}
               onClick={() =>
-                action.run(
-                  async () => (
-                    await api.patch(`/v1/products/${p.id}`, { is_archived: !p.is_archived }),
-                    product.reload()
-                  ),
-                )
+                action.run(async () => {
+                  await api.patch(`/v1/products/${p.id}`, { is_archived: !p.is_archived });
+                  return product.reload();
+                })
               }
             >
               {p.is_archived ? "Unarchive" : "Archive"}
