@@ -194,7 +194,11 @@ export function CheckoutPage(props: { secret: string }) {
           <p className="muted">Tax {money(checkout.tax_amount, checkout.currency)}</p>
         ) : null}
       </section>
-      <form onSubmit={pay} noValidate aria-describedby={general ? "general-error" : undefined}>
+      <form
+        onSubmit={(e) => void pay(e)}
+        noValidate
+        aria-describedby={general ? "general-error" : undefined}
+      >
         {price.amount_type === "custom" ? (
           <Field
             id="amount"
@@ -258,7 +262,7 @@ export function CheckoutPage(props: { secret: string }) {
                 value={code}
                 onChange={(e) => setCode(e.target.value)}
               />
-              <button type="button" className="secondary" onClick={applyCode}>
+              <button type="button" className="secondary" onClick={() => void applyCode()}>
                 Apply
               </button>
             </div>

@@ -75,7 +75,7 @@ export function CheckoutsPage() {
                       type="button"
                       className="ghost small"
                       onClick={() =>
-                        action.run(async () => {
+                        void action.run(async () => {
                           await api.del(`/v1/checkout-links/${l.id}`);
                           return links.reload();
                         })

@@ -137,7 +137,7 @@ export function DiscountsPage() {
                       type="button"
                       className="ghost small"
                       onClick={() =>
-                        action.run(async () => {
+                        void action.run(async () => {
                           await api.del(`/v1/discounts/${d.id}`);
                           return discounts.reload();
                         })

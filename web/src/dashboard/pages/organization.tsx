@@ -165,7 +165,7 @@ export function MembersPage() {
                     type="button"
                     className="ghost small"
                     onClick={() =>
-                      action.run(async () => {
+                      void action.run(async () => {
                         await unwrap(
                           authClient.organization.removeMember({
                             memberIdOrEmail: m.id,
@@ -220,7 +220,7 @@ export function MembersPage() {
                 type="button"
                 className="ghost small"
                 onClick={() =>
-                  action.run(async () => {
+                  void action.run(async () => {
                     await unwrap(authClient.organization.cancelInvitation({ invitationId: i.id }));
                     return reload();
                   })
@@ -268,7 +268,7 @@ export function AcceptInvitation({ id }: { id: string }) {
           type="button"
           className="ghost"
           onClick={() =>
-            action.run(async () => {
+            void action.run(async () => {
               await unwrap(authClient.organization.rejectInvitation({ invitationId: id }));
               navigate("/");
             })

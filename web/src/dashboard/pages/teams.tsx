@@ -71,7 +71,7 @@ function Roles() {
               type="button"
               className="ghost small"
               onClick={() =>
-                action.run(async () => {
+                void action.run(async () => {
                   await unwrap(
                     authClient.organization.deleteRole({
                       roleName: r.role,
@@ -148,7 +148,7 @@ export function TeamsPage() {
                 type="button"
                 className="ghost small"
                 onClick={() =>
-                  action.run(async () => {
+                  void action.run(async () => {
                     await unwrap(
                       authClient.organization.removeTeam({
                         teamId: t.id,

@@ -154,7 +154,7 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
                       className="ghost small"
                       disabled={action.busy}
                       onClick={() =>
-                        action.run(async () => {
+                        void action.run(async () => {
                           await api.post(`/v1/webhooks/events/${d.webhook_event.id}/redeliver`);
                           return deliveries.reload();
                         })
@@ -241,7 +241,7 @@ export function WebhooksPage() {
                       type="button"
                       className="ghost small danger"
                       onClick={() =>
-                        action.run(async () => {
+                        void action.run(async () => {
                           await api.del(`/v1/webhooks/endpoints/${e.id}`);
                           return endpoints.reload();
                         })
