@@ -9,7 +9,7 @@
 //                        [--pg postgres://postgres@127.0.0.1:5432/postgres] [--only postgres|pglite]
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";

@@ -89,7 +89,7 @@ function yieldBeforeEachStatement(pglite: PGlite): void {
         Object.create(tx, {
           query: { value: yielding(tx, tx.query) },
           exec: { value: yielding(tx, tx.exec) },
-        }),
+        }) as typeof tx,
       ),
     )) as PGlite["transaction"];
 }
@@ -117,7 +117,7 @@ function preparing(client: postgres.Sql): postgres.Sql {
           return method.apply(target, [...args, (tx: postgres.Sql) => fn(preparing(tx))]);
         };
       }
-      return Reflect.get(target, key, receiver);
+      return Reflect.get(target, key, receiver) as unknown;
     },
   });
 }

@@ -133,7 +133,7 @@ export class TillCheckout {
     if (allowedOrigins.length > 0 && !allowedOrigins.includes(e.origin)) return;
     // Unknown events of the right type fall through the switch below and change nothing.
     if ((e.data as { type?: unknown } | null)?.type !== MESSAGE_TYPE) return;
-    const message: CheckoutMessage = e.data;
+    const message = e.data as CheckoutMessage;
     switch (message.event) {
       case "loaded":
         clearTimeout(this.#timer);

@@ -1,6 +1,5 @@
 // Builds the migrated template once per run and hands its location to every test file.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildTemplate, dropTemplate, type TemplateInfo } from "./helpers/template.ts";
@@ -14,15 +13,12 @@ declare module "vitest" {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The config module is the only reader of process.env in the product; the test harness is not
   // product code, and TEST_DATABASE_URL is its own switch.
-  // Browser tests need the built pages; build once when a fresh clone has none.
+  // Browser tests need the built pages: web/build.ts builds them unless they match their sources.
   const root = path.join(import.meta.dirname, "..");
-  if (
-    ["index.html", "portal.html", "embed/embed.js"].some(
-      (file) => !existsSync(path.join(root, "web", "dist", file)),
-    )
-  ) {
-    execFileSync("npm", ["run", "build:web"], { cwd: root, stdio: "inherit" });
-  }
+  execFileSync(process.execPath, [path.join(root, "web", "build.ts")], {
+    cwd: root,
+    stdio: "inherit",
+  });
   const info = await buildTemplate(process.env.TEST_DATABASE_URL || undefined);
   project.provide("template", info);
   return () => dropTemplate(info);

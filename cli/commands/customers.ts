@@ -146,14 +146,12 @@ export function configureCustomerCommands(program: Command): void {
     .description("active subscriptions, granted benefits and meters of a customer")
     .action(async (id: string, _f, c: Command) => {
       const ctx = await contextOf(c);
-      const state = await ctx
-        .api()
-        .get<{
-          email: string;
-          active_subscriptions: unknown[];
-          granted_benefits: unknown[];
-          active_meters: unknown[];
-        }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
+      const state = await ctx.api().get<{
+        email: string;
+        active_subscriptions: unknown[];
+        granted_benefits: unknown[];
+        active_meters: unknown[];
+      }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
       ctx.out.result(state, () =>
         renderFields(
           [

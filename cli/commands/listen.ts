@@ -1,5 +1,5 @@
 // `till listen`.
-import { Command, Option } from "commander";
+import { type Command, Option } from "commander";
 import { contextOf } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 

@@ -142,15 +142,13 @@ export function configureOpsCommands(program: Command): void {
         throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, {
           exitCode: EXIT.usage,
         });
-      const refund = await ctx
-        .api()
-        .post<Refund>(refundSpec.path, {
-          order_id: flags.order,
-          amount: flags.amount,
-          reason: flags.reason,
-          comment: flags.comment ?? null,
-          revoke_benefits: Boolean(flags.revokeBenefits),
-        });
+      const refund = await ctx.api().post<Refund>(refundSpec.path, {
+        order_id: flags.order,
+        amount: flags.amount,
+        reason: flags.reason,
+        comment: flags.comment ?? null,
+        revoke_benefits: Boolean(flags.revokeBenefits),
+      });
       printOne(ctx, refundSpec, refund, `Refund ${refund.status}.`);
     });
 
@@ -189,12 +187,10 @@ export function configureOpsCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .action(async (key: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      const res = await ctx
-        .api()
-        .post<LicenseKey>("/v1/license-keys/validate", {
-          key,
-          organization_id: organizationParam(ctx, flags.org),
-        });
+      const res = await ctx.api().post<LicenseKey>("/v1/license-keys/validate", {
+        key,
+        organization_id: organizationParam(ctx, flags.org),
+      });
       printOne(ctx, keySpec, res, "Valid.");
     });
 
@@ -219,15 +215,13 @@ export function configureOpsCommands(program: Command): void {
     )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const e = await ctx
-        .api()
-        .post<Endpoint>(endpointSpec.path, {
-          url: flags.url,
-          events: flags.event,
-          name: flags.name ?? null,
-          format: flags.format,
-          organization_id: organizationParam(ctx, flags.org),
-        });
+      const e = await ctx.api().post<Endpoint>(endpointSpec.path, {
+        url: flags.url,
+        events: flags.event,
+        name: flags.name ?? null,
+        format: flags.format,
+        organization_id: organizationParam(ctx, flags.org),
+      });
       printOne(ctx, endpointSpec, e, "Created webhook endpoint.");
     });
   for (const [verb, enabled] of [

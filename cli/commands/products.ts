@@ -163,7 +163,7 @@ export function configureProductCommands(program: Command): void {
         .option("--one-time", "only one-time products"),
     (f) => ({
       query: f.query as string | undefined,
-      is_archived: f.archived ? true : false,
+      is_archived: Boolean(f.archived),
       ...(f.recurring ? { is_recurring: true } : f.oneTime ? { is_recurring: false } : {}),
     }),
   );

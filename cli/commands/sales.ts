@@ -169,15 +169,13 @@ export function configureSalesCommands(program: Command): void {
     .option("--org <id>", "organization (user tokens)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const link = await ctx
-        .api()
-        .post<CheckoutLink>(linkSpec.path, {
-          payment_processor: "stripe",
-          products: flags.product,
-          label: flags.label ?? null,
-          success_url: flags.successUrl ?? null,
-          organization_id: organizationParam(ctx, flags.org),
-        });
+      const link = await ctx.api().post<CheckoutLink>(linkSpec.path, {
+        payment_processor: "stripe",
+        products: flags.product,
+        label: flags.label ?? null,
+        success_url: flags.successUrl ?? null,
+        organization_id: organizationParam(ctx, flags.org),
+      });
       printOne(ctx, linkSpec, link, "Created checkout link.");
     });
 

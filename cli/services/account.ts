@@ -168,7 +168,12 @@ function onEnter(fn: () => void): () => void {
 
 function ask(question: string): Promise<string> {
   const rl = createInterface({ input: process.stdin, output: process.stderr });
-  return new Promise((resolve) => rl.question(question, (a) => (rl.close(), resolve(a.trim()))));
+  return new Promise((resolve) =>
+    rl.question(question, (a) => {
+      rl.close();
+      resolve(a.trim());
+    }),
+  );
 }
 
 export function openBrowser(url: string, browser: string | null): void {

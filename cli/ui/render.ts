@@ -53,6 +53,7 @@ export async function startSpinner(text: string): Promise<SpinnerHandle> {
   if (!process.stderr.isTTY) return { stop: () => {} };
   const [{ render, Text }, React] = await Promise.all([import("ink"), import("react")]);
   const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+  // biome-ignore lint/correctness/noComponentHookFactories: ink and react load only on a TTY, so the component is made once they have
   function Spinner(props: { label: string }) {
     const [i, setI] = React.useState(0);
     React.useEffect(() => {

@@ -51,11 +51,9 @@ export interface TillPluginOptions extends TillApiOptions {
   webhooks?: WebhookOptions;
 }
 
-const urlOrPath = z
-  .string()
-  .refine((v) => v.startsWith("/") || URL.canParse(v), {
-    message: "Must be a valid URL or a path starting with /",
-  });
+const urlOrPath = z.string().refine((v) => v.startsWith("/") || URL.canParse(v), {
+  message: "Must be a valid URL or a path starting with /",
+});
 
 export const checkoutInput = z.object({
   products: z.union([z.array(z.string().min(1)), z.string().min(1)]).optional(),
@@ -417,7 +415,7 @@ export function till(options: TillPluginOptions) {
           if (!ctx.request) throw new APIError("BAD_REQUEST", { message: "No request body." });
           const body = await ctx.request.text();
           const h = ctx.request.headers;
-          let payload;
+          let payload: ReturnType<typeof verifyWebhook>;
           try {
             payload = verifyWebhook(options.webhooks.secret, body, {
               "webhook-id": h.get("webhook-id"),

@@ -78,7 +78,7 @@ export async function createDemoStore(deps: DemoDeps): Promise<Router> {
     url.searchParams.set("limit", "100");
     const answer = await fetch(url, { headers: { authorization: `Bearer ${seed.accessToken}` } });
     if (!answer.ok)
-      return void res.status(502).json({ error: "till answered HTTP " + answer.status });
+      return void res.status(502).json({ error: `till answered HTTP ${answer.status}` });
     const { items } = (await answer.json()) as { items: TillProduct[] };
     const bySlug = new Map(seed.products.map((p) => [p.productId, p.slug]));
     res.json(

@@ -46,7 +46,8 @@ export function metadataQuery(req: Request): MetadataFilter {
       );
     }
     const values = Array.isArray(rawValue) ? rawValue : [rawValue];
-    (out[m[1]!] ??= []).push(...values.filter((v): v is string => typeof v === "string"));
+    const strings = values.filter((v): v is string => typeof v === "string");
+    out[m[1]!] = [...(out[m[1]!] ?? []), ...strings];
   }
   return out;
 }

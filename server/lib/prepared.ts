@@ -9,9 +9,15 @@ const byHandle = new WeakMap<Db, Map<string, unknown>>();
 
 export function preparedQuery<T>(db: Db, key: string, build: (db: Db) => T): T {
   let queries = byHandle.get(db);
-  if (!queries) byHandle.set(db, (queries = new Map()));
+  if (!queries) {
+    queries = new Map();
+    byHandle.set(db, queries);
+  }
   let query = queries.get(key) as T | undefined;
-  if (query === undefined) queries.set(key, (query = build(db)));
+  if (query === undefined) {
+    query = build(db);
+    queries.set(key, query);
+  }
   return query;
 }
 
@@ -38,7 +44,10 @@ export function encodeValues<T extends Table>(
   prefix = "",
 ): Record<string, unknown> {
   let columns = columnsOf.get(table);
-  if (!columns) columnsOf.set(table, (columns = Object.entries(getTableColumns(table))));
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table));
+    columnsOf.set(table, columns);
+  }
   const out: Record<string, unknown> = {};
   for (const [key, column] of columns) {
     const value = (values as Record<string, unknown>)[key];

@@ -62,7 +62,10 @@ export function segmentRouter(routers: Router[]): RequestHandler {
     let i = 0;
     const step = (err?: unknown): void => {
       // A router that did not answer calls back with nothing (or null after next("router")).
-      if (err !== undefined && err !== null && err !== "router") return next(err);
+      if (err !== undefined && err !== null && err !== "router") {
+        next(err);
+        return;
+      }
       const router = list[i++];
       if (router) router(req, res, step);
       else next();

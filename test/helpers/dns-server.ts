@@ -40,7 +40,7 @@ export async function startDnsServer(records: Record<string, string> = {}): Prom
       rr.writeUInt16BE(1, 4);
       rr.writeUInt32BE(0, 6);
       rr.writeUInt16BE(4, 10);
-      a.split(".").forEach((octet, i) => rr.writeUInt8(Number(octet), 12 + i));
+      for (const [i, octet] of a.split(".").entries()) rr.writeUInt8(Number(octet), 12 + i);
       return rr;
     });
     socket.send(Buffer.concat([header, question, ...rrs]), rinfo.port, rinfo.address);

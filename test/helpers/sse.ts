@@ -33,8 +33,7 @@ export async function openSse(
     try {
       for await (const chunk of res.body) {
         buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        for (let cut = buffer.indexOf("\n\n"); cut >= 0; cut = buffer.indexOf("\n\n")) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
           const ev: SseEvent = { id: null, event: null, data: "" };

@@ -7,8 +7,8 @@ import type { AuthContext, AuthResolver } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { SCOPES } from "../../lib/scopes.ts";
 import { hashToken } from "../../lib/tokens.ts";
-import { memberOrganizationIds } from "../organizations/repository.ts";
-import { findActiveByHash, touchLastUsed } from "../tokens/repository.ts";
+import { memberOrganizationIds } from "../organizations/queries.ts";
+import { resolveToken } from "../tokens/service.ts";
 import type { Auth } from "./auth.ts";
 
 const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPES);
@@ -16,12 +16,8 @@ const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): AuthResolver {
   return async (req: Request): Promise<AuthContext | null> => {
     if (req.bearer?.startsWith("till_oat_")) {
-      const now = deps.clock.now();
-      const token = await findActiveByHash(deps.db, hashToken(req.bearer), now);
+      const token = await resolveToken(deps.db, hashToken(req.bearer), deps.clock.now());
       if (!token) return null;
-      // At most one write a minute per token: a busy CI token should not write on every call.
-      if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000)
-        await touchLastUsed(deps.db, token.id, now);
       return {
         kind: "organization",
         userId: null,

@@ -25,7 +25,7 @@ export function markDeviceSession<T extends object>(
 export async function keepDeviceSessions(
   session: object,
   ctx: HookContext,
-): Promise<boolean | void> {
+): Promise<boolean | undefined> {
   if (ctx?.path !== "/revoke-other-sessions" || !(session as SessionLike).clientId) return;
   const body = ctx.body as { revokeDeviceSessions?: unknown } | undefined;
   if (body?.revokeDeviceSessions === true) return;

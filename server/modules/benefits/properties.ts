@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import { usableFiles } from "../files/service.ts";
-import { findMeter } from "../meters/repository.ts";
+import { findMeter } from "../meters/queries.ts";
 import { guildIdOf } from "./discord.ts";
 
 const INT32_MAX = 2147483647;

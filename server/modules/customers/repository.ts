@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } 
 import type { Db } from "../../../db/client.ts";
 import { customers, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
+import { containsPattern } from "../../lib/query.ts";
 import type { CustomerRecord } from "./schemas.ts";
 
 export type CustomerRow = typeof customers.$inferSelect;
@@ -20,10 +21,6 @@ const selection = { customer: customers, firstUserEventAt };
 
 function record(row: { customer: CustomerRow; firstUserEventAt: Date | null }): CustomerRecord {
   return { ...row.customer, firstUserEventAt: row.firstUserEventAt };
-}
-
-export function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 const SORTS = {
@@ -54,7 +51,7 @@ export async function listCustomers(
   ];
   if (filter.email) conds.push(sql`lower(${customers.email}) = lower(${filter.email})`);
   if (filter.query) {
-    const q = `%${escapeLike(filter.query)}%`;
+    const q = containsPattern(filter.query);
     conds.push(
       or(ilike(customers.email, q), ilike(customers.name, q), ilike(customers.externalId, q)),
     );

@@ -66,7 +66,7 @@ describe("events through @polar-sh/sdk", () => {
       sorting: ["timestamp"],
     });
     expect(
-      byExternal.items.map((e) => (e.source === "user" ? e.metadata["route"] : null)).slice(0, 2),
+      byExternal.items.map((e) => (e.source === "user" ? e.metadata.route : null)).slice(0, 2),
     ).toEqual(["/a", "/b"]);
     const tokens = await polar.events.list({
       filter: JSON.stringify({

@@ -6,6 +6,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { events } from "../../../db/schema/index.ts";
 import type { MeterAggregation, MeterFilter, MeterFilterClause } from "../../../db/schema/index.ts";
+import { containsPattern } from "../../lib/query.ts";
 
 const MAX_DEPTH = 5;
 const MAX_CLAUSES = 100;
@@ -118,10 +119,6 @@ export function metadataNumber(prop: string): SQL {
   return sql`(case when jsonb_typeof(${json}) = 'number' then (${json})::numeric end)`;
 }
 
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function clauseCondition(c: MeterFilterClause): SQL {
   const { operator, value } = c;
   if (operator === "like" || operator === "not_like") {
@@ -131,7 +128,7 @@ function clauseCondition(c: MeterFilterClause): SQL {
         : c.property === "source"
           ? sql`${events.source}`
           : metadataJson(c.property, true);
-    const pattern = `%${escapeLike(String(value))}%`;
+    const pattern = containsPattern(String(value));
     return operator === "like"
       ? sql`(${target} like ${pattern})`
       : sql`(${target} not like ${pattern})`;

@@ -19,6 +19,7 @@ import {
 import type { Db } from "../../../db/client.ts";
 import { customers, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
+import { containsPattern } from "../../lib/query.ts";
 import type { EventNameRecord, EventRecord } from "./schemas.ts";
 
 export type EventInsert = typeof events.$inferInsert;
@@ -158,10 +159,6 @@ export interface EventFilter {
   metadata: Record<string, string[]>;
 }
 
-function escapeLike(s: string): string {
-  return s.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
 function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
   const conds: (SQL | undefined)[] = [
     inArray(events.organizationId, organizationIds),
@@ -171,7 +168,7 @@ function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
   if (f.externalCustomerIds) conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
   if (f.names) conds.push(inArray(events.name, f.names));
   if (f.sources) conds.push(inArray(events.source, f.sources as ("system" | "user")[]));
-  if (f.query) conds.push(sql`${events.name} ilike ${`%${escapeLike(f.query)}%`}`);
+  if (f.query) conds.push(sql`${events.name} ilike ${containsPattern(f.query)}`);
   if (f.start) conds.push(gte(events.timestamp, f.start));
   if (f.end) conds.push(lte(events.timestamp, f.end));
   if (f.parentId) conds.push(eq(events.parentId, f.parentId));

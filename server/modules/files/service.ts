@@ -167,7 +167,7 @@ export async function receivePart(
   const plan = row.parts[index];
   if (!plan) throw new ResourceNotFound(`The upload has no part ${number}.`);
   const expected = plan.chunk_end - plan.chunk_start;
-  let stored;
+  let stored: Awaited<ReturnType<FileDeps["storage"]["writePart"]>>;
   try {
     stored = await deps.storage.writePart(row.id, number, body, expected);
   } catch (err) {
@@ -327,7 +327,7 @@ export async function deleteFile(deps: FileDeps, ctx: AuthContext, id: string): 
 /** Product media and avatars are public: anyone with the URL may fetch them once uploaded. */
 export async function openPublicFile(deps: FileDeps, id: string) {
   const row = await repo.findFileForUpload(deps.db, id);
-  if (!row || !row.isUploaded || row.service === "downloadable")
+  if (!row?.isUploaded || row.service === "downloadable")
     throw new ResourceNotFound("File not found.");
   const object = await deps.storage.open(storageKey(row));
   if (!object) throw new ResourceNotFound("File not found.");
@@ -356,7 +356,7 @@ export { fileReadOut };
 /** A downloadable's bytes, for the signed download URLs of benefit grants; null when gone. */
 export async function openDownloadable(deps: FileDeps, id: string) {
   const row = await repo.findFileForUpload(deps.db, id);
-  if (!row || !row.isUploaded || row.service !== "downloadable") return null;
+  if (!row?.isUploaded || row.service !== "downloadable") return null;
   const object = await deps.storage.open(storageKey(row));
   return object ? { row, ...object } : null;
 }

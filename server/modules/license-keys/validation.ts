@@ -24,7 +24,7 @@ async function usableKey(
   key: string,
 ) {
   const row = await repo.lockKeyByText(tx, organizationId, key);
-  if (!row || row.status !== "granted") throw new ResourceNotFound(NOT_FOUND);
+  if (row?.status !== "granted") throw new ResourceNotFound(NOT_FOUND);
   if (row.expiresAt && row.expiresAt.getTime() <= deps.clock.now().getTime())
     throw new ResourceNotFound("License key has expired.");
   return row;

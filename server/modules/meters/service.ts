@@ -104,7 +104,10 @@ const DEFINITIONS_KEPT = 1000;
 
 function remember(db: Db, row: repo.MeterRow): void {
   let byId = definitions.get(db);
-  if (!byId) definitions.set(db, (byId = new Map()));
+  if (!byId) {
+    byId = new Map();
+    definitions.set(db, byId);
+  }
   byId.delete(row.id);
   byId.set(row.id, row);
   if (byId.size > DEFINITIONS_KEPT) byId.delete(byId.keys().next().value!);

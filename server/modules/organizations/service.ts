@@ -10,7 +10,7 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { Config } from "../../config.ts";
 import type { Auth } from "../auth/auth.ts";
 import { mayCreateOrganization } from "../auth/platform-admins.ts";
-import { userRole } from "../auth/repository.ts";
+import { userRole } from "../auth/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import {

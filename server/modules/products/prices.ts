@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { productPrices } from "../../../db/schema/index.ts";
 import { fromZodError, RequestValidationError } from "../../lib/errors.ts";
-import { findMeter, type MeterRow } from "../meters/repository.ts";
+import { findMeter, type MeterRow } from "../meters/queries.ts";
 
 export type PriceRow = typeof productPrices.$inferSelect;
 

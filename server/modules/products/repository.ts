@@ -4,7 +4,6 @@ import {
   and,
   asc,
   count,
-  desc,
   eq,
   exists,
   ilike,
@@ -309,16 +308,14 @@ export async function setCustomFields(
 ): Promise<void> {
   await db.delete(productCustomFields).where(eq(productCustomFields.productId, productId));
   if (fields.length > 0) {
-    await db
-      .insert(productCustomFields)
-      .values(
-        fields.map((f, order) => ({
-          productId,
-          customFieldId: f.customFieldId,
-          required: f.required,
-          order,
-        })),
-      );
+    await db.insert(productCustomFields).values(
+      fields.map((f, order) => ({
+        productId,
+        customFieldId: f.customFieldId,
+        required: f.required,
+        order,
+      })),
+    );
   }
 }
 

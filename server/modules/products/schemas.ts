@@ -7,7 +7,7 @@ import { sortingSchema } from "../../lib/sorting.ts";
 import type { BenefitOut } from "../benefits/schemas.ts";
 import type { CustomFieldOut } from "../custom-fields/schemas.ts";
 import type { FileReadOut } from "../files/schemas.ts";
-import { priceCreate, priceOut } from "./prices.ts";
+import { priceCreate, type priceOut } from "./prices.ts";
 import type { ProductRow } from "./repository.ts";
 
 const INTERVAL = z.enum(["day", "week", "month", "year"]);

@@ -19,6 +19,20 @@ export interface TokenDeps {
   clock: Clock;
 }
 
+/** The active token whose hash is `tokenHash` (null if none), its last use recorded. */
+export async function resolveToken(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<repo.TokenRow | null> {
+  const token = await repo.findActiveByHash(db, tokenHash, now);
+  if (!token) return null;
+  // At most one write a minute per token: a busy CI token should not write on every call.
+  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() > 60_000)
+    await repo.touchLastUsed(db, token.id, now);
+  return token;
+}
+
 function usersOnly(ctx: AuthContext): void {
   if (ctx.kind !== "user")
     throw new NotPermitted(

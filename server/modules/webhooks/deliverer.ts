@@ -239,8 +239,10 @@ export class Deliverer {
       return;
     }
     let lane = this.#lanes.get(id);
-    if (!lane)
-      this.#lanes.set(id, (lane = { queue: [], active: 0, clearBelow: 0, blocked: false }));
+    if (!lane) {
+      lane = { queue: [], active: 0, clearBelow: 0, blocked: false };
+      this.#lanes.set(id, lane);
+    }
     this.#held.set(item.target.event.id, item.job);
     // Keep the lane in outbox order even when a later fetch brings an older event.
     let at = lane.queue.length;

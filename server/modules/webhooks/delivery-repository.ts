@@ -59,15 +59,11 @@ export async function insertEndpointEvents(
   values: (typeof webhookEndpointEvents.$inferInsert)[],
 ): Promise<{ id: string; endpointId: string; seq: number }[]> {
   if (values.length === 0) return [];
-  return tx
-    .insert(webhookEndpointEvents)
-    .values(values)
-    .onConflictDoNothing()
-    .returning({
-      id: webhookEndpointEvents.id,
-      endpointId: webhookEndpointEvents.endpointId,
-      seq: webhookEndpointEvents.seq,
-    });
+  return tx.insert(webhookEndpointEvents).values(values).onConflictDoNothing().returning({
+    id: webhookEndpointEvents.id,
+    endpointId: webhookEndpointEvents.endpointId,
+    seq: webhookEndpointEvents.seq,
+  });
 }
 
 export async function markDispatched(tx: Db, ids: string[], at: Date): Promise<void> {

@@ -129,7 +129,7 @@ describe("webhook delivery", () => {
       standardOk: false,
       polarOk: false,
     });
-    const wrong = "whsec_" + Buffer.alloc(32, 7).toString("base64");
+    const wrong = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
     expect(verifyBoth(sample.body, headers, wrong)).toMatchObject({
       standardOk: false,
       polarOk: false,

@@ -51,9 +51,10 @@ export function CheckoutPage(props: { secret: string }) {
     );
   }, [props.secret]);
 
+  const loaded = checkout !== null;
   useEffect(() => {
-    if (checkout) notify(embed, "loaded");
-  }, [embed, checkout !== null]);
+    if (loaded) notify(embed, "loaded");
+  }, [embed, loaded]);
 
   if (phase === "loading") return <p className="muted">Loading checkout…</p>;
   if (!checkout)
@@ -193,7 +194,11 @@ export function CheckoutPage(props: { secret: string }) {
           <p className="muted">Tax {money(checkout.tax_amount, checkout.currency)}</p>
         ) : null}
       </section>
-      <form onSubmit={pay} noValidate aria-describedby={general ? "general-error" : undefined}>
+      <form
+        onSubmit={(e) => void pay(e)}
+        noValidate
+        aria-describedby={general ? "general-error" : undefined}
+      >
         {price.amount_type === "custom" ? (
           <Field
             id="amount"
@@ -257,7 +262,7 @@ export function CheckoutPage(props: { secret: string }) {
                 value={code}
                 onChange={(e) => setCode(e.target.value)}
               />
-              <button type="button" className="secondary" onClick={applyCode}>
+              <button type="button" className="secondary" onClick={() => void applyCode()}>
                 Apply
               </button>
             </div>

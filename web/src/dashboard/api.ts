@@ -86,6 +86,7 @@ export function useApi<T>(path: string | null): Loaded<T> {
     loading: path !== null,
   });
   const [tick, setTick] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new tick (reload()) fetches again
   useEffect(() => {
     if (path === null) return;
     let live = true;

@@ -3,7 +3,9 @@
 import { useSyncExternalStore } from "react";
 
 const listeners = new Set<() => void>();
-const notify = () => listeners.forEach((l) => l());
+const notify = () => {
+  for (const l of listeners) l();
+};
 if (typeof window !== "undefined") window.addEventListener("popstate", notify);
 
 function subscribe(listener: () => void): () => void {

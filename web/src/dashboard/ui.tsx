@@ -114,7 +114,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
     setTimeout(() => setDone(false), 1500);
   };
   return (
-    <button type="button" className="ghost small" onClick={copy} aria-label={label}>
+    <button type="button" className="ghost small" onClick={() => void copy()} aria-label={label}>
       {done ? "Copied" : "Copy"}
     </button>
   );
@@ -163,10 +163,11 @@ export function useAction() {
   return { busy, error, run, setError };
 }
 
-export function submit(handler: (data: FormData, form: HTMLFormElement) => void) {
+/** A form's submit handler; an async handler reports its own errors (useAction's run). */
+export function submit(handler: (data: FormData, form: HTMLFormElement) => unknown) {
   return (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
-    handler(new FormData(e.currentTarget), e.currentTarget);
+    void handler(new FormData(e.currentTarget), e.currentTarget);
   };
 }
 

@@ -186,7 +186,7 @@ function Account({ products }: { products: DemoProduct[] }) {
   const [state, setState] = useState<CustomerState | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
-    authClient.customer.state().then(({ data, error: err }) => {
+    void authClient.customer.state().then(({ data, error: err }) => {
       // No till customer yet is no purchases yet.
       if (!err) return setState(data as unknown as CustomerState);
       if (err.status === 404) setState({ active_subscriptions: [], granted_benefits: [] });

@@ -53,7 +53,9 @@ function SocialButtons({ next }: { next: string }) {
           className="secondary wide"
           disabled={action.busy}
           onClick={() =>
-            action.run(() => unwrap(authClient.signIn.social({ provider: id, callbackURL: next })))
+            void action.run(() =>
+              unwrap(authClient.signIn.social({ provider: id, callbackURL: next })),
+            )
           }
         >
           Continue with {PROVIDER_NAMES[id] ?? id}
@@ -185,7 +187,12 @@ export function VerifyEmail() {
         Running locally without SMTP? The link is in the server log and in <code>till emails</code>.
       </p>
       {email ? (
-        <button type="button" className="secondary" onClick={resend} disabled={action.busy}>
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => void resend()}
+          disabled={action.busy}
+        >
           Send the link again
         </button>
       ) : null}

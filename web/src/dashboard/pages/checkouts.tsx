@@ -75,9 +75,10 @@ export function CheckoutsPage() {
                       type="button"
                       className="ghost small"
                       onClick={() =>
-                        action.run(
-                          async () => (await api.del(`/v1/checkout-links/${l.id}`), links.reload()),
-                        )
+                        void action.run(async () => {
+                          await api.del(`/v1/checkout-links/${l.id}`);
+                          return links.reload();
+                        })
                       }
                     >
                       Delete

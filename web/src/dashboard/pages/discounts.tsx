@@ -91,7 +91,14 @@ export function DiscountsPage() {
           New discount
         </button>
       </PageHeader>
-      {creating ? <CreateDiscount onDone={() => (setCreating(false), discounts.reload())} /> : null}
+      {creating ? (
+        <CreateDiscount
+          onDone={() => {
+            setCreating(false);
+            return discounts.reload();
+          }}
+        />
+      ) : null}
       <ErrorNote error={action.error} />
       <Resource loaded={discounts} what="Discounts">
         {(page) =>
@@ -130,9 +137,10 @@ export function DiscountsPage() {
                       type="button"
                       className="ghost small"
                       onClick={() =>
-                        action.run(
-                          async () => (await api.del(`/v1/discounts/${d.id}`), discounts.reload()),
-                        )
+                        void action.run(async () => {
+                          await api.del(`/v1/discounts/${d.id}`);
+                          return discounts.reload();
+                        })
                       }
                     >
                       Delete

@@ -75,7 +75,14 @@ export function MetersPage() {
           New meter
         </button>
       </PageHeader>
-      {creating ? <CreateMeter onDone={() => (setCreating(false), meters.reload())} /> : null}
+      {creating ? (
+        <CreateMeter
+          onDone={() => {
+            setCreating(false);
+            return meters.reload();
+          }}
+        />
+      ) : null}
       <Resource loaded={meters} what="Meters">
         {(page) =>
           page.items.length === 0 ? (
@@ -190,6 +197,7 @@ export function MeterDetailPage({ id }: { id: string }) {
             <Link to="/meters">Meters</Link> /
           </p>
           <PageHeader title={m.name}>
+            {/* biome-ignore lint/a11y/useSemanticElements: a fieldset's border and legend do not fit a segmented control; role=group with a label says the same */}
             <div className="segmented" role="group" aria-label="Period">
               {Object.keys(RANGES).map((r) => (
                 <button

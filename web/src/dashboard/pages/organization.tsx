@@ -107,6 +107,7 @@ export function useFullOrganization(orgId: string) {
   const [org, setOrg] = useState<FullOrg | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new tick (reload()) fetches again
   useEffect(() => {
     unwrap(authClient.organization.getFullOrganization({ query: { organizationId: orgId } })).then(
       (o) => setOrg(o as unknown as FullOrg),
@@ -164,17 +165,15 @@ export function MembersPage() {
                     type="button"
                     className="ghost small"
                     onClick={() =>
-                      action.run(
-                        async () => (
-                          await unwrap(
-                            authClient.organization.removeMember({
-                              memberIdOrEmail: m.id,
-                              organizationId: current.id,
-                            }),
-                          ),
-                          reload()
-                        ),
-                      )
+                      void action.run(async () => {
+                        await unwrap(
+                          authClient.organization.removeMember({
+                            memberIdOrEmail: m.id,
+                            organizationId: current.id,
+                          }),
+                        );
+                        return reload();
+                      })
                     }
                   >
                     Remove
@@ -221,14 +220,10 @@ export function MembersPage() {
                 type="button"
                 className="ghost small"
                 onClick={() =>
-                  action.run(
-                    async () => (
-                      await unwrap(
-                        authClient.organization.cancelInvitation({ invitationId: i.id }),
-                      ),
-                      reload()
-                    ),
-                  )
+                  void action.run(async () => {
+                    await unwrap(authClient.organization.cancelInvitation({ invitationId: i.id }));
+                    return reload();
+                  })
                 }
               >
                 Cancel
@@ -273,12 +268,10 @@ export function AcceptInvitation({ id }: { id: string }) {
           type="button"
           className="ghost"
           onClick={() =>
-            action.run(
-              async () => (
-                await unwrap(authClient.organization.rejectInvitation({ invitationId: id })),
-                navigate("/")
-              ),
-            )
+            void action.run(async () => {
+              await unwrap(authClient.organization.rejectInvitation({ invitationId: id }));
+              navigate("/");
+            })
           }
         >
           Decline

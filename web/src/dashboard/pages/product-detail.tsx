@@ -34,7 +34,7 @@ function Sell({ product }: { product: Product }) {
           className="primary"
           disabled={action.busy}
           onClick={() =>
-            action.run(async () =>
+            void action.run(async () =>
               setCheckout(await api.post<Checkout>("/v1/checkouts/", { products: [product.id] })),
             )
           }
@@ -46,7 +46,7 @@ function Sell({ product }: { product: Product }) {
           className="secondary"
           disabled={action.busy}
           onClick={() =>
-            action.run(async () =>
+            void action.run(async () =>
               setLink(
                 await api.post<CheckoutLink>("/v1/checkout-links/", {
                   products: [product.id],
@@ -103,11 +103,10 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
   const action = useAction();
   const attached = new Set(product.benefits.map((b) => b.id));
   const setBenefits = (ids: string[]) =>
-    action.run(
-      async () => (
-        await api.post(`/v1/products/${product.id}/benefits`, { benefits: ids }), onChange()
-      ),
-    );
+    action.run(async () => {
+      await api.post(`/v1/products/${product.id}/benefits`, { benefits: ids });
+      return onChange();
+    });
   const addCustom = submit((data, form) =>
     action.run(async () => {
       const benefit = await api.post<Benefit>("/v1/benefits/", {
@@ -137,7 +136,7 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
             <button
               type="button"
               className="ghost small"
-              onClick={() => setBenefits([...attached].filter((id) => id !== b.id))}
+              onClick={() => void setBenefits([...attached].filter((id) => id !== b.id))}
             >
               Remove
             </button>
@@ -152,7 +151,7 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
               <span>Attach an existing benefit</span>
               <select
                 value=""
-                onChange={(e) => e.target.value && setBenefits([...attached, e.target.value])}
+                onChange={(e) => e.target.value && void setBenefits([...attached, e.target.value])}
               >
                 <option value="">Choose…</option>
                 {free.map((b) => (
@@ -195,12 +194,10 @@ export function ProductDetailPage({ id }: { id: string }) {
               className="ghost"
               disabled={action.busy}
               onClick={() =>
-                action.run(
-                  async () => (
-                    await api.patch(`/v1/products/${p.id}`, { is_archived: !p.is_archived }),
-                    product.reload()
-                  ),
-                )
+                void action.run(async () => {
+                  await api.patch(`/v1/products/${p.id}`, { is_archived: !p.is_archived });
+                  return product.reload();
+                })
               }
             >
               {p.is_archived ? "Unarchive" : "Archive"}

@@ -122,7 +122,14 @@ export function ProductsPage() {
           New product
         </button>
       </PageHeader>
-      {creating ? <CreateProduct onDone={() => (setCreating(false), products.reload())} /> : null}
+      {creating ? (
+        <CreateProduct
+          onDone={() => {
+            setCreating(false);
+            return products.reload();
+          }}
+        />
+      ) : null}
       <Resource loaded={products} what="Products">
         {(page) =>
           page.items.length === 0 ? (

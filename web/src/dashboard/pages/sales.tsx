@@ -79,7 +79,10 @@ function SubscriptionActions({
 }) {
   if (s.status === "canceled" || s.status === "incomplete_expired") return null;
   const patch = (body: object) =>
-    run(async () => (await api.patch(`/v1/subscriptions/${s.id}`, body), onChange()));
+    run(async () => {
+      await api.patch(`/v1/subscriptions/${s.id}`, body);
+      return onChange();
+    });
   const revoke = () => {
     if (
       !window.confirm(
@@ -87,7 +90,10 @@ function SubscriptionActions({
       )
     )
       return;
-    void run(async () => (await api.del(`/v1/subscriptions/${s.id}`), onChange()));
+    void run(async () => {
+      await api.del(`/v1/subscriptions/${s.id}`);
+      return onChange();
+    });
   };
   return (
     <div className="actions">

@@ -25,19 +25,19 @@ function Roles() {
   const action = useAction();
   const [roles, setRoles] = useState<Role[] | null>(null);
   const [tick, setTick] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new tick fetches again; action is new each render
   useEffect(() => {
     unwrap(authClient.organization.listRoles({ query: { organizationId: org.id } })).then(
       (r) => setRoles((r ?? []) as Role[]),
       (e: Error) => action.setError(e.message),
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [org.id, tick]);
   const create = submit((data, form) =>
     action.run(async () => {
       const permission: Record<string, string[]> = {};
       for (const key of data.getAll("perm").map(String)) {
         const [resource, act] = key.split(":") as [string, string];
-        (permission[resource] ??= []).push(act);
+        permission[resource] = [...(permission[resource] ?? []), act];
       }
       await unwrap(
         authClient.organization.createRole({
@@ -71,17 +71,15 @@ function Roles() {
               type="button"
               className="ghost small"
               onClick={() =>
-                action.run(
-                  async () => (
-                    await unwrap(
-                      authClient.organization.deleteRole({
-                        roleName: r.role,
-                        organizationId: org.id,
-                      }),
-                    ),
-                    setTick((n) => n + 1)
-                  ),
-                )
+                void action.run(async () => {
+                  await unwrap(
+                    authClient.organization.deleteRole({
+                      roleName: r.role,
+                      organizationId: org.id,
+                    }),
+                  );
+                  setTick((n) => n + 1);
+                })
               }
             >
               Delete
@@ -150,17 +148,15 @@ export function TeamsPage() {
                 type="button"
                 className="ghost small"
                 onClick={() =>
-                  action.run(
-                    async () => (
-                      await unwrap(
-                        authClient.organization.removeTeam({
-                          teamId: t.id,
-                          organizationId: current.id,
-                        }),
-                      ),
-                      reload()
-                    ),
-                  )
+                  void action.run(async () => {
+                    await unwrap(
+                      authClient.organization.removeTeam({
+                        teamId: t.id,
+                        organizationId: current.id,
+                      }),
+                    );
+                    return reload();
+                  })
                 }
               >
                 Remove

@@ -115,7 +115,10 @@ export function TokensPage() {
         <button
           type="button"
           className="primary"
-          onClick={() => (setCreating(true), setFresh(null))}
+          onClick={() => {
+            setCreating(true);
+            setFresh(null);
+          }}
           disabled={creating}
         >
           New token
@@ -140,7 +143,11 @@ export function TokensPage() {
       {creating ? (
         <CreateToken
           onCancel={() => setCreating(false)}
-          onCreated={(t) => (setFresh(t), setCreating(false), tokens.reload())}
+          onCreated={(t) => {
+            setFresh(t);
+            setCreating(false);
+            return tokens.reload();
+          }}
         />
       ) : null}
       <ErrorNote error={action.error} />
@@ -182,11 +189,10 @@ export function TokensPage() {
                       className="ghost small danger"
                       onClick={() =>
                         window.confirm(`Revoke “${t.comment}”? Anything using it stops working.`) &&
-                        void action.run(
-                          async () => (
-                            await api.del(`/v1/organization-access-tokens/${t.id}`), tokens.reload()
-                          ),
-                        )
+                        void action.run(async () => {
+                          await api.del(`/v1/organization-access-tokens/${t.id}`);
+                          return tokens.reload();
+                        })
                       }
                     >
                       Revoke

@@ -96,13 +96,11 @@ function Secret({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: (
   const reset = () => {
     if (!window.confirm("Reset the signing secret? Your server must use the new one from now on."))
       return;
-    void action.run(
-      async () => (
-        await api.patch(`/v1/webhooks/endpoints/${endpoint.id}/secret`, {}),
-        setShown(true),
-        onChange()
-      ),
-    );
+    void action.run(async () => {
+      await api.patch(`/v1/webhooks/endpoints/${endpoint.id}/secret`, {});
+      setShown(true);
+      return onChange();
+    });
   };
   return (
     <div className="secret">
@@ -156,12 +154,10 @@ function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
                       className="ghost small"
                       disabled={action.busy}
                       onClick={() =>
-                        action.run(
-                          async () => (
-                            await api.post(`/v1/webhooks/events/${d.webhook_event.id}/redeliver`),
-                            deliveries.reload()
-                          ),
-                        )
+                        void action.run(async () => {
+                          await api.post(`/v1/webhooks/events/${d.webhook_event.id}/redeliver`);
+                          return deliveries.reload();
+                        })
                       }
                     >
                       Redeliver
@@ -200,7 +196,14 @@ export function WebhooksPage() {
           </button>
         )}
       </PageHeader>
-      {creating ? <CreateEndpoint onDone={() => (setCreating(false), endpoints.reload())} /> : null}
+      {creating ? (
+        <CreateEndpoint
+          onDone={() => {
+            setCreating(false);
+            return endpoints.reload();
+          }}
+        />
+      ) : null}
       <ErrorNote error={action.error} />
       <Resource loaded={endpoints} what="Webhooks">
         {(page) =>
@@ -238,11 +241,10 @@ export function WebhooksPage() {
                       type="button"
                       className="ghost small danger"
                       onClick={() =>
-                        action.run(
-                          async () => (
-                            await api.del(`/v1/webhooks/endpoints/${e.id}`), endpoints.reload()
-                          ),
-                        )
+                        void action.run(async () => {
+                          await api.del(`/v1/webhooks/endpoints/${e.id}`);
+                          return endpoints.reload();
+                        })
                       }
                     >
                       Delete

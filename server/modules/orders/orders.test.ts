@@ -1,0 +1,119 @@
+// Orders over HTTP: the orders a purchase makes, read through Polar's client (which checks the wire
+// shape), listed with each filter, sorted and paged; another organization's token sees none of them,
+// a token without orders:read is refused, and bad query input is a 422.
+import { Polar } from "@polar-sh/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, createSeller } from "../../../test/helpers/auth.ts";
+import { buy } from "../../../test/helpers/grants.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+const SCOPES = ["products:write", "checkouts:write", "orders:read", "customers:read"];
+let t: TestServer;
+let polar: Polar;
+let organizationId: string;
+let token: string;
+let other: string;
+let oneTime: Awaited<ReturnType<typeof buy>>;
+let monthly: Awaited<ReturnType<typeof buy>>;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  const seller = await createSeller(t.url, SCOPES);
+  organizationId = seller.organization.id;
+  token = seller.token;
+  other = (await createSeller(t.url, SCOPES)).token;
+  polar = new Polar({ accessToken: token, serverURL: t.url });
+  const ebook = await polar.products.create({
+    name: "Ebook",
+    prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+  });
+  const pro = await polar.products.create({
+    name: "Pro",
+    recurringInterval: "month",
+    prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
+  });
+  oneTime = await buy(polar, organizationId, ebook.id, "ada@buyer.example");
+  monthly = await buy(polar, organizationId, pro.id, "grace@buyer.example");
+});
+afterAll(() => t.stop());
+
+async function list(query: string, as = token) {
+  return api(t.url, `/v1/orders/${query}`, { token: as });
+}
+
+describe("/v1/orders", () => {
+  it("a purchase makes one paid order, read back through Polar's client", async () => {
+    expect(oneTime).toMatchObject({ status: "paid", paid: true, billingReason: "purchase" });
+    expect(monthly).toMatchObject({ status: "paid", billingReason: "subscription_create" });
+    expect(monthly.subscriptionId).toBeTruthy();
+    expect(oneTime.subscriptionId).toBeNull();
+    const read = await polar.orders.get({ id: oneTime.id });
+    expect(read).toMatchObject({
+      id: oneTime.id,
+      totalAmount: 900,
+      currency: "usd",
+      product: { name: "Ebook" },
+      customer: { email: "ada@buyer.example" },
+    });
+    expect(read.items).toHaveLength(1);
+  });
+
+  it("lists newest first, filters by product, customer, checkout and subscription, sorts and pages", async () => {
+    const all = await list("");
+    expect(all.status).toBe(200);
+    expect(all.body.items.map((o: { id: string }) => o.id)).toEqual([monthly.id, oneTime.id]);
+    expect(all.body.pagination).toEqual({ total_count: 2, max_page: 1 });
+
+    const only = async (query: string) =>
+      (await list(query)).body.items.map((o: { id: string }) => o.id);
+    expect(await only(`?product_id=${oneTime.productId}`)).toEqual([oneTime.id]);
+    expect(await only(`?customer_id=${monthly.customerId}`)).toEqual([monthly.id]);
+    expect(await only(`?checkout_id=${oneTime.checkoutId}`)).toEqual([oneTime.id]);
+    expect(await only(`?subscription_id=${monthly.subscriptionId}`)).toEqual([monthly.id]);
+    expect(await only(`?product_id=${oneTime.productId}&product_id=${monthly.productId}`)).toEqual([
+      monthly.id,
+      oneTime.id,
+    ]);
+    expect(await only("?sorting=net_amount")).toEqual([oneTime.id, monthly.id]);
+    expect(await only("?sorting=-net_amount")).toEqual([monthly.id, oneTime.id]);
+
+    const page2 = await list("?limit=1&page=2");
+    expect(page2.body.pagination).toEqual({ total_count: 2, max_page: 2 });
+    expect(page2.body.items.map((o: { id: string }) => o.id)).toEqual([oneTime.id]);
+  });
+
+  it("another organization's token sees no order: 404 and an empty list", async () => {
+    const read = await api(t.url, `/v1/orders/${oneTime.id}`, { token: other });
+    expect(read.status).toBe(404);
+    expect(read.body.error).toBe("ResourceNotFound");
+    const listed = await list("", other);
+    expect(listed.status).toBe(200);
+    expect(listed.body.items).toEqual([]);
+    // Naming the first organization filters to it: still nothing.
+    const named = await list(`?organization_id=${organizationId}`, other);
+    expect(named.status).toBe(200);
+    expect(named.body.items).toEqual([]);
+  });
+
+  it("a token without orders:read is refused; no token is a 401", async () => {
+    const narrow = await createSeller(t.url, ["products:read"]);
+    expect((await list("", narrow.token)).status).toBe(403);
+    expect((await api(t.url, "/v1/orders/")).status).toBe(401);
+  });
+
+  it("bad query input is a 422 on the parameter", async () => {
+    for (const [query, loc] of [
+      ["?product_id=not-a-uuid", ["query", "product_id"]],
+      ["?sorting=bogus", ["query", "sorting"]],
+      ["?limit=0", ["query", "limit"]],
+    ] as const) {
+      const res = await list(query);
+      expect(res.status, query).toBe(422);
+      expect(res.body.error).toBe("RequestValidationError");
+      expect(res.body.detail[0].loc.slice(0, 2)).toEqual(loc);
+    }
+    const badId = await api(t.url, "/v1/orders/not-a-uuid", { token });
+    expect(badId.status).toBe(422);
+    expect(badId.body.detail[0].loc).toEqual(["path", "id"]);
+  });
+});
