@@ -103,8 +103,8 @@ const definitions = new WeakMap<Db, Map<string, repo.MeterRow>>();
 const DEFINITIONS_KEPT = 1000;
 
 function remember(db: Db, row: repo.MeterRow): void {
-  let byId = definitions.get(db);
-  if (!byId) definitions.set(db, (byId = new Map()));
+  const byId = definitions.get(db) ?? new Map<string, repo.MeterRow>();
+  definitions.set(db, byId);
   byId.delete(row.id);
   byId.set(row.id, row);
   if (byId.size > DEFINITIONS_KEPT) byId.delete(byId.keys().next().value!);
@@ -118,6 +118,7 @@ export async function getQuantities(
   metadata: Record<string, string[]>,
 ) {
   const input = (meter: repo.MeterRow) => ({
+    meterId: meter.id,
     organizationId: meter.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,
