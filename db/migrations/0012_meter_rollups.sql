@@ -35,4 +35,4 @@ ALTER TABLE "meter_hourly" ADD CONSTRAINT "meter_hourly_meter_id_meters_id_fk" F
 ALTER TABLE "meter_rollup_state" ADD CONSTRAINT "meter_rollup_state_meter_id_meters_id_fk" FOREIGN KEY ("meter_id") REFERENCES "public"."meters"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "meter_customer_hourly_customer_idx" ON "meter_customer_hourly" USING btree ("meter_id","customer_id","hour");--> statement-breakpoint
 CREATE INDEX "meter_customer_hourly_external_idx" ON "meter_customer_hourly" USING btree ("meter_id","external_customer_id","hour");--> statement-breakpoint
-CREATE INDEX "events_ingest_xid_brin" ON "events" USING brin ("ingest_xid");
+CREATE INDEX "events_ingest_xid_brin" ON "events" USING brin ("ingest_xid") WITH (pages_per_range=32,autosummarize=true);

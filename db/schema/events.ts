@@ -60,6 +60,10 @@ export const events = pgTable(
     index("events_org_name_ts_idx").on(t.organizationId, t.name, t.timestamp),
     index("events_org_ts_idx").on(t.organizationId, t.timestamp),
     index("events_parent_idx").on(t.parentId).where(sql`${t.parentId} is not null`),
-    index("events_ingest_xid_brin").using("brin", t.ingestXid),
+    // autosummarize: a filled block range is summarized by autovacuum; the rollup tick also
+    // summarizes new ranges itself (PGlite has no autovacuum), so only the tail is ever unsummarized.
+    index("events_ingest_xid_brin")
+      .using("brin", t.ingestXid)
+      .with({ pages_per_range: 32, autosummarize: true }),
   ],
 );

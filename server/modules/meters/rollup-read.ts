@@ -158,8 +158,13 @@ export function rollupSql(
       union all ${raw(sql`${events.timestamp} >= ${start} and ${events.timestamp} < ${hlo}`)}
       union all ${raw(sql`${events.timestamp} >= ${hhi} and ${events.timestamp} <= ${end}`)}
       union all ${raw(
-        sql`${events.timestamp} >= cut.h and ${events.timestamp} < cut.h + interval '1 hour'`,
-        sql`cut join ${events} on true`,
+        sql`true`,
+        // One index range scan per cut hour (offset 0 keeps the planner from turning it into a join
+        // over every event of the organization).
+        sql`cut cross join lateral (
+          select * from ${events} where ${events.organizationId} = ${q.organizationId}
+            and ${events.timestamp} >= cut.h and ${events.timestamp} < cut.h + interval '1 hour' offset 0
+        ) as ${events}`,
       )}
       union all ${raw(sql`${events.timestamp} >= ${hlo} and ${events.timestamp} < ${hhi}
         and ${events.ingestXid} >= ${hint} and ${events.ingestXid} < ${XID_CEILING}

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../../db/client.ts";
 import type { MeterAggregation, MeterFilter } from "../../../db/schema/index.ts";
 import { createSeller } from "../../../test/helpers/auth.ts";
+import { usingPostgres } from "../../../test/helpers/db.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { systemClock } from "../../lib/clock.ts";
@@ -207,4 +208,49 @@ describe("meter rollups", () => {
     );
     expect(moved!.n).toBe(4);
   });
+
+  it.runIf(usingPostgres())(
+    "never skips an event whose transaction commits after a later one was rolled up",
+    async () => {
+      const meter = await createMeter(deps(), ctx, {
+        name: "Slow commits",
+        unit: "scalar",
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "name", operator: "eq", value: "slow" }],
+        },
+        aggregation: { func: "count" },
+      });
+      await refreshRollups(db);
+      const client = t.testDb.database.client!;
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let inserted!: () => void;
+      const insertedYet = new Promise<void>((r) => (inserted = r));
+      // An ingest transaction takes its id first and commits last.
+      const slow = client.begin(async (tx) => {
+        await tx`insert into events (organization_id, name, timestamp) values (${organizationId}, 'slow', '2026-05-02T10:10:00Z')`;
+        inserted();
+        await held;
+      });
+      await insertedYet;
+      await ingestEvents(deps(), ctx, [
+        { name: "slow", timestamp: "2026-05-02T10:20:00Z" } as never,
+      ]);
+      await refreshRollups(db);
+      release();
+      await slow;
+      const q = input(meter.id, { filter: meter.filter, aggregation: meter.aggregation });
+      let { viaRollups, raw } = await both(q);
+      expect(raw!.total).toBe(2);
+      expect(viaRollups).toEqual(raw);
+      await refreshRollups(db);
+      ({ viaRollups, raw } = await both(q));
+      expect(viaRollups).toEqual(raw);
+      const [hour] = await t.testDb.database.rows<{ n: number }>(
+        sql`select event_count::int as n from meter_hourly where meter_id = ${meter.id}`,
+      );
+      expect(hour!.n).toBe(2);
+    },
+  );
 });

@@ -1,7 +1,7 @@
 // Hourly meter rollups, maintained from the append-only events without rescanning them.
 //
 // Every event carries ingest_xid, the id of the transaction that inserted it. The horizon is the
-// oldest transaction still running (pg_snapshot_xmin): every event below it has committed (or never
+// oldest transaction of this database still running: every event below it has committed (or never
 // will), so a range [through, horizon) of ingest_xid is final and is consumed once. A late event
 // (a past timestamp) lands in a later range and updates its own past hour; duplicates never reach
 // the table (external_id dedup happens at ingest). Each meter keeps its own `through` beside the
@@ -21,6 +21,7 @@ import {
   type MeterAggregation,
   type MeterFilter,
 } from "../../../db/schema/index.ts";
+import { pgErrorCode } from "../../lib/db-errors.ts";
 import { aggregationValue, filterCondition } from "../events/filter.ts";
 
 /** The advisory lock key of rollup writers ("metr"). */
@@ -38,7 +39,7 @@ export function lockRollups(db: Db): Promise<unknown> {
   return db.execute(sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
 }
 
-interface Pending {
+export interface Pending {
   meter_id: string;
   organization_id: string;
   filter: MeterFilter;
@@ -54,13 +55,35 @@ export interface RefreshResult {
   horizon: number;
 }
 
-/** One tick: records definitions, resets changed meters, and consumes events up to the horizon. */
-export async function refreshRollups(db: Db): Promise<RefreshResult> {
+/**
+ * The oldest transaction that may still insert events: the snapshot's next id, or lower, the oldest
+ * one running (or prepared) in this database. Transactions of other databases on the cluster cannot
+ * write these events, so unlike pg_snapshot_xmin they do not hold the rollups back. Running ids come
+ * as 32-bit xids and are widened with the epoch of the snapshot's 64-bit xmax.
+ */
+async function currentHorizon(db: Db): Promise<number> {
   const [h] = await rows<{ horizon: string }>(
     db,
-    sql`select (pg_snapshot_xmin(pg_current_snapshot())::text)::bigint as horizon`,
+    sql`
+    with s as (select (pg_snapshot_xmax(pg_current_snapshot())::text)::bigint as xmax),
+    running as (
+      select (backend_xid::text)::bigint as x from pg_stat_activity
+      where datname = current_database() and backend_xid is not null
+      union all
+      select (transaction::text)::bigint from pg_prepared_xacts where database = current_database()
+    ), widened as (
+      select case when ((s.xmax >> 32) << 32) + r.x > s.xmax then ((s.xmax >> 32) << 32) + r.x - 4294967296
+                  else ((s.xmax >> 32) << 32) + r.x end as x
+      from running r, s
+    )
+    select least((select xmax from s), (select min(x) from widened))::text as horizon`,
   );
-  const horizon = Number(h!.horizon);
+  return Number(h!.horizon);
+}
+
+/** One tick: records definitions, resets changed meters, and consumes events up to the horizon. */
+export async function refreshRollups(db: Db): Promise<RefreshResult> {
+  const horizon = await currentHorizon(db);
   const reset = await inTransaction(db, async (tx) => {
     await lockRollups(tx);
     await tx.execute(sql`
@@ -82,6 +105,7 @@ export async function refreshRollups(db: Db): Promise<RefreshResult> {
     }
     return ids.length;
   });
+  await summarizeNewRanges(db);
   const pending = await rows<Pending>(
     db,
     sql`select s.meter_id, m.organization_id, s.filter, s.aggregation, s.through
@@ -97,11 +121,30 @@ export async function refreshRollups(db: Db): Promise<RefreshResult> {
   }
   let advanced = 0;
   for (const [through, group] of groups) {
-    for (let i = 0; i < group.length; i += METERS_PER_STATEMENT) {
-      advanced += await advance(db, group.slice(i, i + METERS_PER_STATEMENT), through, horizon);
+    // A rebuild reads all of an organization's events: one meter per statement, each scan planned
+    // on its own filter, rather than a copy of every event shared by a group.
+    const size = through === 0 ? 1 : METERS_PER_STATEMENT;
+    for (let i = 0; i < group.length; i += size) {
+      advanced += await advance(db, group.slice(i, i + size), through, horizon);
     }
   }
   return { reset, advanced, horizon };
+}
+
+/**
+ * Summarizes the BRIN ranges of ingest_xid filled since the last call, so reads of the events not
+ * rolled up yet skip all but the tail of the table (PGlite has no autovacuum to do it). A range held
+ * by a running VACUUM is left for the next tick.
+ */
+async function summarizeNewRanges(db: Db): Promise<void> {
+  try {
+    await inTransaction(db, async (tx) => {
+      await tx.execute(sql`set local lock_timeout = '200ms'`);
+      await tx.execute(sql`select brin_summarize_new_values('events_ingest_xid_brin'::regclass)`);
+    });
+  } catch (err) {
+    if (pgErrorCode(err) !== "55P03") throw err;
+  }
 }
 
 /** Adds the events with ingest_xid in [from, to) to the meters' rollups and moves them to `to`. */
@@ -117,6 +160,8 @@ async function advance(db: Db, group: Pending[], from: number, to: number): Prom
     const live = new Set(current.map((r) => r.meter_id));
     const todo = group.filter((g) => live.has(g.meter_id));
     if (todo.length === 0) return 0;
+    // A rebuild aggregates a meter's whole history: sort and hash in memory rather than on disk.
+    if (from === 0) await tx.execute(sql`set local work_mem = '64MB'`);
     await tx.execute(rollupStatement(todo, from, to));
     await tx.execute(
       sql`update ${meterRollupState} set through = ${to} where meter_id in ${todo.map((g) => g.meter_id)}`,
@@ -130,7 +175,7 @@ async function advance(db: Db, group: Pending[], from: number, to: number): Prom
  * (which the filter SQL refers to), each meter picks its events and value, and the per-hour
  * aggregates are added to both rollup tables.
  */
-function rollupStatement(group: Pending[], from: number, to: number): SQL {
+export function rollupStatement(group: Pending[], from: number, to: number): SQL {
   const orgs = [...new Set(group.map((g) => g.organization_id))];
   const picks = group.map(
     (g) => sql`
@@ -145,7 +190,7 @@ function rollupStatement(group: Pending[], from: number, to: number): SQL {
       event_count = ${t}.event_count + excluded.event_count, value_count = ${t}.value_count + excluded.value_count,
       sum = ${t}.sum + excluded.sum, min = least(${t}.min, excluded.min), max = greatest(${t}.max, excluded.max)`);
   return sql`
-    with ${events} as materialized (
+    with ${events} as ${sql.raw(from === 0 ? "not materialized" : "materialized")} (
       select * from ${events}
       where ${events.organizationId} in ${orgs} and ${events.ingestXid} >= ${from} and ${events.ingestXid} < ${to}
     ), picked as (${sql.join(picks, sql` union all `)}
