@@ -114,7 +114,48 @@ async function freePort(): Promise<string> {
 }
 
 /** The reference: no framework, no auth, no validation beyond JSON.parse; one INSERT per batch. */
-async function serveReference(db: string, organizationId: string): Promise<void> {
+/**
+ * One batch as COPY's binary format: the PGCOPY header, per row a field count and each field as a
+ * length and its binary value (uuid 16 bytes, text UTF-8, timestamptz microseconds since 2000, jsonb
+ * a version byte and the JSON text), then the trailer.
+ */
+function copyBinary(rows: unknown[][]): Buffer {
+  const parts: Buffer[] = [
+    Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"),
+    Buffer.alloc(8), // flags and header extension length: 0
+  ];
+  const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
+  const field = (b: Buffer | null) => {
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(b ? b.length : -1);
+    parts.push(len);
+    if (b) parts.push(b);
+  };
+  for (const r of rows) {
+    const count = Buffer.alloc(2);
+    count.writeInt16BE(r.length);
+    parts.push(count);
+    const [org, name, source, timestamp, ingestedAt, customer, externalId, metadata] =
+      r as string[];
+    field(Buffer.from(org!.replace(/-/g, ""), "hex"));
+    field(Buffer.from(name!, "utf8"));
+    field(Buffer.from(source!, "utf8"));
+    for (const ts of [timestamp!, ingestedAt!]) {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64BE(BigInt(Date.parse(ts) - PG_EPOCH_MS) * 1000n);
+      field(b);
+    }
+    field(customer ? Buffer.from(customer, "utf8") : null);
+    field(externalId ? Buffer.from(externalId, "utf8") : null);
+    field(Buffer.concat([Buffer.from([1]), Buffer.from(metadata!, "utf8")]));
+  }
+  const trailer = Buffer.alloc(2);
+  trailer.writeInt16BE(-1);
+  parts.push(trailer);
+  return Buffer.concat(parts);
+}
+
+async function serveReference(db: string, organizationId: string, copy = false): Promise<void> {
   const http = await import("node:http");
   let insert: (rows: unknown[][]) => Promise<number>;
   const COLS = [
@@ -149,11 +190,39 @@ async function serveReference(db: string, organizationId: string): Promise<void>
   } else {
     const { default: postgres } = await import("postgres");
     const sql = postgres(db, { max: 10, onnotice: () => {} });
-    insert = async (rows) => {
-      const res =
-        await sql`insert into events ${sql(rows.map((r) => Object.fromEntries(COLS.map((c, i) => [c, r[i]]))) as never, ...COLS)} on conflict do nothing returning id`;
-      return res.length;
+    const { pipeline } = await import("node:stream/promises");
+    const { Readable } = await import("node:stream");
+    // COPY … FROM STDIN (FORMAT binary) into the same table and indexes (no ON CONFLICT: the
+    // bench's external ids never repeat).
+    // At most `max` COPYs at once: postgres.js leaves a COPY waiting for a busy pool hanging.
+    let active = 0;
+    const waiting: (() => void)[] = [];
+    const slot = async () => {
+      while (active >= 10) await new Promise<void>((r) => waiting.push(r));
+      active++;
     };
+    const free = () => {
+      active--;
+      waiting.shift()?.();
+    };
+    insert = copy
+      ? async (rows) => {
+          await slot();
+          try {
+            const writable = await sql
+              .unsafe(`copy events (${COLS.join(", ")}) from stdin (format binary)`)
+              .writable();
+            await pipeline(Readable.from([copyBinary(rows)]), writable);
+          } finally {
+            free();
+          }
+          return rows.length;
+        }
+      : async (rows) => {
+          const res =
+            await sql`insert into events ${sql(rows.map((r) => Object.fromEntries(COLS.map((c, i) => [c, r[i]]))) as never, ...COLS)} on conflict do nothing returning id`;
+          return res.length;
+        };
   }
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -327,17 +396,27 @@ async function runOn(
     targets.push(
       await launch("reference", ["--serve", "ref", "--db", dbArg, "--org", organizationId]),
     );
+    if (kind === "postgres")
+      targets.push(
+        await launch("copy", ["--serve", "copy", "--db", dbArg, "--org", organizationId]),
+      );
     const urls: Record<string, string> = {
       till: `${till.base}/v1/events/ingest`,
       "till+rollups": `${till.base}/v1/events/ingest`,
       reference: `${targets[1]!.base}/ingest`,
+      copy: `${targets[2]?.base}/ingest`,
     };
-    const samples: Record<string, Sample[]> = { till: [], "till+rollups": [], reference: [] };
+    const samples: Record<string, Sample[]> = {
+      till: [],
+      "till+rollups": [],
+      reference: [],
+      copy: [],
+    };
     const control = (what: string) => fetch(`${till.control}/${what}`, { method: "POST" });
     for (const t of targets) await load(urls[t.name]!, token, 1, connections, batch); // warm-up
     await control("catch-up");
     for (let r = 1; r <= rounds; r++) {
-      for (const name of ["till", "till+rollups", "reference"]) {
+      for (const name of ["till", "till+rollups", "reference", ...(targets[2] ? ["copy"] : [])]) {
         // Each rollups round starts caught up, so it consumes its own events only.
         if (name === "till+rollups") {
           await control("catch-up");
@@ -345,7 +424,7 @@ async function runOn(
         }
         const s = await load(
           urls[name]!,
-          name === "reference" ? null : token,
+          name === "reference" || name === "copy" ? null : token,
           seconds,
           connections,
           batch,
@@ -380,7 +459,16 @@ async function runOn(
         .toFixed(0)
         .padStart(
           7,
-        )} ev/s  rollups on / off min ${Math.min(...withRollups).toFixed(2)} median ${median(withRollups).toFixed(2)} max ${Math.max(...withRollups).toFixed(2)} (goal >= 0.80)`
+        )} ev/s  rollups on / off min ${Math.min(...withRollups).toFixed(2)} median ${median(withRollups).toFixed(2)} max ${Math.max(...withRollups).toFixed(2)} (goal >= 0.80)` +
+      (samples.copy!.length > 0
+        ? `\n${"".padEnd(9)} COPY binary reference ${median(
+            samples.copy!.map((s) => s.eventsPerSecond),
+          )
+            .toFixed(0)
+            .padStart(
+              7,
+            )} ev/s  till / COPY median ${median(samples.till!.map((s, i) => s.eventsPerSecond / samples.copy![i]!.eventsPerSecond)).toFixed(2)}`
+        : "")
     );
   } finally {
     for (const t of targets) t.child.kill("SIGTERM");
@@ -410,4 +498,5 @@ async function main(): Promise<void> {
 
 if (values.serve === "till") await serveTill(values.db!, values.port!);
 else if (values.serve === "ref") await serveReference(values.db!, values.org!);
+else if (values.serve === "copy") await serveReference(values.db!, values.org!, true);
 else await main();
