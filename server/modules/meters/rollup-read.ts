@@ -3,7 +3,8 @@
 //   - the partial hours at the edges of the period,
 //   - hours a bucket boundary cuts (zones whose offset is not a whole hour: their days start at :30),
 //   - the events not rolled up yet (ingest_xid at or past the meter's `through`).
-// These parts partition the period exactly, so the answer is the raw path's. The statement checks
+// These parts partition the period exactly, so the answer is the raw path's. An edge hour mostly
+// inside the period is read, for count/sum/avg, as its rollup minus the events outside the period. The statement checks
 // in its own snapshot that the rollups match the meter definition it was given and are built; if
 // not, it scans nothing and says so, and the caller reads raw events.
 import { sql, type SQL } from "drizzle-orm";
@@ -27,6 +28,8 @@ import {
 } from "./quantities.ts";
 
 const HOUR = 3_600_000;
+/** Aggregations whose hours can be subtracted from (min and max cannot). */
+const ADDITIVE = new Set(["count", "sum", "avg"]);
 /** Above every transaction id: gives the planner a bounded range to estimate on the BRIN index. */
 const XID_CEILING = 2 ** 62;
 
@@ -129,6 +132,8 @@ export function rollupSql(
   if (q.customerIds) rollupConds.push(sql`r.customer_id in ${q.customerIds}`);
   if (q.externalCustomerIds)
     rollupConds.push(sql`r.external_customer_id in ${q.externalCustomerIds}`);
+  const rollupWhere =
+    rollupConds.length > 0 ? sql`and ${sql.join(rollupConds, sql` and `)}` : sql``;
   const conds = sql.join(eventConditions(q), sql` and `);
   const value = aggregationValue(q.aggregation);
   const raw = (where: SQL, from: SQL = sql`${events}`) => sql`
@@ -136,6 +141,43 @@ export function rollupSql(
            coalesce(p.v, 0) as s, p.v as mn, p.v as mx
     from ${from} cross join lateral (select (${value})::numeric as v) p
     where ${conds} and ${where} and ${ok}`;
+  const rolled = sql`${events.ingestXid} < (select through from st)`;
+  const pending = sql`${events.ingestXid} >= ${hint} and ${events.ingestXid} < ${XID_CEILING}
+        and ${events.ingestXid} >= (select through from st)`;
+  const ts = events.timestamp;
+  /**
+   * A partial hour at an edge. Mostly covered (and count, sum or avg): that hour's rollup minus the
+   * rolled-up events outside the period, plus its events not rolled up yet, so the cost does not grow
+   * with the events per hour. Otherwise, or when a bucket boundary cuts that hour: its raw events.
+   */
+  const edge = (hour: Date, part: SQL, outside: SQL, mostly: boolean): SQL => {
+    if (!mostly || !ADDITIVE.has(q.aggregation.func)) return raw(part);
+    const h = sql`${hour.toISOString()}::timestamptz`;
+    const whole = sql`(date_trunc(${iv}, ${h}, ${tz}) = date_trunc(${iv}, ${h} + interval '1 hour' - interval '1 microsecond', ${tz}))`;
+    return sql`${raw(sql`${part} and not ${whole}`)}
+      union all
+      select date_trunc(${iv}, r.hour, ${tz}), r.event_count, r.value_count, r.sum, r.min, r.max
+      from ${table} r
+      where r.meter_id = ${meterId} and r.hour = ${h} and ${whole} and ${ok} ${rollupWhere}
+      union all
+      select date_trunc(${iv}, ${ts}, ${tz}), -1, -((p.v is not null)::int), -coalesce(p.v, 0), null::numeric, null::numeric
+      from ${events} cross join lateral (select (${value})::numeric as v) p
+      where ${conds} and ${outside} and ${rolled} and ${whole} and ${ok}
+      union all ${raw(sql`${part} and ${pending} and ${whole}`)}`;
+  };
+  const startHour = new Date(hloDate.getTime() - HOUR);
+  const startEdge = edge(
+    startHour,
+    sql`${ts} >= ${start} and ${ts} < ${hlo}`,
+    sql`${ts} >= ${startHour.toISOString()}::timestamptz and ${ts} < ${start}`,
+    hloDate.getTime() - q.start.getTime() > HOUR / 2,
+  );
+  const endEdge = edge(
+    hhiDate,
+    sql`${ts} >= ${hhi} and ${ts} <= ${end}`,
+    sql`${ts} > ${end} and ${ts} < ${hhi} + interval '1 hour'`,
+    q.end.getTime() - hhiDate.getTime() >= HOUR / 2,
+  );
   return sql`
     with guard as (select (${guard}) as ok), st as (
       select through from ${meterRollupState}
@@ -153,10 +195,9 @@ export function rollupSql(
              r.sum as s, r.min as mn, r.max as mx
       from ${table} r
       where r.meter_id = ${meterId} and r.hour >= ${hlo} and r.hour < ${hhi}
-        ${rollupConds.length > 0 ? sql`and ${sql.join(rollupConds, sql` and `)}` : sql``}
-        and r.hour not in (select h from cut) and ${ok}
-      union all ${raw(sql`${events.timestamp} >= ${start} and ${events.timestamp} < ${hlo}`)}
-      union all ${raw(sql`${events.timestamp} >= ${hhi} and ${events.timestamp} <= ${end}`)}
+        ${rollupWhere} and r.hour not in (select h from cut) and ${ok}
+      union all ${startEdge}
+      union all ${endEdge}
       union all ${raw(
         sql`true`,
         // One index range scan per cut hour (offset 0 keeps the planner from turning it into a join
@@ -166,9 +207,7 @@ export function rollupSql(
             and ${events.timestamp} >= cut.h and ${events.timestamp} < cut.h + interval '1 hour' offset 0
         ) as ${events}`,
       )}
-      union all ${raw(sql`${events.timestamp} >= ${hlo} and ${events.timestamp} < ${hhi}
-        and ${events.ingestXid} >= ${hint} and ${events.ingestXid} < ${XID_CEILING}
-        and ${events.ingestXid} >= (select through from st)
+      union all ${raw(sql`${events.timestamp} >= ${hlo} and ${events.timestamp} < ${hhi} and ${pending}
         and date_trunc('hour', ${events.timestamp}, 'UTC') not in (select h from cut)`)}
     ), agg as (
       select bucket, grouping(bucket) as g, ${finalOf(q.aggregation)} as q

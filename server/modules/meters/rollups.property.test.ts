@@ -18,7 +18,7 @@ import { refreshRollups } from "./rollups.ts";
 import { createMeter } from "./service.ts";
 
 const SEED = Number(process.env.ROLLUP_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const RUNS = 60;
+const RUNS = 100;
 
 let t: TestServer;
 let db: Db;
