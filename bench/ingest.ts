@@ -4,6 +4,9 @@
 // same events table with the same indexes. Each server runs in its own process; rounds interleave.
 // Run on PostgreSQL (a fresh database created and dropped here) and on PGlite (each server its own
 // data dir: PGlite is in-process and cannot be shared).
+// Rollups on vs off in the same run: the organization has meters, and in the "till+rollups" rounds the
+// till process also runs a meter rollup tick every --tick-ms (what the worker's job does, more
+// often), consuming that round's events; goal: till+rollups >= 0.80x till without them.
 //
 //   node bench/ingest.ts [--rounds 3] [--seconds 10] [--connections 50] [--batch 100]
 //                        [--pg postgres://postgres@127.0.0.1:5432/postgres] [--only postgres|pglite]
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     batch: { type: "string", default: "100" },
     pg: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     only: { type: "string" },
+    "tick-ms": { type: "string", default: "1000" },
   },
 });
 
@@ -58,8 +62,45 @@ async function serveTill(db: string, port: string): Promise<void> {
   };
   if (db !== "pglite") env.DATABASE_URL = db;
   const server = await start(loadConfig({ command: "serve", env, cwd: dir }), { worker: false });
-  process.stderr.write(`PORT ${port}\n`);
-  void server;
+  // The driver turns the rollup ticker on and off (POST /on, /off, /catch-up) on a control port.
+  const { refreshRollups } = await import("../server/modules/meters/rollups.ts");
+  // On PostgreSQL the ticker has its own connection, as the worker process would; PGlite is one
+  // in-process connection shared with the API, as in `till dev`.
+  const { openDb } = await import("../db/client.ts");
+  const tickDb =
+    db === "pglite"
+      ? server.database.db
+      : (await openDb({ kind: "postgres", url: db, poolSize: 1 })).db;
+  const http = await import("node:http");
+  const tickMs = Number(values["tick-ms"]);
+  let ticking = false;
+  let ticks = 0;
+  const loop = async () => {
+    while (ticking) {
+      const t0 = performance.now();
+      await refreshRollups(tickDb);
+      ticks++;
+      await new Promise((r) => setTimeout(r, Math.max(0, tickMs - (performance.now() - t0))));
+    }
+  };
+  let running: Promise<void> = Promise.resolve();
+  const control = http.createServer(async (req, res) => {
+    if (req.url === "/on" && !ticking) {
+      ticking = true;
+      ticks = 0;
+      running = loop();
+    } else if (req.url === "/off") {
+      ticking = false;
+      await running;
+    } else if (req.url === "/catch-up") {
+      await refreshRollups(tickDb);
+    }
+    res.end(JSON.stringify({ ticks }));
+  });
+  control.listen(0, "127.0.0.1", () => {
+    process.stderr.write(`CONTROL ${(control.address() as { port: number }).port}\n`);
+    process.stderr.write(`PORT ${port}\n`);
+  });
 }
 
 async function freePort(): Promise<string> {
@@ -73,7 +114,48 @@ async function freePort(): Promise<string> {
 }
 
 /** The reference: no framework, no auth, no validation beyond JSON.parse; one INSERT per batch. */
-async function serveReference(db: string, organizationId: string): Promise<void> {
+/**
+ * One batch as COPY's binary format: the PGCOPY header, per row a field count and each field as a
+ * length and its binary value (uuid 16 bytes, text UTF-8, timestamptz microseconds since 2000, jsonb
+ * a version byte and the JSON text), then the trailer.
+ */
+function copyBinary(rows: unknown[][]): Buffer {
+  const parts: Buffer[] = [
+    Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"),
+    Buffer.alloc(8), // flags and header extension length: 0
+  ];
+  const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
+  const field = (b: Buffer | null) => {
+    const len = Buffer.alloc(4);
+    len.writeInt32BE(b ? b.length : -1);
+    parts.push(len);
+    if (b) parts.push(b);
+  };
+  for (const r of rows) {
+    const count = Buffer.alloc(2);
+    count.writeInt16BE(r.length);
+    parts.push(count);
+    const [org, name, source, timestamp, ingestedAt, customer, externalId, metadata] =
+      r as string[];
+    field(Buffer.from(org!.replace(/-/g, ""), "hex"));
+    field(Buffer.from(name!, "utf8"));
+    field(Buffer.from(source!, "utf8"));
+    for (const ts of [timestamp!, ingestedAt!]) {
+      const b = Buffer.alloc(8);
+      b.writeBigInt64BE(BigInt(Date.parse(ts) - PG_EPOCH_MS) * 1000n);
+      field(b);
+    }
+    field(customer ? Buffer.from(customer, "utf8") : null);
+    field(externalId ? Buffer.from(externalId, "utf8") : null);
+    field(Buffer.concat([Buffer.from([1]), Buffer.from(metadata!, "utf8")]));
+  }
+  const trailer = Buffer.alloc(2);
+  trailer.writeInt16BE(-1);
+  parts.push(trailer);
+  return Buffer.concat(parts);
+}
+
+async function serveReference(db: string, organizationId: string, copy = false): Promise<void> {
   const http = await import("node:http");
   let insert: (rows: unknown[][]) => Promise<number>;
   const COLS = [
@@ -108,11 +190,39 @@ async function serveReference(db: string, organizationId: string): Promise<void>
   } else {
     const { default: postgres } = await import("postgres");
     const sql = postgres(db, { max: 10, onnotice: () => {} });
-    insert = async (rows) => {
-      const res =
-        await sql`insert into events ${sql(rows.map((r) => Object.fromEntries(COLS.map((c, i) => [c, r[i]]))) as never, ...COLS)} on conflict do nothing returning id`;
-      return res.length;
+    const { pipeline } = await import("node:stream/promises");
+    const { Readable } = await import("node:stream");
+    // COPY … FROM STDIN (FORMAT binary) into the same table and indexes (no ON CONFLICT: the
+    // bench's external ids never repeat).
+    // At most `max` COPYs at once: postgres.js leaves a COPY waiting for a busy pool hanging.
+    let active = 0;
+    const waiting: (() => void)[] = [];
+    const slot = async () => {
+      while (active >= 10) await new Promise<void>((r) => waiting.push(r));
+      active++;
     };
+    const free = () => {
+      active--;
+      waiting.shift()?.();
+    };
+    insert = copy
+      ? async (rows) => {
+          await slot();
+          try {
+            const writable = await sql
+              .unsafe(`copy events (${COLS.join(", ")}) from stdin (format binary)`)
+              .writable();
+            await pipeline(Readable.from([copyBinary(rows)]), writable);
+          } finally {
+            free();
+          }
+          return rows.length;
+        }
+      : async (rows) => {
+          const res =
+            await sql`insert into events ${sql(rows.map((r) => Object.fromEntries(COLS.map((c, i) => [c, r[i]]))) as never, ...COLS)} on conflict do nothing returning id`;
+          return res.length;
+        };
   }
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -157,22 +267,29 @@ interface Target {
   name: string;
   child: ChildProcess;
   base: string;
+  control: string | null;
 }
 
 async function launch(name: string, args: string[]): Promise<Target> {
   const child = spawn(process.execPath, [fileURLToPath(import.meta.url), ...args], {
     stdio: ["ignore", "ignore", "pipe"],
   });
+  const stderr = { text: "" };
   const port = await new Promise<string>((resolve, reject) => {
-    let err = "";
     child.stderr!.on("data", (d: Buffer) => {
-      err += d.toString();
-      const m = /PORT (\d+)/.exec(err);
+      stderr.text += d.toString();
+      const m = /PORT (\d+)/.exec(stderr.text);
       if (m) resolve(m[1]!);
     });
-    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${err}`)));
+    child.once("exit", (code) => reject(new Error(`${name} exited with ${code}: ${stderr.text}`)));
   });
-  return { name, child, base: `http://127.0.0.1:${port}` };
+  const control = /CONTROL (\d+)/.exec(stderr.text)?.[1];
+  return {
+    name,
+    child,
+    base: `http://127.0.0.1:${port}`,
+    control: control ? `http://127.0.0.1:${control}` : null,
+  };
 }
 
 /** One body per request: autocannon replaces [<id>] with a fresh id, so external_ids never repeat. */
@@ -220,7 +337,28 @@ async function load(
 
 async function seller(base: string): Promise<{ token: string; organizationId: string }> {
   const { createSeller } = await import("../test/helpers/auth.ts");
-  const s = await createSeller(base, ["events:write", "customers:write"]);
+  const s = await createSeller(base, ["events:write", "customers:write", "meters:write"]);
+  // Meters for the rollup rounds: a count, a sum and a max behind a metadata filter.
+  const names = (extra: object[] = []) => ({
+    conjunction: "and",
+    clauses: [{ property: "name", operator: "eq", value: "api_call" }, ...extra],
+  });
+  for (const meter of [
+    { name: "calls", filter: names(), aggregation: { func: "count" } },
+    { name: "tokens", filter: names(), aggregation: { func: "sum", property: "tokens" } },
+    {
+      name: "largest eu",
+      filter: names([{ property: "region", operator: "eq", value: "eu" }]),
+      aggregation: { func: "max", property: "tokens" },
+    },
+  ]) {
+    const res = await fetch(`${base}/v1/meters/`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${s.token}` },
+      body: JSON.stringify(meter),
+    });
+    if (res.status !== 201) throw new Error(`meter: ${res.status} ${await res.text()}`);
+  }
   return { token: s.token, organizationId: s.organization.id };
 }
 
@@ -258,24 +396,53 @@ async function runOn(
     targets.push(
       await launch("reference", ["--serve", "ref", "--db", dbArg, "--org", organizationId]),
     );
-    const urls = { till: `${till.base}/v1/events/ingest`, reference: `${targets[1]!.base}/ingest` };
-    const samples: Record<string, Sample[]> = { till: [], reference: [] };
-    for (const t of targets) await load(urls[t.name as "till"], token, 1, connections, batch); // warm-up
+    if (kind === "postgres")
+      targets.push(
+        await launch("copy", ["--serve", "copy", "--db", dbArg, "--org", organizationId]),
+      );
+    const urls: Record<string, string> = {
+      till: `${till.base}/v1/events/ingest`,
+      "till+rollups": `${till.base}/v1/events/ingest`,
+      reference: `${targets[1]!.base}/ingest`,
+      copy: `${targets[2]?.base}/ingest`,
+    };
+    const samples: Record<string, Sample[]> = {
+      till: [],
+      "till+rollups": [],
+      reference: [],
+      copy: [],
+    };
+    const control = (what: string) => fetch(`${till.control}/${what}`, { method: "POST" });
+    for (const t of targets) await load(urls[t.name]!, token, 1, connections, batch); // warm-up
+    await control("catch-up");
     for (let r = 1; r <= rounds; r++) {
-      for (const t of targets) {
+      for (const name of ["till", "till+rollups", "reference", ...(targets[2] ? ["copy"] : [])]) {
+        // Each rollups round starts caught up, so it consumes its own events only.
+        if (name === "till+rollups") {
+          await control("catch-up");
+          await control("on");
+        }
         const s = await load(
-          urls[t.name as "till"],
-          t.name === "till" ? token : null,
+          urls[name]!,
+          name === "reference" || name === "copy" ? null : token,
           seconds,
           connections,
           batch,
         );
-        samples[t.name]!.push(s);
+        let note = "";
+        if (name === "till+rollups") {
+          const { ticks } = (await (await control("off")).json()) as { ticks: number };
+          note = `  (${ticks} rollup ticks)`;
+        }
+        samples[name]!.push(s);
         process.stdout.write(
-          `${kind} round ${r} ${t.name.padEnd(10)} ${s.eventsPerSecond.toFixed(0).padStart(8)} events/s  p99 ${s.p99} ms  errors ${s.errors}\n`,
+          `${kind} round ${r} ${name.padEnd(13)} ${s.eventsPerSecond.toFixed(0).padStart(8)} events/s  p99 ${s.p99} ms  errors ${s.errors}${note}\n`,
         );
       }
     }
+    const withRollups = samples["till+rollups"]!.map(
+      (s, i) => s.eventsPerSecond / samples.till![i]!.eventsPerSecond,
+    );
     const ratios = samples.till!.map(
       (s, i) => s.eventsPerSecond / samples.reference![i]!.eventsPerSecond,
     );
@@ -287,7 +454,21 @@ async function runOn(
         .toFixed(0)
         .padStart(7)} ev/s` +
       `  ratio min ${Math.min(...ratios).toFixed(2)} median ${median(ratios).toFixed(2)} max ${Math.max(...ratios).toFixed(2)}` +
-      `  p99 till ${median(samples.till!.map((s) => s.p99))} ms / ref ${median(samples.reference!.map((s) => s.p99))} ms`
+      `  p99 till ${median(samples.till!.map((s) => s.p99))} ms / ref ${median(samples.reference!.map((s) => s.p99))} ms\n` +
+      `${"".padEnd(9)} till+rollups ${median(samples["till+rollups"]!.map((s) => s.eventsPerSecond))
+        .toFixed(0)
+        .padStart(
+          7,
+        )} ev/s  rollups on / off min ${Math.min(...withRollups).toFixed(2)} median ${median(withRollups).toFixed(2)} max ${Math.max(...withRollups).toFixed(2)} (goal >= 0.80)` +
+      (samples.copy!.length > 0
+        ? `\n${"".padEnd(9)} COPY binary reference ${median(
+            samples.copy!.map((s) => s.eventsPerSecond),
+          )
+            .toFixed(0)
+            .padStart(
+              7,
+            )} ev/s  till / COPY median ${median(samples.till!.map((s, i) => s.eventsPerSecond / samples.copy![i]!.eventsPerSecond)).toFixed(2)}`
+        : "")
     );
   } finally {
     for (const t of targets) t.child.kill("SIGTERM");
@@ -317,4 +498,5 @@ async function main(): Promise<void> {
 
 if (values.serve === "till") await serveTill(values.db!, values.port!);
 else if (values.serve === "ref") await serveReference(values.db!, values.org!);
+else if (values.serve === "copy") await serveReference(values.db!, values.org!, true);
 else await main();

@@ -12,6 +12,7 @@ import { noopJob } from "./jobs/system.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
+import { refreshRollupsJob } from "./modules/meters/jobs.ts";
 import { createSandboxProcessor } from "./modules/payments/sandbox-processor.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
@@ -69,6 +70,7 @@ export async function start(
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
+      refreshRollupsJob({ db: database.db, log }),
     ];
 
     const q0 = performance.now();

@@ -9,13 +9,17 @@
 // - (organization_id, external_id) unique where external_id is set: deduplication by
 //   ON CONFLICT DO NOTHING.
 //
+// - ingest_xid: the (epoch-extended) id of the transaction that inserted the event. The meter rollup
+//   job consumes events by ranges of it, below the oldest transaction still running, so an event
+//   that commits late is never skipped; a BRIN index keeps that range read cheap for ingest.
+//
 // Not partitioned (yet). A partitioned table needs the partition key (timestamp) in every unique
 // index, which would turn dedup into (organization_id, external_id, timestamp): a retried event
 // without a timestamp gets a new one and would no longer be caught. When the table is partitioned by
 // month, dedup moves to a small unpartitioned event_dedup(organization_id, external_id) table
 // written in the same statement. See docs/scaling.md.
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.ts";
 import { id, tstz } from "./columns.ts";
 
@@ -39,6 +43,9 @@ export const events = pgTable(
     externalId: text("external_id"),
     parentId: uuid("parent_id"),
     metadata: jsonb("metadata").$type<EventMetadata>().notNull().default({}),
+    ingestXid: bigint("ingest_xid", { mode: "number" })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text)::bigint`),
   },
   (t) => [
     uniqueIndex("events_org_external_id_uq")
@@ -53,5 +60,10 @@ export const events = pgTable(
     index("events_org_name_ts_idx").on(t.organizationId, t.name, t.timestamp),
     index("events_org_ts_idx").on(t.organizationId, t.timestamp),
     index("events_parent_idx").on(t.parentId).where(sql`${t.parentId} is not null`),
+    // autosummarize: a filled block range is summarized by autovacuum; the rollup tick also
+    // summarizes new ranges itself (PGlite has no autovacuum), so only the tail is ever unsummarized.
+    index("events_ingest_xid_brin")
+      .using("brin", t.ingestXid)
+      .with({ pages_per_range: 32, autosummarize: true }),
   ],
 );

@@ -1,5 +1,16 @@
 // Meters: a filter over usage events and an aggregation that turns them into a billable quantity.
-import { index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { organization } from "./auth.ts";
 import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
 
@@ -39,4 +50,61 @@ export const meters = pgTable(
     archivedAt: tstz("archived_at"),
   },
   (t) => [index("meters_org_created_idx").on(t.organizationId, t.createdAt)],
+);
+
+// Hourly rollups of meters (see server/modules/meters/rollups.ts). Each meter's rollups hold exactly
+// the events with ingest_xid < `through` that its `filter` selects, aggregated per UTC hour; reads add
+// raw events for the rest. A meter whose definition differs from the one recorded here is rebuilt
+// (its rollups deleted, `through` reset to 0) and read from raw events until the rebuild is done.
+export const meterRollupState = pgTable("meter_rollup_state", {
+  meterId: uuid("meter_id")
+    .primaryKey()
+    .references(() => meters.id, { onDelete: "cascade" }),
+  filter: jsonb("filter").$type<MeterFilter>().notNull(),
+  aggregation: jsonb("aggregation").$type<MeterAggregation>().notNull(),
+  through: bigint("through", { mode: "number" }).notNull().default(0),
+});
+
+// The aggregates an hour keeps: count of events, and over the numeric values the aggregation reads,
+// their count (for avg), sum, min and max. Numeric sums stay exact, as in the raw path.
+const partials = () => ({
+  eventCount: bigint("event_count", { mode: "number" }).notNull(),
+  valueCount: bigint("value_count", { mode: "number" }).notNull(),
+  sum: numeric("sum").notNull(),
+  min: numeric("min"),
+  max: numeric("max"),
+});
+
+/** Organization-wide: one row per (meter, hour), so a month of one meter is ~720 rows. */
+export const meterHourly = pgTable(
+  "meter_hourly",
+  {
+    meterId: uuid("meter_id")
+      .notNull()
+      .references(() => meters.id, { onDelete: "cascade" }),
+    hour: tstz("hour").notNull(),
+    ...partials(),
+  },
+  (t) => [primaryKey({ columns: [t.meterId, t.hour] })],
+);
+
+/** Per customer: the customer columns as the events carry them, so both customer filters apply. */
+export const meterCustomerHourly = pgTable(
+  "meter_customer_hourly",
+  {
+    meterId: uuid("meter_id")
+      .notNull()
+      .references(() => meters.id, { onDelete: "cascade" }),
+    hour: tstz("hour").notNull(),
+    customerId: uuid("customer_id"),
+    externalCustomerId: text("external_customer_id"),
+    ...partials(),
+  },
+  (t) => [
+    unique("meter_customer_hourly_key")
+      .on(t.meterId, t.hour, t.customerId, t.externalCustomerId)
+      .nullsNotDistinct(),
+    index("meter_customer_hourly_customer_idx").on(t.meterId, t.customerId, t.hour),
+    index("meter_customer_hourly_external_idx").on(t.meterId, t.externalCustomerId, t.hour),
+  ],
 );

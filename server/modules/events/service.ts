@@ -16,6 +16,7 @@ import {
 } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds, resolveCustomerRefs } from "../customers/service.ts";
+import { moveCustomerRollups } from "../meters/rollups.ts";
 import { meterFilterFor } from "../meters/service.ts";
 import { filterCondition } from "./filter.ts";
 import * as repo from "./repository.ts";
@@ -137,13 +138,15 @@ async function resolveParents(
   }
 }
 
-export function linkCustomerEvents(
+/** Runs inside the caller's transaction: the meter rollups move with the events they count. */
+export async function linkCustomerEvents(
   db: Db,
   organizationId: string,
   customerId: string,
   externalId: string,
 ) {
-  return repo.linkCustomerEvents(db, organizationId, customerId, externalId);
+  await moveCustomerRollups(db, organizationId, customerId, externalId);
+  await repo.linkCustomerEvents(db, organizationId, customerId, externalId);
 }
 
 async function withCustomers(db: Db, rows: EventRecord[]) {

@@ -1,6 +1,8 @@
 // A meter's quantities over a period, computed in one SQL statement: the events the meter's filter
 // selects are bucketed with date_trunc in the requested time zone, aggregated per bucket and in
 // total (GROUPING SETS, one scan), and joined to generate_series so empty buckets answer 0.
+// A meter with rollups reads them for the whole hours instead (rollup-read.ts), with raw events only
+// for the partial edges and the events not rolled up yet; this raw statement is the fallback.
 import { sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { events, type MeterAggregation, type MeterFilter } from "../../../db/schema/index.ts";
@@ -8,6 +10,8 @@ import { metadataCondition } from "../../lib/metadata.ts";
 import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
 
 export interface QuantitiesInput {
+  /** The meter read: given, its rollups may serve the read (when they match filter and aggregation). */
+  meterId?: string | undefined;
   organizationId: string;
   filter: MeterFilter;
   aggregation: MeterAggregation;
@@ -30,17 +34,11 @@ export interface Quantities {
  * checked in the same snapshot: when it is false nothing is scanned and every row says fresh = false.
  */
 export function quantitiesSql(q: QuantitiesInput, guard: SQL = sql`true`): SQL {
-  const conds: SQL[] = [
-    sql`${events.organizationId} = ${q.organizationId}`,
+  const conds = [
+    ...eventConditions(q),
     sql`${events.timestamp} >= ${q.start.toISOString()}::timestamptz`,
     sql`${events.timestamp} <= ${q.end.toISOString()}::timestamptz`,
-    filterCondition(q.filter),
   ];
-  if (q.customerIds) conds.push(sql`${events.customerId} in ${q.customerIds}`);
-  if (q.externalCustomerIds)
-    conds.push(sql`${events.externalCustomerId} in ${q.externalCustomerIds}`);
-  const meta = metadataCondition(events.metadata, q.metadata);
-  if (meta) conds.push(meta);
   return sql`
     with guard as (select (${guard}) as ok), selected as (
       select date_trunc(${q.interval}::text, ${events.timestamp}, ${q.timezone}::text) as bucket, ${aggregationValue(q.aggregation)} as v
@@ -59,12 +57,32 @@ export function quantitiesSql(q: QuantitiesInput, guard: SQL = sql`true`): SQL {
   `;
 }
 
-type Row = {
+/** What selects a meter's events, apart from the period: organization, filter, customers, metadata. */
+export function eventConditions(q: QuantitiesInput): SQL[] {
+  const conds: SQL[] = [
+    sql`${events.organizationId} = ${q.organizationId}`,
+    filterCondition(q.filter),
+  ];
+  if (q.customerIds) conds.push(sql`${events.customerId} in ${q.customerIds}`);
+  if (q.externalCustomerIds)
+    conds.push(sql`${events.externalCustomerId} in ${q.externalCustomerIds}`);
+  const meta = metadataCondition(events.metadata, q.metadata);
+  if (meta) conds.push(meta);
+  return conds;
+}
+
+export type Row = {
   timestamp: string | null;
   quantity: number | string;
   is_total: boolean;
   fresh: boolean;
 };
+
+export async function resultRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  return Array.isArray(result) ? result : result.rows;
+}
 
 /**
  * Bucket starts from the one holding start to the one holding end. Hours step in absolute time
@@ -72,7 +90,7 @@ type Row = {
  * wall-clock time and are converted back, so a day is a local day across DST changes. (PostgreSQL 16
  * has generate_series(…, timezone); this form also runs on 15.)
  */
-function bucketSeries(q: QuantitiesInput): SQL {
+export function bucketSeries(q: QuantitiesInput): SQL {
   const start = sql`date_trunc(${q.interval}::text, ${q.start.toISOString()}::timestamptz, ${q.timezone}::text)`;
   const end = sql`${q.end.toISOString()}::timestamptz`;
   const step = sql`${`1 ${q.interval}`}::interval`;
@@ -80,15 +98,16 @@ function bucketSeries(q: QuantitiesInput): SQL {
   return sql`(select l at time zone ${q.timezone}::text as ts from generate_series(${start} at time zone ${q.timezone}::text, ${end} at time zone ${q.timezone}::text, ${step}) as l) as b`;
 }
 
-/** The quantities, or null when `guard` was false (the caller's view of the meter is stale). */
-export async function meterQuantities(
+/** The raw path alone: every selected event of the period aggregated. */
+export async function rawQuantities(
   db: Db,
   q: QuantitiesInput,
   guard?: SQL,
 ): Promise<Quantities | null> {
-  const result = (await db.execute(quantitiesSql(q, guard))) as unknown as { rows: Row[] } | Row[];
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  const rows = Array.isArray(result) ? result : result.rows;
+  return quantitiesOf(await resultRows<Row>(db, quantitiesSql(q, guard)));
+}
+
+export function quantitiesOf(rows: Row[]): Quantities | null {
   if (rows.some((r) => !r.fresh)) return null;
   const quantities: Quantities["quantities"] = [];
   let total = 0;

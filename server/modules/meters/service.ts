@@ -10,7 +10,7 @@ import {
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { meterQuantities } from "./quantities.ts";
+import { meterQuantities } from "./rollup-read.ts";
 import * as repo from "./repository.ts";
 import {
   meterOut,

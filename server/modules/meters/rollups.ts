@@ -1,0 +1,241 @@
+// Hourly meter rollups, maintained from the append-only events without rescanning them.
+//
+// Every event carries ingest_xid, the id of the transaction that inserted it. The horizon is the
+// oldest transaction of this database still running: every event below it has committed (or never
+// will), so a range [through, horizon) of ingest_xid is final and is consumed once. A late event
+// (a past timestamp) lands in a later range and updates its own past hour; duplicates never reach
+// the table (external_id dedup happens at ingest). Each meter keeps its own `through` beside the
+// definition its rollups were built from: a changed definition resets `through` to 0 and deletes
+// the meter's rollups, the next tick rebuilds them, and reads use raw events until then.
+//
+// The tick and linkCustomerEvents (which moves rollups between customer columns) take the same
+// advisory lock, so a tick never writes rollups from events read before a link changed them.
+import { sql, type SQL } from "drizzle-orm";
+import { inTransaction, type Db } from "../../../db/client.ts";
+import {
+  events,
+  meterCustomerHourly,
+  meterHourly,
+  meterRollupState,
+  meters,
+  type MeterAggregation,
+  type MeterFilter,
+} from "../../../db/schema/index.ts";
+import { pgErrorCode } from "../../lib/db-errors.ts";
+import { aggregationValue, filterCondition } from "../events/filter.ts";
+
+/** The advisory lock key of rollup writers ("metr"). */
+const ROLLUP_LOCK = 0x6d657472;
+/** Meters aggregated by one statement: one scan of the new events serves them all. */
+const METERS_PER_STATEMENT = 20;
+
+async function rows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  return Array.isArray(result) ? result : result.rows;
+}
+
+export function lockRollups(db: Db): Promise<unknown> {
+  return db.execute(sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
+}
+
+export interface Pending {
+  meter_id: string;
+  organization_id: string;
+  filter: MeterFilter;
+  aggregation: MeterAggregation;
+  through: number | string;
+}
+
+export interface RefreshResult {
+  /** Meters whose rollups were reset for a rebuild (new meters and changed definitions). */
+  reset: number;
+  /** Meters advanced to the horizon. */
+  advanced: number;
+  horizon: number;
+}
+
+/**
+ * The oldest transaction that may still insert events: the snapshot's next id, or lower, the oldest
+ * one running (or prepared) in this database. Transactions of other databases on the cluster cannot
+ * write these events, so unlike pg_snapshot_xmin they do not hold the rollups back. Running ids come
+ * as 32-bit xids and are widened with the epoch of the snapshot's 64-bit xmax.
+ */
+async function currentHorizon(db: Db): Promise<number> {
+  const [h] = await rows<{ horizon: string }>(
+    db,
+    sql`
+    with s as (select (pg_snapshot_xmax(pg_current_snapshot())::text)::bigint as xmax),
+    running as (
+      select (backend_xid::text)::bigint as x from pg_stat_activity
+      where datname = current_database() and backend_xid is not null
+      union all
+      select (transaction::text)::bigint from pg_prepared_xacts where database = current_database()
+    ), widened as (
+      select case when ((s.xmax >> 32) << 32) + r.x > s.xmax then ((s.xmax >> 32) << 32) + r.x - 4294967296
+                  else ((s.xmax >> 32) << 32) + r.x end as x
+      from running r, s
+    )
+    select least((select xmax from s), (select min(x) from widened))::text as horizon`,
+  );
+  return Number(h!.horizon);
+}
+
+/** One tick: records definitions, resets changed meters, and consumes events up to the horizon. */
+export async function refreshRollups(db: Db): Promise<RefreshResult> {
+  const horizon = await currentHorizon(db);
+  const reset = await inTransaction(db, async (tx) => {
+    await lockRollups(tx);
+    await tx.execute(sql`
+      delete from ${meterRollupState} s using ${meters} m
+      where m.id = s.meter_id and m.aggregation ->> 'func' = 'unique'`);
+    const changed = await rows<{ meter_id: string }>(
+      tx,
+      sql`
+      insert into ${meterRollupState} as s (meter_id, filter, aggregation, through)
+      select m.id, m.filter, m.aggregation, 0 from ${meters} m where m.aggregation ->> 'func' <> 'unique'
+      on conflict (meter_id) do update set filter = excluded.filter, aggregation = excluded.aggregation, through = 0
+        where s.filter <> excluded.filter or s.aggregation <> excluded.aggregation
+      returning s.meter_id`,
+    );
+    const ids = changed.map((r) => r.meter_id);
+    if (ids.length > 0) {
+      await tx.execute(sql`delete from ${meterHourly} where meter_id in ${ids}`);
+      await tx.execute(sql`delete from ${meterCustomerHourly} where meter_id in ${ids}`);
+    }
+    return ids.length;
+  });
+  await summarizeNewRanges(db);
+  const pending = await rows<Pending>(
+    db,
+    sql`select s.meter_id, m.organization_id, s.filter, s.aggregation, s.through
+        from ${meterRollupState} s join ${meters} m on m.id = s.meter_id
+        where s.through < ${horizon} order by s.through, s.meter_id`,
+  );
+  const groups = new Map<number, Pending[]>();
+  for (const p of pending) {
+    const through = Number(p.through);
+    const group = groups.get(through) ?? [];
+    if (group.length === 0) groups.set(through, group);
+    group.push(p);
+  }
+  let advanced = 0;
+  for (const [through, group] of groups) {
+    // A rebuild reads all of an organization's events: one meter per statement, each scan planned
+    // on its own filter, rather than a copy of every event shared by a group.
+    const size = through === 0 ? 1 : METERS_PER_STATEMENT;
+    for (let i = 0; i < group.length; i += size) {
+      advanced += await advance(db, group.slice(i, i + size), through, horizon);
+    }
+  }
+  return { reset, advanced, horizon };
+}
+
+/**
+ * Summarizes the BRIN ranges of ingest_xid filled since the last call, so reads of the events not
+ * rolled up yet skip all but the tail of the table (PGlite has no autovacuum to do it). A range held
+ * by a running VACUUM is left for the next tick.
+ */
+async function summarizeNewRanges(db: Db): Promise<void> {
+  try {
+    await inTransaction(db, async (tx) => {
+      await tx.execute(sql`set local lock_timeout = '200ms'`);
+      await tx.execute(sql`select brin_summarize_new_values('events_ingest_xid_brin'::regclass)`);
+    });
+  } catch (err) {
+    if (pgErrorCode(err) !== "55P03") throw err;
+  }
+}
+
+/** Adds the events with ingest_xid in [from, to) to the meters' rollups and moves them to `to`. */
+async function advance(db: Db, group: Pending[], from: number, to: number): Promise<number> {
+  return inTransaction(db, async (tx) => {
+    await lockRollups(tx);
+    // Still at `from` with the same definition: nothing else writes state outside this lock.
+    const ids = group.map((g) => g.meter_id);
+    const current = await rows<{ meter_id: string }>(
+      tx,
+      sql`select meter_id from ${meterRollupState} where meter_id in ${ids} and through = ${from} for update`,
+    );
+    const live = new Set(current.map((r) => r.meter_id));
+    const todo = group.filter((g) => live.has(g.meter_id));
+    if (todo.length === 0) return 0;
+    // A rebuild aggregates a meter's whole history: sort and hash in memory rather than on disk.
+    if (from === 0) await tx.execute(sql`set local work_mem = '64MB'`);
+    await tx.execute(rollupStatement(todo, from, to));
+    await tx.execute(
+      sql`update ${meterRollupState} set through = ${to} where meter_id in ${todo.map((g) => g.meter_id)}`,
+    );
+    return todo.length;
+  });
+}
+
+/**
+ * One statement for a group of meters: the new events are read once into a CTE named `events`
+ * (which the filter SQL refers to), each meter picks its events and value, and the per-hour
+ * aggregates are added to both rollup tables.
+ */
+export function rollupStatement(group: Pending[], from: number, to: number): SQL {
+  const orgs = [...new Set(group.map((g) => g.organization_id))];
+  const picks = group.map(
+    (g) => sql`
+      select ${g.meter_id}::uuid as meter_id, date_trunc('hour', ${events.timestamp}, 'UTC') as hour,
+             ${events.customerId} as customer_id, ${events.externalCustomerId} as external_customer_id,
+             (${aggregationValue(g.aggregation)})::numeric as v
+      from ${events}
+      where ${events.organizationId} = ${g.organization_id}::uuid and ${filterCondition(g.filter)}`,
+  );
+  const combine = (t: string) =>
+    sql.raw(`
+      event_count = ${t}.event_count + excluded.event_count, value_count = ${t}.value_count + excluded.value_count,
+      sum = ${t}.sum + excluded.sum, min = least(${t}.min, excluded.min), max = greatest(${t}.max, excluded.max)`);
+  return sql`
+    with ${events} as ${sql.raw(from === 0 ? "not materialized" : "materialized")} (
+      select * from ${events}
+      where ${events.organizationId} in ${orgs} and ${events.ingestXid} >= ${from} and ${events.ingestXid} < ${to}
+    ), picked as (${sql.join(picks, sql` union all `)}
+    ), per_customer as (
+      select meter_id, hour, customer_id, external_customer_id, count(*) as event_count, count(v) as value_count,
+             coalesce(sum(v), 0) as sum, min(v) as min, max(v) as max
+      from picked group by meter_id, hour, customer_id, external_customer_id
+    ), customer_rows as (
+      insert into ${meterCustomerHourly} as r (meter_id, hour, customer_id, external_customer_id, event_count, value_count, sum, min, max)
+      select * from per_customer
+      on conflict (meter_id, hour, customer_id, external_customer_id) do update set ${combine("r")}
+      returning 1
+    ), hourly_rows as (
+      insert into ${meterHourly} as r (meter_id, hour, event_count, value_count, sum, min, max)
+      select meter_id, hour, sum(event_count), sum(value_count), sum(sum), min(min), max(max)
+      from per_customer group by meter_id, hour
+      on conflict (meter_id, hour) do update set ${combine("r")}
+      returning 1
+    )
+    select (select count(*) from customer_rows) as customer_rows, (select count(*) from hourly_rows) as hourly_rows`;
+}
+
+/**
+ * After events of an organization changed customer columns (see linkCustomerEvents): merges the
+ * rollup rows keyed by the old columns into the rows keyed by the new ones. Runs in the caller's
+ * transaction, under the rollup lock, before the events are updated.
+ */
+export async function moveCustomerRollups(
+  tx: Db,
+  organizationId: string,
+  customerId: string,
+  externalId: string,
+): Promise<void> {
+  await lockRollups(tx);
+  const orgMeters = sql`(select id from ${meters} where organization_id = ${organizationId})`;
+  const move = (where: SQL) => sql`
+    with moved as (
+      delete from ${meterCustomerHourly} where meter_id in ${orgMeters} and ${where}
+      returning meter_id, hour, event_count, value_count, sum, min, max
+    )
+    insert into ${meterCustomerHourly} as r (meter_id, hour, customer_id, external_customer_id, event_count, value_count, sum, min, max)
+    select meter_id, hour, ${customerId}::uuid, ${externalId}::text, event_count, value_count, sum, min, max from moved
+    on conflict (meter_id, hour, customer_id, external_customer_id) do update set
+      event_count = r.event_count + excluded.event_count, value_count = r.value_count + excluded.value_count,
+      sum = r.sum + excluded.sum, min = least(r.min, excluded.min), max = greatest(r.max, excluded.max)`;
+  await tx.execute(move(sql`customer_id is null and external_customer_id = ${externalId}`));
+  await tx.execute(move(sql`customer_id = ${customerId}::uuid and external_customer_id is null`));
+}
