@@ -14,6 +14,7 @@ import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
+import { storableInput } from "./lib/safe-input.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { createCustomerGuard } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): Express {
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
+  app.use(storableInput);
   app.use(healthRouter(deps.database, deps.config.mode));
   app.use(
     accountRouter(deps.auth, {

@@ -184,6 +184,9 @@ function isBodyParserError(err: unknown): err is BodyParserError {
 function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
   if (err instanceof z.ZodError) return fromZodError(err, ["body"], undefined);
+  // The router could not percent-decode a path parameter (`/v1/products/%E0%A4%A`).
+  if (err instanceof URIError && (err as { status?: unknown }).status === 400)
+    return RequestValidationError.field(["path"], "The path is not valid percent-encoding.");
   if (isBodyParserError(err)) {
     switch (err.type) {
       case "entity.parse.failed":
