@@ -9,6 +9,7 @@ import { seedDemo, type DemoSeed } from "./demo/seed.ts";
 import type { Config } from "./config.ts";
 import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
 import { noopJob } from "./jobs/system.ts";
+import { answerClientErrors } from "./lib/client-error.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
@@ -184,6 +185,7 @@ function listen(app: Express, port: number, host: string): Promise<http.Server> 
   const server = http.createServer(app);
   // Keep-alive longer than common load balancers' idle timeouts, so they close first.
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
       reject(
