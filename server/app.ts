@@ -15,6 +15,8 @@ import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
 import { storableInput } from "./lib/safe-input.ts";
+import { securityHeaders } from "./lib/security-headers.ts";
+import { bySecret } from "./modules/checkouts/client.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { createCustomerGuard } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
@@ -74,6 +76,7 @@ export function createApp(deps: AppDeps): Express {
   app.set("query parser", "simple");
 
   app.use(requestContext(deps.log));
+  app.use(securityHeaders({ production: deps.config.mode === "production" }));
   app.use(bearerToken);
   app.use(
     authRouter(deps.auth, {
@@ -179,7 +182,14 @@ export function createApp(deps: AppDeps): Express {
   ]);
   app.use("/v1", v1);
   app.use(buyRouter(checkoutDeps));
-  app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
+  app.use(
+    webRouter({
+      embedOrigins: [new URL(deps.config.baseUrl).origin],
+      production: deps.config.mode === "production",
+      checkoutEmbedOrigin: async (secret) =>
+        (await bySecret(checkoutDeps, secret).catch(() => null))?.embedOrigin ?? null,
+    }),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler());

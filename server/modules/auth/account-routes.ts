@@ -21,14 +21,12 @@ export function accountRouter(
   // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox).
   // Provider ids only, never their client ids.
   r.get("/api/auth-providers", (_req, res) => {
-    res
-      .set("cache-control", "no-cache")
-      .json({
-        email_password: true,
-        sign_up: !options.disableSignUp,
-        social: [...(options.socialProviders ?? [])],
-        sandbox: options.sandbox ?? false,
-      });
+    res.set("cache-control", "no-cache").json({
+      email_password: true,
+      sign_up: !options.disableSignUp,
+      social: [...(options.socialProviders ?? [])],
+      sandbox: options.sandbox ?? false,
+    });
   });
 
   r.get("/device", async (req, res) => {
@@ -42,13 +40,13 @@ export function accountRouter(
       .set({
         "content-type": "text/html; charset=utf-8",
         "cache-control": "no-store",
-        "x-frame-options": "DENY",
         "referrer-policy": "no-referrer",
       })
       .send(
         renderDevicePage({
           user: session ? { email: session.user.email, name: session.user.name } : null,
           userCode,
+          nonce: res.locals.cspNonce ?? "",
         }),
       );
   });
@@ -60,12 +58,10 @@ export function accountRouter(
     if (originError) return void res.status(403).json(originError);
     const newPassword = (req.body as { newPassword?: unknown } | undefined)?.newPassword;
     if (typeof newPassword !== "string") {
-      return void res
-        .status(400)
-        .json({
-          code: "VALIDATION_ERROR",
-          message: "[body.newPassword] Invalid input: expected string",
-        });
+      return void res.status(400).json({
+        code: "VALIDATION_ERROR",
+        message: "[body.newPassword] Invalid input: expected string",
+      });
     }
     const response = await auth.api.setPassword({
       body: { newPassword },
