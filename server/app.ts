@@ -15,6 +15,7 @@ import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
 import { storableInput } from "./lib/safe-input.ts";
+import { apiCors } from "./lib/cors.ts";
 import { securityHeaders } from "./lib/security-headers.ts";
 import { bySecret } from "./modules/checkouts/client.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
@@ -180,7 +181,7 @@ export function createApp(deps: AppDeps): Express {
       createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
     ),
   ]);
-  app.use("/v1", v1);
+  app.use("/v1", apiCors(deps.config.trustedOrigins), v1);
   app.use(buyRouter(checkoutDeps));
   app.use(
     webRouter({

@@ -50,7 +50,9 @@ describe("page headers", () => {
     for (const path of ["/", "/settings", "/portal"]) {
       const h = await headersOf(path);
       expect(directive(h, "frame-ancestors"), path).toBe("frame-ancestors 'none'");
-      expect(directive(h, "script-src"), path).toMatch(/^script-src 'self' 'nonce-[A-Za-z0-9+/=]+'$/);
+      expect(directive(h, "script-src"), path).toMatch(
+        /^script-src 'self' 'nonce-[A-Za-z0-9+/=]+'$/,
+      );
       expect(directive(h, "object-src"), path).toBe("object-src 'none'");
       expect(h.get("x-frame-options"), path).toBe("DENY");
       expect(h.get("x-content-type-options"), path).toBe("nosniff");
