@@ -16,6 +16,8 @@ import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
 import { storableInput } from "./lib/safe-input.ts";
 import { apiCors } from "./lib/cors.ts";
+import { idempotency } from "./lib/idempotency.ts";
+import { hashToken } from "./lib/tokens.ts";
 import { securityHeaders } from "./lib/security-headers.ts";
 import { bySecret } from "./modules/checkouts/client.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
@@ -108,7 +110,22 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
+  const resolveAuth = createAuthResolver({ auth: deps.auth, db, clock: deps.clock });
+  const guard = createGuard(resolveAuth);
+  // Idempotency keys belong to the organization (access token), the user (session) or the customer
+  // session that sends them.
+  const idempotentWrites = idempotency({
+    db,
+    clock: deps.clock,
+    async scopeOf(req) {
+      if (req.bearer?.startsWith("till_cst_")) return `customer ${hashToken(req.bearer)}`;
+      req.auth ??= (await resolveAuth(req)) ?? undefined;
+      if (!req.auth) return null;
+      return req.auth.kind === "organization"
+        ? `organization ${req.auth.organizationIds[0]}`
+        : `user ${req.auth.userId}`;
+    },
+  });
   const checkoutDeps = {
     db,
     clock: deps.clock,
@@ -181,7 +198,7 @@ export function createApp(deps: AppDeps): Express {
       createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
     ),
   ]);
-  app.use("/v1", apiCors(deps.config.trustedOrigins), v1);
+  app.use("/v1", apiCors(deps.config.trustedOrigins), idempotentWrites, v1);
   app.use(buyRouter(checkoutDeps));
   app.use(
     webRouter({
