@@ -28,6 +28,9 @@ describe("loadConfig", () => {
       kind: "postgres",
       url: "postgres://u@h:5432/db",
       poolSize: 10,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 30000,
+      lockTimeoutMs: 5000,
     });
   });
 

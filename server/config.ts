@@ -36,6 +36,18 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(500).default(10),
   ),
+  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(120_000).default(5_000),
+  ),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  ),
+  DATABASE_LOCK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  ),
   TILL_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   AUTH_SECRET: z.preprocess(
     emptyAsUndefined,
@@ -235,7 +247,16 @@ const envSchema = z.object({
 });
 
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string; poolSize: number }
+  | {
+      kind: "postgres";
+      url: string;
+      poolSize: number;
+      /** Giving up on opening a connection, so an unreachable database fails fast (503). */
+      connectTimeoutMs?: number;
+      /** PostgreSQL's statement_timeout and lock_timeout for every pooled connection (0: none). */
+      statementTimeoutMs?: number;
+      lockTimeoutMs?: number;
+    }
   | { kind: "pglite"; dataDir: string | null };
 
 export interface Config {
@@ -367,7 +388,14 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
   const dataDir = path.resolve(cwd, e.TILL_DATA_DIR ?? ".till");
 
   const database: DatabaseTarget = e.DATABASE_URL
-    ? { kind: "postgres", url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+    ? {
+        kind: "postgres",
+        url: e.DATABASE_URL,
+        poolSize: e.DATABASE_POOL_SIZE,
+        connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: e.DATABASE_LOCK_TIMEOUT_MS,
+      }
     : { kind: "pglite", dataDir: command === "test" ? null : path.join(dataDir, "db") };
 
   let authSecret = e.AUTH_SECRET;
