@@ -409,6 +409,18 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       );
   }
 
+  // Over http the session cookies lack Secure and travel in clear: only a local server may do that.
+  if (mode === "production" && (command === "serve" || command === "worker")) {
+    const { protocol, hostname } = new URL(baseUrl);
+    const local = /^(localhost|127(\.\d+){3}|\[::1\])$|\.localhost$/i.test(
+      hostname.replace(/\.$/, ""),
+    );
+    if (protocol === "http:" && !local)
+      throw new ConfigError(
+        `Invalid configuration:\n  BASE_URL: must be an https:// URL in production (got ${JSON.stringify(baseUrl)}); over http, session cookies would be sent without Secure. Put till behind a TLS-terminating proxy and set BASE_URL to its https:// address.`,
+      );
+  }
+
   const trustedOrigins = [
     new URL(baseUrl).origin,
     ...(e.TRUSTED_ORIGINS ?? "")
