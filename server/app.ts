@@ -16,6 +16,7 @@ import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
 import { storableInput } from "./lib/safe-input.ts";
 import { apiCors } from "./lib/cors.ts";
+import { createMetrics } from "./lib/metrics.ts";
 import { idempotency } from "./lib/idempotency.ts";
 import { hashToken } from "./lib/tokens.ts";
 import { securityHeaders } from "./lib/security-headers.ts";
@@ -79,6 +80,16 @@ export function createApp(deps: AppDeps): Express {
   app.set("query parser", "simple");
 
   app.use(requestContext(deps.log));
+  const metrics = deps.config.metricsToken
+    ? createMetrics({
+        token: deps.config.metricsToken,
+        database: deps.database,
+        queue: deps.queue,
+        clock: deps.clock,
+        poolSize: deps.config.database.kind === "postgres" ? deps.config.database.poolSize : null,
+      })
+    : null;
+  if (metrics) app.use(metrics.observe);
   app.use(securityHeaders({ production: deps.config.mode === "production" }));
   app.use(bearerToken);
   app.use(
@@ -101,6 +112,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(express.json({ limit: "1mb" }));
   app.use(storableInput);
   app.use(healthRouter(deps.database, deps.config.mode));
+  if (metrics) app.use(metrics.routes);
   app.use(
     accountRouter(deps.auth, {
       trustedOrigins: deps.config.trustedOrigins,

@@ -48,6 +48,10 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   ),
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, "must be at least 16 characters (try: openssl rand -hex 32)").optional(),
+  ),
   TILL_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   AUTH_SECRET: z.preprocess(
     emptyAsUndefined,
@@ -271,6 +275,8 @@ export interface Config {
   trustedOrigins: readonly string[];
   log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
   shutdownGraceMs: number;
+  /** Bearer token for GET /metrics; null: no /metrics at all. */
+  metricsToken: string | null;
   webhooks: {
     /** Per request, connection to last byte. */
     timeoutMs: number;
@@ -363,7 +369,9 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       const name = String(issue.path[0] ?? "environment");
       const got = env[name];
       const shown =
-        name === "AUTH_SECRET" || name === "DATABASE_URL" ? "" : ` (got ${JSON.stringify(got)})`;
+        name === "AUTH_SECRET" || name === "DATABASE_URL" || name === "METRICS_TOKEN"
+          ? ""
+          : ` (got ${JSON.stringify(got)})`;
       return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
@@ -461,6 +469,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     trustedOrigins,
     log: { level, format },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    metricsToken: e.METRICS_TOKEN ?? null,
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,
