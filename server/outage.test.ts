@@ -117,7 +117,7 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
       expect(down.value.status).toBe(503);
       expect(down.value.body.error).toBe("ServiceUnavailable");
       expect(down.value.headers.get("retry-after")).toMatch(/^\d+$/);
-      expect(down.ms).toBeLessThan(4_000);
+      expect(down.ms).toBeLessThan(5_000);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(503);
 
       proxy.up();
@@ -159,9 +159,22 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
       expect(writes.value.map((w) => w.status)).toEqual(Array(10).fill(503));
       expect(writes.ms).toBeLessThan(5_000);
       expect((await api(server.url, "/v1/products/", { token: seller.token })).status).toBe(200);
+      // A write that failed with 503 under an Idempotency-Key does not keep the key.
+      const keyed = () =>
+        api(server.url, `/v1/products/${product.body.id}`, {
+          method: "PATCH",
+          token: seller.token,
+          body: { name: "Keyed" },
+          headers: { "idempotency-key": "outage-retry" },
+        });
+      expect((await keyed()).status).toBe(503);
       releaseLock();
       await tx;
       await holder.end();
+      const retried = await keyed();
+      expect(retried.status).toBe(200);
+      expect(retried.headers.get("idempotent-replayed")).toBeNull();
+      expect(retried.body.name).toBe("Keyed");
     } finally {
       proxy.up();
       await server.stop();
@@ -199,7 +212,7 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
     }).catch((err: Error) => err);
     await new Promise((r) => setTimeout(r, 300));
     const stopping = await timed(() => server.stop());
-    expect(stopping.ms).toBeLessThan(1_500);
+    expect(stopping.ms).toBeLessThan(2_500);
     await stuck;
     releaseLock();
     await tx.catch(() => {});

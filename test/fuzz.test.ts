@@ -312,4 +312,37 @@ describe("contract fuzz", () => {
     if (failures.length > 0) console.log(failures.join("\n"));
     expect(failures.slice(0, 30)).toEqual([]);
   });
+
+  it("no page answers 5xx, whatever its path and query", { timeout: 120_000 }, async () => {
+    const pages = [
+      "/checkout/{}",
+      "/buy/{}",
+      "/portal",
+      "/device",
+      "/embed.js",
+      "/assets/{}",
+      "/{}",
+    ];
+    const page = fc.record({
+      path: fc.constantFrom(...pages),
+      segment: fc.oneof(
+        fc.constantFrom(...(ids.get("client") ?? ["x"])),
+        nastyString.map(encodeSegment),
+      ),
+      query: fc.array(fc.tuple(fc.string({ maxLength: 12 }), nastyString), { maxLength: 3 }),
+      html: fc.boolean(),
+    });
+    const failures: string[] = [];
+    for (const p of fc.sample(page, { seed: SEED, numRuns: 400 })) {
+      const qs = p.query.map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).join("&");
+      const path = p.path.replace("{}", p.segment);
+      const res = await fetch(`${t.url}${path}${qs ? `?${qs}` : ""}`, {
+        headers: { accept: p.html ? "text/html" : "application/json" },
+      });
+      const text = await res.text();
+      if (res.status >= 500)
+        failures.push(`${res.status}: GET ${short(path)}?${short(qs)} → ${short(text)}`);
+    }
+    expect(failures.slice(0, 30)).toEqual([]);
+  });
 });
