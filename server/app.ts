@@ -14,7 +14,7 @@ import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
-import { storableInput } from "./lib/safe-input.ts";
+import { storableInput, storableQuery } from "./lib/safe-input.ts";
 import { apiCors } from "./lib/cors.ts";
 import { createMetrics } from "./lib/metrics.ts";
 import { idempotency } from "./lib/idempotency.ts";
@@ -92,6 +92,8 @@ export function createApp(deps: AppDeps): Express {
   if (metrics) app.use(metrics.observe);
   app.use(securityHeaders({ production: deps.config.mode === "production" }));
   app.use(bearerToken);
+  // Before the auth routes too: better-auth reads its query strings straight into queries.
+  app.use(storableQuery);
   app.use(
     authRouter(deps.auth, {
       trustProxy: deps.config.auth.trustProxy,

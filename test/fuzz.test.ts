@@ -24,7 +24,7 @@ const contract = JSON.parse(
   ),
 );
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
 
 let t: TestServer;
 let token: string;

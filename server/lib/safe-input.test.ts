@@ -89,6 +89,8 @@ describe("strings PostgreSQL cannot store", () => {
     expectLoc(await api(t.url, "/v1/products/?query=a%00b", { token }), ["query", "query"]);
     expectLoc(await api(t.url, "/v1/checkouts/client/till_c_x%00y", {}), ["path", "client_secret"]);
     expectLoc(await api(t.url, "/buy/abc%00"), ["path", "clientSecret"]);
+    // The device-approval lookup, answered by better-auth, too.
+    expectLoc(await api(t.url, "/api/auth/device?user_code=%00"), ["query", "user_code"]);
   });
 
   it("a lone surrogate in metadata, a body nested past 32 levels, a broken percent-encoding", async () => {

@@ -59,9 +59,14 @@ export function assertStorable(value: unknown, prefix: (string | number)[]): voi
   }
 }
 
-/** Refuses bodies and query strings that carry an unstorable string, as a 422 with its loc. */
-export const storableInput: RequestHandler = (req, _res, next) => {
+/** Refuses query strings that carry an unstorable string, as a 422 with its loc (every route). */
+export const storableQuery: RequestHandler = (req, _res, next) => {
   assertStorable(req.query, ["query"]);
+  next();
+};
+
+/** Refuses parsed JSON bodies that carry an unstorable key or string, as a 422 with its loc. */
+export const storableInput: RequestHandler = (req, _res, next) => {
   if (req.body !== undefined) assertStorable(req.body, ["body"]);
   next();
 };
