@@ -29,7 +29,8 @@ export interface Database {
   rows<T>(query: SQL): Promise<T[]>;
   /** Runs `select 1`; rejects when the database does not answer. */
   ping(): Promise<void>;
-  close(): Promise<void>;
+  /** Closes the pool; queries still running after `timeoutMs` (default 5 s) are cut off. */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 export interface OpenOptions {
@@ -46,13 +47,22 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
     const client = postgresJs(target.url, {
       max: target.poolSize,
       onnotice: () => {},
-      connection: { application_name: "till" },
+      // Bounded waits: an unreachable server fails a query after connect_timeout (answered 503),
+      // and a statement or a lock wait cannot hold a pooled connection longer than its timeout.
+      connect_timeout: (target.connectTimeoutMs ?? 5_000) / 1000,
+      connection: {
+        application_name: "till",
+        statement_timeout: target.statementTimeoutMs ?? 30_000,
+        lock_timeout: target.lockTimeoutMs ?? 5_000,
+      },
       ...(options.onQuery
         ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) }
         : {}),
     });
     const db = drizzle(preparing(client), { schema, casing: "snake_case" }) as unknown as Db;
-    return wrap(db, "postgres", null, client, () => client.end({ timeout: 5 }));
+    return wrap(db, "postgres", null, client, (timeoutMs = 5_000) =>
+      client.end({ timeout: Math.max(0, timeoutMs) / 1000 }),
+    );
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
@@ -127,7 +137,7 @@ function wrap(
   driver: Database["driver"],
   pglite: PGlite | null,
   client: postgres.Sql | null,
-  close: () => Promise<void>,
+  close: (timeoutMs?: number) => Promise<void>,
 ): Database {
   let closed: Promise<void> | null = null;
   return {
@@ -143,8 +153,8 @@ function wrap(
     async ping() {
       await db.execute(sql`select 1`);
     },
-    close() {
-      closed ??= close();
+    close(timeoutMs?: number) {
+      closed ??= close(timeoutMs);
       return closed;
     },
   };
@@ -160,10 +170,16 @@ export async function migrate(database: Database): Promise<void> {
     // connection makes them take turns, and the later ones find nothing left to apply.
     const conn = await database.client.reserve();
     try {
+      // Migrations (and waiting for another server's) may take longer than a request may.
+      await conn`set statement_timeout = 0`;
+      await conn`set lock_timeout = 0`;
       await conn`select pg_advisory_lock(${MIGRATION_LOCK})`;
       await run(database.db as never, { migrationsFolder });
     } finally {
       await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
+      // Back to the connection's own timeouts before the pool hands it to a request.
+      await conn`reset statement_timeout`.catch(() => {});
+      await conn`reset lock_timeout`.catch(() => {});
       conn.release();
     }
   } else {

@@ -14,6 +14,13 @@ import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
+import { storableInput, storableQuery } from "./lib/safe-input.ts";
+import { apiCors } from "./lib/cors.ts";
+import { createMetrics } from "./lib/metrics.ts";
+import { idempotency } from "./lib/idempotency.ts";
+import { hashToken } from "./lib/tokens.ts";
+import { securityHeaders } from "./lib/security-headers.ts";
+import { bySecret } from "./modules/checkouts/client.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { createCustomerGuard } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
@@ -73,7 +80,20 @@ export function createApp(deps: AppDeps): Express {
   app.set("query parser", "simple");
 
   app.use(requestContext(deps.log));
+  const metrics = deps.config.metricsToken
+    ? createMetrics({
+        token: deps.config.metricsToken,
+        database: deps.database,
+        queue: deps.queue,
+        clock: deps.clock,
+        poolSize: deps.config.database.kind === "postgres" ? deps.config.database.poolSize : null,
+      })
+    : null;
+  if (metrics) app.use(metrics.observe);
+  app.use(securityHeaders({ production: deps.config.mode === "production" }));
   app.use(bearerToken);
+  // Before the auth routes too: better-auth reads its query strings straight into queries.
+  app.use(storableQuery);
   app.use(
     authRouter(deps.auth, {
       trustProxy: deps.config.auth.trustProxy,
@@ -92,7 +112,9 @@ export function createApp(deps: AppDeps): Express {
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   app.use(express.json({ limit: "1mb" }));
+  app.use(storableInput);
   app.use(healthRouter(deps.database, deps.config.mode));
+  if (metrics) app.use(metrics.routes);
   app.use(
     accountRouter(deps.auth, {
       trustedOrigins: deps.config.trustedOrigins,
@@ -102,7 +124,22 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
 
-  const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
+  const resolveAuth = createAuthResolver({ auth: deps.auth, db, clock: deps.clock });
+  const guard = createGuard(resolveAuth);
+  // Idempotency keys belong to the organization (access token), the user (session) or the customer
+  // session that sends them.
+  const idempotentWrites = idempotency({
+    db,
+    clock: deps.clock,
+    async scopeOf(req) {
+      if (req.bearer?.startsWith("till_cst_")) return `customer ${hashToken(req.bearer)}`;
+      req.auth ??= (await resolveAuth(req)) ?? undefined;
+      if (!req.auth) return null;
+      return req.auth.kind === "organization"
+        ? `organization ${req.auth.organizationIds[0]}`
+        : `user ${req.auth.userId}`;
+    },
+  });
   const checkoutDeps = {
     db,
     clock: deps.clock,
@@ -175,9 +212,16 @@ export function createApp(deps: AppDeps): Express {
       createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
     ),
   ]);
-  app.use("/v1", v1);
+  app.use("/v1", apiCors(deps.config.trustedOrigins), idempotentWrites, v1);
   app.use(buyRouter(checkoutDeps));
-  app.use(webRouter({ embedOrigins: [new URL(deps.config.baseUrl).origin] }));
+  app.use(
+    webRouter({
+      embedOrigins: [new URL(deps.config.baseUrl).origin],
+      production: deps.config.mode === "production",
+      checkoutEmbedOrigin: async (secret) =>
+        (await bySecret(checkoutDeps, secret).catch(() => null))?.embedOrigin ?? null,
+    }),
+  );
 
   app.use(notFoundHandler);
   app.use(errorHandler());

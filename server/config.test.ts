@@ -18,6 +18,16 @@ describe("loadConfig", () => {
     expect(config.host).toBe("0.0.0.0");
   });
 
+  it("production with an http:// BASE_URL other than localhost stops at start", () => {
+    const load = (BASE_URL: string) =>
+      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, BASE_URL }, cwd: tmp() });
+    expect(() => load("http://billing.example.com")).toThrow(/BASE_URL: must be an https:\/\/ URL/);
+    expect(() => load("http://10.0.0.5:8080")).toThrow(/BASE_URL/);
+    expect(load("https://billing.example.com").mode).toBe("production");
+    expect(load("http://localhost:8080").baseUrl).toBe("http://localhost:8080");
+    expect(load("http://127.0.0.1:8080").baseUrl).toBe("http://127.0.0.1:8080");
+  });
+
   it("uses postgres.js when DATABASE_URL is set", () => {
     const config = loadConfig({
       command: "serve",
@@ -28,6 +38,9 @@ describe("loadConfig", () => {
       kind: "postgres",
       url: "postgres://u@h:5432/db",
       poolSize: 10,
+      connectTimeoutMs: 5000,
+      statementTimeoutMs: 30000,
+      lockTimeoutMs: 5000,
     });
   });
 

@@ -36,6 +36,22 @@ const envSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().min(1).max(500).default(10),
   ),
+  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(120_000).default(5_000),
+  ),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  ),
+  DATABASE_LOCK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  ),
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, "must be at least 16 characters (try: openssl rand -hex 32)").optional(),
+  ),
   TILL_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
   AUTH_SECRET: z.preprocess(
     emptyAsUndefined,
@@ -235,7 +251,16 @@ const envSchema = z.object({
 });
 
 export type DatabaseTarget =
-  | { kind: "postgres"; url: string; poolSize: number }
+  | {
+      kind: "postgres";
+      url: string;
+      poolSize: number;
+      /** Giving up on opening a connection, so an unreachable database fails fast (503). */
+      connectTimeoutMs?: number;
+      /** PostgreSQL's statement_timeout and lock_timeout for every pooled connection (0: none). */
+      statementTimeoutMs?: number;
+      lockTimeoutMs?: number;
+    }
   | { kind: "pglite"; dataDir: string | null };
 
 export interface Config {
@@ -250,6 +275,8 @@ export interface Config {
   trustedOrigins: readonly string[];
   log: { level: (typeof LOG_LEVELS)[number]; format: "json" | "pretty" };
   shutdownGraceMs: number;
+  /** Bearer token for GET /metrics; null: no /metrics at all. */
+  metricsToken: string | null;
   webhooks: {
     /** Per request, connection to last byte. */
     timeoutMs: number;
@@ -342,7 +369,9 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       const name = String(issue.path[0] ?? "environment");
       const got = env[name];
       const shown =
-        name === "AUTH_SECRET" || name === "DATABASE_URL" ? "" : ` (got ${JSON.stringify(got)})`;
+        name === "AUTH_SECRET" || name === "DATABASE_URL" || name === "METRICS_TOKEN"
+          ? ""
+          : ` (got ${JSON.stringify(got)})`;
       return `${name}: ${issue.message}${shown}`;
     });
     throw new ConfigError(`Invalid configuration:\n  ${lines.join("\n  ")}`);
@@ -367,7 +396,14 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
   const dataDir = path.resolve(cwd, e.TILL_DATA_DIR ?? ".till");
 
   const database: DatabaseTarget = e.DATABASE_URL
-    ? { kind: "postgres", url: e.DATABASE_URL, poolSize: e.DATABASE_POOL_SIZE }
+    ? {
+        kind: "postgres",
+        url: e.DATABASE_URL,
+        poolSize: e.DATABASE_POOL_SIZE,
+        connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+        statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+        lockTimeoutMs: e.DATABASE_LOCK_TIMEOUT_MS,
+      }
     : { kind: "pglite", dataDir: command === "test" ? null : path.join(dataDir, "db") };
 
   let authSecret = e.AUTH_SECRET;
@@ -378,6 +414,18 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     else
       throw new ConfigError(
         `Invalid configuration:\n  AUTH_SECRET: required for \`till ${command}\` (try: openssl rand -base64 32)`,
+      );
+  }
+
+  // Over http the session cookies lack Secure and travel in clear: only a local server may do that.
+  if (mode === "production" && (command === "serve" || command === "worker")) {
+    const { protocol, hostname } = new URL(baseUrl);
+    const local = /^(localhost|127(\.\d+){3}|\[::1\])$|\.localhost$/i.test(
+      hostname.replace(/\.$/, ""),
+    );
+    if (protocol === "http:" && !local)
+      throw new ConfigError(
+        `Invalid configuration:\n  BASE_URL: must be an https:// URL in production (got ${JSON.stringify(baseUrl)}); over http, session cookies would be sent without Secure. Put till behind a TLS-terminating proxy and set BASE_URL to its https:// address.`,
       );
   }
 
@@ -421,6 +469,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     trustedOrigins,
     log: { level, format },
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    metricsToken: e.METRICS_TOKEN ?? null,
     webhooks: {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
       maxAttempts: e.WEBHOOK_MAX_ATTEMPTS,

@@ -9,6 +9,7 @@ import { seedDemo, type DemoSeed } from "./demo/seed.ts";
 import type { Config } from "./config.ts";
 import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
 import { noopJob } from "./jobs/system.ts";
+import { answerClientErrors } from "./lib/client-error.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
@@ -42,7 +43,8 @@ export interface RunningServer {
   queue: QueueHandle;
   webhooks: WebhooksRuntime;
   log: Logger;
-  timings: { migrateMs: number; queueMs: number; readyMs: number };
+  /** Milliseconds since the process started (readyMs) and spent in each phase. */
+  timings: { loadMs: number; migrateMs: number; queueMs: number; readyMs: number };
   /** Whether this server serves the demo store at /demo. */
   demo: boolean;
   stop(): Promise<void>;
@@ -56,7 +58,8 @@ export async function start(
   const log = options.log ?? createLogger(config.log);
   const clock = options.clock ?? systemClock;
   const database = options.database ?? (await openDb(config.database));
-  const cleanup: (() => Promise<void>)[] = [() => database.close()];
+  // Run in order on stop; each is given the time left before the grace period ends.
+  const cleanup: Step[] = [(left) => database.close(left)];
   try {
     const m0 = performance.now();
     await migrate(database);
@@ -82,7 +85,7 @@ export async function start(
       worker,
     });
     const queueMs = performance.now() - q0;
-    cleanup.unshift(() => queue.stop());
+    cleanup.unshift((left) => queue.stop(left));
     // Before the queue stops: attempts in flight are recorded with their jobs' completion.
     cleanup.unshift(() => webhooks.stop());
     await webhooks.start(queue, { worker });
@@ -132,14 +135,17 @@ export async function start(
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;
       url = config.port === 0 ? `http://localhost:${port}` : config.baseUrl;
-      cleanup.unshift(() => closeHttp(server, config.shutdownGraceMs, log));
+      cleanup.unshift((left) => closeHttp(server, left, log));
       // Live streams never finish on their own: end them so the HTTP server can close.
       cleanup.unshift(async () => webhooks.streams.closeAll());
     }
+    // performance.now() counts from the process's start, so readyMs includes loading the code
+    // (loadMs: everything before start() was called).
     const timings = {
+      loadMs: round(t0),
       migrateMs: round(migrateMs),
       queueMs: round(queueMs),
-      readyMs: round(performance.now() - t0),
+      readyMs: round(performance.now()),
     };
     setImmediate(seedDemoNow);
     return {
@@ -152,10 +158,10 @@ export async function start(
       log,
       timings,
       demo: demo !== null,
-      stop: once(() => runAll(cleanup, log)),
+      stop: once(() => runAll(cleanup, log, config.shutdownGraceMs)),
     };
   } catch (err) {
-    await runAll(cleanup, log);
+    await runAll(cleanup, log, config.shutdownGraceMs);
     throw err;
   }
 }
@@ -186,6 +192,7 @@ function listen(app: Express, port: number, host: string): Promise<http.Server> 
   const server = http.createServer(app);
   // Keep-alive longer than common load balancers' idle timeouts, so they close first.
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once("error", (err: NodeJS.ErrnoException) => {
       reject(
@@ -200,27 +207,59 @@ function listen(app: Express, port: number, host: string): Promise<http.Server> 
   });
 }
 
-/** Stops accepting, lets in-flight requests finish within the grace period, then cuts the rest. */
+/**
+ * Stops accepting and lets in-flight requests finish within the grace period, then cuts the rest.
+ * Idle keep-alive connections close at once, busy ones as soon as their response is sent (and
+ * answers written meanwhile say `Connection: close`), so a keep-alive client cannot hold the
+ * server open until the grace period ends.
+ */
 export function closeHttp(server: http.Server, graceMs: number, log: Logger): Promise<void> {
   return new Promise((resolve) => {
+    const closeAfterResponse = (_req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (!res.headersSent) res.setHeader("connection", "close");
+    };
+    server.on("request", closeAfterResponse);
+    const sweep = setInterval(() => server.closeIdleConnections(), 50);
     const timer = setTimeout(() => {
       log.warn({ graceMs }, "grace period over; closing remaining connections");
       server.closeAllConnections();
     }, graceMs);
     server.close(() => {
       clearTimeout(timer);
+      clearInterval(sweep);
+      server.off("request", closeAfterResponse);
       resolve();
     });
     server.closeIdleConnections();
   });
 }
 
-async function runAll(steps: (() => Promise<void>)[], log: Logger): Promise<void> {
+type Step = (leftMs: number) => Promise<void>;
+
+/**
+ * Runs the shutdown steps in order within `graceMs` overall: a step still running at the deadline
+ * is left behind, and the last one (closing the database) then cuts its queries off at once.
+ */
+async function runAll(steps: Step[], log: Logger, graceMs: number): Promise<void> {
+  const deadline = performance.now() + graceMs;
   for (const step of steps) {
+    const left = Math.max(0, deadline - performance.now());
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await step();
+      await Promise.race([
+        step(left),
+        new Promise<void>((resolve) => {
+          // A little past the deadline: a step honouring its budget ends by itself first.
+          timer = setTimeout(() => {
+            log.warn({ graceMs }, "shutdown step still running at the deadline; moving on");
+            resolve();
+          }, left + 50);
+        }),
+      ]);
     } catch (err) {
       log.error({ err }, "error during shutdown");
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

@@ -59,6 +59,41 @@ describe("graceful shutdown", () => {
     expect(await hanging).toBeInstanceOf(Error);
   });
 
+  it("closes idle keep-alive connections at once and busy ones right after their response", async () => {
+    const app = express();
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    app.get("/fast", (_req, res) => res.json({ ok: true }));
+    app.get("/slow", async (_req, res) => {
+      await released;
+      res.json({ ok: true });
+    });
+    const server = http.createServer(app).listen(0, "127.0.0.1");
+    server.keepAliveTimeout = 65_000;
+    await new Promise((r) => server.once("listening", r));
+    const { port } = server.address() as AddressInfo;
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    const get = (path: string) =>
+      new Promise<http.IncomingMessage>((resolve, reject) => {
+        const req = http.get({ host: "127.0.0.1", port, path, agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res));
+        });
+        req.on("error", reject);
+      });
+    await Promise.all([get("/fast"), get("/fast")]); // two idle keep-alive sockets
+    const busy = get("/slow");
+    await new Promise((r) => setTimeout(r, 50));
+    const started = performance.now();
+    const closing = closeHttp(server, 5_000, silent);
+    setTimeout(release, 300);
+    expect((await busy).statusCode).toBe(200);
+    await closing;
+    // Well before the 5 s grace period: closed once the busy response went out.
+    expect(performance.now() - started).toBeLessThan(2_500);
+    agent.destroy();
+  });
+
   describe("the till process", () => {
     let testDb: TestDatabase | undefined;
     afterAll(() => testDb?.dispose());

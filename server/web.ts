@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import express, { Router } from "express";
+import { frameableBy } from "./lib/security-headers.ts";
 
 export const webDist = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -27,8 +28,16 @@ function embedScript(file: string, origins: readonly string[]): string | null {
   );
 }
 
-export function webRouter(options: { embedOrigins: readonly string[] }): Router {
+export interface WebOptions {
+  embedOrigins: readonly string[];
+  production: boolean;
+  /** The validated embed_origin of the checkout behind a client secret, or null. */
+  checkoutEmbedOrigin(clientSecret: string): Promise<string | null>;
+}
+
+export function webRouter(options: WebOptions): Router {
   const router = Router();
+  const frameable = frameableBy(options.production);
   const scripts = new Map<string, string | null>();
   for (const file of ["embed.js", "embed.mjs"]) {
     router.get(`/${file}`, (_req, res) => {
@@ -54,9 +63,16 @@ export function webRouter(options: { embedOrigins: readonly string[] }): Router 
       pages.set(file, readFileSync(path.join(webDist, file), "utf8"));
     return pages.get(file) ?? NOT_BUILT;
   };
-  router.get("/checkout/:clientSecret", (_req, res) => {
-    res.setHeader("cache-control", "no-cache");
-    res.type("html").send(page("checkout.html"));
+  // Framed only by the seller's page the checkout was created for (its embed_origin).
+  router.get("/checkout/:clientSecret", async (req, res, next) => {
+    const origin = await options
+      .checkoutEmbedOrigin(String(req.params.clientSecret))
+      .catch(() => null);
+    frameable(origin)(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      res.setHeader("cache-control", "no-cache");
+      res.type("html").send(page("checkout.html"));
+    });
   });
   // The customer portal; the page reads its customer session token from the query string.
   router.get("/portal", (_req, res) => {

@@ -33,7 +33,7 @@ export async function runServer(
           `  Database   ${dbLabel}`,
         ];
   lines.push(
-    `  Started in ${server.timings.readyMs} ms (migrations ${server.timings.migrateMs} ms, queue ${server.timings.queueMs} ms)`,
+    `  Started in ${server.timings.readyMs} ms (loading code ${server.timings.loadMs} ms, migrations ${server.timings.migrateMs} ms, queue ${server.timings.queueMs} ms)`,
   );
   process.stdout.write(`${lines.join("\n")}\n`);
   log.info({ url: server.url, mode: config.mode, ...server.timings }, "ready");

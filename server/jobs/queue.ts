@@ -17,7 +17,8 @@ export interface JobDefinition<T extends object = object> {
 export interface QueueHandle {
   boss: PgBoss;
   send<T extends object>(name: string, data: T): Promise<string | null>;
-  stop(): Promise<void>;
+  /** Stops; running handlers get `timeoutMs` (default 10 s) to finish. */
+  stop(timeoutMs?: number): Promise<void>;
 }
 
 export interface StartQueueOptions {
@@ -66,9 +67,9 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   return {
     boss,
     send: (name, data) => boss.send(name, data),
-    async stop() {
+    async stop(timeoutMs = 10_000) {
       // graceful: let running handlers finish; the database itself is closed by the caller.
-      await boss.stop({ graceful: true, timeout: 10_000, close: true });
+      await boss.stop({ graceful: true, timeout: Math.max(500, timeoutMs), close: true });
     },
   };
 }

@@ -16,11 +16,19 @@ export interface AuthContext {
   tokenId: string | null;
 }
 
-export type AuthResolver = (req: Request) => Promise<AuthContext | null>;
+export type AuthResolver = (
+  req: Request,
+  options?: { fresh?: boolean },
+) => Promise<AuthContext | null>;
 
 declare module "express-serve-static-core" {
   interface Request {
     auth?: AuthContext;
+    /**
+     * Resolves the caller's credential again, past any cache: long-lived answers (streams) ask
+     * it now and then, and end once the credential is gone (signed out, revoked, deleted).
+     */
+    reauthenticate?: () => Promise<AuthContext | null>;
   }
 }
 
@@ -32,6 +40,7 @@ export function createGuard(resolve: AuthResolver): Guard {
     async (req, _res, next) => {
       req.auth ??= (await resolve(req)) ?? undefined;
       if (!req.auth) throw new Unauthorized();
+      req.reauthenticate ??= () => resolve(req, { fresh: true });
       if (scopes.length > 0 && !scopes.some((s) => grants(req.auth!.scopes, s))) {
         throw new NotPermitted(`This token lacks the scope ${scopes.join(" or ")}.`);
       }

@@ -29,3 +29,30 @@ export function uniqueViolation(err: unknown): string | null {
     if (e.code === "23505") return String(e.constraint_name ?? e.constraint ?? "");
   return null;
 }
+
+// postgres.js's own codes for a connection it could not open or lost, and Node's socket errors.
+const CONNECTION_CODES = new Set([
+  "CONNECT_TIMEOUT",
+  "CONNECTION_CLOSED",
+  "CONNECTION_ENDED",
+  "CONNECTION_DESTROYED",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+]);
+// SQLSTATEs that say "not now" rather than "wrong": connection exceptions (class 08), the server
+// shutting down or starting (57P01-57P03), too many connections, a statement or lock timeout.
+const TRANSIENT_STATES = /^(08...|57P0[1-3]|53300|57014|55P03)$/;
+
+/** The database is unreachable, restarting or too slow: the request may succeed if retried. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (const e of causes(err)) {
+    if (typeof e.code !== "string") continue;
+    if (CONNECTION_CODES.has(e.code) || TRANSIENT_STATES.test(e.code)) return true;
+  }
+  return false;
+}

@@ -2,6 +2,7 @@
 // {"error": Name, "detail": ...}, so a route never builds an error body by hand.
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { z } from "zod";
+import { isDatabaseUnavailable } from "./db-errors.ts";
 
 export interface ValidationIssue {
   loc: (string | number)[];
@@ -80,8 +81,8 @@ export class RequestValidationError extends ApiError {
 }
 
 export class ServiceUnavailable extends ApiError {
-  constructor(detail: string) {
-    super(503, "ServiceUnavailable", detail);
+  constructor(detail: string, retryAfterSeconds = 2) {
+    super(503, "ServiceUnavailable", detail, { "retry-after": String(retryAfterSeconds) });
   }
 }
 
@@ -183,7 +184,12 @@ function isBodyParserError(err: unknown): err is BodyParserError {
 
 function toApiError(err: unknown): ApiError | null {
   if (err instanceof ApiError) return err;
+  if (isDatabaseUnavailable(err))
+    return new ServiceUnavailable("The database is unavailable; retry shortly.");
   if (err instanceof z.ZodError) return fromZodError(err, ["body"], undefined);
+  // The router could not percent-decode a path parameter (`/v1/products/%E0%A4%A`).
+  if (err instanceof URIError && (err as { status?: unknown }).status === 400)
+    return RequestValidationError.field(["path"], "The path is not valid percent-encoding.");
   if (isBodyParserError(err)) {
     switch (err.type) {
       case "entity.parse.failed":

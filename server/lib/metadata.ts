@@ -28,7 +28,8 @@ export type MetadataFilter = Record<string, string[]>;
 
 /** `?metadata[plan]=pro&metadata[plan]=team` → {plan: ["pro", "team"]}; malformed keys are a 422. */
 export function metadataQuery(req: Request): MetadataFilter {
-  const out: MetadataFilter = {};
+  // A Map, not an object: keys such as `constructor` or `__proto__` are ordinary keys here.
+  const out = new Map<string, string[]>();
   for (const [rawKey, rawValue] of Object.entries(req.query)) {
     if (!rawKey.startsWith("metadata")) continue;
     const m = /^metadata\[([^[\]]*)\]$/.exec(rawKey);
@@ -46,10 +47,12 @@ export function metadataQuery(req: Request): MetadataFilter {
       );
     }
     const values = Array.isArray(rawValue) ? rawValue : [rawValue];
-    const strings = values.filter((v): v is string => typeof v === "string");
-    out[m[1]!] = [...(out[m[1]!] ?? []), ...strings];
+    const key = m[1]!;
+    if (!out.has(key)) out.set(key, []);
+    out.get(key)!.push(...values.filter((v): v is string => typeof v === "string"));
   }
-  return out;
+  // fromEntries defines own properties, so even `__proto__` stays a plain key.
+  return Object.fromEntries(out);
 }
 
 /** The query without its metadata[...] keys, for zod schemas that reject unknown keys. */

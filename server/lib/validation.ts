@@ -3,6 +3,7 @@
 import type { Request } from "express";
 import type { z } from "zod";
 import { fromZodError } from "./errors.ts";
+import { assertStorable } from "./safe-input.ts";
 
 function parse<S extends z.ZodType>(
   schema: S,
@@ -22,6 +23,8 @@ export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.outp
   return parse(schema, req.query, "query");
 }
 
+/** Path parameters, with strings PostgreSQL cannot store refused first (see safe-input.ts). */
 export function parseParams<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
+  assertStorable(req.params, ["path"]);
   return parse(schema, req.params, "path");
 }

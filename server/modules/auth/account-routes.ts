@@ -40,13 +40,13 @@ export function accountRouter(
       .set({
         "content-type": "text/html; charset=utf-8",
         "cache-control": "no-store",
-        "x-frame-options": "DENY",
         "referrer-policy": "no-referrer",
       })
       .send(
         renderDevicePage({
           user: session ? { email: session.user.email, name: session.user.name } : null,
           userCode,
+          nonce: res.locals.cspNonce ?? "",
         }),
       );
   });

@@ -14,7 +14,7 @@ import type { Auth } from "./auth.ts";
 const ALL_SCOPES: ReadonlySet<string> = new Set(SCOPES);
 
 export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): AuthResolver {
-  return async (req: Request): Promise<AuthContext | null> => {
+  return async (req: Request, options = {}): Promise<AuthContext | null> => {
     if (req.bearer?.startsWith("till_oat_")) {
       const token = await resolveToken(deps.db, hashToken(req.bearer), deps.clock.now());
       if (!token) return null;
@@ -29,7 +29,11 @@ export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): 
     // A customer session token is for /v1/customer-portal only; on a seller route it is nobody.
     if (req.bearer?.startsWith("till_cst_")) return null;
     if (!req.bearer && !req.headers.cookie) return null;
-    const session = await deps.auth.api.getSession({ headers: fromNodeHeaders(req.headers) });
+    // Fresh: past the session cookie cache, so a revoked session is seen at once.
+    const session = await deps.auth.api.getSession({
+      headers: fromNodeHeaders(req.headers),
+      ...(options.fresh ? { query: { disableCookieCache: true } } : {}),
+    });
     if (!session) return null;
     const organizationIds = await memberOrganizationIds(deps.db, session.user.id);
     return {

@@ -6,6 +6,8 @@
 export interface DevicePageState {
   user: { email: string; name: string } | null;
   userCode: string;
+  /** The response's CSP nonce: the page's one inline script runs only with it. */
+  nonce: string;
 }
 
 const ESCAPES: Record<string, string> = {
@@ -76,7 +78,7 @@ export function renderDevicePage(state: DevicePageState): string {
 ${body}
 <p id="message" role="status"></p>
 </main>
-<script>
+<script nonce="${escapeHtml(state.nonce)}">
 const api = "/api/auth";
 const message = (text) => { document.getElementById("message").textContent = text; };
 async function call(path, init) {

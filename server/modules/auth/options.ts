@@ -156,7 +156,15 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       disableOriginCheck: false,
       disableCSRFCheck: false,
     },
-    rateLimit: { enabled: config.auth.rateLimit, window: 60, max: 100 },
+    rateLimit: {
+      enabled: config.auth.rateLimit,
+      window: 60,
+      max: 100,
+      // better-auth's window only resets after a quiet minute, so a CLI polling every 5 s got a 429
+      // after 100 polls (about 8 minutes) although its code lasts 30. The device plugin enforces
+      // RFC 8628's own limit per code instead: slow_down when polled faster than the interval.
+      customRules: { "/device/token": false },
+    },
     emailAndPassword: {
       enabled: true,
       disableSignUp: config.auth.disableSignUp,

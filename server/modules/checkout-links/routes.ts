@@ -9,6 +9,7 @@ import { buyQuery, linkCreate, linkListQuery, linkUpdate } from "./schemas.ts";
 import * as service from "./service.ts";
 
 const idParams = z.object({ id: z.uuid() });
+const buyParams = z.object({ clientSecret: z.string() });
 const PREFILL = new Set(Object.keys(buyQuery.shape));
 
 export function checkoutLinksRouter(deps: CheckoutDeps, guard: Guard): Router {
@@ -57,7 +58,10 @@ export function buyRouter(deps: CheckoutDeps): Router {
     const rest = new URLSearchParams();
     for (const [k, v] of Object.entries(req.query))
       if (!PREFILL.has(k) && typeof v === "string") rest.append(k, v);
-    res.redirect(303, await service.openLink(deps, String(req.params.clientSecret), prefill, rest));
+    res.redirect(
+      303,
+      await service.openLink(deps, parseParams(buyParams, req).clientSecret, prefill, rest),
+    );
   });
   return r;
 }

@@ -11,6 +11,13 @@ const customFieldData = z.record(
   z.union([z.string().max(5000), z.number(), z.boolean(), z.null()]),
 );
 const httpUrl = z.url({ protocol: /^https?$/ });
+// Seat-based pricing and per-checkout trials are not applied yet, but their values are validated
+// like every other field rather than silently dropped.
+const seats = z.number().int().min(1).max(10_000).nullish();
+const trial = {
+  trial_interval: z.enum(["day", "week", "month", "year"]).nullish(),
+  trial_interval_count: z.number().int().min(1).max(1000).nullish(),
+};
 
 const common = {
   metadata: metadataInput.optional(),
@@ -35,6 +42,10 @@ const common = {
   embed_origin: httpUrl.max(2048).nullish(),
   locale: z.string().max(35).nullish(),
   organization_id: z.uuid().nullish(),
+  seats,
+  min_seats: seats,
+  max_seats: seats,
+  ...trial,
 };
 
 export const checkoutCreate = z
@@ -71,6 +82,7 @@ export const checkoutUpdatePublic = z.object({
   customer_tax_id: z.string().max(64).nullish(),
   locale: z.string().max(35).nullish(),
   discount_code: z.string().max(256).nullish(),
+  seats,
 });
 export type CheckoutUpdatePublic = z.output<typeof checkoutUpdatePublic>;
 
@@ -85,6 +97,7 @@ export const checkoutUpdate = checkoutUpdatePublic.omit({ discount_code: true })
   success_url: httpUrl.max(2048).nullish(),
   return_url: httpUrl.max(2048).nullish(),
   embed_origin: httpUrl.max(2048).nullish(),
+  ...trial,
 });
 export type CheckoutUpdate = z.output<typeof checkoutUpdate>;
 

@@ -1,7 +1,7 @@
 // SQL for customers. Every read is scoped to the caller's organizations and skips deleted rows.
 import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { customers, events } from "../../../db/schema/index.ts";
+import { customers, events, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { CustomerRecord } from "./schemas.ts";
@@ -56,9 +56,11 @@ export async function listCustomers(
       or(ilike(customers.email, q), ilike(customers.name, q), ilike(customers.externalId, q)),
     );
   }
-  // Active means a trialing, active or past-due subscription; there are no subscriptions yet, so no
-  // customer is active. The checkout issue replaces this with a real subquery.
-  if (filter.active === true) conds.push(sql`false`);
+  // Active means a trialing, active or past-due subscription (as activeOfCustomer reads it).
+  if (filter.active !== undefined) {
+    const hasActive = sql`exists (select 1 from ${subscriptions} as s where s.customer_id = ${outer("id")} and s.status in ('active', 'trialing', 'past_due'))`;
+    conds.push(filter.active ? hasActive : sql`not ${hasActive}`);
+  }
   conds.push(metadataCondition(customers.metadata, filter.metadata));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));

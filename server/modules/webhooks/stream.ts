@@ -17,6 +17,8 @@ import { newWebhookSecret, signatureHeader, signingKeys } from "./signing.ts";
 
 const PAGE = 500;
 const HEARTBEAT_MS = 15_000;
+/** How often a stream's credential is checked again: signing out ends the stream within this. */
+export const REVALIDATE_MS = 2_000;
 
 /** Open streams, so a graceful shutdown can end them instead of waiting for clients to leave. */
 export class StreamRegistry {
@@ -87,14 +89,34 @@ export function holdStream(
   res: Response,
   streams: StreamRegistry,
   onClose: () => void,
+  stillAllowed?: () => Promise<boolean>,
 ): { readonly closed: boolean } {
   const state = { closed: false };
   const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
+  // The credential that opened the stream is checked again now and then: a stream must not keep
+  // delivering after sign-out, a revoked session or a deleted token. A failed check (the database
+  // briefly away) keeps the stream; only a definite "no" ends it.
+  let checking = false;
+  const recheck = stillAllowed
+    ? setInterval(() => {
+        if (checking || state.closed) return;
+        checking = true;
+        stillAllowed()
+          .then((ok) => {
+            if (!ok) close();
+          })
+          .catch(() => {})
+          .finally(() => {
+            checking = false;
+          });
+      }, REVALIDATE_MS)
+    : null;
   const close = () => {
     if (state.closed) return;
     state.closed = true;
     onClose();
     clearInterval(heartbeat);
+    if (recheck) clearInterval(recheck);
     unregister();
     res.end();
   };
@@ -179,6 +201,11 @@ function openStream(
       void catchUp();
     } else if (n.kind === "resync") void catchUp();
   });
-  const stream = holdStream(req, res, deps.streams, unsubscribe);
+  const userId = authOf(req).userId;
+  const stillAllowed = async () => {
+    const now = req.reauthenticate ? await req.reauthenticate() : null;
+    return now?.userId === userId && now.organizationIds.includes(organizationId);
+  };
+  const stream = holdStream(req, res, deps.streams, unsubscribe, stillAllowed);
   void catchUp();
 }

@@ -46,6 +46,10 @@ describe("webhook URL policy in production mode", () => {
     for (const url of [
       "http://hooks.seller.test/x",
       "https://localhost/x",
+      "https://localhost./hook",
+      "https://LocalHost./hook",
+      "https://app.localhost../x",
+      "https://metadata.google.internal./x",
       "https://app.localhost/x",
       "https://127.0.0.1/x",
       "https://10.1.2.3/x",

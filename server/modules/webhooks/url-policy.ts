@@ -64,7 +64,8 @@ export function isBlockedAddress(address: string): boolean {
 }
 
 function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, "");
+  // "localhost." is the same host as "localhost" (a fully qualified name): compare without the dot.
+  return url.hostname.replace(/^\[|\]$/g, "").replace(/\.+$/, "");
 }
 
 /** The reason a URL may not be an endpoint, or null. Static checks only; see checkResolvedUrl. */
