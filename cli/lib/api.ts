@@ -93,15 +93,20 @@ async function toCliError(err: unknown, server: string): Promise<Error> {
       text || err.response.statusText,
     );
   }
-  const cause = (err as { cause?: { code?: string } }).cause;
-  if (
-    cause?.code === "ECONNREFUSED" ||
-    cause?.code === "ENOTFOUND" ||
-    (err as Error).name === "TimeoutError"
-  ) {
-    return new AbortError(`Could not reach till at ${server}.`, {
+  const unreachable = networkFailure(err);
+  if (unreachable) {
+    return new AbortError(`Could not reach till at ${server} (${unreachable}).`, {
       hint: "Is the server running (`till dev`)? Set --server or TILL_SERVER to another URL.",
     });
   }
   return err as Error;
+}
+
+/** The reason a request never got an answer (refused, DNS, reset, TLS, timeout), or null. */
+export function networkFailure(err: unknown): string | null {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === "TimeoutError") return "timed out";
+  if (e?.name === "TypeError" && e.message === "fetch failed")
+    return e.cause?.code ?? e.cause?.message ?? "network error";
+  return null;
 }
