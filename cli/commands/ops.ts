@@ -94,6 +94,7 @@ interface Delivery {
 const deliverySpec: ResourceSpec<Delivery> = {
   path: "/v1/webhooks/deliveries/",
   noun: "delivery",
+  plural: "deliveries",
   columns: [
     { header: "time", value: (d) => d.created_at },
     { header: "event", value: (d) => d.webhook_event.type },
@@ -142,15 +143,13 @@ export function configureOpsCommands(program: Command): void {
         throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, {
           exitCode: EXIT.usage,
         });
-      const refund = await ctx
-        .api()
-        .post<Refund>(refundSpec.path, {
-          order_id: flags.order,
-          amount: flags.amount,
-          reason: flags.reason,
-          comment: flags.comment ?? null,
-          revoke_benefits: Boolean(flags.revokeBenefits),
-        });
+      const refund = await ctx.api().post<Refund>(refundSpec.path, {
+        order_id: flags.order,
+        amount: flags.amount,
+        reason: flags.reason,
+        comment: flags.comment ?? null,
+        revoke_benefits: Boolean(flags.revokeBenefits),
+      });
       printOne(ctx, refundSpec, refund, `Refund ${refund.status}.`);
     });
 
@@ -186,15 +185,13 @@ export function configureOpsCommands(program: Command): void {
   keys
     .command("validate <key>")
     .description("check a key as your app would (with an organization token)")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .action(async (key: string, flags, c: Command) => {
       const ctx = await contextOf(c);
-      const res = await ctx
-        .api()
-        .post<LicenseKey>("/v1/license-keys/validate", {
-          key,
-          organization_id: organizationParam(ctx, flags.org),
-        });
+      const res = await ctx.api().post<LicenseKey>("/v1/license-keys/validate", {
+        key,
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
+      });
       printOne(ctx, keySpec, res, "Valid.");
     });
 
@@ -212,22 +209,20 @@ export function configureOpsCommands(program: Command): void {
     .requiredOption("--event <type>", "event type to send (repeatable), e.g. order.paid", collect)
     .option("--name <name>", "a name for your records")
     .option("--format <format>", "raw | discord | slack", "raw")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       "\nExample:\n  $ till webhooks endpoints create --url https://example.com/hooks --event order.paid --event subscription.active\n",
     )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const e = await ctx
-        .api()
-        .post<Endpoint>(endpointSpec.path, {
-          url: flags.url,
-          events: flags.event,
-          name: flags.name ?? null,
-          format: flags.format,
-          organization_id: organizationParam(ctx, flags.org),
-        });
+      const e = await ctx.api().post<Endpoint>(endpointSpec.path, {
+        url: flags.url,
+        events: flags.event,
+        name: flags.name ?? null,
+        format: flags.format,
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
+      });
       printOne(ctx, endpointSpec, e, "Created webhook endpoint.");
     });
   for (const [verb, enabled] of [

@@ -106,6 +106,8 @@ async function toCliError(err: unknown, server: string): Promise<Error> {
 export function networkFailure(err: unknown): string | null {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === "TimeoutError") return "timed out";
+  // ky wraps fetch's TypeError in its NetworkError; the system's reason is the inner cause.
+  if (e?.name === "NetworkError") return networkFailure(e.cause) ?? "network error";
   if (e?.name === "TypeError" && e.message === "fetch failed")
     return e.cause?.code ?? e.cause?.message ?? "network error";
   return null;

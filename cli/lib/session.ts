@@ -48,7 +48,9 @@ export function resolveSession(flags: GlobalFlags): Session {
       profile,
     };
   }
-  if (profile && (!flags.server || flags.server.replace(/\/+$/, "") === profile.server)) {
+  // A saved credential only ever goes to the server that issued it: --server or TILL_SERVER naming
+  // another host runs without it (and says so when a command needs a token).
+  if (profile && server === profile.server.replace(/\/+$/, "")) {
     return {
       env,
       profileName,
@@ -74,8 +76,11 @@ export function resolveSession(flags: GlobalFlags): Session {
 
 export function requireToken(session: Session): string {
   if (!session.token) {
+    const other = session.profile && session.profile.server !== session.server;
     throw new AbortError(`Not logged in to ${session.server}.`, {
-      hint: "Run `till login`, or set TILL_TOKEN (an organization access token) for CI.",
+      hint: other
+        ? `Profile "${session.profileName}" is logged in to ${session.profile!.server}, and its token is only sent there. Run \`till login --server ${session.server}\` (with --profile <name> to keep both).`
+        : "Run `till login`, or set TILL_TOKEN (an organization access token) for CI.",
       exitCode: EXIT.auth,
     });
   }
