@@ -6,12 +6,14 @@ import { configureApiCommand } from "./commands/api.ts";
 import { configureAuthCommands } from "./commands/auth.ts";
 import { configureCompletionCommand } from "./commands/completion.ts";
 import { configureCustomerCommands } from "./commands/customers.ts";
+import { configureInitCommand } from "./commands/init.ts";
 import { configureListenCommand } from "./commands/listen.ts";
 import { addExamples } from "./commands/examples.ts";
 import { configureMeterCommands } from "./commands/meters.ts";
 import { configureOpenCommand } from "./commands/open.ts";
 import { configureOpsCommands } from "./commands/ops.ts";
 import { configureOrgCommands } from "./commands/orgs.ts";
+import { configureProfileCommands } from "./commands/profiles.ts";
 import { configureProductCommands } from "./commands/products.ts";
 import { configureSalesCommands } from "./commands/sales.ts";
 import { configureServerCommands } from "./commands/server.ts";
@@ -33,6 +35,7 @@ export function buildProgram(): Command {
 
   configureAuthCommands(program);
   configureOrgCommands(program);
+  configureProfileCommands(program);
   configureProductCommands(program);
   configureMeterCommands(program);
   configureCustomerCommands(program);
@@ -42,6 +45,7 @@ export function buildProgram(): Command {
   configureOpenCommand(program);
   configureApiCommand(program);
   configureListenCommand(program);
+  configureInitCommand(program);
   configureServerCommands(program);
   configureCompletionCommand(program);
 

@@ -1,5 +1,6 @@
 // Which server and token a command uses: --server and TILL_SERVER / TILL_TOKEN (for CI) win over the
-// saved profile; the profile comes from --profile, TILL_PROFILE, or "default".
+// saved profile; the profile comes from --profile, TILL_PROFILE, the one `till profiles use` chose,
+// or "default".
 import { loadCliEnv, type CliEnv } from "../../server/config.ts";
 import { AbortError, EXIT } from "./errors.ts";
 import { readStore, type Profile } from "./store.ts";
@@ -30,8 +31,9 @@ export function tokenKindOf(token: string): "user" | "organization" {
 
 export function resolveSession(flags: GlobalFlags): Session {
   const env = loadCliEnv();
-  const profileName = flags.profile ?? env.profile ?? "default";
-  const profile = readStore(env.configDir).profiles[profileName] ?? null;
+  const store = readStore(env.configDir);
+  const profileName = flags.profile ?? env.profile ?? store.current ?? "default";
+  const profile = store.profiles[profileName] ?? null;
   const server = (flags.server ?? env.server ?? profile?.server ?? DEFAULT_SERVER).replace(
     /\/+$/,
     "",
