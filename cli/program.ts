@@ -9,6 +9,7 @@ import { configureCustomerCommands } from "./commands/customers.ts";
 import { configureInitCommand } from "./commands/init.ts";
 import { configureListenCommand } from "./commands/listen.ts";
 import { addExamples } from "./commands/examples.ts";
+import { configureLogsCommand } from "./commands/logs.ts";
 import { configureMeterCommands } from "./commands/meters.ts";
 import { configureOpenCommand } from "./commands/open.ts";
 import { configureOpsCommands } from "./commands/ops.ts";
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   configureApiCommand(program);
   configureListenCommand(program);
   configureInitCommand(program);
+  configureLogsCommand(program);
   configureServerCommands(program);
   configureCompletionCommand(program);
 
