@@ -90,19 +90,7 @@ export const TRIGGERS: Record<string, Recipe> = {
       params: { description: "updated by till trigger ${.random:hex}" },
     },
   ],
-  "customer.created": (org) => [
-    {
-      name: "customer",
-      method: "post",
-      path: "/v1/customers/",
-      params: {
-        type: "individual",
-        email: "trigger+${.random:hex}@example.com",
-        metadata: { till_trigger: true },
-        ...(org ? { organization_id: org } : {}),
-      },
-    },
-  ],
+  "customer.created": (org) => [customer(org)],
   "checkout.created": (org) => [product(false, org), checkout(org)],
   "checkout.updated": purchase(false),
   "order.created": purchase(false),
@@ -128,6 +116,97 @@ export const TRIGGERS: Record<string, Recipe> = {
     subscriptionUpdate("revoke", { revoke: true }),
   ],
 };
+
+const customer = (org: string | undefined): Fixture => ({
+  name: "customer",
+  method: "post",
+  path: "/v1/customers/",
+  params: {
+    type: "individual",
+    email: "trigger+${.random:hex}@example.com",
+    metadata: { till_trigger: true },
+    ...(org ? { organization_id: org } : {}),
+  },
+});
+const benefit = (org: string | undefined): Fixture => ({
+  name: "benefit",
+  method: "post",
+  path: "/v1/benefits/",
+  params: {
+    type: "custom",
+    description: "till trigger benefit",
+    properties: { note: "Granted by till trigger" },
+    ...(org ? { organization_id: org } : {}),
+  },
+});
+const refund: Fixture = {
+  name: "refund",
+  method: "post",
+  path: "/v1/refunds/",
+  params: { order_id: "${order:items.0.id}", amount: 100, reason: "customer_request" },
+};
+
+/** More events, from the same building blocks. */
+const MORE: Record<string, Recipe> = {
+  "customer.updated": (org) => [
+    customer(org),
+    {
+      name: "update",
+      method: "patch",
+      path: "/v1/customers/${customer:id}",
+      params: { name: "Updated by till trigger" },
+    },
+  ],
+  "customer.deleted": (org) => [
+    customer(org),
+    { name: "delete", method: "delete", path: "/v1/customers/${customer:id}", params: {} },
+  ],
+  "benefit.created": (org) => [benefit(org)],
+  "benefit.updated": (org) => [
+    benefit(org),
+    {
+      name: "update",
+      method: "patch",
+      path: "/v1/benefits/${benefit:id}",
+      params: { type: "custom", description: "till trigger benefit (updated)" },
+    },
+  ],
+  // A fresh product carrying a fresh benefit, bought: the grant follows the order (in the worker).
+  "benefit_grant.created": (org) => [
+    benefit(org),
+    {
+      ...product(false, org),
+      find: undefined,
+      params: { ...product(false, org).params, name: "till trigger product with benefit" },
+    },
+    {
+      name: "attach",
+      method: "post",
+      path: "/v1/products/${product:id}/benefits",
+      params: { benefits: ["${benefit:id}"] },
+    },
+    checkout(org),
+    ...pay,
+  ],
+  "refund.created": (org) => [...purchase(false)(org), refund],
+  "order.refunded": (org) => [...purchase(false)(org), refund],
+  "order.updated": (org) => [...purchase(false)(org), refund],
+  "organization.updated": (org) => [
+    {
+      name: "organizations",
+      method: "get",
+      path: "/v1/organizations/",
+      params: { limit: 1 },
+    },
+    {
+      name: "organization",
+      method: "patch",
+      path: org ? `/v1/organizations/${org}` : "/v1/organizations/${organizations:items.0.id}",
+      params: { website: "https://till-trigger-${.random:hex}.example.com" },
+    },
+  ],
+};
+Object.assign(TRIGGERS, MORE);
 
 /** Short names for the paths people change most, as `--override price:amount=2000`. */
 const ALIASES: Record<string, string> = {
