@@ -78,14 +78,44 @@ describe("till listen", { timeout: 120_000 }, () => {
     secret = result.stdout.trim();
   });
 
-  it("refuses to start when nothing listens on the forward-to port", async () => {
-    const closed = await freePort();
-    const result = await till(
-      ["listen", "--org", orgId, "--forward-to", `http://127.0.0.1:${closed}/hooks`],
-      env,
+  it("starts while nothing listens at --forward-to yet: prints the secret, logs each failed forward, retries and drops nothing", async () => {
+    const port = await freePort();
+    const child = execa(
+      process.execPath,
+      [tillBin, "listen", "--org", orgId, "--forward-to", `http://127.0.0.1:${port}/hooks`],
+      { env, extendEnv: false, reject: false, stdin: "ignore" },
     );
-    expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("Nothing is listening");
+    let stderr = "";
+    let stdout = "";
+    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
+    await waitFor(() => stderr.includes(secret), 20_000, `the secret printed\n${stderr}`);
+    const patched = await api(server.url, `/v1/organizations/${orgId}`, {
+      method: "PATCH",
+      token: env.TILL_TOKEN,
+      body: { website: "https://before-the-handler.test" },
+    });
+    expect(patched.status).toBe(200);
+    await waitFor(
+      () => (stderr.match(/retrying in/g) ?? []).length >= 2,
+      20_000,
+      `failed forwards logged\n${stderr}`,
+    );
+    expect(stderr).toContain("ECONNREFUSED");
+    // The handler starts: the waiting event arrives, verified.
+    const late = await startReceiver({ secretFor: () => secret, skipParse: true }, port);
+    try {
+      await waitFor(() => late.receipts.length > 0, 20_000, `event forwarded\n${stderr}`);
+      expect(JSON.parse(late.receipts[0]!.body).data.website).toBe(
+        "https://before-the-handler.test",
+      );
+      expect(late.receipts[0]!.standardOk).toBe(true);
+      await waitFor(() => /<-- \[200\]/.test(stdout), 5_000, "the 200 logged");
+    } finally {
+      child.kill("SIGINT");
+      await child;
+      await late.close();
+    }
   });
 
   it("forwards trigger order.paid verified; after a server restart it resumes and misses nothing", async () => {

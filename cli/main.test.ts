@@ -48,11 +48,46 @@ describe("till completion", () => {
       `${script.stdout}\nCOMP_WORDS=(till products cr); COMP_CWORD=2; _till; echo "\${COMPREPLY[@]}"`,
     ]);
     expect(probe.stdout.trim()).toBe("create");
+    // After an option's value the command path still counts: `--profile staging` is no command.
+    const afterValue = await execa("bash", [
+      "-c",
+      `${script.stdout}\nCOMP_WORDS=(till --profile staging products cr); COMP_CWORD=4; _till; echo "\${COMPREPLY[@]}"`,
+    ]);
+    expect(afterValue.stdout.trim()).toBe("create");
+    // Completing the value itself offers no commands.
+    const value = await execa("bash", [
+      "-c",
+      `${script.stdout}\nCOMP_WORDS=(till products list --org ''); COMP_CWORD=4; _till; echo "[\${COMPREPLY[@]}]"`,
+    ]);
+    expect(value.stdout.trim()).toBe("[]");
   });
 
   it("an unknown shell is a usage error", async () => {
     const result = await runTill(["completion", "tcsh"]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain("use bash, zsh or fish");
+  });
+});
+
+describe("till --help", () => {
+  it("every leaf command's help shows an example, and no help text misspells a plural", async () => {
+    const { buildProgram } = await import("./program.ts");
+    type Cmd = ReturnType<typeof buildProgram>;
+    const leaves: [string, Cmd][] = [];
+    const walk = (c: Cmd, path: string[]) => {
+      if (c.commands.length === 0) leaves.push([path.join(" "), c]);
+      for (const sub of c.commands) walk(sub, [...path, sub.name()]);
+    };
+    walk(buildProgram(), []);
+    expect(leaves.length).toBeGreaterThan(60);
+    const missing: string[] = [];
+    for (const [path, cmd] of leaves) {
+      let text = "";
+      cmd.configureOutput({ writeOut: (s) => (text += s), writeErr: (s) => (text += s) });
+      cmd.outputHelp();
+      if (!/\nExamples?:\n\s+\$ .*\btill\b/.test(text)) missing.push(path);
+      expect(text).not.toMatch(/deliverys|entitys|propertys/);
+    }
+    expect(missing).toEqual([]);
   });
 });

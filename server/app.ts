@@ -56,6 +56,8 @@ import { tokensRouter } from "./modules/tokens/routes.ts";
 import { webRouter } from "./web.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
+import { RequestLogHub, recordRequests } from "./modules/request-log/hub.ts";
+import { requestLogRouter } from "./modules/request-log/routes.ts";
 
 export interface AppDeps {
   config: Readonly<Config>;
@@ -150,8 +152,10 @@ export function createApp(deps: AppDeps): Express {
     queue: deps.queue,
   };
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
+  const requestLog = new RequestLogHub();
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
   const v1 = segmentRouter([
+    requestLogRouter({ hub: requestLog, streams: deps.webhooks.streams }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
@@ -212,7 +216,13 @@ export function createApp(deps: AppDeps): Express {
       createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
     ),
   ]);
-  app.use("/v1", apiCors(deps.config.trustedOrigins), idempotentWrites, v1);
+  app.use(
+    "/v1",
+    apiCors(deps.config.trustedOrigins),
+    recordRequests(requestLog, deps.clock),
+    idempotentWrites,
+    v1,
+  );
   app.use(buyRouter(checkoutDeps));
   app.use(
     webRouter({

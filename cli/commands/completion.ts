@@ -21,9 +21,18 @@ function walk(cmd: Command, path: string[] = []): Node[] {
   return [node, ...cmd.commands.flatMap((c) => walk(c, [...path, c.name()]))];
 }
 
+/** Every option that takes a value: the word after it is that value, not a command. */
+function valueFlags(cmd: Command): string[] {
+  const own = cmd.options
+    .filter((o) => o.required || o.optional)
+    .flatMap((o) => [o.long, o.short].filter((f): f is string => Boolean(f)));
+  return [...new Set([...own, ...cmd.commands.flatMap(valueFlags)])];
+}
+
 export function completionScript(program: Command, shell: string): string {
   const nodes = walk(program);
   const globals = nodes[0]!.flags;
+  const takesValue = valueFlags(program);
   switch (shell) {
     case "bash": {
       const cases = nodes
@@ -34,12 +43,22 @@ export function completionScript(program: Command, shell: string): string {
         .join("\n");
       return `# till bash completion: eval "$(till completion bash)"
 _till() {
-  local cur path words i
+  local cur path words i w skip valued
   cur="\${COMP_WORDS[COMP_CWORD]}"
+  valued=" ${takesValue.join(" ")} "
   path=""
+  skip=""
   for ((i=1; i<COMP_CWORD; i++)); do
-    case "\${COMP_WORDS[i]}" in -*) ;; *) path="\${path:+$path }\${COMP_WORDS[i]}" ;; esac
+    w="\${COMP_WORDS[i]}"
+    if [[ -n "$skip" ]]; then skip=""; continue; fi
+    case "$w" in
+      -*=*) ;;
+      -*) [[ "$valued" == *" $w "* ]] && skip=1 ;;
+      *) path="\${path:+$path }$w" ;;
+    esac
   done
+  # The word being completed is an option's value (a name, a URL, an id): nothing to offer.
+  if [[ -n "$skip" ]]; then COMPREPLY=(); return; fi
   case "$path" in
 ${cases}
     *) words="${globals.join(" ")}" ;;

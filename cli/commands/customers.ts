@@ -98,7 +98,7 @@ export function configureCustomerCommands(program: Command): void {
     .option("--name <name>", "name")
     .option("--external-id <id>", "your id for this customer")
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
       const body = {
@@ -107,7 +107,7 @@ export function configureCustomerCommands(program: Command): void {
         name: flags.name ?? null,
         external_id: flags.externalId ?? null,
         metadata: parsePairs(flags.metadata, "--metadata") ?? {},
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       };
       printOne(
         ctx,
@@ -185,7 +185,7 @@ export function configureCustomerCommands(program: Command): void {
       positiveInt("--max-redemptions"),
     )
     .option("--product <id>", "only for this product (repeatable)", collect)
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       "\nExample:\n  $ till discounts create --name Launch --code LAUNCH20 --percent 20 --duration repeating --months 3 --max-redemptions 100\n",
@@ -208,7 +208,7 @@ export function configureCustomerCommands(program: Command): void {
         ...(flags.duration === "repeating" ? { duration_in_months: flags.months ?? 1 } : {}),
         max_redemptions: flags.maxRedemptions ?? null,
         products: flags.product ?? null,
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       };
       printOne(
         ctx,
@@ -240,7 +240,7 @@ export function configureCustomerCommands(program: Command): void {
       "type-specific property (repeatable), e.g. note=... or prefix=KEY",
       collect,
     )
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       '\nExample:\n  $ till benefits create --type custom --description "Priority support" --property note="Email support@example.com"\n',
@@ -251,7 +251,7 @@ export function configureCustomerCommands(program: Command): void {
         type: flags.type,
         description: flags.description,
         properties: parsePairs(flags.property, "--property") ?? {},
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       };
       printOne(
         ctx,

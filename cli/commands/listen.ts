@@ -1,6 +1,6 @@
 // `till listen`.
 import { type Command, Option } from "commander";
-import { contextOf } from "../lib/command.ts";
+import { contextOf, requireOrganization } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 
 export function configureListenCommand(program: Command): void {
@@ -15,10 +15,14 @@ export function configureListenCommand(program: Command): void {
     )
     .option(
       "-e, --events <types>",
-      "only these event types, comma-separated (e.g. order.paid,subscription.active)",
+      "only these event types, comma-separated; * is a wildcard (e.g. order.paid,subscription.*)",
     )
-    .option("--print-secret", "print the signing secret and exit (for scripts)")
-    .option("--org <id>", "organization (default: the profile's)")
+    .option("--print-json", "print each event's full payload")
+    .option(
+      "--print-secret",
+      "print the signing secret and exit (for scripts; {secret} with --json)",
+    )
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addOption(
       new Option("--max-events <n>", "exit after forwarding this many events")
         .argParser((v) => Number(v))
@@ -26,7 +30,7 @@ export function configureListenCommand(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent).\n",
+      "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events 'subscription.*' --print-json\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent). Listen starts even if nothing listens at --forward-to yet:\neach event is retried with backoff until your app answers, and none is dropped.\n",
     )
     .action(
       async (
@@ -34,18 +38,16 @@ export function configureListenCommand(program: Command): void {
           forwardTo?: string;
           events?: string;
           printSecret?: boolean;
+          printJson?: boolean;
           org?: string;
           maxEvents?: number;
         },
         c: Command,
       ) => {
         const ctx = await contextOf(c);
-        const organizationId = flags.org ?? ctx.session.organizationId;
-        if (!organizationId)
-          throw new AbortError(
-            "No organization: pass --org <id> or pick one with `till orgs switch`.",
-            { exitCode: EXIT.usage },
-          );
+        const organizationId = await requireOrganization(ctx, flags.org, {
+          announce: !flags.printSecret,
+        });
         if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo))
           throw new AbortError("--forward-to must be an http(s) URL.", { exitCode: EXIT.usage });
         const { listen } = await import("../services/listen.ts");
@@ -58,6 +60,7 @@ export function configureListenCommand(program: Command): void {
                 .filter(Boolean)
             : null,
           printSecret: Boolean(flags.printSecret),
+          printJson: Boolean(flags.printJson),
           organizationId,
           maxEvents: flags.maxEvents ?? null,
         });

@@ -107,7 +107,7 @@ export function configureMeterCommands(program: Command): void {
     .option("--filter <clause>", 'filter clause "property op value" (repeatable)', collect)
     .option("--or", "match any clause instead of all")
     .option("--aggregation <agg>", "count, or sum|max|min|avg|unique:property", "count")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       "\nExample:\n  $ till meters create --name \"LLM tokens\" --filter 'name eq llm.completion' --aggregation sum:tokens\n",
@@ -119,7 +119,7 @@ export function configureMeterCommands(program: Command): void {
         name: flags.name,
         filter: { conjunction: flags.or ? "or" : "and", clauses },
         aggregation: parseAggregation(flags.aggregation),
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       };
       printOne(ctx, meterSpec, await ctx.api().post<Meter>(meterSpec.path, body), "Created meter.");
     });
@@ -212,6 +212,18 @@ function configureEventCommands(program: Command): void {
   );
   addGetCommand(events, spec);
   events
+    .command("resend <event-id>")
+    .description("send a webhook event again (same webhook-id), as `webhooks redeliver`")
+    .option("--endpoint <id>", "only if it went to this endpoint (checked in the delivery log)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ till events resend <event-id>\n  $ till events resend <event-id> --endpoint <endpoint-id>\n\nEvent ids are in `till webhooks deliveries list` (the EVENT ID column).\n",
+    )
+    .action(async (id: string, flags: { endpoint?: string }, c: Command) => {
+      const { resendEvent } = await import("../services/events.ts");
+      await resendEvent(await contextOf(c), id, flags.endpoint ?? null);
+    });
+  events
     .command("ingest")
     .description("ingest usage events from flags, a JSON file, or NDJSON on stdin (batched)")
     .option("--name <name>", "event name (one event from flags)")
@@ -220,6 +232,7 @@ function configureEventCommands(program: Command): void {
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
     .option("--file <path>", "JSON array or NDJSON file of events; - for stdin")
     .option("--batch-size <n>", "events per request (max 1000)", "500")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       "\nExamples:\n  $ till events ingest --name api_call --external-customer user_42 --metadata tokens=120\n  $ cat events.ndjson | till events ingest --file -\n",
@@ -243,6 +256,7 @@ function configureEventCommands(program: Command): void {
           { exitCode: EXIT.usage },
         );
       await ingestEvents(ctx, {
+        organization: () => organizationParam(ctx, flags.org, { announce: true }),
         single,
         file: flags.file ?? null,
         batchSize: Math.min(Math.max(Number(flags.batchSize) || 500, 1), 1000),

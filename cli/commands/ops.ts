@@ -94,6 +94,7 @@ interface Delivery {
 const deliverySpec: ResourceSpec<Delivery> = {
   path: "/v1/webhooks/deliveries/",
   noun: "delivery",
+  plural: "deliveries",
   columns: [
     { header: "time", value: (d) => d.created_at },
     { header: "event", value: (d) => d.webhook_event.type },
@@ -184,12 +185,12 @@ export function configureOpsCommands(program: Command): void {
   keys
     .command("validate <key>")
     .description("check a key as your app would (with an organization token)")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .action(async (key: string, flags, c: Command) => {
       const ctx = await contextOf(c);
       const res = await ctx.api().post<LicenseKey>("/v1/license-keys/validate", {
         key,
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       });
       printOne(ctx, keySpec, res, "Valid.");
     });
@@ -208,7 +209,7 @@ export function configureOpsCommands(program: Command): void {
     .requiredOption("--event <type>", "event type to send (repeatable), e.g. order.paid", collect)
     .option("--name <name>", "a name for your records")
     .option("--format <format>", "raw | discord | slack", "raw")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       "\nExample:\n  $ till webhooks endpoints create --url https://example.com/hooks --event order.paid --event subscription.active\n",
@@ -220,7 +221,7 @@ export function configureOpsCommands(program: Command): void {
         events: flags.event,
         name: flags.name ?? null,
         format: flags.format,
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       });
       printOne(ctx, endpointSpec, e, "Created webhook endpoint.");
     });

@@ -1,5 +1,14 @@
 // `till orgs list|switch|create` and `till tokens create|list|delete`.
 import type { Command } from "commander";
+import { addListCommand } from "../lib/resource.ts";
+
+interface AccessTokenRow {
+  id: string;
+  comment: string;
+  scopes: string[];
+  expires_at: string | null;
+  last_used_at: string | null;
+}
 import { contextOf } from "../lib/command.ts";
 
 export function configureOrgCommands(program: Command): void {
@@ -52,13 +61,18 @@ export function configureOrgCommands(program: Command): void {
         flags as { scope: string[]; comment: string; expiresIn?: string; org?: string },
       );
     });
-  tokens
-    .command("list")
-    .description("list organization access tokens")
-    .action(async (_f, cmd: Command) => {
-      const { listTokens } = await import("../services/orgs.ts");
-      await listTokens(await contextOf(cmd));
-    });
+  // The API's own page ({items, pagination}) with --json, like every other list.
+  addListCommand(tokens, {
+    path: "/v1/organization-access-tokens/",
+    noun: "token",
+    columns: [
+      { header: "id", value: (t: AccessTokenRow) => t.id },
+      { header: "comment", value: (t) => t.comment },
+      { header: "scopes", value: (t) => t.scopes.join(",") },
+      { header: "expires", value: (t) => t.expires_at ?? "never" },
+      { header: "last used", value: (t) => t.last_used_at },
+    ],
+  });
   tokens
     .command("delete <id>")
     .description("revoke an organization access token")

@@ -178,7 +178,7 @@ export function configureProductCommands(program: Command): void {
       .option("--recurring <interval>", "bill every day | week | month | year (omit for one-time)")
       .option("--benefit <id>", "attach a benefit (repeatable)", collect)
       .option("--metadata <key=value>", "metadata (repeatable)", collect)
-      .option("--org <id>", "organization (user tokens; default: the profile's)"),
+      .option("--org <id-or-slug>", "organization (default: the profile's)"),
   )
     .addHelpText(
       "after",
@@ -196,7 +196,7 @@ export function configureProductCommands(program: Command): void {
         recurring_interval: flags.recurring ?? null,
         prices: [priceFromFlags(flags)],
         metadata: parsePairs(flags.metadata, "--metadata") ?? {},
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       };
       let product = await ctx.api().post<Product>(productSpec.path, body);
       if (flags.benefit?.length)

@@ -137,7 +137,7 @@ export function configureSalesCommands(program: Command): void {
     )
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
     .option("--open", "open the checkout page in the browser")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText("after", "\nExample:\n  $ till checkouts create --product <product-id> --open\n")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
@@ -147,7 +147,7 @@ export function configureSalesCommands(program: Command): void {
         discount_id: flags.discount ?? null,
         success_url: flags.successUrl ?? null,
         metadata: parsePairs(flags.metadata, "--metadata") ?? {},
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       });
       printOne(ctx, checkoutSpec, checkout, "Created checkout.");
       if (flags.open) {
@@ -166,7 +166,7 @@ export function configureSalesCommands(program: Command): void {
     .requiredOption("--product <id>", "product (repeatable)", collect)
     .option("--label <text>", "label for your own reference")
     .option("--success-url <url>", "where to send customers after paying")
-    .option("--org <id>", "organization (user tokens)")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
       const link = await ctx.api().post<CheckoutLink>(linkSpec.path, {
@@ -174,7 +174,7 @@ export function configureSalesCommands(program: Command): void {
         products: flags.product,
         label: flags.label ?? null,
         success_url: flags.successUrl ?? null,
-        organization_id: organizationParam(ctx, flags.org),
+        organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       });
       printOne(ctx, linkSpec, link, "Created checkout link.");
     });

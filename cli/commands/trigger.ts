@@ -1,44 +1,60 @@
-// `till trigger <event>` and `till open dashboard|checkout <id>`.
+// `till trigger <event>`, `till fixtures run <file>` and `till open …`.
 import type { Command } from "commander";
-import { contextOf } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import { contextOf, organizationParam } from "../lib/command.ts";
+import { collect } from "../lib/resource.ts";
 
 export function configureTriggerCommands(program: Command): void {
   program
-    .command("trigger <event>")
+    .command("trigger [event]")
     .description("fire a webhook event with real sandbox objects (sandbox servers only)")
+    .option("--list", "list the events that can be triggered")
+    .option(
+      "--override <fixture:path=value>",
+      "change a request's parameter, e.g. product:name=Pro or price:amount=2000 (repeatable)",
+      collect,
+    )
+    .option(
+      "--add <[fixture:]path=value>",
+      "add a parameter, e.g. metadata.plan=pro (every request with metadata; repeatable)",
+      collect,
+    )
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ till trigger order.paid\n  $ till trigger subscription.canceled --json\n",
+      "\nExamples:\n  $ till trigger order.paid\n  $ till trigger subscription.canceled --json\n  $ till trigger order.paid --override product:name=Pro --override price:amount=2500 --add metadata.plan=pro\n  $ till trigger --list\n",
     )
-    .action(async (event: string, _f, c: Command) => {
-      const { trigger } = await import("../services/trigger.ts");
-      await trigger(await contextOf(c), event);
-    });
+    .action(
+      async (
+        event: string | undefined,
+        flags: { list?: boolean; override?: string[]; add?: string[]; org?: string },
+        c: Command,
+      ) => {
+        const { TRIGGERS, trigger } = await import("../services/trigger.ts");
+        const ctx = await contextOf(c);
+        if (flags.list || !event) {
+          const events = Object.keys(TRIGGERS);
+          ctx.out.result({ items: events }, () => events.join("\n"));
+          return;
+        }
+        await trigger(ctx, event, {
+          organizationId: await organizationParam(ctx, flags.org, { announce: true }),
+          overrides: flags.override ?? [],
+          adds: flags.add ?? [],
+        });
+      },
+    );
 
   program
-    .command("open <what> [id]")
-    .description("open the dashboard, or a checkout's page, in the browser")
+    .command("fixtures")
+    .description("run API requests from a JSON file")
+    .command("run <file>")
+    .description("run a fixtures file: requests in order, ${name:path} refers to earlier answers")
     .addHelpText(
       "after",
-      "\nExamples:\n  $ till open dashboard\n  $ till open checkout <checkout-id>\n",
+      '\nExample:\n  $ till fixtures run shop.json\n\nshop.json:\n  {"fixtures": [\n    {"name": "product", "method": "post", "path": "/v1/products/",\n     "params": {"name": "Pro", "prices": [{"amount_type": "fixed", "price_amount": 1500}]}},\n    {"name": "checkout", "method": "post", "path": "/v1/checkouts/",\n     "params": {"products": ["${product:id}"]}}\n  ]}\n',
     )
-    .action(async (what: string, id: string | undefined, _f, c: Command) => {
-      const ctx = await contextOf(c);
-      const { openUrl } = await import("../services/browser.ts");
-      if (what === "dashboard") return openUrl(ctx, `${ctx.session.server}/`);
-      if (what === "checkout") {
-        if (!id)
-          throw new AbortError("Give the checkout id: till open checkout <id>.", {
-            exitCode: EXIT.usage,
-          });
-        const checkout = await ctx
-          .api()
-          .get<{ url: string }>(`/v1/checkouts/${encodeURIComponent(id)}`);
-        return openUrl(ctx, checkout.url);
-      }
-      throw new AbortError(`Cannot open "${what}": use dashboard or checkout.`, {
-        exitCode: EXIT.usage,
-      });
+    .action(async (file: string, _f, c: Command) => {
+      const { runFixturesFile } = await import("../services/fixtures.ts");
+      await runFixturesFile(await contextOf(c), file);
     });
 }

@@ -45,6 +45,17 @@ function describeDetail(detail: unknown): string {
   return JSON.stringify(detail);
 }
 
+const SYSTEM_MESSAGES: Record<string, string> = {
+  ENOENT: "no such file or directory",
+  EACCES: "permission denied",
+  EISDIR: "is a directory, not a file",
+  ENOTDIR: "not a directory",
+  EEXIST: "already exists",
+  ENOSPC: "no space left on the device",
+  EROFS: "read-only file system",
+  ECONNREFUSED: "connection refused",
+};
+
 const EXPECTED = new Set(["AbortError", "ApiResponseError", "ConfigError", "PortInUseError"]);
 
 export function reportFatal(err: unknown, json = false): number {
@@ -59,6 +70,22 @@ export function reportFatal(err: unknown, json = false): number {
       if (err instanceof AbortError && err.hint) process.stderr.write(`${err.hint}\n`);
     }
     return code;
+  }
+  // The network and the file system fail in ordinary ways: one line saying what and where.
+  const sys = err as { code?: unknown; syscall?: unknown; path?: unknown; message?: string };
+  if (err instanceof Error && typeof sys.code === "string" && typeof sys.syscall === "string") {
+    const what = SYSTEM_MESSAGES[sys.code] ?? sys.message;
+    process.stderr.write(
+      `Error: ${typeof sys.path === "string" ? `${sys.path}: ` : ""}${what ?? sys.code}\n`,
+    );
+    return EXIT.error;
+  }
+  if (err instanceof TypeError && err.message === "fetch failed") {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    process.stderr.write(
+      `Error: network request failed (${cause?.code ?? cause?.message ?? "unknown"}).\n`,
+    );
+    return EXIT.error;
   }
   process.stderr.write(
     `Unexpected error (this is a bug in till):\n${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

@@ -10,6 +10,8 @@ export interface ResourceSpec<T> {
   /** Collection path with Polar's trailing slash, e.g. "/v1/products/". */
   path: string;
   noun: string;
+  /** When not noun + "s" (delivery → deliveries). */
+  plural?: string;
   columns: Column<T>[];
   /** Fields shown by `get` when not --json. */
   fields?: (row: T) => [string, unknown][];
@@ -53,6 +55,26 @@ export function positiveInt(flag: string) {
   };
 }
 
+/** The command's words after `till`, e.g. "webhooks endpoints list". */
+export function commandPath(cmd: Command): string {
+  const words: string[] = [];
+  for (let c: Command | null = cmd; c?.parent; c = c.parent) words.unshift(c.name());
+  return words.join(" ");
+}
+
+/** Adds an Examples section to a command's --help; each line is the words after `till`. */
+export function examples(cmd: Command, ...lines: string[]): Command {
+  const path = commandPath(cmd);
+  return cmd.addHelpText(
+    "after",
+    `\nExample${lines.length > 1 ? "s" : ""}:\n${lines.map((l) => `  $ till ${path}${l ? ` ${l}` : ""}`).join("\n")}\n`,
+  );
+}
+
+export function plural(spec: { noun: string; plural?: string }): string {
+  return spec.plural ?? `${spec.noun}s`;
+}
+
 export function addListCommand<T>(
   group: Command,
   spec: ResourceSpec<T>,
@@ -61,50 +83,52 @@ export function addListCommand<T>(
 ): void {
   const cmd = group
     .command("list")
-    .description(`list ${spec.noun}s`)
+    .description(`list ${plural(spec)}`)
     .option("--limit <n>", "items per page (max 100)", positiveInt("--limit"), 10)
     .option("--page <n>", "page number", positiveInt("--page"), 1)
-    .option("--org <id>", "organization (user tokens; default: the profile's)");
+    .option("--org <id-or-slug>", "organization (default: the profile's)");
+  examples(cmd, "", "--limit 50 --page 2", "--json | jq '.items[].id'");
   filters(cmd).action(async (flags: Record<string, unknown>, c: Command) => {
     const ctx = await contextOf(c);
     const query: Query = {
       page: flags.page as number,
       limit: flags.limit as number,
-      organization_id: organizationParam(ctx, flags.org as string | undefined),
+      organization_id: await organizationParam(ctx, flags.org as string | undefined),
       ...toQuery(flags),
     };
     const res = await ctx
       .api()
       .get<{ items: T[]; pagination: { total_count: number; max_page: number } }>(spec.path, query);
     const { total_count, max_page } = res.pagination;
-    const footer = `page ${flags.page} of ${Math.max(max_page, 1)} · ${total_count} ${spec.noun}${total_count === 1 ? "" : "s"}`;
+    const footer = `page ${flags.page} of ${Math.max(max_page, 1)} · ${total_count} ${total_count === 1 ? spec.noun : plural(spec)}`;
     await printTable(ctx, res, res.items, spec.columns, footer);
   });
 }
 
 export function addGetCommand<T>(group: Command, spec: ResourceSpec<T>): void {
-  group
-    .command("get <id>")
-    .description(`show one ${spec.noun}`)
-    .action(async (id: string, _f, c: Command) => {
-      const ctx = await contextOf(c);
-      const row = await ctx.api().get<T>(`${spec.path}${encodeURIComponent(id)}`);
-      printOne(ctx, spec, row);
-    });
+  const cmd = group.command("get <id>").description(`show one ${spec.noun}`);
+  examples(cmd, "<id>", "<id> --json");
+  cmd.action(async (id: string, _f, c: Command) => {
+    const ctx = await contextOf(c);
+    const row = await ctx.api().get<T>(`${spec.path}${encodeURIComponent(id)}`);
+    printOne(ctx, spec, row);
+  });
 }
 
 export function addDeleteCommand<T>(group: Command, spec: ResourceSpec<T>, verb = "delete"): void {
-  group
-    .command(`${verb} <id>`)
-    .description(`${verb} a ${spec.noun}`)
-    .action(async (id: string, _f, c: Command) => {
-      const ctx = await contextOf(c);
-      await ctx.api().delete(`${spec.path}${encodeURIComponent(id)}`);
-      ctx.out.result({ id, deleted: true }, () => `Deleted ${spec.noun} ${id}.`);
-    });
+  const cmd = group.command(`${verb} <id>`).description(`${verb} a ${spec.noun}`);
+  examples(cmd, "<id>");
+  cmd.action(async (id: string, _f, c: Command) => {
+    const ctx = await contextOf(c);
+    await ctx.api().delete(`${spec.path}${encodeURIComponent(id)}`);
+    ctx.out.result({ id, deleted: true }, () => `Deleted ${spec.noun} ${id}.`);
+  });
 }
 
-/** A table: Ink on a TTY, aligned plain text in a pipe, `data` as JSON with --json. */
+/**
+ * A table: Ink on a colour TTY; aligned plain text in a pipe or without colour (NO_COLOR,
+ * --no-color: Ink's styles ignore NO_COLOR, so it is not used then); `data` as JSON with --json.
+ */
 export async function printTable<T>(
   ctx: CommandContext,
   data: unknown,
@@ -112,7 +136,7 @@ export async function printTable<T>(
   columns: Column<T>[],
   footer?: string,
 ): Promise<void> {
-  if (ctx.out.tty && !ctx.out.json) {
+  if (ctx.out.tty && ctx.out.color && !ctx.out.json) {
     const { renderInkTable } = await import("../ui/render.ts");
     return renderInkTable(rows, columns, footer);
   }

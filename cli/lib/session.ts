@@ -1,5 +1,6 @@
 // Which server and token a command uses: --server and TILL_SERVER / TILL_TOKEN (for CI) win over the
-// saved profile; the profile comes from --profile, TILL_PROFILE, or "default".
+// saved profile; the profile comes from --profile, TILL_PROFILE, the one `till profiles use` chose,
+// or "default".
 import { loadCliEnv, type CliEnv } from "../../server/config.ts";
 import { AbortError, EXIT } from "./errors.ts";
 import { readStore, type Profile } from "./store.ts";
@@ -30,8 +31,9 @@ export function tokenKindOf(token: string): "user" | "organization" {
 
 export function resolveSession(flags: GlobalFlags): Session {
   const env = loadCliEnv();
-  const profileName = flags.profile ?? env.profile ?? "default";
-  const profile = readStore(env.configDir).profiles[profileName] ?? null;
+  const store = readStore(env.configDir);
+  const profileName = flags.profile ?? env.profile ?? store.current ?? "default";
+  const profile = store.profiles[profileName] ?? null;
   const server = (flags.server ?? env.server ?? profile?.server ?? DEFAULT_SERVER).replace(
     /\/+$/,
     "",
@@ -48,7 +50,9 @@ export function resolveSession(flags: GlobalFlags): Session {
       profile,
     };
   }
-  if (profile && (!flags.server || flags.server.replace(/\/+$/, "") === profile.server)) {
+  // A saved credential only ever goes to the server that issued it: --server or TILL_SERVER naming
+  // another host runs without it (and says so when a command needs a token).
+  if (profile && server === profile.server.replace(/\/+$/, "")) {
     return {
       env,
       profileName,
@@ -74,8 +78,11 @@ export function resolveSession(flags: GlobalFlags): Session {
 
 export function requireToken(session: Session): string {
   if (!session.token) {
+    const other = session.profile && session.profile.server !== session.server;
     throw new AbortError(`Not logged in to ${session.server}.`, {
-      hint: "Run `till login`, or set TILL_TOKEN (an organization access token) for CI.",
+      hint: other
+        ? `Profile "${session.profileName}" is logged in to ${session.profile!.server}, and its token is only sent there. Run \`till login --server ${session.server}\` (with --profile <name> to keep both).`
+        : "Run `till login`, or set TILL_TOKEN (an organization access token) for CI.",
       exitCode: EXIT.auth,
     });
   }

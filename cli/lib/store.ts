@@ -18,6 +18,8 @@ export type Profile = z.output<typeof profileSchema>;
 
 const storeSchema = z.object({
   version: z.literal(1),
+  /** The profile used when neither --profile nor TILL_PROFILE names one (`till profiles use`). */
+  current: z.string().optional(),
   profiles: z.record(z.string(), profileSchema),
 });
 export type Store = z.output<typeof storeSchema>;
@@ -64,6 +66,7 @@ export function removeProfile(configDir: string, name: string): boolean {
   const store = readStore(configDir);
   if (!store.profiles[name]) return false;
   delete store.profiles[name];
+  if (store.current === name) delete store.current;
   writeStore(configDir, store);
   return true;
 }

@@ -23,7 +23,7 @@ export async function login(
   const { out, session } = ctx;
   const code = await requestDeviceCode(ctx.anonymousApi());
   out.note(
-    `To log in to ${session.server}, open ${code.verification_uri} and enter the code:\n\n    ${out.bold(code.user_code)}\n`,
+    `To log in to ${session.server}, open ${code.verification_uri} and enter the code:\n\n    ${out.bold(code.user_code)}\n\nor open ${code.verification_uri_complete} (the code filled in).`,
   );
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY) && !out.json;
   let stopPrompt = () => {};

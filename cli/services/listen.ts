@@ -1,41 +1,40 @@
 // `till listen`: follows the organization's live webhook stream over server-sent events and forwards
 // each event to a local URL, byte for byte, with Standard Webhooks headers. Every stream message is
-// signed by the server with the listen secret; the CLI checks that signature before forwarding, so
-// what reaches the local app is exactly what the server sent. Reconnects with backoff and resumes
-// with Last-Event-ID, so a laptop waking from sleep misses nothing still retained.
-import net from "node:net";
+// signed by the server with the listen secret; the CLI checks that signature (not its age: a message
+// may be read long after it was written, when a laptop wakes) before forwarding, and re-signs each
+// forward with the time it is sent. Reconnects with backoff and resumes with Last-Event-ID, so a
+// laptop waking from sleep misses nothing still retained.
+import { timingSafeEqual } from "node:crypto";
 import { Webhook } from "standardwebhooks";
+import { networkFailure } from "../lib/api.ts";
 import type { CommandContext } from "../lib/command.ts";
-import { AbortError, ApiResponseError, EXIT } from "../lib/errors.ts";
+import { AbortError, ApiResponseError } from "../lib/errors.ts";
 import { requireToken } from "../lib/session.ts";
+import { eventMatcher, sseMessages } from "../lib/sse.ts";
+import { forward, type ForwardReport, type StreamMessage } from "./forward.ts";
 
 export interface ListenOptions {
   forwardTo: string | null;
   events: string[] | null;
   printSecret: boolean;
+  printJson: boolean;
   organizationId: string;
   /** Stop after this many events (tests and scripts); null runs until interrupted. */
   maxEvents: number | null;
 }
 
-interface StreamMessage {
-  webhook_id: string;
-  timestamp: number;
-  signature: string;
-  body: string;
-}
-
 export async function listen(ctx: CommandContext, options: ListenOptions): Promise<void> {
   const token = requireToken(ctx.session);
-  if (options.forwardTo) await assertListening(options.forwardTo);
   const url = `${ctx.session.server}/v1/cli/listen/${options.organizationId}`;
+  const wanted = eventMatcher(options.events);
   let lastEventId: string | null = null;
   let secret: string | null = null;
-  let verifier: Webhook | null = null;
+  let signer: Webhook | null = null;
   let attempt = 0;
   let handled = 0;
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
+  process.once("SIGTERM", () => stop.abort());
 
   while (!stop.signal.aborted) {
     try {
@@ -70,9 +69,9 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
         if (data.key === "connected" && data.secret) {
           if (secret === null) {
             secret = data.secret;
-            verifier = new Webhook(secret.replace(/^whsec_/, ""));
+            signer = new Webhook(secret.replace(/^whsec_/, ""));
             if (options.printSecret) {
-              process.stdout.write(`${secret}\n`);
+              ctx.out.result({ secret }, () => secret!);
               return;
             }
             if (!ctx.out.json)
@@ -82,27 +81,44 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
           }
           continue;
         }
-        if (message.id) lastEventId = message.id;
         const event = data as StreamMessage;
-        verifyMessage(verifier!, event);
+        verifyMessage(signer!, event);
         const payload = JSON.parse(event.body) as { type: string; data?: { id?: string } };
-        if (options.events && !options.events.includes(payload.type)) continue;
-        report(ctx, {
-          kind: "event",
-          time: time(),
-          type: payload.type,
-          id: event.webhook_id,
-          data_id: payload.data?.id ?? null,
-        });
-        if (options.forwardTo) await forward(ctx, options.forwardTo, event);
-        handled++;
+        if (wanted(payload.type)) {
+          report(ctx, {
+            kind: "event",
+            time: time(),
+            type: payload.type,
+            id: event.webhook_id,
+            data_id: payload.data?.id ?? null,
+            ...(options.printJson ? { payload } : {}),
+          });
+          if (options.forwardTo)
+            await forward(event, {
+              target: options.forwardTo,
+              signer: signer!,
+              signal: stop.signal,
+              report: (line) => report(ctx, line),
+            });
+          if (stop.signal.aborted) break;
+          handled++;
+        }
+        // Only once the event is handled: a reconnect resumes after the last one forwarded.
+        if (message.id) lastEventId = message.id;
         if (options.maxEvents !== null && handled >= options.maxEvents) return;
       }
     } catch (err) {
       if (stop.signal.aborted) break;
+      const unreachable = networkFailure(err);
+      // Before the first connection a failure is a wrong URL or a stopped server: say so and stop.
+      if (unreachable && secret === null)
+        throw new AbortError(`Could not reach till at ${ctx.session.server} (${unreachable}).`, {
+          hint: "Is the server running (`till dev`)? Set --server or TILL_SERVER to another URL.",
+        });
       if (err instanceof ApiResponseError && err.status < 500) throw err;
       if (err instanceof AbortError && !(err instanceof ApiResponseError)) throw err;
     }
+    if (stop.signal.aborted) break;
     // The stream ended or failed: back off (1 s doubling to 30 s) and resume.
     const delay = Math.min(30_000, 1000 * 2 ** attempt++);
     ctx.out.note(ctx.out.dim(`${time()} connection lost; reconnecting in ${delay / 1000} s`));
@@ -110,108 +126,49 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
   }
 }
 
-function verifyMessage(verifier: Webhook, m: StreamMessage): void {
-  try {
-    verifier.verify(m.body, {
-      "webhook-id": m.webhook_id,
-      "webhook-timestamp": String(m.timestamp),
-      "webhook-signature": m.signature,
+/** The HMAC must match; the timestamp may be old (the message waited in a socket during a sleep). */
+function verifyMessage(signer: Webhook, m: StreamMessage): void {
+  const expected = Buffer.from(
+    signer.sign(m.webhook_id, new Date(m.timestamp * 1000), m.body).split(",")[1] ?? "",
+  );
+  const ok = String(m.signature)
+    .split(" ")
+    .some((part) => {
+      const [version, sig] = part.split(",");
+      const got = Buffer.from(sig ?? "");
+      return version === "v1" && got.length === expected.length && timingSafeEqual(got, expected);
     });
-  } catch {
+  if (!ok)
     throw new AbortError(
       `Event ${m.webhook_id} from the stream failed signature verification; not forwarding it.`,
     );
-  }
 }
 
-async function forward(ctx: CommandContext, target: string, m: StreamMessage): Promise<void> {
-  const started = performance.now();
-  let status: number | string;
-  try {
-    const res = await fetch(target, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "webhook-id": m.webhook_id,
-        "webhook-timestamp": String(m.timestamp),
-        "webhook-signature": m.signature,
-        "user-agent": "till-cli",
-      },
-      body: m.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(10_000),
-    });
-    status = res.status;
-    await res.body?.cancel();
-  } catch (err) {
-    status = (err as Error).name === "TimeoutError" ? "timeout" : "error";
-  }
-  report(ctx, {
-    kind: "forward",
-    time: time(),
-    status,
-    method: "POST",
-    url: target,
-    id: m.webhook_id,
-    ms: Math.round(performance.now() - started),
-  });
-}
+type Line =
+  | ForwardReport
+  | {
+      kind: "event";
+      time: string;
+      type: string;
+      id: string;
+      data_id: string | null;
+      payload?: unknown;
+    };
 
-function report(ctx: CommandContext, line: Record<string, unknown>): void {
+function report(ctx: CommandContext, line: Line): void {
   if (ctx.out.json) {
     process.stdout.write(`${JSON.stringify(line)}\n`);
     return;
   }
-  const text =
-    line.kind === "event"
-      ? `${line.time} --> ${line.type} [${line.id}]`
-      : `${line.time} <-- [${line.status}] POST ${line.url} [${line.id}]`;
-  process.stdout.write(`${text}\n`);
-}
-
-/** Fails fast, before connecting to the server, when nothing listens on the forward-to port. */
-async function assertListening(target: string): Promise<void> {
-  const url = new URL(target);
-  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
-  const host = url.hostname === "localhost" ? "127.0.0.1" : url.hostname.replace(/^\[|\]$/g, "");
-  await new Promise<void>((resolve, reject) => {
-    const socket = net.connect({ host, port, timeout: 2000 }, () => {
-      socket.end();
-      resolve();
-    });
-    const fail = () => {
-      socket.destroy();
-      reject(
-        new AbortError(`Nothing is listening on ${url.host}.`, {
-          hint: "Start your app first, or check --forward-to.",
-          exitCode: EXIT.error,
-        }),
-      );
-    };
-    socket.once("error", fail);
-    socket.once("timeout", fail);
-  });
-}
-
-async function* sseMessages(
-  body: ReadableStream<Uint8Array>,
-): AsyncGenerator<{ id: string | null; data: string }> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let id: string | null = null;
-      const data: string[] = [];
-      for (const line of block.split("\n")) {
-        if (line.startsWith("id:")) id = line.slice(3).trim();
-        else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
-      }
-      if (data.length > 0) yield { id, data: data.join("\n") };
-    }
+  if (line.kind === "event") {
+    process.stdout.write(`${line.time} --> ${line.type} [${line.id}]\n`);
+    if (line.payload !== undefined)
+      process.stdout.write(`${JSON.stringify(line.payload, null, 2)}\n`);
+    return;
   }
+  const text = `${line.time} <-- [${line.status}] POST ${line.url} [${line.id}]`;
+  if (line.error) ctx.out.note(`${text} ${line.error}`);
+  else process.stdout.write(`${text}\n`);
 }
 
 function time(): string {

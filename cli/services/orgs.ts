@@ -21,9 +21,12 @@ interface AccessToken {
 }
 
 export async function listOrgs(ctx: CommandContext): Promise<void> {
-  const orgs = await ctx.api().all<Organization>("/v1/organizations/");
+  // --json prints the API's page ({items, pagination}), like every other list.
+  const page = await ctx
+    .api()
+    .get<{ items: Organization[]; pagination: unknown }>("/v1/organizations/", { limit: 100 });
   const current = ctx.session.organizationId;
-  await printTable(ctx, orgs, orgs, [
+  await printTable(ctx, page, page.items, [
     { header: "", value: (o) => (o.id === current ? "*" : " ") },
     { header: "slug", value: (o) => o.slug },
     { header: "name", value: (o) => o.name },
@@ -100,17 +103,6 @@ export async function createToken(
       "This is the only time the token is shown. Store it as a secret (e.g. TILL_TOKEN in CI).",
     );
   ctx.out.result(res, () => res.token);
-}
-
-export async function listTokens(ctx: CommandContext): Promise<void> {
-  const tokens = await ctx.api().all<AccessToken>("/v1/organization-access-tokens/");
-  await printTable(ctx, tokens, tokens, [
-    { header: "id", value: (t) => t.id },
-    { header: "comment", value: (t) => t.comment },
-    { header: "scopes", value: (t) => t.scopes.join(",") },
-    { header: "expires", value: (t) => t.expires_at ?? "never" },
-    { header: "last used", value: (t) => t.last_used_at },
-  ]);
 }
 
 export async function deleteToken(ctx: CommandContext, id: string): Promise<void> {

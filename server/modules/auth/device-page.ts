@@ -1,7 +1,8 @@
 // The verification page of the device flow (`till login` prints <base>/device?user_code=...). Plain
 // server-rendered HTML with a little inline script that calls better-auth's own endpoints: sign in
 // with email and password if needed, claim the code (GET /api/auth/device?user_code=), then approve
-// or deny it. Styled like the dashboard's sign-in card, light and dark.
+// or deny it. Someone without an account creates one here, and then an organization, so `till login`
+// is the whole way in. Styled like the dashboard's sign-in card, light and dark.
 
 export interface DevicePageState {
   user: { email: string; name: string } | null;
@@ -34,6 +35,14 @@ export function renderDevicePage(state: DevicePageState): string {
   <p>Allow <strong id="client"></strong> to sign in to till as you?</p>
   <button id="approve" type="button">Approve</button>
   <button id="deny" type="button">Deny</button>
+</section>
+<section id="new-org" hidden>
+  <p>You have no organization yet: create one to sell from.</p>
+  <form id="org-form">
+    <label for="org_name">Organization name</label>
+    <input id="org_name" name="org_name" autocomplete="organization" required>
+    <button type="submit">Create organization</button>
+  </form>
 </section>`
     : `<p class="muted">Sign in to approve the device.</p>
 <form id="sign-in-form">
@@ -42,6 +51,16 @@ export function renderDevicePage(state: DevicePageState): string {
   <label for="password">Password</label>
   <input id="password" name="password" type="password" autocomplete="current-password" required>
   <button type="submit">Sign in</button>
+</form>
+<p class="muted">No account? <button id="show-sign-up" type="button" class="link">Create one</button></p>
+<form id="sign-up-form" hidden>
+  <label for="new_name">Name</label>
+  <input id="new_name" name="name" autocomplete="name" required>
+  <label for="new_email">Email</label>
+  <input id="new_email" name="email" type="email" autocomplete="username" required>
+  <label for="new_password">Password (8 characters or more)</label>
+  <input id="new_password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+  <button type="submit">Create account</button>
 </form>`;
   return `<!doctype html>
 <html lang="en">
@@ -65,6 +84,8 @@ export function renderDevicePage(state: DevicePageState): string {
   button { margin-top: 16px; padding: 8px 16px; font: inherit; font-weight: 600; border-radius: 8px; border: 1px solid var(--line); background: var(--surface); color: var(--fg); cursor: pointer; }
   form button, #approve { width: 100%; background: var(--accent); color: var(--accent-fg); border-color: transparent; }
   #deny { width: 100%; margin-top: 8px; }
+  button.link { margin: 0; padding: 0; border: 0; background: none; color: var(--accent); text-decoration: underline; font-weight: 600; }
+  #new-org { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 16px; }
   :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
   #confirm { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 16px; }
   #message { min-height: 1.5rem; margin: 12px 0 0; font-weight: 600; }
@@ -95,6 +116,38 @@ if (signIn) signIn.addEventListener("submit", async (e) => {
     location.reload();
   } catch (err) { message(err.message); }
 });
+const signUp = document.getElementById("sign-up-form");
+if (signUp) {
+  document.getElementById("show-sign-up").addEventListener("click", () => {
+    signUp.hidden = false;
+    signIn.hidden = true;
+    document.getElementById("new_name").focus();
+  });
+  signUp.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const data = await call("/sign-up/email", { method: "POST", body: JSON.stringify({ name: document.getElementById("new_name").value, email: document.getElementById("new_email").value, password: document.getElementById("new_password").value }) });
+      if (data.token) location.reload();
+      else message("Account created. Follow the link in the email we sent, then sign in here.");
+    } catch (err) { message(err.message); }
+  });
+}
+const orgForm = document.getElementById("org-form");
+if (orgForm) {
+  fetch("/v1/organizations/?limit=1", { credentials: "same-origin" }).then((r) => r.ok ? r.json() : null).then((page) => {
+    if (page && page.items.length === 0) document.getElementById("new-org").hidden = false;
+  });
+  orgForm.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const name = orgForm.org_name.value.trim();
+    const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "shop";
+    const res = await fetch("/v1/organizations/", { method: "POST", credentials: "same-origin", headers: { "content-type": "application/json" }, body: JSON.stringify({ name, slug }) });
+    const data = await res.json().catch(() => ({}));
+    if (!res.ok) { message(typeof data.detail === "string" ? data.detail : (data.detail && data.detail[0] && data.detail[0].msg) || "Could not create the organization."); return; }
+    document.getElementById("new-org").hidden = true;
+    message("Created " + data.name + ". Approve the device to continue.");
+  });
+}
 const codeForm = document.getElementById("code-form");
 let userCode = "";
 async function claim(code) {

@@ -19,7 +19,12 @@ export function webhooksRouter(
 ): Router {
   const deps: WebhookDeps = { ...base, resolver: runtime.resolver };
   const r = Router();
-  r.use(streamRouter({ db: deps.db, hub: runtime.hub, streams: runtime.streams }, guard));
+  r.use(
+    streamRouter(
+      { db: deps.db, clock: deps.clock, hub: runtime.hub, streams: runtime.streams },
+      guard,
+    ),
+  );
   r.get(
     ["/webhooks/endpoints", "/webhooks/endpoints/"],
     guard("webhooks:read"),

@@ -7,6 +7,7 @@ import type { Request, Response } from "express";
 import { Router } from "express";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
+import type { Clock } from "../../lib/clock.ts";
 import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
 import { NotPermitted } from "../../lib/errors.ts";
 import { parseParams } from "../../lib/validation.ts";
@@ -41,6 +42,7 @@ export class StreamRegistry {
 
 export interface StreamDeps {
   db: Db;
+  clock: Clock;
   hub: NotificationHub;
   streams: StreamRegistry;
 }
@@ -146,7 +148,8 @@ function openStream(
 
   // Each message is the delivery `till listen` forwards: the exact body and Standard Webhooks headers
   // signed with the listen secret, so the CLI can check what it got before passing it on. The
-  // timestamp is wall time, as receivers compare it with their own clock.
+  // timestamp is when the server wrote it; a client may read it much later (a laptop asleep with
+  // the socket open), so the CLI checks only the signature and re-signs when it forwards.
   // A late event goes without an SSE id: its seq is below the client's Last-Event-ID, and moving that
   // back would replay, after a reconnect, events the client already has.
   const keys = signingKeys(secret);
@@ -155,7 +158,7 @@ function openStream(
     sent.add(row.seq);
     if (sent.size > 10_000) sent.delete(sent.values().next().value!);
     const body = JSON.stringify(row.payload);
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
     const message = {
       webhook_id: row.id,
       timestamp,

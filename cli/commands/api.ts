@@ -1,0 +1,43 @@
+// `till api get|post|patch|delete <path>`: any endpoint, authenticated as the current profile, like
+// `gh api` or `stripe get`: for the endpoints that have no command of their own.
+import type { Command } from "commander";
+import { contextOf } from "../lib/command.ts";
+import { AbortError, EXIT } from "../lib/errors.ts";
+import { collect } from "../lib/resource.ts";
+
+const METHODS = ["get", "post", "patch", "delete"];
+
+export function configureApiCommand(program: Command): void {
+  program
+    .command("api <method> <path>")
+    .description("call any API endpoint with your credentials and print the JSON answer")
+    .option(
+      "-d, --data <key=value|@file.json|json>",
+      "a field (repeatable; dots nest, e.g. -d prices.0.price_amount=1500), a JSON file (@file.json, @- for stdin) or a JSON body; query parameters for get",
+      collect,
+    )
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ till api get /v1/products/ -d limit=5\n  $ till api post /v1/customers/ -d email=jane@example.com -d metadata.plan=pro\n  $ till api patch /v1/products/<id> --data @product.json\n  $ till api delete /v1/customers/<id>\n",
+    )
+    .action(async (method: string, path: string, flags: { data?: string[] }, c: Command) => {
+      const verb = method.toLowerCase();
+      if (!METHODS.includes(verb))
+        throw new AbortError(`Unknown method "${method}": use ${METHODS.join(", ")}.`, {
+          exitCode: EXIT.usage,
+        });
+      const { buildRequestData } = await import("../services/api-call.ts");
+      const ctx = await contextOf(c);
+      const data = buildRequestData(flags.data ?? []);
+      const target = path.startsWith("/") ? path : `/${path}`;
+      const api = ctx.api();
+      let res: unknown;
+      if (verb === "get") res = await api.get(target, data as Record<string, string>);
+      else if (verb === "delete") res = await api.delete(target);
+      else if (verb === "patch") res = await api.patch(target, data);
+      else res = await api.post(target, data);
+      // The answer is JSON whatever the flags: pretty on a terminal, one line in a pipe.
+      const text = res === undefined ? "" : JSON.stringify(res, null, ctx.out.tty ? 2 : 0);
+      if (text) process.stdout.write(`${text}\n`);
+    });
+}

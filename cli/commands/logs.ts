@@ -1,0 +1,30 @@
+// `till logs tail`.
+import type { Command } from "commander";
+import { contextOf, requireOrganization } from "../lib/command.ts";
+
+export function configureLogsCommand(program: Command): void {
+  program
+    .command("logs")
+    .description("your organization's API requests")
+    .command("tail")
+    .description("show the organization's API requests live, as they finish")
+    .option("--status <codes>", "only these statuses: 404, 4xx, 5xx (comma-separated)")
+    .option("--method <methods>", "only these methods, e.g. POST,PATCH")
+    .option("--path <pattern>", "only paths matching, * is a wildcard, e.g. /v1/checkouts/*")
+    .option("--org <id-or-slug>", "organization (default: the profile's)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ till logs tail\n  $ till logs tail --status 4xx,5xx --method POST\n  $ till logs tail --path '/v1/products/*' --json | jq .status\n",
+    )
+    .action(
+      async (
+        flags: { status?: string; method?: string; path?: string; org?: string },
+        c: Command,
+      ) => {
+        const ctx = await contextOf(c);
+        const organizationId = await requireOrganization(ctx, flags.org, { announce: true });
+        const { tailLogs } = await import("../services/logs.ts");
+        await tailLogs(ctx, organizationId, flags);
+      },
+    );
+}
