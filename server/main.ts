@@ -12,7 +12,7 @@ import { noopJob } from "./jobs/system.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
-import { createSandboxProcessor } from "./modules/payments/sandbox-processor.ts";
+import { createProcessor } from "./modules/payments/factory.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
@@ -125,7 +125,7 @@ export async function start(
         webhooks,
         secretBox,
         tax: createTaxCalculator(config.taxRates),
-        processor: createSandboxProcessor({ db: database.db }),
+        processor: createProcessor(config.payments, database.db),
       });
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;

@@ -25,7 +25,7 @@ import {
   NotOpenCheckout,
   PaymentError,
 } from "./client.ts";
-import { takePayment, type TakenPayment } from "./payment.ts";
+import { refusePayment, takePayment, type TakenPayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm } from "./schemas.ts";
 import { checkoutPublicOut } from "./serialize.ts";
@@ -41,6 +41,8 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     ...update
   } = input;
   let row = await bySecret(deps, secret);
+  // Sandbox details in production are refused before the page's update is applied: nothing changes.
+  refusePayment(deps, null, tokenId);
   // What the page sends with confirm is applied like an update first (same rules, same event).
   if (Object.keys(update).length > 0 || discount_code !== undefined)
     row = (await applyUpdate(deps, row, update, discount_code)).row;
@@ -61,6 +63,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
       type: "missing",
     });
   if (issues.length) throw new RequestValidationError(issues);
+  refusePayment(deps, row, tokenId);
 
   const claimed = await inTransaction(deps.db, async (tx) => {
     const c = await repo.claimForPayment(tx, row.id, deps.clock.now());

@@ -101,7 +101,8 @@ export type PaymentLookup =
   | { status: "failed" | "not_found" | "processing" };
 
 export interface PaymentProcessor {
-  readonly name: "sandbox" | "stripe";
+  /** none: TILL_PAYMENTS=none, a server that sells only free products. */
+  readonly name: "sandbox" | "stripe" | "none";
   charge(request: ChargeRequest): Promise<ChargeResult>;
   setup(request: SetupRequest): Promise<SetupResult>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<ChargeResult>;

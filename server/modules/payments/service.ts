@@ -2,7 +2,7 @@
 // set up for off-session charges.
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
-import type { SavedPaymentMethod } from "./processor.ts";
+import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import { insertPaymentMethod } from "./repository.ts";
 
 /** Saves the method for the customer (default when it is the first); run inside the fulfilment. */
@@ -12,15 +12,16 @@ export async function saveCustomerPaymentMethod(
   input: {
     organizationId: string;
     customerId: string;
-    processor: "sandbox" | "stripe";
+    processor: PaymentProcessor["name"];
     method: SavedPaymentMethod;
   },
 ): Promise<void> {
-  const { method } = input;
+  const { method, processor } = input;
+  if (processor === "none") return;
   await insertPaymentMethod(db, {
     organizationId: input.organizationId,
     customerId: input.customerId,
-    processor: input.processor,
+    processor,
     processorPaymentMethodId: method.processorPaymentMethodId,
     processorCustomerId: method.processorCustomerId,
     type: method.type,
