@@ -26,7 +26,10 @@ import { grantsRouter } from "./modules/grants/routes.ts";
 import { licenseKeysRouter } from "./modules/license-keys/routes.ts";
 import { ordersRouter } from "./modules/orders/routes.ts";
 import { refundsRouter } from "./modules/refunds/routes.ts";
+import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import type { PaymentProcessor } from "./modules/payments/processor.ts";
+import { createStripeClient } from "./modules/payments/stripe/client.ts";
+import { stripeWebhookRouter } from "./modules/stripe-webhooks/routes.ts";
 import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
 import type { TaxCalculator } from "./modules/tax/calculator.ts";
 import type { Auth } from "./modules/auth/auth.ts";
@@ -91,6 +94,16 @@ export function createApp(deps: AppDeps): Express {
     );
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
+  const stripe = deps.config.payments.stripe;
+  if (stripe)
+    app.use(
+      stripeWebhookRouter({
+        checkout: checkoutDepsOf(deps),
+        stripe: createStripeClient(stripe),
+        secret: stripe.webhookSecret,
+        log: deps.log,
+      }),
+    );
   app.use(express.json({ limit: "1mb" }));
   app.use(healthRouter(deps.database, deps.config.mode));
   app.use(
@@ -103,15 +116,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
-  const checkoutDeps = {
-    db,
-    clock: deps.clock,
-    config: deps.config,
-    secretBox: deps.secretBox,
-    tax: deps.tax,
-    processor: deps.processor,
-    queue: deps.queue,
-  };
+  const checkoutDeps = checkoutDepsOf(deps);
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
   const v1 = segmentRouter([
@@ -182,4 +187,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFoundHandler);
   app.use(errorHandler());
   return app;
+}
+
+function checkoutDepsOf(deps: AppDeps): CheckoutDeps {
+  return {
+    db: deps.database.db,
+    clock: deps.clock,
+    config: deps.config,
+    secretBox: deps.secretBox,
+    tax: deps.tax,
+    processor: deps.processor,
+    queue: deps.queue,
+  };
 }

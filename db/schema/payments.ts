@@ -75,3 +75,10 @@ export const sandboxCharges = pgTable("sandbox_charges", {
   failureMessage: text("failure_message"),
   createdAt: createdAt(),
 });
+
+/** Stripe webhook events already handled: Stripe retries and repeats them, each is applied once. */
+export const stripeEvents = pgTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  createdAt: createdAt(),
+});

@@ -67,6 +67,12 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     recurring: product?.is_recurring ?? false,
     description: product?.name ?? "till checkout",
   });
+  if (attempt.status === "unknown") {
+    // Reopening now could let the customer pay twice; the reconciler asks the processor later.
+    throw new PaymentError(
+      "The payment could not be confirmed with the payment processor. It is being checked: the order appears, or this checkout opens again, within a few minutes.",
+    );
+  }
   if (attempt.status === "failed") {
     await reopen(deps, claimed, attempt.message);
     throw new PaymentError(attempt.message);

@@ -19,7 +19,9 @@ export interface TakenPayment {
 export type PaymentAttempt =
   | { status: "succeeded"; payment: TakenPayment }
   | { status: "requires_action"; processorId: string; clientSecret: string }
-  | { status: "failed"; message: string };
+  | { status: "failed"; message: string }
+  /** The processor did not answer: it may have charged, so the reconciler decides. */
+  | { status: "unknown"; message: string };
 
 /**
  * Refuses, before anything changes, a confirm this server cannot take: a paid one without a
@@ -118,10 +120,7 @@ export async function takePayment(
       },
     };
   } catch (err) {
-    return {
-      status: "failed",
-      message: `The payment could not be processed: ${(err as Error).message}`,
-    };
+    return { status: "unknown", message: (err as Error).message };
   }
 }
 

@@ -6,7 +6,7 @@
 // still processing → asked again on the next run.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { DECLINE_MESSAGES } from "../payments/processor.ts";
+import { DECLINE_MESSAGES, type SavedPaymentMethod } from "../payments/processor.ts";
 import { fulfil, reopen } from "./fulfil.ts";
 import { paymentKey } from "./payment.ts";
 import * as repo from "./repository.ts";
@@ -30,32 +30,78 @@ export async function reconcileCheckouts(
     deps.clock.now().getTime() - deps.config.payments.reconcileAfterSeconds * 1000,
   );
   for (const row of await repo.staleConfirmed(deps.db, cutoff, BATCH)) {
-    const lookup = await deps.processor.lookupPayment(paymentKey(row)).catch((err: unknown) => {
-      log?.warn({ err, checkoutId: row.id }, "payment lookup failed; retried on the next run");
-      return { status: "processing" as const };
-    });
-    if (lookup.status === "processing") {
-      result.pending++;
-      continue;
-    }
-    if (lookup.status === "succeeded") {
-      const done = await fulfil(deps, row, {
-        processorPaymentId: row.totalAmount > 0 ? lookup.processorPaymentId : null,
-        card: lookup.card,
-        paymentMethod: lookup.paymentMethod,
-      });
-      if (done) result.fulfilled++;
-      continue;
-    }
-    const message =
-      lookup.status === "failed"
-        ? DECLINE_MESSAGES.card_declined
-        : "The payment was not completed. Please try again.";
-    if (await reopen(deps, row, message)) result.reopened++;
+    const outcome = await settle(deps, row, log);
+    if (outcome) result[outcome]++;
   }
   if (result.fulfilled + result.reopened > 0)
     log?.info({ ...result }, "reconciled checkouts left confirmed");
   return result;
+}
+
+/**
+ * Applies what the processor says of a confirmed session's current attempt. Safe to call any number
+ * of times from anywhere (reconciler, processor webhooks): only a session still confirmed under
+ * that attempt changes, once.
+ */
+async function settle(
+  deps: CheckoutDeps,
+  row: repo.CheckoutRow,
+  log?: Logger,
+): Promise<keyof ReconcileResult | null> {
+  const lookup = await deps.processor.lookupPayment(paymentKey(row)).catch((err: unknown) => {
+    log?.warn({ err, checkoutId: row.id }, "payment lookup failed; retried on the next run");
+    return { status: "processing" as const };
+  });
+  if (lookup.status === "processing") return "pending";
+  if (lookup.status === "succeeded") {
+    const done = await fulfil(deps, row, {
+      processorPaymentId: row.totalAmount > 0 ? lookup.processorPaymentId : null,
+      card: lookup.card,
+      paymentMethod: lookup.paymentMethod,
+    });
+    // Null: a racing confirm, webhook or reconciler settled it first.
+    return done ? "fulfilled" : null;
+  }
+  const message =
+    lookup.status === "failed"
+      ? DECLINE_MESSAGES.card_declined
+      : "The payment was not completed. Please try again.";
+  return (await reopen(deps, row, message)) ? "reopened" : null;
+}
+
+/**
+ * A processor webhook says something happened to the payment made under `idempotencyKey`: settle the
+ * session if that is still its open attempt. The processor is asked again rather than the event
+ * believed, so events applied late or out of order change nothing.
+ */
+export async function settleCheckoutPayment(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  idempotencyKey: string,
+  log?: Logger,
+): Promise<"settled" | "ignored"> {
+  const row = await repo.findAnyCheckout(deps.db, checkoutId);
+  if (!row || row.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
+  const outcome = await settle(deps, row, log);
+  return outcome === "fulfilled" || outcome === "reopened" ? "settled" : "ignored";
+}
+
+/** A zero-amount session's card saved by a SetupIntent that finished later (3-D Secure). */
+export async function settleCheckoutSetup(
+  deps: CheckoutDeps,
+  checkoutId: string,
+  idempotencyKey: string,
+  method: SavedPaymentMethod,
+): Promise<"settled" | "ignored"> {
+  const row = await repo.findAnyCheckout(deps.db, checkoutId);
+  if (!row || row.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
+  if (row.totalAmount > 0) return "ignored";
+  const done = await fulfil(deps, row, {
+    processorPaymentId: null,
+    card: { brand: method.brand, last4: method.last4 },
+    paymentMethod: method,
+  });
+  return done ? "settled" : "ignored";
 }
 
 export function reconcileCheckoutsJob(deps: CheckoutDeps, log: Logger): JobDefinition {

@@ -52,6 +52,12 @@ export async function findCheckout(
   return row ?? null;
 }
 
+/** A session by id alone: for processor webhooks, which name it in the payment's metadata. */
+export async function findAnyCheckout(db: Db, id: string): Promise<CheckoutRow | null> {
+  const [row] = await db.select().from(checkouts).where(eq(checkouts.id, id)).limit(1);
+  return row ?? null;
+}
+
 export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRow | null> {
   const [row] = await db
     .select()

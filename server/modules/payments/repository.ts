@@ -1,10 +1,12 @@
-// SQL for payments: saved payment methods, and the sandbox processor's tokens and charges.
+// SQL for payments: saved payment methods, Stripe events handled, and the sandbox processor's
+// tokens and charges.
 import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import {
   paymentMethods,
   sandboxCharges,
   sandboxConfirmationTokens,
+  stripeEvents,
 } from "../../../db/schema/index.ts";
 
 export type ConfirmationTokenRow = typeof sandboxConfirmationTokens.$inferSelect;
@@ -109,4 +111,36 @@ export async function listPaymentMethods(
       ),
     )
     .orderBy(desc(paymentMethods.isDefault), desc(paymentMethods.createdAt));
+}
+
+/** Soft-deletes every customer's copy of a processor payment method (detached at the processor). */
+export async function deletePaymentMethodsByProcessorId(
+  db: Db,
+  processorPaymentMethodId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await db
+    .update(paymentMethods)
+    .set({ deletedAt: now, isDefault: false, modifiedAt: now })
+    .where(
+      and(
+        eq(paymentMethods.processorPaymentMethodId, processorPaymentMethodId),
+        isNull(paymentMethods.deletedAt),
+      ),
+    )
+    .returning({ id: paymentMethods.id });
+  return rows.length;
+}
+
+export async function stripeEventSeen(db: Db, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: stripeEvents.id })
+    .from(stripeEvents)
+    .where(eq(stripeEvents.id, id))
+    .limit(1);
+  return row !== undefined;
+}
+
+export async function recordStripeEvent(db: Db, id: string, type: string): Promise<void> {
+  await db.insert(stripeEvents).values({ id, type }).onConflictDoNothing();
 }

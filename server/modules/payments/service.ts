@@ -3,7 +3,12 @@
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
-import { insertPaymentMethod } from "./repository.ts";
+import {
+  deletePaymentMethodsByProcessorId,
+  insertPaymentMethod,
+  recordStripeEvent,
+  stripeEventSeen,
+} from "./repository.ts";
 
 /** Saves the method for the customer (default when it is the first); run inside the fulfilment. */
 export async function saveCustomerPaymentMethod(
@@ -32,3 +37,15 @@ export async function saveCustomerPaymentMethod(
     createdAt: clock.now(),
   });
 }
+
+/** The processor removed the card (detached in Stripe): it is no longer charged for renewals. */
+export async function forgetPaymentMethod(
+  db: Db,
+  clock: Clock,
+  processorPaymentMethodId: string,
+): Promise<number> {
+  return deletePaymentMethodsByProcessorId(db, processorPaymentMethodId, clock.now());
+}
+
+/** Stripe event ids already handled: a repeated delivery is acknowledged and not applied again. */
+export const stripeEvents = { seen: stripeEventSeen, record: recordStripeEvent };

@@ -1,0 +1,371 @@
+// The Stripe processor end to end: a till server configured with Stripe keys talks through the
+// official SDK to a local server speaking Stripe's REST API, which sends signed webhook events back.
+// Purchases through Polar's official client, saved cards and off-session charges, declines,
+// 3-D Secure finished by the page, refunds, and webhook replay, reordering and forgery.
+import { Polar } from "@polar-sh/sdk";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSeller } from "../../../../test/helpers/auth.ts";
+import { startTestServer, type TestServer } from "../../../../test/helpers/server.ts";
+import {
+  startStripeServer,
+  type StripeServer,
+} from "../../../../test/helpers/stripe-server/index.ts";
+import { createProcessor } from "../factory.ts";
+import { defaultPaymentMethod } from "../queries.ts";
+
+const WEBHOOK_SECRET = "whsec_tilltest";
+let stripe: StripeServer;
+let t: TestServer;
+let polar: Polar;
+let organizationId: string;
+let webhookUrl: string;
+
+beforeAll(async () => {
+  stripe = await startStripeServer();
+  t = await startTestServer({
+    env: {
+      TILL_PAYMENTS: "stripe",
+      STRIPE_SECRET_KEY: "sk_test_till",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_till",
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: stripe.url,
+    },
+    worker: false,
+  });
+  webhookUrl = `${t.url}/v1/integrations/stripe/webhook`;
+  stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+  const seller = await createSeller(t.url, [
+    "products:write",
+    "checkouts:write",
+    "orders:read",
+    "refunds:write",
+    "refunds:read",
+  ]);
+  organizationId = seller.organization.id;
+  polar = new Polar({ accessToken: seller.token, serverURL: t.url });
+});
+afterAll(async () => {
+  await t?.stop();
+  await stripe?.close();
+});
+
+const token = async (paymentMethod: string) =>
+  (await stripe.sdk().testHelpers.confirmationTokens.create({ payment_method: paymentMethod })).id;
+
+async function product(recurring: boolean, amount = 1500) {
+  return polar.products.create({
+    name: recurring ? "Monthly" : "Once",
+    ...(recurring ? { recurringInterval: "month" as const } : {}),
+    prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+  });
+}
+
+async function checkout(recurring: boolean, email = "buyer@example.com") {
+  return polar.checkouts.create({
+    products: [(await product(recurring)).id],
+    customerEmail: email,
+    customerBillingAddress: { country: "US" },
+  });
+}
+
+async function confirm(secret: string, confirmationTokenId: string) {
+  const res = await fetch(`${t.url}/v1/checkouts/client/${secret}/confirm`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ confirmation_token_id: confirmationTokenId }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function orders(checkoutId: string) {
+  return t.server.database.rows<{ id: string; processor_payment_id: string }>(
+    sql`select id, processor_payment_id from orders where checkout_id = ${checkoutId}`,
+  );
+}
+
+const intentOf = (checkoutId: string) =>
+  [...stripe.state.intents.values()].filter(
+    (pi) => (pi.metadata as Record<string, string>).checkout_id === checkoutId,
+  );
+
+describe("Stripe processor", () => {
+  it("a one-time purchase through Polar's clientConfirm: a confirmed PaymentIntent and a paid order", async () => {
+    const c = await checkout(false);
+    const confirmed = await polar.checkouts.clientConfirm({
+      clientSecret: c.clientSecret,
+      checkoutConfirmStripe: { confirmationTokenId: await token("pm_card_visa") },
+    });
+    expect(confirmed.status).toBe("confirmed");
+    const done = await polar.checkouts.get({ id: c.id });
+    expect(done.status).toBe("succeeded");
+    const [pi] = intentOf(c.id);
+    expect(pi).toMatchObject({
+      status: "succeeded",
+      amount: 1500,
+      currency: "usd",
+      setup_future_usage: null,
+      metadata: { checkout_id: c.id, till_idempotency_key: `${c.id}:1` },
+    });
+    expect(await orders(c.id)).toEqual([{ id: expect.any(String), processor_payment_id: pi!.id }]);
+    // The payment's own webhook arrives after the order exists and changes nothing.
+    await stripe.idle();
+    expect(await orders(c.id)).toHaveLength(1);
+  });
+
+  it("a recurring purchase saves the card on a Stripe customer; renewals charge it off session", async () => {
+    const c = await checkout(true, "subscriber@example.com");
+    const res = await confirm(c.clientSecret, await token("pm_card_visa"));
+    expect(res.status).toBe(200);
+    const done = await polar.checkouts.get({ id: c.id });
+    expect(done.status).toBe("succeeded");
+    const [pi] = intentOf(c.id);
+    expect(pi).toMatchObject({ setup_future_usage: "off_session", customer: /^cus_/ });
+    const method = await defaultPaymentMethod(
+      t.server.database.db,
+      { organizationId },
+      done.customerId!,
+    );
+    expect(method).toMatchObject({
+      processor: "stripe",
+      processorPaymentMethodId: pi!.payment_method,
+      processorCustomerId: pi!.customer,
+      brand: "visa",
+      last4: "4242",
+      isDefault: true,
+    });
+    expect(stripe.state.paymentMethods.get(String(pi!.payment_method))?.customer).toBe(
+      pi!.customer,
+    );
+
+    const processor = createProcessor(t.config.payments, t.server.database.db);
+    const renewal = {
+      amount: 1500,
+      currency: "usd",
+      paymentMethod: {
+        processorPaymentMethodId: method!.processorPaymentMethodId,
+        processorCustomerId: method!.processorCustomerId,
+      },
+      idempotencyKey: `renewal:${c.id}:1`,
+      description: "Monthly renewal",
+      metadata: { subscription_id: "s1" },
+    };
+    const first = await processor.chargeOffSession(renewal);
+    expect(first).toMatchObject({ status: "succeeded", card: { last4: "4242" } });
+    // A retried renewal under the same key is the same payment, not a second charge.
+    expect(await processor.chargeOffSession(renewal)).toEqual(first);
+    if (first.status !== "succeeded") throw new Error("declined");
+    expect(stripe.state.intent(first.processorPaymentId)).toMatchObject({
+      customer: method!.processorCustomerId,
+      amount_received: 1500,
+    });
+    expect(await processor.lookupPayment(renewal.idempotencyKey)).toMatchObject({
+      status: "succeeded",
+      processorPaymentId: first.processorPaymentId,
+    });
+    expect(await processor.lookupPayment("renewal:never")).toEqual({ status: "not_found" });
+  });
+
+  it("a card saved by a setup that declines every charge fails its off-session renewal", async () => {
+    const processor = createProcessor(t.config.payments, t.server.database.db);
+    const setup = await processor.setup({
+      confirmationTokenId: await token("pm_card_chargeCustomerFail"),
+      idempotencyKey: "setup:fail-later",
+      customer: { id: null, email: "later@example.com", name: null, processorCustomerId: null },
+      metadata: {},
+    });
+    if (setup.status !== "succeeded") throw new Error(`setup ${setup.status}`);
+    expect(setup.paymentMethod).toMatchObject({ last4: "0341", processorCustomerId: /^cus_/ });
+    const charge = await processor.chargeOffSession({
+      amount: 900,
+      currency: "usd",
+      paymentMethod: setup.paymentMethod,
+      idempotencyKey: "renewal:fail-later:1",
+      description: "renewal",
+      metadata: {},
+    });
+    expect(charge).toEqual({
+      status: "failed",
+      code: "card_declined",
+      message: "Your card was declined.",
+    });
+    expect(await processor.lookupPayment("renewal:fail-later:1")).toEqual({ status: "failed" });
+  });
+
+  it("a declined card leaves the checkout open with Stripe's message; another card then pays", async () => {
+    const c = await checkout(false);
+    expect(await confirm(c.clientSecret, await token("pm_card_chargeDeclined"))).toEqual({
+      status: 400,
+      body: { error: "PaymentError", detail: "Your card was declined." },
+    });
+    expect(
+      await confirm(c.clientSecret, await token("pm_card_visa_chargeDeclinedInsufficientFunds")),
+    ).toEqual({
+      status: 400,
+      body: { error: "PaymentError", detail: "Your card has insufficient funds." },
+    });
+    expect((await polar.checkouts.get({ id: c.id })).status).toBe("open");
+    expect(await orders(c.id)).toHaveLength(0);
+    // A used confirmation token is refused by Stripe, not charged again.
+    const visa = await token("pm_card_visa");
+    expect((await confirm(c.clientSecret, visa)).status).toBe(200);
+    expect(await orders(c.id)).toHaveLength(1);
+  });
+
+  it("3-D Secure: confirm answers the intent's status and client secret; the page finishes it and the webhook makes the order", async () => {
+    const c = await checkout(false);
+    const res = await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("confirmed");
+    const [pi] = intentOf(c.id);
+    expect(res.body.payment_processor_metadata).toEqual({
+      intent_status: "requires_action",
+      intent_client_secret: pi!.client_secret,
+    });
+    expect((await polar.checkouts.get({ id: c.id })).status).toBe("confirmed");
+    expect(await orders(c.id)).toHaveLength(0);
+    // What Stripe.js does with the client secret once the customer passed the challenge.
+    const finish = await fetch(`${stripe.url}/v1/payment_intents/${pi!.id}/confirm`, {
+      method: "POST",
+      headers: {
+        authorization: "Bearer pk_test_till",
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ client_secret: String(pi!.client_secret) }),
+    });
+    expect(finish.status).toBe(200);
+    await stripe.idle();
+    expect((await polar.checkouts.get({ id: c.id })).status).toBe("succeeded");
+    expect(await orders(c.id)).toEqual([{ id: expect.any(String), processor_payment_id: pi!.id }]);
+  });
+
+  it("a refund goes back through Stripe Refunds", async () => {
+    const c = await checkout(false);
+    await confirm(c.clientSecret, await token("pm_card_visa"));
+    const [order] = await orders(c.id);
+    const refund = await polar.refunds.create({
+      orderId: order!.id,
+      reason: "customer_request",
+      amount: 500,
+    });
+    expect(refund.status).toBe("succeeded");
+    const refunds = [...stripe.state.refunds.values()].filter(
+      (r) => r.payment_intent === order!.processor_payment_id,
+    );
+    expect(refunds).toMatchObject([{ amount: 500, status: "succeeded" }]);
+  });
+});
+
+describe("the local Stripe API", () => {
+  it("replays a repeated Idempotency-Key and refuses it with other parameters", async () => {
+    const sdk = stripe.sdk();
+    const a = await sdk.customers.create({ email: "a@example.com" }, { idempotencyKey: "k-1" });
+    const b = await sdk.customers.create({ email: "a@example.com" }, { idempotencyKey: "k-1" });
+    expect(b.id).toBe(a.id);
+    await expect(
+      sdk.customers.create({ email: "b@example.com" }, { idempotencyKey: "k-1" }),
+    ).rejects.toMatchObject({ type: "StripeIdempotencyError", statusCode: 400 });
+    await expect(sdk.paymentIntents.retrieve("pi_missing")).rejects.toMatchObject({
+      type: "StripeInvalidRequestError",
+      code: "resource_missing",
+      statusCode: 404,
+    });
+  });
+});
+
+describe("Stripe webhooks", () => {
+  it("replayed and reordered events make exactly one order", async () => {
+    stripe.deliverTo(null);
+    try {
+      const c = await checkout(false);
+      const from = stripe.state.events.length;
+      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+      const [pi] = intentOf(c.id);
+      stripe.state.completeAction(pi!.id, undefined, true);
+      const events = stripe.state.events.slice(from);
+      const succeeded = events.find((e) => e.type === "payment_intent.succeeded")!;
+      const action = events.find((e) => e.type === "payment_intent.requires_action")!;
+      // The success first, then again (a retry), then the older requires_action.
+      expect(await stripe.deliver(succeeded)).toBe(200);
+      expect(await stripe.deliver(succeeded)).toBe(200);
+      expect(await stripe.deliver(action)).toBe(200);
+      for (const e of events) expect(await stripe.deliver(e)).toBe(200);
+      expect((await polar.checkouts.get({ id: c.id })).status).toBe("succeeded");
+      expect(await orders(c.id)).toHaveLength(1);
+      const [row] = await t.server.database.rows<{ n: number }>(
+        sql`select count(*)::int as n from stripe_events where id = ${succeeded.id}`,
+      );
+      expect(row!.n).toBe(1);
+    } finally {
+      stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+    }
+  });
+
+  it("a failed 3-D Secure, delivered late, reopens the session", async () => {
+    stripe.deliverTo(null);
+    try {
+      const c = await checkout(false);
+      const from = stripe.state.events.length;
+      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+      const [pi] = intentOf(c.id);
+      stripe.state.completeAction(pi!.id, undefined, false);
+      const failed = stripe.state.events
+        .slice(from)
+        .find((e) => e.type === "payment_intent.payment_failed")!;
+      expect(await stripe.deliver(failed)).toBe(200);
+      const reopened = await polar.checkouts.get({ id: c.id });
+      expect(reopened.status).toBe("open");
+      // The same failure again is acknowledged and applies nothing more.
+      expect(await stripe.deliver(failed)).toBe(200);
+      expect((await polar.checkouts.get({ id: c.id })).status).toBe("open");
+      expect(await orders(c.id)).toHaveLength(0);
+    } finally {
+      stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+    }
+  });
+
+  it("a forged or wrongly signed event is refused with 400 and applies nothing", async () => {
+    stripe.deliverTo(null);
+    try {
+      const c = await checkout(false);
+      const from = stripe.state.events.length;
+      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+      const [pi] = intentOf(c.id);
+      stripe.state.completeAction(pi!.id, undefined, true);
+      const succeeded = stripe.state.events
+        .slice(from)
+        .find((e) => e.type === "payment_intent.succeeded")!;
+      const payload = JSON.stringify(succeeded);
+      const forged = stripe
+        .sdk()
+        .webhooks.generateTestHeaderString({ payload, secret: "whsec_other" });
+      expect(await stripe.deliver(succeeded, { signature: forged })).toBe(400);
+      expect(await stripe.deliver(succeeded, { signature: "t=1,v1=00" })).toBe(400);
+      const unsigned = await fetch(webhookUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: payload,
+      });
+      expect(unsigned.status).toBe(400);
+      expect(await unsigned.json()).toMatchObject({ error: "WebhookVerificationError" });
+      expect((await polar.checkouts.get({ id: c.id })).status).toBe("confirmed");
+      expect(await orders(c.id)).toHaveLength(0);
+      // Signed properly, the same event is applied.
+      expect(await stripe.deliver(succeeded)).toBe(200);
+      expect(await orders(c.id)).toHaveLength(1);
+    } finally {
+      stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+    }
+  });
+
+  it("payment_method.detached removes the saved card", async () => {
+    const c = await checkout(true, "detach@example.com");
+    await confirm(c.clientSecret, await token("pm_card_visa"));
+    const done = await polar.checkouts.get({ id: c.id });
+    const scope = { organizationId };
+    const method = await defaultPaymentMethod(t.server.database.db, scope, done.customerId!);
+    await stripe.sdk().paymentMethods.detach(method!.processorPaymentMethodId);
+    await stripe.idle();
+    expect(await defaultPaymentMethod(t.server.database.db, scope, done.customerId!)).toBeNull();
+  });
+});
