@@ -45,7 +45,7 @@ import { customersRouter } from "./modules/customers/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
-import { sandboxRouter } from "./modules/payments/routes.ts";
+import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
@@ -123,6 +123,7 @@ export function createApp(deps: AppDeps): Express {
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
+    paymentsRouter({ db }, guard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },

@@ -74,7 +74,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     );
   }
   if (attempt.status === "failed") {
-    await reopen(deps, claimed, attempt.message);
+    await reopen(deps, claimed, attempt.message, attempt.code);
     throw new PaymentError(attempt.message);
   }
   if (attempt.status === "requires_action") {

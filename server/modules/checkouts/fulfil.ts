@@ -9,7 +9,7 @@ import { resolveBuyer } from "../customers/service.ts";
 import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, renderOrders } from "../orders/service.ts";
-import { saveCustomerPaymentMethod } from "../payments/service.ts";
+import { recordPayment, saveCustomerPaymentMethod } from "../payments/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import {
   createSubscription,
@@ -18,7 +18,7 @@ import {
 } from "../subscriptions/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { checkoutEventData } from "./client.ts";
-import type { TakenPayment } from "./payment.ts";
+import { paymentKey, type TakenPayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
 
@@ -30,6 +30,8 @@ export async function reopen(
   deps: CheckoutDeps,
   row: repo.CheckoutRow,
   message: string,
+  /** Set when the processor declined a charge: the failed attempt is recorded as a payment. */
+  declineReason: string | null = null,
 ): Promise<boolean> {
   return inTransaction(deps.db, async (tx) => {
     const updated = await repo.settleAttempt(tx, row.id, row.paymentAttempts, {
@@ -40,6 +42,16 @@ export async function reopen(
     });
     if (!updated) return false;
     if (row.discountRedeemed && row.discountId) await releaseDiscount(tx, row.discountId);
+    if (declineReason && row.totalAmount > 0)
+      await recordPayment(tx, deps.clock, {
+        ...attemptOf(deps, row),
+        customerId: row.customerId,
+        orderId: null,
+        processorPaymentId: null,
+        status: "failed",
+        card: null,
+        decline: { reason: declineReason, message },
+      });
     await recordEvent(tx, deps.clock, {
       organizationId: row.organizationId,
       type: "checkout.updated",
@@ -159,6 +171,16 @@ export async function fulfil(
     }
     await emit("order.paid", orderData);
     await emit("checkout.updated", await checkoutEventData(deps, tx, updated));
+    if (row.totalAmount > 0 && payment.processorPaymentId)
+      await recordPayment(tx, clock, {
+        ...attemptOf(deps, row),
+        customerId: customer.id,
+        orderId: order.id,
+        processorPaymentId: payment.processorPaymentId,
+        status: "succeeded",
+        card: payment.card,
+        decline: null,
+      });
     await grantBenefitsForOrder(tx, deps, {
       id: order.id,
       customerId: customer.id,
@@ -172,4 +194,17 @@ export async function fulfil(
 
 function priceLabel(productName: string, amountType: string | undefined): string {
   return amountType === "free" ? `${productName} (free)` : productName;
+}
+
+/** What every payment record of a checkout attempt shares. */
+function attemptOf(deps: CheckoutDeps, row: repo.CheckoutRow) {
+  return {
+    organizationId: row.organizationId,
+    checkoutId: row.id,
+    idempotencyKey: paymentKey(row),
+    processor: deps.processor.name,
+    amount: row.totalAmount,
+    currency: row.currency,
+    trigger: "purchase" as const,
+  };
 }

@@ -19,7 +19,7 @@ export interface TakenPayment {
 export type PaymentAttempt =
   | { status: "succeeded"; payment: TakenPayment }
   | { status: "requires_action"; processorId: string; clientSecret: string }
-  | { status: "failed"; message: string }
+  | { status: "failed"; code: string; message: string }
   /** The processor did not answer: it may have charged, so the reconciler decides. */
   | { status: "unknown"; message: string };
 
@@ -77,7 +77,8 @@ export async function takePayment(
         customer,
         metadata,
       });
-      if (setup.status === "failed") return { status: "failed", message: setup.message };
+      if (setup.status === "failed")
+        return { status: "failed", code: setup.code, message: setup.message };
       if (setup.status === "requires_action")
         return {
           status: "requires_action",
@@ -104,7 +105,8 @@ export async function takePayment(
       customer,
       metadata,
     });
-    if (result.status === "failed") return { status: "failed", message: result.message };
+    if (result.status === "failed")
+      return { status: "failed", code: result.code, message: result.message };
     if (result.status === "requires_action")
       return {
         status: "requires_action",

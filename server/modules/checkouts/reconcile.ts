@@ -66,7 +66,8 @@ async function settle(
     lookup.status === "failed"
       ? DECLINE_MESSAGES.card_declined
       : "The payment was not completed. Please try again.";
-  return (await reopen(deps, row, message)) ? "reopened" : null;
+  const declined = lookup.status === "failed" ? "card_declined" : null;
+  return (await reopen(deps, row, message, declined)) ? "reopened" : null;
 }
 
 /**

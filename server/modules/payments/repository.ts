@@ -1,10 +1,12 @@
 // SQL for payments: saved payment methods, Stripe events handled, and the sandbox processor's
 // tokens and charges.
-import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import {
   paymentMethods,
   sandboxCharges,
+  customers,
+  payments,
   sandboxConfirmationTokens,
   stripeEvents,
 } from "../../../db/schema/index.ts";
@@ -143,4 +145,83 @@ export async function stripeEventSeen(db: Db, id: string): Promise<boolean> {
 
 export async function recordStripeEvent(db: Db, id: string, type: string): Promise<void> {
   await db.insert(stripeEvents).values({ id, type }).onConflictDoNothing();
+}
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type PaymentInsert = typeof payments.$inferInsert;
+
+/** Records an attempt once per idempotency key. */
+export async function insertPayment(db: Db, row: PaymentInsert): Promise<void> {
+  await db.insert(payments).values(row).onConflictDoNothing({ target: payments.idempotencyKey });
+}
+
+export interface PaymentFilter {
+  organizationIds: string[];
+  checkoutIds?: string[] | undefined;
+  orderIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  methods?: string[] | undefined;
+  customerEmails?: string[] | undefined;
+}
+
+const PAYMENT_SORTS = {
+  created_at: payments.createdAt,
+  status: payments.status,
+  amount: payments.amount,
+  method: payments.method,
+} as const;
+export type PaymentSort = keyof typeof PAYMENT_SORTS;
+
+export async function listPayments(
+  db: Db,
+  f: PaymentFilter,
+  sorting: { key: PaymentSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: PaymentRow[]; total: number }> {
+  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(payments.organizationId, f.organizationIds)];
+  if (f.checkoutIds?.length) conds.push(inArray(payments.checkoutId, f.checkoutIds));
+  if (f.orderIds?.length) conds.push(inArray(payments.orderId, f.orderIds));
+  if (f.customerIds?.length) conds.push(inArray(payments.customerId, f.customerIds));
+  if (f.statuses?.length)
+    conds.push(inArray(payments.status, f.statuses as PaymentRow["status"][]));
+  if (f.methods?.length) conds.push(inArray(payments.method, f.methods));
+  if (f.customerEmails?.length)
+    conds.push(
+      inArray(
+        payments.customerId,
+        sql`(select ${customers.id} from ${customers} where ${inArray(customers.email, f.customerEmails)})`,
+      ),
+    );
+  const where = and(...conds);
+  const order = sorting.map((s) =>
+    s.desc ? desc(PAYMENT_SORTS[s.key]) : asc(PAYMENT_SORTS[s.key]),
+  );
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(payments)
+      .where(where)
+      .orderBy(...order, asc(payments.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(payments).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+export async function findPayment(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<PaymentRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.id, id), inArray(payments.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
 }

@@ -1,10 +1,17 @@
-// Changes to payments other modules make: checkout fulfilment saves the card a recurring purchase
-// set up for off-session charges.
+// Payments: the list and reads of Polar's payments API, and the changes other modules make (checkout
+// fulfilment saves the card a recurring purchase set up, and records every attempt).
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
+import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { paymentOut, type PaymentListQuery } from "./schemas.ts";
 import {
   deletePaymentMethodsByProcessorId,
+  findPayment,
+  listPayments as listPaymentRows,
+  insertPayment,
   insertPaymentMethod,
   recordStripeEvent,
   stripeEventSeen,
@@ -49,3 +56,83 @@ export async function forgetPaymentMethod(
 
 /** Stripe event ids already handled: a repeated delivery is acknowledged and not applied again. */
 export const stripeEvents = { seen: stripeEventSeen, record: recordStripeEvent };
+
+export interface PaymentAttemptRecord {
+  organizationId: string;
+  customerId: string | null;
+  checkoutId: string | null;
+  orderId: string | null;
+  /** The processor request's idempotency key: an attempt is recorded once. */
+  idempotencyKey: string;
+  processor: PaymentProcessor["name"];
+  processorPaymentId: string | null;
+  status: "succeeded" | "failed";
+  amount: number;
+  currency: string;
+  card: { brand: string; last4: string } | null;
+  trigger:
+    | "purchase"
+    | "subscription_cycle"
+    | "retry_dunning"
+    | "retry_customer"
+    | "retry_payment_method_update"
+    | "retry_admin";
+  decline: { reason: string; message: string } | null;
+}
+
+/** Records a payment attempt; call it in the transaction that applies its outcome. */
+export async function recordPayment(
+  db: Db,
+  clock: Clock,
+  attempt: PaymentAttemptRecord,
+): Promise<void> {
+  await insertPayment(db, {
+    organizationId: attempt.organizationId,
+    customerId: attempt.customerId,
+    checkoutId: attempt.checkoutId,
+    orderId: attempt.orderId,
+    idempotencyKey: attempt.idempotencyKey,
+    processor: attempt.processor,
+    processorPaymentId: attempt.processorPaymentId,
+    status: attempt.status,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    method: "card",
+    brand: attempt.card?.brand ?? null,
+    last4: attempt.card?.last4 ?? null,
+    trigger: attempt.trigger,
+    declineReason: attempt.decline?.reason ?? null,
+    declineMessage: attempt.decline?.message ?? null,
+    createdAt: clock.now(),
+  });
+}
+
+export async function listPayments(
+  db: Db,
+  ctx: AuthContext,
+  q: PaymentListQuery,
+  page: Pagination,
+) {
+  const { rows, total } = await listPaymentRows(
+    db,
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      checkoutIds: q.checkout_id,
+      orderIds: q.order_id,
+      customerIds: q.customer_id,
+      statuses: q.status,
+      methods: q.method,
+      customerEmails: q.customer_email,
+    },
+    q.sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(rows.map(paymentOut), total, page);
+}
+
+export async function getPayment(db: Db, ctx: AuthContext, id: string) {
+  const row = await findPayment(db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Payment not found.");
+  return paymentOut(row);
+}

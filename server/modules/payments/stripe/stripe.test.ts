@@ -41,6 +41,7 @@ beforeAll(async () => {
     "orders:read",
     "refunds:write",
     "refunds:read",
+    "payments:read",
   ]);
   organizationId = seller.organization.id;
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
@@ -210,6 +211,18 @@ describe("Stripe processor", () => {
     const visa = await token("pm_card_visa");
     expect((await confirm(c.clientSecret, visa)).status).toBe(200);
     expect(await orders(c.id)).toHaveLength(1);
+    // Every attempt is a payment: two declines and the one that paid.
+    const listed = await polar.payments.list({ checkoutId: c.id, sorting: ["created_at"] });
+    const shown = listed.result.items.map((p) => [
+      p.status,
+      p.declineReason,
+      "methodMetadata" in p ? p.methodMetadata : null,
+    ]);
+    expect(shown).toEqual([
+      ["failed", "card_declined", { brand: "card", last4: "" }],
+      ["failed", "insufficient_funds", { brand: "card", last4: "" }],
+      ["succeeded", null, { brand: "visa", last4: "4242" }],
+    ]);
   });
 
   it("3-D Secure: confirm answers the intent's status and client secret; the page finishes it and the webhook makes the order", async () => {
