@@ -45,6 +45,7 @@ import { customersRouter } from "./modules/customers/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
+import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
 import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps): Express {
   );
 
   const guard = createGuard(createAuthResolver({ auth: deps.auth, db, clock: deps.clock }));
+  const customerGuard = createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }));
   const checkoutDeps = checkoutDepsOf(deps);
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
@@ -124,6 +126,7 @@ export function createApp(deps: AppDeps): Express {
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
+    paymentMethodsRouter({ db, clock: deps.clock }, guard, customerGuard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
@@ -178,7 +181,7 @@ export function createApp(deps: AppDeps): Express {
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
     customerPortalRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads },
-      createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
+      customerGuard,
     ),
   ]);
   app.use("/v1", v1);

@@ -225,3 +225,36 @@ export async function findPayment(
     .limit(1);
   return row ?? null;
 }
+
+/** Soft-deletes one of a customer's methods; the next newest live one becomes the default. */
+export async function deleteCustomerMethod(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  const [gone] = await db
+    .update(paymentMethods)
+    .set({ deletedAt: now, isDefault: false, modifiedAt: now })
+    .where(
+      and(
+        eq(paymentMethods.id, id),
+        eq(paymentMethods.organizationId, organizationId),
+        eq(paymentMethods.customerId, customerId),
+        isNull(paymentMethods.deletedAt),
+      ),
+    )
+    .returning({ wasDefault: sql<boolean>`${paymentMethods.isDefault}` });
+  if (!gone) return false;
+  await db.execute(sql`
+    update ${paymentMethods} set is_default = true, modified_at = ${now}
+    where id = (
+      select id from ${paymentMethods}
+      where customer_id = ${customerId} and deleted_at is null
+      order by created_at desc limit 1)
+    and not exists (
+      select 1 from ${paymentMethods}
+      where customer_id = ${customerId} and deleted_at is null and is_default)`);
+  return true;
+}

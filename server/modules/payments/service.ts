@@ -1,6 +1,6 @@
 // Payments: the list and reads of Polar's payments API, and the changes other modules make (checkout
 // fulfilment saves the card a recurring purchase set up, and records every attempt).
-import type { Db } from "../../../db/client.ts";
+import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
@@ -8,6 +8,7 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { paymentOut, type PaymentListQuery } from "./schemas.ts";
 import {
+  deleteCustomerMethod,
   deletePaymentMethodsByProcessorId,
   findPayment,
   listPayments as listPaymentRows,
@@ -135,4 +136,16 @@ export async function getPayment(db: Db, ctx: AuthContext, id: string) {
   const row = await findPayment(db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("Payment not found.");
   return paymentOut(row);
+}
+
+/** The customer removes a saved card (portal); false when it is not theirs or already gone. */
+export async function deleteCustomerPaymentMethod(
+  db: Db,
+  clock: Clock,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+): Promise<boolean> {
+  return inTransaction(db, (tx) =>
+    deleteCustomerMethod(tx, customer.organizationId, customer.customerId, id, clock.now()),
+  );
 }
