@@ -248,7 +248,7 @@ describe("payments configuration", () => {
         publishableKey: "pk_test_abc123",
         webhookSecret: "whsec_abc123",
         apiBase: "http://127.0.0.1:12111",
-        jsUrl: "https://js.stripe.com/clover/stripe.js",
+        jsUrl: "https://js.stripe.com/endive/stripe.js",
       },
       reconcileAfterSeconds: 5,
     });

@@ -262,7 +262,7 @@ const envSchema = z.object({
   STRIPE_API_BASE: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
   STRIPE_JS_URL: z.preprocess(
     emptyAsUndefined,
-    z.url({ protocol: /^https?$/ }).default("https://js.stripe.com/clover/stripe.js"),
+    z.url({ protocol: /^https?$/ }).default("https://js.stripe.com/endive/stripe.js"),
   ),
   PAYMENTS_RECONCILE_AFTER_SECONDS: z.preprocess(
     emptyAsUndefined,

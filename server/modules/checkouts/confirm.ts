@@ -80,10 +80,12 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   if (attempt.status === "requires_action") {
     // 3-D Secure: the session stays confirmed while the page finishes the payment with the client
     // secret; the processor's webhook (or the reconciler) fulfils or reopens it, as Polar does.
+    const out = checkoutPublicOut(await loadPublicView(deps, claimed));
     return {
-      ...checkoutPublicOut(await loadPublicView(deps, claimed)),
+      ...out,
       status: "confirmed" as const,
       payment_processor_metadata: {
+        ...out.payment_processor_metadata,
         intent_status: "requires_action",
         intent_client_secret: attempt.clientSecret,
       },

@@ -93,6 +93,9 @@ const intentOf = (checkoutId: string) =>
 describe("Stripe processor", () => {
   it("a one-time purchase through Polar's clientConfirm: a confirmed PaymentIntent and a paid order", async () => {
     const c = await checkout(false);
+    // The page learns the publishable key for Stripe.js from the session, as from Polar.
+    const page = await polar.checkouts.clientGet({ clientSecret: c.clientSecret });
+    expect(page.paymentProcessorMetadata).toMatchObject({ publishable_key: "pk_test_till" });
     const confirmed = await polar.checkouts.clientConfirm({
       clientSecret: c.clientSecret,
       checkoutConfirmStripe: { confirmationTokenId: await token("pm_card_visa") },
@@ -232,6 +235,8 @@ describe("Stripe processor", () => {
     expect(res.body.status).toBe("confirmed");
     const [pi] = intentOf(c.id);
     expect(res.body.payment_processor_metadata).toEqual({
+      publishable_key: "pk_test_till",
+      stripe_js_url: "https://js.stripe.com/endive/stripe.js",
       intent_status: "requires_action",
       intent_client_secret: pi!.client_secret,
     });

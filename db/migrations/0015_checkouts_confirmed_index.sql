@@ -1,0 +1,1 @@
+CREATE INDEX "checkouts_confirmed_idx" ON "checkouts" USING btree ("modified_at") WHERE "checkouts"."status" = 'confirmed';
