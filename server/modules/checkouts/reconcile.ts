@@ -3,7 +3,8 @@
 // The processor is asked what became of the payment the attempt started, by its idempotency key:
 // succeeded → fulfilled (exactly once: fulfil only applies to a session still confirmed under that
 // attempt), failed or never started → open again with the discount redemption released,
-// still processing → asked again on the next run.
+// still processing → asked again on the next run, and given up at the processor (then reopened)
+// once it has waited ABANDONED_AFTER_SECONDS for a customer who never finished 3-D Secure.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { DECLINE_MESSAGES, type SavedPaymentMethod } from "../payments/processor.ts";
@@ -13,6 +14,8 @@ import * as repo from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
 
 export const RECONCILE_CHECKOUTS_JOB = "checkouts.reconcile";
+/** How long a customer may take over 3-D Secure before the payment is given up. */
+export const ABANDONED_AFTER_SECONDS = 30 * 60;
 const BATCH = 100;
 
 export interface ReconcileResult {
@@ -48,10 +51,16 @@ async function settle(
   row: repo.CheckoutRow,
   log?: Logger,
 ): Promise<keyof ReconcileResult | null> {
-  const lookup = await deps.processor.lookupPayment(paymentKey(row)).catch((err: unknown) => {
+  const key = paymentKey(row);
+  const failedLookup = (err: unknown) => {
     log?.warn({ err, checkoutId: row.id }, "payment lookup failed; retried on the next run");
     return { status: "processing" as const };
-  });
+  };
+  let lookup = await deps.processor.lookupPayment(key).catch(failedLookup);
+  // A payment still waiting for its customer (3-D Secure never finished) long after the claim is
+  // given up at the processor, so the session can be paid again without a second charge.
+  if (lookup.status === "processing" && deps.processor.cancelPayment && abandoned(deps, row))
+    lookup = await deps.processor.cancelPayment(key).catch(failedLookup);
   if (lookup.status === "processing") return "pending";
   if (lookup.status === "succeeded") {
     const done = await fulfil(deps, row, {
@@ -68,6 +77,12 @@ async function settle(
       : "The payment was not completed. Please try again.";
   const declined = lookup.status === "failed" ? "card_declined" : null;
   return (await reopen(deps, row, message, declined)) ? "reopened" : null;
+}
+
+function abandoned(deps: CheckoutDeps, row: repo.CheckoutRow): boolean {
+  const after = Math.max(ABANDONED_AFTER_SECONDS, deps.config.payments.reconcileAfterSeconds);
+  const claimedAt = (row.modifiedAt ?? row.createdAt).getTime();
+  return deps.clock.now().getTime() - claimedAt >= after * 1000;
 }
 
 /**

@@ -242,6 +242,21 @@ export class StripeState {
     return pi;
   }
 
+  cancelIntent(id: string, reason: string | undefined): Obj {
+    const pi = this.intent(id);
+    if (pi.status === "succeeded" || pi.status === "canceled")
+      throw invalidRequest(
+        `You cannot cancel this PaymentIntent because it has a status of ${String(pi.status)}.`,
+        undefined,
+        "payment_intent_unexpected_state",
+      );
+    pi.status = "canceled";
+    pi.next_action = null;
+    pi.cancellation_reason = reason ?? null;
+    this.emit("payment_intent.canceled", pi);
+    return pi;
+  }
+
   intent(id: string): Obj {
     const pi = this.intents.get(id);
     if (!pi) throw missing("payment_intent", id);

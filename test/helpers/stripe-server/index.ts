@@ -130,6 +130,15 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       (_, form) => state.expandIntent(state.createPaymentIntent(form), expanded(form)),
     ],
     [
+      "POST",
+      /^\/v1\/payment_intents\/([^/]+)\/cancel$/,
+      (id, form) =>
+        state.expandIntent(
+          state.cancelIntent(id, str(form, "cancellation_reason")),
+          expanded(form),
+        ),
+    ],
+    [
       "GET",
       /^\/v1\/payment_intents\/([^/]+)$/,
       (id, form) => state.expandIntent(state.intent(id), expanded(form)),

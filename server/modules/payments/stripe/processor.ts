@@ -8,6 +8,7 @@ import type { PaymentProcessor, PaymentCustomer } from "../processor.ts";
 import { KEY_METADATA, intentResult, lookupOf, refusal, savedMethodOf } from "./map.ts";
 
 const NO_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
+const CANCELABLE = new Set(["requires_action", "requires_confirmation", "requires_payment_method"]);
 
 export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
   /** The Stripe customer a saved card belongs to: the customer's own, or a new one. */
@@ -22,6 +23,15 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
       { idempotencyKey: `customer:${key}` },
     );
     return created.id;
+  }
+
+  async function findIntent(idempotencyKey: string): Promise<Stripe.PaymentIntent | undefined> {
+    const found = await stripe.paymentIntents.search({
+      query: `metadata['${KEY_METADATA}']:'${idempotencyKey.replace(/'/g, "\\'")}'`,
+      expand: ["data.payment_method"],
+      limit: 1,
+    });
+    return found.data[0];
   }
 
   return {
@@ -134,12 +144,23 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
       }
     },
     async lookupPayment(idempotencyKey) {
-      const found = await stripe.paymentIntents.search({
-        query: `metadata['${KEY_METADATA}']:'${idempotencyKey.replace(/'/g, "\\'")}'`,
-        expand: ["data.payment_method"],
-        limit: 1,
-      });
-      return lookupOf(found.data[0]);
+      return lookupOf(await findIntent(idempotencyKey));
+    },
+    async cancelPayment(idempotencyKey) {
+      const pi = await findIntent(idempotencyKey);
+      if (!pi || !CANCELABLE.has(pi.status)) return lookupOf(pi);
+      try {
+        return lookupOf(
+          await stripe.paymentIntents.cancel(
+            pi.id,
+            { cancellation_reason: "abandoned", expand: ["payment_method"] },
+            { idempotencyKey: `cancel:${idempotencyKey}` },
+          ),
+        );
+      } catch {
+        // It moved on (succeeded a moment ago): whatever it is now is the answer.
+        return lookupOf(await findIntent(idempotencyKey));
+      }
     },
   };
 }

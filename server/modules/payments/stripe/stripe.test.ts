@@ -11,10 +11,15 @@ import {
   startStripeServer,
   type StripeServer,
 } from "../../../../test/helpers/stripe-server/index.ts";
+import { TestClock } from "../../../lib/clock.ts";
+import { createSecretBox } from "../../../lib/secret-box.ts";
+import { reconcileCheckouts } from "../../checkouts/reconcile.ts";
+import { createTaxCalculator } from "../../tax/calculator.ts";
 import { createProcessor } from "../factory.ts";
 import { defaultPaymentMethod } from "../queries.ts";
 
 const WEBHOOK_SECRET = "whsec_tilltest";
+const clock = new TestClock();
 let stripe: StripeServer;
 let t: TestServer;
 let polar: Polar;
@@ -31,6 +36,7 @@ beforeAll(async () => {
       STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
       STRIPE_API_BASE: stripe.url,
     },
+    clock,
     worker: false,
   });
   webhookUrl = `${t.url}/v1/integrations/stripe/webhook`;
@@ -255,6 +261,39 @@ describe("Stripe processor", () => {
     await stripe.idle();
     expect((await polar.checkouts.get({ id: c.id })).status).toBe("succeeded");
     expect(await orders(c.id)).toEqual([{ id: expect.any(String), processor_payment_id: pi!.id }]);
+  });
+
+  it("a 3-D Secure the customer never finishes is given up at Stripe and the session reopened", async () => {
+    const c = await checkout(false);
+    await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+    const [pi] = intentOf(c.id);
+    const deps = {
+      db: t.server.database.db,
+      clock,
+      config: t.config,
+      secretBox: createSecretBox(t.config.authSecret),
+      tax: createTaxCalculator(t.config.taxRates),
+      processor: createProcessor(t.config.payments, t.server.database.db),
+      queue: null,
+    };
+    clock.advance(121_000);
+    await reconcileCheckouts(deps);
+    // Still within the time a customer may take over the challenge.
+    expect((await polar.checkouts.get({ id: c.id })).status).toBe("confirmed");
+    expect(stripe.state.intent(pi!.id).status).toBe("requires_action");
+    clock.advance(30 * 60_000);
+    expect((await reconcileCheckouts(deps)).reopened).toBeGreaterThanOrEqual(1);
+    expect((await polar.checkouts.get({ id: c.id })).status).toBe("open");
+    expect(stripe.state.intent(pi!.id)).toMatchObject({
+      status: "canceled",
+      cancellation_reason: "abandoned",
+    });
+    // The customer comes back and pays with another card: one order, from the new attempt.
+    expect((await confirm(c.clientSecret, await token("pm_card_visa"))).status).toBe(200);
+    await stripe.idle();
+    const paid = await orders(c.id);
+    expect(paid).toHaveLength(1);
+    expect(paid[0]!.processor_payment_id).not.toBe(pi!.id);
   });
 
   it("a refund goes back through Stripe Refunds", async () => {
