@@ -245,16 +245,17 @@ export async function deleteCustomerMethod(
         isNull(paymentMethods.deletedAt),
       ),
     )
-    .returning({ wasDefault: sql<boolean>`${paymentMethods.isDefault}` });
+    .returning({ id: paymentMethods.id });
   if (!gone) return false;
-  await db.execute(sql`
-    update ${paymentMethods} set is_default = true, modified_at = ${now}
-    where id = (
-      select id from ${paymentMethods}
-      where customer_id = ${customerId} and deleted_at is null
-      order by created_at desc limit 1)
-    and not exists (
-      select 1 from ${paymentMethods}
-      where customer_id = ${customerId} and deleted_at is null and is_default)`);
+  const live = await listPaymentMethods(db, organizationId, customerId);
+  // The newest remaining card becomes the default when the default was the one removed.
+  const next = live.some((m) => m.isDefault)
+    ? null
+    : live.sort((a, b) => +b.createdAt - +a.createdAt)[0];
+  if (next)
+    await db
+      .update(paymentMethods)
+      .set({ isDefault: true, modifiedAt: now })
+      .where(eq(paymentMethods.id, next.id));
   return true;
 }
