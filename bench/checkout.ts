@@ -95,6 +95,7 @@ async function serveTill(url: string): Promise<void> {
       BASE_URL: `http://127.0.0.1:${port}`,
       HOST: "127.0.0.1",
       AUTH_SECRET: "k".repeat(40),
+      TILL_PAYMENTS: "none",
       DATABASE_URL: url,
       LOG_LEVEL: "warn",
       AUTH_RATE_LIMIT: "false",

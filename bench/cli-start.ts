@@ -31,6 +31,7 @@ const config = loadConfig({
     PORT: String(port),
     BASE_URL: `http://localhost:${port}`,
     AUTH_SECRET: "c".repeat(40),
+    TILL_PAYMENTS: "none",
     LOG_LEVEL: "silent",
     AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
     AUTH_RATE_LIMIT: "false",

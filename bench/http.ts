@@ -47,6 +47,7 @@ async function serve(kind: string): Promise<void> {
         PORT: "0",
         HOST: "127.0.0.1",
         AUTH_SECRET: "b".repeat(40),
+        TILL_PAYMENTS: "none",
         LOG_LEVEL: "info",
         LOG_FORMAT: "json",
       },

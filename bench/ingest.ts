@@ -55,6 +55,7 @@ async function serveTill(db: string, port: string): Promise<void> {
     HOST: "127.0.0.1",
     BASE_URL: `http://127.0.0.1:${port}`,
     AUTH_SECRET: "b".repeat(40),
+    TILL_PAYMENTS: "none",
     LOG_LEVEL: "info",
     LOG_FORMAT: "json",
     TILL_DATA_DIR: dir,

@@ -175,6 +175,7 @@ async function runOn(
       HOST: "127.0.0.1",
       BASE_URL: `http://127.0.0.1:${port}`,
       AUTH_SECRET: "b".repeat(40),
+      TILL_PAYMENTS: "none",
       LOG_LEVEL: "silent",
       AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
     },

@@ -33,7 +33,10 @@ import { grantsRouter } from "./modules/grants/routes.ts";
 import { licenseKeysRouter } from "./modules/license-keys/routes.ts";
 import { ordersRouter } from "./modules/orders/routes.ts";
 import { refundsRouter } from "./modules/refunds/routes.ts";
+import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import type { PaymentProcessor } from "./modules/payments/processor.ts";
+import { createStripeClient } from "./modules/payments/stripe/client.ts";
+import { stripeWebhookRouter } from "./modules/stripe-webhooks/routes.ts";
 import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
 import type { TaxCalculator } from "./modules/tax/calculator.ts";
 import type { Auth } from "./modules/auth/auth.ts";
@@ -49,7 +52,8 @@ import { customersRouter } from "./modules/customers/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
-import { sandboxRouter } from "./modules/payments/routes.ts";
+import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
+import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
@@ -113,6 +117,16 @@ export function createApp(deps: AppDeps): Express {
     );
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
+  const stripe = deps.config.payments.stripe;
+  if (stripe)
+    app.use(
+      stripeWebhookRouter({
+        checkout: checkoutDepsOf(deps),
+        stripe: createStripeClient(stripe),
+        secret: stripe.webhookSecret,
+        log: deps.log,
+      }),
+    );
   app.use(express.json({ limit: "1mb" }));
   app.use(storableInput);
   app.use(healthRouter(deps.database, deps.config.mode));
@@ -142,15 +156,8 @@ export function createApp(deps: AppDeps): Express {
         : `user ${req.auth.userId}`;
     },
   });
-  const checkoutDeps = {
-    db,
-    clock: deps.clock,
-    config: deps.config,
-    secretBox: deps.secretBox,
-    tax: deps.tax,
-    processor: deps.processor,
-    queue: deps.queue,
-  };
+  const customerGuard = createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }));
+  const checkoutDeps = checkoutDepsOf(deps);
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   const requestLog = new RequestLogHub();
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
@@ -159,6 +166,8 @@ export function createApp(deps: AppDeps): Express {
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
+    paymentsRouter({ db }, guard),
+    paymentMethodsRouter({ db, clock: deps.clock }, guard, customerGuard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
@@ -213,7 +222,7 @@ export function createApp(deps: AppDeps): Express {
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
     customerPortalRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads },
-      createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
+      customerGuard,
     ),
   ]);
   app.use(
@@ -236,4 +245,16 @@ export function createApp(deps: AppDeps): Express {
   app.use(notFoundHandler);
   app.use(errorHandler());
   return app;
+}
+
+function checkoutDepsOf(deps: AppDeps): CheckoutDeps {
+  return {
+    db: deps.database.db,
+    clock: deps.clock,
+    config: deps.config,
+    secretBox: deps.secretBox,
+    tax: deps.tax,
+    processor: deps.processor,
+    queue: deps.queue,
+  };
 }

@@ -6,11 +6,13 @@ import { ConfigError, loadConfig } from "./config.ts";
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), "till-config-"));
 const SECRET = "s".repeat(40);
+// Production without Stripe keys refuses to start unless it sells only free products.
+const FREE = { TILL_PAYMENTS: "none" };
 
 describe("loadConfig", () => {
   it("defaults to port 8080, PGlite under ./.till/db and a localhost base URL", () => {
     const cwd = tmp();
-    const config = loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET }, cwd });
+    const config = loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, ...FREE }, cwd });
     expect(config.port).toBe(8080);
     expect(config.baseUrl).toBe("http://localhost:8080");
     expect(config.database).toEqual({ kind: "pglite", dataDir: path.join(cwd, ".till", "db") });
@@ -31,7 +33,7 @@ describe("loadConfig", () => {
   it("uses postgres.js when DATABASE_URL is set", () => {
     const config = loadConfig({
       command: "serve",
-      env: { AUTH_SECRET: SECRET, DATABASE_URL: "postgres://u@h:5432/db" },
+      env: { AUTH_SECRET: SECRET, ...FREE, DATABASE_URL: "postgres://u@h:5432/db" },
       cwd: tmp(),
     });
     expect(config.database).toEqual({
@@ -156,8 +158,11 @@ describe("loadConfig", () => {
     expect(loadConfig({ command: "test", env: {}, cwd: tmp() }).demo).toBe(false);
     expect(loadConfig({ command: "test", env: { TILL_DEMO: "true" }, cwd: tmp() }).demo).toBe(true);
     expect(
-      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, TILL_DEMO: "true" }, cwd: tmp() })
-        .demo,
+      loadConfig({
+        command: "serve",
+        env: { AUTH_SECRET: SECRET, ...FREE, TILL_DEMO: "true" },
+        cwd: tmp(),
+      }).demo,
     ).toBe(false);
     expect(() => loadConfig({ command: "dev", env: { TILL_DEMO: "maybe" }, cwd: tmp() })).toThrow(
       /TILL_DEMO/,
@@ -200,6 +205,74 @@ describe("loadConfig", () => {
     expect(() =>
       loadConfig({ command: "dev", env: { TRUSTED_ORIGINS: "not a url" }, cwd: tmp() }),
     ).toThrow(/TRUSTED_ORIGINS/);
+  });
+});
+
+describe("payments configuration", () => {
+  const stripe = {
+    STRIPE_SECRET_KEY: "sk_test_abc123",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_abc123",
+    STRIPE_WEBHOOK_SECRET: "whsec_abc123",
+  };
+
+  it("`till serve` in production without Stripe keys stops, naming each missing variable", () => {
+    expect(() =>
+      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET }, cwd: tmp() }),
+    ).toThrow(
+      /STRIPE_SECRET_KEY: required to take payments with Stripe in production mode \(or set TILL_PAYMENTS=none/,
+    );
+    expect(() =>
+      loadConfig({
+        command: "worker",
+        env: { AUTH_SECRET: SECRET, STRIPE_SECRET_KEY: "sk_live_x1" },
+        cwd: tmp(),
+      }),
+    ).toThrow(/STRIPE_PUBLISHABLE_KEY: required[\s\S]*STRIPE_WEBHOOK_SECRET: required/);
+  });
+
+  it("production never runs the sandbox processor; TILL_PAYMENTS=none sells only free products", () => {
+    expect(() =>
+      loadConfig({
+        command: "serve",
+        env: { AUTH_SECRET: SECRET, TILL_PAYMENTS: "sandbox", ...stripe },
+        cwd: tmp(),
+      }),
+    ).toThrow(/TILL_PAYMENTS: the sandbox processor is not available in production mode/);
+    expect(
+      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, ...FREE }, cwd: tmp() }).payments,
+    ).toEqual({ processor: "none", stripe: null, reconcileAfterSeconds: 120 });
+  });
+
+  it("with the keys, production pays with Stripe; sandbox mode defaults to the sandbox", () => {
+    const config = loadConfig({
+      command: "serve",
+      env: {
+        AUTH_SECRET: SECRET,
+        ...stripe,
+        STRIPE_API_BASE: "http://127.0.0.1:12111/",
+        PAYMENTS_RECONCILE_AFTER_SECONDS: "5",
+      },
+      cwd: tmp(),
+    });
+    expect(config.payments).toEqual({
+      processor: "stripe",
+      stripe: {
+        secretKey: "sk_test_abc123",
+        publishableKey: "pk_test_abc123",
+        webhookSecret: "whsec_abc123",
+        apiBase: "http://127.0.0.1:12111",
+        jsUrl: "https://js.stripe.com/endive/stripe.js",
+      },
+      reconcileAfterSeconds: 5,
+    });
+    expect(loadConfig({ command: "dev", env: {}, cwd: tmp() }).payments.processor).toBe("sandbox");
+    expect(() =>
+      loadConfig({
+        command: "serve",
+        env: { AUTH_SECRET: SECRET, ...stripe, STRIPE_SECRET_KEY: "pk_live_x" },
+        cwd: tmp(),
+      }),
+    ).toThrow(/STRIPE_SECRET_KEY: must be a Stripe secret key/);
   });
 });
 

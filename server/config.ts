@@ -247,6 +247,43 @@ const envSchema = z.object({
       .max(7 * 86_400)
       .default(3600),
   ),
+  TILL_PAYMENTS: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "stripe", "none"]).optional()),
+  STRIPE_SECRET_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(
+        /^(sk|rk)_(test|live)_\w+$/,
+        "must be a Stripe secret key (sk_live_... or sk_test_...)",
+      )
+      .optional(),
+  ),
+  STRIPE_PUBLISHABLE_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(
+        /^pk_(test|live)_\w+$/,
+        "must be a Stripe publishable key (pk_live_... or pk_test_...)",
+      )
+      .optional(),
+  ),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_...)")
+      .optional(),
+  ),
+  STRIPE_API_BASE: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_JS_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/ }).default("https://js.stripe.com/endive/stripe.js"),
+  ),
+  PAYMENTS_RECONCILE_AFTER_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(86_400).default(120),
+  ),
   INIT_CWD: z.string().optional(),
 });
 
@@ -311,6 +348,7 @@ export interface Config {
     retryDelaySeconds: number;
     downloadUrlTtlSeconds: number;
   };
+  payments: PaymentsConfig;
   /** Public license key requests (validate/activate/deactivate) allowed per client IP per minute. */
   licenseKeyRateLimit: number;
   /** Serve the demo store at /demo and seed its seller on start (sandbox only; on in `till dev`). */
@@ -349,6 +387,24 @@ export interface Config {
       siteVerifyUrl: string | null;
     } | null;
   };
+}
+
+export interface StripeConfig {
+  secretKey: string;
+  publishableKey: string;
+  webhookSecret: string;
+  /** Where the Stripe API is (tests: a local server); null for api.stripe.com. */
+  apiBase: string | null;
+  /** Where the checkout page loads Stripe.js from. */
+  jsUrl: string;
+}
+
+export interface PaymentsConfig {
+  /** none: only free products can be bought. Production never uses sandbox. */
+  processor: "sandbox" | "stripe" | "none";
+  stripe: StripeConfig | null;
+  /** A checkout left confirmed this long is resolved by asking the processor. */
+  reconcileAfterSeconds: number;
 }
 
 export interface LoadConfigOptions {
@@ -454,6 +510,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     );
   }
 
+  const payments = paymentsConfig(e, mode, command);
   const level = e.LOG_LEVEL ?? (command === "test" ? "silent" : "info");
   const format = e.LOG_FORMAT ?? (command === "dev" ? "pretty" : "json");
 
@@ -504,6 +561,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       retryDelaySeconds: e.GRANT_RETRY_DELAY_SECONDS,
       downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL,
     },
+    payments,
     licenseKeyRateLimit: e.LICENSE_KEY_RATE_LIMIT,
     // The demo store at /demo: on in `till dev`, never outside sandbox mode.
     demo: mode === "sandbox" && (e.TILL_DEMO ?? command === "dev"),
@@ -545,6 +603,51 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
           : null,
     },
   });
+}
+
+const STRIPE_KEYS = [
+  "STRIPE_SECRET_KEY",
+  "STRIPE_PUBLISHABLE_KEY",
+  "STRIPE_WEBHOOK_SECRET",
+] as const;
+
+/**
+ * Production takes real money through Stripe or none at all: a server that would otherwise fall
+ * back to the sandbox processor (and give paid products away) refuses to start, naming what is
+ * missing. Tests, migrations and the CLI without keys get no processor instead.
+ */
+function paymentsConfig(
+  e: z.infer<typeof envSchema>,
+  mode: Config["mode"],
+  command: Command,
+): PaymentsConfig {
+  const missing = STRIPE_KEYS.filter((k) => !e[k]);
+  const strict = command === "serve" || command === "worker" || command === "dev";
+  const processor =
+    e.TILL_PAYMENTS ??
+    (mode === "sandbox" ? "sandbox" : strict || missing.length === 0 ? "stripe" : "none");
+  if (mode === "production" && processor === "sandbox")
+    throw new ConfigError(
+      "Invalid configuration:\n  TILL_PAYMENTS: the sandbox processor is not available in production mode (use stripe, or none to sell only free products)",
+    );
+  if (processor === "stripe" && missing.length > 0)
+    throw new ConfigError(
+      `Invalid configuration:\n  ${missing.map((k) => `${k}: required to take payments with Stripe${mode === "production" ? " in production mode (or set TILL_PAYMENTS=none to sell only free products)" : ""}`).join("\n  ")}`,
+    );
+  return {
+    processor,
+    stripe:
+      processor === "stripe"
+        ? {
+            secretKey: e.STRIPE_SECRET_KEY!,
+            publishableKey: e.STRIPE_PUBLISHABLE_KEY!,
+            webhookSecret: e.STRIPE_WEBHOOK_SECRET!,
+            apiBase: e.STRIPE_API_BASE?.replace(/\/+$/, "") ?? null,
+            jsUrl: e.STRIPE_JS_URL,
+          }
+        : null,
+    reconcileAfterSeconds: e.PAYMENTS_RECONCILE_AFTER_SECONDS,
+  };
 }
 
 function stripUndefined(env: Env): Env {

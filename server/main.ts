@@ -12,9 +12,11 @@ import { noopJob } from "./jobs/system.ts";
 import { answerClientErrors } from "./lib/client-error.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
+import { RECONCILE_CHECKOUTS_JOB, reconcileCheckoutsJob } from "./modules/checkouts/reconcile.ts";
+import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { refreshRollupsJob } from "./modules/meters/jobs.ts";
-import { createSandboxProcessor } from "./modules/payments/sandbox-processor.ts";
+import { createProcessor } from "./modules/payments/factory.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
@@ -69,9 +71,22 @@ export async function start(
     const mailer = await createMailer({ config, db: database.db, log });
     const webhooks = createWebhooks({ config, database, clock, log, mailer });
     const worker = options.worker ?? true;
+    const processor = createProcessor(config.payments, database.db);
+    const tax = createTaxCalculator(config.taxRates);
+    // The reconciler fulfils orders, which queue benefit grants: it gets the queue once started.
+    const checkoutJobDeps: CheckoutDeps = {
+      db: database.db,
+      clock,
+      config,
+      secretBox,
+      tax,
+      processor,
+      queue: null,
+    };
     const jobs: JobDefinition[] = [
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
+      reconcileCheckoutsJob(checkoutJobDeps, log),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
       refreshRollupsJob({ db: database.db, log }),
     ];
@@ -86,6 +101,18 @@ export async function start(
     });
     const queueMs = performance.now() - q0;
     cleanup.unshift((left) => queue.stop(left));
+    checkoutJobDeps.queue = queue;
+    // A restart after a crash resolves what the crash left confirmed as soon as it is stale, rather
+    // than at the next minute of the schedule.
+    if (worker)
+      await queue.boss.send(
+        RECONCILE_CHECKOUTS_JOB,
+        {},
+        {
+          startAfter: config.payments.reconcileAfterSeconds + 1,
+          singletonKey: "after-start",
+        },
+      );
     // Before the queue stops: attempts in flight are recorded with their jobs' completion.
     cleanup.unshift(() => webhooks.stop());
     await webhooks.start(queue, { worker });
@@ -129,8 +156,8 @@ export async function start(
         auth,
         webhooks,
         secretBox,
-        tax: createTaxCalculator(config.taxRates),
-        processor: createSandboxProcessor({ db: database.db }),
+        tax,
+        processor,
       });
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;

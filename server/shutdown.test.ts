@@ -102,6 +102,7 @@ describe("graceful shutdown", () => {
       testDb = await openTestDatabase();
       const env: Record<string, string> = {
         AUTH_SECRET: "x".repeat(40),
+        TILL_PAYMENTS: "none",
         LOG_LEVEL: "info",
         TILL_DATA_DIR: tempDir(),
       };

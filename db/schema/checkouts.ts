@@ -81,6 +81,8 @@ export const checkouts = pgTable(
   (t) => [
     index("checkouts_org_created_idx").on(t.organizationId, t.createdAt),
     index("checkouts_open_expiry_idx").on(t.expiresAt).where(sql`${t.status} = 'open'`),
+    // The reconciler's scan: the few sessions between claim and settlement.
+    index("checkouts_confirmed_idx").on(t.modifiedAt).where(sql`${t.status} = 'confirmed'`),
   ],
 );
 

@@ -1,9 +1,20 @@
-// Sandbox confirmation tokens: the card a customer typed, reduced to what decides the outcome (brand,
-// last four, the test outcome). Card numbers and CVCs are never stored.
-import { bigint, boolean, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+// Payments: the sandbox processor's confirmation tokens and charges, saved payment methods, Stripe
+// events handled, and every payment attempt. Card numbers and CVCs are never stored.
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { createdAt, id, modifiedAt, tstz } from "./columns.ts";
+import { customers } from "./customers.ts";
 import { customerRef, organizationRef } from "./owned.ts";
 
+/** The card a customer typed into the sandbox form, reduced to what decides the outcome. */
 export const sandboxConfirmationTokens = pgTable(
   "sandbox_confirmation_tokens",
   {
@@ -75,3 +86,46 @@ export const sandboxCharges = pgTable("sandbox_charges", {
   failureMessage: text("failure_message"),
   createdAt: createdAt(),
 });
+
+/** Stripe webhook events already handled: Stripe retries and repeats them, each is applied once. */
+export const stripeEvents = pgTable("stripe_events", {
+  id: text("id").primaryKey(),
+  type: text("type").notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * Every payment attempt, succeeded or failed (Polar's Payment), written in the transaction that
+ * applies its outcome; one row per processor idempotency key, so an outcome applied twice is
+ * recorded once.
+ */
+export const payments = pgTable(
+  "payments",
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    customerId: uuid("customer_id").references(() => customers.id),
+    checkoutId: uuid("checkout_id"),
+    orderId: uuid("order_id"),
+    idempotencyKey: text("idempotency_key").notNull(),
+    processor: text("processor").notNull(),
+    processorPaymentId: text("processor_payment_id"),
+    status: text("status").$type<"pending" | "succeeded" | "failed">().notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    method: text("method").notNull().default("card"),
+    brand: text("brand"),
+    last4: text("last4"),
+    trigger: text("trigger"),
+    declineReason: text("decline_reason"),
+    declineMessage: text("decline_message"),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [
+    uniqueIndex("payments_idempotency_key").on(t.idempotencyKey),
+    index("payments_org_created_idx").on(t.organizationId, t.createdAt),
+    index("payments_checkout_idx").on(t.checkoutId),
+    index("payments_order_idx").on(t.orderId),
+  ],
+);

@@ -199,7 +199,11 @@ describe("verification by mode", () => {
   });
 
   it("production defaults to required verification; sandbox does not; AUTH_REQUIRE_EMAIL_VERIFICATION overrides", () => {
-    const secret = { AUTH_SECRET: "s".repeat(40), TILL_DATA_DIR: "/tmp/till-config-test" };
+    const secret = {
+      AUTH_SECRET: "s".repeat(40),
+      TILL_DATA_DIR: "/tmp/till-config-test",
+      TILL_PAYMENTS: "none",
+    };
     expect(loadConfig({ command: "serve", env: secret }).auth.requireEmailVerification).toBe(true);
     expect(loadConfig({ command: "dev", env: secret }).auth.requireEmailVerification).toBe(false);
     expect(

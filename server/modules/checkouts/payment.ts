@@ -3,8 +3,10 @@
 // without charging. Runs outside any transaction; the idempotency key is the checkout and its
 // attempt number, so the reconciler can ask the processor what became of it after a crash.
 import { findBuyer } from "../customers/service.ts";
+import { NO_PROCESSOR_MESSAGE } from "../payments/none.ts";
 import type { SavedPaymentMethod } from "../payments/processor.ts";
 import { processorCustomerId } from "../payments/queries.ts";
+import { PaymentError } from "./client.ts";
 import type { CheckoutRow } from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
 
@@ -17,7 +19,32 @@ export interface TakenPayment {
 export type PaymentAttempt =
   | { status: "succeeded"; payment: TakenPayment }
   | { status: "requires_action"; processorId: string; clientSecret: string }
-  | { status: "failed"; message: string };
+  | { status: "failed"; code: string; message: string }
+  /** The processor did not answer: it may have charged, so the reconciler decides. */
+  | { status: "unknown"; message: string };
+
+/**
+ * Refuses, before anything changes, a confirm this server cannot take: a paid one without a
+ * processor (TILL_PAYMENTS=none), and in production any sandbox token or card number, so a test
+ * card never buys a paid product.
+ */
+export function refusePayment(
+  deps: Pick<CheckoutDeps, "config" | "processor">,
+  row: Pick<CheckoutRow, "totalAmount"> | null,
+  tokenId: string | null | undefined,
+): void {
+  if (row && deps.processor.name === "none" && row.totalAmount > 0)
+    throw new PaymentError(NO_PROCESSOR_MESSAGE);
+  if (deps.config.mode === "production" && tokenId && isSandboxDetail(tokenId))
+    throw new PaymentError(
+      "Sandbox payment details are not accepted: this store takes real payments. Enter a real card.",
+    );
+}
+
+/** A sandbox confirmation token or fixed token, or a raw card number sent in its place. */
+function isSandboxDetail(tokenId: string): boolean {
+  return tokenId.startsWith("sandbox_") || /^[\d\s-]{12,23}$/.test(tokenId.trim());
+}
 
 export const NO_PAYMENT: TakenPayment = {
   processorPaymentId: null,
@@ -50,7 +77,8 @@ export async function takePayment(
         customer,
         metadata,
       });
-      if (setup.status === "failed") return { status: "failed", message: setup.message };
+      if (setup.status === "failed")
+        return { status: "failed", code: setup.code, message: setup.message };
       if (setup.status === "requires_action")
         return {
           status: "requires_action",
@@ -77,7 +105,8 @@ export async function takePayment(
       customer,
       metadata,
     });
-    if (result.status === "failed") return { status: "failed", message: result.message };
+    if (result.status === "failed")
+      return { status: "failed", code: result.code, message: result.message };
     if (result.status === "requires_action")
       return {
         status: "requires_action",
@@ -93,10 +122,7 @@ export async function takePayment(
       },
     };
   } catch (err) {
-    return {
-      status: "failed",
-      message: `The payment could not be processed: ${(err as Error).message}`,
-    };
+    return { status: "unknown", message: (err as Error).message };
   }
 }
 

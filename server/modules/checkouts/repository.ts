@@ -52,6 +52,12 @@ export async function findCheckout(
   return row ?? null;
 }
 
+/** A session by id alone: for processor webhooks, which name it in the payment's metadata. */
+export async function findAnyCheckout(db: Db, id: string): Promise<CheckoutRow | null> {
+  const [row] = await db.select().from(checkouts).where(eq(checkouts.id, id)).limit(1);
+  return row ?? null;
+}
+
 export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRow | null> {
   const [row] = await db
     .select()
@@ -92,6 +98,40 @@ export async function claimForPayment(db: Db, id: string, now: Date): Promise<Ch
     .where(and(eq(checkouts.id, id), eq(checkouts.status, "open")))
     .returning();
   return row ?? null;
+}
+
+/**
+ * Updates a session only while it is confirmed under this payment attempt: the one way a payment's
+ * outcome is applied, so of several racing appliers exactly one gets the row.
+ */
+export async function settleAttempt(
+  db: Db,
+  id: string,
+  attempt: number,
+  values: Partial<CheckoutInsert>,
+): Promise<CheckoutRow | null> {
+  const [row] = await db
+    .update(checkouts)
+    .set(values)
+    .where(
+      and(
+        eq(checkouts.id, id),
+        eq(checkouts.status, "confirmed"),
+        eq(checkouts.paymentAttempts, attempt),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Sessions confirmed before the cutoff and not settled since: a crash or a lost webhook. */
+export async function staleConfirmed(db: Db, cutoff: Date, limit: number): Promise<CheckoutRow[]> {
+  return db
+    .select()
+    .from(checkouts)
+    .where(and(eq(checkouts.status, "confirmed"), lte(checkouts.modifiedAt, cutoff)))
+    .orderBy(asc(checkouts.modifiedAt))
+    .limit(limit);
 }
 
 export async function expireDue(db: Db, now: Date): Promise<CheckoutRow[]> {

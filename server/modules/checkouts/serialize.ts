@@ -10,6 +10,8 @@ export interface CheckoutView {
   url: string;
   products: ProductOut[];
   discount: DiscountRow | null;
+  /** What the page needs from the processor (Stripe: the publishable key), as Polar sends it. */
+  processorMetadata?: Record<string, string>;
 }
 
 export interface CheckoutPublicView extends CheckoutView {
@@ -119,7 +121,7 @@ export function checkoutOut(view: CheckoutView) {
     customer_tax_id: row.customerTaxId,
     locale: null,
     payment_method_type: null,
-    payment_processor_metadata: {},
+    payment_processor_metadata: view.processorMetadata ?? {},
     billing_address_fields: billingAddressFields(row),
     trial_interval: null,
     trial_interval_count: null,

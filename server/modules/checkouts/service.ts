@@ -55,12 +55,21 @@ export async function loadView(
     productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
     row.discountId ? discountById(deps.db, row.discountId) : null,
   ]);
+  const stripe = deps.config.payments.stripe;
   return {
     row,
     clientSecret,
     url: `${deps.config.baseUrl}/checkout/${clientSecret}`,
     products,
     discount,
+    ...(stripe
+      ? {
+          processorMetadata: {
+            publishable_key: stripe.publishableKey,
+            stripe_js_url: stripe.jsUrl,
+          },
+        }
+      : {}),
   };
 }
 

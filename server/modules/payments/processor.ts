@@ -101,13 +101,20 @@ export type PaymentLookup =
   | { status: "failed" | "not_found" | "processing" };
 
 export interface PaymentProcessor {
-  readonly name: "sandbox" | "stripe";
+  /** none: TILL_PAYMENTS=none, a server that sells only free products. */
+  readonly name: "sandbox" | "stripe" | "none";
   charge(request: ChargeRequest): Promise<ChargeResult>;
   setup(request: SetupRequest): Promise<SetupResult>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<ChargeResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /** What became of a payment this processor was asked for under this idempotency key (reconciler). */
   lookupPayment(idempotencyKey: string): Promise<PaymentLookup>;
+  /**
+   * Gives up a payment still waiting for the customer (3-D Secure never finished) so it can no
+   * longer succeed, and says what became of it (it may have succeeded just before). Processors
+   * whose payments never wait (the sandbox) leave it out.
+   */
+  cancelPayment?(idempotencyKey: string): Promise<PaymentLookup>;
 }
 
 /** Messages a customer sees, modelled on the processors' own wording. */

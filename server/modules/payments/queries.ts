@@ -1,6 +1,7 @@
 // What other modules read of payments: a customer's saved payment methods (renewals charge the
 // default one off-session; checkout reuses the processor's customer).
 import type { Db } from "../../../db/client.ts";
+import type { PaymentProcessor } from "./processor.ts";
 import { listPaymentMethods, type PaymentMethodRow } from "./repository.ts";
 
 export type PaymentMethodRecord = PaymentMethodRow;
@@ -33,7 +34,7 @@ export async function processorCustomerId(
   db: Db,
   scope: PaymentsScope,
   customerId: string,
-  processor: "sandbox" | "stripe",
+  processor: PaymentProcessor["name"],
 ): Promise<string | null> {
   const methods = await listPaymentMethods(db, scope.organizationId, customerId);
   return (

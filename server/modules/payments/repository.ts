@@ -1,10 +1,14 @@
-// SQL for payments: saved payment methods, and the sandbox processor's tokens and charges.
-import { and, desc, eq, isNull, ne, sql } from "drizzle-orm";
+// SQL for payments: saved payment methods, Stripe events handled, and the sandbox processor's
+// tokens and charges.
+import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import {
   paymentMethods,
   sandboxCharges,
+  customers,
+  payments,
   sandboxConfirmationTokens,
+  stripeEvents,
 } from "../../../db/schema/index.ts";
 
 export type ConfirmationTokenRow = typeof sandboxConfirmationTokens.$inferSelect;
@@ -109,4 +113,149 @@ export async function listPaymentMethods(
       ),
     )
     .orderBy(desc(paymentMethods.isDefault), desc(paymentMethods.createdAt));
+}
+
+/** Soft-deletes every customer's copy of a processor payment method (detached at the processor). */
+export async function deletePaymentMethodsByProcessorId(
+  db: Db,
+  processorPaymentMethodId: string,
+  now: Date,
+): Promise<number> {
+  const rows = await db
+    .update(paymentMethods)
+    .set({ deletedAt: now, isDefault: false, modifiedAt: now })
+    .where(
+      and(
+        eq(paymentMethods.processorPaymentMethodId, processorPaymentMethodId),
+        isNull(paymentMethods.deletedAt),
+      ),
+    )
+    .returning({ id: paymentMethods.id });
+  return rows.length;
+}
+
+export async function stripeEventSeen(db: Db, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: stripeEvents.id })
+    .from(stripeEvents)
+    .where(eq(stripeEvents.id, id))
+    .limit(1);
+  return row !== undefined;
+}
+
+export async function recordStripeEvent(db: Db, id: string, type: string): Promise<void> {
+  await db.insert(stripeEvents).values({ id, type }).onConflictDoNothing();
+}
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type PaymentInsert = typeof payments.$inferInsert;
+
+/** Records an attempt once per idempotency key. */
+export async function insertPayment(db: Db, row: PaymentInsert): Promise<void> {
+  await db.insert(payments).values(row).onConflictDoNothing({ target: payments.idempotencyKey });
+}
+
+export interface PaymentFilter {
+  organizationIds: string[];
+  checkoutIds?: string[] | undefined;
+  orderIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  methods?: string[] | undefined;
+  customerEmails?: string[] | undefined;
+}
+
+const PAYMENT_SORTS = {
+  created_at: payments.createdAt,
+  status: payments.status,
+  amount: payments.amount,
+  method: payments.method,
+} as const;
+export type PaymentSort = keyof typeof PAYMENT_SORTS;
+
+export async function listPayments(
+  db: Db,
+  f: PaymentFilter,
+  sorting: { key: PaymentSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: PaymentRow[]; total: number }> {
+  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(payments.organizationId, f.organizationIds)];
+  if (f.checkoutIds?.length) conds.push(inArray(payments.checkoutId, f.checkoutIds));
+  if (f.orderIds?.length) conds.push(inArray(payments.orderId, f.orderIds));
+  if (f.customerIds?.length) conds.push(inArray(payments.customerId, f.customerIds));
+  if (f.statuses?.length)
+    conds.push(inArray(payments.status, f.statuses as PaymentRow["status"][]));
+  if (f.methods?.length) conds.push(inArray(payments.method, f.methods));
+  if (f.customerEmails?.length)
+    conds.push(
+      inArray(
+        payments.customerId,
+        sql`(select ${customers.id} from ${customers} where ${inArray(customers.email, f.customerEmails)})`,
+      ),
+    );
+  const where = and(...conds);
+  const order = sorting.map((s) =>
+    s.desc ? desc(PAYMENT_SORTS[s.key]) : asc(PAYMENT_SORTS[s.key]),
+  );
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(payments)
+      .where(where)
+      .orderBy(...order, asc(payments.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(payments).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+export async function findPayment(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<PaymentRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(payments)
+    .where(and(eq(payments.id, id), inArray(payments.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Soft-deletes one of a customer's methods; the next newest live one becomes the default. */
+export async function deleteCustomerMethod(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  id: string,
+  now: Date,
+): Promise<boolean> {
+  const [gone] = await db
+    .update(paymentMethods)
+    .set({ deletedAt: now, isDefault: false, modifiedAt: now })
+    .where(
+      and(
+        eq(paymentMethods.id, id),
+        eq(paymentMethods.organizationId, organizationId),
+        eq(paymentMethods.customerId, customerId),
+        isNull(paymentMethods.deletedAt),
+      ),
+    )
+    .returning({ id: paymentMethods.id });
+  if (!gone) return false;
+  const live = await listPaymentMethods(db, organizationId, customerId);
+  // The newest remaining card becomes the default when the default was the one removed.
+  const next = live.some((m) => m.isDefault)
+    ? null
+    : live.sort((a, b) => +b.createdAt - +a.createdAt)[0];
+  if (next)
+    await db
+      .update(paymentMethods)
+      .set({ isDefault: true, modifiedAt: now })
+      .where(eq(paymentMethods.id, next.id));
+  return true;
 }

@@ -1,11 +1,15 @@
-// POST /v1/sandbox/confirmation-tokens: the sandbox's stand-in for Stripe's confirmation tokens.
-// Public like Stripe's publishable-key calls, and only in sandbox mode.
+// POST /v1/sandbox/confirmation-tokens: the sandbox's stand-in for Stripe's confirmation tokens
+// (public like Stripe's publishable-key calls, and only in sandbox mode); /v1/payments.
 import { Router } from "express";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
-import { parseBody } from "../../lib/validation.ts";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { paginationQuery } from "../../lib/pagination.ts";
+import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
+import { paymentListQuery } from "./schemas.ts";
+import { getPayment, listPayments } from "./service.ts";
 import { createConfirmationToken } from "./sandbox.ts";
 
 const tokenCreate = z.object({
@@ -28,6 +32,19 @@ export function sandboxRouter(deps: {
       throw new ResourceNotFound("The sandbox processor is not available in production mode.");
     const { card } = parseBody(tokenCreate, req);
     res.status(201).json(await createConfirmationToken(deps.db, deps.clock, card));
+  });
+  return r;
+}
+
+export function paymentsRouter(deps: { db: Db }, guard: Guard): Router {
+  const r = Router();
+  r.get(["/payments", "/payments/"], guard("payments:read"), async (req, res) => {
+    const page = parseQuery(paginationQuery, req);
+    res.json(await listPayments(deps.db, authOf(req), parseQuery(paymentListQuery, req), page));
+  });
+  r.get("/payments/:id", guard("payments:read"), async (req, res) => {
+    const { id } = parseParams(z.object({ id: z.uuid() }), req);
+    res.json(await getPayment(deps.db, authOf(req), id));
   });
   return r;
 }

@@ -12,6 +12,7 @@ import { createSandboxProcessor } from "./sandbox-processor.ts";
 let t: TestServer;
 let polar: Polar;
 let organizationId: string;
+let sellerToken: string;
 
 beforeAll(async () => {
   t = await startTestServer({ worker: false });
@@ -21,7 +22,9 @@ beforeAll(async () => {
     "customers:read",
     "orders:read",
     "discounts:write",
+    "customer_sessions:write",
   ]);
+  sellerToken = seller.token;
   organizationId = seller.organization.id;
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
 });
@@ -263,5 +266,62 @@ describe("checkout fulfilment saves the payment method", () => {
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: "PaymentError", detail: "Your card was declined." });
     expect((await polar.checkouts.get({ id: checkout.id })).status).toBe("open");
+  });
+});
+
+describe("customer payment methods API", () => {
+  it("the seller lists a customer's cards; the customer lists and deletes them in the portal", async () => {
+    const email = "cards@example.com";
+    const { customerId } = await buy(await monthly("Cards 1"), email, "sandbox_token_success");
+    await buy(await monthly("Cards 2"), email, "sandbox_token_renewal_declined");
+    const listed = await api(t.url, `/v1/customers/${customerId}/payment-methods`, {
+      token: sellerToken,
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.pagination).toEqual({ total_count: 2, max_page: 1 });
+    expect(listed.body.items[0]).toEqual({
+      id: expect.any(String),
+      created_at: expect.any(String),
+      modified_at: null,
+      processor: "stripe",
+      customer_id: customerId,
+      type: "card",
+      method_metadata: {
+        brand: "visa",
+        last4: "4242",
+        exp_month: 12,
+        exp_year: 2099,
+        wallet: null,
+      },
+    });
+    const missing = await api(
+      t.url,
+      "/v1/customers/00000000-0000-4000-8000-000000000000/payment-methods",
+      { token: sellerToken },
+    );
+    expect(missing.status).toBe(404);
+
+    const session = await polar.customerSessions.create({ customerId });
+    const mine = await api(t.url, "/v1/customer-portal/customers/me/payment-methods", {
+      token: session.token,
+    });
+    expect(
+      mine.body.items.map((m: { method_metadata: { last4: string } }) => m.method_metadata.last4),
+    ).toEqual(["4242", "0341"]);
+    const removed = await api(
+      t.url,
+      `/v1/customer-portal/customers/me/payment-methods/${mine.body.items[0].id}`,
+      { token: session.token, method: "DELETE" },
+    );
+    expect(removed.status).toBe(204);
+    // The remaining card becomes the default renewals charge.
+    const next = await defaultPaymentMethod(t.server.database.db, { organizationId }, customerId);
+    expect(next).toMatchObject({ last4: "0341", isDefault: true });
+    const again = await api(
+      t.url,
+      `/v1/customer-portal/customers/me/payment-methods/${mine.body.items[0].id}`,
+      { token: session.token, method: "DELETE" },
+    );
+    expect(again.status).toBe(404);
   });
 });

@@ -1,9 +1,22 @@
-// Changes to payments other modules make: checkout fulfilment saves the card a recurring purchase
-// set up for off-session charges.
-import type { Db } from "../../../db/client.ts";
+// Payments: the list and reads of Polar's payments API, and the changes other modules make (checkout
+// fulfilment saves the card a recurring purchase set up, and records every attempt).
+import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
-import type { SavedPaymentMethod } from "./processor.ts";
-import { insertPaymentMethod } from "./repository.ts";
+import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
+import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { paymentOut, type PaymentListQuery } from "./schemas.ts";
+import {
+  deleteCustomerMethod,
+  deletePaymentMethodsByProcessorId,
+  findPayment,
+  listPayments as listPaymentRows,
+  insertPayment,
+  insertPaymentMethod,
+  recordStripeEvent,
+  stripeEventSeen,
+} from "./repository.ts";
 
 /** Saves the method for the customer (default when it is the first); run inside the fulfilment. */
 export async function saveCustomerPaymentMethod(
@@ -12,15 +25,16 @@ export async function saveCustomerPaymentMethod(
   input: {
     organizationId: string;
     customerId: string;
-    processor: "sandbox" | "stripe";
+    processor: PaymentProcessor["name"];
     method: SavedPaymentMethod;
   },
 ): Promise<void> {
-  const { method } = input;
+  const { method, processor } = input;
+  if (processor === "none") return;
   await insertPaymentMethod(db, {
     organizationId: input.organizationId,
     customerId: input.customerId,
-    processor: input.processor,
+    processor,
     processorPaymentMethodId: method.processorPaymentMethodId,
     processorCustomerId: method.processorCustomerId,
     type: method.type,
@@ -30,4 +44,108 @@ export async function saveCustomerPaymentMethod(
     expYear: method.expYear,
     createdAt: clock.now(),
   });
+}
+
+/** The processor removed the card (detached in Stripe): it is no longer charged for renewals. */
+export async function forgetPaymentMethod(
+  db: Db,
+  clock: Clock,
+  processorPaymentMethodId: string,
+): Promise<number> {
+  return deletePaymentMethodsByProcessorId(db, processorPaymentMethodId, clock.now());
+}
+
+/** Stripe event ids already handled: a repeated delivery is acknowledged and not applied again. */
+export const stripeEvents = { seen: stripeEventSeen, record: recordStripeEvent };
+
+export interface PaymentAttemptRecord {
+  organizationId: string;
+  customerId: string | null;
+  checkoutId: string | null;
+  orderId: string | null;
+  /** The processor request's idempotency key: an attempt is recorded once. */
+  idempotencyKey: string;
+  processor: PaymentProcessor["name"];
+  processorPaymentId: string | null;
+  status: "succeeded" | "failed";
+  amount: number;
+  currency: string;
+  card: { brand: string; last4: string } | null;
+  trigger:
+    | "purchase"
+    | "subscription_cycle"
+    | "retry_dunning"
+    | "retry_customer"
+    | "retry_payment_method_update"
+    | "retry_admin";
+  decline: { reason: string; message: string } | null;
+}
+
+/** Records a payment attempt; call it in the transaction that applies its outcome. */
+export async function recordPayment(
+  db: Db,
+  clock: Clock,
+  attempt: PaymentAttemptRecord,
+): Promise<void> {
+  await insertPayment(db, {
+    organizationId: attempt.organizationId,
+    customerId: attempt.customerId,
+    checkoutId: attempt.checkoutId,
+    orderId: attempt.orderId,
+    idempotencyKey: attempt.idempotencyKey,
+    processor: attempt.processor,
+    processorPaymentId: attempt.processorPaymentId,
+    status: attempt.status,
+    amount: attempt.amount,
+    currency: attempt.currency,
+    method: "card",
+    brand: attempt.card?.brand ?? null,
+    last4: attempt.card?.last4 ?? null,
+    trigger: attempt.trigger,
+    declineReason: attempt.decline?.reason ?? null,
+    declineMessage: attempt.decline?.message ?? null,
+    createdAt: clock.now(),
+  });
+}
+
+export async function listPayments(
+  db: Db,
+  ctx: AuthContext,
+  q: PaymentListQuery,
+  page: Pagination,
+) {
+  const { rows, total } = await listPaymentRows(
+    db,
+    {
+      organizationIds: organizationsForRead(ctx, q.organization_id),
+      checkoutIds: q.checkout_id,
+      orderIds: q.order_id,
+      customerIds: q.customer_id,
+      statuses: q.status,
+      methods: q.method,
+      customerEmails: q.customer_email,
+    },
+    q.sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(rows.map(paymentOut), total, page);
+}
+
+export async function getPayment(db: Db, ctx: AuthContext, id: string) {
+  const row = await findPayment(db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Payment not found.");
+  return paymentOut(row);
+}
+
+/** The customer removes a saved card (portal); false when it is not theirs or already gone. */
+export async function deleteCustomerPaymentMethod(
+  db: Db,
+  clock: Clock,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+): Promise<boolean> {
+  return inTransaction(db, (tx) =>
+    deleteCustomerMethod(tx, customer.organizationId, customer.customerId, id, clock.now()),
+  );
 }

@@ -1,0 +1,210 @@
+// The two ends of a payment: fulfil (customer, saved card, order, subscription, benefits and events
+// in one transaction) or reopen (the session open again, the discount redemption given back). Both
+// start with a conditional update of the session (still confirmed, same attempt), so a confirm, a
+// processor webhook and the reconciler racing over one payment make exactly one order: the loser
+// finds nothing to update and does nothing.
+import { inTransaction } from "../../../db/client.ts";
+import type { Interval } from "../../lib/periods.ts";
+import { resolveBuyer } from "../customers/service.ts";
+import { releaseDiscount } from "../discounts/service.ts";
+import { grantBenefitsForOrder } from "../grants/seam.ts";
+import { insertOrder, renderOrders } from "../orders/service.ts";
+import { recordPayment, saveCustomerPaymentMethod } from "../payments/service.ts";
+import { productsForDisplay } from "../products/service.ts";
+import {
+  createSubscription,
+  recordCustomerState,
+  renderSubscription,
+} from "../subscriptions/service.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { checkoutEventData } from "./client.ts";
+import { paymentKey, type TakenPayment } from "./payment.ts";
+import * as repo from "./repository.ts";
+import type { CheckoutDeps } from "./service.ts";
+
+/**
+ * A failed payment: the session is open again, the discount redemption given back. False when the
+ * attempt was already settled (fulfilled or reopened by a racing confirm, webhook or reconciler).
+ */
+export async function reopen(
+  deps: CheckoutDeps,
+  row: repo.CheckoutRow,
+  message: string,
+  /** Set when the processor declined a charge: the failed attempt is recorded as a payment. */
+  declineReason: string | null = null,
+): Promise<boolean> {
+  return inTransaction(deps.db, async (tx) => {
+    const updated = await repo.settleAttempt(tx, row.id, row.paymentAttempts, {
+      status: "open",
+      discountRedeemed: false,
+      paymentError: message,
+      modifiedAt: deps.clock.now(),
+    });
+    if (!updated) return false;
+    if (row.discountRedeemed && row.discountId) await releaseDiscount(tx, row.discountId);
+    if (declineReason && row.totalAmount > 0)
+      await recordPayment(tx, deps.clock, {
+        ...attemptOf(deps, row),
+        customerId: row.customerId,
+        orderId: null,
+        processorPaymentId: null,
+        status: "failed",
+        card: null,
+        decline: { reason: declineReason, message },
+      });
+    await recordEvent(tx, deps.clock, {
+      organizationId: row.organizationId,
+      type: "checkout.updated",
+      data: await checkoutEventData(deps, tx, updated),
+    });
+    return true;
+  });
+}
+
+/**
+ * A paid (or free) session becomes an order. Null when the attempt was already settled: the caller
+ * reads the session as it is.
+ */
+export async function fulfil(
+  deps: CheckoutDeps,
+  row: repo.CheckoutRow,
+  payment: TakenPayment,
+): Promise<repo.CheckoutRow | null> {
+  return inTransaction(deps.db, async (tx) => {
+    const clock = deps.clock;
+    const now = clock.now();
+    // Takes the session's row lock: a racing fulfil waits here, then finds it settled.
+    const held = await repo.settleAttempt(tx, row.id, row.paymentAttempts, { modifiedAt: now });
+    if (!held) return null;
+    const [product] = await productsForDisplay(tx, deps.config.baseUrl, [row.productId]);
+    const price = product!.prices.find((p) => p.id === row.productPriceId);
+    const { customer } = await resolveBuyer(tx, clock, row.organizationId, {
+      id: row.customerId,
+      externalId: row.externalCustomerId,
+      email: row.customerEmail!,
+      name: row.customerName,
+      billingAddress: row.customerBillingAddress,
+    });
+
+    if (payment.paymentMethod)
+      await saveCustomerPaymentMethod(tx, clock, {
+        organizationId: row.organizationId,
+        customerId: customer.id,
+        processor: deps.processor.name,
+        method: payment.paymentMethod,
+      });
+
+    const subscription =
+      product!.is_recurring && product!.recurring_interval
+        ? await createSubscription(tx, clock, {
+            organizationId: row.organizationId,
+            customerId: customer.id,
+            productId: row.productId,
+            priceId: row.productPriceId,
+            checkoutId: row.id,
+            discountId: row.discountId,
+            amount: row.netAmount,
+            currency: row.currency,
+            interval: product!.recurring_interval as Interval,
+            intervalCount: product!.recurring_interval_count ?? 1,
+            metadata: row.metadata,
+            customFieldData: row.customFieldData,
+          })
+        : null;
+
+    const { order } = await insertOrder(
+      tx,
+      {
+        organizationId: row.organizationId,
+        customerId: customer.id,
+        productId: row.productId,
+        checkoutId: row.id,
+        subscriptionId: subscription?.id ?? null,
+        discountId: row.discountId,
+        status: "paid",
+        billingReason: subscription ? "subscription_create" : "purchase",
+        subtotalAmount: row.amount,
+        discountAmount: row.discountAmount,
+        netAmount: row.netAmount,
+        taxAmount: row.taxAmount ?? 0,
+        totalAmount: row.totalAmount,
+        currency: row.currency,
+        billingName: row.customerBillingName ?? row.customerName,
+        billingAddress: row.customerBillingAddress,
+        processorPaymentId: payment.processorPaymentId,
+        metadata: row.metadata,
+        customFieldData: row.customFieldData,
+        createdAt: now,
+      },
+      [
+        {
+          label: priceLabel(product!.name, price?.amount_type),
+          amount: row.netAmount,
+          taxAmount: row.taxAmount ?? 0,
+          productPriceId: row.productPriceId,
+          createdAt: now,
+        },
+      ],
+    );
+
+    const updated = await repo.updateCheckout(tx, row.id, {
+      status: "succeeded",
+      customerId: customer.id,
+      orderId: order.id,
+      subscriptionId: subscription?.id ?? null,
+      processorPaymentId: payment.processorPaymentId,
+      cardBrand: payment.card?.brand ?? null,
+      cardLast4: payment.card?.last4 ?? null,
+      paymentError: null,
+      modifiedAt: now,
+    });
+
+    // Polar's order of events for a purchase: the order, the subscription, payment, then the session.
+    const orderData = (await renderOrders(tx, deps.config.baseUrl, [order]))[0]!;
+    const emit = (type: string, data: unknown) =>
+      recordEvent(tx, clock, { organizationId: row.organizationId, type, data });
+    await emit("order.created", orderData);
+    if (subscription) {
+      const subscriptionData = await renderSubscription(tx, deps.config.baseUrl, subscription);
+      await emit("subscription.created", subscriptionData);
+      await emit("subscription.active", subscriptionData);
+    }
+    await emit("order.paid", orderData);
+    await emit("checkout.updated", await checkoutEventData(deps, tx, updated));
+    if (row.totalAmount > 0 && payment.processorPaymentId)
+      await recordPayment(tx, clock, {
+        ...attemptOf(deps, row),
+        customerId: customer.id,
+        orderId: order.id,
+        processorPaymentId: payment.processorPaymentId,
+        status: "succeeded",
+        card: payment.card,
+        decline: null,
+      });
+    await grantBenefitsForOrder(tx, deps, {
+      id: order.id,
+      customerId: customer.id,
+      productId: row.productId,
+      subscriptionId: subscription?.id ?? null,
+    });
+    await recordCustomerState(tx, clock, row.organizationId, customer.id);
+    return updated;
+  });
+}
+
+function priceLabel(productName: string, amountType: string | undefined): string {
+  return amountType === "free" ? `${productName} (free)` : productName;
+}
+
+/** What every payment record of a checkout attempt shares. */
+function attemptOf(deps: CheckoutDeps, row: repo.CheckoutRow) {
+  return {
+    organizationId: row.organizationId,
+    checkoutId: row.id,
+    idempotencyKey: paymentKey(row),
+    processor: deps.processor.name,
+    amount: row.totalAmount,
+    currency: row.currency,
+    trigger: "purchase" as const,
+  };
+}

@@ -1,0 +1,80 @@
+// A customer's saved payment methods as Polar lists them (PaymentMethodCard): for the seller
+// (/v1/customers/{id}/payment-methods, by id or external id) and for the customer in the portal
+// (/v1/customer-portal/customers/me/payment-methods, list and delete).
+import { type RequestHandler, Router } from "express";
+import { z } from "zod";
+import type { Db } from "../../../db/client.ts";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { customerOf } from "../../lib/customer-context.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import { pageOf, paginationQuery } from "../../lib/pagination.ts";
+import { parseParams, parseQuery } from "../../lib/validation.ts";
+import { getCustomer } from "../customers/service.ts";
+import { customerPaymentMethods } from "./queries.ts";
+import type { PaymentMethodRow } from "./repository.ts";
+import { deleteCustomerPaymentMethod } from "./service.ts";
+
+export function paymentMethodOut(m: PaymentMethodRow) {
+  return {
+    id: m.id,
+    created_at: m.createdAt.toISOString(),
+    modified_at: m.modifiedAt?.toISOString() ?? null,
+    processor: "stripe" as const,
+    customer_id: m.customerId,
+    type: "card" as const,
+    method_metadata: {
+      brand: m.brand,
+      last4: m.last4,
+      exp_month: m.expMonth ?? 0,
+      exp_year: m.expYear ?? 0,
+      wallet: null,
+    },
+  };
+}
+
+export function paymentMethodsRouter(
+  deps: { db: Db; clock: Clock },
+  guard: Guard,
+  customerGuard: RequestHandler,
+): Router {
+  const r = Router();
+  const read = guard("customers:read", "customers:write");
+  const list = async (
+    customer: { id: string; organization_id: string },
+    page: z.output<typeof paginationQuery>,
+  ) => {
+    const all = await customerPaymentMethods(
+      deps.db,
+      { organizationId: customer.organization_id },
+      customer.id,
+    );
+    const start = (page.page - 1) * page.limit;
+    return pageOf(all.slice(start, start + page.limit).map(paymentMethodOut), all.length, page);
+  };
+  r.get("/customers/external/:externalId/payment-methods", read, async (req, res) => {
+    const { externalId } = parseParams(z.object({ externalId: z.string().min(1) }), req);
+    const customer = await getCustomer(deps, authOf(req), { externalId });
+    res.json(await list(customer, parseQuery(paginationQuery, req)));
+  });
+  r.get("/customers/:id/payment-methods", read, async (req, res) => {
+    const { id } = parseParams(z.object({ id: z.uuid() }), req);
+    const customer = await getCustomer(deps, authOf(req), { id });
+    res.json(await list(customer, parseQuery(paginationQuery, req)));
+  });
+
+  const me = "/customer-portal/customers/me/payment-methods";
+  r.get([me, `${me}/`], customerGuard, async (req, res) => {
+    const ctx = customerOf(req);
+    const page = parseQuery(paginationQuery, req);
+    res.json(await list({ id: ctx.customerId, organization_id: ctx.organizationId }, page));
+  });
+  r.delete(`${me}/:id`, customerGuard, async (req, res) => {
+    const ctx = customerOf(req);
+    const { id } = parseParams(z.object({ id: z.uuid() }), req);
+    if (!(await deleteCustomerPaymentMethod(deps.db, deps.clock, ctx, id)))
+      throw new ResourceNotFound("Payment method not found.");
+    res.status(204).end();
+  });
+  return r;
+}

@@ -1,0 +1,166 @@
+// The Stripe PaymentProcessor. Checkout charges are PaymentIntents confirmed at once with the
+// ConfirmationToken the page made with Stripe.js (the card never touches till); recurring ones ask
+// setup_future_usage=off_session on a Stripe customer so renewals can charge the card later.
+// Every request carries an idempotency key derived from till's own (checkout and attempt, renewal
+// and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
+import type { Stripe } from "stripe";
+import type { PaymentProcessor, PaymentCustomer } from "../processor.ts";
+import { KEY_METADATA, intentResult, lookupOf, refusal, savedMethodOf } from "./map.ts";
+
+const NO_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
+const CANCELABLE = new Set(["requires_action", "requires_confirmation", "requires_payment_method"]);
+
+export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
+  /** The Stripe customer a saved card belongs to: the customer's own, or a new one. */
+  async function stripeCustomer(customer: PaymentCustomer, key: string): Promise<string> {
+    if (customer.processorCustomerId) return customer.processorCustomerId;
+    const created = await stripe.customers.create(
+      {
+        email: customer.email,
+        ...(customer.name ? { name: customer.name } : {}),
+        metadata: customer.id ? { till_customer_id: customer.id } : {},
+      },
+      { idempotencyKey: `customer:${key}` },
+    );
+    return created.id;
+  }
+
+  async function findIntent(idempotencyKey: string): Promise<Stripe.PaymentIntent | undefined> {
+    const found = await stripe.paymentIntents.search({
+      query: `metadata['${KEY_METADATA}']:'${idempotencyKey.replace(/'/g, "\\'")}'`,
+      expand: ["data.payment_method"],
+      limit: 1,
+    });
+    return found.data[0];
+  }
+
+  return {
+    name: "stripe",
+    async charge(request) {
+      const save = request.savePaymentMethod ?? false;
+      const customer =
+        request.customer && (save || request.customer.processorCustomerId)
+          ? await stripeCustomer(request.customer, request.idempotencyKey)
+          : null;
+      try {
+        const pi = await stripe.paymentIntents.create(
+          {
+            amount: request.amount,
+            currency: request.currency,
+            confirm: true,
+            confirmation_token: request.confirmationTokenId,
+            description: request.description,
+            automatic_payment_methods: NO_REDIRECTS,
+            metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
+            expand: ["payment_method"],
+            ...(customer ? { customer } : {}),
+            ...(save ? { setup_future_usage: "off_session" as const } : {}),
+          },
+          { idempotencyKey: `pi:${request.idempotencyKey}` },
+        );
+        return intentResult(pi, save);
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+    async setup(request) {
+      const customer = await stripeCustomer(request.customer, request.idempotencyKey);
+      try {
+        const si = await stripe.setupIntents.create(
+          {
+            confirm: true,
+            confirmation_token: request.confirmationTokenId,
+            customer,
+            usage: "off_session",
+            automatic_payment_methods: NO_REDIRECTS,
+            metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
+            expand: ["payment_method"],
+          },
+          { idempotencyKey: `seti:${request.idempotencyKey}` },
+        );
+        if (si.status === "succeeded") {
+          const method = savedMethodOf(si.payment_method, customer);
+          if (method) return { status: "succeeded", paymentMethod: method };
+        }
+        if (si.status === "requires_action" || si.status === "processing")
+          return {
+            status: "requires_action",
+            processorSetupId: si.id,
+            clientSecret: si.client_secret ?? "",
+          };
+        return {
+          status: "failed",
+          code: "card_declined",
+          message: si.last_setup_error?.message ?? "Your card could not be saved.",
+        };
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+    async chargeOffSession(request) {
+      try {
+        const pi = await stripe.paymentIntents.create(
+          {
+            amount: request.amount,
+            currency: request.currency,
+            payment_method: request.paymentMethod.processorPaymentMethodId,
+            ...(request.paymentMethod.processorCustomerId
+              ? { customer: request.paymentMethod.processorCustomerId }
+              : {}),
+            off_session: true,
+            confirm: true,
+            description: request.description,
+            metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
+            expand: ["payment_method"],
+          },
+          { idempotencyKey: `pi:${request.idempotencyKey}` },
+        );
+        const result = intentResult(pi, true);
+        // Off session nobody can answer 3-D Secure: the customer must come back and pay.
+        if (result.status === "requires_action")
+          return {
+            status: "failed",
+            code: "card_declined",
+            message: "Your bank asks you to authenticate this payment.",
+          };
+        return result;
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+    async refund(request) {
+      try {
+        const refund = await stripe.refunds.create(
+          { payment_intent: request.processorPaymentId, amount: request.amount },
+          { idempotencyKey: `refund:${request.idempotencyKey}` },
+        );
+        if (refund.status === "failed" || refund.status === "canceled")
+          return { status: "failed", message: `The refund ${refund.status}.` };
+        return { status: "succeeded", processorRefundId: refund.id };
+      } catch (err) {
+        if (err instanceof Error && "type" in err && String(err.type).startsWith("Stripe"))
+          return { status: "failed", message: err.message };
+        throw err;
+      }
+    },
+    async lookupPayment(idempotencyKey) {
+      return lookupOf(await findIntent(idempotencyKey));
+    },
+    async cancelPayment(idempotencyKey) {
+      const pi = await findIntent(idempotencyKey);
+      if (!pi || !CANCELABLE.has(pi.status)) return lookupOf(pi);
+      try {
+        return lookupOf(
+          await stripe.paymentIntents.cancel(
+            pi.id,
+            { cancellation_reason: "abandoned", expand: ["payment_method"] },
+            { idempotencyKey: `cancel:${idempotencyKey}` },
+          ),
+        );
+      } catch {
+        // It moved on (succeeded a moment ago): whatever it is now is the answer.
+        return lookupOf(await findIntent(idempotencyKey));
+      }
+    },
+  };
+}

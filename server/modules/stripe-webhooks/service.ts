@@ -1,0 +1,80 @@
+// What each Stripe event means for till. Every handler is idempotent and order-independent: a
+// payment's outcome is read back from Stripe (through the processor) rather than taken from the
+// event, and applied only to a session still waiting for that attempt; repeated event ids are
+// acknowledged without being applied again.
+import type { Stripe } from "stripe";
+import type { Logger } from "../../lib/logger.ts";
+import { settleCheckoutPayment, settleCheckoutSetup } from "../checkouts/reconcile.ts";
+import type { CheckoutDeps } from "../checkouts/service.ts";
+import { forgetPaymentMethod, stripeEvents } from "../payments/service.ts";
+import { KEY_METADATA, savedMethodOf } from "../payments/stripe/map.ts";
+
+export interface StripeWebhookDeps {
+  checkout: CheckoutDeps;
+  stripe: Stripe;
+  log: Logger;
+}
+
+export type Handled = "applied" | "ignored" | "duplicate";
+
+export async function handleStripeEvent(
+  deps: StripeWebhookDeps,
+  event: Stripe.Event,
+): Promise<Handled> {
+  const { db } = deps.checkout;
+  if (await stripeEvents.seen(db, event.id)) return "duplicate";
+  const outcome = await apply(deps, event);
+  // Recorded after it was applied: a crash in between means Stripe's retry applies it again,
+  // which changes nothing the second time.
+  await stripeEvents.record(db, event.id, event.type);
+  deps.log.debug({ stripeEvent: event.id, type: event.type, outcome }, "stripe event");
+  return outcome;
+}
+
+async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Handled> {
+  switch (event.type) {
+    case "payment_intent.succeeded":
+    case "payment_intent.payment_failed":
+    case "payment_intent.requires_action":
+    case "payment_intent.canceled": {
+      const pi = event.data.object;
+      const checkoutId = pi.metadata?.checkout_id;
+      const key = pi.metadata?.[KEY_METADATA];
+      // Renewal charges carry no checkout: their outcome is the billing engine's answer.
+      if (!checkoutId || !key) return "ignored";
+      const r = await settleCheckoutPayment(deps.checkout, checkoutId, key, deps.log);
+      return r === "settled" ? "applied" : "ignored";
+    }
+    case "setup_intent.succeeded": {
+      const si = event.data.object;
+      const checkoutId = si.metadata?.checkout_id;
+      const key = si.metadata?.[KEY_METADATA];
+      if (!checkoutId || !key || !si.payment_method) return "ignored";
+      const pmId = typeof si.payment_method === "string" ? si.payment_method : si.payment_method.id;
+      const pm = await deps.stripe.paymentMethods.retrieve(pmId);
+      const method = savedMethodOf(pm, si.customer);
+      if (!method) return "ignored";
+      const r = await settleCheckoutSetup(deps.checkout, checkoutId, key, method);
+      return r === "settled" ? "applied" : "ignored";
+    }
+    case "payment_method.detached": {
+      const n = await forgetPaymentMethod(
+        deps.checkout.db,
+        deps.checkout.clock,
+        event.data.object.id,
+      );
+      return n > 0 ? "applied" : "ignored";
+    }
+    case "charge.refunded":
+    case "charge.dispute.created":
+    case "charge.dispute.closed":
+      // Refunds made through till are recorded when made; disputes are logged for the seller.
+      deps.log.info(
+        { stripeEvent: event.id, type: event.type, object: event.data.object.id },
+        "stripe event recorded",
+      );
+      return "ignored";
+    default:
+      return "ignored";
+  }
+}

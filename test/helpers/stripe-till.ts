@@ -1,0 +1,81 @@
+// A till server paying with Stripe against the local Stripe API server, which delivers its signed
+// events back to till's webhook endpoint; and the purchase steps the Stripe tests share.
+import { Polar } from "@polar-sh/sdk";
+import { sql } from "drizzle-orm";
+import type { Clock } from "../../server/lib/clock.ts";
+import { createSeller } from "./auth.ts";
+import { startTestServer } from "./server.ts";
+import { startStripeServer } from "./stripe-server/index.ts";
+
+export const WEBHOOK_SECRET = "whsec_tilltest";
+
+export type StripeTill = Awaited<ReturnType<typeof startStripeTill>>;
+
+export async function startStripeTill(options: { clock?: Clock } = {}) {
+  const stripe = await startStripeServer();
+  const t = await startTestServer({
+    env: {
+      TILL_PAYMENTS: "stripe",
+      STRIPE_SECRET_KEY: "sk_test_till",
+      STRIPE_PUBLISHABLE_KEY: "pk_test_till",
+      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+      STRIPE_API_BASE: stripe.url,
+    },
+    ...(options.clock ? { clock: options.clock } : {}),
+    worker: false,
+  });
+  const webhookUrl = `${t.url}/v1/integrations/stripe/webhook`;
+  stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+  const seller = await createSeller(t.url, [
+    "products:write",
+    "checkouts:write",
+    "orders:read",
+    "refunds:write",
+    "refunds:read",
+    "payments:read",
+  ]);
+  const polar = new Polar({ accessToken: seller.token, serverURL: t.url });
+  return {
+    stripe,
+    t,
+    polar,
+    organizationId: seller.organization.id,
+    webhookUrl,
+    /** A ConfirmationToken for one of Stripe's test payment methods (pm_card_visa, …). */
+    token: async (paymentMethod: string) =>
+      (await stripe.sdk().testHelpers.confirmationTokens.create({ payment_method: paymentMethod }))
+        .id,
+    async checkout(recurring: boolean, email = "buyer@example.com") {
+      const product = await polar.products.create({
+        name: recurring ? "Monthly" : "Once",
+        ...(recurring ? { recurringInterval: "month" as const } : {}),
+        prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
+      });
+      return polar.checkouts.create({
+        products: [product.id],
+        customerEmail: email,
+        customerBillingAddress: { country: "US" },
+      });
+    },
+    async confirm(secret: string, confirmationTokenId: string) {
+      const res = await fetch(`${t.url}/v1/checkouts/client/${secret}/confirm`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ confirmation_token_id: confirmationTokenId }),
+      });
+      return { status: res.status, body: await res.json() };
+    },
+    orders: (checkoutId: string) =>
+      t.server.database.rows<{ id: string; processor_payment_id: string }>(
+        sql`select id, processor_payment_id from orders where checkout_id = ${checkoutId}`,
+      ),
+    intentOf: (checkoutId: string) =>
+      [...stripe.state.intents.values()].filter(
+        (pi) => (pi.metadata as Record<string, string>).checkout_id === checkoutId,
+      ),
+    async stop() {
+      await t.stop();
+      await stripe.close();
+    },
+  };
+}
