@@ -17,6 +17,7 @@ export default defineConfig({
       input: {
         dashboard: path.join(root, "index.html"),
         checkout: path.join(root, "checkout.html"),
+        confirmation: path.join(root, "confirmation.html"),
         portal: path.join(root, "portal.html"),
         demo: path.join(root, "demo.html"),
       },

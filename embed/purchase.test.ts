@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startHostPage, type HostPage } from "../test/helpers/host-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
@@ -84,11 +85,7 @@ async function openOverlay(url: string, theme = "light"): Promise<{ page: Page; 
 }
 
 async function fillAndPay(frame: Frame, card: string) {
-  await frame.fill("#email", "browser@example.com");
-  await frame.fill("#address-country", "US");
-  await frame.fill("#card-number", card);
-  await frame.fill("#card-expiry", "12/34");
-  await frame.fill("#card-cvc", "123");
+  await fillCheckout(frame, { card });
   await frame.click("button.pay");
 }
 
@@ -107,6 +104,23 @@ describe("checkout overlay in a browser", () => {
     const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.id}`, { token });
     expect(orders.body.items).toHaveLength(1);
     expect(orders.body.items[0]).toMatchObject({ status: "paid", total_amount: 1500 });
+    await page.close();
+  });
+
+  it("without a success URL of the seller's, success stays in the overlay: the frame shows the confirmation and closes", async () => {
+    const checkout = await newCheckout({ success_url: null });
+    const { page, frame } = await openOverlay(checkout.url);
+    await fillAndPay(frame, "4242 4242 4242 4242");
+    await frame.waitForSelector("h1:has-text('Thanks for your order')", { timeout: 15_000 });
+    expect(new URL(frame.url()).pathname).toMatch(/\/confirmation$/);
+    expect(page.url()).toBe(`${host.url}/`);
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([
+      "confirmed",
+      "success",
+    ]);
+    await frame.waitForSelector("[data-testid=order-number]");
+    await frame.click("button.close");
+    await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
     await page.close();
   });
 

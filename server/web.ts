@@ -48,6 +48,13 @@ export function webRouter(options: { embedOrigins: readonly string[] }): Router 
     "/assets",
     express.static(path.join(webDist, "assets"), { immutable: true, maxAge: "365d", index: false }),
   );
+  // The icon every page links to; /favicon.ico answers browsers that ask without looking.
+  router.get(["/favicon.svg", "/favicon.ico"], (_req, res, next) => {
+    const file = path.join(webDist, "favicon.svg");
+    if (!existsSync(file)) return next();
+    res.setHeader("cache-control", "public, max-age=86400");
+    res.type("image/svg+xml").sendFile(file);
+  });
   const pages = new Map<string, string>();
   const page = (file: string) => {
     if (!pages.has(file) && existsSync(path.join(webDist, file)))
@@ -57,6 +64,13 @@ export function webRouter(options: { embedOrigins: readonly string[] }): Router 
   router.get("/checkout/:clientSecret", (_req, res) => {
     res.setHeader("cache-control", "no-cache");
     res.type("html").send(page("checkout.html"));
+  });
+  // After paying without a success URL of the seller's. The link may carry the buyer's customer
+  // session token: never cached, never sent on as a referrer.
+  router.get("/checkout/:clientSecret/confirmation", (_req, res) => {
+    res.setHeader("cache-control", "no-store");
+    res.setHeader("referrer-policy", "no-referrer");
+    res.type("html").send(page("confirmation.html"));
   });
   // The customer portal; the page reads its customer session token from the query string.
   router.get("/portal", (_req, res) => {

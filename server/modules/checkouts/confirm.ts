@@ -5,6 +5,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
 import type { Interval } from "../../lib/periods.ts";
+import { openBuyerSession } from "../customer-sessions/service.ts";
 import { resolveBuyer } from "../customers/service.ts";
 import { redeemDiscount, releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
@@ -111,7 +112,14 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   const done = await fulfil(deps, claimed, payment);
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
   // describes the confirmation. The payment has settled by now; the next read says "succeeded".
-  return { ...checkoutPublicOut(await loadPublicView(deps, done)), status: "confirmed" as const };
+  const customerSessionToken = done.customerId
+    ? await openBuyerSession(deps, done.organizationId, done.customerId)
+    : null;
+  return {
+    ...checkoutPublicOut(await loadPublicView(deps, done)),
+    status: "confirmed" as const,
+    customer_session_token: customerSessionToken,
+  };
 }
 
 /** A failed payment: the session is open again, the discount redemption given back. */

@@ -5,7 +5,7 @@ import { useEffect, useMemo, useState, type FormEvent } from "react";
 import { CheckoutApiError, checkoutApi, settledStatus } from "./api.ts";
 import { embedContext, notify } from "./embed.ts";
 import { AddressFields, CardFields, CustomFieldInput, Field, type CardValue } from "./fields.tsx";
-import { interval, money } from "./format.ts";
+import { confirmationPath, interval, money } from "./format.ts";
 import type { Address, Checkout } from "./types.ts";
 
 type Phase = "loading" | "ready" | "paying" | "done" | "gone";
@@ -126,13 +126,19 @@ export function CheckoutPage(props: { secret: string }) {
         );
       setPhase("done");
       const successURL = final.success_url.replace("{CHECKOUT_ID}", final.id);
-      notify(embed, "success", {
-        successURL,
-        redirect: Boolean(final.success_url),
-        checkoutId: final.id,
-      });
-      if (!embed.embedded && final.success_url)
-        setTimeout(() => window.location.assign(successURL), 1500);
+      // Without a success URL of the seller's, the buyer sees till's confirmation page: in the
+      // overlay too (the frame moves there), so the seller's page is not navigated away.
+      const own = new URL(successURL, window.location.href);
+      const isDefault =
+        own.origin === window.location.origin && own.pathname === confirmationPath(props.secret);
+      notify(embed, "success", { successURL, redirect: !isDefault, checkoutId: final.id });
+      if (isDefault) {
+        const token = confirmed.customer_session_token;
+        if (token) own.searchParams.set("customer_session_token", token);
+        if (embed.embedded) own.searchParams.set("embed", "true");
+        own.searchParams.set("theme", document.documentElement.dataset.theme ?? "light");
+        window.location.assign(own.toString());
+      } else if (!embed.embedded) window.location.assign(successURL);
     } catch (e) {
       const err = e as CheckoutApiError;
       const fields = err.fields ?? {};
@@ -158,7 +164,6 @@ export function CheckoutPage(props: { secret: string }) {
           <p>
             Your purchase of <strong>{checkout.product.name}</strong> is confirmed.
           </p>
-          <p className="muted">A receipt is on its way to {checkout.customer_email ?? email}.</p>
         </section>
       </main>
     );
