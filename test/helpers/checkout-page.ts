@@ -6,7 +6,7 @@ export async function fillCheckout(
   options: { email?: string; card?: string; country?: string } = {},
 ): Promise<void> {
   await target.fill("#email", options.email ?? "browser@example.com");
-  await target.fill("#address-country", options.country ?? "US");
+  await target.selectOption("#address-country", options.country ?? "US");
   await target.fill("#card-number", options.card ?? "4242 4242 4242 4242");
   await target.fill("#card-expiry", "12/34");
   await target.fill("#card-cvc", "123");
