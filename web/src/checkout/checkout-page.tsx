@@ -4,7 +4,7 @@
 // overlay loaded / close / confirmed / success.
 import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useReducer, useRef } from "react";
 import { CheckoutApiError, checkoutApi, LOST_CONNECTION, settledStatus } from "./api.ts";
-import { embedContext, notify } from "./embed.ts";
+import { embedAllowed, embedContext, forwardEscape, notify, notifyError } from "./embed.ts";
 import { AddressFields, CustomFieldInput, Field } from "./fields.tsx";
 import { confirmationPath, money } from "./format.ts";
 import { CardFields, cardErrors, cardToken } from "./payment.tsx";
@@ -22,6 +22,11 @@ import type { Checkout } from "./types.ts";
 const EXPIRED = {
   title: "This checkout has expired",
   message: "Nothing was charged. Go back to the store to start again.",
+};
+
+const REFUSED = {
+  title: "This checkout cannot be opened here",
+  message: "The seller has not allowed this site to show it. Nothing was charged.",
 };
 
 function unavailable(e: unknown): Action {
@@ -57,9 +62,19 @@ export function CheckoutPage(props: { secret: string }) {
     );
   }, [props.secret]);
 
+  const refused = loaded && !embedAllowed(embed);
   useEffect(() => {
-    if (loaded) notify(embed, "loaded");
-  }, [embed, loaded]);
+    if (!loaded) return;
+    if (refused) return notifyError(embed, `${REFUSED.title}. ${REFUSED.message}`);
+    notify(embed, "loaded");
+    return forwardEscape(embed);
+  }, [embed, loaded, refused]);
+
+  // Without a checkout there is no embed origin to trust: the overlay hears only "error".
+  const failure = state.kind === "unavailable" ? `${state.title}. ${state.message}` : null;
+  useEffect(() => {
+    if (failure) notifyError(embedContext(null), failure);
+  }, [failure]);
 
   // After a refused submit, focus goes to the first field with a problem (or the message).
   const attempt = state.kind === "ready" ? state.attempt : 0;
@@ -80,6 +95,15 @@ export function CheckoutPage(props: { secret: string }) {
   const close = embed.embedded ? () => notify(embed, "close") : null;
 
   if (state.kind === "loading") return <Skeleton />;
+  if (refused)
+    return (
+      <main className="checkout">
+        <section className="notice" role="alert">
+          <h1>{REFUSED.title}</h1>
+          <p>{REFUSED.message}</p>
+        </section>
+      </main>
+    );
   if (state.kind === "unavailable")
     return (
       <main className="checkout">
@@ -353,7 +377,10 @@ function leave(
   notify(embed, "success", { successURL, redirect: !isDefault, checkoutId: final.id });
   if (isDefault) {
     if (token) target.searchParams.set("customer_session_token", token);
-    if (embed.embedded) target.searchParams.set("embed", "true");
+    if (embed.embedded && embed.claimed) {
+      target.searchParams.set("embed", "true");
+      target.searchParams.set("embed_origin", embed.claimed);
+    }
     target.searchParams.set("theme", document.documentElement.dataset.theme ?? "light");
     window.location.replace(target.toString());
   } else if (!embed.embedded) window.location.assign(successURL);

@@ -2,7 +2,7 @@
 // happens next (license keys with Copy, downloads, accounts to connect) and a link to the customer
 // portal. No receipt is promised: till does not send one. In the overlay it keeps the close button.
 import { useEffect, useMemo, useState } from "react";
-import { embedContext, notify } from "../checkout/embed.ts";
+import { embedContext, forwardEscape, notify } from "../checkout/embed.ts";
 import { money, perInterval } from "../checkout/format.ts";
 import type { Checkout } from "../checkout/types.ts";
 import {
@@ -60,6 +60,7 @@ export function ConfirmationPage(props: { secret: string; token: string | null }
     };
   }, [props.secret, props.token]);
 
+  useEffect(() => (embed.origin ? forwardEscape(embed) : undefined), [embed]);
   const close = embed.embedded ? () => notify(embed, "close") : null;
 
   if (state.kind === "loading")
