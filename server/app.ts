@@ -46,7 +46,7 @@ import { sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
-import { webRouter } from "./web.ts";
+import { compressResponses, webRouter } from "./web.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
 
@@ -73,6 +73,7 @@ export function createApp(deps: AppDeps): Express {
   app.set("query parser", "simple");
 
   app.use(requestContext(deps.log));
+  app.use(compressResponses());
   app.use(bearerToken);
   app.use(
     authRouter(deps.auth, {
