@@ -40,6 +40,7 @@ import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
+import { metricsRouter } from "./modules/metrics/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
@@ -134,6 +135,7 @@ export function createApp(deps: AppDeps): Express {
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     eventsRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
+    metricsRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {
       hub: deps.webhooks.hub,
       streams: deps.webhooks.streams,
