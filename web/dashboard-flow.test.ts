@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
@@ -137,6 +138,43 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.click("nav >> text=Checkouts");
     await page.waitForSelector("tbody >> text=open");
     expect(await page.locator("tbody").first().textContent()).toContain("Pro");
+  });
+
+  it("the overview charts revenue, MRR, orders and subscriptions over the chosen period and lists sales by product", async () => {
+    // A buyer pays a checkout for Pro ($15.00 / month).
+    const checkoutUrl = await page.evaluate(async () => {
+      const products = await (await fetch("/v1/products/", { credentials: "include" })).json();
+      const res = await fetch("/v1/checkouts/", {
+        method: "POST",
+        credentials: "include",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ products: [products.items[0].id] }),
+      });
+      return (await res.json()).url as string;
+    });
+    const buyer = await context.newPage();
+    await buyer.goto(checkoutUrl);
+    await buyer.waitForSelector("#email");
+    await fillCheckout(buyer, { email: "first-buyer@example.com" });
+    await buyer.click("button.pay");
+    await buyer.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await buyer.close();
+
+    await page.click("nav >> text=Overview");
+    await page.waitForSelector(".stat >> text=$15.00");
+    await page.waitForFunction(
+      () => document.querySelectorAll(".chart .recharts-surface").length === 4,
+    );
+    const stats = await page.locator(".stat").allTextContents();
+    expect(stats).toEqual(["Revenue$15.00", "MRR$15.00", "Orders1", "Active subscriptions1"]);
+    expect(
+      await page.locator("#product-sales + table tbody tr", { hasText: "Pro" }).textContent(),
+    ).toContain("$15.00");
+    await page.click(".period-picker >> text=12 months");
+    await page.waitForSelector(".period-picker button[aria-pressed=true] >> text=12 months");
+    await page.waitForSelector(".stat >> text=$15.00");
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBoth("overview");
   });
 
   it("charts a meter's quantities from ingested events", async () => {
