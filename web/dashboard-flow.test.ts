@@ -177,6 +177,27 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await screenshotBoth("overview");
   });
 
+  it("refunds part of an order from the orders page, in dollars, with a reason", async () => {
+    await page.click("nav >> text=Orders");
+    await page.click("button:has-text('Refund')");
+    const amount = page.getByLabel("Amount (USD)");
+    expect(await amount.inputValue()).toBe("15.00");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("amount");
+    await amount.fill("20");
+    await page.click("form.refund-form button[type=submit]");
+    await page.waitForSelector("text=At most $15.00 can be refunded on this order.");
+    await amount.fill("5.50");
+    await page.getByLabel("Reason").selectOption("duplicate");
+    await page.click("form.refund-form button[type=submit]");
+    await page.waitForSelector("tbody >> text=partially refunded");
+    expect(await page.locator("form.refund-form").count()).toBe(0);
+    const refunds = await page.evaluate(async () =>
+      (await fetch("/v1/refunds/", { credentials: "include" })).json(),
+    );
+    expect(refunds.items[0]).toMatchObject({ amount: 550, reason: "duplicate" });
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   it("charts a meter's quantities from ingested events", async () => {
     const ingested = await page.evaluate(async () => {
       const post = (path: string, body: unknown) =>
