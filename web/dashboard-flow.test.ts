@@ -198,6 +198,25 @@ describe("dashboard: from sign-up to an open checkout", () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  it("on a phone the content starts on the first screen and the sections fold behind a Menu button", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.click("nav >> text=Overview").catch(() => page.goto(`${t.url}/`));
+    await page.goto(`${t.url}/`);
+    await page.waitForSelector(".stat >> text=Revenue");
+    const heading = await page.locator(".content h1").boundingBox();
+    expect(heading!.y).toBeLessThan(200);
+    expect(await page.isVisible("nav[aria-label=Sections]")).toBe(false);
+    await page.screenshot({ path: screenshotPath("dashboard-phone"), fullPage: false });
+    await page.click("button.menu-toggle");
+    expect(await page.getAttribute("button.menu-toggle", "aria-expanded")).toBe("true");
+    await page.screenshot({ path: screenshotPath("dashboard-phone-menu") });
+    await page.click("nav >> text=Orders");
+    await page.waitForSelector(".content h1:has-text('Orders')");
+    expect(await page.isVisible("nav[aria-label=Sections]")).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("charts a meter's quantities from ingested events", async () => {
     const ingested = await page.evaluate(async () => {
       const post = (path: string, body: unknown) =>
