@@ -269,6 +269,8 @@ describe("dashboard: from sign-up to an open checkout", () => {
       .locator("nav a")
       .evaluateAll((as) => as.map((a) => [a.getAttribute("href")!, a.textContent!] as const));
     expect(links.length).toBeGreaterThanOrEqual(15);
+    // axe on every section, light and dark: no serious or critical violations.
+    const found: string[] = [];
     for (const [href, label] of links) {
       await page.click(`nav a[href="${href}"]`);
       await page.waitForSelector(`nav a[href="${href}"][aria-current=page]`);
@@ -276,7 +278,13 @@ describe("dashboard: from sign-up to an open checkout", () => {
         .poll(() => page.locator("[role=status].loading").count(), { message: label })
         .toBe(0);
       expect(await page.locator("[role=alert]").allTextContents(), label).toEqual([]);
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        found.push(...(await seriousViolations(page)).map((v) => `${label} (${scheme}): ${v}`));
+      }
+      await page.emulateMedia({ colorScheme: "light" });
     }
+    expect(found).toEqual([]);
     await page.click("nav a[href='/webhooks']");
     await page.waitForSelector("text=No webhook endpoints yet");
   });
