@@ -220,6 +220,37 @@ describe("checkout overlay in a browser", () => {
     await page.close();
   });
 
+  it("a buyer completes the embedded checkout with the keyboard only", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(host.url);
+    await page.evaluate((u) => Object.assign(window, { checkoutUrl: u }), checkout.url);
+    await page.focus("#buy");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("iframe[title=Checkout]");
+    await expect
+      .poll(() => page.locator(".till-checkout-spinner").count(), { timeout: 15_000 })
+      .toBe(0);
+    const frame = page.frames().find((f) => f.url().includes("/checkout/"));
+    if (!frame) throw new Error("no checkout frame");
+    await frame.waitForSelector("#email");
+    const focused = () => frame.evaluate(() => document.activeElement?.id ?? "");
+    for (let i = 0; i < 10 && (await focused()) !== "email"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toBe("email");
+    await page.keyboard.type("keyboard@example.com");
+    for (let i = 0; i < 10 && (await focused()) !== "card-number"; i++)
+      await page.keyboard.press("Tab");
+    expect(await focused()).toBe("card-number");
+    await page.keyboard.type("4242424242424242");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("12/34");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("123");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${host.url}/thanks?checkout=${checkout.id}`, { timeout: 15_000 });
+    await page.close();
+  });
+
   it("a message from another origin's frame changes nothing", async () => {
     const checkout = await newCheckout();
     const { page } = await openOverlay(checkout.url);

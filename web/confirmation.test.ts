@@ -2,7 +2,9 @@
 // default) ends on till's own confirmation page showing the order — what was bought, the amount
 // paid, the order number, the license key with Copy, the custom benefit's note and a portal link —
 // and never promises a receipt. A checkout that was not paid says so.
-import type { Browser } from "playwright-core";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { fillCheckout } from "../test/helpers/checkout-page.ts";
@@ -58,6 +60,22 @@ afterAll(async () => {
   await t?.stop();
 });
 
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(
+    readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8"),
+  );
+  return page.evaluate(async () => {
+    const result = await (
+      window as unknown as {
+        axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> };
+      }
+    ).axe.run();
+    return result.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => v.id);
+  });
+}
+
 describe("confirmation page", () => {
   it("a checkout without a success URL ends on the confirmation page showing the order, its benefits and a portal link", async () => {
     const checkout = await api(t.url, "/v1/checkouts/", { token, body: { products: [productId] } });
@@ -103,6 +121,12 @@ describe("confirmation page", () => {
     // The portal link opens this buyer's portal.
     const portal = await page.getAttribute("a:has-text('Manage your purchase')", "href");
     await page.screenshot({ path: screenshotPath("confirmation"), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.evaluate(() => {
+      document.documentElement.dataset.theme = "dark";
+    });
+    await page.screenshot({ path: screenshotPath("confirmation-dark"), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
     await page.goto(new URL(portal!, t.url).toString());
     await page.waitForSelector(`text=${order.invoice_number}`, { timeout: 10_000 }).catch(() => {});
     expect(await page.textContent("body")).toContain("Desktop app");
