@@ -188,6 +188,20 @@ describe("GET /v1/metrics/", () => {
     });
   });
 
+  it("exports the same periods as CSV", async () => {
+    const res = await fetch(
+      `${t.url}/v1/metrics/export?start_date=2026-03-01&end_date=2026-04-30&interval=month&metrics=orders&metrics=revenue&metrics=net_revenue`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/csv");
+    expect(await res.text()).toBe(
+      "timestamp,orders,revenue,net_revenue\n" +
+        "2026-03-01T00:00:00.000Z,2,6800,4800\n" +
+        "2026-04-01T00:00:00.000Z,1,12000,12000\n",
+    );
+  });
+
   it("limits, and bad queries answered 422 with the parameter's loc", async () => {
     const limits = await api(t.url, "/v1/metrics/limits", { token });
     expect(limits.status).toBe(200);

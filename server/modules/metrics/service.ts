@@ -120,3 +120,16 @@ export async function getLimits(deps: MetricsDeps, ctx: AuthContext) {
     intervals: Object.fromEntries(INTERVALS.map((i) => [i, INTERVAL_LIMITS[i]])),
   };
 }
+
+/** The same periods as CSV: a timestamp column, then one column per metric. */
+export async function exportMetrics(deps: MetricsDeps, ctx: AuthContext, q: MetricsQuery) {
+  const result = await getMetrics(deps, ctx, q);
+  const slugs = Object.keys(result.metrics);
+  const lines = [
+    ["timestamp", ...slugs].join(","),
+    ...result.periods.map((p) =>
+      [p.timestamp, ...slugs.map((s) => String((p as Record<string, unknown>)[s] ?? ""))].join(","),
+    ),
+  ];
+  return `${lines.join("\n")}\n`;
+}
