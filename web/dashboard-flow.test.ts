@@ -81,6 +81,11 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await expect
       .poll(() => page.textContent("[role=alert]"))
       .toContain("Enter the price as a number");
+    await page.getByLabel("Price").fill("0.20");
+    await page.click("button:has-text('Create product')");
+    await expect
+      .poll(() => page.textContent("[role=alert]"))
+      .toContain("A price is either free (0) or at least $0.50.");
     const listed = await page.evaluate(() =>
       fetch("/v1/products/").then((r) => r.json() as Promise<{ items: unknown[] }>),
     );
