@@ -1,6 +1,6 @@
 // The signed-in frame: a sidebar with the organization switcher and the sections, a top bar with
 // the theme toggle and the account, and the page.
-import { type ReactNode, useEffect, useState } from "react";
+import { type ReactNode, useState } from "react";
 import { authClient, useServerInfo, type Org } from "./auth.ts";
 import { navigate, useLocation } from "./router.ts";
 import { useTheme } from "./theme.ts";
@@ -82,8 +82,9 @@ export function Layout({
   const { path } = useLocation();
   const [theme, cycleTheme] = useTheme();
   // On a phone the sections fold behind a Menu button; choosing one folds them again.
-  const [menuOpen, setMenuOpen] = useState(false);
-  useEffect(() => setMenuOpen(false), [path]);
+  // The menu is open for the page it was opened on, so moving to another page closes it.
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null);
+  const menuOpen = menuOpenOn === path;
   const info = useServerInfo();
   const sections = info?.sandbox
     ? SECTIONS.map((s) =>
@@ -110,7 +111,7 @@ export function Layout({
             className="ghost small menu-toggle"
             aria-expanded={menuOpen}
             aria-controls="sidebar-menu"
-            onClick={() => setMenuOpen(!menuOpen)}
+            onClick={() => setMenuOpenOn(menuOpen ? null : path)}
           >
             {menuOpen ? "Close menu" : "Menu"}
           </button>
