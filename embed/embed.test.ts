@@ -64,24 +64,53 @@ describe("embed.js", () => {
     await page.close();
   });
 
-  it("a checkout that never reports loaded fires error, rejects create() and leaves the page usable", async () => {
+  it("a checkout that cannot load raises error, rejects create() and says so in the overlay until closed", async () => {
     const page = await open();
     const outcome = await page.evaluate(async (base) => {
       const TC = (
         window as unknown as { TillCheckout: { create(u: string, o: object): Promise<unknown> } }
       ).TillCheckout;
       try {
-        await TC.create(`${base}/checkout/broken`, { loadTimeout: 800 });
+        await TC.create(`${base}/checkout/broken`, {});
         return "resolved";
       } catch (e) {
         return (e as Error).message;
       }
     }, t.url);
-    expect(outcome).toContain("did not load");
-    expect(await page.locator(".till-checkout-dialog").count()).toBe(0);
+    expect(outcome).toContain("Checkout not found");
     expect(await page.locator(".till-checkout-spinner").count()).toBe(0);
+    expect(
+      await page.textContent(".till-checkout-error [role=alert], .till-checkout-error"),
+    ).toContain("Checkout not found");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Close");
+    await page.click(".till-checkout-error button");
+    expect(await page.locator(".till-checkout-dialog").count()).toBe(0);
     expect(await page.evaluate(() => document.body.style.overflow)).toBe("");
     await page.click("#other");
+    await page.close();
+  });
+
+  it("a server that is down: the overlay raises error and shows a message instead of the browser's error page", async () => {
+    const page = await open();
+    const events = await page.evaluate(async () => {
+      const TC = (
+        window as unknown as {
+          TillCheckout: { create(u: string, o: object): Promise<unknown> };
+        }
+      ).TillCheckout;
+      const seen: string[] = [];
+      const done = TC.create("http://127.0.0.1:9/checkout/x", {}).catch((e: Error) => {
+        seen.push(`rejected: ${e.message}`);
+      });
+      await done;
+      return seen;
+    });
+    expect(events[0]).toContain("could not be loaded");
+    expect(await page.locator("iframe[title=Checkout]").count()).toBe(0);
+    expect(await page.locator(".till-checkout-spinner").count()).toBe(0);
+    expect(await page.isVisible("text=The checkout could not be loaded")).toBe(true);
+    await page.keyboard.press("Escape");
+    expect(await page.locator(".till-checkout-dialog").count()).toBe(0);
     await page.close();
   });
 
@@ -91,7 +120,6 @@ describe("embed.js", () => {
     await page.evaluate(() => window.postMessage({ type: "POLAR_CHECKOUT", event: "close" }, "*"));
     await page.waitForTimeout(200);
     expect(await page.locator(".till-checkout-dialog").count()).toBe(1);
-    expect(await page.locator(".till-checkout-spinner").count()).toBe(1);
     await page.close();
   });
 });

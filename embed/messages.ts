@@ -1,8 +1,9 @@
 // The protocol between the hosted checkout page (inside the iframe) and the overlay (on the
-// seller's page). Polar's message type is kept so pages and listeners written for Polar work as is.
+// seller's page). Polar's message type is kept so pages and listeners written for Polar work as is;
+// `error` is added for a checkout that cannot be shown in this frame.
 export const MESSAGE_TYPE = "POLAR_CHECKOUT";
 
-export type CheckoutEventName = "loaded" | "close" | "confirmed" | "success";
+export type CheckoutEventName = "loaded" | "close" | "confirmed" | "success" | "error";
 
 export interface CheckoutMessage {
   type: typeof MESSAGE_TYPE;
@@ -12,9 +13,11 @@ export interface CheckoutMessage {
   redirect?: boolean;
   checkoutId?: string;
   orderId?: string | null;
+  /** error: what the buyer should read. */
+  message?: string;
 }
 
-const EVENTS: readonly string[] = ["loaded", "close", "confirmed", "success"];
+const EVENTS: readonly string[] = ["loaded", "close", "confirmed", "success", "error"];
 
 export function isCheckoutMessage(data: unknown): data is CheckoutMessage {
   if (!data || typeof data !== "object") return false;

@@ -7,6 +7,7 @@ import { createRequire } from "node:module";
 import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startHostPage, type HostPage } from "../test/helpers/host-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
@@ -84,11 +85,7 @@ async function openOverlay(url: string, theme = "light"): Promise<{ page: Page; 
 }
 
 async function fillAndPay(frame: Frame, card: string) {
-  await frame.fill("#email", "browser@example.com");
-  await frame.fill("#address-country", "US");
-  await frame.fill("#card-number", card);
-  await frame.fill("#card-expiry", "12/34");
-  await frame.fill("#card-cvc", "123");
+  await fillCheckout(frame, { card });
   await frame.click("button.pay");
 }
 
@@ -110,27 +107,101 @@ describe("checkout overlay in a browser", () => {
     await page.close();
   });
 
-  it("after confirmed the overlay cannot be closed (close button, Escape) until success", async () => {
+  it("without a success URL of the seller's, success stays in the overlay: the frame shows the confirmation and closes", async () => {
+    const checkout = await newCheckout({ success_url: null });
+    const { page, frame } = await openOverlay(checkout.url);
+    await fillAndPay(frame, "4242 4242 4242 4242");
+    await frame.waitForSelector("h1:has-text('Thanks for your order')", { timeout: 15_000 });
+    expect(new URL(frame.url()).pathname).toMatch(/\/confirmation$/);
+    expect(page.url()).toBe(`${host.url}/`);
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([
+      "confirmed",
+      "success",
+    ]);
+    await frame.waitForSelector("[data-testid=order-number]");
+    await frame.click("button.close");
+    await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
+    await page.close();
+  });
+
+  it("between confirmed and success the overlay cannot be closed; after a prevented success it can", async () => {
     const checkout = await newCheckout();
     const { page, frame } = await openOverlay(checkout.url, "dark");
     await page.screenshot({ path: screenshotPath("overlay-dark") });
     await page.evaluate(() => Object.assign(window, { holdSuccess: true }));
+    // Hold the payment's outcome: no status stream, and the page's polls answer late.
+    await page.route("**/stream", (route) => route.abort());
+    await page.route("**/v1/checkouts/client/*", async (route) => {
+      if (route.request().method() === "GET") await new Promise((r) => setTimeout(r, 2500));
+      await route.continue();
+    });
     await fillAndPay(frame, "4242424242424242");
+    await page.waitForFunction(() =>
+      (window as unknown as { events: string[] }).events.includes("confirmed"),
+    );
+    await page.keyboard.press("Escape");
+    await frame.click("button.close", { force: true, timeout: 1000 }).catch(() => {});
+    await page.waitForTimeout(300);
+    expect(await page.locator(".till-checkout-dialog").count()).toBe(1);
     await page.waitForFunction(
       () => (window as unknown as { events: string[] }).events.includes("success"),
       undefined,
       { timeout: 15_000 },
     );
-    // success was prevented, so the overlay is still in its confirmed (not closable) state.
     expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([
       "confirmed",
       "success",
     ]);
-    await page.keyboard.press("Escape");
-    await frame.click("button.close").catch(() => {});
-    await page.waitForTimeout(300);
-    expect(await page.locator(".till-checkout-dialog").count()).toBe(1);
+    // success was prevented (no redirect), but the payment is done: Escape closes the overlay.
     expect(page.url()).toBe(`${host.url}/`);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
+    await page.close();
+  });
+
+  it("the overlay is a modal: Tab never leaves it, Escape closes it after loading and focus returns to the opener", async () => {
+    const checkout = await newCheckout();
+    const { page } = await openOverlay(checkout.url);
+    for (let i = 0; i < 30; i++) {
+      await page.keyboard.press("Tab");
+      const inside = await page.evaluate(() => {
+        const dialog = document.querySelector(".till-checkout-dialog");
+        const active = document.activeElement;
+        return active === document.body || Boolean(active && dialog?.contains(active));
+      });
+      expect(inside, `after ${i + 1} Tab presses`).toBe(true);
+    }
+    expect(await page.evaluate(() => document.getElementById("buy")?.matches(":focus"))).toBe(
+      false,
+    );
+    await page.keyboard.press("Escape");
+    await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("buy");
+    expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual([
+      "close",
+    ]);
+    await page.close();
+  });
+
+  it("a checkout whose embed_origin is not this site shows no form: error and a message in the overlay", async () => {
+    const checkout = await newCheckout({ embed_origin: null });
+    const page = await browser.newPage();
+    await page.goto(host.url);
+    const outcome = await page.evaluate(async (url) => {
+      try {
+        await (
+          window as unknown as { TillCheckout: { create(u: string): Promise<unknown> } }
+        ).TillCheckout.create(url);
+        return "resolved";
+      } catch (e) {
+        return (e as Error).message;
+      }
+    }, checkout.url);
+    expect(outcome).toContain("not allowed this site");
+    expect(await page.isVisible(".till-checkout-error")).toBe(true);
+    expect(await page.locator("iframe[title=Checkout]").count()).toBe(0);
+    await page.click(".till-checkout-error button");
+    expect(await page.locator(".till-checkout-dialog").count()).toBe(0);
     await page.close();
   });
 
@@ -146,6 +217,37 @@ describe("checkout overlay in a browser", () => {
     await frame.click("button.close");
     await expect.poll(() => page.locator(".till-checkout-dialog").count()).toBe(0);
     expect(await page.evaluate(() => document.body.style.overflow)).toBe("");
+    await page.close();
+  });
+
+  it("a buyer completes the embedded checkout with the keyboard only", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(host.url);
+    await page.evaluate((u) => Object.assign(window, { checkoutUrl: u }), checkout.url);
+    await page.focus("#buy");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("iframe[title=Checkout]");
+    await expect
+      .poll(() => page.locator(".till-checkout-spinner").count(), { timeout: 15_000 })
+      .toBe(0);
+    const frame = page.frames().find((f) => f.url().includes("/checkout/"));
+    if (!frame) throw new Error("no checkout frame");
+    await frame.waitForSelector("#email");
+    const focused = () => frame.evaluate(() => document.activeElement?.id ?? "");
+    for (let i = 0; i < 10 && (await focused()) !== "email"; i++) await page.keyboard.press("Tab");
+    expect(await focused()).toBe("email");
+    await page.keyboard.type("keyboard@example.com");
+    for (let i = 0; i < 10 && (await focused()) !== "card-number"; i++)
+      await page.keyboard.press("Tab");
+    expect(await focused()).toBe("card-number");
+    await page.keyboard.type("4242424242424242");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("12/34");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("123");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${host.url}/thanks?checkout=${checkout.id}`, { timeout: 15_000 });
     await page.close();
   });
 

@@ -50,6 +50,7 @@ import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
+import { metricsRouter } from "./modules/metrics/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
@@ -57,7 +58,7 @@ import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
-import { webRouter } from "./web.ts";
+import { compressResponses, webRouter } from "./web.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
 import { RequestLogHub, recordRequests } from "./modules/request-log/hub.ts";
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps): Express {
     : null;
   if (metrics) app.use(metrics.observe);
   app.use(securityHeaders({ production: deps.config.mode === "production" }));
+  app.use(compressResponses());
   app.use(bearerToken);
   // Before the auth routes too: better-auth reads its query strings straight into queries.
   app.use(storableQuery);
@@ -183,6 +185,7 @@ export function createApp(deps: AppDeps): Express {
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     eventsRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
+    metricsRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {
       hub: deps.webhooks.hub,
       streams: deps.webhooks.streams,

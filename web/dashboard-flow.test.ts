@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
@@ -80,6 +81,11 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await expect
       .poll(() => page.textContent("[role=alert]"))
       .toContain("Enter the price as a number");
+    await page.getByLabel("Price").fill("0.20");
+    await page.click("button:has-text('Create product')");
+    await expect
+      .poll(() => page.textContent("[role=alert]"))
+      .toContain("A price is either free (0) or at least $0.50.");
     const listed = await page.evaluate(() =>
       fetch("/v1/products/").then((r) => r.json() as Promise<{ items: unknown[] }>),
     );
@@ -139,6 +145,83 @@ describe("dashboard: from sign-up to an open checkout", () => {
     expect(await page.locator("tbody").first().textContent()).toContain("Pro");
   });
 
+  it("the overview charts revenue, MRR, orders and subscriptions over the chosen period and lists sales by product", async () => {
+    // A buyer pays a checkout for Pro ($15.00 / month).
+    const checkoutUrl = await page.evaluate(async () => {
+      const products = await (await fetch("/v1/products/", { credentials: "include" })).json();
+      const res = await fetch("/v1/checkouts/", {
+        method: "POST",
+        credentials: "include",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ products: [products.items[0].id] }),
+      });
+      return (await res.json()).url as string;
+    });
+    const buyer = await context.newPage();
+    await buyer.goto(checkoutUrl);
+    await buyer.waitForSelector("#email");
+    await fillCheckout(buyer, { email: "first-buyer@example.com" });
+    await buyer.click("button.pay");
+    await buyer.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await buyer.close();
+
+    await page.click("nav >> text=Overview");
+    await page.waitForSelector(".stat >> text=$15.00");
+    await page.waitForFunction(
+      () => document.querySelectorAll(".chart .recharts-surface").length === 4,
+    );
+    const stats = await page.locator(".stat").allTextContents();
+    expect(stats).toEqual(["Revenue$15.00", "MRR$15.00", "Orders1", "Active subscriptions1"]);
+    expect(
+      await page.locator("#product-sales + table tbody tr", { hasText: "Pro" }).textContent(),
+    ).toContain("$15.00");
+    await page.click(".period-picker >> text=12 months");
+    await page.waitForSelector(".period-picker button[aria-pressed=true] >> text=12 months");
+    await page.waitForSelector(".stat >> text=$15.00");
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshotBoth("overview");
+  });
+
+  it("refunds part of an order from the orders page, in dollars, with a reason", async () => {
+    await page.click("nav >> text=Orders");
+    await page.click("button:has-text('Refund')");
+    const amount = page.getByLabel("Amount (USD)");
+    expect(await amount.inputValue()).toBe("15.00");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("name"))).toBe("amount");
+    await amount.fill("20");
+    await page.click("form.refund-form button[type=submit]");
+    await page.waitForSelector("text=At most $15.00 can be refunded on this order.");
+    await amount.fill("5.50");
+    await page.getByLabel("Reason").selectOption("duplicate");
+    await page.click("form.refund-form button[type=submit]");
+    await page.waitForSelector("tbody >> text=partially refunded");
+    expect(await page.locator("form.refund-form").count()).toBe(0);
+    const refunds = await page.evaluate(async () =>
+      (await fetch("/v1/refunds/", { credentials: "include" })).json(),
+    );
+    expect(refunds.items[0]).toMatchObject({ amount: 550, reason: "duplicate" });
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  it("on a phone the content starts on the first screen and the sections fold behind a Menu button", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.click("nav >> text=Overview").catch(() => page.goto(`${t.url}/`));
+    await page.goto(`${t.url}/`);
+    await page.waitForSelector(".stat >> text=Revenue");
+    const heading = await page.locator(".content h1").boundingBox();
+    expect(heading!.y).toBeLessThan(200);
+    expect(await page.isVisible("nav[aria-label=Sections]")).toBe(false);
+    await page.screenshot({ path: screenshotPath("dashboard-phone"), fullPage: false });
+    await page.click("button.menu-toggle");
+    expect(await page.getAttribute("button.menu-toggle", "aria-expanded")).toBe("true");
+    await page.screenshot({ path: screenshotPath("dashboard-phone-menu") });
+    await page.click("nav >> text=Orders");
+    await page.waitForSelector(".content h1:has-text('Orders')");
+    expect(await page.isVisible("nav[aria-label=Sections]")).toBe(false);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("charts a meter's quantities from ingested events", async () => {
     const ingested = await page.evaluate(async () => {
       const post = (path: string, body: unknown) =>
@@ -191,6 +274,8 @@ describe("dashboard: from sign-up to an open checkout", () => {
       .locator("nav a")
       .evaluateAll((as) => as.map((a) => [a.getAttribute("href")!, a.textContent!] as const));
     expect(links.length).toBeGreaterThanOrEqual(15);
+    // axe on every section, light and dark: no serious or critical violations.
+    const found: string[] = [];
     for (const [href, label] of links) {
       await page.click(`nav a[href="${href}"]`);
       await page.waitForSelector(`nav a[href="${href}"][aria-current=page]`);
@@ -198,7 +283,13 @@ describe("dashboard: from sign-up to an open checkout", () => {
         .poll(() => page.locator("[role=status].loading").count(), { message: label })
         .toBe(0);
       expect(await page.locator("[role=alert]").allTextContents(), label).toEqual([]);
+      for (const scheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        found.push(...(await seriousViolations(page)).map((v) => `${label} (${scheme}): ${v}`));
+      }
+      await page.emulateMedia({ colorScheme: "light" });
     }
+    expect(found).toEqual([]);
     await page.click("nav a[href='/webhooks']");
     await page.waitForSelector("text=No webhook endpoints yet");
   });

@@ -128,7 +128,7 @@ describe("tillClient() in the browser", () => {
     await frame.waitForSelector("#card-number");
     // The signed-in user's email is already on the checkout.
     expect(await frame.inputValue("#email")).toBe("overlay@shop.example");
-    await frame.fill("#address-country", "US");
+    await frame.selectOption("#address-country", "US");
     await frame.fill("#card-number", "4242 4242 4242 4242");
     await frame.fill("#card-expiry", "12/34");
     await frame.fill("#card-cvc", "123");

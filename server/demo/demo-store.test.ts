@@ -91,7 +91,7 @@ describe("the demo store served by till dev", () => {
       await frame.waitForSelector("#card-number");
       // The store's signed-in user is the checkout's customer.
       expect(await frame.inputValue("#email")).toBe("ada@demo.example");
-      await frame.fill("#address-country", "US");
+      await frame.selectOption("#address-country", "US");
       await frame.fill("#card-number", "4242 4242 4242 4242");
       await frame.fill("#card-expiry", "12/34");
       await frame.fill("#card-cvc", "123");

@@ -8,7 +8,7 @@ import { Router as router } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Database } from "../../db/client.ts";
 import type { QueueHandle } from "../jobs/queue.ts";
-import { deliveryOutcomes, poolConnections } from "../modules/metrics/repository.ts";
+import { deliveryOutcomes, poolConnections } from "../modules/operations/repository.ts";
 import type { Clock } from "./clock.ts";
 import { Unauthorized } from "./errors.ts";
 

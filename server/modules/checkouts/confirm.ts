@@ -5,6 +5,7 @@
 // processor's message.
 import { inTransaction } from "../../../db/client.ts";
 import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
+import { openBuyerSession } from "../customer-sessions/service.ts";
 import { redeemDiscount } from "../discounts/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -89,6 +90,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
         intent_status: "requires_action",
         intent_client_secret: attempt.clientSecret,
       },
+      customer_session_token: null,
     };
   }
   const payment = attempt.payment;
@@ -97,7 +99,15 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   const done = (await fulfil(deps, claimed, payment)) ?? (await bySecret(deps, secret));
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
   // describes the confirmation. The payment has settled by now; the next read says "succeeded".
-  return { ...checkoutPublicOut(await loadPublicView(deps, done)), status: "confirmed" as const };
+  // The customer session token lets the confirmation page show the order to the buyer.
+  const customerSessionToken = done.customerId
+    ? await openBuyerSession(deps, done.organizationId, done.customerId)
+    : null;
+  return {
+    ...checkoutPublicOut(await loadPublicView(deps, done)),
+    status: "confirmed" as const,
+    customer_session_token: customerSessionToken,
+  };
 }
 
 /**

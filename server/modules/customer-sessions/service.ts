@@ -49,6 +49,28 @@ export async function createCustomerSession(
   return customerSessionOut(row, token, portalUrlFor(deps.baseUrl, token), customer);
 }
 
+/**
+ * A session for the buyer who just paid, so the confirmation page can show the order and its
+ * benefits (Polar's CheckoutPublicConfirmed.customer_session_token). Returns the token.
+ */
+export async function openBuyerSession(
+  deps: Pick<CustomerSessionDeps, "db" | "clock">,
+  organizationId: string,
+  customerId: string,
+): Promise<string> {
+  const token = newToken("till_cst_");
+  const now = deps.clock.now();
+  await repo.insertSession(deps.db, {
+    organizationId,
+    customerId,
+    tokenHash: hashToken(token),
+    returnUrl: null,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+    createdAt: now,
+  });
+  return token;
+}
+
 /** till_cst_ bearer → the customer it was opened for, while it lives and the customer is not deleted. */
 export function createCustomerResolver(
   deps: Pick<CustomerSessionDeps, "db" | "clock">,

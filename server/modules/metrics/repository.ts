@@ -1,31 +1,166 @@
-// SQL behind the operational metrics (lib/metrics.ts): read at scrape time, small and bounded.
-import { gte, sql } from "drizzle-orm";
+// The metrics' SQL: the periods of the range in the requested timezone, and per period the
+// orders, subscriptions and checkouts of the organizations in scope, in one statement.
+import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { webhookEndpointEvents } from "../../../db/schema/index.ts";
+import {
+  checkouts,
+  orders,
+  organization as organizations,
+  products,
+  subscriptions,
+} from "../../../db/schema/index.ts";
+import type { Interval } from "./schemas.ts";
 
-/**
- * Webhook deliveries (one per event and endpoint) created since `since`, by outcome: pending,
- * delivered or failed. A range on webhook_endpoint_events_created_idx, not a table scan.
- */
-export async function deliveryOutcomes(
-  db: Db,
-  since: Date,
-): Promise<{ status: string; n: number }[]> {
-  return db
-    .select({ status: webhookEndpointEvents.status, n: sql<number>`count(*)::int` })
-    .from(webhookEndpointEvents)
-    .where(gte(webhookEndpointEvents.createdAt, since))
-    .groupBy(webhookEndpointEvents.status);
+export interface MetricsScope {
+  organizationIds: readonly string[];
+  productIds: readonly string[] | null;
+  customerIds: readonly string[] | null;
+  billingTypes: readonly ("one_time" | "recurring")[] | null;
 }
 
-/** This server's pooled connections PostgreSQL sees, busy or idle (postgres.js shows no counts). */
-export async function poolConnections(db: Db): Promise<{ state: string; n: number }[]> {
-  const rows = await db.execute(
-    sql`select coalesce(state, 'unknown') as state, count(*)::int as n from pg_stat_activity
-        where application_name = 'till' and pid <> pg_backend_pid() group by 1`,
-  );
-  return (Array.isArray(rows) ? rows : (rows as { rows: unknown[] }).rows) as {
-    state: string;
-    n: number;
-  }[];
+export interface PeriodRow {
+  start_at: Date | string;
+  orders: string | number;
+  revenue: string | number;
+  net_revenue: string | number;
+  one_time_products: string | number;
+  one_time_products_revenue: string | number;
+  one_time_products_net_revenue: string | number;
+  new_subscriptions_revenue: string | number;
+  new_subscriptions_net_revenue: string | number;
+  renewed_subscriptions: string | number;
+  renewed_subscriptions_revenue: string | number;
+  renewed_subscriptions_net_revenue: string | number;
+  new_subscriptions: string | number;
+  active_subscriptions: string | number;
+  monthly_recurring_revenue: string | number;
+  active_customers: string | number;
+  canceled_subscriptions: string | number;
+  canceled_by_reason: Record<string, number> | string | null;
+  churned_subscriptions: string | number;
+  checkouts: string | number;
+  succeeded_checkouts: string | number;
+}
+
+/** A PostgreSQL array literal sent as one text parameter, or null for "no filter". */
+function arrayParam(values: readonly string[] | null): string | null {
+  if (!values || values.length === 0) return null;
+  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+}
+
+export async function periodRows(
+  db: Db,
+  scope: MetricsScope,
+  range: { start: string; end: string; interval: Interval; timezone: string },
+): Promise<PeriodRow[]> {
+  const orgs = arrayParam(scope.organizationIds);
+  const productIds = arrayParam(scope.productIds);
+  const customerIds = arrayParam(scope.customerIds);
+  const billing = arrayParam(scope.billingTypes);
+  // A product is "recurring" when it has a recurring interval; an order or subscription whose
+  // product is gone counts as neither when the billing type is filtered.
+  const billingOf = (productAlias: string) =>
+    sql.raw(
+      `(case when ${productAlias}.recurring_interval is null then 'one_time' else 'recurring' end)`,
+    );
+  const result = await db.execute(sql`
+    with p as (
+      select gs at time zone ${range.timezone} as start_at,
+             (gs + ('1 ' || ${range.interval})::interval) at time zone ${range.timezone} as end_at
+      from generate_series(
+        date_trunc(${range.interval}, ${range.start}::timestamp),
+        ${range.end}::timestamp + interval '1 day' - interval '1 microsecond',
+        ('1 ' || ${range.interval})::interval
+      ) gs
+    ),
+    o as (
+      select o.created_at, o.net_amount, o.net_amount - o.refunded_amount as net_after_refunds, o.billing_reason
+      from ${orders} o left join ${products} op on op.id = o.product_id
+      where o.organization_id = any(${orgs}::uuid[])
+        and o.status in ('paid', 'refunded', 'partially_refunded')
+        and (${productIds}::uuid[] is null or o.product_id = any(${productIds}::uuid[]))
+        and (${customerIds}::uuid[] is null or o.customer_id = any(${customerIds}::uuid[]))
+        and (${billing}::text[] is null or ${billingOf("op")} = any(${billing}::text[]))
+    ),
+    s as (
+      select s.customer_id, s.started_at, s.ended_at, s.canceled_at, s.customer_cancellation_reason as reason,
+             -- What one month of this subscription is worth, in minor units.
+             s.amount * (case s.recurring_interval
+               when 'year' then 1.0 / 12 when 'week' then 52.0 / 12 when 'day' then 365.0 / 12 else 1 end)
+               / greatest(s.recurring_interval_count, 1) as monthly
+      from ${subscriptions} s left join ${products} sp on sp.id = s.product_id
+      where s.organization_id = any(${orgs}::uuid[])
+        and s.started_at is not null
+        and (${productIds}::uuid[] is null or s.product_id = any(${productIds}::uuid[]))
+        and (${customerIds}::uuid[] is null or s.customer_id = any(${customerIds}::uuid[]))
+        and (${billing}::text[] is null or ${billingOf("sp")} = any(${billing}::text[]))
+    ),
+    c as (
+      select c.created_at, c.status
+      from ${checkouts} c left join ${products} cp on cp.id = c.product_id
+      where c.organization_id = any(${orgs}::uuid[])
+        and (${productIds}::uuid[] is null or c.product_id = any(${productIds}::uuid[]))
+        and (${customerIds}::uuid[] is null or c.customer_id = any(${customerIds}::uuid[]))
+        and (${billing}::text[] is null or ${billingOf("cp")} = any(${billing}::text[]))
+    )
+    select p.start_at,
+      op.orders, op.revenue, op.net_revenue,
+      op.one_time_products, op.one_time_products_revenue, op.one_time_products_net_revenue,
+      op.new_subscriptions_revenue, op.new_subscriptions_net_revenue,
+      op.renewed_subscriptions, op.renewed_subscriptions_revenue, op.renewed_subscriptions_net_revenue,
+      sp.new_subscriptions, sp.canceled_subscriptions, sp.canceled_by_reason, sp.churned_subscriptions,
+      sa.active_subscriptions, sa.monthly_recurring_revenue, sa.active_customers,
+      cp.checkouts, cp.succeeded_checkouts
+    from p
+    cross join lateral (
+      select count(*) as orders,
+        coalesce(sum(net_amount), 0) as revenue,
+        coalesce(sum(net_after_refunds), 0) as net_revenue,
+        count(*) filter (where billing_reason = 'purchase') as one_time_products,
+        coalesce(sum(net_amount) filter (where billing_reason = 'purchase'), 0) as one_time_products_revenue,
+        coalesce(sum(net_after_refunds) filter (where billing_reason = 'purchase'), 0) as one_time_products_net_revenue,
+        coalesce(sum(net_amount) filter (where billing_reason = 'subscription_create'), 0) as new_subscriptions_revenue,
+        coalesce(sum(net_after_refunds) filter (where billing_reason = 'subscription_create'), 0) as new_subscriptions_net_revenue,
+        count(*) filter (where billing_reason = 'subscription_cycle') as renewed_subscriptions,
+        coalesce(sum(net_amount) filter (where billing_reason = 'subscription_cycle'), 0) as renewed_subscriptions_revenue,
+        coalesce(sum(net_after_refunds) filter (where billing_reason = 'subscription_cycle'), 0) as renewed_subscriptions_net_revenue
+      from o where o.created_at >= p.start_at and o.created_at < p.end_at
+    ) op
+    cross join lateral (
+      select count(*) filter (where started_at >= p.start_at and started_at < p.end_at) as new_subscriptions,
+        count(*) filter (where canceled_at >= p.start_at and canceled_at < p.end_at) as canceled_subscriptions,
+        (select coalesce(jsonb_object_agg(reason, n), '{}'::jsonb) from (
+          select coalesce(reason, 'other') as reason, count(*) as n from s
+          where canceled_at >= p.start_at and canceled_at < p.end_at group by 1) r) as canceled_by_reason,
+        count(*) filter (where ended_at >= p.start_at and ended_at < p.end_at) as churned_subscriptions
+      from s
+    ) sp
+    -- Active at the end of the period: started before it ends, not ended by then.
+    cross join lateral (
+      select count(*) as active_subscriptions,
+        coalesce(round(sum(monthly)), 0) as monthly_recurring_revenue,
+        count(distinct customer_id) as active_customers
+      from s where started_at < p.end_at and (ended_at is null or ended_at >= p.end_at)
+    ) sa
+    cross join lateral (
+      select count(*) as checkouts, count(*) filter (where status = 'succeeded') as succeeded_checkouts
+      from c where c.created_at >= p.start_at and c.created_at < p.end_at
+    ) cp
+    order by p.start_at
+  `);
+  return rowsOf<PeriodRow>(result);
+}
+
+/** The first day metrics can cover: when the earliest of the organizations was created. */
+export async function earliestOrganization(db: Db, ids: readonly string[]): Promise<Date | null> {
+  const result = await db.execute(sql`
+    select min(created_at) as first from ${organizations} where id = any(${arrayParam(ids)}::uuid[])
+  `);
+  const first = rowsOf<{ first: Date | string | null }>(result)[0]?.first;
+  return first ? new Date(first) : null;
 }

@@ -15,12 +15,20 @@ export class CheckoutApiError extends Error {
   }
 }
 
+export const LOST_CONNECTION =
+  "The connection was lost. Check your internet connection and try again.";
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(path, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new CheckoutApiError(0, "NetworkError", LOST_CONNECTION, {});
+  }
   const data = (await res.json().catch(() => null)) as { error?: string; detail?: unknown } | null;
   if (res.ok) return data as T;
   const fields: Record<string, string> = {};

@@ -1,123 +1,200 @@
-// The hosted checkout: product and price, email and name, billing address per the field modes,
-// custom fields, discount code, the sandbox card form, then a confirmation. Errors from the server
-// appear next to their fields. Embedded, it tells the overlay loaded / close / confirmed / success.
-import { useEffect, useMemo, useState, type FormEvent } from "react";
-import { CheckoutApiError, checkoutApi, settledStatus } from "./api.ts";
-import { embedContext, notify } from "./embed.ts";
-import { AddressFields, CardFields, CustomFieldInput, Field, type CardValue } from "./fields.tsx";
-import { interval, money } from "./format.ts";
-import type { Address, Checkout } from "./types.ts";
+// The hosted checkout: the order summary beside the form (stacked on a phone), all problems shown
+// at once beside their fields with focus on the first, a discount applied with Enter and removable,
+// the card area, then the confirmation page (or the seller's success URL). Embedded, it tells the
+// overlay loaded / close / confirmed / success.
+import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useReducer, useRef } from "react";
+import { CheckoutApiError, checkoutApi, LOST_CONNECTION, settledStatus } from "./api.ts";
+import { embedAllowed, embedContext, forwardEscape, notify, notifyError } from "./embed.ts";
+import { AddressFields, CustomFieldInput, Field } from "./fields.tsx";
+import { confirmationPath, money } from "./format.ts";
+import { CardFields, cardErrors, cardToken } from "./payment.tsx";
+import {
+  type Action,
+  type FormValues,
+  formErrors,
+  reducer,
+  type State,
+  serverFieldErrors,
+} from "./state.ts";
+import { OrderSummary } from "./summary.tsx";
+import type { Checkout } from "./types.ts";
 
-type Phase = "loading" | "ready" | "paying" | "done" | "gone";
+const EXPIRED = {
+  title: "This checkout has expired",
+  message: "Nothing was charged. Go back to the store to start again.",
+};
+
+const REFUSED = {
+  title: "This checkout cannot be opened here",
+  message: "The seller has not allowed this site to show it. Nothing was charged.",
+};
+
+function unavailable(e: unknown): Action {
+  const err = e as CheckoutApiError;
+  if (err.status === 410) return { type: "unavailable", ...EXPIRED };
+  if (err.status === 404)
+    return {
+      type: "unavailable",
+      title: "Checkout not found",
+      message: "This link is not valid. Go back to the store to start again.",
+    };
+  return {
+    type: "unavailable",
+    title: "The checkout could not be loaded",
+    message: err.status === 0 ? LOST_CONNECTION : err.message,
+  };
+}
 
 export function CheckoutPage(props: { secret: string }) {
-  const [checkout, setCheckout] = useState<Checkout | null>(null);
-  const [phase, setPhase] = useState<Phase>("loading");
-  const [errors, setErrors] = useState<Record<string, string>>({});
-  const [general, setGeneral] = useState<string | null>(null);
-  const [email, setEmail] = useState("");
-  const [name, setName] = useState("");
-  const [address, setAddress] = useState<Partial<Address>>({});
-  const [custom, setCustom] = useState<Record<string, string | number | boolean | null>>({});
-  const [amount, setAmount] = useState<string>("");
-  const [code, setCode] = useState("");
-  const [card, setCard] = useState<CardValue>({ number: "", expiry: "", cvc: "" });
+  const [state, dispatch] = useReducer(reducer, { kind: "loading" } as State);
+  const checkout = state.kind === "ready" || state.kind === "done" ? state.checkout : null;
   const embed = useMemo(
     () => embedContext(checkout?.embed_origin ?? null),
     [checkout?.embed_origin],
   );
+  const formRef = useRef<HTMLFormElement>(null);
+  const loaded = checkout !== null;
 
   useEffect(() => {
     checkoutApi.get(props.secret).then(
-      (c) => {
-        setCheckout(c);
-        setEmail(c.customer_email ?? "");
-        setName(c.customer_name ?? "");
-        setAddress(c.customer_billing_address ?? {});
-        setCustom(c.custom_field_data ?? {});
-        if (c.product_price.amount_type === "custom") setAmount(String(c.amount / 100));
-        setPhase(c.status === "succeeded" ? "done" : c.status === "open" ? "ready" : "gone");
-      },
-      (e: CheckoutApiError) => {
-        setGeneral(
-          e.status === 410
-            ? "This checkout has expired."
-            : e.status === 404
-              ? "This checkout does not exist."
-              : e.message,
-        );
-        setPhase("gone");
-      },
+      (c) => dispatch({ type: "loaded", checkout: c }),
+      (e) => dispatch(unavailable(e)),
     );
   }, [props.secret]);
 
-  const loaded = checkout !== null;
+  const refused = loaded && !embedAllowed(embed);
   useEffect(() => {
-    if (loaded) notify(embed, "loaded");
-  }, [embed, loaded]);
+    if (!loaded) return;
+    if (refused) return notifyError(embed, `${REFUSED.title}. ${REFUSED.message}`);
+    notify(embed, "loaded");
+    return forwardEscape(embed);
+  }, [embed, loaded, refused]);
 
-  if (phase === "loading") return <p className="muted">Loading checkout…</p>;
-  if (!checkout)
+  // Without a checkout there is no embed origin to trust: the overlay hears only "error".
+  const failure = state.kind === "unavailable" ? `${state.title}. ${state.message}` : null;
+  useEffect(() => {
+    if (failure) notifyError(embedContext(null), failure);
+  }, [failure]);
+
+  // After a refused submit, focus goes to the first field with a problem (or the message).
+  const attempt = state.kind === "ready" ? state.attempt : 0;
+  useEffect(() => {
+    if (attempt === 0) return;
+    const first = formRef.current?.querySelector<HTMLElement>(
+      '[aria-invalid="true"], #payment-error, #general-error',
+    );
+    first?.focus();
+  }, [attempt]);
+
+  // A checkout that is already paid (the page reopened) goes on to its confirmation.
+  const doneCheckout = state.kind === "done" && !state.left ? state.checkout : null;
+  useEffect(() => {
+    if (doneCheckout) leave(props.secret, doneCheckout, null, embed);
+  }, [doneCheckout, props.secret, embed]);
+
+  const close = embed.embedded ? () => notify(embed, "close") : null;
+
+  if (state.kind === "loading") return <Skeleton />;
+  if (refused)
     return (
-      <Gone
-        message={general ?? "This checkout is not available."}
-        onClose={() => notify(embed, "close")}
-        embedded={embed.embedded}
-      />
+      <main className="checkout">
+        <section className="notice" role="alert">
+          <h1>{REFUSED.title}</h1>
+          <p>{REFUSED.message}</p>
+        </section>
+      </main>
+    );
+  if (state.kind === "unavailable")
+    return (
+      <main className="checkout">
+        <Bar name={null} onClose={close} closable />
+        <section className="notice" role="alert">
+          <h1>{state.title}</h1>
+          <p>{state.message}</p>
+        </section>
+      </main>
+    );
+  if (state.kind === "done")
+    return (
+      <main className="checkout">
+        <Bar name={state.checkout.organization.name} onClose={close} closable />
+        <section className="notice" aria-live="polite">
+          <h1>Payment complete</h1>
+          <p>Taking you to your order…</p>
+        </section>
+      </main>
     );
 
-  const price = checkout.product_price;
-  const closable = phase !== "paying";
+  const { values, errors, busy } = state;
+  const c = state.checkout;
+  const edit = (v: Partial<FormValues>) => dispatch({ type: "edit", values: v });
 
-  async function applyCode() {
-    setErrors({});
+  async function applyDiscount(code: string | null) {
+    dispatch({ type: "busy", busy: "discount" });
     try {
-      setCheckout(await checkoutApi.update(props.secret, { discount_code: code || null }));
+      const updated = await checkoutApi.update(props.secret, { discount_code: code });
+      dispatch({ type: "updated", checkout: updated, values: { code: "" } });
     } catch (e) {
-      setErrors({
-        discount_code: (e as CheckoutApiError).fields.discount_code ?? (e as Error).message,
+      const err = e as CheckoutApiError;
+      if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
+      dispatch({
+        type: "invalid",
+        errors: {
+          ...errors,
+          discount: err.status === 0 ? LOST_CONNECTION : (err.fields.discount_code ?? err.message),
+        },
+        general: null,
       });
     }
   }
 
+  function onDiscountKey(e: KeyboardEvent<HTMLInputElement>) {
+    // Enter applies the code; it never submits the payment.
+    if (e.key !== "Enter") return;
+    e.preventDefault();
+    if (values.code.trim()) void applyDiscount(values.code.trim());
+  }
+
   async function pay(event: FormEvent) {
     event.preventDefault();
-    if (!checkout) return;
-    setErrors({});
-    setGeneral(null);
-    setPhase("paying");
+    if (busy) return;
+    const problems = {
+      ...formErrors(c, values),
+      ...(c.is_payment_form_required ? cardErrors(values.card) : {}),
+    };
+    if (Object.keys(problems).length)
+      return dispatch({ type: "invalid", errors: problems, general: null });
+    dispatch({ type: "busy", busy: "paying" });
+    let confirmedOnce = false;
     try {
-      let confirmationTokenId: string | undefined;
-      if (checkout.is_payment_form_required) {
-        const [month, year] = card.expiry.split("/").map((s) => Number(s.trim()));
+      let token: string | undefined;
+      if (c.is_payment_form_required) {
         try {
-          confirmationTokenId = (
-            await checkoutApi.cardToken({
-              number: card.number,
-              exp_month: month ?? 0,
-              exp_year: year ?? 0,
-              cvc: card.cvc,
-            })
-          ).id;
+          token = await cardToken(values.card);
         } catch (e) {
-          throw new CheckoutApiError(422, "CardError", (e as CheckoutApiError).message, {
-            card: (e as CheckoutApiError).message,
-          });
+          const err = e as CheckoutApiError;
+          throw err.status === 0
+            ? err
+            : new CheckoutApiError(422, "CardError", err.message, {
+                confirmation_token_id: err.message,
+              });
         }
       }
-      const hasAddress = Object.values(address).some(Boolean);
+      const hasAddress = Object.values(values.address).some(Boolean);
       const confirmed = await checkoutApi.confirm(props.secret, {
-        customer_email: email,
-        customer_name: name || null,
-        ...(hasAddress ? { customer_billing_address: address } : {}),
-        custom_field_data: custom,
-        ...(price.amount_type === "custom" ? { amount: Math.round(Number(amount) * 100) } : {}),
-        ...(confirmationTokenId ? { confirmation_token_id: confirmationTokenId } : {}),
+        customer_email: values.email.trim(),
+        customer_name: values.name.trim() || null,
+        ...(hasAddress ? { customer_billing_address: values.address } : {}),
+        custom_field_data: values.custom,
+        ...(c.product_price.amount_type === "custom"
+          ? { amount: Math.round(Number(values.amount) * 100) }
+          : {}),
+        ...(token ? { confirmation_token_id: token } : {}),
       });
       // The payment has started: from here the overlay must not be closed until it settles.
+      confirmedOnce = true;
       notify(embed, "confirmed");
       const final = await settle(props.secret, confirmed);
-      setCheckout(final);
       if (final.status !== "succeeded")
         throw new CheckoutApiError(
           402,
@@ -125,167 +202,188 @@ export function CheckoutPage(props: { secret: string }) {
           "The payment did not go through. Try another card.",
           {},
         );
-      setPhase("done");
-      const successURL = final.success_url.replace("{CHECKOUT_ID}", final.id);
-      notify(embed, "success", {
-        successURL,
-        redirect: Boolean(final.success_url),
-        checkoutId: final.id,
-      });
-      if (!embed.embedded && final.success_url)
-        setTimeout(() => window.location.assign(successURL), 1500);
+      dispatch({ type: "done", checkout: final, left: true });
+      leave(props.secret, final, confirmed.customer_session_token ?? null, embed);
     } catch (e) {
       const err = e as CheckoutApiError;
-      const fields = err.fields ?? {};
-      // A payment failure belongs beside the card; anything else without a field is shown once below.
-      const besideCard = checkout.is_payment_form_required && err.name_ === "PaymentError";
-      setErrors(Object.keys(fields).length ? fields : besideCard ? { card: err.message } : {});
-      setGeneral(Object.keys(fields).length || besideCard ? null : err.message);
-      setPhase("ready");
+      if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
+      const fields = serverFieldErrors(err);
+      const general = fields.general ?? null;
+      delete fields.general;
+      if (Object.keys(fields).length) return dispatch({ type: "invalid", errors: fields, general });
+      if (err.status === 0)
+        return dispatch({
+          type: "invalid",
+          errors: {},
+          general: confirmedOnce
+            ? "The connection was lost while the payment was processed. Do not pay again: reload this page to see whether it went through."
+            : LOST_CONNECTION,
+        });
+      // A decline (or any refusal of the payment) belongs beside the card.
+      dispatch({
+        type: "invalid",
+        errors: c.is_payment_form_required ? { payment: err.message } : {},
+        general: c.is_payment_form_required ? null : err.message,
+      });
     }
   }
 
-  if (phase === "done") {
-    return (
-      <main className="checkout">
-        <Header
-          checkout={checkout}
-          embedded={embed.embedded}
-          onClose={() => notify(embed, "close")}
-          closable
-        />
-        <section className="confirmation" aria-live="polite">
-          <h1>Thank you!</h1>
-          <p>
-            Your purchase of <strong>{checkout.product.name}</strong> is confirmed.
-          </p>
-          <p className="muted">A receipt is on its way to {checkout.customer_email ?? email}.</p>
-        </section>
-      </main>
-    );
-  }
-
+  const price = c.product_price;
   return (
     <main className="checkout">
-      <Header
-        checkout={checkout}
-        embedded={embed.embedded}
-        onClose={() => notify(embed, "close")}
-        closable={closable}
-      />
-      <section className="summary" aria-label="Order summary">
-        <h1>{checkout.product.name}</h1>
-        {checkout.product.description ? (
-          <p className="muted">{checkout.product.description}</p>
-        ) : null}
-        <p className="price">
-          {price.amount_type === "free" ? "Free" : money(checkout.total_amount, checkout.currency)}
-          {checkout.product.is_recurring ? (
-            <span className="muted">{interval(checkout.product.recurring_interval)}</span>
+      <Bar name={c.organization.name} onClose={close} closable={busy !== "paying"} />
+      <div className="columns">
+        <OrderSummary checkout={c} />
+        <form ref={formRef} onSubmit={(e) => void pay(e)} noValidate aria-label="Payment details">
+          {price.amount_type === "custom" ? (
+            <Field id="amount" label={`Amount (${c.currency.toUpperCase()})`} error={errors.amount}>
+              {(a) => (
+                <input
+                  {...a}
+                  name="amount"
+                  inputMode="decimal"
+                  value={values.amount}
+                  onChange={(e) => edit({ amount: e.target.value })}
+                />
+              )}
+            </Field>
           ) : null}
-        </p>
-        {checkout.discount_amount > 0 ? (
-          <p className="muted">
-            Discount {checkout.discount?.name}: −
-            {money(checkout.discount_amount, checkout.currency)}
-          </p>
-        ) : null}
-        {checkout.tax_amount ? (
-          <p className="muted">Tax {money(checkout.tax_amount, checkout.currency)}</p>
-        ) : null}
-      </section>
-      <form
-        onSubmit={(e) => void pay(e)}
-        noValidate
-        aria-describedby={general ? "general-error" : undefined}
-      >
-        {price.amount_type === "custom" ? (
-          <Field
-            id="amount"
-            label={`Amount (${checkout.currency.toUpperCase()})`}
-            error={errors.amount}
-          >
-            <input
-              id="amount"
-              name="amount"
-              inputMode="decimal"
-              value={amount}
-              onChange={(e) => setAmount(e.target.value)}
-            />
-          </Field>
-        ) : null}
-        <Field id="email" label="Email" error={errors.customer_email}>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autoComplete="email"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Field>
-        <Field id="name" label="Name" error={errors.customer_name}>
-          <input
-            id="name"
-            name="name"
-            autoComplete="name"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-          />
-        </Field>
-        <AddressFields
-          modes={checkout.billing_address_fields}
-          value={address}
-          errors={errors}
-          onChange={setAddress}
-        />
-        {checkout.attached_custom_fields
-          .slice()
-          .sort((a, b) => a.order - b.order)
-          .map((a) => (
-            <CustomFieldInput
-              key={a.custom_field_id}
-              field={a.custom_field}
-              required={a.required}
-              value={custom[a.custom_field.slug]}
-              error={errors[`custom_field_data.${a.custom_field.slug}`]}
-              onChange={(v) => setCustom({ ...custom, [a.custom_field.slug]: v })}
-            />
-          ))}
-        {checkout.allow_discount_codes ? (
-          <Field id="discount" label="Discount code" error={errors.discount_code}>
-            <div className="row">
+          <Field id="email" label="Email" error={errors.email}>
+            {(a) => (
               <input
-                id="discount"
-                name="discount"
-                value={code}
-                onChange={(e) => setCode(e.target.value)}
+                {...a}
+                name="email"
+                type="email"
+                autoComplete="email"
+                value={values.email}
+                onChange={(e) => edit({ email: e.target.value })}
               />
-              <button type="button" className="secondary" onClick={() => void applyCode()}>
-                Apply
-              </button>
-            </div>
+            )}
           </Field>
-        ) : null}
-        {checkout.is_payment_form_required ? (
-          <CardFields value={card} error={errors.card} onChange={setCard} />
-        ) : null}
-        {general ? (
-          <p className="error" id="general-error" role="alert">
-            {general}
-          </p>
-        ) : null}
-        <button type="submit" className="pay" disabled={phase === "paying"}>
-          {phase === "paying"
-            ? "Processing…"
-            : checkout.is_payment_form_required
-              ? `Pay ${money(checkout.total_amount, checkout.currency)}`
-              : "Get it now"}
-        </button>
-      </form>
+          <Field id="name" label="Name (optional)" error={errors.name}>
+            {(a) => (
+              <input
+                {...a}
+                name="name"
+                autoComplete="name"
+                value={values.name}
+                onChange={(e) => edit({ name: e.target.value })}
+              />
+            )}
+          </Field>
+          <AddressFields
+            modes={c.billing_address_fields}
+            value={values.address}
+            errors={errors}
+            onChange={(address) => edit({ address })}
+          />
+          {c.attached_custom_fields
+            .slice()
+            .sort((a, b) => a.order - b.order)
+            .map((a) => (
+              <CustomFieldInput
+                key={a.custom_field_id}
+                field={a.custom_field}
+                required={a.required}
+                value={values.custom[a.custom_field.slug]}
+                error={errors[`custom-${a.custom_field.slug}`]}
+                onChange={(v) => edit({ custom: { ...values.custom, [a.custom_field.slug]: v } })}
+              />
+            ))}
+          {c.allow_discount_codes ? (
+            c.discount ? (
+              <div className="applied">
+                <span>
+                  Discount <strong>{c.discount.code ?? c.discount.name}</strong> applied: −
+                  {money(c.discount_amount, c.currency)}
+                </span>
+                <button
+                  type="button"
+                  className="link"
+                  disabled={busy !== null}
+                  onClick={() => void applyDiscount(null)}
+                >
+                  Remove
+                  <span className="sr-only"> discount {c.discount.code ?? c.discount.name}</span>
+                </button>
+              </div>
+            ) : (
+              <Field id="discount" label="Discount code (optional)" error={errors.discount}>
+                {(a) => (
+                  <div className="row">
+                    <input
+                      {...a}
+                      name="discount"
+                      autoComplete="off"
+                      value={values.code}
+                      onKeyDown={onDiscountKey}
+                      onChange={(e) => edit({ code: e.target.value })}
+                    />
+                    <button
+                      type="button"
+                      className="secondary"
+                      disabled={busy !== null || !values.code.trim()}
+                      onClick={() => void applyDiscount(values.code.trim())}
+                    >
+                      Apply
+                    </button>
+                  </div>
+                )}
+              </Field>
+            )
+          ) : null}
+          {c.is_payment_form_required ? (
+            <CardFields
+              value={values.card}
+              errors={errors}
+              disabled={busy === "paying"}
+              onChange={(card) => edit({ card })}
+            />
+          ) : null}
+          {errors.payment ? (
+            <p className="error banner" id="payment-error" role="alert" tabIndex={-1}>
+              {errors.payment}
+            </p>
+          ) : null}
+          {state.general ? (
+            <p className="error banner" id="general-error" role="alert" tabIndex={-1}>
+              {state.general}
+            </p>
+          ) : null}
+          <button type="submit" className="pay" aria-disabled={busy === "paying"}>
+            {busy === "paying"
+              ? "Processing…"
+              : c.is_payment_form_required
+                ? `Pay ${money(c.total_amount, c.currency)}`
+                : "Get it now"}
+          </button>
+        </form>
+      </div>
     </main>
   );
+}
+
+/** Off to the seller's success URL, or to till's confirmation page (inside the overlay if embedded). */
+function leave(
+  secret: string,
+  final: Checkout,
+  token: string | null,
+  embed: ReturnType<typeof embedContext>,
+): void {
+  const successURL = final.success_url.replace("{CHECKOUT_ID}", final.id);
+  const target = new URL(successURL, window.location.href);
+  const isDefault =
+    target.origin === window.location.origin && target.pathname === confirmationPath(secret);
+  notify(embed, "success", { successURL, redirect: !isDefault, checkoutId: final.id });
+  if (isDefault) {
+    if (token) target.searchParams.set("customer_session_token", token);
+    if (embed.embedded && embed.claimed) {
+      target.searchParams.set("embed", "true");
+      target.searchParams.set("embed_origin", embed.claimed);
+    }
+    target.searchParams.set("theme", document.documentElement.dataset.theme ?? "light");
+    window.location.replace(target.toString());
+  } else if (!embed.embedded) window.location.assign(successURL);
 }
 
 /**
@@ -303,16 +401,11 @@ async function settle(secret: string, checkout: Checkout): Promise<Checkout> {
   return current;
 }
 
-function Header(props: {
-  checkout: Checkout;
-  embedded: boolean;
-  closable: boolean;
-  onClose(): void;
-}) {
+function Bar(props: { name: string | null; closable: boolean; onClose: (() => void) | null }) {
   return (
     <header className="bar">
-      <span className="org">{props.checkout.organization.name}</span>
-      {props.embedded ? (
+      <span className="org">{props.name}</span>
+      {props.onClose ? (
         <button
           type="button"
           className="close"
@@ -327,23 +420,27 @@ function Header(props: {
   );
 }
 
-function Gone(props: { message: string; embedded: boolean; onClose(): void }) {
+/** The page's shape while it loads, so nothing jumps when the checkout arrives. */
+function Skeleton() {
   return (
-    <main className="checkout">
-      {props.embedded ? (
-        <header className="bar">
-          <span />
-          <button
-            type="button"
-            className="close"
-            aria-label="Close checkout"
-            onClick={props.onClose}
-          >
-            ×
-          </button>
-        </header>
-      ) : null}
-      <p role="alert">{props.message}</p>
+    <main className="checkout" aria-busy="true">
+      <header className="bar">
+        <span className="org" />
+      </header>
+      <div className="columns">
+        <section className="summary skeleton" aria-label="Order summary">
+          <p className="sr-only">Loading checkout…</p>
+          <div className="block" style={{ height: 28, width: "60%" }} />
+          <div className="block" style={{ height: 36, width: "40%" }} />
+          <div className="block" style={{ height: 120 }} />
+        </section>
+        <div className="skeleton form-skeleton">
+          <div className="block" style={{ height: 62 }} />
+          <div className="block" style={{ height: 62 }} />
+          <div className="block" style={{ height: 160 }} />
+          <div className="block" style={{ height: 44 }} />
+        </div>
+      </div>
     </main>
   );
 }

@@ -1,21 +1,44 @@
-// Form fields of the checkout page; each shows the server's message for it under the input.
+// Form fields of the checkout page. Each field's message sits under its input and is tied to it by
+// aria-describedby, with aria-invalid set, so a screen reader reads the problem with the field.
 import type { ReactNode } from "react";
+import { addressWords, countryOptions, type CountryOption } from "./countries.ts";
 import type { Address, Checkout, CustomField, FieldMode } from "./types.ts";
+
+export interface FieldA11y {
+  id: string;
+  "aria-invalid"?: true;
+  "aria-describedby"?: string;
+}
 
 export function Field(props: {
   id: string;
   label: string;
   error?: string | undefined;
   help?: string | null | undefined;
-  children: ReactNode;
+  className?: string;
+  children: (a11y: FieldA11y) => ReactNode;
 }) {
+  const described = [
+    props.help ? `${props.id}-help` : null,
+    props.error ? `${props.id}-error` : null,
+  ]
+    .filter(Boolean)
+    .join(" ");
   return (
-    <div className="field">
+    <div className={`field${props.className ? ` ${props.className}` : ""}`}>
       <label htmlFor={props.id}>{props.label}</label>
-      {props.children}
-      {props.help ? <p className="help">{props.help}</p> : null}
+      {props.children({
+        id: props.id,
+        ...(props.error ? { "aria-invalid": true as const } : {}),
+        ...(described ? { "aria-describedby": described } : {}),
+      })}
+      {props.help ? (
+        <p className="help" id={`${props.id}-help`}>
+          {props.help}
+        </p>
+      ) : null}
       {props.error ? (
-        <p className="error" id={`${props.id}-error`} role="alert">
+        <p className="error" id={`${props.id}-error`}>
           {props.error}
         </p>
       ) : null}
@@ -23,64 +46,75 @@ export function Field(props: {
   );
 }
 
-const ADDRESS_LABELS: [keyof Address, string][] = [
-  ["line1", "Address"],
-  ["line2", "Address line 2"],
-  ["postal_code", "Postal code"],
-  ["city", "City"],
-  ["state", "State / region"],
-  ["country", "Country (ISO code, e.g. US)"],
-];
+type AddressKey = keyof Checkout["billing_address_fields"];
 
+let countries: CountryOption[] | null = null;
+
+/** The billing address in the order the buyer's country writes it, with its words. */
 export function AddressFields(props: {
   modes: Checkout["billing_address_fields"];
   value: Partial<Address>;
   errors: Record<string, string>;
   onChange(a: Partial<Address>): void;
 }) {
-  const shown = ADDRESS_LABELS.filter(
-    ([key]) =>
-      (props.modes[key as keyof Checkout["billing_address_fields"]] as FieldMode) !== "disabled",
-  );
-  if (shown.length === 0) return null;
+  const { modes, value } = props;
+  if (Object.values(modes).every((m) => m === "disabled")) return null;
+  countries ??= countryOptions();
+  const words = addressWords(value.country);
+  const label = (key: AddressKey, text: string) =>
+    modes[key] === "optional" ? `${text} (optional)` : text;
+  const shown = (key: AddressKey) => modes[key] !== "disabled";
+  const input = (key: AddressKey, text: string, autoComplete: string) =>
+    shown(key) ? (
+      <Field id={`address-${key}`} label={label(key, text)} error={props.errors[`address-${key}`]}>
+        {(a) => (
+          <input
+            {...a}
+            name={key}
+            autoComplete={`billing ${autoComplete}`}
+            maxLength={200}
+            value={(value[key] as string | null | undefined) ?? ""}
+            onChange={(e) => props.onChange({ ...value, [key]: e.target.value })}
+          />
+        )}
+      </Field>
+    ) : null;
   return (
-    <fieldset>
+    <fieldset className="address">
       <legend>Billing address</legend>
-      {shown.map(([key, label]) => {
-        const mode = props.modes[key as keyof Checkout["billing_address_fields"]];
-        const id = `address-${key}`;
-        return (
-          <Field
-            key={key}
-            id={id}
-            label={mode === "optional" ? `${label} (optional)` : label}
-            error={props.errors[`customer_billing_address.${key}`]}
-          >
-            <input
-              id={id}
-              name={key}
-              required={mode === "required"}
-              maxLength={key === "country" ? 2 : 200}
-              value={(props.value[key] as string | undefined) ?? ""}
-              onChange={(e) =>
-                props.onChange({
-                  ...props.value,
-                  [key]: key === "country" ? e.target.value.toUpperCase() : e.target.value,
-                })
-              }
-              autoComplete={
-                key === "country"
-                  ? "country"
-                  : key === "postal_code"
-                    ? "postal-code"
-                    : key === "line1"
-                      ? "address-line1"
-                      : undefined
-              }
-            />
-          </Field>
-        );
-      })}
+      {shown("country") ? (
+        <Field
+          id="address-country"
+          label={label("country", "Country")}
+          error={props.errors["address-country"]}
+        >
+          {(a) => (
+            <select
+              {...a}
+              name="country"
+              autoComplete="billing country"
+              value={value.country ?? ""}
+              onChange={(e) => props.onChange({ ...value, country: e.target.value })}
+            >
+              <option value="">Choose…</option>
+              {countries?.map((c) => (
+                <option key={c.code} value={c.code}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
+      {input("line1", "Address", "address-line1")}
+      {input("line2", "Apartment, suite, etc.", "address-line2")}
+      <div className="row">
+        {input("city", "City", "address-level2")}
+        {words.state || value.state
+          ? input("state", words.state ?? "State / region", "address-level1")
+          : null}
+        {input("postal_code", words.postalCode, "postal-code")}
+      </div>
     </fieldset>
   );
 }
@@ -95,135 +129,80 @@ export function CustomFieldInput(props: {
   const { field } = props;
   const id = `custom-${field.slug}`;
   const label = `${field.properties.form_label ?? field.name}${props.required ? "" : " (optional)"}`;
-  const common = {
-    id,
-    name: field.slug,
-    required: props.required,
-    "aria-invalid": Boolean(props.error),
+  const render = (a: FieldA11y): ReactNode => {
+    const common = { ...a, name: field.slug };
+    switch (field.type) {
+      case "checkbox":
+        return (
+          <input
+            {...common}
+            type="checkbox"
+            checked={Boolean(props.value)}
+            onChange={(e) => props.onChange(e.target.checked)}
+          />
+        );
+      case "select":
+        return (
+          <select
+            {...common}
+            value={String(props.value ?? "")}
+            onChange={(e) => props.onChange(e.target.value || null)}
+          >
+            <option value="">Choose…</option>
+            {(field.properties.options ?? []).map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
+        );
+      case "number":
+        return (
+          <input
+            {...common}
+            type="number"
+            value={props.value === null || props.value === undefined ? "" : String(props.value)}
+            onChange={(e) => props.onChange(e.target.value === "" ? null : Number(e.target.value))}
+          />
+        );
+      case "date":
+        return (
+          <input
+            {...common}
+            type="date"
+            value={String(props.value ?? "")}
+            onChange={(e) => props.onChange(e.target.value || null)}
+          />
+        );
+      default:
+        return field.properties.textarea ? (
+          <textarea
+            {...common}
+            value={String(props.value ?? "")}
+            placeholder={field.properties.form_placeholder ?? undefined}
+            onChange={(e) => props.onChange(e.target.value)}
+          />
+        ) : (
+          <input
+            {...common}
+            value={String(props.value ?? "")}
+            placeholder={field.properties.form_placeholder ?? undefined}
+            onChange={(e) => props.onChange(e.target.value)}
+          />
+        );
+    }
   };
-  let input: ReactNode;
-  switch (field.type) {
-    case "checkbox":
-      input = (
-        <input
-          {...common}
-          type="checkbox"
-          checked={Boolean(props.value)}
-          onChange={(e) => props.onChange(e.target.checked)}
-        />
-      );
-      break;
-    case "select":
-      input = (
-        <select
-          {...common}
-          value={String(props.value ?? "")}
-          onChange={(e) => props.onChange(e.target.value || null)}
-        >
-          <option value="">Choose…</option>
-          {(field.properties.options ?? []).map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      );
-      break;
-    case "number":
-      input = (
-        <input
-          {...common}
-          type="number"
-          value={props.value === null || props.value === undefined ? "" : String(props.value)}
-          onChange={(e) => props.onChange(e.target.value === "" ? null : Number(e.target.value))}
-        />
-      );
-      break;
-    case "date":
-      input = (
-        <input
-          {...common}
-          type="date"
-          value={String(props.value ?? "")}
-          onChange={(e) => props.onChange(e.target.value || null)}
-        />
-      );
-      break;
-    default:
-      input = field.properties.textarea ? (
-        <textarea
-          {...common}
-          value={String(props.value ?? "")}
-          placeholder={field.properties.form_placeholder ?? undefined}
-          onChange={(e) => props.onChange(e.target.value)}
-        />
-      ) : (
-        <input
-          {...common}
-          value={String(props.value ?? "")}
-          placeholder={field.properties.form_placeholder ?? undefined}
-          onChange={(e) => props.onChange(e.target.value)}
-        />
-      );
-  }
   return (
-    <Field id={id} label={label} error={props.error} help={field.properties.form_help_text}>
-      {input}
+    <Field
+      id={id}
+      label={label}
+      error={props.error}
+      help={field.properties.form_help_text}
+      className={field.type === "checkbox" ? "checkbox" : undefined}
+    >
+      {render}
     </Field>
   );
 }
 
-export interface CardValue {
-  number: string;
-  expiry: string;
-  cvc: string;
-}
-
-export function CardFields(props: {
-  value: CardValue;
-  error?: string | undefined;
-  onChange(v: CardValue): void;
-}) {
-  return (
-    <fieldset>
-      <legend>Card (sandbox: 4242 4242 4242 4242, any future date, any CVC)</legend>
-      <Field id="card-number" label="Card number" error={props.error}>
-        <input
-          id="card-number"
-          name="card-number"
-          inputMode="numeric"
-          autoComplete="cc-number"
-          required
-          value={props.value.number}
-          onChange={(e) => props.onChange({ ...props.value, number: e.target.value })}
-          placeholder="4242 4242 4242 4242"
-        />
-      </Field>
-      <div className="row">
-        <Field id="card-expiry" label="Expiry (MM/YY)">
-          <input
-            id="card-expiry"
-            name="card-expiry"
-            autoComplete="cc-exp"
-            required
-            value={props.value.expiry}
-            onChange={(e) => props.onChange({ ...props.value, expiry: e.target.value })}
-            placeholder="12/34"
-          />
-        </Field>
-        <Field id="card-cvc" label="CVC">
-          <input
-            id="card-cvc"
-            name="card-cvc"
-            inputMode="numeric"
-            autoComplete="cc-csc"
-            required
-            value={props.value.cvc}
-            onChange={(e) => props.onChange({ ...props.value, cvc: e.target.value })}
-            placeholder="123"
-          />
-        </Field>
-      </div>
-    </fieldset>
-  );
-}
+export type { FieldMode };

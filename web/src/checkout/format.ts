@@ -1,3 +1,4 @@
+// Amounts in the buyer's locale (the browser's) and the checkout's currency.
 export function money(amount: number, currency: string): string {
   try {
     return new Intl.NumberFormat(undefined, {
@@ -9,6 +10,13 @@ export function money(amount: number, currency: string): string {
   }
 }
 
-export function interval(recurring: string | null): string {
+/** " / month" for a recurring price, "" for a one-time one. */
+export function perInterval(recurring: string | null): string {
   return recurring ? ` / ${recurring}` : "";
 }
+
+/** Where a checkout without its own success URL sends the buyer: till's confirmation page. */
+export function confirmationPath(secret: string): string {
+  return `/checkout/${encodeURIComponent(secret)}/confirmation`;
+}
+export const interval = perInterval;

@@ -81,4 +81,6 @@ export interface Checkout {
     order: number;
   }[];
   custom_field_data: Record<string, string | number | boolean | null>;
+  /** Set on the answer to confirm: the buyer's customer session, for the confirmation page. */
+  customer_session_token?: string | null;
 }

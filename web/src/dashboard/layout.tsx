@@ -1,6 +1,6 @@
 // The signed-in frame: a sidebar with the organization switcher and the sections, a top bar with
 // the theme toggle and the account, and the page.
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { authClient, useServerInfo, type Org } from "./auth.ts";
 import { navigate, useLocation } from "./router.ts";
 import { useTheme } from "./theme.ts";
@@ -81,6 +81,10 @@ export function Layout({
 }) {
   const { path } = useLocation();
   const [theme, cycleTheme] = useTheme();
+  // On a phone the sections fold behind a Menu button; choosing one folds them again.
+  // The menu is open for the page it was opened on, so moving to another page closes it.
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null);
+  const menuOpen = menuOpenOn === path;
   const info = useServerInfo();
   const sections = info?.sandbox
     ? SECTIONS.map((s) =>
@@ -95,32 +99,43 @@ export function Layout({
   };
   return (
     <div className="frame">
-      <aside className="sidebar">
+      <aside className="sidebar" data-open={menuOpen}>
         <div className="brand">
           <span className="logo" aria-hidden="true">
             t
           </span>{" "}
           till
           {info?.sandbox ? <span className="badge warn">sandbox</span> : null}
+          <button
+            type="button"
+            className="ghost small menu-toggle"
+            aria-expanded={menuOpen}
+            aria-controls="sidebar-menu"
+            onClick={() => setMenuOpenOn(menuOpen ? null : path)}
+          >
+            {menuOpen ? "Close menu" : "Menu"}
+          </button>
         </div>
-        <OrgSwitcher org={org} orgs={orgs} />
-        <nav aria-label="Sections">
-          {sections.map((s) => (
-            <div key={s.title} className="nav-group">
-              {s.title ? <h2>{s.title}</h2> : null}
-              {s.items.map(([href, label]) => (
-                <Link
-                  key={href}
-                  to={href}
-                  className="nav-link"
-                  aria-current={active(path, href) ? "page" : undefined}
-                >
-                  {label}
-                </Link>
-              ))}
-            </div>
-          ))}
-        </nav>
+        <div className="sidebar-menu" id="sidebar-menu">
+          <OrgSwitcher org={org} orgs={orgs} />
+          <nav aria-label="Sections">
+            {sections.map((s) => (
+              <div key={s.title} className="nav-group">
+                {s.title ? <h2>{s.title}</h2> : null}
+                {s.items.map(([href, label]) => (
+                  <Link
+                    key={href}
+                    to={href}
+                    className="nav-link"
+                    aria-current={active(path, href) ? "page" : undefined}
+                  >
+                    {label}
+                  </Link>
+                ))}
+              </div>
+            ))}
+          </nav>
+        </div>
       </aside>
       <div className="main">
         <div className="topbar">
@@ -132,7 +147,7 @@ export function Layout({
           >
             {theme === "dark" ? "☾ Dark" : theme === "light" ? "☀ Light" : "◐ System"}
           </button>
-          <span className="muted small-text">{email}</span>
+          <span className="muted small-text account-email">{email}</span>
           <button type="button" className="ghost small" onClick={() => void signOut()}>
             Sign out
           </button>

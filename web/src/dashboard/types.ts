@@ -96,6 +96,7 @@ export interface Order {
   status: string;
   total_amount: number;
   refunded_amount: number;
+  refundable_amount?: number;
   currency: string;
   billing_reason: string;
   customer: { email: string };

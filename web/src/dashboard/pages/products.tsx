@@ -40,6 +40,11 @@ function CreateProduct({ onDone }: { onDone: () => void }) {
       const amount = Math.round(Number(String(data.get("price")).replace(",", ".")) * 100);
       if (!Number.isFinite(amount) || amount < 0)
         throw new Error("Enter the price as a number, e.g. 15.00");
+      // Said in the currency, before the API's rule comes back in minor units.
+      if (amount > 0 && amount < 50)
+        throw new Error(
+          `A price is either free (0) or at least ${money(50, String(data.get("currency")))}.`,
+        );
       const product = await api.post<Product>("/v1/products/", {
         organization_id: org.id,
         name: String(data.get("name")),

@@ -1,4 +1,5 @@
-// Orders and subscriptions (cancel at period end, uncancel, revoke now).
+// Orders (with a refund action) and subscriptions (cancel at period end, uncancel, revoke now).
+import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
 import type { Order, Subscription } from "../types.ts";
@@ -13,15 +14,28 @@ import {
   useAction,
   when,
 } from "../ui.tsx";
+import { RefundForm, refundable } from "./refund-form.tsx";
 
 export function OrdersPage() {
   const org = useOrg();
   const orders = useApi<Page<Order>>(
     withQuery("/v1/orders/", { organization_id: org.id, limit: 100, sorting: "-created_at" }),
   );
+  const [refunding, setRefunding] = useState<Order | null>(null);
   return (
     <>
       <PageHeader title="Orders" />
+      {refunding ? (
+        <RefundForm
+          key={refunding.id}
+          order={refunding}
+          onCancel={() => setRefunding(null)}
+          onDone={() => {
+            setRefunding(null);
+            orders.reload();
+          }}
+        />
+      ) : null}
       <Resource loaded={orders} what="Orders">
         {(page) =>
           page.items.length === 0 ? (
@@ -59,6 +73,15 @@ export function OrdersPage() {
                   (o) => <span className="muted">{o.billing_reason.replace("_", " ")}</span>,
                 ],
                 ["Date", (o) => <span className="muted">{when(o.created_at)}</span>],
+                [
+                  "Actions",
+                  (o) =>
+                    refundable(o) > 0 && o.status !== "pending" ? (
+                      <button type="button" className="ghost small" onClick={() => setRefunding(o)}>
+                        Refund<span className="sr-only"> {o.customer.email}'s order</span>
+                      </button>
+                    ) : null,
+                ],
               ]}
             />
           )

@@ -1,0 +1,262 @@
+// The checkout form in a real browser: every problem shown at once beside its field (tied by
+// aria-describedby) with focus on the first; Enter in the discount field applies the code and never
+// pays; the summary's subtotal, discount, total and "then …" line; the country from the browser's
+// locale with the address words following it; a lost connection said plainly; a keyboard-only
+// purchase; screenshots on desktop, phone and dark.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, createSeller } from "../test/helpers/auth.ts";
+import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+
+let t: TestServer;
+let browser: Browser;
+let token: string;
+let planId: string;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  token = (
+    await createSeller(t.url, [
+      "products:write",
+      "checkouts:write",
+      "orders:read",
+      "discounts:write",
+      "custom_fields:write",
+    ])
+  ).token;
+  const terms = await api(t.url, "/v1/custom-fields/", {
+    token,
+    body: {
+      type: "checkbox",
+      slug: "terms",
+      name: "Terms",
+      properties: { form_label: "I accept the terms" },
+    },
+  });
+  const plan = await api(t.url, "/v1/products/", {
+    token,
+    body: {
+      name: "Pro plan",
+      description: "Everything in Pro, billed monthly.",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }],
+      attached_custom_fields: [{ custom_field_id: terms.body.id, required: true }],
+    },
+  });
+  expect(plan.status).toBe(201);
+  planId = plan.body.id;
+  const discount = await api(t.url, "/v1/discounts/", {
+    token,
+    body: {
+      name: "Launch",
+      code: "LAUNCH20",
+      type: "percentage",
+      basis_points: 2000,
+      duration: "once",
+    },
+  });
+  expect(discount.status).toBe(201);
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+async function newCheckout(extra: Record<string, unknown> = {}) {
+  const res = await api(t.url, "/v1/checkouts/", {
+    token,
+    body: { products: [planId], require_billing_address: true, ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; url: string; client_secret: string };
+}
+
+/** Counts the page's calls to confirm, so a test can say no payment was attempted. */
+function confirmCalls(page: Page): () => number {
+  let n = 0;
+  page.on("request", (r) => {
+    if (r.method() === "POST" && r.url().endsWith("/confirm")) n++;
+  });
+  return () => n;
+}
+
+describe("checkout form", () => {
+  it("an empty submit shows every required field's error at once, tied to its input, with focus on the first", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const confirms = confirmCalls(page);
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await page.selectOption("#address-country", "");
+    await page.click("button.pay");
+    const invalid = await page.$$eval('[aria-invalid="true"]', (els) => els.map((e) => e.id));
+    expect(invalid).toEqual([
+      "email",
+      "address-country",
+      "address-line1",
+      "address-city",
+      "address-postal_code",
+      "custom-terms",
+      "card-number",
+      "card-expiry",
+      "card-cvc",
+    ]);
+    // Each message is the input's description.
+    for (const id of invalid) {
+      const described = await page.getAttribute(`#${id}`, "aria-describedby");
+      expect(described).toContain(`${id}-error`);
+      expect((await page.textContent(`#${id}-error`))?.length).toBeGreaterThan(3);
+    }
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("email");
+    await page.screenshot({ path: screenshotPath("checkout-errors"), fullPage: true });
+    // Fixing a field removes only its message.
+    await page.fill("#email", "ada@example.com");
+    expect(await page.$("#email-error")).toBeNull();
+    expect(await page.$("#address-city-error")).not.toBeNull();
+    expect(confirms()).toBe(0);
+    await page.close();
+  });
+
+  it("Enter in the discount field applies it without paying; the summary shows subtotal, discount, total and then the full price; Remove takes it off", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    const confirms = confirmCalls(page);
+    await page.goto(checkout.url);
+    await page.waitForSelector("#discount");
+    await page.fill("#discount", "NOPE");
+    await page.press("#discount", "Enter");
+    await page.waitForSelector("#discount-error");
+    expect(await page.textContent("#discount-error")).toContain("not valid");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("discount");
+    await page.fill("#discount", "LAUNCH20");
+    await page.press("#discount", "Enter");
+    await page.waitForSelector(".applied");
+    const summary = await page.textContent(".summary");
+    expect(summary).toContain("Subtotal$19.00");
+    expect(summary).toContain("Discount (LAUNCH20)−$3.80");
+    expect(summary).toContain("Due today$15.20");
+    expect(summary).toContain("then $19.00 / month");
+    expect(await page.textContent("button.pay")).toBe("Pay $15.20");
+    expect(confirms()).toBe(0);
+    await page.click(".applied button");
+    await page.waitForSelector("#discount");
+    expect(await page.textContent("[data-testid=total]")).toBe("$19.00");
+    expect(await page.textContent(".summary")).not.toContain("then");
+    await page.close();
+  });
+
+  it("the country defaults to the browser's region and the address words follow the country; amounts use the buyer's locale", async () => {
+    const checkout = await newCheckout();
+    const context = await browser.newContext({ locale: "de-DE" });
+    const page = await context.newPage();
+    await page.goto(checkout.url);
+    await page.waitForSelector("#address-country");
+    expect(await page.inputValue("#address-country")).toBe("DE");
+    expect(await page.$("#address-state")).toBeNull();
+    expect(await page.textContent("[data-testid=total]")).toMatch(/^19,00\s\$$/);
+    await page.selectOption("#address-country", "US");
+    expect(await page.textContent("label[for=address-postal_code]")).toBe("ZIP code");
+    expect(await page.textContent("label[for=address-state]")).toBe("State (optional)");
+    await page.selectOption("#address-country", "GB");
+    expect(await page.textContent("label[for=address-postal_code]")).toBe("Postcode");
+    await context.close();
+  });
+
+  it("a lost connection while paying is said plainly and the form keeps what was typed", async () => {
+    const checkout = await newCheckout({ require_billing_address: false });
+    const page = await browser.newPage();
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await page.fill("#email", "ada@example.com");
+    await page.check("#custom-terms");
+    await page.fill("#card-number", "4242 4242 4242 4242");
+    await page.fill("#card-expiry", "12/34");
+    await page.fill("#card-cvc", "123");
+    await page.route("**/v1/sandbox/confirmation-tokens", (route) =>
+      route.abort("internetdisconnected"),
+    );
+    await page.click("button.pay");
+    await page.waitForSelector("#general-error");
+    expect(await page.textContent("#general-error")).toContain("connection was lost");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("general-error");
+    expect(await page.inputValue("#email")).toBe("ada@example.com");
+    await page.close();
+  });
+
+  it("a buyer completes the hosted checkout with the keyboard only and lands on the confirmation", async () => {
+    const checkout = await newCheckout({ require_billing_address: false });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await page.focus("body");
+    // Tab to the email field, then type and Tab through the form in document order.
+    for (
+      let i = 0;
+      i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== "email";
+      i++
+    )
+      await page.keyboard.press("Tab");
+    await page.keyboard.type("keys@example.com");
+    await page.keyboard.press("Tab"); // name
+    await page.keyboard.press("Tab"); // country (already the locale's)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("address-country");
+    await page.keyboard.press("Tab"); // terms
+    await page.keyboard.press("Space");
+    await page.keyboard.press("Tab"); // discount
+    await page.keyboard.press("Tab"); // card number (Apply is disabled while empty)
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("card-number");
+    await page.keyboard.type("4242424242424242");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("12/34");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("123");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await page.waitForSelector("[data-testid=order-number]");
+    await page.close();
+  });
+
+  it("looks right on desktop, phone (summary folded, opens on demand) and dark, with no serious axe violations", async () => {
+    const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+    const checkout = await newCheckout();
+    await api(t.url, `/v1/checkouts/client/${checkout.client_secret}`, {
+      method: "PATCH",
+      body: { discount_code: "LAUNCH20" },
+    });
+    const shots = [
+      { name: "checkout-desktop", viewport: { width: 1440, height: 900 }, theme: "light" },
+      { name: "checkout-phone", viewport: { width: 390, height: 844 }, theme: "light" },
+      { name: "checkout-dark", viewport: { width: 1440, height: 900 }, theme: "dark" },
+      { name: "checkout-phone-dark", viewport: { width: 390, height: 844 }, theme: "dark" },
+    ];
+    for (const shot of shots) {
+      const page = await browser.newPage({ viewport: shot.viewport, locale: "en-US" });
+      await page.goto(`${checkout.url}?theme=${shot.theme}`);
+      await page.waitForSelector("#email");
+      const phone = shot.viewport.width < 600;
+      expect(await page.isVisible(".summary-body")).toBe(!phone);
+      await page.screenshot({ path: screenshotPath(shot.name) });
+      if (phone) {
+        await page.click(".summary-toggle");
+        expect(await page.isVisible(".summary-body")).toBe(true);
+        await page.screenshot({ path: screenshotPath(`${shot.name}-summary`) });
+      }
+      await page.evaluate(axe);
+      const violations = await page.evaluate(async () => {
+        const result = await (
+          window as unknown as {
+            axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> };
+          }
+        ).axe.run();
+        return result.violations
+          .filter((v) => v.impact === "serious" || v.impact === "critical")
+          .map((v) => v.id);
+      });
+      expect(violations, shot.name).toEqual([]);
+      await page.close();
+    }
+  });
+});

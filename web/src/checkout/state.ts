@@ -1,0 +1,203 @@
+// The checkout page as a reducer over explicit states: loading, unavailable (expired, missing,
+// offline), ready (with the form, its errors and what is in flight) and done (leaving for the
+// confirmation). Errors are keyed by the id of the input they belong to.
+import type { CheckoutApiError } from "./api.ts";
+import { localeCountry } from "./countries.ts";
+import { type CardValue, emptyCard } from "./payment.tsx";
+import type { Address, Checkout } from "./types.ts";
+
+export type Value = string | number | boolean | null;
+
+export interface FormValues {
+  email: string;
+  name: string;
+  address: Partial<Address>;
+  custom: Record<string, Value>;
+  amount: string;
+  code: string;
+  card: CardValue;
+}
+
+export type Busy = null | "paying" | "discount";
+
+export type State =
+  | { kind: "loading" }
+  | { kind: "unavailable"; title: string; message: string }
+  | {
+      kind: "ready";
+      checkout: Checkout;
+      values: FormValues;
+      errors: Record<string, string>;
+      /** A message for the whole form (lost connection, a server refusal without a field). */
+      general: string | null;
+      busy: Busy;
+      /** Bumped on each refused submit so the page moves focus to the first error again. */
+      attempt: number;
+    }
+  /** Paid: `left` once the page has sent the buyer on (else it still has to). */
+  | { kind: "done"; checkout: Checkout; left: boolean };
+
+export type Action =
+  | { type: "loaded"; checkout: Checkout }
+  | { type: "unavailable"; title: string; message: string }
+  | { type: "edit"; values: Partial<FormValues> }
+  | { type: "busy"; busy: Busy }
+  | { type: "invalid"; errors: Record<string, string>; general: string | null }
+  | { type: "updated"; checkout: Checkout; values?: Partial<FormValues> }
+  | { type: "done"; checkout: Checkout; left: boolean };
+
+function initialValues(c: Checkout): FormValues {
+  const address: Partial<Address> = { ...(c.customer_billing_address ?? {}) };
+  if (!address.country && c.billing_address_fields.country !== "disabled")
+    address.country = localeCountry() ?? "";
+  return {
+    email: c.customer_email ?? "",
+    name: c.customer_name ?? "",
+    address,
+    custom: { ...(c.custom_field_data ?? {}) },
+    amount: c.product_price.amount_type === "custom" ? String(c.amount / 100) : "",
+    code: "",
+    card: emptyCard,
+  };
+}
+
+export function reducer(state: State, action: Action): State {
+  switch (action.type) {
+    case "loaded":
+      return action.checkout.status === "succeeded"
+        ? { kind: "done", checkout: action.checkout, left: false }
+        : action.checkout.status === "open"
+          ? {
+              kind: "ready",
+              checkout: action.checkout,
+              values: initialValues(action.checkout),
+              errors: {},
+              general: null,
+              busy: null,
+              attempt: 0,
+            }
+          : {
+              kind: "unavailable",
+              title: "This checkout is closed",
+              message: "It can no longer be paid. Ask the seller for a new link.",
+            };
+    case "unavailable":
+      return { kind: "unavailable", title: action.title, message: action.message };
+    case "done":
+      return { kind: "done", checkout: action.checkout, left: action.left };
+  }
+  if (state.kind !== "ready") return state;
+  switch (action.type) {
+    case "edit": {
+      // An edited field's message goes away; the others stay until the next submit.
+      const errors = { ...state.errors };
+      for (const id of touchedIds(action.values)) delete errors[id];
+      return { ...state, values: { ...state.values, ...action.values }, errors };
+    }
+    case "busy":
+      return {
+        ...state,
+        busy: action.busy,
+        ...(action.busy === "paying" ? { general: null } : {}),
+      };
+    case "invalid":
+      return {
+        ...state,
+        busy: null,
+        errors: action.errors,
+        general: action.general,
+        attempt: state.attempt + 1,
+      };
+    case "updated":
+      return {
+        ...state,
+        busy: null,
+        checkout: action.checkout,
+        values: { ...state.values, ...action.values },
+      };
+  }
+}
+
+function touchedIds(values: Partial<FormValues>): string[] {
+  const ids: string[] = [];
+  if ("email" in values) ids.push("email");
+  if ("name" in values) ids.push("name");
+  if ("amount" in values) ids.push("amount");
+  if ("code" in values) ids.push("discount");
+  if (values.address) ids.push(...Object.keys(values.address).map((k) => `address-${k}`));
+  if (values.custom) ids.push(...Object.keys(values.custom).map((k) => `custom-${k}`));
+  if (values.card) ids.push("card-number", "card-expiry", "card-cvc", "payment");
+  return ids;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** Everything missing or malformed in the form (not the card), keyed by input id. */
+export function formErrors(c: Checkout, v: FormValues): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const price = c.product_price;
+  if (price.amount_type === "custom") {
+    const cents = Math.round(Number(v.amount) * 100);
+    if (!v.amount.trim() || !Number.isFinite(cents)) errors.amount = "Enter an amount.";
+    else if (price.minimum_amount && cents < price.minimum_amount)
+      errors.amount = `At least ${(price.minimum_amount / 100).toFixed(2)}.`;
+    else if (price.maximum_amount && cents > price.maximum_amount)
+      errors.amount = `At most ${(price.maximum_amount / 100).toFixed(2)}.`;
+  }
+  if (!v.email.trim()) errors.email = "Enter your email address.";
+  else if (!EMAIL.test(v.email.trim()))
+    errors.email = "Enter an email address like name@example.com.";
+  for (const [key, mode] of Object.entries(c.billing_address_fields)) {
+    const value = v.address[key as keyof Address];
+    if (mode === "required" && !(typeof value === "string" && value.trim()))
+      errors[`address-${key}`] =
+        key === "country" ? "Choose your country." : `Enter your ${ADDRESS_WORDS[key] ?? key}.`;
+  }
+  for (const a of c.attached_custom_fields) {
+    const value = v.custom[a.custom_field.slug];
+    const empty =
+      value === undefined ||
+      value === null ||
+      value === "" ||
+      (a.custom_field.type === "checkbox" && value === false);
+    if (a.required && empty)
+      errors[`custom-${a.custom_field.slug}`] =
+        a.custom_field.type === "checkbox"
+          ? "Required to continue."
+          : `Enter ${a.custom_field.properties.form_label ?? a.custom_field.name}.`;
+  }
+  return errors;
+}
+
+const ADDRESS_WORDS: Record<string, string> = {
+  line1: "address",
+  city: "city",
+  postal_code: "postal code",
+  state: "state or region",
+};
+
+/** A 422's `loc`s as input ids (customer_billing_address.city → address-city). */
+export function serverFieldErrors(e: CheckoutApiError): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const [loc, msg] of Object.entries(e.fields)) {
+    const [head, rest] = [loc.split(".")[0] ?? loc, loc.split(".").slice(1).join(".")];
+    const id =
+      head === "customer_email"
+        ? "email"
+        : head === "customer_name"
+          ? "name"
+          : head === "customer_billing_address"
+            ? `address-${rest || "country"}`
+            : head === "custom_field_data"
+              ? `custom-${rest}`
+              : head === "discount_code"
+                ? "discount"
+                : head === "confirmation_token_id"
+                  ? "payment"
+                  : head === "amount"
+                    ? "amount"
+                    : "general";
+    errors[id] ??= msg;
+  }
+  return errors;
+}

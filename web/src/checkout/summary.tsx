@@ -1,0 +1,87 @@
+// The order summary: the product, then subtotal, discount, tax and total, and for a subscription
+// what later periods cost. On a phone it folds into one line with the total, opened on demand.
+import { useId, useState } from "react";
+import { money } from "./format.ts";
+import type { Checkout } from "./types.ts";
+
+interface Discount {
+  duration?: "once" | "forever" | "repeating";
+  duration_in_months?: number;
+}
+
+/** "then $19.00 / month" (or "for 3 months, then …") when a discount does not last. */
+export function laterPeriods(c: Checkout): string | null {
+  const interval = c.product.recurring_interval;
+  if (!c.product.is_recurring || !interval) return null;
+  const d = (c.discount ?? null) as Discount | null;
+  if (!d || c.discount_amount === 0 || d.duration === "forever") return null;
+  const full = money(c.amount + (c.tax_amount ?? 0), c.currency);
+  if (d.duration === "repeating" && d.duration_in_months && d.duration_in_months > 1)
+    return `for ${d.duration_in_months} months, then ${full} / ${interval}`;
+  return `then ${full} / ${interval}`;
+}
+
+export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
+  const [open, setOpen] = useState(false);
+  const bodyId = useId();
+  const interval = c.product.is_recurring ? c.product.recurring_interval : null;
+  const later = laterPeriods(c);
+  const free = c.total_amount === 0 && c.product_price.amount_type === "free";
+  const total = free ? "Free" : money(c.total_amount, c.currency);
+  return (
+    <section className="summary" aria-label="Order summary" data-open={open}>
+      <button
+        type="button"
+        className="summary-toggle"
+        aria-expanded={open}
+        aria-controls={bodyId}
+        onClick={() => setOpen(!open)}
+      >
+        <span>{open ? "Hide order summary" : "Show order summary"}</span>
+        <strong>{total}</strong>
+      </button>
+      <div className="summary-body" id={bodyId}>
+        <h1>{c.product.name}</h1>
+        {c.product.description ? (
+          <p className="muted description">{c.product.description}</p>
+        ) : null}
+        <p className="price">
+          {total}
+          {interval ? (
+            <span className="muted">{later ? ` for the first ${interval}` : ` / ${interval}`}</span>
+          ) : null}
+        </p>
+        {later ? <p className="later">{later}</p> : null}
+        {c.product.benefits.length ? (
+          <ul className="included">
+            {c.product.benefits.map((b) => (
+              <li key={b.id}>{b.description}</li>
+            ))}
+          </ul>
+        ) : null}
+        <dl className="lines">
+          <div>
+            <dt>Subtotal</dt>
+            <dd>{money(c.amount, c.currency)}</dd>
+          </div>
+          {c.discount_amount > 0 ? (
+            <div>
+              <dt>Discount{c.discount ? ` (${c.discount.code ?? c.discount.name})` : ""}</dt>
+              <dd>−{money(c.discount_amount, c.currency)}</dd>
+            </div>
+          ) : null}
+          {c.tax_amount !== null ? (
+            <div>
+              <dt>Tax</dt>
+              <dd>{money(c.tax_amount, c.currency)}</dd>
+            </div>
+          ) : null}
+          <div className="total">
+            <dt>{interval ? "Due today" : "Total"}</dt>
+            <dd data-testid="total">{money(c.total_amount, c.currency)}</dd>
+          </div>
+        </dl>
+      </div>
+    </section>
+  );
+}
