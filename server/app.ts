@@ -43,6 +43,8 @@ import { eventsRouter } from "./modules/events/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
+import { sandboxClockRouter } from "./modules/sandbox-clock/routes.ts";
+import type { Mailer } from "./modules/email/mailer.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
@@ -60,6 +62,8 @@ export interface AppDeps {
   secretBox: SecretBox;
   tax: TaxCalculator;
   processor: PaymentProcessor;
+  /** Dunning emails; null where no mail goes out (benchmarks). */
+  mailer?: Mailer | null;
   webhooks: WebhooksRuntime;
   /** The demo store's seller being seeded, when the demo is on (`till dev`). */
   demo?: Promise<DemoSeed> | null;
@@ -112,12 +116,23 @@ export function createApp(deps: AppDeps): Express {
     processor: deps.processor,
     queue: deps.queue,
   };
+  const billing = {
+    db,
+    clock: deps.clock,
+    baseUrl: deps.config.baseUrl,
+    queue: deps.queue,
+    processor: deps.processor,
+    tax: deps.tax,
+    mailer: deps.mailer ?? null,
+    retryDays: deps.config.dunningRetryDays,
+  };
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
   const v1 = segmentRouter([
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
+    sandboxClockRouter({ ...billing, mode: deps.config.mode }, guard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
@@ -139,10 +154,7 @@ export function createApp(deps: AppDeps): Express {
     }),
     checkoutLinksRouter(checkoutDeps, guard),
     ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard),
-    subscriptionsRouter(
-      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
-      guard,
-    ),
+    subscriptionsRouter(billing, guard),
     webhooksRouter(
       { db, clock: deps.clock, config: deps.config, queue: deps.queue },
       deps.webhooks,

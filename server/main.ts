@@ -12,6 +12,7 @@ import { noopJob } from "./jobs/system.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
+import { subscriptionDueJob } from "./modules/subscriptions/jobs.ts";
 import { createSandboxProcessor } from "./modules/payments/sandbox.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
@@ -65,7 +66,21 @@ export async function start(
     const mailer = await createMailer({ config, db: database.db, log });
     const webhooks = createWebhooks({ config, database, clock, log, mailer });
     const worker = options.worker ?? true;
+    const tax = createTaxCalculator(config.taxRates);
+    const processor = createSandboxProcessor({ db: database.db });
+    // The queue is handed to the engine once started (jobs are defined before it exists).
+    const billing = {
+      db: database.db,
+      clock,
+      baseUrl: config.baseUrl,
+      queue: null as QueueHandle | null,
+      processor,
+      tax,
+      mailer,
+      retryDays: config.dunningRetryDays,
+    };
     const jobs: JobDefinition[] = [
+      subscriptionDueJob(billing) as JobDefinition,
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
@@ -80,6 +95,7 @@ export async function start(
       worker,
     });
     const queueMs = performance.now() - q0;
+    billing.queue = queue;
     cleanup.unshift(() => queue.stop());
     // Before the queue stops: attempts in flight are recorded with their jobs' completion.
     cleanup.unshift(() => webhooks.stop());
@@ -124,8 +140,9 @@ export async function start(
         auth,
         webhooks,
         secretBox,
-        tax: createTaxCalculator(config.taxRates),
-        processor: createSandboxProcessor({ db: database.db }),
+        tax,
+        processor,
+        mailer,
       });
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;

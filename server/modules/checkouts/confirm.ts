@@ -152,7 +152,7 @@ async function fulfil(
 
     const subscription =
       product!.is_recurring && product!.recurring_interval
-        ? await createSubscription(tx, clock, {
+        ? await createSubscription(tx, { clock, queue: deps.queue }, {
             organizationId: row.organizationId,
             customerId: customer.id,
             productId: row.productId,

@@ -1,0 +1,23 @@
+// What other modules read of an organization's settings.
+import type { Db } from "../../../db/client.ts";
+import { findOrganization } from "./repository.ts";
+import { settingsOf } from "./schemas.ts";
+
+/** What a subscription becomes after its last failed payment retry (Polar revokes: canceled). */
+export async function dunningEndStatus(db: Db, organizationId: string): Promise<"canceled" | "unpaid"> {
+  const record = await findOrganization(db, organizationId);
+  if (!record) return "canceled";
+  return settingsOf(record.profile.settings).subscription_settings.dunning_final_status ?? "canceled";
+}
+
+/** The proration behavior a plan change uses when the request names none. */
+export async function prorationBehaviorOf(
+  db: Db,
+  organizationId: string,
+): Promise<"invoice" | "prorate" | "next_period" | "reset"> {
+  const record = await findOrganization(db, organizationId);
+  const stored = record
+    ? settingsOf(record.profile.settings).subscription_settings.proration_behavior
+    : "prorate";
+  return stored as "invoice" | "prorate" | "next_period" | "reset";
+}

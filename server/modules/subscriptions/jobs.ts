@@ -1,0 +1,57 @@
+// The pg-boss side of the engine: one job per due boundary wakes the subscription at that time (on
+// the organization's clock), and the sandbox clock's advance runs everything due up to its target
+// in time order before it answers.
+import type { JobDefinition } from "../../jobs/queue.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { organizationClock } from "../sandbox-clock/queries.ts";
+import type { BillingDeps } from "./deps.ts";
+import { runDue, type DueOutcome } from "./due.ts";
+import * as repo from "./repository.ts";
+import { SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
+
+export { SUBSCRIPTION_DUE_JOB };
+
+export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscriptionId: string }> {
+  return {
+    name: SUBSCRIPTION_DUE_JOB,
+    // A worker that dies mid-renewal leaves its job active; pg-boss hands it out again after this,
+    // and the renewal's unique order key and the charge's idempotency key make the re-run safe.
+    queue: { retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
+    work: { pollingIntervalSeconds: 1, batchSize: 8 },
+    async handle(jobs) {
+      for (const job of jobs) {
+        const s = await repo.subscriptionById(deps.db, job.data.subscriptionId);
+        if (!s) continue;
+        const clock = await organizationClock(deps.db, deps.clock, s.organizationId);
+        await runDue(deps, s.id, clock.now());
+      }
+    },
+  };
+}
+
+/**
+ * Runs the organization's work due up to `target`, earliest first, each piece as of its own due
+ * time (a renewal due on the 1st is made on the 1st, and a retry it schedules for the 4th runs in
+ * the same pass when the target is later). Returns how many pieces did something.
+ */
+export async function runDueUntil(
+  deps: BillingDeps,
+  organizationId: string,
+  now: Clock,
+  target: Date,
+): Promise<number> {
+  let done = 0;
+  // Bounded: every step moves a subscription's next_action_at forward or clears it.
+  for (let guard = 0; guard < 100_000; guard++) {
+    const [next] = await repo.dueOfOrganization(deps.db, organizationId, target, 1);
+    if (!next) break;
+    const current = now.now();
+    const at = next.nextActionAt > current ? next.nextActionAt : current;
+    const outcome: DueOutcome = await runDue(deps, next.id, at > target ? target : at);
+    if (outcome === "none") {
+      // Nothing to do at its time (a stale boundary): move it on so the loop does too.
+      await repo.resyncStaleAction(deps.db, next.id, next.nextActionAt);
+    } else done++;
+  }
+  return done;
+}
