@@ -13,7 +13,7 @@ import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { subscriptionDueJob } from "./modules/subscriptions/jobs.ts";
-import { createSandboxProcessor } from "./modules/payments/sandbox.ts";
+import { createSandboxProcessor } from "./modules/payments/sandbox-processor.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";

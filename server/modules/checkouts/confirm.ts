@@ -1,13 +1,15 @@
 // Confirming a checkout: validate what the customer entered, claim the session (open → confirmed,
 // so racing confirms cannot pay twice), take a discount redemption atomically, charge through the
-// payment processor outside any transaction, then either fulfil (customer, order, subscription,
-// events, all in one transaction) or return the session to open with the processor's message.
+// payment processor outside any transaction (payment.ts), then either fulfil (customer, saved card,
+// order, subscription, events, all in one transaction) or return the session to open with the
+// processor's message.
 import { inTransaction } from "../../../db/client.ts";
 import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
 import type { Interval } from "../../lib/periods.ts";
 import { resolveBuyer } from "../customers/service.ts";
 import { redeemDiscount, releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
+import { saveCustomerPaymentMethod } from "../payments/service.ts";
 import { insertOrder, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import {
@@ -23,6 +25,7 @@ import {
   NotOpenCheckout,
   PaymentError,
 } from "./client.ts";
+import { takePayment, type TakenPayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm } from "./schemas.ts";
 import { checkoutPublicOut } from "./serialize.ts";
@@ -83,30 +86,28 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     throw new NotOpenCheckout();
   }
 
-  let payment: {
-    processorPaymentId: string | null;
-    card: { brand: string; last4: string } | null;
-  } = { processorPaymentId: null, card: null };
-  if (claimed.totalAmount > 0) {
-    const result = await deps.processor
-      .charge({
-        amount: claimed.totalAmount,
-        currency: claimed.currency,
-        confirmationTokenId: tokenId!,
-        idempotencyKey: `${claimed.id}:${claimed.paymentAttempts}`,
-        description: product?.name ?? "till checkout",
-      })
-      .catch((err: unknown) => ({
-        status: "failed" as const,
-        code: "processing_error" as const,
-        message: `The payment could not be processed: ${(err as Error).message}`,
-      }));
-    if (result.status === "failed") {
-      await reopen(deps, claimed, result.message);
-      throw new PaymentError(result.message);
-    }
-    payment = { processorPaymentId: result.processorPaymentId, card: result.card };
+  const attempt = await takePayment(deps, claimed, {
+    tokenId: tokenId ?? undefined,
+    recurring: product?.is_recurring ?? false,
+    description: product?.name ?? "till checkout",
+  });
+  if (attempt.status === "failed") {
+    await reopen(deps, claimed, attempt.message);
+    throw new PaymentError(attempt.message);
   }
+  if (attempt.status === "requires_action") {
+    // 3-D Secure: the session stays confirmed while the page finishes the payment with the client
+    // secret; the processor's webhook (or the reconciler) fulfils or reopens it, as Polar does.
+    return {
+      ...checkoutPublicOut(await loadPublicView(deps, claimed)),
+      status: "confirmed" as const,
+      payment_processor_metadata: {
+        intent_status: "requires_action",
+        intent_client_secret: attempt.clientSecret,
+      },
+    };
+  }
+  const payment = attempt.payment;
 
   const done = await fulfil(deps, claimed, payment);
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
@@ -135,7 +136,7 @@ async function reopen(deps: CheckoutDeps, row: repo.CheckoutRow, message: string
 async function fulfil(
   deps: CheckoutDeps,
   row: repo.CheckoutRow,
-  payment: { processorPaymentId: string | null; card: { brand: string; last4: string } | null },
+  payment: TakenPayment,
 ): Promise<repo.CheckoutRow> {
   return inTransaction(deps.db, async (tx) => {
     const clock = deps.clock;
@@ -149,6 +150,14 @@ async function fulfil(
       name: row.customerName,
       billingAddress: row.customerBillingAddress,
     });
+
+    if (payment.paymentMethod)
+      await saveCustomerPaymentMethod(tx, clock, {
+        organizationId: row.organizationId,
+        customerId: customer.id,
+        processor: deps.processor.name,
+        method: payment.paymentMethod,
+      });
 
     const subscription =
       product!.is_recurring && product!.recurring_interval

@@ -347,6 +347,18 @@ export interface BuyerDetails {
   billingAddress: CustomerAddress | null;
 }
 
+/** The customer a purchase would resolve to, without creating one (null for a new buyer). */
+export async function findBuyer(
+  db: Db,
+  organizationId: string,
+  buyer: Pick<BuyerDetails, "id" | "externalId" | "email">,
+): Promise<CustomerRecord | null> {
+  return (
+    (await findCustomerForCheckout(db, organizationId, buyer)) ??
+    (await repo.findByEmail(db, organizationId, buyer.email))
+  );
+}
+
 export async function resolveBuyer(
   db: Db,
   clock: Clock,

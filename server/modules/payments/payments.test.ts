@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { api } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { createSandboxProcessor } from "./sandbox.ts";
+import { createSandboxProcessor } from "./sandbox-processor.ts";
 
 let t: TestServer;
 beforeAll(async () => {

@@ -1,7 +1,34 @@
-// The PaymentProcessor seam: checkout confirms through it and refunds go back through it. The
-// built-in sandbox decides outcomes from Stripe's test cards, so whole purchase flows run offline;
-// a Stripe adapter implements the same interface.
-export type PaymentOutcome = "success" | "declined" | "insufficient_funds";
+// The PaymentProcessor seam: checkout confirms through it, renewals charge saved cards through it
+// and refunds go back through it. The built-in sandbox decides outcomes from Stripe's test cards, so
+// whole purchase flows run offline; the Stripe adapter implements the same interface.
+export type PaymentOutcome = "success" | "declined" | "insufficient_funds" | "renewal_declined";
+
+export type DeclineCode =
+  | "card_declined"
+  | "insufficient_funds"
+  | "invalid_token"
+  | "processing_error";
+
+/** A card the processor keeps for later off-session charges. */
+export interface SavedPaymentMethod {
+  /** Stripe pm_..., sandbox "sandbox_pm_...". */
+  processorPaymentMethodId: string;
+  /** Stripe cus_..., null in sandbox. */
+  processorCustomerId: string | null;
+  type: "card";
+  brand: string;
+  last4: string;
+  expMonth: number | null;
+  expYear: number | null;
+}
+
+export interface PaymentCustomer {
+  /** The till customer when the buyer is already known; null for a first purchase. */
+  id: string | null;
+  email: string;
+  name: string | null;
+  processorCustomerId: string | null;
+}
 
 export interface ChargeRequest {
   amount: number;
@@ -11,15 +38,47 @@ export interface ChargeRequest {
   /** Same key, same result: a retried confirm never charges twice. */
   idempotencyKey: string;
   description: string;
+  /** True when the product recurs: the card is kept for renewals (Stripe: setup_future_usage). */
+  savePaymentMethod?: boolean;
+  customer?: PaymentCustomer;
+  metadata?: Record<string, string>;
 }
 
 export type ChargeResult =
-  | { status: "succeeded"; processorPaymentId: string; card: { brand: string; last4: string } }
   | {
-      status: "failed";
-      code: "card_declined" | "insufficient_funds" | "invalid_token" | "processing_error";
-      message: string;
-    };
+      status: "succeeded";
+      processorPaymentId: string;
+      card: { brand: string; last4: string };
+      /** Non-null when savePaymentMethod was asked (and for off-session charges). */
+      paymentMethod?: SavedPaymentMethod | null;
+    }
+  /** 3-D Secure: the page finishes the payment with the client secret (Stripe only). */
+  | { status: "requires_action"; processorPaymentId: string; clientSecret: string }
+  | { status: "failed"; code: DeclineCode; message: string };
+
+/** Zero-amount and trial checkouts: save the card, take no money. */
+export interface SetupRequest {
+  confirmationTokenId: string;
+  idempotencyKey: string;
+  customer: PaymentCustomer;
+  metadata: Record<string, string>;
+}
+
+export type SetupResult =
+  | { status: "succeeded"; paymentMethod: SavedPaymentMethod }
+  | { status: "requires_action"; processorSetupId: string; clientSecret: string }
+  | { status: "failed"; code: DeclineCode; message: string };
+
+/** Renewals, dunning retries, plan-change invoices: a saved card, no customer present. */
+export interface OffSessionChargeRequest {
+  amount: number;
+  currency: string;
+  paymentMethod: { processorPaymentMethodId: string; processorCustomerId: string | null };
+  /** e.g. `renewal:${subscriptionId}:${periodStartIso}:${attempt}`. */
+  idempotencyKey: string;
+  description: string;
+  metadata: Record<string, string>;
+}
 
 export interface RefundRequest {
   processorPaymentId: string;
@@ -32,10 +91,23 @@ export type RefundResult =
   | { status: "succeeded"; processorRefundId: string }
   | { status: "failed"; message: string };
 
+export type PaymentLookup =
+  | {
+      status: "succeeded";
+      processorPaymentId: string;
+      card: { brand: string; last4: string };
+      paymentMethod: SavedPaymentMethod | null;
+    }
+  | { status: "failed" | "not_found" | "processing" };
+
 export interface PaymentProcessor {
   readonly name: "sandbox" | "stripe";
   charge(request: ChargeRequest): Promise<ChargeResult>;
+  setup(request: SetupRequest): Promise<SetupResult>;
+  chargeOffSession(request: OffSessionChargeRequest): Promise<ChargeResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
+  /** What became of a payment this processor was asked for under this idempotency key (reconciler). */
+  lookupPayment(idempotencyKey: string): Promise<PaymentLookup>;
 }
 
 /** Messages a customer sees, modelled on the processors' own wording. */

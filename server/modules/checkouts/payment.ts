@@ -1,0 +1,122 @@
+// Taking the money for a claimed checkout: a charge through the processor (saving the card when the
+// product recurs), or for a zero-amount recurring checkout given a card, a setup that saves it
+// without charging. Runs outside any transaction; the idempotency key is the checkout and its
+// attempt number, so the reconciler can ask the processor what became of it after a crash.
+import { findBuyer } from "../customers/service.ts";
+import type { SavedPaymentMethod } from "../payments/processor.ts";
+import { processorCustomerId } from "../payments/queries.ts";
+import type { CheckoutRow } from "./repository.ts";
+import type { CheckoutDeps } from "./service.ts";
+
+export interface TakenPayment {
+  processorPaymentId: string | null;
+  card: { brand: string; last4: string } | null;
+  paymentMethod: SavedPaymentMethod | null;
+}
+
+export type PaymentAttempt =
+  | { status: "succeeded"; payment: TakenPayment }
+  | { status: "requires_action"; processorId: string; clientSecret: string }
+  | { status: "failed"; message: string };
+
+export const NO_PAYMENT: TakenPayment = {
+  processorPaymentId: null,
+  card: null,
+  paymentMethod: null,
+};
+
+/** The processor's idempotency key for a checkout's current attempt. */
+export function paymentKey(row: Pick<CheckoutRow, "id" | "paymentAttempts">): string {
+  return `${row.id}:${row.paymentAttempts}`;
+}
+
+export async function takePayment(
+  deps: CheckoutDeps,
+  row: CheckoutRow,
+  input: { tokenId: string | undefined; recurring: boolean; description: string },
+): Promise<PaymentAttempt> {
+  const { tokenId, recurring } = input;
+  const needsCharge = row.totalAmount > 0;
+  // A free one-time product, or a free recurring one bought without a card: nothing to take.
+  if (!tokenId || (!needsCharge && !recurring)) return { status: "succeeded", payment: NO_PAYMENT };
+  const customer = await buyerFor(deps, row);
+  const metadata = { checkout_id: row.id, organization_id: row.organizationId };
+  const idempotencyKey = paymentKey(row);
+  try {
+    if (!needsCharge) {
+      const setup = await deps.processor.setup({
+        confirmationTokenId: tokenId,
+        idempotencyKey,
+        customer,
+        metadata,
+      });
+      if (setup.status === "failed") return { status: "failed", message: setup.message };
+      if (setup.status === "requires_action")
+        return {
+          status: "requires_action",
+          processorId: setup.processorSetupId,
+          clientSecret: setup.clientSecret,
+        };
+      const pm = setup.paymentMethod;
+      return {
+        status: "succeeded",
+        payment: {
+          processorPaymentId: null,
+          card: { brand: pm.brand, last4: pm.last4 },
+          paymentMethod: pm,
+        },
+      };
+    }
+    const result = await deps.processor.charge({
+      amount: row.totalAmount,
+      currency: row.currency,
+      confirmationTokenId: tokenId,
+      idempotencyKey,
+      description: input.description,
+      savePaymentMethod: recurring,
+      customer,
+      metadata,
+    });
+    if (result.status === "failed") return { status: "failed", message: result.message };
+    if (result.status === "requires_action")
+      return {
+        status: "requires_action",
+        processorId: result.processorPaymentId,
+        clientSecret: result.clientSecret,
+      };
+    return {
+      status: "succeeded",
+      payment: {
+        processorPaymentId: result.processorPaymentId,
+        card: result.card,
+        paymentMethod: result.paymentMethod ?? null,
+      },
+    };
+  } catch (err) {
+    return {
+      status: "failed",
+      message: `The payment could not be processed: ${(err as Error).message}`,
+    };
+  }
+}
+
+async function buyerFor(deps: CheckoutDeps, row: CheckoutRow) {
+  const existing = await findBuyer(deps.db, row.organizationId, {
+    id: row.customerId,
+    externalId: row.externalCustomerId,
+    email: row.customerEmail!,
+  });
+  return {
+    id: existing?.id ?? null,
+    email: row.customerEmail!,
+    name: row.customerName,
+    processorCustomerId: existing
+      ? await processorCustomerId(
+          deps.db,
+          { organizationId: row.organizationId },
+          existing.id,
+          deps.processor.name,
+        )
+      : null,
+  };
+}
