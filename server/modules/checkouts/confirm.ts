@@ -161,20 +161,24 @@ async function fulfil(
 
     const subscription =
       product!.is_recurring && product!.recurring_interval
-        ? await createSubscription(tx, { clock, queue: deps.queue }, {
-            organizationId: row.organizationId,
-            customerId: customer.id,
-            productId: row.productId,
-            priceId: row.productPriceId,
-            checkoutId: row.id,
-            discountId: row.discountId,
-            amount: row.netAmount,
-            currency: row.currency,
-            interval: product!.recurring_interval as Interval,
-            intervalCount: product!.recurring_interval_count ?? 1,
-            metadata: row.metadata,
-            customFieldData: row.customFieldData,
-          })
+        ? await createSubscription(
+            tx,
+            { clock, queue: deps.queue },
+            {
+              organizationId: row.organizationId,
+              customerId: customer.id,
+              productId: row.productId,
+              priceId: row.productPriceId,
+              checkoutId: row.id,
+              discountId: row.discountId,
+              amount: row.netAmount,
+              currency: row.currency,
+              interval: product!.recurring_interval as Interval,
+              intervalCount: product!.recurring_interval_count ?? 1,
+              metadata: row.metadata,
+              customFieldData: row.customFieldData,
+            },
+          )
         : null;
 
     const { order } = await insertOrder(

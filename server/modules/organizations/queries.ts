@@ -4,10 +4,15 @@ import { findOrganization } from "./repository.ts";
 import { settingsOf } from "./schemas.ts";
 
 /** What a subscription becomes after its last failed payment retry (Polar revokes: canceled). */
-export async function dunningEndStatus(db: Db, organizationId: string): Promise<"canceled" | "unpaid"> {
+export async function dunningEndStatus(
+  db: Db,
+  organizationId: string,
+): Promise<"canceled" | "unpaid"> {
   const record = await findOrganization(db, organizationId);
   if (!record) return "canceled";
-  return settingsOf(record.profile.settings).subscription_settings.dunning_final_status ?? "canceled";
+  return (
+    settingsOf(record.profile.settings).subscription_settings.dunning_final_status ?? "canceled"
+  );
 }
 
 /** The proration behavior a plan change uses when the request names none. */

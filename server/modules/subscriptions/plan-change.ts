@@ -37,7 +37,12 @@ export function prorationFactor(start: Date, end: Date, at: Date): number {
   return Math.min(1, Math.max(0, (end.getTime() - at.getTime()) / 1000 / total));
 }
 
-async function fixedNet(deps: BillingDeps, s: repo.SubscriptionRow, productId: string, all: boolean) {
+async function fixedNet(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  productId: string,
+  all: boolean,
+) {
   const [product] = await productsForDisplay(deps.db, deps.baseUrl, [productId]);
   if (!product) return null;
   const prices = (product.prices as CyclePrice[]).filter(
@@ -177,8 +182,16 @@ export async function changePlan(
       await switchProduct(tx, deps, s, productId, activePrices, 0, now);
       if (inserted) {
         const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
-        await recordEvent(tx, clock, { organizationId: s.organizationId, type: "order.created", data });
-        await recordEvent(tx, clock, { organizationId: s.organizationId, type: "order.paid", data });
+        await recordEvent(tx, clock, {
+          organizationId: s.organizationId,
+          type: "order.created",
+          data,
+        });
+        await recordEvent(tx, clock, {
+          organizationId: s.organizationId,
+          type: "order.paid",
+          data,
+        });
       }
     });
     return;

@@ -14,7 +14,10 @@ import * as repo from "./repository.ts";
 export const SUBSCRIPTION_DUE_JOB = "subscriptions.due";
 
 /** The next boundary of a subscription in its current state; null when nothing will happen. */
-export function nextActionOf(s: SubscriptionRow, pendingAttemptAt: Date | null = null): Date | null {
+export function nextActionOf(
+  s: SubscriptionRow,
+  pendingAttemptAt: Date | null = null,
+): Date | null {
   switch (s.status) {
     case "active":
     case "trialing":

@@ -219,10 +219,14 @@ async function applyChange(
 
 function reasonOf(
   s: repo.SubscriptionRow,
-  input: { customer_cancellation_reason?: string | null; customer_cancellation_comment?: string | null },
+  input: {
+    customer_cancellation_reason?: string | null;
+    customer_cancellation_comment?: string | null;
+  },
 ) {
   return {
     customerCancellationReason: input.customer_cancellation_reason ?? s.customerCancellationReason,
-    customerCancellationComment: input.customer_cancellation_comment ?? s.customerCancellationComment,
+    customerCancellationComment:
+      input.customer_cancellation_comment ?? s.customerCancellationComment,
   };
 }
