@@ -37,7 +37,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     confirmation_token_id: tokenId,
     discount_code,
     payment_method_type: _pmt,
-    allow_trial: _trial,
+    allow_trial: allowTrial,
     ...update
   } = input;
   let row = await bySecret(deps, secret);
@@ -86,9 +86,18 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     throw new NotOpenCheckout();
   }
 
+  // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
+  const trial =
+    allowTrial !== false && product?.is_recurring && product.trial_interval
+      ? {
+          interval: product.trial_interval as Interval,
+          count: product.trial_interval_count ?? 1,
+        }
+      : null;
   const attempt = await takePayment(deps, claimed, {
     tokenId: tokenId ?? undefined,
     recurring: product?.is_recurring ?? false,
+    trial: trial !== null,
     description: product?.name ?? "till checkout",
   });
   if (attempt.status === "failed") {
@@ -109,7 +118,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   }
   const payment = attempt.payment;
 
-  const done = await fulfil(deps, claimed, payment);
+  const done = await fulfil(deps, claimed, payment, trial);
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
   // describes the confirmation. The payment has settled by now; the next read says "succeeded".
   return { ...checkoutPublicOut(await loadPublicView(deps, done)), status: "confirmed" as const };
@@ -137,6 +146,7 @@ async function fulfil(
   deps: CheckoutDeps,
   row: repo.CheckoutRow,
   payment: TakenPayment,
+  trial: { interval: Interval; count: number } | null = null,
 ): Promise<repo.CheckoutRow> {
   return inTransaction(deps.db, async (tx) => {
     const clock = deps.clock;
@@ -175,6 +185,7 @@ async function fulfil(
               currency: row.currency,
               interval: product!.recurring_interval as Interval,
               intervalCount: product!.recurring_interval_count ?? 1,
+              trial,
               metadata: row.metadata,
               customFieldData: row.customFieldData,
             },
@@ -192,11 +203,12 @@ async function fulfil(
         discountId: row.discountId,
         status: "paid",
         billingReason: subscription ? "subscription_create" : "purchase",
-        subtotalAmount: row.amount,
-        discountAmount: row.discountAmount,
-        netAmount: row.netAmount,
-        taxAmount: row.taxAmount ?? 0,
-        totalAmount: row.totalAmount,
+        // A trial's first order is paid and for nothing, as Polar's trial order.
+        subtotalAmount: trial ? 0 : row.amount,
+        discountAmount: trial ? 0 : row.discountAmount,
+        netAmount: trial ? 0 : row.netAmount,
+        taxAmount: trial ? 0 : (row.taxAmount ?? 0),
+        totalAmount: trial ? 0 : row.totalAmount,
         currency: row.currency,
         billingName: row.customerBillingName ?? row.customerName,
         billingAddress: row.customerBillingAddress,
@@ -207,9 +219,9 @@ async function fulfil(
       },
       [
         {
-          label: priceLabel(product!.name, price?.amount_type),
-          amount: row.netAmount,
-          taxAmount: row.taxAmount ?? 0,
+          label: trial ? `${product!.name} (trial)` : priceLabel(product!.name, price?.amount_type),
+          amount: trial ? 0 : row.netAmount,
+          taxAmount: trial ? 0 : (row.taxAmount ?? 0),
           productPriceId: row.productPriceId,
           createdAt: now,
         },
