@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { configureAuthCommands } from "./commands/auth.ts";
+import { configureClockCommand } from "./commands/clock.ts";
 import { configureCompletionCommand } from "./commands/completion.ts";
 import { configureCustomerCommands } from "./commands/customers.ts";
 import { configureListenCommand } from "./commands/listen.ts";
@@ -35,6 +36,7 @@ configureCustomerCommands(program);
 configureSalesCommands(program);
 configureOpsCommands(program);
 configureTriggerCommands(program);
+configureClockCommand(program);
 configureListenCommand(program);
 configureServerCommands(program);
 configureCompletionCommand(program);

@@ -39,13 +39,11 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       "value_error",
     );
   await runDueUntil(deps, orgId, clock, target);
-  const offset = await repo.raiseOffset(
-    deps.db,
-    orgId,
-    target.getTime() - deps.clock.now().getTime(),
-    deps.clock.now(),
-  );
-  return clockOut(orgId, offsetClock(deps.clock, offset).now(), offset);
+  const wanted = target.getTime() - deps.clock.now().getTime();
+  const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());
+  // The answer names the target itself (the clock runs on from it in real time).
+  const now = offset === wanted ? target : offsetClock(deps.clock, offset).now();
+  return clockOut(orgId, now, offset);
 }
 
 export async function resetClock(

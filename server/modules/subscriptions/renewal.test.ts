@@ -78,3 +78,25 @@ describe("renewals", () => {
     }
   });
 });
+
+describe("sandbox clock in production mode", () => {
+  it("does not exist (404) and leaves time alone", async () => {
+    const prod = await startTestServer({
+      env: { TILL_MODE: "production", AUTH_REQUIRE_EMAIL_VERIFICATION: "false" },
+    });
+    try {
+      const seller = await billingSeller(prod);
+      for (const [path, body] of [
+        ["/v1/sandbox/clock", undefined],
+        ["/v1/sandbox/clock/advance", { seconds: 60 }],
+        ["/v1/sandbox/clock/reset", {}],
+      ] as const) {
+        const res = await seller.call(path, body ? { body } : {});
+        expect(res.status, path).toBe(404);
+        expect(res.body.error).toBe("ResourceNotFound");
+      }
+    } finally {
+      await prod.stop();
+    }
+  });
+});
