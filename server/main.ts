@@ -12,7 +12,11 @@ import { noopJob } from "./jobs/system.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
-import { subscriptionDueJob } from "./modules/subscriptions/jobs.ts";
+import {
+  subscriptionCatchUpJob,
+  subscriptionDueJob,
+  wakeOverdue,
+} from "./modules/subscriptions/jobs.ts";
 import { createSandboxProcessor } from "./modules/payments/sandbox-processor.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
@@ -81,6 +85,7 @@ export async function start(
     };
     const jobs: JobDefinition[] = [
       subscriptionDueJob(billing) as JobDefinition,
+      subscriptionCatchUpJob(billing),
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
@@ -96,6 +101,8 @@ export async function start(
     });
     const queueMs = performance.now() - q0;
     billing.queue = queue;
+    // Boundaries that passed while no worker ran (or whose worker died) are woken at once.
+    if (worker) await wakeOverdue(billing);
     cleanup.unshift(() => queue.stop());
     // Before the queue stops: attempts in flight are recorded with their jobs' completion.
     cleanup.unshift(() => webhooks.stop());

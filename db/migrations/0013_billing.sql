@@ -18,4 +18,5 @@ ALTER TABLE "subscriptions" ADD COLUMN "proration_amount" bigint DEFAULT 0 NOT N
 ALTER TABLE "subscriptions" ADD COLUMN "next_action_at" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "sandbox_clocks" ADD CONSTRAINT "sandbox_clocks_organization_id_organization_id_fk" FOREIGN KEY ("organization_id") REFERENCES "public"."organization"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "subscriptions_next_action_idx" ON "subscriptions" USING btree ("organization_id","next_action_at");--> statement-breakpoint
+CREATE INDEX "subscriptions_due_idx" ON "subscriptions" USING btree ("next_action_at");--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_billing_key_unique" UNIQUE("billing_key");

@@ -66,6 +66,7 @@ export const subscriptions = pgTable(
     index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt),
     index("subscriptions_customer_idx").on(t.customerId, t.status),
     index("subscriptions_next_action_idx").on(t.organizationId, t.nextActionAt),
+    index("subscriptions_due_idx").on(t.nextActionAt),
   ],
 );
 

@@ -1,6 +1,7 @@
 // Off-session charges of a subscription: the customer's default saved payment method, through the
 // processor, under an idempotency key per (subscription, period, attempt) so a renewal re-run after
 // a crash asks the processor the same question and gets the same answer instead of a second charge.
+import { ServiceUnavailable } from "../../lib/errors.ts";
 import type { ChargeResult, DeclineCode } from "../payments/processor.ts";
 import { defaultPaymentMethod } from "../payments/queries.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -45,11 +46,13 @@ export async function chargeSubscription(
       description,
       metadata: { subscription_id: s.id },
     })
-    .catch((err: unknown) => ({
-      status: "failed" as const,
-      code: "processing_error" as const,
-      message: `The payment could not be processed: ${(err as Error).message}`,
-    }));
+    .catch((err: unknown) => {
+      // Not an answer about the card: nothing is recorded and the work is tried again (the
+      // job's retry, or the next advance), under the same idempotency key.
+      throw new ServiceUnavailable(
+        `The payment processor could not be reached: ${(err as Error).message}`,
+      );
+    });
   if (result.status === "succeeded")
     return { status: "succeeded", processorPaymentId: result.processorPaymentId };
   if (result.status === "requires_action")

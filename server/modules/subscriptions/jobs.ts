@@ -29,6 +29,33 @@ export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscript
   };
 }
 
+export const SUBSCRIPTION_CATCH_UP_JOB = "subscriptions.catch-up";
+
+/**
+ * Wakes every subscription whose boundary has passed in real time: after a worker died holding
+ * jobs, or a restart, their work is not left waiting for pg-boss to expire the dead jobs. An index
+ * range over next_action_at, not a scan of every row; a wake-up with nothing due does nothing.
+ */
+export async function wakeOverdue(deps: BillingDeps): Promise<number> {
+  if (!deps.queue) return 0;
+  const ids = await repo.overdue(deps.db, deps.clock.now(), 5000);
+  if (ids.length > 0)
+    await deps.queue.boss.insert(
+      SUBSCRIPTION_DUE_JOB,
+      ids.map((id) => ({ data: { subscriptionId: id } })),
+    );
+  return ids.length;
+}
+
+export function subscriptionCatchUpJob(deps: BillingDeps): JobDefinition {
+  return {
+    name: SUBSCRIPTION_CATCH_UP_JOB,
+    queue: { retryLimit: 1 },
+    schedule: "* * * * *",
+    handle: async () => ({ woken: await wakeOverdue(deps) }),
+  };
+}
+
 /**
  * Runs the organization's work due up to `target`, earliest first, each piece as of its own due
  * time (a renewal due on the 1st is made on the 1st, and a retry it schedules for the 4th runs in

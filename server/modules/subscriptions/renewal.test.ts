@@ -11,6 +11,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -76,6 +77,35 @@ describe("renewals", () => {
       expect(o).toMatchObject({ status: "paid", total_amount: 1500, subtotal_amount: 1500 });
       expect(o.items[0]).toMatchObject({ amount: 1500, product_price_id: product.prices[0]!.id });
     }
+  });
+});
+
+describe("renewals by the worker", () => {
+  it("renews at the period end in real time through its pg-boss job, with no clock advance", async () => {
+    const fresh = await billingSeller(t);
+    const product = await fresh.polar.products.create({
+      name: "Soon",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 800, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(fresh, product.id);
+    const soon = new Date(Date.now() + 2000).toISOString();
+    const moved = await fresh.call(`/v1/subscriptions/${subscriptionId}`, {
+      method: "PATCH",
+      body: { current_billing_period_end: soon },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body.current_period_end).toBe(soon);
+    await waitFor(
+      async () => (await subscriptionOf(fresh, subscriptionId)).current_period_start === soon,
+      20_000,
+      "renewed by the worker",
+    );
+    const cycles = (await ordersOf(fresh, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toMatchObject({ status: "paid", total_amount: 800 });
   });
 });
 

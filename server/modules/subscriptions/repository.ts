@@ -172,3 +172,14 @@ export async function resyncStaleAction(db: Db, id: string, at: Date): Promise<v
     })
     .where(and(eq(subscriptions.id, id), eq(subscriptions.nextActionAt, at)));
 }
+
+/** Subscriptions whose next boundary is at or before `at`, across organizations, earliest first. */
+export async function overdue(db: Db, at: Date, limit: number): Promise<string[]> {
+  const rows = await db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(and(isNotNull(subscriptions.nextActionAt), lte(subscriptions.nextActionAt, at)))
+    .orderBy(asc(subscriptions.nextActionAt))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
