@@ -17,14 +17,21 @@ export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscript
     // A worker that dies mid-renewal leaves its job active; pg-boss hands it out again after this,
     // and the renewal's unique order key and the charge's idempotency key make the re-run safe.
     queue: { retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
-    work: { pollingIntervalSeconds: 1, batchSize: 8 },
+    // Many subscriptions fall due at the same instant (the 1st of the month): a batch is renewed
+    // concurrently, each in its own transactions, and full batches are fetched back to back.
+    work: { pollingIntervalSeconds: 1, batchSize: 16, burstWhenBatchFull: true },
     async handle(jobs) {
-      for (const job of jobs) {
-        const s = await repo.subscriptionById(deps.db, job.data.subscriptionId);
-        if (!s) continue;
-        const clock = await organizationClock(deps.db, deps.clock, s.organizationId);
-        await runDue(deps, s.id, clock.now());
-      }
+      const results = await Promise.allSettled(
+        jobs.map(async (job) => {
+          const s = await repo.subscriptionById(deps.db, job.data.subscriptionId);
+          if (!s) return;
+          const clock = await organizationClock(deps.db, deps.clock, s.organizationId);
+          await runDue(deps, s.id, clock.now());
+        }),
+      );
+      // A failed one fails the batch: pg-boss retries them all, and those done find nothing due.
+      const failed = results.find((r) => r.status === "rejected");
+      if (failed) throw failed.reason;
     },
   };
 }
