@@ -183,7 +183,7 @@ export function createApp(deps: AppDeps): Express {
     ),
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
     customerPortalRouter(
-      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads },
+      { ...billing, downloads },
       createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
     ),
   ]);

@@ -1,13 +1,14 @@
 // The job queue: pg-boss on the same database as everything else, through its PGlite adapter when
 // the database is embedded. Modules declare jobs; the queue creates their queues and, in a process
 // that works jobs, their workers.
-import { PgBoss, fromPglite, type Job, type QueueOptions, type WorkOptions } from "pg-boss";
+import { PgBoss, fromPglite, type Job, type Queue, type WorkOptions } from "pg-boss";
 import type { Database } from "../../db/client.ts";
 import type { Logger } from "../lib/logger.ts";
 
 export interface JobDefinition<T extends object = object> {
   name: string;
-  queue?: QueueOptions;
+  /** Queue options, and its policy (e.g. `short`: one queued job per singleton key). */
+  queue?: Omit<Queue, "name">;
   work?: WorkOptions;
   /** A cron expression: pg-boss runs the job on that schedule (once across all workers). */
   schedule?: string;

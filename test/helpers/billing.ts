@@ -16,6 +16,7 @@ export const BILLING_SCOPES = [
   "meters:write",
   "webhooks:write",
   "organizations:write",
+  "customer_sessions:write",
 ];
 
 export interface BillingSeller {

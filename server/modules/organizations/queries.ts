@@ -26,3 +26,10 @@ export async function prorationBehaviorOf(
     : "prorate";
   return stored as "invoice" | "prorate" | "next_period" | "reset";
 }
+
+/** Whether customers may change their plan from the portal (Polar's update_plan, on by default). */
+export async function portalAllowsPlanChange(db: Db, organizationId: string): Promise<boolean> {
+  const record = await findOrganization(db, organizationId);
+  if (!record) return false;
+  return settingsOf(record.profile.settings).customer_portal_settings.subscription.update_plan;
+}

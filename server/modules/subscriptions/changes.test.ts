@@ -146,7 +146,16 @@ describe("usage at the cycle", () => {
       (o) => o.billing_reason === "subscription_cycle",
     );
     expect(cycle).toMatchObject({ status: "paid", subtotal_amount: 500 + 370, total_amount: 870 });
-    expect(cycle!.items.map((i: { amount: number }) => i.amount)).toEqual([500, 370]);
+    const lines = cycle!.items.map((i: { amount: number; product_price_id: string }) => [
+      i.product_price_id,
+      i.amount,
+    ]);
+    expect(new Map(lines)).toEqual(
+      new Map([
+        [product.prices.find((p) => p.amountType === "fixed")!.id, 500],
+        [product.prices.find((p) => p.amountType === "metered_unit")!.id, 370],
+      ]),
+    );
   });
 });
 
@@ -204,6 +213,34 @@ describe("plan changes", () => {
     expect(cleared.body.pending_update).toBeNull();
     await advance(s, { to: cleared.body.current_period_end });
     expect((await subscriptionOf(s, other.subscriptionId)).product_id).toBe(small.id);
+  });
+
+  it("the portal changes the plan with the organization's prorate: the difference is on the next cycle order", async () => {
+    const basic = await monthly("Portal basic", 1000);
+    const pro = await monthly("Portal pro", 3000);
+    const { subscriptionId, customerId } = await subscribe(s, basic.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, half) });
+    const session = await s.polar.customerSessions.create({ customerId });
+    const res = await fetch(`${t.url}/v1/customer-portal/subscriptions/${subscriptionId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${session.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ product_id: pro.id }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { product_id: string }).product_id).toBe(pro.id);
+    expect(
+      (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_update"),
+    ).toHaveLength(0);
+    await advance(s, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle!.items.map((i: { amount: number }) => i.amount)).toContain(3000);
+    expect(cycle!.total_amount).toBeGreaterThanOrEqual(3990);
+    expect(cycle!.total_amount).toBeLessThanOrEqual(4010);
+    expect(cycle!.items.some((i: { proration: boolean }) => i.proration)).toBe(true);
   });
 
   it("refuses a product of nothing recurring with a 422 and changes nothing", async () => {

@@ -124,6 +124,32 @@ describe("dunning", () => {
   });
 });
 
+describe("revoking a past_due subscription", () => {
+  it("voids its pending order and stops the retries", async () => {
+    const product = await s.polar.products.create({
+      name: "Revoked while past due",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(s, product.id, "sandbox_token_renewal_declined");
+    const end = (await subscriptionOf(s, subscriptionId)).current_period_end as string;
+    await advance(s, { to: end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    const revoked = await s.call(`/v1/subscriptions/${subscriptionId}`, { method: "DELETE" });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.status).toBe("canceled");
+    await advance(s, { to: plus(end, 30 * DAY) });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ status: "void", next_payment_attempt_at: null });
+    const attempts = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
+    );
+    expect(attempts[0]!.n).toBe(1);
+  });
+});
+
 describe("trials", () => {
   it("a 7-day trial takes no money, is trialing with its dates, and is charged once at its end", async () => {
     const product = await s.polar.products.create({

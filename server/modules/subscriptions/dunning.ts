@@ -5,7 +5,7 @@
 // unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
 // each failure, once the change has committed.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { fixedClock } from "../sandbox-clock/queries.ts";
+import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/service.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
@@ -186,4 +186,20 @@ export async function sendPaymentFailedMail(
     text,
     link: `${deps.baseUrl}/portal`,
   });
+}
+
+/**
+ * A customer who saves a new default payment method (the portal) is retried at once: each of
+ * their past_due subscriptions gets its next attempt now, with the new card.
+ */
+export async function retryPastDueOfCustomer(
+  deps: BillingDeps,
+  organizationId: string,
+  customerId: string,
+): Promise<number> {
+  const now = (await organizationClock(deps.db, deps.clock, organizationId)).now();
+  let retried = 0;
+  for (const s of await repo.activeOfCustomer(deps.db, customerId))
+    if (s.status === "past_due" && (await retryPayment(deps, s, now))) retried++;
+  return retried;
 }

@@ -7,7 +7,7 @@ import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDue, type DueOutcome } from "./due.ts";
 import * as repo from "./repository.ts";
-import { SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
+import { dueJobKey, SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
 
 export { SUBSCRIPTION_DUE_JOB };
 
@@ -16,7 +16,9 @@ export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscript
     name: SUBSCRIPTION_DUE_JOB,
     // A worker that dies mid-renewal leaves its job active; pg-boss hands it out again after this,
     // and the renewal's unique order key and the charge's idempotency key make the re-run safe.
-    queue: { retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
+    // `short`: one queued job per singleton key (the subscription and its due time), so the
+    // catch-up below and a re-scheduled boundary never queue the same work twice.
+    queue: { policy: "short", retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
     // Many subscriptions fall due at the same instant (the 1st of the month): a batch is renewed
     // concurrently, each in its own transactions, and full batches are fetched back to back.
     work: { pollingIntervalSeconds: 1, batchSize: 16, burstWhenBatchFull: true },
@@ -45,13 +47,16 @@ export const SUBSCRIPTION_CATCH_UP_JOB = "subscriptions.catch-up";
  */
 export async function wakeOverdue(deps: BillingDeps): Promise<number> {
   if (!deps.queue) return 0;
-  const ids = await repo.overdue(deps.db, deps.clock.now(), 5000);
-  if (ids.length > 0)
+  const due = await repo.overdue(deps.db, deps.clock.now(), 20_000);
+  if (due.length > 0)
     await deps.queue.boss.insert(
       SUBSCRIPTION_DUE_JOB,
-      ids.map((id) => ({ data: { subscriptionId: id } })),
+      due.map((d) => ({
+        data: { subscriptionId: d.id },
+        singletonKey: dueJobKey(d.id, d.nextActionAt),
+      })),
     );
-  return ids.length;
+  return due.length;
 }
 
 export function subscriptionCatchUpJob(deps: BillingDeps): JobDefinition {

@@ -174,12 +174,16 @@ export async function resyncStaleAction(db: Db, id: string, at: Date): Promise<v
 }
 
 /** Subscriptions whose next boundary is at or before `at`, across organizations, earliest first. */
-export async function overdue(db: Db, at: Date, limit: number): Promise<string[]> {
+export async function overdue(
+  db: Db,
+  at: Date,
+  limit: number,
+): Promise<{ id: string; nextActionAt: Date }[]> {
   const rows = await db
-    .select({ id: subscriptions.id })
+    .select({ id: subscriptions.id, nextActionAt: subscriptions.nextActionAt })
     .from(subscriptions)
     .where(and(isNotNull(subscriptions.nextActionAt), lte(subscriptions.nextActionAt, at)))
     .orderBy(asc(subscriptions.nextActionAt))
     .limit(limit);
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, nextActionAt: r.nextActionAt! }));
 }

@@ -13,6 +13,11 @@ import * as repo from "./repository.ts";
 
 export const SUBSCRIPTION_DUE_JOB = "subscriptions.due";
 
+/** One queued job per subscription and boundary. */
+export function dueJobKey(subscriptionId: string, at: Date): string {
+  return `${subscriptionId}:${at.toISOString()}`;
+}
+
 /** The next boundary of a subscription in its current state; null when nothing will happen. */
 export function nextActionOf(
   s: SubscriptionRow,
@@ -48,7 +53,7 @@ export async function scheduleAt(
     await queue.boss.send(
       SUBSCRIPTION_DUE_JOB,
       { subscriptionId: s.id },
-      { db, startAfter: new Date(at.getTime() - offset) },
+      { db, startAfter: new Date(at.getTime() - offset), singletonKey: dueJobKey(s.id, at) },
     );
   }
   return updated;

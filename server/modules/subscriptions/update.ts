@@ -8,6 +8,8 @@ import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
@@ -50,8 +52,14 @@ export async function updateSubscription(
     await resumeSubscription(billing(deps), id, now);
     return getRendered(deps, id);
   }
-  if ("product_id" in input && input.product_id && input.product_id !== found.productId) {
-    if (ENDED.has(found.status)) throw new AlreadyCanceledSubscription();
+  if ("product_id" in input && input.product_id) {
+    if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+    if (input.product_id === found.productId)
+      throw RequestValidationError.field(
+        ["body", "product_id"],
+        "The subscription is already on this product.",
+        "value_error",
+      );
     await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
   }
   const result = await inTransaction(deps.db, async (tx) => {
@@ -113,6 +121,21 @@ async function applyChange(
       null,
     );
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
+    // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
+    const pending = await pendingOrderOfSubscription(tx, s.id);
+    if (pending) {
+      const voided = await updateOrderRow(tx, pending.id, {
+        status: "void",
+        nextPaymentAttemptAt: null,
+        modifiedAt: now,
+      });
+      const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
+      await recordEvent(tx, clock, {
+        organizationId: s.organizationId,
+        type: "order.updated",
+        data,
+      });
+    }
     return {
       row,
       events: [
