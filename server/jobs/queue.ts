@@ -53,6 +53,10 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   await boss.start();
   for (const job of options.jobs) {
     await boss.createQueue(job.name, job.queue);
+    // createQueue drops pg-boss's cached queue entry, and the first send reloads it through pg-boss's
+    // own connection: inside a caller's transaction on PGlite (one connection) that waits forever.
+    // Completing a job id that does not exist loads the entry now and changes nothing.
+    await boss.complete(job.name, "00000000-0000-0000-0000-000000000000");
     if (options.worker && job.schedule) await boss.schedule(job.name, job.schedule);
     if (options.worker) {
       await boss.work(job.name, job.work ?? {}, async (jobs: Job<object>[]) => {
