@@ -132,10 +132,11 @@ try {
     http: false,
     worker: true,
   });
-  let done = 0;
   const deadline = t0 + 600_000;
-  while ((done = await cycles()) < N && performance.now() < deadline) {
+  let done = await cycles();
+  while (done < N && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 250));
+    done = await cycles();
   }
   const engineMs = performance.now() - t0;
   const engineStatements = statements;

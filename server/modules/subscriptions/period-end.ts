@@ -15,7 +15,7 @@ export async function endAtPeriodEnd(deps: BillingDeps, id: string, at: Date): P
   const clock = fixedClock(at);
   return inTransaction(deps.db, async (tx) => {
     const s = await repo.lockSubscription(tx, id);
-    if (!s || !s.cancelAtPeriodEnd || s.currentPeriodEnd > at) return false;
+    if (!s?.cancelAtPeriodEnd || s.currentPeriodEnd > at) return false;
     if (s.status !== "active" && s.status !== "trialing" && s.status !== "past_due") return false;
     const ended = await scheduleAt(
       tx,
@@ -43,7 +43,7 @@ export async function pauseAtPeriodEnd(deps: BillingDeps, id: string, at: Date):
   const clock = fixedClock(at);
   return inTransaction(deps.db, async (tx) => {
     const s = await repo.lockSubscription(tx, id);
-    if (!s || !s.pauseAtPeriodEnd || s.currentPeriodEnd > at) return false;
+    if (!s?.pauseAtPeriodEnd || s.currentPeriodEnd > at) return false;
     const paused = await scheduleNext(
       tx,
       deps.queue,
@@ -75,7 +75,7 @@ export async function resumeSubscription(
   const clock = fixedClock(at);
   const resumed = await inTransaction(deps.db, async (tx) => {
     const s = await repo.lockSubscription(tx, id);
-    if (!s || s.status !== "paused") return null;
+    if (s?.status !== "paused") return null;
     const updated = await repo.updateSubscription(tx, id, {
       status: "active",
       pausedAt: null,
