@@ -4,6 +4,7 @@ import { Command } from "commander";
 import pkg from "../package.json" with { type: "json" };
 import { configureApiCommand } from "./commands/api.ts";
 import { configureAuthCommands } from "./commands/auth.ts";
+import { configureClockCommand } from "./commands/clock.ts";
 import { configureCompletionCommand } from "./commands/completion.ts";
 import { configureCustomerCommands } from "./commands/customers.ts";
 import { configureInitCommand } from "./commands/init.ts";
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   configureSalesCommands(program);
   configureOpsCommands(program);
   configureTriggerCommands(program);
+  configureClockCommand(program);
   configureOpenCommand(program);
   configureApiCommand(program);
   configureListenCommand(program);

@@ -55,6 +55,8 @@ import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
 import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
+import { sandboxClockRouter } from "./modules/sandbox-clock/routes.ts";
+import type { Mailer } from "./modules/email/mailer.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
@@ -74,6 +76,8 @@ export interface AppDeps {
   secretBox: SecretBox;
   tax: TaxCalculator;
   processor: PaymentProcessor;
+  /** Dunning emails; null where no mail goes out (benchmarks). */
+  mailer?: Mailer | null;
   webhooks: WebhooksRuntime;
   /** The demo store's seller being seeded, when the demo is on (`till dev`). */
   demo?: Promise<DemoSeed> | null;
@@ -160,6 +164,16 @@ export function createApp(deps: AppDeps): Express {
   });
   const customerGuard = createCustomerGuard(createCustomerResolver({ db, clock: deps.clock }));
   const checkoutDeps = checkoutDepsOf(deps);
+  const billing = {
+    db,
+    clock: deps.clock,
+    baseUrl: deps.config.baseUrl,
+    queue: deps.queue,
+    processor: deps.processor,
+    tax: deps.tax,
+    mailer: deps.mailer ?? null,
+    retryDays: deps.config.dunningRetryDays,
+  };
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   const requestLog = new RequestLogHub();
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
@@ -170,6 +184,7 @@ export function createApp(deps: AppDeps): Express {
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
     paymentMethodsRouter({ db, clock: deps.clock }, guard, customerGuard),
+    sandboxClockRouter({ ...billing, mode: deps.config.mode }, guard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
@@ -192,10 +207,7 @@ export function createApp(deps: AppDeps): Express {
     }),
     checkoutLinksRouter(checkoutDeps, guard),
     ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard),
-    subscriptionsRouter(
-      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
-      guard,
-    ),
+    subscriptionsRouter(billing, guard),
     webhooksRouter(
       { db, clock: deps.clock, config: deps.config, queue: deps.queue },
       deps.webhooks,
@@ -223,10 +235,7 @@ export function createApp(deps: AppDeps): Express {
       guard,
     ),
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
-    customerPortalRouter(
-      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads },
-      customerGuard,
-    ),
+    customerPortalRouter({ ...billing, downloads }, customerGuard),
   ]);
   app.use(
     "/v1",

@@ -84,6 +84,13 @@ const envSchema = z.object({
       .max(30 * 86400)
       .default(86400),
   ),
+  DUNNING_RETRY_DAYS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^\d{1,3}(,\d{1,3}){0,9}$/, 'must look like "3,5,7" (days between payment attempts)')
+      .default("3,5,7"),
+  ),
   SMTP_URL: z.preprocess(
     emptyAsUndefined,
     z
@@ -338,6 +345,8 @@ export interface Config {
   /** Tax rates by country in basis points; empty charges no tax. */
   taxRates: Readonly<Record<string, number>>;
   checkoutTtlSeconds: number;
+  /** Days after each failed renewal payment before the next attempt; after the last, it ends. */
+  dunningRetryDays: readonly number[];
   /** Uploaded files: largest accepted size in bytes; how long a signed upload URL stays valid, in seconds. */
   files: { maxSize: number; uploadUrlTtlSeconds: number };
   /** Benefit grants: third-party API endpoints and credentials, job retries, download URL lifetime. */
@@ -550,6 +559,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         .map((pair) => [pair.slice(0, 2), Number(pair.slice(3))]),
     ),
     checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
+    dunningRetryDays: e.DUNNING_RETRY_DAYS.split(",").map(Number),
     files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },
     grants: {
       discord: {

@@ -17,6 +17,11 @@ import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { refreshRollupsJob } from "./modules/meters/jobs.ts";
 import { createProcessor } from "./modules/payments/factory.ts";
+import {
+  subscriptionCatchUpJob,
+  subscriptionDueJob,
+  wakeOverdue,
+} from "./modules/subscriptions/jobs.ts";
 import { createTaxCalculator } from "./modules/tax/calculator.ts";
 import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
@@ -83,7 +88,20 @@ export async function start(
       processor,
       queue: null,
     };
+    // The queue is handed to the engine once started (jobs are defined before it exists).
+    const billing = {
+      db: database.db,
+      clock,
+      baseUrl: config.baseUrl,
+      queue: null as QueueHandle | null,
+      processor,
+      tax,
+      mailer,
+      retryDays: config.dunningRetryDays,
+    };
     const jobs: JobDefinition[] = [
+      subscriptionDueJob(billing) as JobDefinition,
+      subscriptionCatchUpJob(billing),
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
       reconcileCheckoutsJob(checkoutJobDeps, log),
@@ -113,6 +131,9 @@ export async function start(
           singletonKey: "after-start",
         },
       );
+    billing.queue = queue;
+    // Boundaries that passed while no worker ran (or whose worker died) are woken at once.
+    if (worker) await wakeOverdue(billing);
     // Before the queue stops: attempts in flight are recorded with their jobs' completion.
     cleanup.unshift(() => webhooks.stop());
     await webhooks.start(queue, { worker });
@@ -158,6 +179,7 @@ export async function start(
         secretBox,
         tax,
         processor,
+        mailer,
       });
       const server = await listen(app, config.port, config.host);
       const { port } = server.address() as AddressInfo;

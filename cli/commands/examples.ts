@@ -25,6 +25,7 @@ const EXAMPLES: Record<string, string[]> = {
   "webhooks endpoints disable": ["<id>"],
   "webhooks endpoints reset-secret": ["<id> --json | jq -r .secret"],
   "webhooks redeliver": ["<event-id>"],
+  "clock reset": ["", "--json"],
 };
 
 export function addExamples(program: Command): void {

@@ -19,3 +19,4 @@ export * from "./system.ts";
 export * from "./webhooks.ts";
 export * from "./grants.ts";
 export * from "./idempotency.ts";
+export * from "./sandbox-clocks.ts";

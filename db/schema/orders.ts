@@ -10,6 +10,13 @@ import { productPrices, products } from "./products.ts";
 
 type Metadata = Record<string, string | number | boolean>;
 
+export interface PendingUpdate {
+  id: string;
+  productId: string;
+  appliesAt: string;
+  createdAt: string;
+}
+
 export const subscriptions = pgTable(
   "subscriptions",
   {
@@ -30,6 +37,18 @@ export const subscriptions = pgTable(
     currentPeriodStart: tstz("current_period_start").notNull(),
     currentPeriodEnd: tstz("current_period_end").notNull(),
     cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+    trialStart: tstz("trial_start"),
+    trialEnd: tstz("trial_end"),
+    pastDueAt: tstz("past_due_at"),
+    pauseAtPeriodEnd: boolean("pause_at_period_end").notNull().default(false),
+    pausedAt: tstz("paused_at"),
+    resumesAt: tstz("resumes_at"),
+    /** A plan change recorded with proration_behavior next_period, applied at the next renewal. */
+    pendingUpdate: jsonb("pending_update").$type<PendingUpdate>(),
+    /** Prorated charges (positive) and credits (negative) of plan changes, billed at the next cycle. */
+    prorationAmount: bigint("proration_amount", { mode: "number" }).notNull().default(0),
+    /** When the billing engine next has work on this subscription (renewal, retry, end, resume). */
+    nextActionAt: tstz("next_action_at"),
     canceledAt: tstz("canceled_at"),
     startedAt: tstz("started_at"),
     endsAt: tstz("ends_at"),
@@ -46,6 +65,8 @@ export const subscriptions = pgTable(
   (t) => [
     index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt),
     index("subscriptions_customer_idx").on(t.customerId, t.status),
+    index("subscriptions_next_action_idx").on(t.organizationId, t.nextActionAt),
+    index("subscriptions_due_idx").on(t.nextActionAt),
   ],
 );
 
@@ -72,6 +93,10 @@ export const orders = pgTable(
     billingName: text("billing_name"),
     billingAddress: jsonb("billing_address").$type<CustomerAddress>(),
     processorPaymentId: text("processor_payment_id"),
+    /** One order per (subscription, period, reason): the unique key renewals insert under. */
+    billingKey: text("billing_key").unique(),
+    paymentAttempts: integer("payment_attempts").notNull().default(0),
+    nextPaymentAttemptAt: tstz("next_payment_attempt_at"),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     customFieldData: jsonb("custom_field_data")
       .$type<Record<string, unknown>>()

@@ -1,13 +1,14 @@
 // The job queue: pg-boss on the same database as everything else, through its PGlite adapter when
 // the database is embedded. Modules declare jobs; the queue creates their queues and, in a process
 // that works jobs, their workers.
-import { PgBoss, fromPglite, type Job, type QueueOptions, type WorkOptions } from "pg-boss";
+import { PgBoss, fromPglite, type Job, type Queue, type WorkOptions } from "pg-boss";
 import type { Database } from "../../db/client.ts";
 import type { Logger } from "../lib/logger.ts";
 
 export interface JobDefinition<T extends object = object> {
   name: string;
-  queue?: QueueOptions;
+  /** Queue options, and its policy (e.g. `short`: one queued job per singleton key). */
+  queue?: Omit<Queue, "name">;
   work?: WorkOptions;
   /** A cron expression: pg-boss runs the job on that schedule (once across all workers). */
   schedule?: string;
@@ -53,6 +54,10 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   await boss.start();
   for (const job of options.jobs) {
     await boss.createQueue(job.name, job.queue);
+    // createQueue drops pg-boss's cached queue entry, and the first send reloads it through pg-boss's
+    // own connection: inside a caller's transaction on PGlite (one connection) that waits forever.
+    // Completing a job id that does not exist loads the entry now and changes nothing.
+    await boss.complete(job.name, "00000000-0000-0000-0000-000000000000");
     if (options.worker && job.schedule) await boss.schedule(job.name, job.schedule);
     if (options.worker) {
       await boss.work(job.name, job.work ?? {}, async (jobs: Job<object>[]) => {

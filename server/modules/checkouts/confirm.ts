@@ -16,7 +16,7 @@ import {
   NotOpenCheckout,
   PaymentError,
 } from "./client.ts";
-import { fulfil, reopen } from "./fulfil.ts";
+import { fulfil, reopen, trialOf } from "./fulfil.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm } from "./schemas.ts";
@@ -29,7 +29,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     confirmation_token_id: tokenId,
     discount_code,
     payment_method_type: _pmt,
-    allow_trial: _trial,
+    allow_trial: allowTrial,
     ...update
   } = input;
   let row = await bySecret(deps, secret);
@@ -63,9 +63,12 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
     throw new NotOpenCheckout();
   }
 
+  // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
+  const trial = product ? trialOf(product, allowTrial !== false) : null;
   const attempt = await takePayment(deps, claimed, {
     tokenId: tokenId ?? undefined,
     recurring: product?.is_recurring ?? false,
+    trial: trial !== null,
     description: product?.name ?? "till checkout",
   });
   if (attempt.status === "unknown") {
@@ -96,7 +99,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   const payment = attempt.payment;
 
   // Null when the reconciler or a processor webhook settled this attempt first: show it as it is.
-  const done = (await fulfil(deps, claimed, payment)) ?? (await bySecret(deps, secret));
+  const done = (await fulfil(deps, claimed, payment, trial)) ?? (await bySecret(deps, secret));
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
   // describes the confirmation. The payment has settled by now; the next read says "succeeded".
   // The customer session token lets the confirmation page show the order to the buyer.

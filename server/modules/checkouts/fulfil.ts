@@ -69,6 +69,8 @@ export async function fulfil(
   deps: CheckoutDeps,
   row: repo.CheckoutRow,
   payment: TakenPayment,
+  /** From the confirm; when unknown (the reconciler), a trial product paid with no charge is one. */
+  trialGiven?: Trial | null,
 ): Promise<repo.CheckoutRow | null> {
   return inTransaction(deps.db, async (tx) => {
     const clock = deps.clock;
@@ -78,6 +80,12 @@ export async function fulfil(
     if (!held) return null;
     const [product] = await productsForDisplay(tx, deps.config.baseUrl, [row.productId]);
     const price = product!.prices.find((p) => p.id === row.productPriceId);
+    const trial =
+      trialGiven !== undefined
+        ? trialGiven
+        : payment.processorPaymentId === null
+          ? trialOf(product!, true)
+          : null;
     const { customer } = await resolveBuyer(tx, clock, row.organizationId, {
       id: row.customerId,
       externalId: row.externalCustomerId,
@@ -96,20 +104,25 @@ export async function fulfil(
 
     const subscription =
       product!.is_recurring && product!.recurring_interval
-        ? await createSubscription(tx, clock, {
-            organizationId: row.organizationId,
-            customerId: customer.id,
-            productId: row.productId,
-            priceId: row.productPriceId,
-            checkoutId: row.id,
-            discountId: row.discountId,
-            amount: row.netAmount,
-            currency: row.currency,
-            interval: product!.recurring_interval as Interval,
-            intervalCount: product!.recurring_interval_count ?? 1,
-            metadata: row.metadata,
-            customFieldData: row.customFieldData,
-          })
+        ? await createSubscription(
+            tx,
+            { clock, queue: deps.queue },
+            {
+              organizationId: row.organizationId,
+              customerId: customer.id,
+              productId: row.productId,
+              priceId: row.productPriceId,
+              checkoutId: row.id,
+              discountId: row.discountId,
+              amount: row.netAmount,
+              currency: row.currency,
+              interval: product!.recurring_interval as Interval,
+              intervalCount: product!.recurring_interval_count ?? 1,
+              trial,
+              metadata: row.metadata,
+              customFieldData: row.customFieldData,
+            },
+          )
         : null;
 
     const { order } = await insertOrder(
@@ -123,11 +136,12 @@ export async function fulfil(
         discountId: row.discountId,
         status: "paid",
         billingReason: subscription ? "subscription_create" : "purchase",
-        subtotalAmount: row.amount,
-        discountAmount: row.discountAmount,
-        netAmount: row.netAmount,
-        taxAmount: row.taxAmount ?? 0,
-        totalAmount: row.totalAmount,
+        // A trial's first order is paid and for nothing, as Polar's trial order.
+        subtotalAmount: trial ? 0 : row.amount,
+        discountAmount: trial ? 0 : row.discountAmount,
+        netAmount: trial ? 0 : row.netAmount,
+        taxAmount: trial ? 0 : (row.taxAmount ?? 0),
+        totalAmount: trial ? 0 : row.totalAmount,
         currency: row.currency,
         billingName: row.customerBillingName ?? row.customerName,
         billingAddress: row.customerBillingAddress,
@@ -138,9 +152,9 @@ export async function fulfil(
       },
       [
         {
-          label: priceLabel(product!.name, price?.amount_type),
-          amount: row.netAmount,
-          taxAmount: row.taxAmount ?? 0,
+          label: trial ? `${product!.name} (trial)` : priceLabel(product!.name, price?.amount_type),
+          amount: trial ? 0 : row.netAmount,
+          taxAmount: trial ? 0 : (row.taxAmount ?? 0),
           productPriceId: row.productPriceId,
           createdAt: now,
         },
@@ -207,4 +221,23 @@ function attemptOf(deps: CheckoutDeps, row: repo.CheckoutRow) {
     currency: row.currency,
     trigger: "purchase" as const,
   };
+}
+
+export interface Trial {
+  interval: Interval;
+  count: number;
+}
+
+/** The product's trial when it recurs, has one and the buyer did not decline it. */
+export function trialOf(
+  product: {
+    is_recurring: boolean;
+    trial_interval?: string | null;
+    trial_interval_count?: number | null;
+  },
+  allowed: boolean,
+): Trial | null {
+  return allowed && product.is_recurring && product.trial_interval
+    ? { interval: product.trial_interval as Interval, count: product.trial_interval_count ?? 1 }
+    : null;
 }

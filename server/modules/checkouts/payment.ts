@@ -60,10 +60,11 @@ export function paymentKey(row: Pick<CheckoutRow, "id" | "paymentAttempts">): st
 export async function takePayment(
   deps: CheckoutDeps,
   row: CheckoutRow,
-  input: { tokenId: string | undefined; recurring: boolean; description: string },
+  input: { tokenId: string | undefined; recurring: boolean; trial?: boolean; description: string },
 ): Promise<PaymentAttempt> {
   const { tokenId, recurring } = input;
-  const needsCharge = row.totalAmount > 0;
+  // A trial saves the card with a setup and charges nothing until the trial ends.
+  const needsCharge = row.totalAmount > 0 && !input.trial;
   // A free one-time product, or a free recurring one bought without a card: nothing to take.
   if (!tokenId || (!needsCharge && !recurring)) return { status: "succeeded", payment: NO_PAYMENT };
   const customer = await buyerFor(deps, row);

@@ -20,7 +20,7 @@ const idParams = z.object({ id: z.uuid() });
 const both = (path: string) => [path, `${path}/`];
 
 export function customerPortalRouter(
-  deps: service.PortalDeps,
+  deps: service.PortalBillingDeps,
   customerGuard: RequestHandler,
 ): Router {
   const r = Router();

@@ -11,7 +11,9 @@ import type { Pagination } from "../../lib/pagination.ts";
 import { customerSessionSummary } from "../customer-sessions/service.ts";
 import { getCustomer, updateCustomerBilling } from "../customers/service.ts";
 import type { DownloadDeps } from "../grants/downloads.ts";
+import type { BillingDeps } from "../subscriptions/deps.ts";
 import { getOrder, listCustomerOrders } from "../orders/service.ts";
+import { portalAllowsPlanChange } from "../organizations/queries.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import {
@@ -40,6 +42,9 @@ export interface PortalDeps {
   /** Signed download URLs for the downloadables list. */
   downloads: DownloadDeps;
 }
+
+/** Plan changes from the portal charge through the billing engine. */
+export type PortalBillingDeps = PortalDeps & Partial<BillingDeps>;
 
 /** GET customer-session/introspect — Polar's CustomerCustomerSession: when it ends, where "back" goes. */
 export async function introspectSession(deps: PortalDeps, ctx: CustomerContext) {
@@ -118,16 +123,23 @@ export async function getMySubscription(deps: PortalDeps, ctx: CustomerContext, 
 
 /** PATCH: cancel at period end (with the customer's reason) or uncancel; DELETE is cancel. */
 export async function updateMySubscription(
-  deps: PortalDeps,
+  deps: PortalBillingDeps,
   ctx: CustomerContext,
   id: string,
   input: PortalSubscriptionUpdate,
 ) {
   await mySubscription(deps, ctx, id);
-  if ("product_id" in input)
-    throw new NotPermitted(
-      "Changing the plan of a subscription from the customer portal is not enabled for this organization.",
-    );
+  if ("product_id" in input) {
+    if (!(await portalAllowsPlanChange(deps.db, ctx.organizationId)))
+      throw new NotPermitted(
+        "Changing the plan of a subscription from the customer portal is not enabled for this organization.",
+      );
+    // The organization's proration_behavior applies, as in Polar's portal.
+    const changed = await updateSubscription(deps, organizationView(ctx), id, {
+      product_id: input.product_id,
+    });
+    return portalSubscriptionOut(changed, await organizationOf(deps, ctx));
+  }
   // Only a reason or comment, without saying cancel or uncancel, changes nothing.
   if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined)
     return getMySubscription(deps, ctx, id);

@@ -227,3 +227,18 @@ export async function linkedAccount(
     .limit(1);
   return row ?? null;
 }
+
+/** The subscription's grants that are in force (granted, not revoked), for the cycle. */
+export async function grantedOfSubscription(db: Db, subscriptionId: string): Promise<GrantRow[]> {
+  return db
+    .select()
+    .from(benefitGrants)
+    .where(
+      and(
+        eq(benefitGrants.subscriptionId, subscriptionId),
+        isNotNull(benefitGrants.grantedAt),
+        isNull(benefitGrants.revokedAt),
+      ),
+    )
+    .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
+}

@@ -1,5 +1,6 @@
 // The meters module's read API for other modules (no side effects): they never import its SQL.
 import type { Db } from "../../../db/client.ts";
+import { meterQuantities } from "./rollup-read.ts";
 import * as repo from "./repository.ts";
 
 export type { MeterRow } from "./repository.ts";
@@ -11,4 +12,27 @@ export function findMeter(
   id: string,
 ): Promise<repo.MeterRow | null> {
   return repo.findMeter(db, organizationIds, id);
+}
+
+/** One customer's usage over a period (the cycle order of a metered price bills it). */
+
+export async function customerUsage(
+  db: Db,
+  q: { organizationId: string; meterId: string; customerId: string; start: Date; end: Date },
+): Promise<number> {
+  const meter = await repo.findMeter(db, [q.organizationId], q.meterId);
+  if (!meter || q.end <= q.start) return 0;
+  const result = await meterQuantities(db, {
+    organizationId: q.organizationId,
+    filter: meter.filter,
+    aggregation: meter.aggregation,
+    start: q.start,
+    // Events at exactly the period end belong to the next period.
+    end: new Date(q.end.getTime() - 1),
+    interval: "year",
+    timezone: "UTC",
+    customerIds: [q.customerId],
+    metadata: {},
+  });
+  return result?.total ?? 0;
 }

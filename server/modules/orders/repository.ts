@@ -21,6 +21,44 @@ export async function insertOrder(
   return { order: order!, items: inserted };
 }
 
+/**
+ * Inserts the order unless one with its billing key exists (a renewal run twice, by a retried job or
+ * a second worker): null then, and nothing is written. The unique key decides, not a prior read.
+ */
+export async function insertOrderOnce(
+  db: Db,
+  values: typeof orders.$inferInsert & { billingKey: string },
+  items: Omit<typeof orderItems.$inferInsert, "orderId">[],
+): Promise<{ order: OrderRow; items: OrderItemRow[] } | null> {
+  const [order] = await db
+    .insert(orders)
+    .values(values)
+    .onConflictDoNothing({ target: orders.billingKey })
+    .returning();
+  if (!order) return null;
+  const inserted = items.length
+    ? await db
+        .insert(orderItems)
+        .values(items.map((i) => ({ ...i, orderId: order.id })))
+        .returning()
+    : [];
+  return { order, items: inserted };
+}
+
+/** The subscription's order still waiting for a payment (dunning), newest first. */
+export async function pendingOrderOfSubscription(
+  db: Db,
+  subscriptionId: string,
+): Promise<OrderRow | null> {
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.subscriptionId, subscriptionId), eq(orders.status, "pending")))
+    .orderBy(desc(orders.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
 export async function findOrder(
   db: Db,
   organizationIds: readonly string[],

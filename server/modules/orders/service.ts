@@ -77,6 +77,10 @@ export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
 }
 
 export const insertOrder = repo.insertOrder;
+export const insertOrderOnce = repo.insertOrderOnce;
+export const pendingOrderOfSubscription = repo.pendingOrderOfSubscription;
+export const updateOrderRow = repo.updateOrder;
+export type { OrderRow } from "./repository.ts";
 
 /** One customer's orders, for the customer portal (the caller has already scoped it to that customer). */
 export async function listCustomerOrders(

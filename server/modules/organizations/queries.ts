@@ -1,8 +1,40 @@
 // The organizations module's read API for other modules (no side effects).
 import type { Db } from "../../../db/client.ts";
 import * as repo from "./repository.ts";
+import { settingsOf } from "./schemas.ts";
 
 /** The ids of the organizations `userId` is a member of, oldest membership first. */
 export function memberOrganizationIds(db: Db, userId: string): Promise<string[]> {
   return repo.memberOrganizationIds(db, userId);
+}
+
+/** What a subscription becomes after its last failed payment retry (Polar revokes: canceled). */
+export async function dunningEndStatus(
+  db: Db,
+  organizationId: string,
+): Promise<"canceled" | "unpaid"> {
+  const record = await repo.findOrganization(db, organizationId);
+  if (!record) return "canceled";
+  return (
+    settingsOf(record.profile.settings).subscription_settings.dunning_final_status ?? "canceled"
+  );
+}
+
+/** The proration behavior a plan change uses when the request names none. */
+export async function prorationBehaviorOf(
+  db: Db,
+  organizationId: string,
+): Promise<"invoice" | "prorate" | "next_period" | "reset"> {
+  const record = await repo.findOrganization(db, organizationId);
+  const stored = record
+    ? settingsOf(record.profile.settings).subscription_settings.proration_behavior
+    : "prorate";
+  return stored as "invoice" | "prorate" | "next_period" | "reset";
+}
+
+/** Whether customers may change their plan from the portal (Polar's update_plan, on by default). */
+export async function portalAllowsPlanChange(db: Db, organizationId: string): Promise<boolean> {
+  const record = await repo.findOrganization(db, organizationId);
+  if (!record) return false;
+  return settingsOf(record.profile.settings).customer_portal_settings.subscription.update_plan;
 }

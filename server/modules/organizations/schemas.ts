@@ -28,6 +28,8 @@ const subscriptionSettings = z.object({
   benefit_revocation_grace_period: z.number().int().min(0),
   prevent_trial_abuse: z.boolean(),
   allow_customer_updates: z.boolean(),
+  /** till's addition: what a subscription becomes when its last payment retry fails. */
+  dunning_final_status: z.enum(["canceled", "unpaid"]).optional(),
 });
 const boolMap = <K extends string>(keys: readonly K[]) =>
   z.object(Object.fromEntries(keys.map((k) => [k, z.boolean()])) as Record<K, z.ZodBoolean>);
@@ -135,6 +137,7 @@ const DEFAULT_SETTINGS = {
     benefit_revocation_grace_period: 0,
     prevent_trial_abuse: false,
     allow_customer_updates: true,
+    dunning_final_status: "canceled" as "canceled" | "unpaid",
   },
   customer_email_settings: Object.fromEntries(EMAIL_SETTINGS.map((k) => [k, true])),
   customer_portal_settings: {

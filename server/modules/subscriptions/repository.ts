@@ -1,5 +1,5 @@
 // SQL for subscriptions.
-import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
@@ -126,4 +126,64 @@ export async function listSubscriptions(
 export async function subscriptionsByIds(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
   if (ids.length === 0) return [];
   return db.select().from(subscriptions).where(inArray(subscriptions.id, ids));
+}
+
+/** The engine's read of one subscription by id (jobs carry only the id). */
+export async function subscriptionById(db: Db, id: string): Promise<SubscriptionRow | null> {
+  const [row] = await db.select().from(subscriptions).where(eq(subscriptions.id, id)).limit(1);
+  return row ?? null;
+}
+
+/** The organization's subscriptions with work due at or before `at`, earliest first (an index range). */
+export async function dueOfOrganization(
+  db: Db,
+  organizationId: string,
+  at: Date,
+  limit: number,
+): Promise<{ id: string; nextActionAt: Date }[]> {
+  const rows = await db
+    .select({ id: subscriptions.id, nextActionAt: subscriptions.nextActionAt })
+    .from(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.organizationId, organizationId),
+        isNotNull(subscriptions.nextActionAt),
+        lte(subscriptions.nextActionAt, at),
+      ),
+    )
+    .orderBy(asc(subscriptions.nextActionAt), asc(subscriptions.id))
+    .limit(limit);
+  return rows.map((r) => ({ id: r.id, nextActionAt: r.nextActionAt! }));
+}
+
+/**
+ * Moves a next_action_at that had nothing behind it to the row's own next boundary (or clears it),
+ * only if it still holds that value (another worker may have moved it meanwhile).
+ */
+export async function resyncStaleAction(db: Db, id: string, at: Date): Promise<void> {
+  const stale = at.toISOString();
+  await db
+    .update(subscriptions)
+    .set({
+      nextActionAt: sql`case
+        when ${subscriptions.status} in ('active', 'trialing') and ${subscriptions.currentPeriodEnd} > ${stale}::timestamptz then ${subscriptions.currentPeriodEnd}
+        when ${subscriptions.status} = 'paused' and ${subscriptions.resumesAt} > ${stale}::timestamptz then ${subscriptions.resumesAt}
+        else null end`,
+    })
+    .where(and(eq(subscriptions.id, id), eq(subscriptions.nextActionAt, at)));
+}
+
+/** Subscriptions whose next boundary is at or before `at`, across organizations, earliest first. */
+export async function overdue(
+  db: Db,
+  at: Date,
+  limit: number,
+): Promise<{ id: string; nextActionAt: Date }[]> {
+  const rows = await db
+    .select({ id: subscriptions.id, nextActionAt: subscriptions.nextActionAt })
+    .from(subscriptions)
+    .where(and(isNotNull(subscriptions.nextActionAt), lte(subscriptions.nextActionAt, at)))
+    .orderBy(asc(subscriptions.nextActionAt))
+    .limit(limit);
+  return rows.map((r) => ({ id: r.id, nextActionAt: r.nextActionAt! }));
 }

@@ -23,9 +23,30 @@ const reason = {
   customer_cancellation_comment: z.string().max(2000).nullish(),
 };
 
+const metadataValue = z.union([z.string().min(1).max(500), z.number(), z.boolean()]);
+export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"] as const;
+
 export const subscriptionUpdate = z.union([
   z.object({ ...reason, cancel_at_period_end: z.boolean() }).strict(),
   z.object({ ...reason, revoke: z.literal(true) }).strict(),
+  z
+    .object({
+      pause_at_period_end: z.boolean(),
+      resumes_at: z.iso.datetime({ offset: true }).nullish(),
+    })
+    .strict(),
+  z.object({ resume: z.literal(true) }).strict(),
+  z.object({ pending_update: z.null() }).strict(),
+  z.object({ current_billing_period_end: z.iso.datetime({ offset: true }) }).strict(),
+  z
+    .object({
+      metadata: z.record(z.string().min(1).max(40), metadataValue).nullish(),
+      product_id: z.uuid().nullish(),
+      proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
+      discount_id: z.uuid().nullish(),
+      trial_end: z.union([z.iso.datetime({ offset: true }), z.literal("now")]).nullish(),
+    })
+    .strict(),
 ]);
 export type SubscriptionUpdate = z.output<typeof subscriptionUpdate>;
 
@@ -72,16 +93,16 @@ export function subscriptionCore(s: SubscriptionRow) {
     current_period_end: s.currentPeriodEnd.toISOString(),
     current_meter_period_start: null,
     current_meter_period_end: null,
-    trial_start: null,
-    trial_end: null,
+    trial_start: iso(s.trialStart),
+    trial_end: iso(s.trialEnd),
     cancel_at_period_end: s.cancelAtPeriodEnd,
     canceled_at: iso(s.canceledAt),
     started_at: iso(s.startedAt),
     ends_at: iso(s.endsAt),
     ended_at: iso(s.endedAt),
-    pause_at_period_end: false,
-    paused_at: null,
-    resumes_at: null,
+    pause_at_period_end: s.pauseAtPeriodEnd,
+    paused_at: iso(s.pausedAt),
+    resumes_at: iso(s.resumesAt),
     customer_id: s.customerId,
     product_id: s.productId,
     discount_id: s.discountId,
@@ -97,7 +118,7 @@ export function subscriptionOut(
 ) {
   return {
     ...subscriptionCore(s),
-    past_due_at: null,
+    past_due_at: iso(s.pastDueAt),
     seats: null,
     custom_field_data: s.customFieldData,
     customer: parts.customer,
@@ -105,7 +126,16 @@ export function subscriptionOut(
     discount: parts.discount ?? null,
     prices: parts.product.prices.filter((p) => s.priceIds.includes(p.id)),
     meters: [],
-    pending_update: null,
+    pending_update: s.pendingUpdate
+      ? {
+          created_at: s.pendingUpdate.createdAt,
+          modified_at: null,
+          id: s.pendingUpdate.id,
+          applies_at: s.pendingUpdate.appliesAt,
+          product_id: s.pendingUpdate.productId,
+          seats: null,
+        }
+      : null,
   };
 }
 export type SubscriptionOut = ReturnType<typeof subscriptionOut>;
@@ -124,8 +154,8 @@ export function stateSubscriptionOut(s: SubscriptionRow) {
     recurring_interval: c.recurring_interval,
     current_period_start: c.current_period_start,
     current_period_end: c.current_period_end,
-    trial_start: null,
-    trial_end: null,
+    trial_start: c.trial_start,
+    trial_end: c.trial_end,
     cancel_at_period_end: c.cancel_at_period_end,
     canceled_at: c.canceled_at,
     started_at: c.started_at,

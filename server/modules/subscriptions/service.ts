@@ -1,25 +1,22 @@
-// Subscriptions: created active when a recurring checkout is paid; the seller can cancel at period
-// end (it stays active until then), uncancel, or revoke at once. Every change records its events and
-// customer.state_changed in the same transaction. Renewal cycles come later through cycle.ts.
-import { inTransaction, type Db } from "../../../db/client.ts";
-import {
-  assertAccessible,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+// Subscriptions: created active (or trialing) when a recurring checkout is paid, read by the seller
+// and the portal. Changes are in update.ts; the billing engine (due.ts: renewal.ts, dunning.ts,
+// period-end.ts) works each subscription at its next boundary, scheduled by schedule.ts.
+import type { Db } from "../../../db/client.ts";
+import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import { customersByIds, customerStateOf } from "../customers/service.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
-import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { productsForDisplay } from "../products/service.ts";
+import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
-import { subscriptionOut, type SubscriptionListQuery, type SubscriptionUpdate } from "./schemas.ts";
+import { scheduleNext } from "./schedule.ts";
+import { subscriptionOut, type SubscriptionListQuery } from "./schemas.ts";
 
 export interface SubscriptionDeps {
   db: Db;
@@ -84,84 +81,7 @@ export async function getSubscription(deps: SubscriptionDeps, ctx: AuthContext, 
   return renderSubscription(deps.db, deps.baseUrl, row);
 }
 
-export class AlreadyCanceledSubscription extends ApiError {
-  constructor() {
-    super(
-      403,
-      "AlreadyCanceledSubscription",
-      "This subscription is already canceled or will be at the end of the period.",
-    );
-  }
-}
-
-/** PATCH (cancel at period end, uncancel, or revoke) and DELETE (revoke) of the seller's API. */
-export async function updateSubscription(
-  deps: SubscriptionDeps,
-  ctx: AuthContext,
-  id: string,
-  input: SubscriptionUpdate,
-) {
-  const found = await repo.findSubscription(deps.db, ctx.organizationIds, id);
-  if (!found) throw new ResourceNotFound("Subscription not found.");
-  assertAccessible(ctx, found.organizationId, "Subscription not found.");
-  return inTransaction(deps.db, async (tx) => {
-    const s = (await repo.lockSubscription(tx, id))!;
-    const now = deps.clock.now();
-    const reason = {
-      customerCancellationReason:
-        input.customer_cancellation_reason ?? s.customerCancellationReason,
-      customerCancellationComment:
-        input.customer_cancellation_comment ?? s.customerCancellationComment,
-    };
-    const events: string[] = [];
-    let updated: repo.SubscriptionRow;
-    if ("revoke" in input) {
-      if (s.status === "canceled") throw new AlreadyCanceledSubscription();
-      updated = await repo.updateSubscription(tx, id, {
-        ...reason,
-        status: "canceled",
-        canceledAt: s.canceledAt ?? now,
-        endsAt: now,
-        endedAt: now,
-        cancelAtPeriodEnd: false,
-        modifiedAt: now,
-      });
-      events.push(
-        "subscription.updated",
-        ...(s.cancelAtPeriodEnd ? [] : ["subscription.canceled"]),
-        "subscription.revoked",
-      );
-      await revokeBenefitsForSubscription(tx, deps, updated);
-    } else if (input.cancel_at_period_end) {
-      if (s.status === "canceled" || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
-      updated = await repo.updateSubscription(tx, id, {
-        ...reason,
-        cancelAtPeriodEnd: true,
-        canceledAt: now,
-        endsAt: s.currentPeriodEnd,
-        modifiedAt: now,
-      });
-      events.push("subscription.updated", "subscription.canceled");
-    } else {
-      if (s.status === "canceled") throw new AlreadyCanceledSubscription();
-      if (!s.cancelAtPeriodEnd) return renderSubscription(tx, deps.baseUrl, s);
-      updated = await repo.updateSubscription(tx, id, {
-        cancelAtPeriodEnd: false,
-        canceledAt: null,
-        endsAt: null,
-        customerCancellationReason: null,
-        customerCancellationComment: null,
-        modifiedAt: now,
-      });
-      events.push("subscription.updated", "subscription.uncanceled");
-    }
-    const data = await renderSubscription(tx, deps.baseUrl, updated);
-    for (const type of events)
-      await recordEvent(tx, deps.clock, { organizationId: s.organizationId, type, data });
-    await recordCustomerState(tx, deps.clock, updated.organizationId, updated.customerId);
-    return data;
-  });
-}
+export { AlreadyCanceledSubscription, updateSubscription } from "./update.ts";
 
 export interface NewSubscription {
   organizationId: string;
@@ -174,32 +94,50 @@ export interface NewSubscription {
   currency: string;
   interval: Interval;
   intervalCount: number;
+  /** A trial: the subscription is trialing until its end, when the first charge happens. */
+  trial?: { interval: Interval; count: number } | null;
   metadata: Record<string, string | number | boolean>;
   customFieldData: Record<string, unknown>;
 }
 
-/** A paid recurring checkout's subscription, active from now for one period. */
-export async function createSubscription(tx: Db, clock: Clock, input: NewSubscription) {
-  const now = clock.now();
-  return repo.insertSubscription(tx, {
+/**
+ * A paid (or trial) recurring checkout's subscription, from now on the organization's clock for one
+ * period (or the trial), with every active price of the product (a metered price sold beside a fixed
+ * one is billed at each cycle), and its renewal scheduled in the same transaction.
+ */
+export async function createSubscription(
+  tx: Db,
+  deps: { clock: Clock; queue: QueueHandle | null },
+  input: NewSubscription,
+) {
+  const now = (await organizationClock(tx, deps.clock, input.organizationId)).now();
+  const [product] = await productsForDisplay(tx, "", [input.productId]);
+  const recurringPrices = (product?.prices ?? [])
+    .filter((p) => !p.is_archived && p.id !== input.priceId && p.amount_type === "metered_unit")
+    .map((p) => p.id);
+  const trialEnd = input.trial ? addInterval(now, input.trial.interval, input.trial.count) : null;
+  const row = await repo.insertSubscription(tx, {
     organizationId: input.organizationId,
     customerId: input.customerId,
     productId: input.productId,
     checkoutId: input.checkoutId,
     discountId: input.discountId,
-    priceIds: [input.priceId],
-    status: "active",
+    priceIds: [input.priceId, ...recurringPrices],
+    status: trialEnd ? "trialing" : "active",
     amount: input.amount,
     currency: input.currency,
     recurringInterval: input.interval,
     recurringIntervalCount: input.intervalCount,
     currentPeriodStart: now,
-    currentPeriodEnd: addInterval(now, input.interval, input.intervalCount),
+    currentPeriodEnd: trialEnd ?? addInterval(now, input.interval, input.intervalCount),
+    trialStart: trialEnd ? now : null,
+    trialEnd,
     startedAt: now,
     metadata: input.metadata,
     customFieldData: input.customFieldData,
     createdAt: now,
   });
+  return scheduleNext(tx, deps.queue, row);
 }
 
 /** customer.state_changed with the customer's state as it is inside this transaction. */

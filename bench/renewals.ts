@@ -1,0 +1,159 @@
+// Renewals at scale on PostgreSQL: N subscriptions (default 10,000) due at the same instant,
+// renewed by one worker process through the engine (a pg-boss job each: cycle order, off-session
+// sandbox charge, period moved, webhook events, customer state, all committed per subscription),
+// beside a hand-written reference in the same run on the same rows: one INSERT … SELECT of the
+// orders and one UPDATE of the periods (no charge, no events; rolled back so the engine sees the
+// rows untouched).
+//
+//   node bench/renewals.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--n 10000]
+// Prints renewals/s and statements per renewal for both, and their ratio.
+import { randomBytes } from "node:crypto";
+import { parseArgs } from "node:util";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { migrate, openDb } from "../db/client.ts";
+import { loadConfig } from "../server/config.ts";
+import { migrateQueue } from "../server/jobs/queue.ts";
+import { start } from "../server/main.ts";
+import { api, createAccessToken, createOrganization, signUp } from "../test/helpers/auth.ts";
+import { seedDueSubscriptions } from "../test/helpers/renewal-seed.ts";
+import { freePort } from "../test/helpers/server.ts";
+
+const { values } = parseArgs({
+  options: {
+    pg: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+    n: { type: "string", default: "10000" },
+  },
+});
+const N = Number(values.n);
+const admin = postgres(values.pg!, { max: 1, onnotice: () => {} });
+const name = `till_bench_renewals_${randomBytes(4).toString("hex")}`;
+await admin.unsafe(`create database "${name}"`);
+const url = new URL(values.pg!);
+url.pathname = `/${name}`;
+const dbUrl = url.toString();
+
+try {
+  const setupDb = await openDb({ kind: "postgres", url: dbUrl, poolSize: 10 });
+  await migrate(setupDb);
+  await migrateQueue(setupDb, dbUrl);
+  const port = await freePort();
+  const env = {
+    PORT: String(port),
+    BASE_URL: `http://localhost:${port}`,
+    DATABASE_URL: dbUrl,
+    LOG_LEVEL: "silent",
+    AUTH_SECRET: "b".repeat(40),
+    AUTH_RATE_LIMIT: "false",
+  };
+  // One subscription bought through the API (the customer's saved card included), then cloned.
+  const api1 = await start(loadConfig({ command: "test", env }), {
+    database: setupDb,
+    worker: false,
+  });
+  const base = api1.url;
+  const user = await signUp(base);
+  const org = await createOrganization(base, user);
+  const token = await createAccessToken(base, user, org.id, ["products:write", "checkouts:write"]);
+  const product = await api(base, "/v1/products/", {
+    token,
+    body: {
+      name: "Bench plan",
+      recurring_interval: "month",
+      prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
+    },
+  });
+  const checkout = await api(base, "/v1/checkouts/", {
+    token,
+    body: { products: [product.body.id] },
+  });
+  await api(base, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
+    body: {
+      customer_email: "bench@example.com",
+      customer_billing_address: { country: "US" },
+      confirmation_token_id: "sandbox_token_success",
+    },
+  });
+  await api1.stop();
+
+  const db = await openDb({ kind: "postgres", url: dbUrl, poolSize: 10 });
+  const [bought] = await db.rows<{ id: string }>(
+    sql`select id from subscriptions where organization_id = ${org.id}`,
+  );
+  const dueAt = new Date(Date.now() - 60_000);
+  await seedDueSubscriptions(db, {
+    organizationId: org.id,
+    subscriptionId: bought!.id,
+    clones: N - 1,
+    dueAt,
+  });
+  await db.rows(sql`analyze`);
+
+  // The reference: the whole renewal as two set statements, timed, then rolled back.
+  const ref = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  const r0 = performance.now();
+  await ref
+    .begin(async (tx) => {
+      await tx`
+        insert into orders (organization_id, customer_id, product_id, subscription_id, status,
+          billing_reason, billing_key, subtotal_amount, discount_amount, net_amount, tax_amount,
+          total_amount, currency, payment_attempts, created_at)
+        select organization_id, customer_id, product_id, id, 'paid', 'subscription_cycle',
+          'cycle:' || id || ':' || current_period_end, amount, 0, amount, 0, amount, currency, 1, now()
+        from subscriptions where organization_id = ${org.id} and next_action_at <= now()`;
+      await tx`
+        update subscriptions set current_period_start = current_period_end,
+          current_period_end = current_period_end + interval '1 month',
+          next_action_at = current_period_end + interval '1 month'
+        where organization_id = ${org.id} and next_action_at <= now()`;
+      throw new Error("rollback");
+    })
+    .catch(() => undefined);
+  const refMs = performance.now() - r0;
+  await ref.end();
+
+  // The engine: one worker process (no HTTP) wakes the overdue subscriptions at start.
+  let statements = 0;
+  const workerDb = await openDb(
+    { kind: "postgres", url: dbUrl, poolSize: 10 },
+    { onQuery: () => statements++ },
+  );
+  const cycles = async () =>
+    Number(
+      (
+        await db.rows<{ n: string }>(
+          sql`select count(*) as n from orders where organization_id = ${org.id} and billing_reason = 'subscription_cycle'`,
+        )
+      )[0]!.n,
+    );
+  const t0 = performance.now();
+  const worker = await start(loadConfig({ command: "test", env: { ...env, PORT: "0" } }), {
+    database: workerDb,
+    http: false,
+    worker: true,
+  });
+  const deadline = t0 + 600_000;
+  let done = await cycles();
+  while (done < N && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    done = await cycles();
+  }
+  const engineMs = performance.now() - t0;
+  const engineStatements = statements;
+  await worker.stop();
+  await db.close();
+
+  const engineRate = (done / engineMs) * 1000;
+  const refRate = (N / refMs) * 1000;
+  console.log(`renewals: ${N} subscriptions due at one instant, PostgreSQL, one worker`);
+  console.log(
+    `  engine     ${done} renewed in ${(engineMs / 1000).toFixed(1)} s: ${engineRate.toFixed(0)} renewals/s, ${(engineStatements / Math.max(done, 1)).toFixed(1)} statements per renewal (pg-boss's own not counted)`,
+  );
+  console.log(
+    `  reference  ${N} in ${(refMs / 1000).toFixed(2)} s: ${refRate.toFixed(0)} renewals/s, ${(2 / N).toFixed(4)} statements per renewal (INSERT … SELECT + UPDATE)`,
+  );
+  console.log(`  ratio      ${(engineRate / refRate).toFixed(4)}× the reference`);
+} finally {
+  await admin.unsafe(`drop database if exists "${name}" with (force)`);
+  await admin.end();
+}

@@ -1,0 +1,63 @@
+// `till clock` against a real server with an organization token, as CI runs it: show, advance by a
+// duration and to a time, refuse a bad duration, reset; --json parsed as JSON.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSeller } from "../test/helpers/auth.ts";
+import { cliEnv, till } from "../test/helpers/cli.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { addMonths, parseAdvance } from "./commands/clock.ts";
+
+let t: TestServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  const seller = await createSeller(t.url, ["subscriptions:write"]);
+  env = cliEnv(undefined, { TILL_TOKEN: seller.token, TILL_SERVER: t.url });
+});
+afterAll(() => t.stop());
+
+async function json<T>(args: string[]): Promise<T> {
+  const result = await till([...args, "--json"], env);
+  expect(result.exitCode, `${args.join(" ")}\n${result.stderr}`).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+type Clock = { organization_id: string; now: string; offset_seconds: number };
+
+describe("till clock", { timeout: 120_000 }, () => {
+  it("parses durations and month ends as the server bills", () => {
+    expect(parseAdvance("14d", new Date())).toEqual({ seconds: 14 * 86_400 });
+    expect(parseAdvance("36h", new Date())).toEqual({ seconds: 36 * 3600 });
+    expect(parseAdvance("1mo", new Date("2027-01-31T10:00:00Z"))).toEqual({
+      to: "2027-02-28T10:00:00.000Z",
+    });
+    expect(addMonths(new Date("2028-01-31T00:00:00Z"), 1).toISOString()).toBe(
+      "2028-02-29T00:00:00.000Z",
+    );
+  });
+
+  it("shows, advances 14d, 1mo and to a time, refuses a bad duration, resets", async () => {
+    const shown = await json<Clock>(["clock"]);
+    const start = Date.parse(shown.now);
+    const moved = await json<Clock>(["clock", "advance", "14d"]);
+    expect(Date.parse(moved.now) - start).toBeGreaterThanOrEqual(14 * 86_400_000);
+    const month = await json<Clock>(["clock", "advance", "1mo"]);
+    expect(Date.parse(month.now)).toBeGreaterThan(Date.parse(moved.now) + 27 * 86_400_000);
+    const target = new Date(Date.parse(month.now) + 86_400_000).toISOString();
+    const to = await json<Clock>(["clock", "advance", target]);
+    expect(to.now).toBe(target);
+
+    const bad = await till(["clock", "advance", "soon"], env);
+    expect(bad.exitCode).not.toBe(0);
+    expect(bad.stderr).toContain("Expected a duration");
+    const back = await till(["clock", "advance", shown.now], env);
+    expect(back.exitCode).not.toBe(0);
+    expect(back.stderr).toContain("only moves forward");
+
+    const plain = await till(["clock"], env);
+    expect(plain.stdout).toContain("days ahead of real time");
+    const reset = await json<Clock>(["clock", "reset"]);
+    expect(reset.offset_seconds).toBe(0);
+    expect(Math.abs(Date.parse(reset.now) - Date.now())).toBeLessThan(60_000);
+  });
+});

@@ -1,0 +1,55 @@
+// A subscription's grants at a paid renewal: each grant in force is cycled and reported with
+// benefit_grant.cycled, in the renewal's transaction. A meter_credit grant credits its units again
+// for the new period: the balance becomes the benefit's units, plus what was left of the old
+// credit when the benefit rolls over (at most one period's units, as Polar's rollover).
+import type { Db } from "../../../db/client.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { benefitRowsByIds } from "../benefits/service.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { creditUnits, customerMetersOf } from "./meter-repository.ts";
+import * as repo from "./repository.ts";
+import { renderGrants } from "./service.ts";
+
+export async function cycleGrantsOfSubscription(
+  tx: Db,
+  clock: Clock,
+  subscriptionId: string,
+): Promise<number> {
+  const grants = await repo.grantedOfSubscription(tx, subscriptionId);
+  if (grants.length === 0) return 0;
+  const benefits = new Map(
+    (await benefitRowsByIds(tx, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
+      b.id,
+      b,
+    ]),
+  );
+  const now = clock.now();
+  for (const g of grants) {
+    const benefit = benefits.get(g.benefitId);
+    if (benefit?.type !== "meter_credit") continue;
+    const p = g.properties as { meter_id?: string; units?: number; rollover?: boolean };
+    if (!p.meter_id || !p.units) continue;
+    const [balance] = (await customerMetersOf(tx, g.customerId)).filter(
+      (m) => m.row.meterId === p.meter_id,
+    );
+    const left = balance ? Math.max(0, balance.row.creditedUnits - balance.consumed) : 0;
+    const kept = p.rollover ? Math.min(left, p.units) : 0;
+    const delta = p.units + kept - left;
+    if (delta !== 0)
+      await creditUnits(tx, {
+        organizationId: g.organizationId,
+        customerId: g.customerId,
+        meterId: p.meter_id,
+        units: delta,
+        rollover: false,
+        now,
+      });
+  }
+  for (const data of await renderGrants(tx, grants))
+    await recordEvent(tx, clock, {
+      organizationId: grants[0]!.organizationId,
+      type: "benefit_grant.cycled",
+      data,
+    });
+  return grants.length;
+}

@@ -1,0 +1,38 @@
+// SQL for the organizations' sandbox clocks.
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { sandboxClocks } from "../../../db/schema/index.ts";
+
+export async function offsetOf(db: Db, organizationId: string): Promise<number> {
+  const [row] = await db
+    .select({ offsetMs: sandboxClocks.offsetMs })
+    .from(sandboxClocks)
+    .where(eq(sandboxClocks.organizationId, organizationId))
+    .limit(1);
+  return row?.offsetMs ?? 0;
+}
+
+/** Sets the offset, never lowering it (two advances racing keep the later time). */
+export async function raiseOffset(
+  db: Db,
+  organizationId: string,
+  offsetMs: number,
+  now: Date,
+): Promise<number> {
+  const [row] = await db
+    .insert(sandboxClocks)
+    .values({ organizationId, offsetMs, modifiedAt: now })
+    .onConflictDoUpdate({
+      target: sandboxClocks.organizationId,
+      set: {
+        offsetMs: sql`greatest(${sandboxClocks.offsetMs}, excluded.offset_ms)`,
+        modifiedAt: now,
+      },
+    })
+    .returning({ offsetMs: sandboxClocks.offsetMs });
+  return row!.offsetMs;
+}
+
+export async function deleteOffset(db: Db, organizationId: string): Promise<void> {
+  await db.delete(sandboxClocks).where(eq(sandboxClocks.organizationId, organizationId));
+}

@@ -1,0 +1,33 @@
+// Wire schemas of the sandbox clock (till's addition; shaped like Stripe's test clocks, per
+// organization): show, advance (to a time or by seconds, forward only), reset.
+import { z } from "zod";
+
+export const clockQuery = z.object({ organization_id: z.uuid().optional() });
+
+export const clockAdvance = z
+  .object({
+    organization_id: z.uuid().nullish(),
+    to: z.iso.datetime({ offset: true }).optional(),
+    seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(20 * 366 * 86_400)
+      .optional(),
+  })
+  .strict()
+  .refine((v) => (v.to === undefined) !== (v.seconds === undefined), {
+    message: "Give exactly one of `to` (an RFC 3339 time) or `seconds`.",
+    path: ["to"],
+  });
+export type ClockAdvance = z.output<typeof clockAdvance>;
+
+export const clockReset = z.object({ organization_id: z.uuid().nullish() }).strict();
+
+export function clockOut(organizationId: string, now: Date, offsetMs: number) {
+  return {
+    organization_id: organizationId,
+    now: now.toISOString(),
+    offset_seconds: Math.floor(offsetMs / 1000),
+  };
+}

@@ -1,0 +1,57 @@
+// The sandbox clock: each organization's billing time runs ahead of the real clock by an offset
+// that only grows. Advancing runs every piece of billing work that falls due up to the target, in
+// time order and committed, before it answers, so a seller sees a year of renewals, retries and
+// cancellations in one call. Moving to the same time again finds nothing due.
+import type { Db } from "../../../db/client.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { RequestValidationError } from "../../lib/errors.ts";
+import type { BillingDeps } from "../subscriptions/deps.ts";
+import { runDueUntil } from "../subscriptions/jobs.ts";
+import { offsetClock } from "./queries.ts";
+import * as repo from "./repository.ts";
+import { clockOut, type ClockAdvance } from "./schemas.ts";
+
+export type SandboxClockDeps = BillingDeps & { db: Db; clock: Clock };
+
+export async function showClock(
+  deps: SandboxClockDeps,
+  ctx: AuthContext,
+  organizationId: string | null | undefined,
+) {
+  const orgId = organizationForWrite(ctx, organizationId, ["query", "organization_id"]);
+  const offset = await repo.offsetOf(deps.db, orgId);
+  return clockOut(orgId, offsetClock(deps.clock, offset).now(), offset);
+}
+
+export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, input: ClockAdvance) {
+  const orgId = organizationForWrite(ctx, input.organization_id);
+  const clock = offsetClock(deps.clock, await repo.offsetOf(deps.db, orgId));
+  const current = clock.now();
+  const target = input.to
+    ? new Date(input.to)
+    : new Date(current.getTime() + (input.seconds ?? 0) * 1000);
+  // A second of slack: "to: now" computed by the caller a moment ago is not a move backwards.
+  if (target.getTime() < current.getTime() - 1000)
+    throw RequestValidationError.field(
+      ["body", "to"],
+      `The sandbox clock only moves forward; it is now ${current.toISOString()}.`,
+      "value_error",
+    );
+  await runDueUntil(deps, orgId, clock, target);
+  const wanted = target.getTime() - deps.clock.now().getTime();
+  const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());
+  // The answer names the target itself (the clock runs on from it in real time).
+  const now = offset === wanted ? target : offsetClock(deps.clock, offset).now();
+  return clockOut(orgId, now, offset);
+}
+
+export async function resetClock(
+  deps: SandboxClockDeps,
+  ctx: AuthContext,
+  organizationId: string | null | undefined,
+) {
+  const orgId = organizationForWrite(ctx, organizationId);
+  await repo.deleteOffset(deps.db, orgId);
+  return clockOut(orgId, deps.clock.now(), 0);
+}

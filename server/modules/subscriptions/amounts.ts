@@ -1,0 +1,131 @@
+// What a cycle order charges, in integer minor units: every fixed (or custom) price of the
+// subscription, metered prices from the meter's usage over the period that just ended (unit amount ×
+// units beyond the customer's credited units, capped), the discount by its duration, and tax on the
+// net through the TaxCalculator. Pure given its inputs; usage is read by the caller.
+import { addInterval } from "../../lib/periods.ts";
+import type { TaxCalculator } from "../tax/calculator.ts";
+
+export interface CyclePrice {
+  id: string;
+  amount_type: string;
+  price_amount?: number;
+  unit_amount?: string;
+  cap_amount?: number | null;
+  meter_id?: string;
+}
+
+export interface CycleDiscount {
+  type: string;
+  amount: number | null;
+  basisPoints: number | null;
+  duration: string;
+  durationInMonths: number | null;
+}
+
+export interface CycleLine {
+  label: string;
+  amount: number;
+  productPriceId: string | null;
+  proration: boolean;
+}
+
+export interface CycleAmounts {
+  lines: CycleLine[];
+  subtotalAmount: number;
+  discountAmount: number;
+  netAmount: number;
+  taxAmount: number;
+  totalAmount: number;
+  /** Whether the discount applied to this order (the order then names it). */
+  discounted: boolean;
+}
+
+/**
+ * unit_amount is a decimal string of minor units with up to 12 decimals: the product is computed in
+ * BigInt at 10^-12 and rounded half away from zero, as Polar's polar_round.
+ */
+export function meteredAmount(unitAmount: string, units: number, cap: number | null | undefined) {
+  const [whole = "0", frac = ""] = unitAmount.split(".");
+  const scaled = BigInt(whole + frac.padEnd(12, "0").slice(0, 12));
+  const billable = BigInt(Math.max(0, Math.round(units * 1e6)));
+  const product = scaled * billable; // × 10^-18
+  const unit = 10n ** 18n;
+  const amount = Number((product + unit / 2n) / unit);
+  return cap !== null && cap !== undefined ? Math.min(amount, cap) : amount;
+}
+
+/** Whether the discount still applies to an order for the period starting at periodStart. */
+export function discountApplies(
+  discount: CycleDiscount | null,
+  startedAt: Date,
+  periodStart: Date,
+): discount is CycleDiscount {
+  if (!discount) return false;
+  if (discount.duration === "forever") return true;
+  if (discount.duration === "repeating")
+    return periodStart < addInterval(startedAt, "month", discount.durationInMonths ?? 1);
+  // "once": only the first order, which the checkout made.
+  return false;
+}
+
+export function cycleAmounts(input: {
+  productName: string;
+  prices: CyclePrice[];
+  /** Units used per metered price id, already net of credited units. */
+  usage: Map<string, number>;
+  /** The amount of a custom (pay-what-you-want) price as first bought. */
+  customAmount: number;
+  discount: CycleDiscount | null;
+  startedAt: Date;
+  periodStart: Date;
+  currency: string;
+  country: string | null;
+  tax: TaxCalculator;
+  extraLines?: CycleLine[];
+}): CycleAmounts {
+  const lines: CycleLine[] = [];
+  let fixedSubtotal = 0;
+  for (const p of input.prices) {
+    if (p.amount_type === "fixed" || p.amount_type === "custom") {
+      const amount = p.amount_type === "fixed" ? (p.price_amount ?? 0) : input.customAmount;
+      fixedSubtotal += amount;
+      lines.push({ label: input.productName, amount, productPriceId: p.id, proration: false });
+    } else if (p.amount_type === "metered_unit") {
+      const units = input.usage.get(p.id) ?? 0;
+      lines.push({
+        label: `${input.productName} (${units} units)`,
+        amount: meteredAmount(p.unit_amount ?? "0", units, p.cap_amount),
+        productPriceId: p.id,
+        proration: false,
+      });
+    }
+  }
+  for (const extra of input.extraLines ?? []) lines.push(extra);
+  const subtotalAmount = lines.reduce((sum, l) => sum + l.amount, 0);
+  const discounted = discountApplies(input.discount, input.startedAt, input.periodStart);
+  // As at checkout, the discount reduces the fixed part (metered usage is billed as measured).
+  let discountAmount = 0;
+  if (discounted && input.discount) {
+    const d = input.discount;
+    discountAmount =
+      d.type === "percentage"
+        ? Math.floor((fixedSubtotal * (d.basisPoints ?? 0) + 5000) / 10000)
+        : (d.amount ?? 0);
+    discountAmount = Math.max(0, Math.min(discountAmount, fixedSubtotal));
+  }
+  const netAmount = Math.max(0, subtotalAmount - discountAmount);
+  const { taxAmount } = input.tax.quote({
+    netAmount,
+    currency: input.currency,
+    country: input.country,
+  });
+  return {
+    lines,
+    subtotalAmount,
+    discountAmount,
+    netAmount,
+    taxAmount: taxAmount ?? 0,
+    totalAmount: netAmount + (taxAmount ?? 0),
+    discounted,
+  };
+}

@@ -1,0 +1,261 @@
+// Cancellation, pause/resume, usage billed at the cycle and plan changes, through the public API and
+// the sandbox clock.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t.stop());
+
+const DAY = 86_400_000;
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+
+async function monthly(name: string, amount: number) {
+  return s.polar.products.create({
+    name,
+    recurringInterval: "month",
+    prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+  });
+}
+
+const patch = (id: string, body: unknown) =>
+  s.call(`/v1/subscriptions/${id}`, { method: "PATCH", body });
+
+describe("cancellation", () => {
+  it("cancel at period end ends it there with no cycle order; uncancel before restores renewals", async () => {
+    const product = await monthly("Cancelable", 1000);
+    const { subscriptionId } = await subscribe(s, product.id);
+    const canceled = await patch(subscriptionId, { cancel_at_period_end: true });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body).toMatchObject({ cancel_at_period_end: true, status: "active" });
+    const end = canceled.body.current_period_end as string;
+    expect(canceled.body.ends_at).toBe(end);
+    await advance(s, { to: end });
+    const sub = await subscriptionOf(s, subscriptionId);
+    expect(sub).toMatchObject({ status: "canceled", ended_at: end });
+    expect(
+      (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle"),
+    ).toHaveLength(0);
+
+    const other = await subscribe(s, product.id);
+    await patch(other.subscriptionId, { cancel_at_period_end: true });
+    const restored = await patch(other.subscriptionId, { cancel_at_period_end: false });
+    expect(restored.body).toMatchObject({ cancel_at_period_end: false, ends_at: null });
+    await advance(s, { to: restored.body.current_period_end });
+    expect((await subscriptionOf(s, other.subscriptionId)).status).toBe("active");
+    expect(
+      (await ordersOf(s, other.subscriptionId)).filter(
+        (o) => o.billing_reason === "subscription_cycle",
+      ),
+    ).toHaveLength(1);
+  });
+});
+
+describe("pause and resume", () => {
+  it("pauses at period end without an order, resumes at resumes_at with a new period charged then", async () => {
+    const product = await monthly("Pausable", 1200);
+    const { subscriptionId } = await subscribe(s, product.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const end = sub.current_period_end as string;
+    const resumesAt = plus(end, 10 * DAY);
+    const early = await patch(subscriptionId, { pause_at_period_end: true, resumes_at: end });
+    expect(early.status).toBe(422);
+    const paused = await patch(subscriptionId, {
+      pause_at_period_end: true,
+      resumes_at: resumesAt,
+    });
+    expect(paused.body).toMatchObject({ pause_at_period_end: true, resumes_at: resumesAt });
+    await advance(s, { to: plus(end, DAY) });
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      status: "paused",
+      paused_at: end,
+    });
+    expect(await ordersOf(s, subscriptionId)).toHaveLength(1);
+    await advance(s, { to: resumesAt });
+    const resumed = await subscriptionOf(s, subscriptionId);
+    expect(resumed).toMatchObject({ status: "active", current_period_start: resumesAt });
+    const cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toMatchObject({ status: "paid", total_amount: 1200 });
+
+    // Paused again by hand, then resumed through the API.
+    await patch(subscriptionId, { pause_at_period_end: true });
+    await advance(s, { to: resumed.current_period_end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("paused");
+    const back = await patch(subscriptionId, { resume: true });
+    expect(back.status).toBe(200);
+    expect(back.body.status).toBe("active");
+    expect(
+      (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle"),
+    ).toHaveLength(2);
+    const again = await patch(subscriptionId, { resume: true });
+    expect(again.status).toBe(403);
+  });
+});
+
+describe("usage at the cycle", () => {
+  it("bills $5 fixed plus $0.10 per unit of the period's usage on the cycle order", async () => {
+    const meter = await s.polar.meters.create({
+      name: "API calls",
+      filter: {
+        conjunction: "and",
+        clauses: [{ property: "name", operator: "eq", value: "api_call" }],
+      },
+      aggregation: { func: "count" },
+    });
+    const product = await s.polar.products.create({
+      name: "Metered",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 500, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "10", priceCurrency: "usd" },
+      ],
+    });
+    const { subscriptionId, customerId } = await subscribe(s, product.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const start = sub.current_period_start as string;
+    const events = Array.from({ length: 37 }, (_, i) => ({
+      name: "api_call",
+      customer_id: customerId,
+      timestamp: plus(start, (i + 1) * 3600_000),
+    }));
+    // One event after the period end belongs to the next period.
+    events.push({
+      name: "api_call",
+      customer_id: customerId,
+      timestamp: plus(sub.current_period_end, 1000),
+    });
+    expect((await s.call("/v1/events/ingest", { body: { events } })).status).toBe(200);
+    await advance(s, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ status: "paid", subtotal_amount: 500 + 370, total_amount: 870 });
+    const lines = cycle!.items.map((i: { amount: number; product_price_id: string }) => [
+      i.product_price_id,
+      i.amount,
+    ]);
+    expect(new Map(lines)).toEqual(
+      new Map([
+        [product.prices.find((p) => p.amountType === "fixed")!.id, 500],
+        [product.prices.find((p) => p.amountType === "metered_unit")!.id, 370],
+      ]),
+    );
+  });
+});
+
+describe("plan changes", () => {
+  it("an invoice upgrade at mid-period charges about half the difference in a subscription_update order", async () => {
+    const basic = await monthly("Basic", 1000);
+    const pro = await monthly("Pro plan", 3000);
+    const { subscriptionId } = await subscribe(s, basic.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, half) });
+    const changed = await patch(subscriptionId, {
+      product_id: pro.id,
+      proration_behavior: "invoice",
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.product_id).toBe(pro.id);
+    const update = (await ordersOf(s, subscriptionId)).find(
+      (o) => o.billing_reason === "subscription_update",
+    );
+    expect(update).toMatchObject({ status: "paid" });
+    expect(update!.total_amount).toBeGreaterThanOrEqual(990);
+    expect(update!.total_amount).toBeLessThanOrEqual(1010);
+    await advance(s, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ total_amount: 3000, product_id: pro.id });
+  });
+
+  it("next_period records a pending update applied at the renewal; clearing it keeps the plan", async () => {
+    const small = await monthly("Small", 2000);
+    const large = await monthly("Large", 5000);
+    const { subscriptionId } = await subscribe(s, small.id);
+    const changed = await patch(subscriptionId, {
+      product_id: large.id,
+      proration_behavior: "next_period",
+    });
+    expect(changed.body.product_id).toBe(small.id);
+    expect(changed.body.pending_update).toMatchObject({
+      product_id: large.id,
+      applies_at: changed.body.current_period_end,
+    });
+    await advance(s, { to: changed.body.current_period_end });
+    const after = await subscriptionOf(s, subscriptionId);
+    expect(after).toMatchObject({ product_id: large.id, pending_update: null });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ total_amount: 5000, product_id: large.id });
+
+    const other = await subscribe(s, small.id);
+    await patch(other.subscriptionId, { product_id: large.id, proration_behavior: "next_period" });
+    const cleared = await patch(other.subscriptionId, { pending_update: null });
+    expect(cleared.body.pending_update).toBeNull();
+    await advance(s, { to: cleared.body.current_period_end });
+    expect((await subscriptionOf(s, other.subscriptionId)).product_id).toBe(small.id);
+  });
+
+  it("the portal changes the plan with the organization's prorate: the difference is on the next cycle order", async () => {
+    const basic = await monthly("Portal basic", 1000);
+    const pro = await monthly("Portal pro", 3000);
+    const { subscriptionId, customerId } = await subscribe(s, basic.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, half) });
+    const session = await s.polar.customerSessions.create({ customerId });
+    const res = await fetch(`${t.url}/v1/customer-portal/subscriptions/${subscriptionId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${session.token}`, "content-type": "application/json" },
+      body: JSON.stringify({ product_id: pro.id }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { product_id: string }).product_id).toBe(pro.id);
+    expect(
+      (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_update"),
+    ).toHaveLength(0);
+    await advance(s, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle!.items.map((i: { amount: number }) => i.amount)).toContain(3000);
+    expect(cycle!.total_amount).toBeGreaterThanOrEqual(3990);
+    expect(cycle!.total_amount).toBeLessThanOrEqual(4010);
+    expect(cycle!.items.some((i: { proration: boolean }) => i.proration)).toBe(true);
+  });
+
+  it("refuses a product of nothing recurring with a 422 and changes nothing", async () => {
+    const plan = await monthly("Kept", 1000);
+    const oneTime = await s.polar.products.create({
+      name: "Ebook",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const res = await patch(subscriptionId, {
+      product_id: oneTime.id,
+      proration_behavior: "invoice",
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(["body", "product_id"]);
+    expect((await subscriptionOf(s, subscriptionId)).product_id).toBe(plan.id);
+  });
+});

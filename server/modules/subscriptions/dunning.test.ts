@@ -1,0 +1,187 @@
+// Failed renewals through the public API and the sandbox clock: the renewal-declined card pays at
+// checkout and declines every renewal; the subscription goes past_due with a pending order, retries
+// on the configured schedule, and after the last failure ends with its benefits revoked and the
+// customer emailed. A trial is charged once, at its end.
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer({ env: { DUNNING_RETRY_DAYS: "3,5,7" } });
+  s = await billingSeller(t);
+});
+afterAll(() => t.stop());
+
+const DAY = 86_400_000;
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+
+async function grantsOf(customerId: string) {
+  const res = await s.call(`/v1/benefit-grants/?customer_id=${customerId}`);
+  return res.body.items as { is_granted: boolean; is_revoked: boolean }[];
+}
+
+describe("dunning", () => {
+  it("past_due on a declined renewal, retries 3, 5 and 7 days apart, then ends with benefits revoked", async () => {
+    const benefit = await s.polar.benefits.create({
+      type: "custom",
+      description: "Members area",
+      properties: {},
+    });
+    const product = await s.polar.products.create({
+      name: "Declining",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    await s.polar.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: [benefit.id] },
+    });
+    const email = "declines@example.com";
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      product.id,
+      "sandbox_token_renewal_declined",
+      email,
+    );
+    await waitFor(
+      async () => (await grantsOf(customerId)).some((g) => g.is_granted),
+      10_000,
+      "benefit granted",
+    );
+    const end = (await subscriptionOf(s, subscriptionId)).current_period_end as string;
+
+    await advance(s, { to: end });
+    let sub = await subscriptionOf(s, subscriptionId);
+    expect(sub.status).toBe("past_due");
+    expect(sub.past_due_at).toBe(end);
+    let [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ status: "pending", total_amount: 900, paid: false });
+    expect(cycle!.next_payment_attempt_at).toBe(plus(end, 3 * DAY));
+
+    // Just before the first retry nothing happens; at it, the next is 5 days later.
+    await advance(s, { to: plus(end, 3 * DAY - 1000) });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    await advance(s, { to: plus(end, 3 * DAY) });
+    [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle!.next_payment_attempt_at).toBe(plus(end, 8 * DAY));
+
+    // One advance past the remaining retries (day 8, then day 15) ends it.
+    await advance(s, { to: plus(end, 20 * DAY) });
+    sub = await subscriptionOf(s, subscriptionId);
+    expect(sub.status).toBe("canceled");
+    expect(sub.ended_at).toBe(plus(end, 15 * DAY));
+    const orders = await ordersOf(s, subscriptionId);
+    expect(orders.filter((o) => o.billing_reason === "subscription_cycle")).toHaveLength(1);
+    expect(orders.find((o) => o.billing_reason === "subscription_cycle")!.status).toBe("void");
+    await waitFor(
+      async () => (await grantsOf(customerId)).every((g) => g.is_revoked),
+      10_000,
+      "benefit revoked",
+    );
+
+    const attempts = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
+    );
+    expect(attempts[0]!.n).toBe(4);
+    const mails = await t.server.database.rows<{ kind: string }>(
+      sql`select kind from email_outbox where "to" = ${email} order by created_at`,
+    );
+    expect(mails.map((m) => m.kind)).toEqual([
+      "payment-failed",
+      "payment-failed",
+      "payment-failed",
+      "subscription-ended-unpaid",
+    ]);
+    const events = await t.server.database.rows<{ type: string }>(
+      sql`select type from webhook_events where organization_id = ${s.organizationId} and type like 'subscription.%' and payload->'data'->>'id' = ${subscriptionId} order by seq`,
+    );
+    expect(events.map((e) => e.type)).toEqual([
+      "subscription.created",
+      "subscription.active",
+      "subscription.updated",
+      "subscription.past_due",
+      "subscription.cycled",
+      "subscription.updated",
+      "subscription.canceled",
+      "subscription.revoked",
+    ]);
+  });
+});
+
+describe("revoking a past_due subscription", () => {
+  it("voids its pending order and stops the retries", async () => {
+    const product = await s.polar.products.create({
+      name: "Revoked while past due",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(s, product.id, "sandbox_token_renewal_declined");
+    const end = (await subscriptionOf(s, subscriptionId)).current_period_end as string;
+    await advance(s, { to: end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    const revoked = await s.call(`/v1/subscriptions/${subscriptionId}`, { method: "DELETE" });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.status).toBe("canceled");
+    await advance(s, { to: plus(end, 30 * DAY) });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ status: "void", next_payment_attempt_at: null });
+    const attempts = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
+    );
+    expect(attempts[0]!.n).toBe(1);
+  });
+});
+
+describe("trials", () => {
+  it("a 7-day trial takes no money, is trialing with its dates, and is charged once at its end", async () => {
+    const product = await s.polar.products.create({
+      name: "Trial plan",
+      recurringInterval: "month",
+      trialInterval: "day",
+      trialIntervalCount: 7,
+      prices: [{ amountType: "fixed", priceAmount: 2000, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(s, product.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    expect(sub.status).toBe("trialing");
+    expect(Date.parse(sub.trial_end) - Date.parse(sub.trial_start)).toBe(7 * DAY);
+    expect(sub.current_period_end).toBe(sub.trial_end);
+    let orders = await ordersOf(s, subscriptionId);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]).toMatchObject({ billing_reason: "subscription_create", total_amount: 0 });
+
+    await advance(s, { to: plus(sub.trial_end, -1000) });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("trialing");
+    await advance(s, { to: sub.trial_end });
+    await advance(s, { to: sub.trial_end });
+    const after = await subscriptionOf(s, subscriptionId);
+    expect(after.status).toBe("active");
+    expect(after.current_period_start).toBe(sub.trial_end);
+    orders = await ordersOf(s, subscriptionId);
+    const charged = orders.filter((o) => o.total_amount > 0);
+    expect(charged).toHaveLength(1);
+    expect(charged[0]).toMatchObject({
+      billing_reason: "subscription_cycle",
+      status: "paid",
+      total_amount: 2000,
+    });
+  });
+});

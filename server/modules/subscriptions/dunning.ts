@@ -1,0 +1,205 @@
+// Failed renewals. The cycle order stays `pending` with next_payment_attempt_at and the
+// subscription `past_due`; each retry charges the saved method again under a new attempt's key.
+// A success pays the order and makes the subscription active again; after the last retry fails the
+// subscription ends as the organization chose (Polar's default: revoked, status canceled; or
+// unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
+// each failure, once the change has committed.
+import { inTransaction, type Db } from "../../../db/client.ts";
+import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
+import { customersByIds } from "../customers/service.ts";
+import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
+import {
+  pendingOrderOfSubscription,
+  renderOrders,
+  updateOrderRow,
+  type OrderRow,
+} from "../orders/service.ts";
+import { dunningEndStatus } from "../organizations/queries.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { chargeKey, chargeSubscription } from "./charge.ts";
+import type { BillingDeps } from "./deps.ts";
+import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import * as repo from "./repository.ts";
+import { scheduleAt, scheduleNext } from "./schedule.ts";
+
+/** The period an order of the cycle was for, from its billing key `cycle:<id>:<start>`. */
+function periodStartOf(order: OrderRow): Date {
+  const iso = order.billingKey?.split(":").slice(2).join(":");
+  return iso ? new Date(iso) : order.createdAt;
+}
+
+/** The next attempt on a past_due subscription's pending order, as of `at`. */
+export async function retryPayment(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  at: Date,
+): Promise<boolean> {
+  const order = await pendingOrderOfSubscription(deps.db, s.id);
+  if (!order) {
+    // Nothing left to collect (paid or voided elsewhere): back to the period's schedule.
+    await inTransaction(deps.db, async (tx) => {
+      const locked = await repo.lockSubscription(tx, s.id);
+      if (locked?.status === "past_due")
+        await scheduleNext(
+          tx,
+          deps.queue,
+          await repo.updateSubscription(tx, s.id, { status: "active", pastDueAt: null }),
+        );
+    });
+    return false;
+  }
+  const attempt = order.paymentAttempts;
+  const outcome = await chargeSubscription(
+    deps,
+    s,
+    order.totalAmount,
+    chargeKey(s.id, periodStartOf(order), attempt),
+    "Subscription renewal (retry)",
+  );
+  const clock = fixedClock(at);
+  const result = await inTransaction(deps.db, async (tx) => {
+    const locked = await repo.lockSubscription(tx, s.id);
+    const current = await pendingOrderOfSubscription(tx, s.id);
+    if (!locked || !current || current.id !== order.id || current.paymentAttempts !== attempt)
+      return null;
+    const emit = (type: string, data: unknown) =>
+      recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
+    if (outcome.status === "succeeded") {
+      const paidOrder = await updateOrderRow(tx, order.id, {
+        status: "paid",
+        paymentAttempts: attempt + 1,
+        nextPaymentAttemptAt: null,
+        processorPaymentId: outcome.processorPaymentId,
+        modifiedAt: at,
+      });
+      const updated = await scheduleNext(
+        tx,
+        deps.queue,
+        await repo.updateSubscription(tx, s.id, {
+          status: "active",
+          pastDueAt: null,
+          modifiedAt: at,
+        }),
+      );
+      const [data] = await renderOrders(tx, deps.baseUrl, [paidOrder]);
+      await emit("order.updated", data);
+      await emit("order.paid", data);
+      await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
+        "subscription.updated",
+        "subscription.active",
+      ]);
+      await cycleGrantsOfSubscription(tx, clock, s.id);
+      await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+      return { order: paidOrder, final: false, failed: false };
+    }
+    const attempts = attempt + 1;
+    if (attempts > deps.retryDays.length) {
+      const voided = await endForNonPayment(tx, deps, locked, order, at);
+      return { order: voided, final: true, failed: true };
+    }
+    const next = new Date(at.getTime() + (deps.retryDays[attempts - 1] ?? 0) * 86_400_000);
+    const failedOrder = await updateOrderRow(tx, order.id, {
+      paymentAttempts: attempts,
+      nextPaymentAttemptAt: next,
+      modifiedAt: at,
+    });
+    await scheduleAt(tx, deps.queue, locked, next);
+    const [data] = await renderOrders(tx, deps.baseUrl, [failedOrder]);
+    await emit("order.updated", data);
+    return { order: failedOrder, final: false, failed: true };
+  });
+  if (result?.failed) {
+    const [customer] = await customersByIds(deps.db, [s.customerId]);
+    await sendPaymentFailedMail(deps, {
+      email: customer?.email ?? null,
+      productName: null,
+      order: result.order,
+      final: result.final,
+    });
+  }
+  return result !== null;
+}
+
+/** The last retry failed: the order is voided and the subscription ends with its benefits. */
+async function endForNonPayment(
+  tx: Db,
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  order: OrderRow,
+  at: Date,
+): Promise<OrderRow> {
+  const clock = fixedClock(at);
+  const status = await dunningEndStatus(tx, s.organizationId);
+  const voided = await updateOrderRow(tx, order.id, {
+    status: "void",
+    paymentAttempts: order.paymentAttempts + 1,
+    nextPaymentAttemptAt: null,
+    modifiedAt: at,
+  });
+  const ended = await scheduleAt(
+    tx,
+    deps.queue,
+    await repo.updateSubscription(tx, s.id, {
+      status,
+      canceledAt: s.canceledAt ?? at,
+      endsAt: at,
+      endedAt: at,
+      modifiedAt: at,
+    }),
+    null,
+  );
+  const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
+  await recordEvent(tx, clock, {
+    organizationId: s.organizationId,
+    type: "order.updated",
+    data,
+  });
+  await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, ended, [
+    "subscription.updated",
+    ...(s.canceledAt ? [] : ["subscription.canceled"]),
+    "subscription.revoked",
+  ]);
+  await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
+  await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+  return voided;
+}
+
+function money(amount: number, currency: string): string {
+  return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+}
+
+export async function sendPaymentFailedMail(
+  deps: Pick<BillingDeps, "mailer" | "baseUrl">,
+  m: { email: string | null; productName: string | null; order: OrderRow; final: boolean },
+): Promise<void> {
+  if (!deps.mailer || !m.email) return;
+  const what = m.productName ? `your ${m.productName} subscription` : "your subscription";
+  const next = m.order.nextPaymentAttemptAt;
+  const text = m.final
+    ? `We could not collect ${money(m.order.totalAmount, m.order.currency)} for ${what} after several attempts, so it has ended.`
+    : `We could not collect ${money(m.order.totalAmount, m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.`;
+  await deps.mailer.send({
+    kind: m.final ? "subscription-ended-unpaid" : "payment-failed",
+    to: m.email,
+    subject: m.final ? "Your subscription has ended" : "Your payment failed",
+    text,
+    link: `${deps.baseUrl}/portal`,
+  });
+}
+
+/**
+ * A customer who saves a new default payment method (the portal) is retried at once: each of
+ * their past_due subscriptions gets its next attempt now, with the new card.
+ */
+export async function retryPastDueOfCustomer(
+  deps: BillingDeps,
+  organizationId: string,
+  customerId: string,
+): Promise<number> {
+  const now = (await organizationClock(deps.db, deps.clock, organizationId)).now();
+  let retried = 0;
+  for (const s of await repo.activeOfCustomer(deps.db, customerId))
+    if (s.status === "past_due" && (await retryPayment(deps, s, now))) retried++;
+  return retried;
+}

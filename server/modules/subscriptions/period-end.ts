@@ -1,0 +1,97 @@
+// What happens at a period end other than a renewal: a subscription canceled at period end ends
+// there (canceled, ended_at, subscription.updated + canceled + revoked as Polar sends them at the
+// end, benefits revoked, no cycle order); one set to pause at period end pauses (no order) until
+// resumes_at, when a new period starts with an immediate charge.
+import { inTransaction } from "../../../db/client.ts";
+import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { fixedClock } from "../sandbox-clock/queries.ts";
+import type { BillingDeps } from "./deps.ts";
+import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { renewSubscription } from "./renewal.ts";
+import * as repo from "./repository.ts";
+import { scheduleAt, scheduleNext } from "./schedule.ts";
+
+export async function endAtPeriodEnd(deps: BillingDeps, id: string, at: Date): Promise<boolean> {
+  const clock = fixedClock(at);
+  return inTransaction(deps.db, async (tx) => {
+    const s = await repo.lockSubscription(tx, id);
+    if (!s?.cancelAtPeriodEnd || s.currentPeriodEnd > at) return false;
+    if (s.status !== "active" && s.status !== "trialing" && s.status !== "past_due") return false;
+    const ended = await scheduleAt(
+      tx,
+      deps.queue,
+      await repo.updateSubscription(tx, id, {
+        status: "canceled",
+        endsAt: s.currentPeriodEnd,
+        endedAt: s.currentPeriodEnd,
+        modifiedAt: at,
+      }),
+      null,
+    );
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, ended, [
+      "subscription.updated",
+      "subscription.canceled",
+      "subscription.revoked",
+    ]);
+    await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
+    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    return true;
+  });
+}
+
+export async function pauseAtPeriodEnd(deps: BillingDeps, id: string, at: Date): Promise<boolean> {
+  const clock = fixedClock(at);
+  return inTransaction(deps.db, async (tx) => {
+    const s = await repo.lockSubscription(tx, id);
+    if (!s?.pauseAtPeriodEnd || s.currentPeriodEnd > at) return false;
+    const paused = await scheduleNext(
+      tx,
+      deps.queue,
+      await repo.updateSubscription(tx, id, {
+        status: "paused",
+        pauseAtPeriodEnd: false,
+        pausedAt: s.currentPeriodEnd,
+        modifiedAt: at,
+      }),
+    );
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, paused, [
+      "subscription.updated",
+      "subscription.paused",
+    ]);
+    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    return true;
+  });
+}
+
+/**
+ * Resumes a paused subscription at `at`: a new period starts then and is renewed at once (the
+ * charge for it), as Polar's resume. The paused period is moved so the renewal bills from `at`.
+ */
+export async function resumeSubscription(
+  deps: BillingDeps,
+  id: string,
+  at: Date,
+): Promise<boolean> {
+  const clock = fixedClock(at);
+  const resumed = await inTransaction(deps.db, async (tx) => {
+    const s = await repo.lockSubscription(tx, id);
+    if (s?.status !== "paused") return null;
+    const updated = await repo.updateSubscription(tx, id, {
+      status: "active",
+      pausedAt: null,
+      resumesAt: null,
+      // The renewal below starts the new period at `at`.
+      currentPeriodStart: at,
+      currentPeriodEnd: at,
+      modifiedAt: at,
+    });
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
+      "subscription.updated",
+      "subscription.resumed",
+    ]);
+    return scheduleNext(tx, deps.queue, updated);
+  });
+  if (!resumed) return false;
+  await renewSubscription(deps, resumed, at);
+  return true;
+}

@@ -1,0 +1,132 @@
+// Renewals driven by the sandbox clock, through the public API only: a monthly subscription renews
+// once per period (advancing twice to the same time bills nothing twice), the clock only moves
+// forward and only in sandbox mode.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t.stop());
+
+async function monthly(amount = 1500, name = "Pro") {
+  return s.polar.products.create({
+    name,
+    recurringInterval: "month",
+    prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+  });
+}
+
+describe("sandbox clock", () => {
+  it("shows the organization's clock, advances by seconds or to a time, refuses going back", async () => {
+    const shown = await s.call(`/v1/sandbox/clock?organization_id=${s.organizationId}`);
+    expect(shown.status).toBe(200);
+    expect(shown.body.organization_id).toBe(s.organizationId);
+    const before = Date.parse(shown.body.now);
+    const moved = await advance(s, { seconds: 3600 });
+    expect(Date.parse(moved.now) - before).toBeGreaterThanOrEqual(3600_000);
+    const back = await s.call("/v1/sandbox/clock/advance", {
+      body: { to: new Date(before).toISOString() },
+    });
+    expect(back.status).toBe(422);
+    expect(back.body.error).toBe("RequestValidationError");
+    expect(back.body.detail[0].loc).toEqual(["body", "to"]);
+    const both = await s.call("/v1/sandbox/clock/advance", { body: { seconds: 1, to: moved.now } });
+    expect(both.status).toBe(422);
+    const negative = await s.call("/v1/sandbox/clock/advance", { body: { seconds: -5 } });
+    expect(negative.status).toBe(422);
+    const after = await s.call("/v1/sandbox/clock");
+    expect(Date.parse(after.body.now)).toBeGreaterThanOrEqual(Date.parse(moved.now));
+    expect(after.body.offset_seconds).toBeGreaterThanOrEqual(3599);
+  });
+});
+
+describe("renewals", () => {
+  it("renews a monthly subscription three times: exactly three cycle orders, none extra when moved twice to the same time", async () => {
+    const product = await monthly(1500);
+    const { subscriptionId } = await subscribe(s, product.id);
+    const first = await subscriptionOf(s, subscriptionId);
+    let end = first.current_period_end as string;
+    for (let i = 0; i < 3; i++) {
+      await advance(s, { to: end });
+      await advance(s, { to: end });
+      const sub = await subscriptionOf(s, subscriptionId);
+      expect(sub.status).toBe("active");
+      expect(sub.current_period_start).toBe(end);
+      expect(Date.parse(sub.current_period_end)).toBeGreaterThan(Date.parse(end));
+      end = sub.current_period_end;
+    }
+    const orders = await ordersOf(s, subscriptionId);
+    const cycles = orders.filter((o) => o.billing_reason === "subscription_cycle");
+    expect(orders.filter((o) => o.billing_reason === "subscription_create")).toHaveLength(1);
+    expect(cycles).toHaveLength(3);
+    for (const o of cycles) {
+      expect(o).toMatchObject({ status: "paid", total_amount: 1500, subtotal_amount: 1500 });
+      expect(o.items[0]).toMatchObject({ amount: 1500, product_price_id: product.prices[0]!.id });
+    }
+  });
+});
+
+describe("renewals by the worker", () => {
+  it("renews at the period end in real time through its pg-boss job, with no clock advance", async () => {
+    const fresh = await billingSeller(t);
+    const product = await fresh.polar.products.create({
+      name: "Soon",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 800, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(fresh, product.id);
+    const soon = new Date(Date.now() + 2000).toISOString();
+    const moved = await fresh.call(`/v1/subscriptions/${subscriptionId}`, {
+      method: "PATCH",
+      body: { current_billing_period_end: soon },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body.current_period_end).toBe(soon);
+    await waitFor(
+      async () => (await subscriptionOf(fresh, subscriptionId)).current_period_start === soon,
+      20_000,
+      "renewed by the worker",
+    );
+    const cycles = (await ordersOf(fresh, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toMatchObject({ status: "paid", total_amount: 800 });
+  });
+});
+
+describe("sandbox clock in production mode", () => {
+  it("does not exist (404) and leaves time alone", async () => {
+    const prod = await startTestServer({
+      env: { TILL_MODE: "production", AUTH_REQUIRE_EMAIL_VERIFICATION: "false" },
+    });
+    try {
+      const seller = await billingSeller(prod);
+      for (const [path, body] of [
+        ["/v1/sandbox/clock", undefined],
+        ["/v1/sandbox/clock/advance", { seconds: 60 }],
+        ["/v1/sandbox/clock/reset", {}],
+      ] as const) {
+        const res = await seller.call(path, body ? { body } : {});
+        expect(res.status, path).toBe(404);
+        expect(res.body.error).toBe("ResourceNotFound");
+      }
+    } finally {
+      await prod.stop();
+    }
+  });
+});

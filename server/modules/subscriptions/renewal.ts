@@ -1,0 +1,227 @@
+// Renewal at current_period_end. The cycle order's amounts are worked out first; the charge goes to
+// the processor outside any transaction under a key per (subscription, period, attempt); then one
+// transaction inserts the order under its unique billing key (a second run, by a retried job or
+// another worker, inserts nothing and stops), moves the period and records the events. A crash
+// between charge and commit re-runs with the same key and the processor answers with the same
+// payment, so nothing is charged twice and no period is skipped.
+import { inTransaction } from "../../../db/client.ts";
+import { addInterval, type Interval } from "../../lib/periods.ts";
+import { fixedClock } from "../sandbox-clock/queries.ts";
+import { customersByIds } from "../customers/service.ts";
+import { discountById } from "../discounts/service.ts";
+import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
+import { customerUsage } from "../meters/queries.ts";
+import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { productsForDisplay } from "../products/service.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { cycleAmounts, type CycleAmounts, type CycleLine, type CyclePrice } from "./amounts.ts";
+import { chargeKey, chargeSubscription } from "./charge.ts";
+import type { BillingDeps } from "./deps.ts";
+import { sendPaymentFailedMail } from "./dunning.ts";
+import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import * as repo from "./repository.ts";
+import { scheduleNext } from "./schedule.ts";
+
+export function cycleBillingKey(subscriptionId: string, periodStart: Date): string {
+  return `cycle:${subscriptionId}:${periodStart.toISOString()}`;
+}
+
+export interface CyclePlan {
+  productId: string;
+  productName: string;
+  priceIds: string[];
+  amounts: CycleAmounts;
+  periodStart: Date;
+  periodEnd: Date;
+  country: string | null;
+  billingName: string | null;
+  billingAddress: unknown;
+  customerEmail: string | null;
+}
+
+/** The order a renewal of `s` makes: the new period, its prices, usage of the period just ended. */
+export async function planCycle(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  extraLines: CycleLine[] = [],
+): Promise<CyclePlan> {
+  const productId = s.pendingUpdate?.productId ?? s.productId;
+  const [[product], [customer], discount] = await Promise.all([
+    productsForDisplay(deps.db, deps.baseUrl, [productId]),
+    customersByIds(deps.db, [s.customerId]),
+    s.discountId ? discountById(deps.db, s.discountId) : Promise.resolve(null),
+  ]);
+  const all = (product?.prices ?? []) as CyclePrice[];
+  // The prices sold, or after a scheduled plan change the new product's active ones.
+  const prices = s.pendingUpdate
+    ? all.filter((p) => !(p as { is_archived?: boolean }).is_archived)
+    : all.filter((p) => s.priceIds.includes(p.id));
+  const usage = new Map<string, number>();
+  for (const p of prices)
+    if (p.amount_type === "metered_unit" && p.meter_id)
+      usage.set(
+        p.id,
+        await customerUsage(deps.db, {
+          organizationId: s.organizationId,
+          meterId: p.meter_id,
+          customerId: s.customerId,
+          start: s.currentPeriodStart,
+          end: s.currentPeriodEnd,
+        }),
+      );
+  const periodStart = s.currentPeriodEnd;
+  const interval = (product?.recurring_interval ?? s.recurringInterval) as Interval;
+  const count = product?.recurring_interval_count ?? s.recurringIntervalCount;
+  const address = customer?.billing_address as { country?: string } | null | undefined;
+  return {
+    productId,
+    productName: product?.name ?? "Subscription",
+    priceIds: prices.map((p) => p.id),
+    periodStart,
+    periodEnd: addInterval(periodStart, interval, count),
+    country: address?.country ?? null,
+    billingName: customer?.name ?? null,
+    customerEmail: customer?.email ?? null,
+    billingAddress: customer?.billing_address ?? null,
+    amounts: cycleAmounts({
+      productName: product?.name ?? "Subscription",
+      prices,
+      usage,
+      customAmount: s.amount,
+      discount: discount
+        ? {
+            type: discount.type,
+            amount: discount.amount,
+            basisPoints: discount.basisPoints,
+            duration: discount.duration,
+            durationInMonths: discount.durationInMonths,
+          }
+        : null,
+      startedAt: s.startedAt ?? s.createdAt,
+      periodStart,
+      currency: s.currency,
+      country: address?.country ?? null,
+      tax: deps.tax,
+      extraLines,
+    }),
+  };
+}
+
+/** Renews `s` as of `at` (≥ its period end). Returns whether this run made the cycle order. */
+export async function renewSubscription(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  at: Date,
+): Promise<boolean> {
+  const plan = await planCycle(deps, s, pendingProrations(s));
+  const outcome = await chargeSubscription(
+    deps,
+    s,
+    plan.amounts.totalAmount,
+    chargeKey(s.id, plan.periodStart, 0),
+    `${plan.productName} renewal`,
+  );
+  const clock = fixedClock(at);
+  const made = await inTransaction(deps.db, async (tx) => {
+    const locked = await repo.lockSubscription(tx, s.id);
+    if (!locked || locked.currentPeriodEnd.getTime() !== plan.periodStart.getTime()) return false;
+    const paid = outcome.status === "succeeded";
+    const inserted = await insertOrderOnce(
+      tx,
+      {
+        organizationId: s.organizationId,
+        customerId: s.customerId,
+        productId: plan.productId,
+        subscriptionId: s.id,
+        discountId: plan.amounts.discounted ? s.discountId : null,
+        status: paid ? "paid" : "pending",
+        billingReason: "subscription_cycle",
+        billingKey: cycleBillingKey(s.id, plan.periodStart),
+        subtotalAmount: plan.amounts.subtotalAmount,
+        discountAmount: plan.amounts.discountAmount,
+        netAmount: plan.amounts.netAmount,
+        taxAmount: plan.amounts.taxAmount,
+        totalAmount: plan.amounts.totalAmount,
+        currency: s.currency,
+        billingName: plan.billingName,
+        billingAddress: plan.billingAddress as never,
+        processorPaymentId: paid ? outcome.processorPaymentId : null,
+        paymentAttempts: 1,
+        nextPaymentAttemptAt: paid ? null : new Date(at.getTime() + retryMs(deps, 0)),
+        metadata: s.metadata,
+        customFieldData: s.customFieldData,
+        createdAt: at,
+      },
+      plan.amounts.lines.map((l) => ({
+        label: l.label,
+        amount: l.amount,
+        taxAmount: 0,
+        proration: l.proration,
+        productPriceId: l.productPriceId,
+        createdAt: at,
+      })),
+    );
+    if (!inserted) return false;
+    const wasTrialing = locked.status === "trialing";
+    let updated = await repo.updateSubscription(tx, s.id, {
+      productId: plan.productId,
+      priceIds: plan.priceIds,
+      pendingUpdate: null,
+      prorationAmount: 0,
+      currentPeriodStart: plan.periodStart,
+      currentPeriodEnd: plan.periodEnd,
+      status: paid ? "active" : "past_due",
+      pastDueAt: paid ? null : at,
+      modifiedAt: at,
+    });
+    const [orderData] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
+    const emit = (type: string, data: unknown) =>
+      recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
+    await emit("order.created", orderData);
+    if (paid) {
+      updated = await scheduleNext(tx, deps.queue, updated);
+      await emit("order.paid", orderData);
+      await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
+        "subscription.updated",
+        ...(wasTrialing ? ["subscription.active"] : []),
+        "subscription.cycled",
+      ]);
+      await cycleGrantsOfSubscription(tx, clock, s.id);
+    } else {
+      updated = await scheduleNext(tx, deps.queue, updated, inserted.order.nextPaymentAttemptAt);
+      await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
+        "subscription.updated",
+        "subscription.past_due",
+        "subscription.cycled",
+      ]);
+    }
+    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    return inserted.order;
+  });
+  if (!made) return false;
+  if (made.status === "pending")
+    await sendPaymentFailedMail(deps, {
+      email: plan.customerEmail,
+      productName: plan.productName,
+      order: made,
+      final: false,
+    });
+  return true;
+}
+
+/** Prorations of plan changes made with `prorate`, carried to this cycle order. */
+function pendingProrations(s: repo.SubscriptionRow): CycleLine[] {
+  if (!s.prorationAmount) return [];
+  return [
+    {
+      label: s.prorationAmount > 0 ? "Plan change (prorated)" : "Unused time (prorated credit)",
+      amount: s.prorationAmount,
+      productPriceId: null,
+      proration: true,
+    },
+  ];
+}
+
+export function retryMs(deps: Pick<BillingDeps, "retryDays">, attemptIndex: number): number {
+  return (deps.retryDays[attemptIndex] ?? 0) * 86_400_000;
+}

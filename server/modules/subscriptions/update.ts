@@ -1,0 +1,255 @@
+// PATCH /v1/subscriptions/{id} (and the portal's): cancel at period end, uncancel, revoke now,
+// pause at period end / resume, clear a pending update, move the period end, set or end a trial,
+// change metadata or discount, and change the plan (plan-change.ts). Each change takes the row lock,
+// runs on the organization's clock, records its events and customer.state_changed in the same
+// transaction, and re-schedules the subscription's next boundary.
+import { inTransaction, type Db } from "../../../db/client.ts";
+import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { organizationClock } from "../sandbox-clock/queries.ts";
+import type { BillingDeps } from "./deps.ts";
+import { runDue } from "./due.ts";
+import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { changePlan } from "./plan-change.ts";
+import { resumeSubscription } from "./period-end.ts";
+import * as repo from "./repository.ts";
+import { scheduleAt, scheduleNext } from "./schedule.ts";
+import type { SubscriptionUpdate } from "./schemas.ts";
+import { renderSubscription, type SubscriptionDeps } from "./service.ts";
+
+export class AlreadyCanceledSubscription extends ApiError {
+  constructor() {
+    super(
+      403,
+      "AlreadyCanceledSubscription",
+      "This subscription is already canceled or will be at the end of the period.",
+    );
+  }
+}
+
+export type UpdateDeps = SubscriptionDeps & Partial<BillingDeps>;
+
+const ENDED = new Set(["canceled", "unpaid", "incomplete_expired"]);
+
+export async function updateSubscription(
+  deps: UpdateDeps,
+  ctx: AuthContext,
+  id: string,
+  input: SubscriptionUpdate,
+) {
+  const found = await repo.findSubscription(deps.db, ctx.organizationIds, id);
+  if (!found) throw new ResourceNotFound("Subscription not found.");
+  assertAccessible(ctx, found.organizationId, "Subscription not found.");
+  const clock = await organizationClock(deps.db, deps.clock, found.organizationId);
+  const now = clock.now();
+  if ("resume" in input) {
+    if (found.status !== "paused")
+      throw new ApiError(403, "PauseResumeNotAllowed", "Only a paused subscription can resume.");
+    await resumeSubscription(billing(deps), id, now);
+    return getRendered(deps, id);
+  }
+  if ("product_id" in input && input.product_id) {
+    if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+    if (input.product_id === found.productId)
+      throw RequestValidationError.field(
+        ["body", "product_id"],
+        "The subscription is already on this product.",
+        "value_error",
+      );
+    await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
+  }
+  const result = await inTransaction(deps.db, async (tx) => {
+    const s = (await repo.lockSubscription(tx, id))!;
+    const change = await applyChange(tx, deps, clock, s, input);
+    if (!change) return { data: await renderSubscription(tx, deps.baseUrl, s), dueNow: false };
+    const data = await renderSubscription(tx, deps.baseUrl, change.row);
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
+    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    return { data, dueNow: change.dueNow ?? false };
+  });
+  if (result.dueNow) {
+    // trial_end "now" or a period end moved to now: the renewal happens before answering.
+    await runDue(billing(deps), id, now);
+    return getRendered(deps, id);
+  }
+  return result.data;
+}
+
+function billing(deps: UpdateDeps): BillingDeps {
+  if (!deps.processor || !deps.tax || !deps.retryDays)
+    throw new Error("the billing engine is not configured for this caller");
+  return deps as BillingDeps;
+}
+
+async function getRendered(deps: UpdateDeps, id: string) {
+  return renderSubscription(deps.db, deps.baseUrl, (await repo.subscriptionById(deps.db, id))!);
+}
+
+interface Change {
+  row: repo.SubscriptionRow;
+  events: string[];
+  dueNow?: boolean;
+}
+
+async function applyChange(
+  tx: Db,
+  deps: UpdateDeps,
+  clock: Clock,
+  s: repo.SubscriptionRow,
+  input: SubscriptionUpdate,
+): Promise<Change | null> {
+  const now = clock.now();
+  if ("resume" in input) return null;
+  if ("revoke" in input) {
+    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    const row = await scheduleAt(
+      tx,
+      deps.queue,
+      await repo.updateSubscription(tx, s.id, {
+        ...reasonOf(s, input),
+        status: "canceled",
+        canceledAt: s.canceledAt ?? now,
+        endsAt: now,
+        endedAt: now,
+        cancelAtPeriodEnd: false,
+        modifiedAt: now,
+      }),
+      null,
+    );
+    await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
+    // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
+    const pending = await pendingOrderOfSubscription(tx, s.id);
+    if (pending) {
+      const voided = await updateOrderRow(tx, pending.id, {
+        status: "void",
+        nextPaymentAttemptAt: null,
+        modifiedAt: now,
+      });
+      const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
+      await recordEvent(tx, clock, {
+        organizationId: s.organizationId,
+        type: "order.updated",
+        data,
+      });
+    }
+    return {
+      row,
+      events: [
+        "subscription.updated",
+        ...(s.cancelAtPeriodEnd ? [] : ["subscription.canceled"]),
+        "subscription.revoked",
+      ],
+    };
+  }
+  if ("cancel_at_period_end" in input) {
+    if (input.cancel_at_period_end) {
+      if (ENDED.has(s.status) || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+      const row = await repo.updateSubscription(tx, s.id, {
+        ...reasonOf(s, input),
+        cancelAtPeriodEnd: true,
+        canceledAt: now,
+        endsAt: s.currentPeriodEnd,
+        modifiedAt: now,
+      });
+      return { row, events: ["subscription.updated", "subscription.canceled"] };
+    }
+    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    if (!s.cancelAtPeriodEnd) return null;
+    const row = await repo.updateSubscription(tx, s.id, {
+      cancelAtPeriodEnd: false,
+      canceledAt: null,
+      endsAt: null,
+      customerCancellationReason: null,
+      customerCancellationComment: null,
+      modifiedAt: now,
+    });
+    return { row, events: ["subscription.updated", "subscription.uncanceled"] };
+  }
+  if ("pause_at_period_end" in input) {
+    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    const resumesAt = input.resumes_at ? new Date(input.resumes_at) : null;
+    if (resumesAt && resumesAt <= s.currentPeriodEnd)
+      throw RequestValidationError.field(
+        ["body", "resumes_at"],
+        "resumes_at must be after the current period end.",
+        "value_error",
+      );
+    const row = await repo.updateSubscription(tx, s.id, {
+      pauseAtPeriodEnd: input.pause_at_period_end,
+      resumesAt: input.pause_at_period_end ? resumesAt : null,
+      modifiedAt: now,
+    });
+    return { row, events: ["subscription.updated"] };
+  }
+  if ("pending_update" in input) {
+    if (!s.pendingUpdate) return null;
+    const row = await repo.updateSubscription(tx, s.id, { pendingUpdate: null, modifiedAt: now });
+    return { row, events: ["subscription.updated"] };
+  }
+  if ("current_billing_period_end" in input) {
+    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    const end = new Date(input.current_billing_period_end);
+    if (end <= now)
+      throw RequestValidationError.field(
+        ["body", "current_billing_period_end"],
+        "The new period end must be in the future.",
+        "value_error",
+      );
+    const row = await scheduleNext(
+      tx,
+      deps.queue,
+      await repo.updateSubscription(tx, s.id, {
+        currentPeriodEnd: end,
+        endsAt: s.cancelAtPeriodEnd ? end : s.endsAt,
+        modifiedAt: now,
+      }),
+    );
+    return { row, events: ["subscription.updated"] };
+  }
+  // SubscriptionUpdateBase: metadata, discount, trial end (the product was handled before).
+  const values: Partial<repo.SubscriptionRow> = {};
+  let dueNow = false;
+  if (input.metadata) values.metadata = input.metadata;
+  if (input.discount_id !== undefined) values.discountId = input.discount_id;
+  if (input.trial_end !== undefined && input.trial_end !== null) {
+    if (s.status !== "trialing" && s.status !== "active")
+      throw new ApiError(403, "TrialingSubscription", "This subscription cannot be given a trial.");
+    const end = input.trial_end === "now" ? now : new Date(input.trial_end);
+    if (end < now)
+      throw RequestValidationError.field(
+        ["body", "trial_end"],
+        "The trial end must be now or in the future.",
+        "value_error",
+      );
+    values.status = "trialing";
+    values.trialStart = s.trialStart ?? now;
+    values.trialEnd = end;
+    values.currentPeriodEnd = end;
+    dueNow = end.getTime() <= now.getTime();
+  }
+  if (Object.keys(values).length === 0) return null;
+  const row = await scheduleNext(
+    tx,
+    deps.queue,
+    await repo.updateSubscription(tx, s.id, { ...values, modifiedAt: now }),
+  );
+  return { row, events: ["subscription.updated"], dueNow };
+}
+
+function reasonOf(
+  s: repo.SubscriptionRow,
+  input: {
+    customer_cancellation_reason?: string | null;
+    customer_cancellation_comment?: string | null;
+  },
+) {
+  return {
+    customerCancellationReason: input.customer_cancellation_reason ?? s.customerCancellationReason,
+    customerCancellationComment:
+      input.customer_cancellation_comment ?? s.customerCancellationComment,
+  };
+}

@@ -1,0 +1,78 @@
+// Recurring billing through the public API: a seller with a token, recurring products, a
+// subscription bought through the checkout client endpoints, and the sandbox clock.
+import { Polar } from "@polar-sh/sdk";
+import { api, createSeller } from "./auth.ts";
+import type { TestServer } from "./server.ts";
+
+export const BILLING_SCOPES = [
+  "products:write",
+  "checkouts:write",
+  "subscriptions:write",
+  "customers:write",
+  "orders:read",
+  "discounts:write",
+  "benefits:write",
+  "events:write",
+  "meters:write",
+  "webhooks:write",
+  "organizations:write",
+  "customer_sessions:write",
+];
+
+export interface BillingSeller {
+  token: string;
+  organizationId: string;
+  polar: Polar;
+  call(path: string, init?: { method?: string; body?: unknown }): ReturnType<typeof api>;
+}
+
+export async function billingSeller(t: TestServer): Promise<BillingSeller> {
+  const seller = await createSeller(t.url, BILLING_SCOPES);
+  return {
+    token: seller.token,
+    organizationId: seller.organization.id,
+    polar: new Polar({ accessToken: seller.token, serverURL: t.url }),
+    call: (path, init = {}) => api(t.url, path, { ...init, token: seller.token }),
+  };
+}
+
+/** Buys the product through the checkout client endpoints; returns the subscription id. */
+export async function subscribe(
+  s: BillingSeller,
+  productId: string,
+  token = "sandbox_token_success",
+  email = `buyer-${Math.random().toString(36).slice(2, 8)}@example.com`,
+): Promise<{ subscriptionId: string; customerId: string; checkoutId: string }> {
+  const checkout = await s.polar.checkouts.create({ products: [productId] });
+  await s.polar.checkouts.clientUpdate({
+    clientSecret: checkout.clientSecret,
+    checkoutUpdatePublic: { customerEmail: email, customerBillingAddress: { country: "US" } },
+  });
+  await s.polar.checkouts.clientConfirm({
+    clientSecret: checkout.clientSecret,
+    checkoutConfirmStripe: { confirmationTokenId: token },
+  });
+  const done = await s.polar.checkouts.get({ id: checkout.id });
+  const orders = await s.polar.orders.list({ checkoutId: checkout.id });
+  const subscriptionId = orders.result.items[0]?.subscriptionId;
+  if (!subscriptionId) throw new Error("the checkout made no subscription");
+  return { subscriptionId, customerId: done.customerId!, checkoutId: checkout.id };
+}
+
+export async function advance(s: BillingSeller, body: { to?: string; seconds?: number }) {
+  const res = await s.call("/v1/sandbox/clock/advance", { body });
+  if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { organization_id: string; now: string };
+}
+
+export async function subscriptionOf(s: BillingSeller, id: string) {
+  const res = await s.call(`/v1/subscriptions/${id}`);
+  return res.body as Record<string, any>;
+}
+
+export async function ordersOf(s: BillingSeller, subscriptionId: string) {
+  const res = await s.call(
+    `/v1/orders/?subscription_id=${subscriptionId}&limit=100&sorting=created_at`,
+  );
+  return res.body.items as Record<string, any>[];
+}
