@@ -40,6 +40,7 @@ import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
+import { exportsRouter } from "./modules/exports/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { sandboxRouter } from "./modules/payments/routes.ts";
@@ -115,6 +116,8 @@ export function createApp(deps: AppDeps): Express {
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
   const v1 = segmentRouter([
+    // Literal paths (`/customers/export`) before the routers whose `/:id` would take them.
+    exportsRouter({ db }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
