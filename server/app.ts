@@ -39,6 +39,7 @@ import { discountsRouter } from "./modules/discounts/routes.ts";
 import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
+import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { exportsRouter } from "./modules/exports/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps): Express {
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     eventsRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
+    customerMetersRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {
       hub: deps.webhooks.hub,
       streams: deps.webhooks.streams,

@@ -57,8 +57,11 @@ async function readBatch(
   size: number,
 ): Promise<Batch> {
   const where = conds.filter((c): c is SQL => c !== null);
+  // The bare `<=` lets the (organization_id, created_at) index start at the cursor.
   if (after)
-    where.push(sql`(${key.at}, ${key.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`);
+    where.push(
+      sql`${key.at} <= ${after.at}::timestamptz and (${key.at}, ${key.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`,
+    );
   const result = (await db.execute(sql`
     select ${select} as line, ${key.at}::text as k_at, ${key.id}::text as k_id
     from ${from}

@@ -28,12 +28,17 @@ export interface CsvExport {
   read(after: repo.Cursor | null): Promise<repo.Batch>;
 }
 
-const BATCH = 5000;
+const BATCH = 20_000;
 
 /** Writes the export to `out`; resolves when done or when `out` went away. */
 export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
   const write = async (chunk: string) => {
-    if (!out.write(chunk)) await Promise.race([once(out, "drain"), once(out, "close")]);
+    if (out.write(chunk)) return;
+    const stop = new AbortController();
+    await Promise.race([
+      once(out, "drain", { signal: stop.signal }),
+      once(out, "close", { signal: stop.signal }),
+    ]).finally(() => stop.abort());
   };
   await write(csv.header);
   let pending: Promise<repo.Batch> | null = csv.read(null);
