@@ -41,6 +41,7 @@ import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
 import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
+import { eventTypesRouter } from "./modules/event-types/routes.ts";
 import { exportsRouter } from "./modules/exports/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
@@ -136,6 +137,7 @@ export function createApp(deps: AppDeps): Express {
     filesRouter(files, guard),
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     eventsRouter({ db, clock: deps.clock }, guard),
+    eventTypesRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
     customerMetersRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {

@@ -18,3 +18,4 @@ export * from "./products.ts";
 export * from "./system.ts";
 export * from "./webhooks.ts";
 export * from "./grants.ts";
+export * from "./event-types.ts";
