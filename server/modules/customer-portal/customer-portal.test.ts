@@ -197,6 +197,22 @@ describe("/v1/customer-portal", () => {
     }
   });
 
+  it("tells who the session acts for", async () => {
+    const { token: cst } = await session({ customer_id: ada.customerId });
+    const user = await polar.customerPortal.customerSession.getAuthenticatedUser({
+      customerSession: cst,
+    });
+    expect(user).toEqual({
+      type: "customer",
+      name: expect.anything(),
+      email: "ada@example.com",
+      customerId: ada.customerId,
+      memberId: null,
+      role: null,
+    });
+    expect((await api(t.url, "/v1/customer-portal/customer-session/user")).status).toBe(401);
+  });
+
   it("shows and edits the customer's own billing details", async () => {
     const { token: cst } = await session({ customer_id: ada.customerId });
     const me = await api(t.url, "/v1/customer-portal/customers/me", { token: cst });
