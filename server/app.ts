@@ -18,6 +18,7 @@ import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.
 import { createCustomerGuard } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
 import type { DemoSeed } from "./demo/seed.ts";
+import { customerPortalPublicRouter } from "./modules/customer-portal/public.ts";
 import { customerPortalRouter } from "./modules/customer-portal/routes.ts";
 import { customerSessionsRouter } from "./modules/customer-sessions/routes.ts";
 import { createCustomerResolver } from "./modules/customer-sessions/service.ts";
@@ -177,6 +178,8 @@ export function createApp(deps: AppDeps): Express {
       guard,
     ),
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
+    // Public (no customer session), so before the portal's guard.
+    customerPortalPublicRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }),
     customerPortalRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue, downloads },
       createCustomerGuard(createCustomerResolver({ db, clock: deps.clock })),
