@@ -25,6 +25,7 @@ import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.
 import { createCustomerGuard } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
 import type { DemoSeed } from "./demo/seed.ts";
+import { customerPortalPublicRouter } from "./modules/customer-portal/public.ts";
 import { customerPortalRouter } from "./modules/customer-portal/routes.ts";
 import { customerSessionsRouter } from "./modules/customer-sessions/routes.ts";
 import { createCustomerResolver } from "./modules/customer-sessions/service.ts";
@@ -49,8 +50,11 @@ import { discountsRouter } from "./modules/discounts/routes.ts";
 import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
+import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metricsRouter } from "./modules/metrics/routes.ts";
+import { eventTypesRouter } from "./modules/event-types/routes.ts";
+import { exportsRouter } from "./modules/exports/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
 import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
@@ -179,6 +183,8 @@ export function createApp(deps: AppDeps): Express {
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
   const v1 = segmentRouter([
     requestLogRouter({ hub: requestLog, streams: deps.webhooks.streams }, guard),
+    // Literal paths (`/customers/export`) before the routers whose `/:id` would take them.
+    exportsRouter({ db }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
@@ -199,8 +205,10 @@ export function createApp(deps: AppDeps): Express {
     filesRouter(files, guard),
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     eventsRouter({ db, clock: deps.clock }, guard),
+    eventTypesRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
     metricsRouter({ db }, guard),
+    customerMetersRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {
       hub: deps.webhooks.hub,
       streams: deps.webhooks.streams,
@@ -235,6 +243,8 @@ export function createApp(deps: AppDeps): Express {
       guard,
     ),
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
+    // Public (no customer session), so before the portal's guard.
+    customerPortalPublicRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }),
     customerPortalRouter({ ...billing, downloads }, customerGuard),
   ]);
   app.use(

@@ -20,3 +20,4 @@ export * from "./webhooks.ts";
 export * from "./grants.ts";
 export * from "./idempotency.ts";
 export * from "./sandbox-clocks.ts";
+export * from "./event-types.ts";

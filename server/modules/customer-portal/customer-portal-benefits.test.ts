@@ -97,6 +97,32 @@ afterAll(async () => {
 });
 
 describe("/v1/customer-portal benefits", () => {
+  it("lists and gets the customer's grants as Polar's client parses them", async () => {
+    const list = await polar.customerPortal.benefitGrants.list(
+      { customerSession: ada.session },
+      {},
+    );
+    const items = list.result.items;
+    expect(items.map((g) => g.benefitId).sort()).toEqual(Object.values(benefitIds).sort());
+    for (const g of items) {
+      expect(g.customerId).toBe(ada.customerId);
+      expect(g.customer).toMatchObject({ id: ada.customerId, oauthAccounts: {} });
+      expect(g.benefit.organization).toMatchObject({ id: organizationId });
+    }
+    const one = await polar.customerPortal.benefitGrants.get(
+      { customerSession: ada.session },
+      { id: items[0]!.id },
+    );
+    expect(one).toMatchObject({
+      id: items[0]!.id,
+      benefit: { organization: { id: organizationId } },
+    });
+    const bobs = await api(t.url, `/v1/customer-portal/benefit-grants/${items[0]!.id}`, {
+      token: bob.session,
+    });
+    expect(bobs.status).toBe(404);
+  });
+
   it("lists the customer's own license key and reads it with its activations", async () => {
     const keys = await polar.customerPortal.licenseKeys.list({ customerSession: ada.session }, {});
     expect(keys.result.items).toHaveLength(1);

@@ -20,6 +20,7 @@ const SCOPES = [
 const clock = new TestClock();
 let t: TestServer;
 let polar: Polar;
+let slug: string;
 let token: string;
 let productId: string;
 let oneTimeProductId: string;
@@ -73,6 +74,7 @@ async function sessionCount(): Promise<number> {
 beforeAll(async () => {
   t = await startTestServer({ clock, worker: false });
   const seller = await createSeller(t.url, SCOPES);
+  slug = seller.organization.slug;
   token = seller.token;
   polar = new Polar({ accessToken: token, serverURL: t.url });
   productId = (
@@ -195,6 +197,38 @@ describe("/v1/customer-portal", () => {
       const res = await api(t.url, path, { token: cst });
       expect(res.status, path).toBe(401);
     }
+  });
+
+  it("shows an organization and its public products by slug, without a token", async () => {
+    const hidden = await polar.products.create({
+      name: "Internal",
+      visibility: "private",
+      prices: [{ amountType: "fixed", priceAmount: 100, priceCurrency: "usd" }],
+    });
+    const anonymous = new Polar({ serverURL: t.url });
+    const data = await anonymous.customerPortal.organizations.get({ slug });
+    expect(data.organization).toMatchObject({ slug });
+    expect(data.products.map((p) => p.name).sort()).toEqual(["Ebook", "Pro"]);
+    expect(data.products.map((p) => p.id)).not.toContain(hidden.id);
+    const missing = await api(t.url, "/v1/customer-portal/organizations/no-such-shop");
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toBe("ResourceNotFound");
+  });
+
+  it("tells who the session acts for", async () => {
+    const { token: cst } = await session({ customer_id: ada.customerId });
+    const user = await polar.customerPortal.customerSession.getAuthenticatedUser({
+      customerSession: cst,
+    });
+    expect(user).toEqual({
+      type: "customer",
+      name: expect.anything(),
+      email: "ada@example.com",
+      customerId: ada.customerId,
+      memberId: null,
+      role: null,
+    });
+    expect((await api(t.url, "/v1/customer-portal/customer-session/user")).status).toBe(401);
   });
 
   it("shows and edits the customer's own billing details", async () => {

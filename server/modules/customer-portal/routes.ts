@@ -30,6 +30,9 @@ export function customerPortalRouter(
   r.get(`${p}/customer-session/introspect`, async (req, res) => {
     res.json(await service.introspectSession(deps, customerOf(req)));
   });
+  r.get(`${p}/customer-session/user`, async (req, res) => {
+    res.json(await service.getSessionUser(deps, customerOf(req)));
+  });
   r.get(`${p}/customers/me`, async (req, res) => {
     res.json(await service.getMe(deps, customerOf(req)));
   });

@@ -13,8 +13,34 @@ import {
   meterOfCustomer,
 } from "../grants/service.ts";
 import { keyOfCustomer, listKeysOfCustomer } from "../license-keys/service.ts";
-import type { BenefitIdQuery } from "./schemas.ts";
+import type { CustomerOut } from "../customers/schemas.ts";
+import { organizationSummary } from "../organizations/service.ts";
+import { type BenefitIdQuery, customerOrganizationOut, portalCustomerOut } from "./schemas.ts";
 import type { PortalDeps } from "./service.ts";
+
+/**
+ * Polar's CustomerBenefitGrant: the seller's grant with the customer as the portal shows it
+ * (with `oauth_accounts`) and the benefit as a subscriber sees it (with its `organization`).
+ */
+async function customerGrants<
+  G extends { customer: CustomerOut; benefit: { type?: unknown; properties?: unknown } },
+>(deps: PortalDeps, ctx: CustomerContext, grants: G[]) {
+  const organization = customerOrganizationOut(
+    await organizationSummary(deps.db, ctx.organizationId),
+  );
+  return grants.map((g) => ({
+    ...g,
+    customer: portalCustomerOut(g.customer),
+    benefit: { ...g.benefit, organization, properties: subscriberProperties(g.benefit) },
+  }));
+}
+
+/** A subscriber sees a downloadables benefit's files still offered, not the seller's archive. */
+function subscriberProperties(benefit: { type?: unknown; properties?: unknown }) {
+  if (benefit.type !== "downloadables") return benefit.properties;
+  const p = benefit.properties as { files?: string[]; archived?: Record<string, boolean> };
+  return { active_files: (p.files ?? []).filter((id) => !p.archived?.[id]) };
+}
 
 /** GET /v1/customer-portal/benefit-grants/ — Polar's ListResource[CustomerBenefitGrant]. */
 export async function listCustomerBenefitGrants(
@@ -22,11 +48,13 @@ export async function listCustomerBenefitGrants(
   ctx: CustomerContext,
   page: Pagination,
 ) {
-  return listGrantsOfCustomer(deps.db, ctx, page);
+  const list = await listGrantsOfCustomer(deps.db, ctx, page);
+  return { ...list, items: await customerGrants(deps, ctx, list.items) };
 }
 
 export async function getCustomerBenefitGrant(deps: PortalDeps, ctx: CustomerContext, id: string) {
-  return grantOfCustomer(deps.db, ctx, id);
+  const [grant] = await customerGrants(deps, ctx, [await grantOfCustomer(deps.db, ctx, id)]);
+  return grant!;
 }
 
 /** GET /v1/customer-portal/license-keys/ — Polar's ListResource[LicenseKeyRead]. */

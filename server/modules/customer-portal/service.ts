@@ -62,6 +62,19 @@ export async function getMe(deps: PortalDeps, ctx: CustomerContext) {
   return portalCustomerOut(await getCustomer(deps, organizationView(ctx), { id: ctx.customerId }));
 }
 
+/** Polar's PortalAuthenticatedUser: who the session acts for (always a customer: no members yet). */
+export async function getSessionUser(deps: PortalDeps, ctx: CustomerContext) {
+  const me = await getCustomer(deps, organizationView(ctx), { id: ctx.customerId });
+  return {
+    type: "customer",
+    name: me.name,
+    email: me.email,
+    customer_id: me.id,
+    member_id: null,
+    role: null,
+  };
+}
+
 export async function updateMe(
   deps: PortalDeps,
   ctx: CustomerContext,

@@ -11,6 +11,7 @@ import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { productsByIds, productsOf } from "../products/service.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import {
   discountOut,
@@ -156,7 +157,9 @@ export async function createDiscount(deps: DiscountDeps, ctx: AuthContext, input
         createdAt: deps.clock.now(),
       });
       await repo.setProducts(tx, row.id, productIds);
-      return (await render(tx, [row]))[0]!;
+      const data = (await render(tx, [row]))[0]!;
+      await recordEvent(tx, deps.clock, { organizationId, type: "discount.created", data });
+      return data;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw codeTakenError();
@@ -260,7 +263,13 @@ export async function updateDiscount(
     return await inTransaction(deps.db, async (tx) => {
       const row = await repo.updateDiscount(tx, id, { ...next, modifiedAt: deps.clock.now() });
       if (productIds) await repo.setProducts(tx, id, productIds);
-      return (await render(tx, [row]))[0]!;
+      const data = (await render(tx, [row]))[0]!;
+      await recordEvent(tx, deps.clock, {
+        organizationId: current.organizationId,
+        type: "discount.updated",
+        data,
+      });
+      return data;
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw codeTakenError();
@@ -274,9 +283,16 @@ export async function deleteDiscount(
   ctx: AuthContext,
   id: string,
 ): Promise<void> {
-  await ownDiscount(deps, ctx, id);
+  const current = await ownDiscount(deps, ctx, id);
   const now = deps.clock.now();
-  await repo.updateDiscount(deps.db, id, { deletedAt: now, modifiedAt: now });
+  await inTransaction(deps.db, async (tx) => {
+    const row = await repo.updateDiscount(tx, id, { deletedAt: now, modifiedAt: now });
+    await recordEvent(tx, deps.clock, {
+      organizationId: current.organizationId,
+      type: "discount.deleted",
+      data: (await render(tx, [row]))[0]!,
+    });
+  });
 }
 
 // For checkouts: the discount rows they price with, the products a discount is restricted to, and

@@ -13,7 +13,8 @@ import {
   type SQL,
 } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { meters } from "../../../db/schema/index.ts";
+import { events, meters } from "../../../db/schema/index.ts";
+import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
 
 export type MeterRow = typeof meters.$inferSelect;
@@ -89,4 +90,25 @@ export function definitionUnchanged(
 ): SQL {
   return sql`exists (select 1 from ${meters} where ${meters.id} = ${row.id} and ${meters.organizationId} = ${row.organizationId}
     and ${meters.filter} = ${JSON.stringify(row.filter)}::jsonb and ${meters.aggregation} = ${JSON.stringify(row.aggregation)}::jsonb)`;
+}
+
+/** A meter's aggregation over one customer's events since `since` (the customer meter's balance). */
+export async function consumedSince(
+  db: Db,
+  meter: Pick<MeterRow, "organizationId" | "filter" | "aggregation">,
+  customerId: string,
+  since: Date,
+): Promise<number> {
+  const result = (await db.execute(sql`
+    select ${aggregateOf(meter.aggregation, sql`v`)} as q
+    from (select ${aggregationValue(meter.aggregation)} as v from ${events}
+          where ${events.organizationId} = ${meter.organizationId}
+            and ${events.customerId} = ${customerId}
+            and ${events.timestamp} >= ${since.toISOString()}::timestamptz
+            and ${filterCondition(meter.filter)}) as selected`)) as unknown as
+    | { rows: { q: number | string | null }[] }
+    | { q: number | string | null }[];
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  const [r] = Array.isArray(result) ? result : result.rows;
+  return Number(r?.q ?? 0);
 }

@@ -1,0 +1,51 @@
+// Wire schemas for Polar's seller-side CustomerMeter: a customer's balance on one meter.
+import { z } from "zod";
+import { queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
+
+export const CUSTOMER_METER_SORTS = [
+  "created_at",
+  "modified_at",
+  "customer_id",
+  "customer_name",
+  "meter_id",
+  "meter_name",
+  "consumed_units",
+  "credited_units",
+  "balance",
+] as const;
+export type CustomerMeterSort = (typeof CUSTOMER_METER_SORTS)[number];
+
+export const customerMeterListQuery = z.object({
+  organization_id: queryList(z.uuid()).optional(),
+  customer_id: queryList(z.uuid()).optional(),
+  external_customer_id: queryList(z.string()).optional(),
+  meter_id: queryList(z.uuid()).optional(),
+  sorting: sortingSchema(CUSTOMER_METER_SORTS, ["-modified_at"]),
+});
+export type CustomerMeterListQuery = z.output<typeof customerMeterListQuery>;
+
+export interface CustomerMeterParts {
+  id: string;
+  createdAt: Date;
+  modifiedAt: Date | null;
+  customerId: string;
+  meterId: string;
+  creditedUnits: number;
+  consumed: number;
+}
+
+export function customerMeterOut<C, M>(m: CustomerMeterParts, customer: C, meter: M) {
+  return {
+    id: m.id,
+    created_at: m.createdAt.toISOString(),
+    modified_at: m.modifiedAt?.toISOString() ?? null,
+    customer_id: m.customerId,
+    meter_id: m.meterId,
+    consumed_units: m.consumed,
+    credited_units: m.creditedUnits,
+    balance: m.creditedUnits - m.consumed,
+    customer,
+    meter,
+  };
+}

@@ -1,0 +1,42 @@
+// GET /v1/{customers,orders,subscriptions}/export: CSV files. Mounted before the resources' own
+// routers so that the literal `export` wins over their `/:id` routes.
+import { type Request, type Response, Router } from "express";
+import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { parseQuery } from "../../lib/validation.ts";
+import { customerExportQuery, orderExportQuery, subscriptionExportQuery } from "./schemas.ts";
+import * as service from "./service.ts";
+
+async function send(req: Request, res: Response, csv: service.CsvExport): Promise<void> {
+  res.status(200);
+  res.setHeader("Content-Type", "text/csv; charset=utf-8");
+  res.setHeader("Content-Disposition", `attachment; filename=${csv.filename}`);
+  try {
+    await service.writeCsv(res, csv);
+    res.end();
+  } catch (err) {
+    // The status line is gone: cutting the connection is the only way to say the file is partial.
+    req.log.error({ err }, "export failed mid-stream");
+    res.destroy();
+  }
+}
+
+export function exportsRouter(deps: service.ExportDeps, guard: Guard): Router {
+  const r = Router();
+  r.get("/customers/export", guard("customers:read", "customers:write"), async (req, res) => {
+    const csv = service.customersCsv(deps, authOf(req), parseQuery(customerExportQuery, req));
+    await send(req, res, csv);
+  });
+  r.get("/orders/export", guard("orders:read"), async (req, res) => {
+    const csv = service.ordersCsv(deps, authOf(req), parseQuery(orderExportQuery, req));
+    await send(req, res, csv);
+  });
+  r.get(
+    "/subscriptions/export",
+    guard("subscriptions:read", "subscriptions:write"),
+    async (req, res) => {
+      const query = parseQuery(subscriptionExportQuery, req);
+      await send(req, res, service.subscriptionsCsv(deps, authOf(req), query));
+    },
+  );
+  return r;
+}
