@@ -22,7 +22,7 @@ describe("loadConfig", () => {
 
   it("production with an http:// BASE_URL other than localhost stops at start", () => {
     const load = (BASE_URL: string) =>
-      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, BASE_URL }, cwd: tmp() });
+      loadConfig({ command: "serve", env: { AUTH_SECRET: SECRET, ...FREE, BASE_URL }, cwd: tmp() });
     expect(() => load("http://billing.example.com")).toThrow(/BASE_URL: must be an https:\/\/ URL/);
     expect(() => load("http://10.0.0.5:8080")).toThrow(/BASE_URL/);
     expect(load("https://billing.example.com").mode).toBe("production");

@@ -1,0 +1,283 @@
+// The environment's schema: every variable till reads, with its type, range and default. Parsing
+// happens in config.ts (the only reader of process.env); this file only describes.
+import { z } from "zod";
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+const emptyAsUndefined = (v: unknown) => (v === "" ? undefined : v);
+const booleanString = z
+  .enum(["true", "false", "1", "0"])
+  .transform((v) => v === "true" || v === "1");
+
+export const envSchema = z.object({
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
+  HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  BASE_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(500).default(10),
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(120_000).default(5_000),
+  ),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  ),
+  DATABASE_LOCK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  ),
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, "must be at least 16 characters (try: openssl rand -hex 32)").optional(),
+  ),
+  TILL_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
+  AUTH_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, "must be at least 32 characters (try: openssl rand -base64 32)").optional(),
+  ),
+  LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
+  LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(["json", "pretty"]).optional()),
+  TILL_MODE: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "production"]).optional()),
+  SHUTDOWN_GRACE_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(600_000).default(10_000),
+  ),
+  TRUSTED_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  TAX_RATES: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(
+        /^[A-Z]{2}:\d{1,5}(,[A-Z]{2}:\d{1,5})*$/,
+        'must look like "DE:1900,FR:2000" (country:basis points)',
+      )
+      .optional(),
+  ),
+  CHECKOUT_TTL_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(60)
+      .max(30 * 86400)
+      .default(86400),
+  ),
+  DUNNING_RETRY_DAYS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^\d{1,3}(,\d{1,3}){0,9}$/, 'must look like "3,5,7" (days between payment attempts)')
+      .default("3,5,7"),
+  ),
+  SMTP_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+      .optional(),
+  ),
+  EMAIL_FROM: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(3).default("till <no-reply@till.localhost>"),
+  ),
+  AUTH_REQUIRE_EMAIL_VERIFICATION: z.preprocess(emptyAsUndefined, booleanString.optional()),
+  AUTH_DISABLE_SIGNUP: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_ALLOW_DELETE_USER: z.preprocess(emptyAsUndefined, booleanString.default(true)),
+  AUTH_MIN_PASSWORD_LENGTH: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(256).default(8),
+  ),
+  AUTH_MAX_PASSWORD_LENGTH: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(8).max(1024).default(128),
+  ),
+  AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
+  AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_DELETE_USER_EMAIL_CONFIRMATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
+  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ORGANIZATION_INVITATION_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(50),
+  ),
+  AUTH_TEAM_MAX_MEMBERS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION: z.preprocess(
+    emptyAsUndefined,
+    booleanString.default(true),
+  ),
+  AUTH_USER_MAX_ORGANIZATIONS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(100),
+  ),
+  AUTH_ORGANIZATION_MAX_ROLES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).default(50),
+  ),
+  TILL_ADMIN_EMAILS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(",")
+          .map((s) => s.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .pipe(z.array(z.email({ message: "must be comma-separated email addresses" })))
+      .default([]),
+  ),
+  AUTH_DEVICE_CODE_EXPIRES_IN: z.preprocess(emptyAsUndefined, z.string().default("30m")),
+  AUTH_DEVICE_POLL_INTERVAL: z.preprocess(emptyAsUndefined, z.string().default("5s")),
+  CAPTCHA_PROVIDER: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["cloudflare-turnstile", "google-recaptcha", "hcaptcha", "captchafox"]).optional(),
+  ),
+  CAPTCHA_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
+  CAPTCHA_ENDPOINTS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  CAPTCHA_SITE_VERIFY_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
+  FILES_MAX_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(Number.MAX_SAFE_INTEGER)
+      .default(512 * 1024 * 1024),
+  ),
+  FILES_UPLOAD_URL_TTL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 86_400)
+      .default(3600),
+  ),
+  WEBHOOK_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(100).max(60_000).default(10_000),
+  ),
+  WEBHOOK_MAX_ATTEMPTS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(50).default(10),
+  ),
+  WEBHOOK_RETRY_BASE_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(3_600_000).default(4_000),
+  ),
+  WEBHOOK_FIFO_WAIT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(3_600_000).default(60_000),
+  ),
+  WEBHOOK_CONCURRENCY: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(256).default(16),
+  ),
+  WEBHOOK_RETENTION_DAYS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(3650).default(90),
+  ),
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1000).default(10),
+  ),
+  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(2).max(86_400).default(900),
+  ),
+  WEBHOOK_PIPELINING: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(64).default(1),
+  ),
+  WEBHOOK_DNS_SERVERS: z.preprocess(emptyAsUndefined, z.string().optional()),
+  DISCORD_API_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/ }).default("https://discord.com/api/v10"),
+  ),
+  DISCORD_BOT_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
+  GITHUB_API_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
+  ),
+  GITHUB_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
+  GRANT_RETRY_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(100).default(10),
+  ),
+  GRANT_RETRY_DELAY_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(86_400).default(30),
+  ),
+  LICENSE_KEY_RATE_LIMIT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1_000_000).default(60),
+  ),
+  TILL_DEMO: z.preprocess(emptyAsUndefined, booleanString.optional()),
+  DOWNLOAD_URL_TTL: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number()
+      .int()
+      .min(10)
+      .max(7 * 86_400)
+      .default(3600),
+  ),
+  TILL_PAYMENTS: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "stripe", "none"]).optional()),
+  STRIPE_SECRET_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(
+        /^(sk|rk)_(test|live)_\w+$/,
+        "must be a Stripe secret key (sk_live_... or sk_test_...)",
+      )
+      .optional(),
+  ),
+  STRIPE_PUBLISHABLE_KEY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(
+        /^pk_(test|live)_\w+$/,
+        "must be a Stripe publishable key (pk_live_... or pk_test_...)",
+      )
+      .optional(),
+  ),
+  STRIPE_WEBHOOK_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^whsec_\w+$/, "must be a Stripe webhook signing secret (whsec_...)")
+      .optional(),
+  ),
+  STRIPE_API_BASE: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/ }).optional()),
+  STRIPE_JS_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ protocol: /^https?$/ }).default("https://js.stripe.com/endive/stripe.js"),
+  ),
+  PAYMENTS_RECONCILE_AFTER_SECONDS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(86_400).default(120),
+  ),
+  INIT_CWD: z.string().optional(),
+});
