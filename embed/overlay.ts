@@ -31,6 +31,12 @@ const CSS = `.till-checkout-dialog{position:fixed;inset:0;z-index:${Z_INDEX};bac
 export const allowedOrigins: string[] = [];
 
 const LOAD_FAILED = "The checkout could not be loaded. Check your connection and try again.";
+const NOT_FOUND =
+  "Checkout not found. This link is not valid. Go back to the store to start again.";
+const EXPIRED =
+  "This checkout has expired. Nothing was charged. Go back to the store to start again.";
+const REFUSED =
+  "This checkout cannot be opened here. The seller has not allowed this site to show it. Nothing was charged.";
 
 export class TillCheckout {
   readonly iframe: HTMLIFrameElement;
@@ -81,8 +87,9 @@ export class TillCheckout {
     this.iframe.src = url.toString();
     // A frame that loads (even the browser's error page) but never says `loaded` has failed.
     this.iframe.addEventListener("load", () => {
-      if (!this.#loaded && !this.#closed)
-        this.#afterLoad ??= setTimeout(() => this.#fail(LOAD_FAILED), AFTER_LOAD_MS);
+      if (this.#loaded || this.#closed) return;
+      this.#afterLoad ??= setTimeout(() => this.#fail(LOAD_FAILED), AFTER_LOAD_MS);
+      void this.#diagnose(url);
     });
     // The style travels with the dialog, so removing the dialog removes it too.
     this.#dialog.append(
@@ -205,6 +212,27 @@ export class TillCheckout {
   }
 
   /** The checkout cannot be shown: say so in the overlay, raise `error`, reject create(). */
+  /**
+   * The server refuses to be framed by a site other than the checkout's embed_origin, and then the
+   * page cannot say why; the public API answers any origin, so ask it.
+   */
+  async #diagnose(url: URL): Promise<void> {
+    const secret = /\/checkout\/([^/?#]+)/.exec(url.pathname)?.[1];
+    if (!secret) return;
+    try {
+      const res = await fetch(`${url.origin}/v1/checkouts/client/${secret}`, {
+        credentials: "omit",
+      });
+      if (res.status === 404) return this.#fail(NOT_FOUND);
+      if (res.status === 410) return this.#fail(EXPIRED);
+      if (!res.ok) return;
+      const body = (await res.json()) as { embed_origin?: string | null };
+      if (body.embed_origin !== window.location.origin) this.#fail(REFUSED);
+    } catch {
+      // Unreachable: the load timer reports it.
+    }
+  }
+
   #fail(text: string): void {
     if (this.#closed || this.#loaded) return;
     this.#loaded = true;

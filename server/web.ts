@@ -106,7 +106,13 @@ function assets(): RequestHandler {
   };
   return (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
-    const name = path.posix.normalize(decodeURIComponent(req.path)).replace(/^\/+/, "");
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(req.path);
+    } catch {
+      return next(); // a malformed escape names no asset: 404, not a 500
+    }
+    const name = path.posix.normalize(decoded).replace(/^\/+/, "");
     if (!name || name.includes("..") || name.endsWith(".br") || name.endsWith(".gz")) return next();
     const file = path.join(dir, name);
     if (!has(file)) return next();
