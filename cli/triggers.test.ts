@@ -55,6 +55,8 @@ describe("till trigger", { timeout: 120_000 }, () => {
         "order.refunded",
         "order.updated",
         "organization.updated",
+        "subscription.cycled",
+        "subscription.past_due",
       ];
       for (const event of events) {
         expect(listed).toContain(event);
