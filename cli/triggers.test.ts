@@ -56,6 +56,7 @@ describe("till trigger", { timeout: 120_000 }, () => {
         "order.updated",
         "organization.updated",
         "subscription.cycled",
+        "subscription.revoked",
         "subscription.past_due",
       ];
       for (const event of events) {

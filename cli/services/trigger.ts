@@ -132,9 +132,11 @@ export const TRIGGERS: Record<string, Recipe> = {
   ],
   "subscription.cycled": (org) => [...purchase(true)(org), advanceClock(org)],
   "subscription.past_due": declinedRenewal,
+  // Canceled at period end, then the sandbox clock passes the end: revoked as in a real month.
   "subscription.revoked": (org) => [
     ...purchase(true)(org),
-    subscriptionUpdate("revoke", { revoke: true }),
+    subscriptionUpdate("cancel", { cancel_at_period_end: true }),
+    advanceClock(org),
   ],
 };
 
