@@ -55,6 +55,9 @@ describe("till trigger", { timeout: 120_000 }, () => {
         "order.refunded",
         "order.updated",
         "organization.updated",
+        "subscription.cycled",
+        "subscription.revoked",
+        "subscription.past_due",
       ];
       for (const event of events) {
         expect(listed).toContain(event);

@@ -22,6 +22,10 @@ export function configureListenCommand(program: Command): void {
       "--print-secret",
       "print the signing secret and exit (for scripts; {secret} with --json)",
     )
+    .option(
+      "--replay <n>",
+      "first resend the organization's last n events (1-1000), then follow live ones",
+    )
     .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addOption(
       new Option("--max-events <n>", "exit after forwarding this many events")
@@ -30,7 +34,7 @@ export function configureListenCommand(program: Command): void {
     )
     .addHelpText(
       "after",
-      "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events 'subscription.*' --print-json\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent). Listen starts even if nothing listens at --forward-to yet:\neach event is retried with backoff until your app answers, and none is dropped.\n",
+      "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events 'subscription.*' --print-json\n  $ till listen --replay 5 --forward-to http://localhost:3000/webhooks\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent). Listen starts even if nothing listens at --forward-to yet:\neach event is retried with backoff until your app answers, and none is dropped.\n",
     )
     .action(
       async (
@@ -41,6 +45,7 @@ export function configureListenCommand(program: Command): void {
           printJson?: boolean;
           org?: string;
           maxEvents?: number;
+          replay?: string;
         },
         c: Command,
       ) => {
@@ -50,6 +55,11 @@ export function configureListenCommand(program: Command): void {
         });
         if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo))
           throw new AbortError("--forward-to must be an http(s) URL.", { exitCode: EXIT.usage });
+        const replay = flags.replay === undefined ? null : Number(flags.replay);
+        if (replay !== null && !(Number.isInteger(replay) && replay >= 1 && replay <= 1000))
+          throw new AbortError("--replay must be a whole number from 1 to 1000.", {
+            exitCode: EXIT.usage,
+          });
         const { listen } = await import("../services/listen.ts");
         await listen(ctx, {
           forwardTo: flags.forwardTo ?? null,
@@ -63,6 +73,7 @@ export function configureListenCommand(program: Command): void {
           printJson: Boolean(flags.printJson),
           organizationId,
           maxEvents: flags.maxEvents ?? null,
+          replay,
         });
       },
     );

@@ -3,7 +3,7 @@
 // signed by the server with the listen secret; the CLI checks that signature (not its age: a message
 // may be read long after it was written, when a laptop wakes) before forwarding, and re-signs each
 // forward with the time it is sent. Reconnects with backoff and resumes with Last-Event-ID, so a
-// laptop waking from sleep misses nothing still retained.
+// laptop waking from sleep misses nothing still retained. --replay n first resends the last n events.
 import { timingSafeEqual } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { networkFailure } from "../lib/api.ts";
@@ -21,6 +21,8 @@ export interface ListenOptions {
   organizationId: string;
   /** Stop after this many events (tests and scripts); null runs until interrupted. */
   maxEvents: number | null;
+  /** Resend the organization's last n events first; null starts from now. */
+  replay?: number | null;
 }
 
 export async function listen(ctx: CommandContext, options: ListenOptions): Promise<void> {
@@ -38,7 +40,10 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
 
   while (!stop.signal.aborted) {
     try {
-      const res: Response = await fetch(url, {
+      // Replay only on the first connection: later ones resume after the last event handled, and
+      // one that drops before any event arrives asks for the same last n again (none was handled).
+      const replay = options.replay && lastEventId === null ? `?replay=${options.replay}` : "";
+      const res: Response = await fetch(`${url}${replay}`, {
         headers: {
           authorization: `Bearer ${token}`,
           accept: "text/event-stream",

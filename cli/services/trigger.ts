@@ -78,6 +78,25 @@ const purchase =
   (recurring: boolean): Recipe =>
   (org) => [product(recurring, org), checkout(org), ...pay];
 
+// Renewals come from the sandbox clock: advancing it past the period end renews (or, with a card
+// that declines renewals, marks past due) as a real month would.
+const advanceClock = (org: string | undefined): Fixture => ({
+  name: "clock",
+  method: "post",
+  path: "/v1/sandbox/clock/advance",
+  params: { seconds: 32 * 86_400, ...(org ? { organization_id: org } : {}) },
+});
+const declinedRenewal: Recipe = (org) => [
+  product(true, org),
+  checkout(org),
+  {
+    ...pay[0]!,
+    params: { ...pay[0]!.params, confirmation_token_id: "sandbox_token_renewal_declined" },
+  },
+  pay[1]!,
+  advanceClock(org),
+];
+
 /** Which fixtures fire each event type. */
 export const TRIGGERS: Record<string, Recipe> = {
   "product.created": (org) => [{ ...product(false, org), find: undefined }],
@@ -111,9 +130,13 @@ export const TRIGGERS: Record<string, Recipe> = {
     subscriptionUpdate("cancel", { cancel_at_period_end: true }),
     subscriptionUpdate("uncancel", { cancel_at_period_end: false }),
   ],
+  "subscription.cycled": (org) => [...purchase(true)(org), advanceClock(org)],
+  "subscription.past_due": declinedRenewal,
+  // Canceled at period end, then the sandbox clock passes the end: revoked as in a real month.
   "subscription.revoked": (org) => [
     ...purchase(true)(org),
-    subscriptionUpdate("revoke", { revoke: true }),
+    subscriptionUpdate("cancel", { cancel_at_period_end: true }),
+    advanceClock(org),
   ],
 };
 

@@ -289,6 +289,21 @@ export async function latestSeq(db: Db, organizationId: string): Promise<number>
   return row?.seq ?? 0;
 }
 
+/** The seq just before the organization's last `count` events (0 when it has no more than that). */
+export async function seqBeforeLast(
+  db: Db,
+  organizationId: string,
+  count: number,
+): Promise<number> {
+  const rows = await db
+    .select({ seq: webhookEvents.seq })
+    .from(webhookEvents)
+    .where(eq(webhookEvents.organizationId, organizationId))
+    .orderBy(desc(webhookEvents.seq))
+    .limit(count + 1);
+  return rows.length > count ? Number(rows[count]!.seq) : 0;
+}
+
 /**
  * Active jobs of a pg-boss queue, as attempts (so failing one leaves it alone if it was claimed again
  * meanwhile); with staleOnly, those whose heartbeat is older than their heartbeat interval.

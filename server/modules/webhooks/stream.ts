@@ -1,7 +1,8 @@
 // GET /v1/cli/listen/{organization_id}: the organization's webhook events as server-sent events,
 // as they are committed, for `till listen`. The first message carries the secret the CLI signs
 // forwarded events with. Each event's SSE id is its outbox seq, so a client that reconnects with
-// Last-Event-ID is replayed everything after it that is still retained. Events arrive through
+// Last-Event-ID is replayed everything after it that is still retained; a fresh stream with
+// ?replay=N starts with the last N events. Events arrive through
 // LISTEN/NOTIFY, so an event committed by any instance reaches listeners on every instance.
 import type { Request, Response } from "express";
 import { Router } from "express";
@@ -10,8 +11,8 @@ import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
 import { NotPermitted } from "../../lib/errors.ts";
-import { parseParams } from "../../lib/validation.ts";
-import { eventBySeq, eventsAfter, latestSeq } from "./delivery-repository.ts";
+import { parseParams, parseQuery } from "../../lib/validation.ts";
+import { eventBySeq, eventsAfter, latestSeq, seqBeforeLast } from "./delivery-repository.ts";
 import type { NotificationHub } from "./notifications.ts";
 import { listenSecret } from "./repository.ts";
 import { newWebhookSecret, signatureHeader, signingKeys } from "./signing.ts";
@@ -52,6 +53,8 @@ const lastEventId = z
   .string()
   .regex(/^\d{1,18}$/)
   .transform(Number);
+/** `?replay=N`: a fresh stream starts with the organization's last N events (still retained). */
+const replayQuery = z.object({ replay: z.coerce.number().int().min(1).max(1000).optional() });
 
 export function streamRouter(deps: StreamDeps, guard: Guard): Router {
   const r = Router();
@@ -65,7 +68,13 @@ export function streamRouter(deps: StreamDeps, guard: Guard): Router {
     const resumeFrom = lastEventId.safeParse(
       req.header("last-event-id") ?? req.query.last_event_id,
     );
-    const cursor = resumeFrom.success ? resumeFrom.data : await latestSeq(deps.db, organizationId);
+    const { replay } = parseQuery(replayQuery, req);
+    // Last-Event-ID wins over replay: a reconnect must not send again what the client already has.
+    const cursor = resumeFrom.success
+      ? resumeFrom.data
+      : replay
+        ? await seqBeforeLast(deps.db, organizationId, replay)
+        : await latestSeq(deps.db, organizationId);
     openStream(deps, req, res, organizationId, secret, cursor);
   });
   return r;
