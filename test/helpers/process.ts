@@ -34,8 +34,9 @@ export async function spawnTillServer(
   command: "dev" | "serve",
   env: Record<string, string>,
   cwd = tempDir(),
+  args: string[] = [],
 ): Promise<SpawnedServer> {
-  const child = execa(process.execPath, [tillBin, command], {
+  const child = execa(process.execPath, [tillBin, command, ...args], {
     cwd,
     env: {
       PATH: process.env.PATH ?? "",
