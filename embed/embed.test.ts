@@ -41,6 +41,9 @@ describe("embed.js", () => {
 
   it("a data-polar-checkout link opens a labelled modal iframe with a spinner, locks scroll, Escape closes it", async () => {
     const page = await open();
+    // The overlay asks the API why a frame that loads says nothing; held here, the overlay stays
+    // in its loading state for the checks below.
+    await page.route("**/v1/checkouts/client/**", () => {});
     await page.click("#buy");
     const dialog = page.locator('[role="dialog"][aria-modal="true"]');
     await expect.poll(() => dialog.count()).toBe(1);

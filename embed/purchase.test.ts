@@ -159,7 +159,10 @@ describe("checkout overlay in a browser", () => {
     await page.close();
   });
 
-  it("the overlay is a modal: Tab never leaves it, Escape closes it after loading and focus returns to the opener", async () => {
+  // 30 key presses each checked in the page: slow on a loaded machine, hence the longer limit.
+  it("the overlay is a modal: Tab never leaves it, Escape closes it after loading and focus returns to the opener", {
+    timeout: 150_000,
+  }, async () => {
     const checkout = await newCheckout();
     const { page } = await openOverlay(checkout.url);
     for (let i = 0; i < 30; i++) {
