@@ -172,9 +172,10 @@ describe("dashboard: from sign-up to an open checkout", () => {
     );
     const stats = await page.locator(".stat").allTextContents();
     expect(stats).toEqual(["Revenue$15.00", "MRR$15.00", "Orders1", "Active subscriptions1"]);
-    expect(
-      await page.locator("#product-sales + table tbody tr", { hasText: "Pro" }).textContent(),
-    ).toContain("$15.00");
+    // The sales table fills after the charts: wait for its figures, not its placeholders.
+    await expect
+      .poll(() => page.locator("#product-sales + table tbody tr", { hasText: "Pro" }).textContent())
+      .toContain("$15.00");
     await page.click(".period-picker >> text=12 months");
     await page.waitForSelector(".period-picker button[aria-pressed=true] >> text=12 months");
     await page.waitForSelector(".stat >> text=$15.00");
