@@ -3,50 +3,13 @@
 // after its type (order.paid → onOrderPaid, benefit_grant.created → onBenefitGrantCreated).
 import { Webhook } from "standardwebhooks";
 
-export const WEBHOOK_EVENT_TYPES = [
-  "checkout.created",
-  "checkout.updated",
-  "checkout.expired",
-  "customer.created",
-  "customer.updated",
-  "customer.deleted",
-  "customer.state_changed",
-  "customer_seat.assigned",
-  "customer_seat.claimed",
-  "customer_seat.revoked",
-  "member.created",
-  "member.updated",
-  "member.deleted",
-  "order.created",
-  "order.updated",
-  "order.paid",
-  "order.refunded",
-  "subscription.created",
-  "subscription.updated",
-  "subscription.active",
-  "subscription.canceled",
-  "subscription.uncanceled",
-  "subscription.cycled",
-  "subscription.revoked",
-  "subscription.past_due",
-  "subscription.paused",
-  "subscription.resumed",
-  "refund.created",
-  "refund.updated",
-  "product.created",
-  "product.updated",
-  "discount.created",
-  "discount.updated",
-  "discount.deleted",
-  "organization.updated",
-  "benefit.created",
-  "benefit.updated",
-  "benefit_grant.created",
-  "benefit_grant.updated",
-  "benefit_grant.cycled",
-  "benefit_grant.revoked",
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+// The plugin handles exactly the event types the server sends: one list, kept by the server.
+import {
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventType,
+} from "../../server/modules/webhooks/events.ts";
+
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType };
 
 type Pascal<S extends string> = S extends `${infer A}_${infer B}`
   ? `${Capitalize<A>}${Pascal<B>}`
