@@ -9,6 +9,15 @@ const booleanString = z
   .enum(["true", "false", "1", "0"])
   .transform((v) => v === "true" || v === "1");
 
+/** A whole number in [min, max] (unbounded above when max is left out); empty means the default. */
+const int = (min: number, fallback: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(emptyAsUndefined, z.coerce.number().int().min(min).max(max).default(fallback));
+
+/** true/false/1/0; empty means the default. */
+const flag = (fallback: boolean) => z.preprocess(emptyAsUndefined, booleanString.default(fallback));
+/** true/false/1/0, or unset when empty (the setting then follows another one). */
+const optionalFlag = () => z.preprocess(emptyAsUndefined, booleanString.optional());
+
 export const envSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
@@ -20,22 +29,10 @@ export const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
       .optional(),
   ),
-  DATABASE_POOL_SIZE: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(500).default(10),
-  ),
-  DATABASE_CONNECT_TIMEOUT_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(100).max(120_000).default(5_000),
-  ),
-  DATABASE_STATEMENT_TIMEOUT_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(0).max(3_600_000).default(30_000),
-  ),
-  DATABASE_LOCK_TIMEOUT_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(0).max(3_600_000).default(5_000),
-  ),
+  DATABASE_POOL_SIZE: int(1, 10, 500),
+  DATABASE_CONNECT_TIMEOUT_MS: int(100, 5_000, 120_000),
+  DATABASE_STATEMENT_TIMEOUT_MS: int(0, 30_000, 3_600_000),
+  DATABASE_LOCK_TIMEOUT_MS: int(0, 5_000, 3_600_000),
   METRICS_TOKEN: z.preprocess(
     emptyAsUndefined,
     z.string().min(16, "must be at least 16 characters (try: openssl rand -hex 32)").optional(),
@@ -48,10 +45,7 @@ export const envSchema = z.object({
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).optional()),
   LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(["json", "pretty"]).optional()),
   TILL_MODE: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "production"]).optional()),
-  SHUTDOWN_GRACE_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(0).max(600_000).default(10_000),
-  ),
+  SHUTDOWN_GRACE_MS: int(0, 10_000, 600_000),
   TRUSTED_ORIGINS: z.preprocess(emptyAsUndefined, z.string().optional()),
   TAX_RATES: z.preprocess(
     emptyAsUndefined,
@@ -63,15 +57,7 @@ export const envSchema = z.object({
       )
       .optional(),
   ),
-  CHECKOUT_TTL_SECONDS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number()
-      .int()
-      .min(60)
-      .max(30 * 86400)
-      .default(86400),
-  ),
+  CHECKOUT_TTL_SECONDS: int(60, 86400, 30 * 86400),
   DUNNING_RETRY_DAYS: z.preprocess(
     emptyAsUndefined,
     z
@@ -90,49 +76,25 @@ export const envSchema = z.object({
     emptyAsUndefined,
     z.string().min(3).default("till <no-reply@till.localhost>"),
   ),
-  AUTH_REQUIRE_EMAIL_VERIFICATION: z.preprocess(emptyAsUndefined, booleanString.optional()),
-  AUTH_DISABLE_SIGNUP: z.preprocess(emptyAsUndefined, booleanString.default(false)),
-  AUTH_ALLOW_DELETE_USER: z.preprocess(emptyAsUndefined, booleanString.default(true)),
-  AUTH_MIN_PASSWORD_LENGTH: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(256).default(8),
-  ),
-  AUTH_MAX_PASSWORD_LENGTH: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(8).max(1024).default(128),
-  ),
-  AUTH_RATE_LIMIT: z.preprocess(emptyAsUndefined, booleanString.optional()),
-  AUTH_TRUST_PROXY: z.preprocess(emptyAsUndefined, booleanString.default(false)),
-  AUTH_DELETE_USER_EMAIL_CONFIRMATION: z.preprocess(emptyAsUndefined, booleanString.default(true)),
-  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).default(100),
-  ),
-  AUTH_ORGANIZATION_INVITATION_LIMIT: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).default(100),
-  ),
-  AUTH_ORGANIZATION_MAX_TEAMS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).default(50),
-  ),
-  AUTH_TEAM_MAX_MEMBERS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).default(100),
-  ),
-  AUTH_ALLOW_UNLINKING_ALL: z.preprocess(emptyAsUndefined, booleanString.default(false)),
+  AUTH_REQUIRE_EMAIL_VERIFICATION: optionalFlag(),
+  AUTH_DISABLE_SIGNUP: flag(false),
+  AUTH_ALLOW_DELETE_USER: flag(true),
+  AUTH_MIN_PASSWORD_LENGTH: int(1, 8, 256),
+  AUTH_MAX_PASSWORD_LENGTH: int(8, 128, 1024),
+  AUTH_RATE_LIMIT: optionalFlag(),
+  AUTH_TRUST_PROXY: flag(false),
+  AUTH_DELETE_USER_EMAIL_CONFIRMATION: flag(true),
+  AUTH_ORGANIZATION_MEMBERSHIP_LIMIT: int(1, 100),
+  AUTH_ORGANIZATION_INVITATION_LIMIT: int(1, 100),
+  AUTH_ORGANIZATION_MAX_TEAMS: int(1, 50),
+  AUTH_TEAM_MAX_MEMBERS: int(1, 100),
+  AUTH_ALLOW_UNLINKING_ALL: flag(false),
   AUTH_ALLOW_USER_TO_CREATE_ORGANIZATION: z.preprocess(
     emptyAsUndefined,
     booleanString.default(true),
   ),
-  AUTH_USER_MAX_ORGANIZATIONS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).default(100),
-  ),
-  AUTH_ORGANIZATION_MAX_ROLES: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).default(50),
-  ),
+  AUTH_USER_MAX_ORGANIZATIONS: int(1, 100),
+  AUTH_ORGANIZATION_MAX_ROLES: int(1, 50),
   TILL_ADMIN_EMAILS: z.preprocess(
     emptyAsUndefined,
     z
@@ -155,60 +117,17 @@ export const envSchema = z.object({
   CAPTCHA_SECRET_KEY: z.preprocess(emptyAsUndefined, z.string().optional()),
   CAPTCHA_ENDPOINTS: z.preprocess(emptyAsUndefined, z.string().optional()),
   CAPTCHA_SITE_VERIFY_URL: z.preprocess(emptyAsUndefined, z.url().optional()),
-  FILES_MAX_SIZE: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(Number.MAX_SAFE_INTEGER)
-      .default(512 * 1024 * 1024),
-  ),
-  FILES_UPLOAD_URL_TTL: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number()
-      .int()
-      .min(10)
-      .max(7 * 86_400)
-      .default(3600),
-  ),
-  WEBHOOK_TIMEOUT_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(100).max(60_000).default(10_000),
-  ),
-  WEBHOOK_MAX_ATTEMPTS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(50).default(10),
-  ),
-  WEBHOOK_RETRY_BASE_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(3_600_000).default(4_000),
-  ),
-  WEBHOOK_FIFO_WAIT_MS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(0).max(3_600_000).default(60_000),
-  ),
-  WEBHOOK_CONCURRENCY: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(256).default(16),
-  ),
-  WEBHOOK_RETENTION_DAYS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(3650).default(90),
-  ),
-  WEBHOOK_DISABLE_AFTER_FAILURES: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(1000).default(10),
-  ),
-  WEBHOOK_JOB_EXPIRE_SECONDS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(2).max(86_400).default(900),
-  ),
-  WEBHOOK_PIPELINING: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(64).default(1),
-  ),
+  FILES_MAX_SIZE: int(1, 512 * 1024 * 1024, Number.MAX_SAFE_INTEGER),
+  FILES_UPLOAD_URL_TTL: int(10, 3600, 7 * 86_400),
+  WEBHOOK_TIMEOUT_MS: int(100, 10_000, 60_000),
+  WEBHOOK_MAX_ATTEMPTS: int(1, 10, 50),
+  WEBHOOK_RETRY_BASE_MS: int(1, 4_000, 3_600_000),
+  WEBHOOK_FIFO_WAIT_MS: int(0, 60_000, 3_600_000),
+  WEBHOOK_CONCURRENCY: int(1, 16, 256),
+  WEBHOOK_RETENTION_DAYS: int(1, 90, 3650),
+  WEBHOOK_DISABLE_AFTER_FAILURES: int(1, 10, 1000),
+  WEBHOOK_JOB_EXPIRE_SECONDS: int(2, 900, 86_400),
+  WEBHOOK_PIPELINING: int(1, 1, 64),
   WEBHOOK_DNS_SERVERS: z.preprocess(emptyAsUndefined, z.string().optional()),
   DISCORD_API_URL: z.preprocess(
     emptyAsUndefined,
@@ -220,28 +139,11 @@ export const envSchema = z.object({
     z.url({ protocol: /^https?$/ }).default("https://api.github.com"),
   ),
   GITHUB_TOKEN: z.preprocess(emptyAsUndefined, z.string().optional()),
-  GRANT_RETRY_LIMIT: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(0).max(100).default(10),
-  ),
-  GRANT_RETRY_DELAY_SECONDS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(0).max(86_400).default(30),
-  ),
-  LICENSE_KEY_RATE_LIMIT: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(1_000_000).default(60),
-  ),
-  TILL_DEMO: z.preprocess(emptyAsUndefined, booleanString.optional()),
-  DOWNLOAD_URL_TTL: z.preprocess(
-    emptyAsUndefined,
-    z.coerce
-      .number()
-      .int()
-      .min(10)
-      .max(7 * 86_400)
-      .default(3600),
-  ),
+  GRANT_RETRY_LIMIT: int(0, 10, 100),
+  GRANT_RETRY_DELAY_SECONDS: int(0, 30, 86_400),
+  LICENSE_KEY_RATE_LIMIT: int(1, 60, 1_000_000),
+  TILL_DEMO: optionalFlag(),
+  DOWNLOAD_URL_TTL: int(10, 3600, 7 * 86_400),
   TILL_PAYMENTS: z.preprocess(emptyAsUndefined, z.enum(["sandbox", "stripe", "none"]).optional()),
   STRIPE_SECRET_KEY: z.preprocess(
     emptyAsUndefined,
@@ -275,9 +177,6 @@ export const envSchema = z.object({
     emptyAsUndefined,
     z.url({ protocol: /^https?$/ }).default("https://js.stripe.com/endive/stripe.js"),
   ),
-  PAYMENTS_RECONCILE_AFTER_SECONDS: z.preprocess(
-    emptyAsUndefined,
-    z.coerce.number().int().min(1).max(86_400).default(120),
-  ),
+  PAYMENTS_RECONCILE_AFTER_SECONDS: int(1, 120, 86_400),
   INIT_CWD: z.string().optional(),
 });
