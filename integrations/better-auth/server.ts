@@ -10,6 +10,7 @@ import {
   sessionMiddleware,
 } from "better-auth/api";
 import { z } from "zod";
+import { type CustomerSyncOptions, customerHooks } from "./customer-sync.ts";
 import { createTillApi, TillApiError, type TillApi, type TillApiOptions } from "./till-api.ts";
 import {
   dispatchWebhook,
@@ -23,15 +24,9 @@ export interface TillProductSlug {
   slug: string;
 }
 
-export interface TillPluginOptions extends TillApiOptions {
+export interface TillPluginOptions extends TillApiOptions, CustomerSyncOptions {
   /** Products the checkout may name by slug instead of id. */
   products?: TillProductSlug[] | (() => Promise<TillProductSlug[]>);
-  /** Create a till customer (external_id = user id) when a user signs up; update and delete it with the user. */
-  createCustomerOnSignUp?: boolean;
-  /** Extra fields for the customer created on sign-up (metadata, billing address…). */
-  getCustomerCreateParams?: (input: {
-    user: User;
-  }) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Only signed-in users may open a checkout. */
   authenticatedUsersOnly?: boolean;
   /** Default success URL (absolute, or a path on this app); `{CHECKOUT_ID}` is replaced by till. */
@@ -99,72 +94,6 @@ function passOn(err: unknown, fallback: string): never {
 
 async function portalToken(api: TillApi, userId: string): Promise<string> {
   return (await api.customerSessions.create({ external_customer_id: userId })).token;
-}
-
-function customerHooks(api: TillApi, options: TillPluginOptions) {
-  const skip = (user: Record<string, unknown>) =>
-    !options.createCustomerOnSignUp || user.isAnonymous === true;
-  return {
-    create: {
-      after: async (
-        user: User & Record<string, unknown>,
-        ctx: { context: { logger: { error(msg: string): void } } } | null,
-      ) => {
-        if (skip(user)) return;
-        try {
-          // A guest who bought before signing up already is a customer: link them instead.
-          const existing = (await api.customers.listByEmail(user.email)).items[0] as
-            | { id: string; external_id: string | null }
-            | undefined;
-          if (existing && existing.external_id === null)
-            await api.customers.update(existing.id, { external_id: user.id });
-          else if (!existing) {
-            const extra = (await options.getCustomerCreateParams?.({ user })) ?? {};
-            await api.customers.create({
-              ...extra,
-              email: user.email,
-              name: user.name || null,
-              external_id: user.id,
-            });
-          }
-        } catch (err) {
-          // Sign-up still succeeds: the first checkout creates the customer by external id anyway.
-          ctx?.context.logger.error(
-            `till customer creation failed: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        }
-      },
-    },
-    update: {
-      after: async (
-        user: User & Record<string, unknown>,
-        ctx: { context: { logger: { error(msg: string): void } } } | null,
-      ) => {
-        if (skip(user)) return;
-        await api.customers
-          .updateExternal(user.id, { email: user.email, name: user.name || null })
-          .catch((err: unknown) => {
-            ctx?.context.logger.error(
-              `till customer update failed: ${err instanceof Error ? err.message : String(err)}`,
-            );
-          });
-      },
-    },
-    delete: {
-      after: async (
-        user: User & Record<string, unknown>,
-        ctx: { context: { logger: { error(msg: string): void } } } | null,
-      ) => {
-        if (skip(user)) return;
-        await api.customers.deleteExternal(user.id).catch((err: unknown) => {
-          if (err instanceof TillApiError && err.status === 404) return;
-          ctx?.context.logger.error(
-            `till customer delete failed: ${err instanceof Error ? err.message : String(err)}`,
-          );
-        });
-      },
-    },
-  };
 }
 
 export function till(options: TillPluginOptions) {
