@@ -97,6 +97,28 @@ afterAll(async () => {
   if (dbName) await dropDatabase(adminUrl, dbName);
 });
 
+/** Holds a row lock on the product from another connection until release(). */
+async function lockProduct(id: string): Promise<{ release(): Promise<void> }> {
+  const holder = postgres(directUrl, { max: 1, onnotice: () => {} });
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let locked!: () => void;
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const tx = holder.begin(async (sql) => {
+    await sql`select id from products where id = ${id} for update`;
+    locked();
+    await held;
+  });
+  await isLocked;
+  return {
+    async release() {
+      release();
+      await tx.catch(() => {});
+      await holder.end();
+    },
+  };
+}
+
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const t0 = performance.now();
   const value = await fn();
@@ -134,17 +156,7 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
         token: seller.token,
         body: { name: "Locked", prices: [{ amount_type: "free" }] },
       });
-      const holder = postgres(directUrl, { max: 1, onnotice: () => {} });
-      let releaseLock!: () => void;
-      const held = new Promise<void>((r) => (releaseLock = r));
-      let locked!: () => void;
-      const isLocked = new Promise<void>((r) => (locked = r));
-      const tx = holder.begin(async (sql) => {
-        await sql`select id from products where id = ${product.body.id} for update`;
-        locked();
-        await held;
-      });
-      await isLocked;
+      const lock = await lockProduct(product.body.id);
       const writes = await timed(() =>
         Promise.all(
           Array.from({ length: 10 }, () =>
@@ -168,9 +180,7 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
           headers: { "idempotency-key": "outage-retry" },
         });
       expect((await keyed()).status).toBe(503);
-      releaseLock();
-      await tx;
-      await holder.end();
+      await lock.release();
       const retried = await keyed();
       expect(retried.status).toBe(200);
       expect(retried.headers.get("idempotent-replayed")).toBeNull();
@@ -194,17 +204,7 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
       token: seller.token,
       body: { name: "Stuck", prices: [{ amount_type: "free" }] },
     });
-    const holder = postgres(directUrl, { max: 1, onnotice: () => {} });
-    let releaseLock!: () => void;
-    const held = new Promise<void>((r) => (releaseLock = r));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((r) => (locked = r));
-    const tx = holder.begin(async (sql) => {
-      await sql`select id from products where id = ${product.body.id} for update`;
-      locked();
-      await held;
-    });
-    await isLocked;
+    const lock = await lockProduct(product.body.id);
     const stuck = api(server.url, `/v1/products/${product.body.id}`, {
       method: "PATCH",
       token: seller.token,
@@ -214,8 +214,6 @@ describe.skipIf(!pg)("database outages (PostgreSQL)", () => {
     const stopping = await timed(() => server.stop());
     expect(stopping.ms).toBeLessThan(2_500);
     await stuck;
-    releaseLock();
-    await tx.catch(() => {});
-    await holder.end();
+    await lock.release();
   });
 });
