@@ -2,38 +2,42 @@
 import type { Server } from "node:http";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { apiRouter, EVERY, segmentsOf } from "./api-router.ts";
 import { segmentRouter } from "./segment-router.ts";
 
 let server: Server;
+const plain = Router();
 let base: string;
 const seen: string[] = [];
 
 beforeAll(async () => {
-  const first = Router();
+  const first = apiRouter();
   first.get("/things", (_req, res) => void res.json({ by: "first" }));
   first.get(["/shared/:id", "/shared"], (req, res, next) =>
     req.params.id === "pass" ? next() : res.json({ by: "first", id: req.params.id ?? null }),
   );
-  const second = Router();
+  const second = apiRouter();
   second.get("/shared/:id", (req, res) => void res.json({ by: "second", id: req.params.id }));
   second.post("/boom", () => {
     throw new Error("boom");
   });
   second.use("/guarded", (_req, res) => void res.status(401).json({ by: "guard" }));
-  const inner = Router();
+  const inner = apiRouter();
   inner.get("/nested/stream", (_req, res) => void res.json({ by: "nested" }));
-  const outer = Router();
+  const outer = apiRouter();
   outer.use(inner);
-  const everywhere = Router();
+  const everywhere = apiRouter();
   everywhere.use((req, _res, next) => {
     seen.push(req.path);
     next();
   });
-  const last = Router();
+  const last = apiRouter();
   last.get("/things/late", (_req, res) => void res.json({ by: "last" }));
+  // A router apiRouter() did not make cannot say where it serves: it is asked about every path.
+  plain.get("/plain", (_req, res) => void res.json({ by: "plain" }));
 
   const app = express();
-  app.use("/v1", segmentRouter([first, second, outer, everywhere, last]));
+  app.use("/v1", segmentRouter([first, second, outer, everywhere, last, plain]));
   app.use((_req, res) => void res.status(404).json({ by: "not found" }));
   app.use(
     (err: Error, _req: Request, res: Response, _next: NextFunction) =>
@@ -80,5 +84,23 @@ describe("segmentRouter", () => {
 
   it("passes a handler's error on to the error handler", async () => {
     expect(await get("/boom", "POST")).toEqual({ status: 500, body: { error: "boom" } });
+  });
+
+  it("knows where apiRouter() routers serve from their routes, and nothing of others", () => {
+    const r = apiRouter();
+    r.get(["/a", "/a/:id"], () => {});
+    r.route("/B/x").post(() => {});
+    r.use("/c", () => {});
+    expect(segmentsOf(r)).toEqual(new Set(["a", "b", "c"]));
+    r.use(() => {});
+    expect(segmentsOf(r)).toBe(EVERY);
+    expect(segmentsOf(Router())).toBe(EVERY);
+    const patterned = apiRouter();
+    patterned.get("/:anything", () => {});
+    expect(segmentsOf(patterned)).toBe(EVERY);
+  });
+
+  it("answers from a plain express Router too", async () => {
+    expect(await get("/plain")).toEqual({ status: 200, body: { by: "plain" } });
   });
 });

@@ -2,7 +2,8 @@
 // sign-in providers for the dashboard, and set-password,
 // which better-auth exposes only to server code (a user who signed up through a social provider
 // adds a password here). They run after express.json().
-import { Router, type Request, type Response } from "express";
+import type { Request, Response } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { fromNodeHeaders } from "better-auth/node";
 import type { Auth } from "./auth.ts";
 import { renderDevicePage } from "./device-page.ts";
@@ -16,7 +17,7 @@ export function accountRouter(
     sandbox?: boolean;
   },
 ): Router {
-  const r = Router();
+  const r = apiRouter();
 
   // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox).
   // Provider ids only, never their client ids.

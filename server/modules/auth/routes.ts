@@ -1,7 +1,9 @@
 // Mounts better-auth at /api/auth. It reads the raw body itself, so this runs before express.json().
 // The client IP that rate limits key on comes from the socket (or, behind a trusted proxy, from
 // X-Forwarded-For), never from a header a client could set.
-import type { RequestHandler, Router } from "express";
+import type { Router } from "../../lib/api-router.ts";
+import type { RequestHandler } from "express";
+// biome-ignore lint/style/noRestrictedImports: better-auth's router is mounted at /api/auth, outside /v1.
 import { Router as createRouter } from "express";
 import { fromNodeHeaders, toNodeHandler } from "better-auth/node";
 import { sendWebResponse } from "./account-routes.ts";

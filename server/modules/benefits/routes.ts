@@ -1,5 +1,5 @@
 // /v1/benefits
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
@@ -13,7 +13,7 @@ import type { BenefitDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/benefits", "/benefits/"], guard("benefits:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(

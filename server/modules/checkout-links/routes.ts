@@ -1,5 +1,5 @@
 // /v1/checkout-links and the public /buy/{client_secret} that opens a session from a link.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -13,7 +13,7 @@ const buyParams = z.object({ clientSecret: z.string() });
 const PREFILL = new Set(Object.keys(buyQuery.shape));
 
 export function checkoutLinksRouter(deps: CheckoutDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/checkout-links", "/checkout-links/"], guard("checkout_links:read"), async (req, res) => {
     res.json(
       await service.listLinks(
@@ -52,7 +52,7 @@ export function checkoutLinksRouter(deps: CheckoutDeps, guard: Guard): Router {
 }
 
 export function buyRouter(deps: CheckoutDeps): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get("/buy/:clientSecret", async (req, res) => {
     const prefill = parseQuery(buyQuery, req);
     const rest = new URLSearchParams();

@@ -1,6 +1,6 @@
 // /v1/checkouts (seller, with a token) and /v1/checkouts/client/{client_secret} (the page, public,
 // with its status stream).
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -25,7 +25,7 @@ export function checkoutsRouter(
   guard: Guard,
   live: Omit<StatusStreamDeps, "db">,
 ): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/checkouts", "/checkouts/"], guard("checkouts:read"), async (req, res) => {
     res.json(
       await service.listCheckouts(

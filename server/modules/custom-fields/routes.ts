@@ -1,5 +1,5 @@
 // /v1/custom-fields
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -11,7 +11,7 @@ import type { CustomFieldDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function customFieldsRouter(deps: CustomFieldDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/custom-fields", "/custom-fields/"], guard("custom_fields:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(

@@ -1,5 +1,5 @@
 // /v1/customer-meters: the seller's read of customers' meter balances.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -10,7 +10,7 @@ import * as service from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function customerMetersRouter(deps: service.CustomerMeterDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   const read = guard("customer_meters:read");
   r.get(["/customer-meters", "/customer-meters/"], read, async (req, res) => {
     const q = parseQuery(customerMeterListQuery, req);

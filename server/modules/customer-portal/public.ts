@@ -1,6 +1,6 @@
 // GET /v1/customer-portal/organizations/{slug}: what anyone may see of a seller before signing in to
 // its portal (no token): the organization and its public, unarchived products.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -42,7 +42,7 @@ export async function organizationData(deps: PublicPortalDeps, slug: string) {
 }
 
 export function customerPortalPublicRouter(deps: PublicPortalDeps): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get("/customer-portal/organizations/:slug", async (req, res) => {
     res.json(await organizationData(deps, parseParams(slugParams, req).slug));
   });

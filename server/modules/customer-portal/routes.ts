@@ -1,6 +1,7 @@
 // /v1/customer-portal: authenticated by a customer session token only (never a seller's token or
 // cookie). Meters answer at Polar's `meters/` and at `customer-meters/`.
-import { Router, type RequestHandler } from "express";
+import type { RequestHandler } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { customerOf } from "../../lib/customer-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -23,7 +24,7 @@ export function customerPortalRouter(
   deps: service.PortalBillingDeps,
   customerGuard: RequestHandler,
 ): Router {
-  const r = Router();
+  const r = apiRouter();
   r.use("/customer-portal", customerGuard);
   const p = "/customer-portal";
 

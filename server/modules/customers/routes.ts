@@ -1,5 +1,6 @@
 // /v1/customers: by id and by the seller's external id.
-import { Router, type Request } from "express";
+import type { Request } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
@@ -24,7 +25,7 @@ const byExternalId = (req: Request): CustomerRef => ({
 });
 
 export function customersRouter(deps: CustomerDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   const read = guard("customers:read");
   const write = guard("customers:write");
   r.get(["/customers", "/customers/"], read, async (req, res) => {

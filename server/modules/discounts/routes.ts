@@ -1,5 +1,5 @@
 // /v1/discounts
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -11,7 +11,7 @@ import type { DiscountDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function discountsRouter(deps: DiscountDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/discounts", "/discounts/"], guard("discounts:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(

@@ -2,7 +2,7 @@
 // leaves the machine and a seller needs to read verification, reset and invitation links somewhere.
 // Signed-in users only (an organization token is for machines), and only mail addressed to people
 // the user already knows: themselves, their organizations' members and invitees.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
@@ -16,7 +16,7 @@ export function sandboxEmailsRouter(
   deps: { db: Db; mode: "sandbox" | "production" },
   guard: Guard,
 ): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/sandbox/emails", "/sandbox/emails/"], guard(), async (req, res) => {
     if (deps.mode !== "sandbox")
       throw new ResourceNotFound("The email outbox is only listed in sandbox mode.");

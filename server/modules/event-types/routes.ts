@@ -1,5 +1,5 @@
 // /v1/event-types
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -10,7 +10,7 @@ import * as service from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function eventTypesRouter(deps: service.EventTypeDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(
     ["/event-types", "/event-types/"],
     guard("events:read", "events:write"),

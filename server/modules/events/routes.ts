@@ -1,5 +1,5 @@
 // /v1/events: ingest (200 with counts, as Polar), list, names, get.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
@@ -12,7 +12,7 @@ import type { EventDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function eventsRouter(deps: EventDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   const read = guard("events:read");
   r.post(["/events/ingest", "/events/ingest/"], guard("events:write"), async (req, res) => {
     res

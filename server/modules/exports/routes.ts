@@ -1,6 +1,7 @@
 // GET /v1/{customers,orders,subscriptions}/export: CSV files. Mounted before the resources' own
 // routers so that the literal `export` wins over their `/:id` routes.
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { parseQuery } from "../../lib/validation.ts";
 import { customerExportQuery, orderExportQuery, subscriptionExportQuery } from "./schemas.ts";
@@ -21,7 +22,7 @@ async function send(req: Request, res: Response, csv: service.CsvExport): Promis
 }
 
 export function exportsRouter(deps: service.ExportDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get("/customers/export", guard("customers:read", "customers:write"), async (req, res) => {
     const csv = service.customersCsv(deps, authOf(req), parseQuery(customerExportQuery, req));
     await send(req, res, csv);

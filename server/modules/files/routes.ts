@@ -1,6 +1,6 @@
 // /v1/files (authenticated API) and /storage (signed part uploads, public media), the latter mounted
 // before the JSON parser so part bodies stream to storage untouched.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -14,7 +14,7 @@ const partParams = z.object({ id: z.uuid(), number: z.coerce.number().int().min(
 const signedQuery = z.object({ expires: z.string(), signature: z.string() });
 
 export function filesRouter(deps: FileDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/files", "/files/"], guard("files:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(await service.listFiles(deps, authOf(req), parseQuery(fileListQuery, req), page));
@@ -41,7 +41,7 @@ export function filesRouter(deps: FileDeps, guard: Guard): Router {
 }
 
 export function storageRouter(deps: FileDeps): Router {
-  const r = Router();
+  const r = apiRouter();
   r.put("/storage/uploads/:id/:number", async (req, res) => {
     const { id, number } = parseParams(partParams, req);
     const part = await service.receivePart(deps, id, number, parseQuery(signedQuery, req), req);

@@ -1,7 +1,7 @@
 // /v1/benefit-grants/ (Polar's list), /v1/benefit-grants/{id}/downloadables (till's: signed download
 // URLs of a downloadables grant, for the seller to hand to the customer until customer sessions
 // exist), and the public /v1/downloads/{grant}/{file} that the signed URLs point at.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -14,7 +14,7 @@ const idParams = z.object({ id: z.uuid() });
 const downloadParams = z.object({ grant_id: z.uuid(), file_id: z.uuid() });
 
 export function grantsRouter(deps: DownloadDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/benefit-grants", "/benefit-grants/"], guard("benefits:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(await listGrants(deps.files, authOf(req), parseQuery(grantListQuery, req), page));

@@ -1,6 +1,6 @@
 // /v1/license-keys (seller, organization or user token) and the public
 // /v1/customer-portal/license-keys/validate|activate|deactivate (no auth, rate-limited per IP).
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -28,7 +28,7 @@ export interface LicenseKeyRouterDeps extends service.LicenseKeyDeps {
 }
 
 export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   const own = (organizationIds: readonly string[], organizationId: string) => {
     // Another organization's key is simply not found for this token.
     if (!organizationIds.includes(organizationId))

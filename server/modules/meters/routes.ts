@@ -1,5 +1,5 @@
 // /v1/meters
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
@@ -12,7 +12,7 @@ import type { MeterDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function metersRouter(deps: MeterDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   const read = guard("meters:read");
   const write = guard("meters:write");
   r.get(["/meters", "/meters/"], read, async (req, res) => {

@@ -1,12 +1,12 @@
 // /v1/metrics: Polar's metrics over a date range (GET /v1/metrics/, as CSV at /export) and limits.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { parseQuery } from "../../lib/validation.ts";
 import { metricsQuery } from "./schemas.ts";
 import { exportMetrics, getLimits, getMetrics, type MetricsDeps } from "./service.ts";
 
 export function metricsRouter(deps: MetricsDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   const read = guard("metrics:read");
   r.get(["/metrics", "/metrics/"], read, async (req, res) => {
     res.json(await getMetrics(deps, authOf(req), parseQuery(metricsQuery, req)));

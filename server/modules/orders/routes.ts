@@ -1,5 +1,5 @@
 // /v1/orders
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -10,7 +10,7 @@ import * as service from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function ordersRouter(deps: service.OrderDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/orders", "/orders/"], guard("orders:read"), async (req, res) => {
     res.json(
       await service.listOrders(

@@ -1,5 +1,5 @@
 // /v1/organizations
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -11,7 +11,7 @@ import type { OrganizationDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function organizationsRouter(deps: OrganizationDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/organizations", "/organizations/"], guard("organizations:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(

@@ -1,7 +1,8 @@
 // A customer's saved payment methods as Polar lists them (PaymentMethodCard): for the seller
 // (/v1/customers/{id}/payment-methods, by id or external id) and for the customer in the portal
 // (/v1/customer-portal/customers/me/payment-methods, list and delete).
-import { type RequestHandler, Router } from "express";
+import type { RequestHandler } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
@@ -38,7 +39,7 @@ export function paymentMethodsRouter(
   guard: Guard,
   customerGuard: RequestHandler,
 ): Router {
-  const r = Router();
+  const r = apiRouter();
   const read = guard("customers:read", "customers:write");
   const list = async (
     customer: { id: string; organization_id: string },

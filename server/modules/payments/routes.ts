@@ -1,6 +1,6 @@
 // POST /v1/sandbox/confirmation-tokens: the sandbox's stand-in for Stripe's confirmation tokens
 // (public like Stripe's publishable-key calls, and only in sandbox mode); /v1/payments.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -26,7 +26,7 @@ export function sandboxRouter(deps: {
   clock: Clock;
   mode: "sandbox" | "production";
 }): Router {
-  const r = Router();
+  const r = apiRouter();
   r.post("/sandbox/confirmation-tokens", async (req, res) => {
     if (deps.mode !== "sandbox")
       throw new ResourceNotFound("The sandbox processor is not available in production mode.");
@@ -37,7 +37,7 @@ export function sandboxRouter(deps: {
 }
 
 export function paymentsRouter(deps: { db: Db }, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/payments", "/payments/"], guard("payments:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(await listPayments(deps.db, authOf(req), parseQuery(paymentListQuery, req), page));

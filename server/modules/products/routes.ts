@@ -1,5 +1,5 @@
 // /v1/products
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
@@ -17,7 +17,7 @@ import type { ProductDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function productsRouter(deps: ProductDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/products", "/products/"], guard("products:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(

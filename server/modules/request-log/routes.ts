@@ -1,6 +1,6 @@
 // GET /v1/cli/logs/{organization_id}: the organization's API requests as server-sent events, as
 // they finish, for `till logs tail`.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
 import { parseParams } from "../../lib/validation.ts";
@@ -13,7 +13,7 @@ export function requestLogRouter(
   deps: { hub: RequestLogHub; streams: StreamRegistry },
   guard: Guard,
 ): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get("/cli/logs/:organization_id", guard(), (req, res) => {
     const { organization_id: organizationId } = parseParams(params, req);
     assertAccessible(authOf(req), organizationId, "Organization not found.");

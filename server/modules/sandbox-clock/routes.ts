@@ -1,6 +1,7 @@
 // /v1/sandbox/clock: show, advance and reset an organization's sandbox clock. Sandbox mode only;
 // in production the paths do not exist (404).
-import { Router, type RequestHandler } from "express";
+import type { RequestHandler } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { parseBody, parseQuery } from "../../lib/validation.ts";
@@ -11,7 +12,7 @@ export function sandboxClockRouter(
   deps: service.SandboxClockDeps & { mode: "sandbox" | "production" },
   guard: Guard,
 ): Router {
-  const r = Router();
+  const r = apiRouter();
   const sandboxOnly: RequestHandler = (_req, _res, next) => {
     if (deps.mode !== "sandbox")
       throw new ResourceNotFound("The sandbox clock is not available in production mode.");

@@ -1,5 +1,5 @@
 // /v1/subscriptions
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { metadataQuery } from "../../lib/metadata.ts";
@@ -11,7 +11,7 @@ import * as service from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(["/subscriptions", "/subscriptions/"], guard("subscriptions:read"), async (req, res) => {
     res.json(
       await service.listSubscriptions(

@@ -1,5 +1,5 @@
 // /v1/organization-access-tokens
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -11,7 +11,7 @@ import type { TokenDeps } from "./service.ts";
 const idParams = z.object({ id: z.uuid() });
 
 export function tokensRouter(deps: TokenDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get(
     ["/organization-access-tokens", "/organization-access-tokens/"],
     guard(),

@@ -1,5 +1,5 @@
 // /v1/webhooks: endpoints, the delivery log and redelivery. Thin: validate, one service call, answer.
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
@@ -18,7 +18,7 @@ export function webhooksRouter(
   guard: Guard,
 ): Router {
   const deps: WebhookDeps = { ...base, resolver: runtime.resolver };
-  const r = Router();
+  const r = apiRouter();
   r.use(
     streamRouter(
       { db: deps.db, clock: deps.clock, hub: runtime.hub, streams: runtime.streams },

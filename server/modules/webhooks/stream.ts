@@ -5,7 +5,7 @@
 // ?replay=N starts with the last N events. Events arrive through
 // LISTEN/NOTIFY, so an event committed by any instance reaches listeners on every instance.
 import type { Request, Response } from "express";
-import { Router } from "express";
+import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -57,7 +57,7 @@ const lastEventId = z
 const replayQuery = z.object({ replay: z.coerce.number().int().min(1).max(1000).optional() });
 
 export function streamRouter(deps: StreamDeps, guard: Guard): Router {
-  const r = Router();
+  const r = apiRouter();
   r.get("/cli/listen/:organization_id", guard(), async (req, res) => {
     const ctx = authOf(req);
     if (ctx.kind !== "user" || !ctx.userId)
