@@ -190,7 +190,7 @@ export function createApp(deps: AppDeps): Express {
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
     paymentMethodsRouter({ db, clock: deps.clock }, guard, customerGuard),
-    sandboxClockRouter({ ...billing, mode: deps.config.mode }, guard),
+    sandboxClockRouter({ ...billing, checkouts: checkoutDeps, mode: deps.config.mode }, guard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },

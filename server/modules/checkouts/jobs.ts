@@ -1,6 +1,7 @@
 // Expiry: every minute, open sessions past expires_at become expired, each with checkout.updated and
 // checkout.expired in the same transaction. Reads do not wait for this job: an open session past
-// its expiry already answers 410.
+// its expiry already answers 410. The sandbox clock expires one organization's sessions as of the
+// time it moves to.
 import { inTransaction } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -10,11 +11,14 @@ import type { CheckoutDeps } from "./service.ts";
 
 export const EXPIRE_CHECKOUTS_JOB = "checkouts.expire";
 
+export type ExpiryDeps = Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">;
+
 export async function expireCheckouts(
-  deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">,
+  deps: ExpiryDeps,
+  scope?: { organizationId: string; at: Date },
 ): Promise<number> {
   return inTransaction(deps.db, async (tx) => {
-    const expired = await repo.expireDue(tx, deps.clock.now());
+    const expired = await repo.expireDue(tx, scope?.at ?? deps.clock.now(), scope?.organizationId);
     for (const row of expired) {
       const data = await checkoutEventData(deps, tx, row);
       await recordEvent(tx, deps.clock, {
@@ -32,9 +36,7 @@ export async function expireCheckouts(
   });
 }
 
-export function expireCheckoutsJob(
-  deps: Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">,
-): JobDefinition {
+export function expireCheckoutsJob(deps: ExpiryDeps): JobDefinition {
   return {
     name: EXPIRE_CHECKOUTS_JOB,
     queue: { retryLimit: 3 },

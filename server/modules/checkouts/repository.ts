@@ -134,11 +134,22 @@ export async function staleConfirmed(db: Db, cutoff: Date, limit: number): Promi
     .limit(limit);
 }
 
-export async function expireDue(db: Db, now: Date): Promise<CheckoutRow[]> {
+/** Open sessions past their expiry at `now` become expired (one organization's, when given). */
+export async function expireDue(
+  db: Db,
+  now: Date,
+  organizationId?: string,
+): Promise<CheckoutRow[]> {
   return db
     .update(checkouts)
     .set({ status: "expired", modifiedAt: now })
-    .where(and(eq(checkouts.status, "open"), lte(checkouts.expiresAt, now)))
+    .where(
+      and(
+        eq(checkouts.status, "open"),
+        lte(checkouts.expiresAt, now),
+        organizationId ? eq(checkouts.organizationId, organizationId) : undefined,
+      ),
+    )
     .returning();
 }
 

@@ -1,18 +1,20 @@
 // The sandbox clock: each organization's billing time runs ahead of the real clock by an offset
 // that only grows. Advancing runs every piece of billing work that falls due up to the target, in
 // time order and committed, before it answers, so a seller sees a year of renewals, retries and
-// cancellations in one call. Moving to the same time again finds nothing due.
+// cancellations in one call (and the organization's open checkouts expire). Moving to the same
+// time again finds nothing due.
 import type { Db } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
+import { type ExpiryDeps, expireCheckouts } from "../checkouts/jobs.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
 import { runDueUntil } from "../subscriptions/jobs.ts";
 import { offsetClock } from "./queries.ts";
 import * as repo from "./repository.ts";
 import { clockOut, type ClockAdvance } from "./schemas.ts";
 
-export type SandboxClockDeps = BillingDeps & { db: Db; clock: Clock };
+export type SandboxClockDeps = BillingDeps & { db: Db; clock: Clock; checkouts: ExpiryDeps };
 
 export async function showClock(
   deps: SandboxClockDeps,
@@ -39,6 +41,9 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       "value_error",
     );
   await runDueUntil(deps, orgId, clock, target);
+  // Checkout sessions live in real time but expire in the organization's: moving past a
+  // session's expiry expires it, as the minute job would when that time comes.
+  await expireCheckouts(deps.checkouts, { organizationId: orgId, at: target });
   const wanted = target.getTime() - deps.clock.now().getTime();
   const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());
   // The answer names the target itself (the clock runs on from it in real time).

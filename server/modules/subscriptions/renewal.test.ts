@@ -10,6 +10,7 @@ import {
   subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
+import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 
@@ -51,6 +52,30 @@ describe("sandbox clock", () => {
     const after = await s.call("/v1/sandbox/clock");
     expect(Date.parse(after.body.now)).toBeGreaterThanOrEqual(Date.parse(moved.now));
     expect(after.body.offset_seconds).toBeGreaterThanOrEqual(3599);
+  });
+
+  it("expires the organization's open checkouts it moves past, with checkout.expired, not another's", async () => {
+    const other = await billingSeller(t);
+    const product = await monthly(900, "Expiring");
+    const theirs = await other.polar.products.create({
+      name: "Theirs",
+      prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+    });
+    const mine = await s.polar.checkouts.create({ products: [product.id] });
+    const notMine = await other.polar.checkouts.create({ products: [theirs.id] });
+    // Less than a day ahead: the session (24 h) is still open.
+    await advance(s, { seconds: 3600 });
+    expect((await s.call(`/v1/checkouts/${mine.id}`)).body.status).toBe("open");
+    await advance(s, { seconds: 2 * 86_400 });
+    expect((await s.call(`/v1/checkouts/${mine.id}`)).body.status).toBe("expired");
+    expect((await other.call(`/v1/checkouts/${notMine.id}`)).body.status).toBe("open");
+    const types = (await eventsOf(t, s.organizationId))
+      .filter((e) => e.payload.data.id === mine.id)
+      .map((e) => e.type);
+    expect(types).toContain("checkout.expired");
+    expect((await eventsOf(t, other.organizationId)).map((e) => e.type)).not.toContain(
+      "checkout.expired",
+    );
   });
 });
 
