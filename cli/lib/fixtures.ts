@@ -2,7 +2,9 @@
 // before it with `${name:path}` (e.g. `${product:id}`, `${order:items.0.subscription_id}`), as
 // Stripe's fixtures do. `till fixtures run` reads them from a file; `till trigger` is built on them.
 // Built-ins: `${.random:hex}` (8 random hex characters), `${.env:NAME}`, and in a `find` query
-// `${.params:path}` (the fixture's own params, after overrides).
+// `${.params:path}` (the fixture's own params, after overrides). A GET with `wait_for` is repeated
+// until the answer has that value at that path: work the server does in the background (a benefit
+// grant) has happened before the next request.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import type { ApiClient, Query } from "./api.ts";
@@ -23,6 +25,13 @@ const fixtureSchema = z.object({
     .object({
       query: z.record(z.string(), z.unknown()).default({}),
       match: z.array(z.string()),
+    })
+    .optional(),
+  wait_for: z
+    .object({
+      path: z.string().min(1),
+      equals: z.unknown(),
+      timeout_ms: z.number().int().min(1).max(600_000).optional(),
     })
     .optional(),
 });
@@ -51,6 +60,29 @@ export function parseFixtureFile(raw: unknown, source: string): Fixture[] {
     });
   }
   return parsed.data.fixtures;
+}
+
+const POLL_MS = 250;
+
+/** GETs until the answer holds `equals` at `path`; the last answer, or an error at the timeout. */
+async function waitFor(
+  api: ApiClient,
+  path: string,
+  params: Query,
+  until: { path: string; equals?: unknown; timeout_ms?: number | undefined },
+  where: string,
+): Promise<unknown> {
+  const deadline = Date.now() + (until.timeout_ms ?? 30_000);
+  for (;;) {
+    const response = await api.get(path, params);
+    if (JSON.stringify(pick(response, until.path)) === JSON.stringify(until.equals))
+      return response;
+    if (Date.now() > deadline)
+      throw new AbortError(
+        `${where}: ${path} did not show ${until.path} = ${JSON.stringify(until.equals)} in ${until.timeout_ms ?? 30_000} ms.`,
+      );
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
 }
 
 /** Reads a dot path (`items.0.id`) out of a JSON value. */
@@ -135,14 +167,17 @@ export async function runFixtures(
       );
       reused = response !== undefined;
     }
+    const method = f.method;
     if (!reused) {
-      if (f.method === "get") response = await api.get(path, params as Query);
-      else if (f.method === "delete") response = await api.delete(path);
-      else if (f.method === "patch") response = await api.patch(path, params);
+      if (method === "get" && f.wait_for)
+        response = await waitFor(api, path, params as Query, f.wait_for, where);
+      else if (method === "get") response = await api.get(path, params as Query);
+      else if (method === "delete") response = await api.delete(path);
+      else if (method === "patch") response = await api.patch(path, params);
       else response = await api.post(path, params);
     }
     answers.set(f.name, response);
-    onResult({ name: f.name, method: f.method, path, reused, response });
+    onResult({ name: f.name, method, path, reused, response });
   }
   return answers;
 }
