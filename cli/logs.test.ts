@@ -3,6 +3,8 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createOrganization, createSeller } from "../test/helpers/auth.ts";
 import { cliEnv } from "../test/helpers/cli.ts";
+import { startSibling } from "../test/helpers/cluster.ts";
+import { usingPostgres } from "../test/helpers/db.ts";
 import { tillBin } from "../test/helpers/process.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 import { waitFor } from "../test/helpers/webhook-receiver.ts";
@@ -90,4 +92,48 @@ describe("till logs tail", { timeout: 60_000 }, () => {
     const bad = await tail(env, ["--org", seller.organization.id, "--status", "teapot"]).child;
     expect(bad.exitCode).toBe(2);
   });
+
+  // Two instances on one PostgreSQL database: a tail on one sees the other's requests, once each.
+  it.runIf(usingPostgres())(
+    "sees the requests every instance on the database answers, each once",
+    async () => {
+      const sibling = await startSibling(t);
+      const seller = await createSeller(t.url, ["products:read"]);
+      const env = cliEnv(undefined, { TILL_TOKEN: seller.user.token, TILL_SERVER: t.url });
+      const all = tail(env, ["--org", seller.organization.id, "--json"]);
+      try {
+        const lines = () =>
+          all
+            .out()
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { request_id: string; path: string });
+        // The sibling learns of the tail from its announcement; until then it sends nothing.
+        const probes = new Set<string | null>();
+        await waitFor(
+          async () => {
+            const probe = await api(sibling.url, "/v1/products/?limit=1", { token: seller.token });
+            probes.add(probe.headers.get("x-request-id"));
+            return lines().some((l) => probes.has(l.request_id));
+          },
+          20_000,
+          "a request on the other instance in the tail",
+        );
+        const here = await api(t.url, "/v1/products/?limit=2", { token: seller.token });
+        const there = await api(sibling.url, "/v1/products/?limit=3", { token: seller.token });
+        const ids = [here, there].map((r) => r.headers.get("x-request-id"));
+        await waitFor(
+          () => ids.every((id) => lines().some((l) => l.request_id === id)),
+          10_000,
+          "both instances' requests",
+        );
+        await new Promise((r) => setTimeout(r, 500));
+        for (const id of ids) expect(lines().filter((l) => l.request_id === id)).toHaveLength(1);
+      } finally {
+        all.child.kill("SIGINT");
+        await all.child;
+        await sibling.stop();
+      }
+    },
+  );
 });

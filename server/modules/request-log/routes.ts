@@ -19,8 +19,7 @@ export function requestLogRouter(
     assertAccessible(authOf(req), organizationId, "Organization not found.");
     startEventStream(res);
     res.write(`retry: 1000\ndata: ${JSON.stringify({ key: "connected" })}\n\n`);
-    const unsubscribe = deps.hub.subscribe((entry) => {
-      if (!entry.organization_ids.includes(organizationId)) return;
+    const unsubscribe = deps.hub.subscribe(organizationId, (entry) => {
       const { organization_ids: _, ...line } = entry;
       res.write(`data: ${JSON.stringify(line)}\n\n`);
     });
