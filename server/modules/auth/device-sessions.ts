@@ -1,13 +1,10 @@
 // Device-flow sessions (the CLI's) are ordinary better-auth sessions, so "revoke other sessions"
-// from the browser would silently log the CLI out. We record which client obtained a session and
-// keep device sessions on /revoke-other-sessions unless the body asks `{"revokeDeviceSessions": true}`.
-// /revoke-sessions, /revoke-session on that token, a password reset and change-password with
-// revokeOtherSessions still end them: those are explicit "sign me out everywhere" actions.
+// from the browser would silently log the CLI out. We record which client obtained a session;
+// /revoke-other-sessions (hashed-sessions.ts) keeps device sessions unless the body asks
+// `{"revokeDeviceSessions": true}`. /revoke-sessions, /revoke-session on that token, a password
+// reset and change-password with revokeOtherSessions still end them: those are explicit "sign me
+// out everywhere" actions.
 import type { GenericEndpointContext } from "better-auth";
-
-interface SessionLike {
-  clientId?: string | null | undefined;
-}
 
 type HookContext = GenericEndpointContext | null | undefined;
 
@@ -19,15 +16,4 @@ export function markDeviceSession<T extends object>(
   const clientId =
     ctx?.path === "/device/token" && typeof body?.client_id === "string" ? body.client_id : null;
   return { ...session, clientId };
-}
-
-/** false keeps the row (better-auth skips the delete). */
-export async function keepDeviceSessions(
-  session: object,
-  ctx: HookContext,
-): Promise<boolean | undefined> {
-  if (ctx?.path !== "/revoke-other-sessions" || !(session as SessionLike).clientId) return;
-  const body = ctx.body as { revokeDeviceSessions?: unknown } | undefined;
-  if (body?.revokeDeviceSessions === true) return;
-  return false;
 }

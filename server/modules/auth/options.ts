@@ -20,7 +20,9 @@ import type { Db } from "../../../db/client.ts";
 import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
-import { keepDeviceSessions, markDeviceSession } from "./device-sessions.ts";
+import { markDeviceSession } from "./device-sessions.ts";
+import { hashingSessionTokens, sessionHandles } from "./hashed-sessions.ts";
+import { deleteOtherSessions, deleteSessionByHandle } from "./repository.ts";
 import {
   adminRoleOnCreate,
   mayCreateOrganization,
@@ -118,6 +120,11 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     }),
     bearer(),
     username(),
+    // After bearer(), whose hook turns a bearer token into the session these revocations check.
+    sessionHandles({
+      deleteByHandle: (handle, userId) => deleteSessionByHandle(deps.db, handle, userId),
+      deleteOthers: (userId, keep, device) => deleteOtherSessions(deps.db, userId, keep, device),
+    }),
   ] as const;
   const c = config.auth.captcha;
   const optional: BetterAuthPlugin[] = [];
@@ -145,7 +152,12 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
     basePath: "/api/auth",
     secret: config.authSecret,
     trustedOrigins: [...config.trustedOrigins],
-    database: drizzleAdapter(deps.db as never, { provider: "pg", schema, transaction: true }),
+    // Session tokens and verification identifiers (reset and delete-account links) are stored as
+    // hashes: a copy of the database signs nobody in.
+    database: hashingSessionTokens(
+      drizzleAdapter(deps.db as never, { provider: "pg", schema, transaction: true }),
+    ),
+    verification: { storeIdentifier: "hashed" },
     telemetry: { enabled: false },
     advanced: {
       database: { generateId: "uuid" },
@@ -221,7 +233,6 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       user: { create: { before: async (user) => adminRoleOnCreate(config, user) } },
       session: {
         create: { before: async (session, ctx) => ({ data: markDeviceSession(session, ctx) }) },
-        delete: { before: async (session, ctx) => keepDeviceSessions(session, ctx) },
       },
     },
     user: {

@@ -2,7 +2,7 @@
 // platform role, and promoting the users of configured emails to admin.
 import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { user } from "../../../db/schema/index.ts";
+import { session, user } from "../../../db/schema/index.ts";
 
 export async function userRole(db: Db, userId: string): Promise<string | null> {
   const [row] = await db.select({ role: user.role }).from(user).where(eq(user.id, userId)).limit(1);
@@ -27,4 +27,43 @@ export async function promoteToAdmin(
       ),
     )
     .returning({ id: user.id, email: user.email });
+}
+
+/**
+ * Deletes a session named by its stored token hash (the handle session lists carry), only one of
+ * `userId`'s when given; whether one was deleted.
+ */
+export async function deleteSessionByHandle(
+  db: Db,
+  handle: string,
+  userId: string | null,
+): Promise<boolean> {
+  const rows = await db
+    .delete(session)
+    .where(and(eq(session.token, handle), userId ? eq(session.userId, userId) : undefined))
+    .returning({ id: session.id });
+  return rows.length > 0;
+}
+
+/**
+ * Deletes the user's sessions but the one stored as `keepHandle`; device (CLI) sessions only when
+ * asked. How many went.
+ */
+export async function deleteOtherSessions(
+  db: Db,
+  userId: string,
+  keepHandle: string,
+  includeDeviceSessions: boolean,
+): Promise<number> {
+  const rows = await db
+    .delete(session)
+    .where(
+      and(
+        eq(session.userId, userId),
+        ne(session.token, keepHandle),
+        includeDeviceSessions ? undefined : isNull(session.clientId),
+      ),
+    )
+    .returning({ id: session.id });
+  return rows.length;
 }
