@@ -29,19 +29,22 @@ export interface SpawnedServer {
   output(): string;
 }
 
-/** Starts `till <command>` and resolves once its banner names the URL it serves. */
-export async function spawnTillServer(
-  command: "dev" | "serve",
+/**
+ * Starts `till ...args` and resolves with the first match of `ready` in its output (within 60 s).
+ * Wrapped in an object: an async function returning the child itself would wait for it to exit.
+ */
+async function startTill(
+  what: string,
+  args: string[],
   env: Record<string, string>,
-  cwd = tempDir(),
-  args: string[] = [],
-): Promise<SpawnedServer> {
-  const child = execa(process.execPath, [tillBin, command, ...args], {
+  cwd: string,
+  ready: RegExp,
+): Promise<{ child: ResultPromise; match: RegExpExecArray; output(): string }> {
+  const child = execa(process.execPath, [tillBin, ...args], {
     cwd,
     env: {
       PATH: process.env.PATH ?? "",
       HOME: process.env.HOME ?? cwd,
-      PORT: "0",
       LOG_FORMAT: "json",
       ...env,
     },
@@ -54,18 +57,44 @@ export async function spawnTillServer(
   child.all?.on("data", (chunk: Buffer) => {
     output += chunk.toString();
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 60_000);
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start:\n${output}`)), 60_000);
     const onData = () => {
-      const match = /Ready\s+(http:\/\/\S+)\/readyz/.exec(output);
-      if (match) {
+      const found = ready.exec(output);
+      if (found) {
         clearTimeout(timer);
         child.all?.off("data", onData);
-        resolve(match[1]!);
+        resolve(found);
       }
     };
     child.all?.on("data", onData);
-    void child.then(() => reject(new Error(`server exited before it was ready:\n${output}`)));
+    void child.then(() => reject(new Error(`${what} exited before it was ready:\n${output}`)));
   });
-  return { url, child, output: () => output };
+  return { child, match, output: () => output };
+}
+
+/** Starts `till <command>` and resolves once its banner names the URL it serves. */
+export async function spawnTillServer(
+  command: "dev" | "serve",
+  env: Record<string, string>,
+  cwd = tempDir(),
+  args: string[] = [],
+): Promise<SpawnedServer> {
+  const { child, match, output } = await startTill(
+    "server",
+    [command, ...args],
+    { PORT: "0", ...env },
+    cwd,
+    /Ready\s+(http:\/\/\S+)\/readyz/,
+  );
+  return { url: match[1]!, child, output };
+}
+
+/** `till worker` started and ready (its banner printed). */
+export async function spawnTillWorker(
+  env: Record<string, string>,
+  cwd: string,
+): Promise<{ child: ResultPromise }> {
+  const { child } = await startTill("worker", ["worker"], env, cwd, /till worker is running/);
+  return { child };
 }

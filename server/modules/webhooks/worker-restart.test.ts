@@ -2,14 +2,14 @@
 // The worker is SIGKILLed while a 150-event backlog drains to a slow endpoint and started again 1 s
 // later; every event must reach the endpoint within 20 s of the restart (the dead worker's jobs come
 // back once their heartbeat is stale, and the endpoint's FIFO follows them).
-import { execa, type ResultPromise } from "execa";
+import type { ResultPromise } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, createAccessToken, createOrganization, signUp } from "../../../test/helpers/auth.ts";
 import { openTestDatabase, type TestDatabase, usingPostgres } from "../../../test/helpers/db.ts";
 import {
   spawnTillServer,
+  spawnTillWorker,
   tempDir,
-  tillBin,
   type SpawnedServer,
 } from "../../../test/helpers/process.ts";
 import { freePort } from "../../../test/helpers/server.ts";
@@ -23,38 +23,10 @@ afterAll(async () => {
   await testDb?.dispose();
 });
 
-async function spawnWorker(
-  env: Record<string, string>,
-  cwd: string,
-): Promise<{ child: ResultPromise }> {
-  const child = execa(process.execPath, [tillBin, "worker"], {
-    cwd,
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? cwd,
-      LOG_FORMAT: "json",
-      ...env,
-    },
-    extendEnv: false,
-    reject: false,
-    buffer: true,
-    all: true,
-  });
-  children.push(child);
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${output}`)), 60_000);
-    child.all?.on("data", (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes("till worker is running")) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    void child.then(() => reject(new Error(`worker exited before it was ready:\n${output}`)));
-  });
-  // Wrapped: an async function returning the child itself would wait for it to exit.
-  return { child };
+async function spawnWorkerTracked(env: Record<string, string>, cwd: string) {
+  const worker = await spawnTillWorker(env, cwd);
+  children.push(worker.child);
+  return worker;
 }
 
 describe.skipIf(!usingPostgres())(
@@ -89,7 +61,7 @@ describe.skipIf(!usingPostgres())(
           servers.push(s);
         }
         const [a, b] = servers as [SpawnedServer, SpawnedServer];
-        const { child: worker } = await spawnWorker(base, cwd);
+        const { child: worker } = await spawnWorkerTracked(base, cwd);
         const user = await signUp(a.url);
         const org = await createOrganization(a.url, user);
         const token = await createAccessToken(a.url, user, org.id, [
@@ -118,7 +90,7 @@ describe.skipIf(!usingPostgres())(
         const killedAt = Date.now();
         expect(beforeKill).toBeLessThan(EVENTS);
         await new Promise((r) => setTimeout(r, 1_000));
-        await spawnWorker(base, cwd);
+        await spawnWorkerTracked(base, cwd);
         const restartedAt = Date.now();
         await waitFor(
           () => unique() >= EVENTS,
