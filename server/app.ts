@@ -105,7 +105,12 @@ export function createApp(deps: AppDeps): Express {
       })
     : null;
   if (metrics) app.use(metrics.observe);
-  app.use(securityHeaders({ production: deps.config.mode === "production" }));
+  app.use(
+    securityHeaders({
+      production: deps.config.mode === "production",
+      stripe: deps.config.payments.stripe,
+    }),
+  );
   app.use(compressResponses());
   app.use(bearerToken);
   // Before the auth routes too: better-auth reads its query strings straight into queries.
@@ -261,6 +266,7 @@ export function createApp(deps: AppDeps): Express {
     webRouter({
       embedOrigins: [new URL(deps.config.baseUrl).origin],
       production: deps.config.mode === "production",
+      stripe: deps.config.payments.stripe,
       checkoutEmbedOrigin: async (secret) =>
         (await bySecret(checkoutDeps, secret).catch(() => null))?.embedOrigin ?? null,
     }),

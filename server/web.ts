@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import compression from "compression";
 import { type Request, type RequestHandler, type Response, Router } from "express";
-import { frameableBy } from "./lib/security-headers.ts";
+import { frameableBy, type StripeSources } from "./lib/security-headers.ts";
 
 export const webDist = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),
@@ -133,13 +133,15 @@ function assets(): RequestHandler {
 export interface WebOptions {
   embedOrigins: readonly string[];
   production: boolean;
+  /** Stripe.js's sources for the checkout page's CSP, when it pays with Stripe. */
+  stripe: StripeSources | null;
   /** The validated embed_origin of the checkout behind a client secret, or null. */
   checkoutEmbedOrigin(clientSecret: string): Promise<string | null>;
 }
 
 export function webRouter(options: WebOptions): Router {
   const router = Router();
-  const frameable = frameableBy(options.production);
+  const frameable = frameableBy(options.production, options.stripe);
   const scripts = new Map<string, Encoded | null>();
   for (const file of ["embed.js", "embed.mjs"]) {
     router.get(`/${file}`, (req, res) => {

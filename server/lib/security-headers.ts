@@ -21,19 +21,36 @@ const nonce = (_req: IncomingMessage, res: ServerResponse) =>
 const frameAncestors = (_req: IncomingMessage, res: ServerResponse) =>
   (res as Response).locals.frameAncestors ?? "'none'";
 
-function csp(production: boolean) {
+/** Where Stripe.js comes from and what it talks to, when the checkout pays with Stripe. */
+export interface StripeSources {
+  jsUrl: string;
+  apiBase: string | null;
+}
+
+// Stripe's CSP guide: Stripe.js from js.stripe.com, its frames from there and hooks.stripe.com
+// (3-D Secure), its requests to api.stripe.com.
+function stripeSources(stripe: StripeSources | null) {
+  if (!stripe) return { script: [], frame: [], connect: [] };
+  const js = new URL(stripe.jsUrl).origin;
+  const api = stripe.apiBase ? new URL(stripe.apiBase).origin : "https://api.stripe.com";
+  return { script: [js], frame: [js, "https://hooks.stripe.com"], connect: [api] };
+}
+
+function csp(production: boolean, stripe: StripeSources | null) {
+  const extra = stripeSources(stripe);
   return helmet.contentSecurityPolicy({
     useDefaults: false,
     directives: {
       defaultSrc: ["'self'"],
       baseUri: ["'self'"],
-      scriptSrc: ["'self'", nonce],
+      scriptSrc: ["'self'", nonce, ...extra.script],
       scriptSrcAttr: ["'none'"],
       // React sets style attributes through the DOM, and the theme inlines its palette.
       styleSrc: ["'self'", "'unsafe-inline'"],
       imgSrc: ["'self'", "data:", "blob:", "https:"],
       fontSrc: ["'self'", "data:"],
-      connectSrc: ["'self'"],
+      connectSrc: ["'self'", ...extra.connect],
+      frameSrc: ["'self'", ...extra.frame],
       objectSrc: ["'none'"],
       frameAncestors: [frameAncestors],
       ...(production ? { upgradeInsecureRequests: [] } : {}),
@@ -41,7 +58,10 @@ function csp(production: boolean) {
   });
 }
 
-export function securityHeaders(options: { production: boolean }): RequestHandler {
+export function securityHeaders(options: {
+  production: boolean;
+  stripe?: StripeSources | null;
+}): RequestHandler {
   const headers = helmet({
     contentSecurityPolicy: false,
     // embed.js and public product media are loaded by sellers' pages on other origins.
@@ -54,7 +74,7 @@ export function securityHeaders(options: { production: boolean }): RequestHandle
       : false,
     xFrameOptions: { action: "deny" },
   });
-  const policy = csp(options.production);
+  const policy = csp(options.production, options.stripe ?? null);
   return (req, res, next) => {
     res.locals.cspNonce = randomBytes(16).toString("base64");
     headers(req, res, (err?: unknown) => (err ? next(err) : policy(req, res, next)));
@@ -66,8 +86,11 @@ export function securityHeaders(options: { production: boolean }): RequestHandle
  * CSP is written again with that frame-ancestors, and X-Frame-Options, which cannot name an
  * origin, is dropped. A null origin leaves the response unframeable.
  */
-export function frameableBy(production: boolean): (origin: string | null) => RequestHandler {
-  const policy = csp(production);
+export function frameableBy(
+  production: boolean,
+  stripe: StripeSources | null = null,
+): (origin: string | null) => RequestHandler {
+  const policy = csp(production, stripe);
   return (origin) => (req, res, next) => {
     if (!origin) return next();
     res.locals.frameAncestors = origin;

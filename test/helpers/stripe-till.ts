@@ -5,22 +5,28 @@ import { sql } from "drizzle-orm";
 import type { Clock } from "../../server/lib/clock.ts";
 import { createSeller } from "./auth.ts";
 import { startTestServer } from "./server.ts";
-import { startStripeServer } from "./stripe-server/index.ts";
+import { type StripeServer, startStripeServer } from "./stripe-server/index.ts";
 
 export const WEBHOOK_SECRET = "whsec_tilltest";
 
 export type StripeTill = Awaited<ReturnType<typeof startStripeTill>>;
 
+/** A till server's environment for paying with Stripe through the local server (and its Stripe.js). */
+export function stripeEnv(stripe: StripeServer): Record<string, string> {
+  return {
+    TILL_PAYMENTS: "stripe",
+    STRIPE_SECRET_KEY: "sk_test_till",
+    STRIPE_PUBLISHABLE_KEY: "pk_test_till",
+    STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    STRIPE_API_BASE: stripe.url,
+    STRIPE_JS_URL: stripe.jsUrl,
+  };
+}
+
 export async function startStripeTill(options: { clock?: Clock } = {}) {
   const stripe = await startStripeServer();
   const t = await startTestServer({
-    env: {
-      TILL_PAYMENTS: "stripe",
-      STRIPE_SECRET_KEY: "sk_test_till",
-      STRIPE_PUBLISHABLE_KEY: "pk_test_till",
-      STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET,
-      STRIPE_API_BASE: stripe.url,
-    },
+    env: stripeEnv(stripe),
     ...(options.clock ? { clock: options.clock } : {}),
     worker: false,
   });

@@ -25,3 +25,13 @@ export const TEST_PAYMENT_METHODS: Record<string, TestCard> = {
   // Attaching to a customer succeeds; every charge of it fails (4000 0000 0000 0341).
   pm_card_chargeCustomerFail: { brand: "visa", last4: "0341", behavior: "customer_fail" },
 };
+
+/** The test card numbers a buyer types (https://docs.stripe.com/testing), as their payment methods. */
+export const TEST_CARD_NUMBERS: Record<string, string> = {
+  "4242424242424242": "pm_card_visa",
+  "5555555555554444": "pm_card_mastercard",
+  "4000000000000002": "pm_card_chargeDeclined",
+  "4000000000009995": "pm_card_visa_chargeDeclinedInsufficientFunds",
+  "4000000000003220": "pm_card_threeDSecure2Required",
+  "4000000000000341": "pm_card_chargeCustomerFail",
+};

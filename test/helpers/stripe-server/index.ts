@@ -8,7 +8,9 @@ import type { AddressInfo } from "node:net";
 import { Stripe } from "stripe";
 import { StripeState, type StripeEvent } from "./api.ts";
 import { StripeApiError, missing } from "./errors.ts";
+import { TEST_CARD_NUMBERS } from "./cards.ts";
 import { type Form, list, parseForm, str } from "./form.ts";
+import { STRIPE_JS } from "./stripe-js.ts";
 
 export type { StripeEvent };
 
@@ -23,6 +25,8 @@ export interface StripeServerOptions {
 
 export interface StripeServer {
   url: string;
+  /** The Stripe.js stand-in, for STRIPE_JS_URL. */
+  jsUrl: string;
   port: number;
   state: StripeState;
   /** Requests received, in order (method and path), for "nothing reached Stripe" checks. */
@@ -74,8 +78,25 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
 
   type Route = [verb: string, pattern: RegExp, run: (id: string, form: Form) => unknown];
   const expanded = (form: Form) => list(form, "expand");
-  // Publishable keys reach only what Stripe.js calls: finishing a PaymentIntent's next action.
+  // Publishable keys reach only what Stripe.js calls: making a ConfirmationToken from the card the
+  // buyer typed, and finishing a PaymentIntent's next action.
   const publicRoutes: Route[] = [
+    [
+      "POST",
+      /^\/v1\/confirmation_tokens$/,
+      (_, form) => {
+        const data = form.payment_method_data as Form | undefined;
+        const card = (data?.card ?? {}) as Form;
+        const paymentMethod = TEST_CARD_NUMBERS[str(card, "number") ?? ""];
+        if (!paymentMethod)
+          throw new StripeApiError(402, {
+            type: "card_error",
+            code: "incorrect_number",
+            message: "Your card number is incorrect.",
+          });
+        return state.createConfirmationToken({ payment_method: paymentMethod });
+      },
+    ],
     [
       "POST",
       /^\/v1\/payment_intents\/([^/]+)\/confirm$/,
@@ -174,6 +195,21 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     const url = new URL(req.url ?? "/", "http://stripe.local");
     const method = req.method ?? "GET";
     requests.push({ method, path: url.pathname });
+    // Stripe.js calls the API from the buyer's page, across origins.
+    res.setHeader("access-control-allow-origin", "*");
+    if (method === "OPTIONS") {
+      res.writeHead(204, {
+        "access-control-allow-methods": "GET, POST",
+        "access-control-allow-headers": "authorization, content-type",
+      });
+      res.end();
+      return;
+    }
+    if (method === "GET" && url.pathname === "/js/stripe.js") {
+      res.writeHead(200, { "content-type": "text/javascript" });
+      res.end(STRIPE_JS);
+      return;
+    }
     const send = (status: number, body: string, replayed = false) => {
       res.writeHead(status, {
         "content-type": "application/json",
@@ -237,6 +273,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
+    jsUrl: `${url}/js/stripe.js`,
     port,
     state,
     requests,

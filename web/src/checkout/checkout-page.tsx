@@ -2,12 +2,22 @@
 // at once beside their fields with focus on the first, a discount applied with Enter and removable,
 // the card area, then the confirmation page (or the seller's success URL). Embedded, it tells the
 // overlay loaded / close / confirmed / success.
-import { type FormEvent, type KeyboardEvent, useEffect, useMemo, useReducer, useRef } from "react";
-import { CheckoutApiError, checkoutApi, LOST_CONNECTION, settledStatus } from "./api.ts";
+import {
+  type FormEvent,
+  type KeyboardEvent,
+  useCallback,
+  useEffect,
+  useMemo,
+  useReducer,
+  useRef,
+} from "react";
+import { CheckoutApiError, checkoutApi, LOST_CONNECTION } from "./api.ts";
+import { Bar, Skeleton } from "./chrome.tsx";
 import { embedAllowed, embedContext, forwardEscape, notify, notifyError } from "./embed.ts";
 import { AddressFields, CustomFieldInput, Field } from "./fields.tsx";
-import { confirmationPath, money } from "./format.ts";
-import { CardFields, cardErrors, cardToken } from "./payment.tsx";
+import { leave, settle } from "./finish.ts";
+import { money } from "./format.ts";
+import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
 import {
   type Action,
   type FormValues,
@@ -16,6 +26,7 @@ import {
   type State,
   serverFieldErrors,
 } from "./state.ts";
+import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
 import { OrderSummary } from "./summary.tsx";
 import type { Checkout } from "./types.ts";
 
@@ -54,6 +65,19 @@ export function CheckoutPage(props: { secret: string }) {
   );
   const formRef = useRef<HTMLFormElement>(null);
   const loaded = checkout !== null;
+  // With Stripe, the Payment Element takes the card; its form arrives once Stripe.js has loaded.
+  const stripe = useMemo(
+    () => stripeSettings(checkout?.payment_processor_metadata),
+    [checkout?.payment_processor_metadata],
+  );
+  const stripeForm = useRef<StripeForm | null>(null);
+  const onStripeReady = useCallback((form: StripeForm | null) => {
+    stripeForm.current = form;
+  }, []);
+  const onStripeError = useCallback(
+    (message: string) => dispatch({ type: "invalid", errors: { payment: message }, general: null }),
+    [],
+  );
 
   useEffect(() => {
     checkoutApi.get(props.secret).then(
@@ -135,6 +159,8 @@ export function CheckoutPage(props: { secret: string }) {
       const updated = await checkoutApi.update(props.secret, { discount_code: code });
       dispatch({ type: "updated", checkout: updated, values: { code: "" } });
     } catch (e) {
+      if (e instanceof StripePaymentError)
+        return dispatch({ type: "invalid", errors: { payment: e.message }, general: null });
       const err = e as CheckoutApiError;
       if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
       dispatch({
@@ -160,7 +186,7 @@ export function CheckoutPage(props: { secret: string }) {
     if (busy) return;
     const problems = {
       ...formErrors(c, values),
-      ...(c.is_payment_form_required ? cardErrors(values.card) : {}),
+      ...(c.is_payment_form_required && !stripe ? cardErrors(values.card) : {}),
     };
     if (Object.keys(problems).length)
       return dispatch({ type: "invalid", errors: problems, general: null });
@@ -168,7 +194,10 @@ export function CheckoutPage(props: { secret: string }) {
     let confirmedOnce = false;
     try {
       let token: string | undefined;
-      if (c.is_payment_form_required) {
+      if (c.is_payment_form_required && stripe) {
+        if (!stripeForm.current) throw new StripePaymentError("The card form is still loading.");
+        token = await stripeForm.current.token();
+      } else if (c.is_payment_form_required) {
         try {
           token = await cardToken(values.card);
         } catch (e) {
@@ -194,7 +223,15 @@ export function CheckoutPage(props: { secret: string }) {
       // The payment has started: from here the overlay must not be closed until it settles.
       confirmedOnce = true;
       notify(embed, "confirmed");
+      const action = confirmed.payment_processor_metadata ?? {};
+      let refused: unknown = null;
+      if (action.intent_status === "requires_action" && stripeForm.current)
+        // 3-D Secure: the bank's challenge, then the session settles from Stripe's webhook.
+        await stripeForm.current
+          .nextAction(String(action.intent_client_secret))
+          .catch((e: unknown) => (refused = e));
       const final = await settle(props.secret, confirmed);
+      if (refused && final.status !== "succeeded") throw refused;
       if (final.status !== "succeeded")
         throw new CheckoutApiError(
           402,
@@ -205,6 +242,8 @@ export function CheckoutPage(props: { secret: string }) {
       dispatch({ type: "done", checkout: final, left: true });
       leave(props.secret, final, confirmed.customer_session_token ?? null, embed);
     } catch (e) {
+      if (e instanceof StripePaymentError)
+        return dispatch({ type: "invalid", errors: { payment: e.message }, general: null });
       const err = e as CheckoutApiError;
       if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
       const fields = serverFieldErrors(err);
@@ -332,7 +371,17 @@ export function CheckoutPage(props: { secret: string }) {
               </Field>
             )
           ) : null}
-          {c.is_payment_form_required ? (
+          {c.is_payment_form_required && stripe ? (
+            <StripeCard
+              settings={stripe}
+              amount={c.total_amount}
+              currency={c.currency}
+              recurring={c.product.is_recurring}
+              disabled={busy === "paying"}
+              onReady={onStripeReady}
+              onError={onStripeError}
+            />
+          ) : c.is_payment_form_required ? (
             <CardFields
               value={values.card}
               errors={errors}
@@ -358,88 +407,6 @@ export function CheckoutPage(props: { secret: string }) {
                 : "Get it now"}
           </button>
         </form>
-      </div>
-    </main>
-  );
-}
-
-/** Off to the seller's success URL, or to till's confirmation page (inside the overlay if embedded). */
-function leave(
-  secret: string,
-  final: Checkout,
-  token: string | null,
-  embed: ReturnType<typeof embedContext>,
-): void {
-  const successURL = final.success_url.replace("{CHECKOUT_ID}", final.id);
-  const target = new URL(successURL, window.location.href);
-  const isDefault =
-    target.origin === window.location.origin && target.pathname === confirmationPath(secret);
-  notify(embed, "success", { successURL, redirect: !isDefault, checkoutId: final.id });
-  if (isDefault) {
-    if (token) target.searchParams.set("customer_session_token", token);
-    if (embed.embedded && embed.claimed) {
-      target.searchParams.set("embed", "true");
-      target.searchParams.set("embed_origin", embed.claimed);
-    }
-    target.searchParams.set("theme", document.documentElement.dataset.theme ?? "light");
-    window.location.replace(target.toString());
-  } else if (!embed.embedded) window.location.assign(successURL);
-}
-
-/**
- * After confirm: wait until the checkout leaves `confirmed` (the payment settles server-side). The
- * status stream says when; if it cannot be opened, poll.
- */
-async function settle(secret: string, checkout: Checkout): Promise<Checkout> {
-  if (checkout.status !== "confirmed") return checkout;
-  if (await settledStatus(secret, 30_000)) return checkoutApi.get(secret);
-  let current = await checkoutApi.get(secret);
-  for (let i = 0; i < 60 && current.status === "confirmed"; i++) {
-    await new Promise((r) => setTimeout(r, 500));
-    current = await checkoutApi.get(secret);
-  }
-  return current;
-}
-
-function Bar(props: { name: string | null; closable: boolean; onClose: (() => void) | null }) {
-  return (
-    <header className="bar">
-      <span className="org">{props.name}</span>
-      {props.onClose ? (
-        <button
-          type="button"
-          className="close"
-          aria-label="Close checkout"
-          onClick={props.onClose}
-          disabled={!props.closable}
-        >
-          ×
-        </button>
-      ) : null}
-    </header>
-  );
-}
-
-/** The page's shape while it loads, so nothing jumps when the checkout arrives. */
-function Skeleton() {
-  return (
-    <main className="checkout" aria-busy="true">
-      <header className="bar">
-        <span className="org" />
-      </header>
-      <div className="columns">
-        <section className="summary skeleton" aria-label="Order summary">
-          <p className="sr-only">Loading checkout…</p>
-          <div className="block" style={{ height: 28, width: "60%" }} />
-          <div className="block" style={{ height: 36, width: "40%" }} />
-          <div className="block" style={{ height: 120 }} />
-        </section>
-        <div className="skeleton form-skeleton">
-          <div className="block" style={{ height: 62 }} />
-          <div className="block" style={{ height: 62 }} />
-          <div className="block" style={{ height: 160 }} />
-          <div className="block" style={{ height: 44 }} />
-        </div>
       </div>
     </main>
   );

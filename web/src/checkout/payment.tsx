@@ -1,8 +1,10 @@
 // The card area of the checkout: the sandbox card form (number, expiry, CVC), its checks, and the
 // exchange of the card for a confirmation token. A processor's own element can take its place: the
 // page only needs an area, its errors by field id, and a token.
+import { useEffect, useRef } from "react";
 import { checkoutApi } from "./api.ts";
 import { Field } from "./fields.tsx";
+import { mountStripe, type StripeForm, type StripeSettings } from "./stripe.ts";
 
 export interface CardValue {
   number: string;
@@ -120,6 +122,43 @@ export function CardFields(props: {
           )}
         </Field>
       </div>
+    </fieldset>
+  );
+}
+
+/** Stripe's Payment Element in the card area; remounted when the amount to pay changes. */
+export function StripeCard(props: {
+  settings: StripeSettings;
+  amount: number;
+  currency: string;
+  recurring: boolean;
+  disabled: boolean;
+  onReady(form: StripeForm | null): void;
+  onError(message: string): void;
+}) {
+  const host = useRef<HTMLDivElement>(null);
+  const { settings, amount, currency, recurring, onReady, onError } = props;
+  useEffect(() => {
+    let form: StripeForm | null = null;
+    let gone = false;
+    mountStripe(settings, host.current!, { amount, currency, recurring }).then(
+      (mounted) => {
+        if (gone) return mounted.destroy();
+        form = mounted;
+        onReady(mounted);
+      },
+      (e: Error) => onError(e.message),
+    );
+    return () => {
+      gone = true;
+      form?.destroy();
+      onReady(null);
+    };
+  }, [settings, amount, currency, recurring, onReady, onError]);
+  return (
+    <fieldset className="card-fields" disabled={props.disabled}>
+      <legend>Card</legend>
+      <div ref={host} id="card-element" />
     </fieldset>
   );
 }

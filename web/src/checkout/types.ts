@@ -81,6 +81,8 @@ export interface Checkout {
     order: number;
   }[];
   custom_field_data: Record<string, string | number | boolean | null>;
+  /** Stripe's publishable key and Stripe.js URL; on a confirm's answer, 3-D Secure's next action. */
+  payment_processor_metadata?: Record<string, unknown>;
   /** Set on the answer to confirm: the buyer's customer session, for the confirmation page. */
   customer_session_token?: string | null;
 }

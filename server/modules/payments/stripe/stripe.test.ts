@@ -177,7 +177,7 @@ describe("Stripe processor", () => {
     const [pi] = intentOf(c.id);
     expect(res.body.payment_processor_metadata).toEqual({
       publishable_key: "pk_test_till",
-      stripe_js_url: "https://js.stripe.com/endive/stripe.js",
+      stripe_js_url: stripe.jsUrl,
       intent_status: "requires_action",
       intent_client_secret: pi!.client_secret,
     });
