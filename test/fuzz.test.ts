@@ -19,7 +19,7 @@ import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 const contract = JSON.parse(
   readFileSync(
-    new URL("../../shared/contract/polar-openapi-2026-10.json", import.meta.url),
+    new URL("./contract/polar-openapi-2026-10.json", import.meta.url),
     "utf8",
   ),
 );
