@@ -73,6 +73,20 @@ export async function findOrder(
   return row ?? null;
 }
 
+/** The order a processor's payment paid for, locked (refunds made at the processor). */
+export async function lockOrderByPayment(
+  db: Db,
+  processorPaymentId: string,
+): Promise<OrderRow | null> {
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(eq(orders.processorPaymentId, processorPaymentId))
+    .limit(1)
+    .for("update");
+  return row ?? null;
+}
+
 export async function lockOrder(db: Db, id: string): Promise<OrderRow | null> {
   const [row] = await db.select().from(orders).where(eq(orders.id, id)).for("update");
   return row ?? null;

@@ -114,6 +114,10 @@ export function lockOrder(tx: Db, id: string) {
   return repo.lockOrder(tx, id);
 }
 
+export function lockOrderByPayment(tx: Db, processorPaymentId: string) {
+  return repo.lockOrderByPayment(tx, processorPaymentId);
+}
+
 /** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */
 export async function recordOrderRefund(
   tx: Db,

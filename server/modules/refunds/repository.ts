@@ -86,3 +86,15 @@ export async function listRefunds(
   ]);
   return { rows, total: Number(total?.n ?? 0) };
 }
+
+export async function byProcessorRefund(
+  db: Db,
+  processorRefundId: string,
+): Promise<RefundRow | null> {
+  const [row] = await db
+    .select()
+    .from(refunds)
+    .where(eq(refunds.processorRefundId, processorRefundId))
+    .limit(1);
+  return row ?? null;
+}

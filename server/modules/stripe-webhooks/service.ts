@@ -7,7 +7,8 @@ import type { Logger } from "../../lib/logger.ts";
 import { settleCheckoutPayment, settleCheckoutSetup } from "../checkouts/reconcile.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
 import { forgetPaymentMethod, stripeEvents } from "../payments/service.ts";
-import { KEY_METADATA, savedMethodOf } from "../payments/stripe/map.ts";
+import { KEY_METADATA, savedMethodOf, TILL_REFUND_METADATA } from "../payments/stripe/map.ts";
+import { recordExternalRefund } from "../refunds/external.ts";
 
 export interface StripeWebhookDeps {
   checkout: CheckoutDeps;
@@ -32,6 +33,7 @@ export async function handleStripeEvent(
 }
 
 async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Handled> {
+  const { db } = deps.checkout;
   switch (event.type) {
     case "payment_intent.succeeded":
     case "payment_intent.payment_failed":
@@ -65,10 +67,29 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       );
       return n > 0 ? "applied" : "ignored";
     }
-    case "charge.refunded":
+    case "charge.refunded": {
+      // Refunds till made are recorded when made; one made in Stripe's dashboard is recorded here.
+      const charge = event.data.object;
+      const pi =
+        typeof charge.payment_intent === "string"
+          ? charge.payment_intent
+          : charge.payment_intent?.id;
+      if (!pi) return "ignored";
+      const refunds = await deps.stripe.refunds.list({ payment_intent: pi, limit: 100 });
+      let recorded = 0;
+      for (const r of refunds.data) {
+        if (r.status !== "succeeded" || r.metadata?.[TILL_REFUND_METADATA]) continue;
+        const outcome = await recordExternalRefund(
+          { db, clock: deps.checkout.clock, baseUrl: deps.checkout.config.baseUrl },
+          { processorPaymentId: pi, processorRefundId: r.id, grossAmount: r.amount },
+        );
+        if (outcome === "recorded") recorded++;
+      }
+      return recorded > 0 ? "applied" : "ignored";
+    }
     case "charge.dispute.created":
     case "charge.dispute.closed":
-      // Refunds made through till are recorded when made; disputes are logged for the seller.
+      // Disputes are logged for the seller.
       deps.log.info(
         { stripeEvent: event.id, type: event.type, object: event.data.object.id },
         "stripe event recorded",

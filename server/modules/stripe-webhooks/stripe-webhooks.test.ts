@@ -142,4 +142,50 @@ describe("Stripe webhooks", () => {
     await stripe.idle();
     expect(await defaultPaymentMethod(t.server.database.db, scope, done.customerId!)).toBeNull();
   });
+
+  it("a refund made in Stripe's dashboard is recorded once; till's own refunds are not counted twice", async () => {
+    const c = await checkout(false);
+    await confirm(c.clientSecret, await token("pm_card_visa"));
+    await stripe.idle();
+    const [order] = await orders(c.id);
+    const pi = order!.processor_payment_id;
+    // Through till: one refund, even though Stripe's charge.refunded comes back for it too.
+    await polar.refunds.create({ orderId: order!.id, reason: "customer_request", amount: 300 });
+    await stripe.idle();
+    // In Stripe's dashboard: 200 more, unknown to till until the webhook.
+    const from = stripe.state.events.length;
+    const outside = await stripe.sdk().refunds.create({ payment_intent: pi, amount: 200 });
+    await stripe.idle();
+    const rows = await t.server.database.rows<{
+      amount: number;
+      tax_amount: number;
+      status: string;
+      processor_refund_id: string;
+    }>(
+      sql`select amount, tax_amount, status, processor_refund_id from refunds where order_id = ${order!.id} order by created_at`,
+    );
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toMatchObject({ status: "succeeded", processor_refund_id: outside.id });
+    expect(Number(rows[1]!.amount) + Number(rows[1]!.tax_amount)).toBe(200);
+    const after = await polar.orders.get({ id: order!.id });
+    expect(after.status).toBe("partially_refunded");
+    expect(after.refundedAmount + after.refundedTaxAmount).toBe(500);
+    // The same event again changes nothing.
+    const refunded = stripe.state.events.slice(from).find((e) => e.type === "charge.refunded")!;
+    expect(await stripe.deliver({ ...refunded, id: `${refunded.id}_again` })).toBe(200);
+    expect(await stripe.deliver(refunded)).toBe(200);
+    const count = await t.server.database.rows(
+      sql`select 1 from refunds where order_id = ${order!.id}`,
+    );
+    expect(count).toHaveLength(2);
+    const [recorded] = await t.server.database.rows<{ id: string }>(
+      sql`select id from refunds where processor_refund_id = ${outside.id}`,
+    );
+    const types = (
+      await t.server.database.rows<{ type: string }>(
+        sql`select type from webhook_events where organization_id = ${organizationId} and payload::text like ${`%${recorded!.id}%`}`,
+      )
+    ).map((r) => r.type);
+    expect(types).toContain("refund.created");
+  });
 });

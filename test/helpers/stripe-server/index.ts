@@ -170,6 +170,20 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       (_, form) => state.expandSetup(state.createSetupIntent(form), expanded(form)),
     ],
     ["POST", /^\/v1\/refunds$/, (_, form) => state.createRefund(form)],
+    [
+      "GET",
+      /^\/v1\/refunds$/,
+      (_, form) => ({
+        object: "list",
+        url: "/v1/refunds",
+        data: [...state.refunds.values()]
+          .filter(
+            (r) => !str(form, "payment_intent") || r.payment_intent === str(form, "payment_intent"),
+          )
+          .reverse(),
+        has_more: false,
+      }),
+    ],
   ];
 
   function route(method: string, path: string, form: Form, publishable: boolean): unknown {

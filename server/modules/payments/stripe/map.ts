@@ -9,6 +9,9 @@ import {
 } from "../processor.ts";
 
 /** The metadata key that finds a PaymentIntent again by the idempotency key it was made under. */
+/** On refunds till makes: its own refund's id. */
+export const TILL_REFUND_METADATA = "till_refund_id";
+
 export const KEY_METADATA = "till_idempotency_key";
 
 const idOf = (v: string | { id: string } | null | undefined): string | null =>

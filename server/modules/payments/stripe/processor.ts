@@ -5,7 +5,14 @@
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
 import type { Stripe } from "stripe";
 import type { PaymentProcessor, PaymentCustomer } from "../processor.ts";
-import { KEY_METADATA, intentResult, lookupOf, refusal, savedMethodOf } from "./map.ts";
+import {
+  intentResult,
+  KEY_METADATA,
+  lookupOf,
+  refusal,
+  savedMethodOf,
+  TILL_REFUND_METADATA,
+} from "./map.ts";
 
 const NO_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
 const CANCELABLE = new Set(["requires_action", "requires_confirmation", "requires_payment_method"]);
@@ -131,7 +138,12 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
     async refund(request) {
       try {
         const refund = await stripe.refunds.create(
-          { payment_intent: request.processorPaymentId, amount: request.amount },
+          {
+            payment_intent: request.processorPaymentId,
+            amount: request.amount,
+            // charge.refunded then tells till's own refunds from those made in Stripe's dashboard.
+            metadata: { [TILL_REFUND_METADATA]: request.idempotencyKey },
+          },
           { idempotencyKey: `refund:${request.idempotencyKey}` },
         );
         if (refund.status === "failed" || refund.status === "canceled")
