@@ -18,10 +18,7 @@ import {
 import { startTestServer, type TestServer } from "./helpers/server.ts";
 
 const contract = JSON.parse(
-  readFileSync(
-    new URL("./contract/polar-openapi-2026-10.json", import.meta.url),
-    "utf8",
-  ),
+  readFileSync(new URL("./contract/polar-openapi-2026-10.json", import.meta.url), "utf8"),
 );
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = Number(process.env.FUZZ_RUNS ?? 30);
