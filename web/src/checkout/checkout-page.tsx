@@ -28,7 +28,6 @@ import {
 } from "./state.ts";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
 import { OrderSummary } from "./summary.tsx";
-import type { Checkout } from "./types.ts";
 
 const EXPIRED = {
   title: "This checkout has expired",
@@ -66,9 +65,14 @@ export function CheckoutPage(props: { secret: string }) {
   const formRef = useRef<HTMLFormElement>(null);
   const loaded = checkout !== null;
   // With Stripe, the Payment Element takes the card; its form arrives once Stripe.js has loaded.
+  // Keyed by its values: each update of the session brings a new metadata object, and a new
+  // settings object would remount the element and lose the card typed so far.
+  const found = stripeSettings(checkout?.payment_processor_metadata);
+  const stripeKey = found?.publishable_key ?? null;
+  const stripeJs = found?.stripe_js_url ?? null;
   const stripe = useMemo(
-    () => stripeSettings(checkout?.payment_processor_metadata),
-    [checkout?.payment_processor_metadata],
+    () => (stripeKey && stripeJs ? { publishable_key: stripeKey, stripe_js_url: stripeJs } : null),
+    [stripeKey, stripeJs],
   );
   const stripeForm = useRef<StripeForm | null>(null);
   const onStripeReady = useCallback((form: StripeForm | null) => {
