@@ -60,6 +60,7 @@ import { organizationsRouter } from "./modules/organizations/routes.ts";
 import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
 import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxClockRouter } from "./modules/sandbox-clock/routes.ts";
+import { retryPastDueOfCustomer } from "./modules/subscriptions/dunning.ts";
 import type { Mailer } from "./modules/email/mailer.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
@@ -196,7 +197,17 @@ export function createApp(deps: AppDeps): Express {
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
-    paymentMethodsRouter({ db, clock: deps.clock }, guard, customerGuard),
+    paymentMethodsRouter(
+      {
+        db,
+        clock: deps.clock,
+        processor: deps.processor,
+        onNewDefault: (organizationId, customerId) =>
+          retryPastDueOfCustomer(billing, organizationId, customerId),
+      },
+      guard,
+      customerGuard,
+    ),
     sandboxClockRouter({ ...billing, checkouts: checkoutDeps, mode: deps.config.mode }, guard),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(

@@ -1,6 +1,6 @@
 // A customer's saved payment methods as Polar lists them (PaymentMethodCard): for the seller
 // (/v1/customers/{id}/payment-methods, by id or external id) and for the customer in the portal
-// (/v1/customer-portal/customers/me/payment-methods, list and delete).
+// (/v1/customer-portal/customers/me/payment-methods: list, add and delete).
 import type { RequestHandler } from "express";
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
@@ -10,8 +10,10 @@ import type { Clock } from "../../lib/clock.ts";
 import { customerOf } from "../../lib/customer-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { pageOf, paginationQuery } from "../../lib/pagination.ts";
-import { parseParams, parseQuery } from "../../lib/validation.ts";
+import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { getCustomer } from "../customers/service.ts";
+import { addCustomerPaymentMethod, paymentMethodCreate } from "./add-method.ts";
+import type { PaymentProcessor } from "./processor.ts";
 import { customerPaymentMethods } from "./queries.ts";
 import type { PaymentMethodRow } from "./repository.ts";
 import { deleteCustomerPaymentMethod } from "./service.ts";
@@ -35,7 +37,13 @@ export function paymentMethodOut(m: PaymentMethodRow) {
 }
 
 export function paymentMethodsRouter(
-  deps: { db: Db; clock: Clock },
+  deps: {
+    db: Db;
+    clock: Clock;
+    processor: PaymentProcessor;
+    /** A new default card: past-due subscriptions are charged again at once. */
+    onNewDefault(organizationId: string, customerId: string): Promise<unknown>;
+  },
   guard: Guard,
   customerGuard: RequestHandler,
 ): Router {
@@ -69,6 +77,16 @@ export function paymentMethodsRouter(
     const ctx = customerOf(req);
     const page = parseQuery(paginationQuery, req);
     res.json(await list({ id: ctx.customerId, organization_id: ctx.organizationId }, page));
+  });
+  r.post([me, `${me}/`], customerGuard, async (req, res) => {
+    const ctx = customerOf(req);
+    const added = await addCustomerPaymentMethod(deps, ctx, parseBody(paymentMethodCreate, req));
+    if (added.status === "requires_action") {
+      res.status(201).json({ status: "requires_action", client_secret: added.clientSecret });
+      return;
+    }
+    if (added.madeDefault) await deps.onNewDefault(ctx.organizationId, ctx.customerId);
+    res.status(201).json({ status: "succeeded", payment_method: paymentMethodOut(added.method) });
   });
   r.delete(`${me}/:id`, customerGuard, async (req, res) => {
     const ctx = customerOf(req);

@@ -259,3 +259,26 @@ export async function deleteCustomerMethod(
       .where(eq(paymentMethods.id, next.id));
   return true;
 }
+
+/** Makes the customer's live method with this processor id the default (and no other). */
+export async function makeDefaultMethod(
+  db: Db,
+  organizationId: string,
+  customerId: string,
+  processorPaymentMethodId: string,
+  now: Date,
+): Promise<void> {
+  const mine = and(
+    eq(paymentMethods.organizationId, organizationId),
+    eq(paymentMethods.customerId, customerId),
+    isNull(paymentMethods.deletedAt),
+  );
+  await db
+    .update(paymentMethods)
+    .set({ isDefault: false, modifiedAt: now })
+    .where(and(mine, eq(paymentMethods.isDefault, true)));
+  await db
+    .update(paymentMethods)
+    .set({ isDefault: true, modifiedAt: now })
+    .where(and(mine, eq(paymentMethods.processorPaymentMethodId, processorPaymentMethodId)));
+}

@@ -1,0 +1,91 @@
+// A customer adds a card in the portal (POST /v1/customer-portal/customers/me/payment-methods):
+// the processor saves it without taking money (Stripe: a SetupIntent on the customer), it is
+// stored as the customer's card, and the default when asked or when it is the first. 3-D Secure
+// answers requires_action with the client secret, as Polar does; a refused card is a 400
+// PaymentMethodSetupFailed and stores nothing.
+import { z } from "zod";
+import { inTransaction, type Db } from "../../../db/client.ts";
+import type { Clock } from "../../lib/clock.ts";
+import type { CustomerContext } from "../../lib/customer-context.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { customersByIds } from "../customers/service.ts";
+import type { PaymentProcessor } from "./processor.ts";
+import { processorCustomerId } from "./queries.ts";
+import { listPaymentMethods, makeDefaultMethod, type PaymentMethodRow } from "./repository.ts";
+import { saveCustomerPaymentMethod } from "./service.ts";
+
+export const paymentMethodCreate = z
+  .object({
+    confirmation_token_id: z.string().min(1).max(500),
+    set_default: z.boolean(),
+    return_url: z.url({ protocol: /^https?$/ }),
+  })
+  .strict();
+export type PaymentMethodCreate = z.output<typeof paymentMethodCreate>;
+
+export class PaymentMethodSetupFailed extends ApiError {
+  constructor(detail: string) {
+    super(400, "PaymentMethodSetupFailed", detail);
+  }
+}
+
+export type AddedMethod =
+  | { status: "succeeded"; method: PaymentMethodRow; madeDefault: boolean }
+  | { status: "requires_action"; clientSecret: string };
+
+export async function addCustomerPaymentMethod(
+  deps: { db: Db; clock: Clock; processor: PaymentProcessor },
+  ctx: CustomerContext,
+  input: PaymentMethodCreate,
+): Promise<AddedMethod> {
+  if (deps.processor.name === "none")
+    throw new PaymentMethodSetupFailed("This store takes no payments.");
+  const [customer] = await customersByIds(deps.db, [ctx.customerId]);
+  if (!customer) throw new PaymentMethodSetupFailed("The customer no longer exists.");
+  const scope = { organizationId: ctx.organizationId };
+  const result = await deps.processor.setup({
+    confirmationTokenId: input.confirmation_token_id,
+    // The same token twice saves one card.
+    idempotencyKey: `portal-card:${ctx.customerId}:${input.confirmation_token_id}`,
+    customer: {
+      id: customer.id,
+      email: customer.email,
+      name: customer.name,
+      processorCustomerId: await processorCustomerId(
+        deps.db,
+        scope,
+        customer.id,
+        deps.processor.name,
+      ),
+    },
+    metadata: { customer_id: customer.id, organization_id: ctx.organizationId },
+  });
+  if (result.status === "failed") throw new PaymentMethodSetupFailed(result.message);
+  if (result.status === "requires_action")
+    return { status: "requires_action", clientSecret: result.clientSecret };
+  const saved = result.paymentMethod;
+  return inTransaction(deps.db, async (tx) => {
+    const now = deps.clock.now();
+    const before = await listPaymentMethods(tx, ctx.organizationId, ctx.customerId);
+    await saveCustomerPaymentMethod(tx, deps.clock, {
+      organizationId: ctx.organizationId,
+      customerId: ctx.customerId,
+      processor: deps.processor.name,
+      method: saved,
+    });
+    const madeDefault = input.set_default || before.length === 0;
+    if (input.set_default)
+      await makeDefaultMethod(
+        tx,
+        ctx.organizationId,
+        ctx.customerId,
+        saved.processorPaymentMethodId,
+        now,
+      );
+    const after = await listPaymentMethods(tx, ctx.organizationId, ctx.customerId);
+    const method = after.find(
+      (m) => m.processorPaymentMethodId === saved.processorPaymentMethodId,
+    )!;
+    return { status: "succeeded", method, madeDefault };
+  });
+}

@@ -1,0 +1,110 @@
+// A customer adds a card in the portal: saved by the processor without charging, listed, made the
+// default when asked (or when it is the first); a new default card retries a past-due subscription
+// at once. A refused card stores nothing; a malformed request is a 422.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "../../../test/helpers/auth.ts";
+import {
+  advance,
+  billingSeller,
+  type BillingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t?.stop());
+
+async function sandboxToken(number: string): Promise<string> {
+  const res = await api(t.url, "/v1/sandbox/confirmation-tokens", {
+    body: { card: { number, exp_month: 12, exp_year: 2034, cvc: "123" } },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function portalOf(customerId: string) {
+  const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+  const token = session.body.token as string;
+  const me = "/v1/customer-portal/customers/me/payment-methods";
+  return {
+    add: (body: unknown) => api(t.url, me, { token, body }),
+    list: async () => (await api(t.url, me, { token })).body.items as Record<string, any>[],
+  };
+}
+
+describe("portal: add a payment method", () => {
+  it("a new default card pays a past-due subscription at once", async () => {
+    const product = await s.polar.products.create({
+      name: "Team",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "usd" }],
+    });
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      product.id,
+      "sandbox_token_renewal_declined",
+    );
+    await advance(s, { seconds: 32 * 86_400 });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    const portal = await portalOf(customerId);
+    const added = await portal.add({
+      confirmation_token_id: await sandboxToken("4242424242424242"),
+      set_default: true,
+      return_url: "https://shop.example.com/account",
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({
+      status: "succeeded",
+      payment_method: { type: "card", method_metadata: { last4: "4242" } },
+    });
+    const cards = await portal.list();
+    expect(cards).toHaveLength(2);
+    expect(cards[0]!.id).toBe(added.body.payment_method.id);
+    // Retried with the new card, not at the next dunning date.
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+    const cycle = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle.map((o) => o.status)).toEqual(["paid"]);
+  });
+
+  it("a card not made the default stays second; a refused card or a bad request stores nothing", async () => {
+    const customer = await s.call("/v1/customers/", { body: { email: "cards@example.com" } });
+    const portal = await portalOf(customer.body.id);
+    const first = await portal.add({
+      confirmation_token_id: await sandboxToken("5555555555554444"),
+      set_default: false,
+      return_url: "https://shop.example.com/account",
+    });
+    expect(first.status).toBe(201);
+    const second = await portal.add({
+      confirmation_token_id: await sandboxToken("4242424242424242"),
+      set_default: false,
+      return_url: "https://shop.example.com/account",
+    });
+    expect(second.status).toBe(201);
+    expect((await portal.list()).map((c) => c.method_metadata.last4)).toEqual(["4444", "4242"]);
+
+    const refused = await portal.add({
+      confirmation_token_id: await sandboxToken("4000000000000002"),
+      set_default: true,
+      return_url: "https://shop.example.com/account",
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("PaymentMethodSetupFailed");
+    const bad = await portal.add({ confirmation_token_id: "x", set_default: "yes" });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.at(-1)).sort()).toEqual([
+      "return_url",
+      "set_default",
+    ]);
+    expect(await portal.list()).toHaveLength(2);
+  });
+});
