@@ -52,6 +52,7 @@ const BODIES: Record<string, unknown> = {
   "PATCH /v1/files/{id}": { name: "renamed.png" },
   "PATCH /v1/customer-portal/subscriptions/{id}": { cancel_at_period_end: true },
   "PATCH /v1/customer-portal/orders/{id}": { billing_name: "Renamed" },
+  "POST /v1/customer-portal/orders/{id}/confirm-payment": { confirmation_token_id: "tok_any" },
 };
 
 const QUERIES: Record<string, string> = {

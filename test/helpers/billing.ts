@@ -17,6 +17,7 @@ export const BILLING_SCOPES = [
   "webhooks:write",
   "organizations:write",
   "customer_sessions:write",
+  "payments:read",
 ];
 
 export interface BillingSeller {

@@ -14,6 +14,8 @@ import {
   portalSubscriptionListQuery,
   portalSubscriptionUpdate,
 } from "./schemas.ts";
+import type { BillingDeps } from "../subscriptions/deps.ts";
+import { confirmOrderPayment, orderConfirmPayment, orderPaymentStatus } from "./order-payments.ts";
 import * as seams from "./seams.ts";
 import * as service from "./service.ts";
 
@@ -80,6 +82,19 @@ export function customerPortalRouter(
         parseQuery(paginationQuery, req),
       ),
     );
+  });
+  const billing = () => {
+    if (!deps.processor || !deps.tax)
+      throw new Error("the portal's billing dependencies are missing");
+    return deps as service.PortalDeps & BillingDeps;
+  };
+  r.get(`${p}/orders/:id/payment-status`, async (req, res) => {
+    res.json(await orderPaymentStatus(billing(), customerOf(req), parseParams(idParams, req).id));
+  });
+  r.post(`${p}/orders/:id/confirm-payment`, async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const body = parseBody(orderConfirmPayment, req);
+    res.json(await confirmOrderPayment(billing(), customerOf(req), id, body));
   });
   r.get(`${p}/orders/:id`, async (req, res) => {
     res.json(await service.getMyOrder(deps, customerOf(req), parseParams(idParams, req).id));

@@ -1,6 +1,7 @@
 // A customer adds a card in the portal: saved by the processor without charging, listed, made the
 // default when asked (or when it is the first); a new default card retries a past-due subscription
-// at once. A refused card stores nothing; a malformed request is a 422.
+// at once. A refused card stores nothing; a malformed request is a 422. An unpaid renewal order
+// shows its decline and is paid again from the portal with a new or a saved card.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
 import {
@@ -34,6 +35,8 @@ async function portalOf(customerId: string) {
   const token = session.body.token as string;
   const me = "/v1/customer-portal/customers/me/payment-methods";
   return {
+    call: (path: string, body?: unknown) =>
+      api(t.url, `/v1/customer-portal/${path}`, { token, ...(body === undefined ? {} : { body }) }),
     add: (body: unknown) => api(t.url, me, { token, body }),
     list: async () => (await api(t.url, me, { token })).body.items as Record<string, any>[],
   };
@@ -106,5 +109,78 @@ describe("portal: add a payment method", () => {
       "set_default",
     ]);
     expect(await portal.list()).toHaveLength(2);
+  });
+
+  async function pastDueRenewal(name: string) {
+    const product = await s.polar.products.create({
+      name,
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 1200, priceCurrency: "usd" }],
+    });
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      product.id,
+      "sandbox_token_renewal_declined",
+    );
+    const portal = await portalOf(customerId);
+    return {
+      subscriptionId,
+      portal,
+      async advanceToUnpaid() {
+        await advance(s, { seconds: 32 * 86_400 });
+        return (await ordersOf(s, subscriptionId)).find((o) => o.status === "pending")!;
+      },
+    };
+  }
+
+  it("an unpaid renewal shows its decline and is paid again with a new card", async () => {
+    const { subscriptionId, portal, advanceToUnpaid } = await pastDueRenewal("Studio");
+    const unpaid = await advanceToUnpaid();
+    const before = await portal.call(`orders/${unpaid.id}/payment-status`);
+    expect(before.body).toEqual({ status: "failed", error: expect.stringMatching(/declined/) });
+    // Recorded as a payment of the order, as GET /v1/payments/ lists it.
+    const payments = await s.call(`/v1/payments/?order_id=${unpaid.id}`);
+    expect(payments.body.items).toMatchObject([{ status: "failed", order_id: unpaid.id }]);
+
+    expect((await portal.call(`orders/${unpaid.id}/confirm-payment`, {})).status).toBe(422);
+    const paid = await portal.call(`orders/${unpaid.id}/confirm-payment`, {
+      confirmation_token_id: await sandboxToken("4242424242424242"),
+    });
+    expect(paid.body).toEqual({ status: "succeeded", client_secret: null, error: null });
+    expect((await portal.call(`orders/${unpaid.id}/payment-status`)).body).toEqual({
+      status: "succeeded",
+      error: null,
+    });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+    // A paid order cannot be paid again; another customer does not see it.
+    const again = await portal.call(`orders/${unpaid.id}/confirm-payment`, {
+      payment_method_id: (await portal.list())[0]!.id,
+    });
+    expect(again.status).toBe(422);
+    expect(again.body.error).toBe("OrderNotEligibleForRetry");
+    const stranger = await s.call("/v1/customers/", { body: { email: "stranger@example.com" } });
+    const theirs = await portalOf(stranger.body.id);
+    expect((await theirs.call(`orders/${unpaid.id}/payment-status`)).status).toBe(404);
+  });
+
+  it("an unpaid renewal is paid again with a card saved before, which becomes the default", async () => {
+    const { subscriptionId, portal, advanceToUnpaid } = await pastDueRenewal("Atelier");
+    const spare = await portal.add({
+      confirmation_token_id: await sandboxToken("5555555555554444"),
+      set_default: false,
+      return_url: "https://shop.example.com/account",
+    });
+    const unpaid = await advanceToUnpaid();
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    const notMine = await portal.call(`orders/${unpaid.id}/confirm-payment`, {
+      payment_method_id: "00000000-0000-4000-8000-000000000000",
+    });
+    expect(notMine.status).toBe(404);
+    const paid = await portal.call(`orders/${unpaid.id}/confirm-payment`, {
+      payment_method_id: spare.body.payment_method.id,
+    });
+    expect(paid.body).toEqual({ status: "succeeded", client_secret: null, error: null });
+    expect((await portal.list())[0]!.id).toBe(spare.body.payment_method.id);
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
   });
 });

@@ -2,7 +2,12 @@
 // default one off-session; checkout reuses the processor's customer).
 import type { Db } from "../../../db/client.ts";
 import type { PaymentProcessor } from "./processor.ts";
-import { listPaymentMethods, type PaymentMethodRow } from "./repository.ts";
+import {
+  listPaymentMethods,
+  listPayments as listPaymentRows,
+  makeDefaultMethod,
+  type PaymentMethodRow,
+} from "./repository.ts";
 
 export type PaymentMethodRecord = PaymentMethodRow;
 
@@ -41,4 +46,32 @@ export async function processorCustomerId(
     methods.find((m) => m.processor === processor && m.processorCustomerId)?.processorCustomerId ??
     null
   );
+}
+
+/** The newest payment attempt for an order (a renewal's charges), or null. */
+export async function lastPaymentOfOrder(db: Db, scope: PaymentsScope, orderId: string) {
+  const { rows } = await listPaymentRows(
+    db,
+    { organizationIds: [scope.organizationId], orderIds: [orderId] },
+    [{ key: "created_at", desc: true }],
+    1,
+    0,
+  );
+  return rows[0] ?? null;
+}
+
+/** Makes one of the customer's live cards the default; false when it is not theirs. */
+export async function makeCardDefault(
+  db: Db,
+  scope: PaymentsScope,
+  customerId: string,
+  paymentMethodId: string,
+  now: Date,
+): Promise<boolean> {
+  const mine = (await listPaymentMethods(db, scope.organizationId, customerId)).find(
+    (m) => m.id === paymentMethodId,
+  );
+  if (!mine) return false;
+  await makeDefaultMethod(db, scope.organizationId, customerId, mine.processorPaymentMethodId, now);
+  return true;
 }

@@ -17,7 +17,7 @@ import {
 } from "../orders/service.ts";
 import { dunningEndStatus } from "../organizations/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { chargeKey, chargeSubscription } from "./charge.ts";
+import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import * as repo from "./repository.ts";
@@ -34,6 +34,7 @@ export async function retryPayment(
   deps: BillingDeps,
   s: repo.SubscriptionRow,
   at: Date,
+  trigger: "retry_dunning" | "retry_payment_method_update" = "retry_dunning",
 ): Promise<boolean> {
   const order = await pendingOrderOfSubscription(deps.db, s.id);
   if (!order) {
@@ -65,6 +66,7 @@ export async function retryPayment(
       return null;
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
+    await recordAttempt(tx, clock, deps, s, order.id, outcome, trigger);
     if (outcome.status === "succeeded") {
       const paidOrder = await updateOrderRow(tx, order.id, {
         status: "paid",
@@ -200,6 +202,10 @@ export async function retryPastDueOfCustomer(
   const now = (await organizationClock(deps.db, deps.clock, organizationId)).now();
   let retried = 0;
   for (const s of await repo.activeOfCustomer(deps.db, customerId))
-    if (s.status === "past_due" && (await retryPayment(deps, s, now))) retried++;
+    if (
+      s.status === "past_due" &&
+      (await retryPayment(deps, s, now, "retry_payment_method_update"))
+    )
+      retried++;
   return retried;
 }

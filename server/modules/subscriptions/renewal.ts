@@ -15,7 +15,7 @@ import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { cycleAmounts, type CycleAmounts, type CycleLine, type CyclePrice } from "./amounts.ts";
-import { chargeKey, chargeSubscription } from "./charge.ts";
+import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
@@ -162,6 +162,7 @@ export async function renewSubscription(
       })),
     );
     if (!inserted) return false;
+    await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
     const wasTrialing = locked.status === "trialing";
     let updated = await repo.updateSubscription(tx, s.id, {
       productId: plan.productId,

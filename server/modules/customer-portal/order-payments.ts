@@ -1,0 +1,83 @@
+// Paying a renewal that failed, from the portal: GET orders/{id}/payment-status (the order's state
+// and the last attempt's decline message) and POST orders/{id}/confirm-payment, which retries a
+// pending subscription order now with a saved card (payment_method_id) or a new one
+// (confirmation_token_id, saved and made the default) instead of at the next dunning date.
+import { z } from "zod";
+import type { CustomerContext } from "../../lib/customer-context.ts";
+import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
+import { getOrder } from "../orders/service.ts";
+import { addCustomerPaymentMethod } from "../payments/add-method.ts";
+import { lastPaymentOfOrder, makeCardDefault } from "../payments/queries.ts";
+import type { BillingDeps } from "../subscriptions/deps.ts";
+import { retryPastDueOfCustomer } from "../subscriptions/dunning.ts";
+import { organizationView } from "../../lib/customer-context.ts";
+
+export const orderConfirmPayment = z
+  .object({
+    confirmation_token_id: z.string().min(1).max(500).nullish(),
+    payment_method_id: z.uuid().nullish(),
+    payment_processor: z.literal("stripe").default("stripe"),
+  })
+  .strict()
+  .refine((b) => Boolean(b.confirmation_token_id) !== Boolean(b.payment_method_id), {
+    message: "Give either confirmation_token_id or payment_method_id.",
+    path: ["confirmation_token_id"],
+  });
+
+class OrderNotEligibleForRetry extends ApiError {
+  constructor(detail: string) {
+    super(422, "OrderNotEligibleForRetry", detail);
+  }
+}
+
+async function myOrder(deps: BillingDeps, ctx: CustomerContext, id: string) {
+  const order = await getOrder(deps, organizationView(ctx), id);
+  if (order.customer_id !== ctx.customerId) throw new ResourceNotFound("Order not found.");
+  return order;
+}
+
+async function statusOf(deps: BillingDeps, ctx: CustomerContext, id: string) {
+  const order = await myOrder(deps, ctx, id);
+  if (order.status !== "pending") return { status: "succeeded", error: null, order };
+  const last = await lastPaymentOfOrder(deps.db, { organizationId: ctx.organizationId }, id);
+  return last?.status === "failed"
+    ? { status: "failed", error: last.declineMessage ?? "The payment failed.", order }
+    : { status: "pending", error: null, order };
+}
+
+export async function orderPaymentStatus(deps: BillingDeps, ctx: CustomerContext, id: string) {
+  const { status, error } = await statusOf(deps, ctx, id);
+  return { status, error };
+}
+
+export async function confirmOrderPayment(
+  deps: BillingDeps,
+  ctx: CustomerContext,
+  id: string,
+  input: z.output<typeof orderConfirmPayment>,
+) {
+  const order = await myOrder(deps, ctx, id);
+  if (order.status !== "pending" || !order.subscription_id)
+    throw new OrderNotEligibleForRetry("Only a subscription's unpaid renewal can be paid again.");
+  if (input.payment_method_id) {
+    const ok = await makeCardDefault(
+      deps.db,
+      { organizationId: ctx.organizationId },
+      ctx.customerId,
+      input.payment_method_id,
+      deps.clock.now(),
+    );
+    if (!ok) throw new ResourceNotFound("Payment method not found.");
+  } else {
+    const added = await addCustomerPaymentMethod(deps, ctx, {
+      confirmation_token_id: input.confirmation_token_id!,
+      set_default: true,
+      return_url: deps.baseUrl,
+    });
+    if (added.status === "requires_action")
+      return { status: "requires_action", client_secret: added.clientSecret, error: null };
+  }
+  await retryPastDueOfCustomer(deps, ctx.organizationId, ctx.customerId);
+  const after = await statusOf(deps, ctx, id);
+  return { status: after.status, client_secret: null, error: after.error };
+}
