@@ -90,7 +90,10 @@ async function fillAndPay(frame: Frame, card: string) {
   await frame.click("button.pay");
 }
 
-describe("checkout overlay in a browser", () => {
+// Now and then one of these tests stalls in Chromium right after the overlay has loaded (seen as a
+// 60 s timeout in a step that takes 3 s; cause not found, an open defect): a stalled test runs
+// once more, and one that fails twice fails the suite.
+describe("checkout overlay in a browser", { retry: 1 }, () => {
   it("buys with the sandbox card inside the overlay, fires loaded → confirmed → success and redirects to the success URL", async () => {
     const checkout = await newCheckout();
     const { page, frame } = await openOverlay(checkout.url);
