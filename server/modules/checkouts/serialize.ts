@@ -1,6 +1,7 @@
 // Polar's Checkout (seller view) and CheckoutPublic (the page's view) from a checkout row and what it
 // points at. Every key of the contract is present; unknown values are null.
 import type { DiscountRow } from "../discounts/repository.ts";
+import { addInterval, type Interval } from "../../lib/periods.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
 
@@ -67,10 +68,19 @@ function checkoutProduct(p: ProductOut) {
   return rest;
 }
 
+/** The trial a purchase of this product starts with (the product's own; none for one-time). */
+function activeTrial(product: ProductOut | null) {
+  if (!product?.is_recurring || !product.trial_interval) return null;
+  return { interval: product.trial_interval, count: product.trial_interval_count ?? 1 };
+}
+
 export function checkoutOut(view: CheckoutView) {
   const { row } = view;
   const selected = view.products.find((p) => p.id === row.productId) ?? null;
   const price = selected?.prices.find((p) => p.id === row.productPriceId) ?? null;
+  const trial = activeTrial(selected);
+  // As Polar: during a trial nothing is paid now, but a card is set up for the first charge.
+  const paysNow = row.totalAmount > 0 && !trial;
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -97,9 +107,16 @@ export function checkoutOut(view: CheckoutView) {
     total_amount: row.totalAmount,
     currency: row.currency,
     allow_trial: null,
-    active_trial_interval: null,
-    active_trial_interval_count: null,
-    trial_end: null,
+    active_trial_interval: trial?.interval ?? null,
+    active_trial_interval_count: trial?.count ?? null,
+    // Counted from the session's last change, as the trial would start if it were paid then.
+    trial_end: trial
+      ? addInterval(
+          row.modifiedAt ?? row.createdAt,
+          trial.interval as Interval,
+          trial.count,
+        ).toISOString()
+      : null,
     organization_id: row.organizationId,
     product_id: row.productId,
     product_price_id: row.productPriceId,
@@ -108,8 +125,8 @@ export function checkoutOut(view: CheckoutView) {
     require_billing_address: row.requireBillingAddress,
     is_discount_applicable: row.amount > 0,
     is_free_product_price: price?.amount_type === "free",
-    is_payment_required: row.totalAmount > 0,
-    is_payment_setup_required: false,
+    is_payment_required: paysNow,
+    is_payment_setup_required: trial !== null && row.totalAmount > 0,
     is_payment_form_required: row.totalAmount > 0,
     customer_id: row.customerId,
     is_business_customer: row.isBusinessCustomer,

@@ -159,6 +159,16 @@ describe("trials", () => {
       trialIntervalCount: 7,
       prices: [{ amountType: "fixed", priceAmount: 2000, priceCurrency: "usd" }],
     });
+    // The checkout says so before anything is paid: a card is set up, nothing is paid now.
+    const offered = await s.call("/v1/checkouts/", { body: { products: [product.id] } });
+    expect(offered.body).toMatchObject({
+      active_trial_interval: "day",
+      active_trial_interval_count: 7,
+      is_payment_required: false,
+      is_payment_setup_required: true,
+      is_payment_form_required: true,
+    });
+    expect(Date.parse(offered.body.trial_end) - Date.parse(offered.body.created_at)).toBe(7 * DAY);
     const { subscriptionId } = await subscribe(s, product.id);
     const sub = await subscriptionOf(s, subscriptionId);
     expect(sub.status).toBe("trialing");
