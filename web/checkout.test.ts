@@ -148,6 +148,32 @@ describe("checkout form", () => {
     await page.close();
   });
 
+  it("a trial says so: free trial, nothing due today, then the price; the button starts the trial", async () => {
+    const trialPlan = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Trial plan",
+        recurring_interval: "month",
+        trial_interval: "day",
+        trial_interval_count: 7,
+        prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }],
+      },
+    });
+    const res = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [trialPlan.body.id] },
+    });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay");
+    const summary = await page.textContent(".summary");
+    expect(summary).toContain("7-day free trial");
+    expect(summary).toContain("Due today$0.00");
+    expect(summary).toContain("then $19.00 / month");
+    expect(await page.textContent("button.pay")).toBe("Start free trial");
+    await page.close();
+  });
+
   it("the country defaults to the browser's region and the address words follow the country; amounts use the buyer's locale", async () => {
     const checkout = await newCheckout();
     const context = await browser.newContext({ locale: "de-DE" });

@@ -406,9 +406,11 @@ export function CheckoutPage(props: { secret: string }) {
           <button type="submit" className="pay" aria-disabled={busy === "paying"}>
             {busy === "paying"
               ? "Processing…"
-              : c.is_payment_form_required
-                ? `Pay ${money(c.total_amount, c.currency)}`
-                : "Get it now"}
+              : c.active_trial_interval
+                ? "Start free trial"
+                : c.is_payment_form_required
+                  ? `Pay ${money(c.total_amount, c.currency)}`
+                  : "Get it now"}
           </button>
         </form>
       </div>

@@ -9,10 +9,18 @@ interface Discount {
   duration_in_months?: number;
 }
 
+/** "7-day free trial" when the purchase starts with one. */
+export function trialLabel(c: Checkout): string | null {
+  const unit = c.active_trial_interval;
+  return unit ? `${c.active_trial_interval_count ?? 1}-${unit} free trial` : null;
+}
+
 /** "then $19.00 / month" (or "for 3 months, then …") when a discount does not last. */
 export function laterPeriods(c: Checkout): string | null {
   const interval = c.product.recurring_interval;
   if (!c.product.is_recurring || !interval) return null;
+  // After a trial the first charge is the checkout's total, and the period's price after that.
+  if (trialLabel(c)) return `then ${money(c.total_amount, c.currency)} / ${interval}`;
   const d = (c.discount ?? null) as Discount | null;
   if (!d || c.discount_amount === 0 || d.duration === "forever") return null;
   const full = money(c.amount + (c.tax_amount ?? 0), c.currency);
@@ -27,7 +35,8 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
   const interval = c.product.is_recurring ? c.product.recurring_interval : null;
   const later = laterPeriods(c);
   const free = c.total_amount === 0 && c.product_price.amount_type === "free";
-  const total = free ? "Free" : money(c.total_amount, c.currency);
+  const trial = trialLabel(c);
+  const total = free ? "Free" : trial ? money(0, c.currency) : money(c.total_amount, c.currency);
   return (
     <section className="summary" aria-label="Order summary" data-open={open}>
       <button
@@ -46,8 +55,8 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
           <p className="muted description">{c.product.description}</p>
         ) : null}
         <p className="price">
-          {total}
-          {interval ? (
+          {trial ?? total}
+          {interval && !trial ? (
             <span className="muted">{later ? ` for the first ${interval}` : ` / ${interval}`}</span>
           ) : null}
         </p>
@@ -78,7 +87,7 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
           ) : null}
           <div className="total">
             <dt>{interval ? "Due today" : "Total"}</dt>
-            <dd data-testid="total">{money(c.total_amount, c.currency)}</dd>
+            <dd data-testid="total">{trial ? total : money(c.total_amount, c.currency)}</dd>
           </div>
         </dl>
       </div>

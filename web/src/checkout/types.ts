@@ -81,6 +81,10 @@ export interface Checkout {
     order: number;
   }[];
   custom_field_data: Record<string, string | number | boolean | null>;
+  /** The product's trial a purchase starts with: nothing is paid now, a card is set up. */
+  active_trial_interval?: "day" | "week" | "month" | "year" | null;
+  active_trial_interval_count?: number | null;
+  trial_end?: string | null;
   /** Stripe's publishable key and Stripe.js URL; on a confirm's answer, 3-D Secure's next action. */
   payment_processor_metadata?: Record<string, unknown>;
   /** Set on the answer to confirm: the buyer's customer session, for the confirmation page. */
