@@ -338,6 +338,16 @@ describe("dashboard: from sign-up to an open checkout", () => {
     await page.waitForSelector("li:has-text('member: update')");
   });
 
+  it("the sandbox clock moves the organization's time ahead and back", async () => {
+    await page.click("nav a[href='/clock']");
+    await page.waitForSelector("[data-testid=clock-offset]");
+    expect(await page.textContent("[data-testid=clock-offset]")).toBe("Real time");
+    await page.click("button:has-text('Advance 1 week')");
+    await page.waitForSelector("[data-testid=clock-offset] >> text=7 days ahead of real time");
+    await page.click("button:has-text('Reset to real time')");
+    await page.waitForSelector("[data-testid=clock-offset] >> text=Real time");
+  });
+
   it("signing in again with a wrong password shows the error; the right one opens the dashboard", async () => {
     await page.click("button:has-text('Sign out')");
     await page.waitForSelector("h1:has-text('Sign in')");

@@ -89,7 +89,14 @@ export function Layout({
   const sections = info?.sandbox
     ? SECTIONS.map((s) =>
         s.title === "Developers"
-          ? { ...s, items: [...s.items, ["/emails", "Email outbox"] as [string, string]] }
+          ? {
+              ...s,
+              items: [
+                ...s.items,
+                ["/emails", "Email outbox"] as [string, string],
+                ["/clock", "Sandbox clock"] as [string, string],
+              ],
+            }
           : s,
       )
     : SECTIONS;

@@ -4,6 +4,7 @@ import { match } from "./router.ts";
 import { CheckoutsPage } from "./pages/checkouts.tsx";
 import { CustomerDetailPage, CustomersPage } from "./pages/customers.tsx";
 import { DiscountsPage } from "./pages/discounts.tsx";
+import { ClockPage } from "./pages/clock.tsx";
 import { EmailsPage } from "./pages/emails.tsx";
 import { HomePage } from "./pages/home.tsx";
 import { MeterDetailPage, MetersPage } from "./pages/meters.tsx";
@@ -33,6 +34,7 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ["/webhooks", () => <WebhooksPage />],
   ["/tokens", () => <TokensPage />],
   ["/emails", () => <EmailsPage />],
+  ["/clock", () => <ClockPage />],
   ["/settings/members", () => <MembersPage />],
   ["/settings/teams", () => <TeamsPage />],
   ["/organizations/new", () => <CreateOrganization first={false} />],
