@@ -24,6 +24,9 @@ export const orderConfirmPayment = z
     path: ["confirmation_token_id"],
   });
 
+/** Order statuses that mean the money came in (refunds happen after). */
+const PAID = new Set(["paid", "refunded", "partially_refunded"]);
+
 class OrderNotEligibleForRetry extends ApiError {
   constructor(detail: string) {
     super(422, "OrderNotEligibleForRetry", detail);
@@ -38,7 +41,9 @@ async function myOrder(deps: BillingDeps, ctx: CustomerContext, id: string) {
 
 async function statusOf(deps: BillingDeps, ctx: CustomerContext, id: string) {
   const order = await myOrder(deps, ctx, id);
-  if (order.status !== "pending") return { status: "succeeded", error: null, order };
+  if (PAID.has(order.status)) return { status: "succeeded", error: null, order };
+  // A void order (dunning gave up, or a plan change replaced it) is said as it is.
+  if (order.status !== "pending") return { status: order.status, error: null, order };
   const last = await lastPaymentOfOrder(deps.db, { organizationId: ctx.organizationId }, id);
   return last?.status === "failed"
     ? { status: "failed", error: last.declineMessage ?? "The payment failed.", order }
