@@ -38,6 +38,7 @@ import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import type { PaymentProcessor } from "./modules/payments/processor.ts";
 import { createStripeClient } from "./modules/payments/stripe/client.ts";
 import { stripeWebhookRouter } from "./modules/stripe-webhooks/routes.ts";
+import { disputesRouter } from "./modules/disputes/routes.ts";
 import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
 import type { TaxCalculator } from "./modules/tax/calculator.ts";
 import type { Auth } from "./modules/auth/auth.ts";
@@ -134,10 +135,18 @@ export function createApp(deps: AppDeps): Express {
   const files = fileDeps(deps.config, db, deps.clock);
   app.use(storageRouter(files));
   const stripe = deps.config.payments.stripe;
+  const disputeDeps = {
+    db,
+    clock: deps.clock,
+    baseUrl: deps.config.baseUrl,
+    queue: deps.queue,
+    processor: deps.processor,
+  };
   if (stripe)
     app.use(
       stripeWebhookRouter({
         checkout: checkoutDepsOf(deps),
+        disputes: disputeDeps,
         stripe: createStripeClient(stripe),
         secret: stripe.webhookSecret,
         log: deps.log,
@@ -197,6 +206,7 @@ export function createApp(deps: AppDeps): Express {
     tokensRouter({ db, clock: deps.clock }, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
+    disputesRouter(disputeDeps, guard),
     paymentMethodsRouter(
       {
         db,

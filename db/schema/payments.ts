@@ -129,3 +129,39 @@ export const payments = pgTable(
     index("payments_order_idx").on(t.orderId),
   ],
 );
+
+/**
+ * Chargebacks of a payment, from the processor (Polar's Dispute): one row per processor dispute,
+ * kept current from its events; `revokedAt` marks the benefits revoked once when it was lost.
+ */
+export const disputes = pgTable(
+  "disputes",
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
+    orderId: uuid("order_id").notNull(),
+    paymentId: uuid("payment_id")
+      .notNull()
+      .references(() => payments.id),
+    processor: text("processor").$type<"sandbox" | "stripe">().notNull(),
+    processorDisputeId: text("processor_dispute_id").notNull(),
+    status: text("status")
+      .$type<"prevented" | "early_warning" | "needs_response" | "under_review" | "lost" | "won">()
+      .notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    taxAmount: bigint("tax_amount", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    reason: text("reason"),
+    evidenceDueBy: tstz("evidence_due_by"),
+    pastDue: boolean("past_due").notNull().default(false),
+    revokedAt: tstz("revoked_at"),
+    createdAt: createdAt(),
+    modifiedAt: modifiedAt(),
+  },
+  (t) => [
+    uniqueIndex("disputes_processor_id_key").on(t.processor, t.processorDisputeId),
+    index("disputes_org_created_idx").on(t.organizationId, t.createdAt),
+    index("disputes_order_idx").on(t.orderId),
+  ],
+);

@@ -39,6 +39,9 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
     "refunds:write",
     "refunds:read",
     "payments:read",
+    "benefits:write",
+    "subscriptions:read",
+    "disputes:write",
   ]);
   const polar = new Polar({ accessToken: seller.token, serverURL: t.url });
   return {
@@ -46,6 +49,7 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
     t,
     polar,
     organizationId: seller.organization.id,
+    accessToken: seller.token,
     webhookUrl,
     /** A ConfirmationToken for one of Stripe's test payment methods (pm_card_visa, …). */
     token: async (paymentMethod: string) =>

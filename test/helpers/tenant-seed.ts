@@ -2,6 +2,7 @@
 // public API (and Polar's client for the purchase), for the tenancy test: another organization's
 // token must find none of them.
 import { Polar } from "@polar-sh/sdk";
+import { sql } from "drizzle-orm";
 import { SCOPES } from "../../server/lib/scopes.ts";
 import { api, createSeller } from "./auth.ts";
 import { uploadFile } from "./catalog.ts";
@@ -133,6 +134,15 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     `${name}'s customer meter`,
   );
   const session = await call("/v1/customer-sessions/", { customer_id: order.customerId });
+  // Disputes come only from a processor's events (Stripe); the sandbox's are written as one would be.
+  const [dispute] = await t.server.database.rows<{ id: string }>(
+    sql`insert into disputes (organization_id, customer_id, order_id, payment_id, processor,
+          processor_dispute_id, status, amount, tax_amount, currency)
+        select o.organization_id, o.customer_id, o.id, p.id, 'stripe', ${`dp_${name}`},
+          'needs_response', p.amount, 0, p.currency
+        from payments p join orders o on o.id = p.order_id where p.id = ${payment.id}
+        returning id`,
+  );
 
   return {
     token,
@@ -160,6 +170,7 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
       "meters/{id}": meter.id,
       "customer-meters/{id}": customerMeter.id,
       "payments/{id}": payment.id,
+      "disputes/{id}": dispute!.id,
       "benefit-grants/{id}": grant.id,
       "customer-portal/meters/{id}": customerMeter.id,
       "payment-methods/{id}": card.id,

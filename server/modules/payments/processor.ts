@@ -100,6 +100,29 @@ export type PaymentLookup =
     }
   | { status: "failed" | "not_found" | "processing" };
 
+/** Polar's dispute statuses; closed ones are prevented, won and lost. */
+export type DisputeStatus =
+  | "prevented"
+  | "early_warning"
+  | "needs_response"
+  | "under_review"
+  | "lost"
+  | "won";
+
+/** A chargeback as the processor reports it now. */
+export interface ProcessorDispute {
+  processorDisputeId: string;
+  /** The disputed payment (Stripe: its PaymentIntent). */
+  processorPaymentId: string;
+  status: DisputeStatus;
+  /** What the cardholder disputes, tax included, in minor units. */
+  amount: number;
+  currency: string;
+  reason: string | null;
+  evidenceDueBy: Date | null;
+  pastDue: boolean;
+}
+
 export interface PaymentProcessor {
   /** none: TILL_PAYMENTS=none, a server that sells only free products. */
   readonly name: "sandbox" | "stripe" | "none";
@@ -115,6 +138,10 @@ export interface PaymentProcessor {
    * whose payments never wait (the sandbox) leave it out.
    */
   cancelPayment?(idempotencyKey: string): Promise<PaymentLookup>;
+  /** A dispute as it stands now (its events are applied from this, never from their copy). */
+  lookupDispute?(processorDisputeId: string): Promise<ProcessorDispute | null>;
+  /** Concedes a dispute: the processor closes it as lost. */
+  closeDispute?(processorDisputeId: string): Promise<ProcessorDispute>;
 }
 
 /** Messages a customer sees, modelled on the processors' own wording. */

@@ -6,10 +6,16 @@ import {
   listPaymentMethods,
   listPayments as listPaymentRows,
   makeDefaultMethod,
+  succeededPaymentByProcessorId,
   type PaymentMethodRow,
+  type PaymentRow,
 } from "./repository.ts";
 
 export type PaymentMethodRecord = PaymentMethodRow;
+export type PaymentRecord = PaymentRow;
+
+/** The succeeded payment behind a processor's payment id (any organization: processor ids are global). */
+export const paymentByProcessorId = succeededPaymentByProcessorId;
 
 /** The organization a read is scoped to (a tenant read never crosses it). */
 export interface PaymentsScope {

@@ -282,3 +282,18 @@ export async function makeDefaultMethod(
     .set({ isDefault: true, modifiedAt: now })
     .where(and(mine, eq(paymentMethods.processorPaymentMethodId, processorPaymentMethodId)));
 }
+
+/** The succeeded attempt a processor's payment id stands for (a dispute names its payment so). */
+export async function succeededPaymentByProcessorId(
+  db: Db,
+  processorPaymentId: string,
+): Promise<PaymentRow | null> {
+  const [row] = await db
+    .select()
+    .from(payments)
+    .where(
+      and(eq(payments.processorPaymentId, processorPaymentId), eq(payments.status, "succeeded")),
+    )
+    .limit(1);
+  return row ?? null;
+}

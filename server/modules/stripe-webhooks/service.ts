@@ -6,12 +6,14 @@ import type { Stripe } from "stripe";
 import type { Logger } from "../../lib/logger.ts";
 import { settleCheckoutPayment, settleCheckoutSetup } from "../checkouts/reconcile.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
+import { applyProcessorDispute, type DisputeDeps } from "../disputes/apply.ts";
 import { forgetPaymentMethod, stripeEvents } from "../payments/service.ts";
 import { KEY_METADATA, savedMethodOf, TILL_REFUND_METADATA } from "../payments/stripe/map.ts";
 import { recordExternalRefund } from "../refunds/external.ts";
 
 export interface StripeWebhookDeps {
   checkout: CheckoutDeps;
+  disputes: DisputeDeps;
   stripe: Stripe;
   log: Logger;
 }
@@ -88,13 +90,21 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       return recorded > 0 ? "applied" : "ignored";
     }
     case "charge.dispute.created":
+    case "charge.dispute.updated":
     case "charge.dispute.closed":
-      // Disputes are logged for the seller.
-      deps.log.info(
-        { stripeEvent: event.id, type: event.type, object: event.data.object.id },
-        "stripe event recorded",
-      );
-      return "ignored";
+    case "charge.dispute.funds_withdrawn":
+    case "charge.dispute.funds_reinstated": {
+      // Applied as Stripe reports the dispute now, so replays and reordering change nothing.
+      const now = await deps.disputes.processor.lookupDispute?.(event.data.object.id);
+      if (!now) return "ignored";
+      const r = await applyProcessorDispute(deps.disputes, "stripe", now);
+      if (r === "no_payment")
+        deps.log.warn(
+          { stripeEvent: event.id, dispute: now.processorDisputeId },
+          "dispute of an unknown payment",
+        );
+      return r === "applied" ? "applied" : "ignored";
+    }
     default:
       return "ignored";
   }

@@ -81,7 +81,11 @@ export async function getSubscription(deps: SubscriptionDeps, ctx: AuthContext, 
   return renderSubscription(deps.db, deps.baseUrl, row);
 }
 
-export { AlreadyCanceledSubscription, updateSubscription } from "./update.ts";
+export {
+  AlreadyCanceledSubscription,
+  revokeSubscriptionNow,
+  updateSubscription,
+} from "./update.ts";
 
 export interface NewSubscription {
   organizationId: string;

@@ -79,6 +79,24 @@ export async function updateSubscription(
   return result.data;
 }
 
+/**
+ * Revokes a subscription now for another module's use case (a lost dispute), inside its
+ * transaction, with the same events as PATCH `revoke`; false when it had already ended.
+ */
+export async function revokeSubscriptionNow(
+  tx: Db,
+  deps: SubscriptionDeps,
+  clock: Clock,
+  id: string,
+): Promise<boolean> {
+  const s = await repo.lockSubscription(tx, id);
+  if (!s || ENDED.has(s.status)) return false;
+  const change = (await applyChange(tx, deps, clock, s, { revoke: true }))!;
+  await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
+  await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+  return true;
+}
+
 function billing(deps: UpdateDeps): BillingDeps {
   if (!deps.processor || !deps.tax || !deps.retryDays)
     throw new Error("the billing engine is not configured for this caller");

@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Stripe } from "stripe";
 import { StripeState, type StripeEvent } from "./api.ts";
+import { StripeDisputes } from "./disputes.ts";
 import { StripeApiError, missing } from "./errors.ts";
 import { TEST_CARD_NUMBERS } from "./cards.ts";
 import { type Form, list, parseForm, str } from "./form.ts";
@@ -29,6 +30,8 @@ export interface StripeServer {
   jsUrl: string;
   port: number;
   state: StripeState;
+  /** Chargebacks a test opens and moves along. */
+  disputes: StripeDisputes;
   /** Requests received, in order (method and path), for "nothing reached Stripe" checks. */
   requests: { method: string; path: string }[];
   /** Where events go; null holds them (tests then deliver them by hand, in any order). */
@@ -44,6 +47,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
   const secretKey = options.secretKey ?? "sk_test_till";
   const publishableKey = options.publishableKey ?? "pk_test_till";
   const state = new StripeState();
+  const disputes = new StripeDisputes(state);
   const requests: { method: string; path: string }[] = [];
   const idempotent = new Map<string, { hash: string; status: number; body: string }>();
   let webhook = options.webhook ?? null;
@@ -169,6 +173,8 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       /^\/v1\/setup_intents$/,
       (_, form) => state.expandSetup(state.createSetupIntent(form), expanded(form)),
     ],
+    ["GET", /^\/v1\/disputes\/([^/]+)$/, (id) => disputes.get(id)],
+    ["POST", /^\/v1\/disputes\/([^/]+)\/close$/, (id) => disputes.close(id)],
     ["POST", /^\/v1\/refunds$/, (_, form) => state.createRefund(form)],
     [
       "GET",
@@ -290,6 +296,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     jsUrl: `${url}/js/stripe.js`,
     port,
     state,
+    disputes,
     requests,
     deliverTo(target) {
       webhook = target;

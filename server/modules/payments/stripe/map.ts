@@ -4,14 +4,16 @@ import {
   DECLINE_MESSAGES,
   type ChargeResult,
   type DeclineCode,
+  type DisputeStatus,
   type PaymentLookup,
+  type ProcessorDispute,
   type SavedPaymentMethod,
 } from "../processor.ts";
 
-/** The metadata key that finds a PaymentIntent again by the idempotency key it was made under. */
 /** On refunds till makes: its own refund's id. */
 export const TILL_REFUND_METADATA = "till_refund_id";
 
+/** The metadata key that finds a PaymentIntent again by the idempotency key it was made under. */
 export const KEY_METADATA = "till_idempotency_key";
 
 const idOf = (v: string | { id: string } | null | undefined): string | null =>
@@ -100,4 +102,34 @@ export function refusal(err: unknown) {
       message: DECLINE_MESSAGES.invalid_token,
     };
   throw err;
+}
+
+/** Stripe's dispute statuses in Polar's terms (warnings count as the dispute they warn of). */
+const DISPUTE_STATUS: Record<Stripe.Dispute.Status, DisputeStatus> = {
+  lost: "lost",
+  won: "won",
+  needs_response: "needs_response",
+  warning_needs_response: "needs_response",
+  under_review: "under_review",
+  warning_under_review: "under_review",
+  warning_closed: "prevented",
+  prevented: "prevented",
+  // An appeal is the dispute open again, waiting on the merchant or the network.
+  appeal_needs_response: "needs_response",
+  appeal_under_review: "under_review",
+};
+
+export function disputeOf(d: Stripe.Dispute): ProcessorDispute {
+  const pi = typeof d.payment_intent === "string" ? d.payment_intent : d.payment_intent?.id;
+  const due = d.evidence_details?.due_by;
+  return {
+    processorDisputeId: d.id,
+    processorPaymentId: pi ?? "",
+    status: DISPUTE_STATUS[d.status] ?? "needs_response",
+    amount: d.amount,
+    currency: d.currency,
+    reason: d.reason ?? null,
+    evidenceDueBy: due ? new Date(due * 1000) : null,
+    pastDue: d.evidence_details?.past_due ?? false,
+  };
 }

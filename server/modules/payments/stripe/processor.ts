@@ -3,9 +3,10 @@
 // setup_future_usage=off_session on a Stripe customer so renewals can charge the card later.
 // Every request carries an idempotency key derived from till's own (checkout and attempt, renewal
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
-import type { Stripe } from "stripe";
+import { Stripe } from "stripe";
 import type { PaymentProcessor, PaymentCustomer } from "../processor.ts";
 import {
+  disputeOf,
   intentResult,
   KEY_METADATA,
   lookupOf,
@@ -173,6 +174,18 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         // It moved on (succeeded a moment ago): whatever it is now is the answer.
         return lookupOf(await findIntent(idempotencyKey));
       }
+    },
+    async lookupDispute(id) {
+      try {
+        return disputeOf(await stripe.disputes.retrieve(id));
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeInvalidRequestError && err.statusCode === 404)
+          return null;
+        throw err;
+      }
+    },
+    async closeDispute(id) {
+      return disputeOf(await stripe.disputes.close(id));
     },
   };
 }

@@ -1,0 +1,88 @@
+// SQL for disputes: the seller's list and reads, and the row the processor's events keep current.
+import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { disputes } from "../../../db/schema/index.ts";
+
+export type DisputeRow = typeof disputes.$inferSelect;
+export type DisputeInsert = typeof disputes.$inferInsert;
+
+export interface DisputeFilter {
+  organizationIds: string[];
+  orderIds?: string[] | undefined;
+  statuses?: DisputeRow["status"][] | undefined;
+}
+
+const SORTS = { created_at: disputes.createdAt, amount: disputes.amount } as const;
+export type DisputeSort = keyof typeof SORTS;
+
+export async function listDisputes(
+  db: Db,
+  f: DisputeFilter,
+  sorting: { key: DisputeSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+): Promise<{ rows: DisputeRow[]; total: number }> {
+  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(disputes.organizationId, f.organizationIds)];
+  if (f.orderIds?.length) conds.push(inArray(disputes.orderId, f.orderIds));
+  if (f.statuses?.length) conds.push(inArray(disputes.status, f.statuses));
+  const where = and(...conds);
+  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(disputes)
+      .where(where)
+      .orderBy(...order, asc(disputes.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(disputes).where(where),
+  ]);
+  return { rows, total: Number(total?.n ?? 0) };
+}
+
+export async function findDispute(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<DisputeRow | null> {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(disputes)
+    .where(and(eq(disputes.id, id), inArray(disputes.organizationId, [...organizationIds])))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function lockByProcessorId(
+  db: Db,
+  processor: DisputeRow["processor"],
+  processorDisputeId: string,
+): Promise<DisputeRow | null> {
+  const [row] = await db
+    .select()
+    .from(disputes)
+    .where(
+      and(eq(disputes.processor, processor), eq(disputes.processorDisputeId, processorDisputeId)),
+    )
+    .for("update");
+  return row ?? null;
+}
+
+/** Inserts the dispute unless another event for it got there first (then the caller re-reads). */
+export async function insertDispute(db: Db, row: DisputeInsert): Promise<void> {
+  await db
+    .insert(disputes)
+    .values(row)
+    .onConflictDoNothing({ target: [disputes.processor, disputes.processorDisputeId] });
+}
+
+export async function updateDispute(
+  db: Db,
+  id: string,
+  values: Partial<DisputeInsert>,
+): Promise<DisputeRow> {
+  const [row] = await db.update(disputes).set(values).where(eq(disputes.id, id)).returning();
+  return row!;
+}
