@@ -42,6 +42,7 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
     "benefits:write",
     "subscriptions:read",
     "disputes:write",
+    "customer_sessions:write",
   ]);
   const polar = new Polar({ accessToken: seller.token, serverURL: t.url });
   return {

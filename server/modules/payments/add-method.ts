@@ -2,14 +2,15 @@
 // the processor saves it without taking money (Stripe: a SetupIntent on the customer), it is
 // stored as the customer's card, and the default when asked or when it is the first. 3-D Secure
 // answers requires_action with the client secret, as Polar does; a refused card is a 400
-// PaymentMethodSetupFailed and stores nothing.
+// PaymentMethodSetupFailed and stores nothing. Once the customer passed the bank's challenge, the
+// page confirms (…/payment-methods/confirm) with the setup's id and the card is stored then.
 import { z } from "zod";
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
-import { ApiError } from "../../lib/errors.ts";
+import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { customersByIds } from "../customers/service.ts";
-import type { PaymentProcessor } from "./processor.ts";
+import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import { processorCustomerId } from "./queries.ts";
 import { listPaymentMethods, makeDefaultMethod, type PaymentMethodRow } from "./repository.ts";
 import { saveCustomerPaymentMethod } from "./service.ts";
@@ -22,6 +23,11 @@ export const paymentMethodCreate = z
   })
   .strict();
 export type PaymentMethodCreate = z.output<typeof paymentMethodCreate>;
+
+export const paymentMethodConfirm = z
+  .object({ setup_intent_id: z.string().min(1).max(500), set_default: z.boolean() })
+  .strict();
+export type PaymentMethodConfirm = z.output<typeof paymentMethodConfirm>;
 
 export class PaymentMethodSetupFailed extends ApiError {
   constructor(detail: string) {
@@ -63,7 +69,43 @@ export async function addCustomerPaymentMethod(
   if (result.status === "failed") throw new PaymentMethodSetupFailed(result.message);
   if (result.status === "requires_action")
     return { status: "requires_action", clientSecret: result.clientSecret };
-  const saved = result.paymentMethod;
+  return storeMethod(deps, ctx, result.paymentMethod, input.set_default);
+}
+
+/** The page finished 3-D Secure for a card it added: the setup is read back and the card stored. */
+export async function confirmCustomerPaymentMethod(
+  deps: { db: Db; clock: Clock; processor: PaymentProcessor },
+  ctx: CustomerContext,
+  input: PaymentMethodConfirm,
+): Promise<AddedMethod> {
+  const invalid = () =>
+    RequestValidationError.field(
+      ["body", "setup_intent_id"],
+      "Invalid setup_intent_id.",
+      "invalid",
+    );
+  const setup = deps.processor.lookupSetup
+    ? await deps.processor.lookupSetup(input.setup_intent_id)
+    : null;
+  // Only a setup this customer started in the portal counts.
+  if (
+    !setup ||
+    setup.metadata.customer_id !== ctx.customerId ||
+    setup.metadata.organization_id !== ctx.organizationId
+  )
+    throw invalid();
+  if (setup.status === "requires_action" && setup.clientSecret)
+    return { status: "requires_action", clientSecret: setup.clientSecret };
+  if (setup.status !== "succeeded" || !setup.paymentMethod) throw invalid();
+  return storeMethod(deps, ctx, setup.paymentMethod, input.set_default);
+}
+
+async function storeMethod(
+  deps: { db: Db; clock: Clock; processor: PaymentProcessor },
+  ctx: CustomerContext,
+  saved: SavedPaymentMethod,
+  setDefault: boolean,
+): Promise<AddedMethod> {
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();
     const before = await listPaymentMethods(tx, ctx.organizationId, ctx.customerId);
@@ -73,8 +115,8 @@ export async function addCustomerPaymentMethod(
       processor: deps.processor.name,
       method: saved,
     });
-    const madeDefault = input.set_default || before.length === 0;
-    if (input.set_default)
+    const madeDefault = setDefault || before.length === 0;
+    if (setDefault)
       await makeDefaultMethod(
         tx,
         ctx.organizationId,

@@ -1,18 +1,24 @@
 // A customer's saved payment methods as Polar lists them (PaymentMethodCard): for the seller
 // (/v1/customers/{id}/payment-methods, by id or external id) and for the customer in the portal
-// (/v1/customer-portal/customers/me/payment-methods: list, add and delete).
-import type { RequestHandler } from "express";
+// (/v1/customer-portal/customers/me/payment-methods: list, add, confirm after 3-D Secure, delete).
+import type { RequestHandler, Response } from "express";
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { customerOf } from "../../lib/customer-context.ts";
+import { customerOf, type CustomerContext } from "../../lib/customer-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { pageOf, paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { getCustomer } from "../customers/service.ts";
-import { addCustomerPaymentMethod, paymentMethodCreate } from "./add-method.ts";
+import {
+  type AddedMethod,
+  addCustomerPaymentMethod,
+  confirmCustomerPaymentMethod,
+  paymentMethodConfirm,
+  paymentMethodCreate,
+} from "./add-method.ts";
 import type { PaymentProcessor } from "./processor.ts";
 import { customerPaymentMethods } from "./queries.ts";
 import type { PaymentMethodRow } from "./repository.ts";
@@ -73,6 +79,14 @@ export function paymentMethodsRouter(
   });
 
   const me = "/customer-portal/customers/me/payment-methods";
+  const respond = async (res: Response, ctx: CustomerContext, added: AddedMethod) => {
+    if (added.status === "requires_action") {
+      res.status(201).json({ status: "requires_action", client_secret: added.clientSecret });
+      return;
+    }
+    if (added.madeDefault) await deps.onNewDefault(ctx.organizationId, ctx.customerId);
+    res.status(201).json({ status: "succeeded", payment_method: paymentMethodOut(added.method) });
+  };
   r.get([me, `${me}/`], customerGuard, async (req, res) => {
     const ctx = customerOf(req);
     const page = parseQuery(paginationQuery, req);
@@ -81,12 +95,12 @@ export function paymentMethodsRouter(
   r.post([me, `${me}/`], customerGuard, async (req, res) => {
     const ctx = customerOf(req);
     const added = await addCustomerPaymentMethod(deps, ctx, parseBody(paymentMethodCreate, req));
-    if (added.status === "requires_action") {
-      res.status(201).json({ status: "requires_action", client_secret: added.clientSecret });
-      return;
-    }
-    if (added.madeDefault) await deps.onNewDefault(ctx.organizationId, ctx.customerId);
-    res.status(201).json({ status: "succeeded", payment_method: paymentMethodOut(added.method) });
+    await respond(res, ctx, added);
+  });
+  r.post(`${me}/confirm`, customerGuard, async (req, res) => {
+    const ctx = customerOf(req);
+    const input = parseBody(paymentMethodConfirm, req);
+    await respond(res, ctx, await confirmCustomerPaymentMethod(deps, ctx, input));
   });
   r.delete(`${me}/:id`, customerGuard, async (req, res) => {
     const ctx = customerOf(req);

@@ -100,6 +100,14 @@ export type PaymentLookup =
     }
   | { status: "failed" | "not_found" | "processing" };
 
+/** A card setup as the processor reports it now (a portal card that waited on 3-D Secure). */
+export interface SetupLookup {
+  status: "succeeded" | "requires_action" | "failed";
+  clientSecret: string | null;
+  paymentMethod: SavedPaymentMethod | null;
+  metadata: Record<string, string>;
+}
+
 /** Polar's dispute statuses; closed ones are prevented, won and lost. */
 export type DisputeStatus =
   | "prevented"
@@ -138,6 +146,8 @@ export interface PaymentProcessor {
    * whose payments never wait (the sandbox) leave it out.
    */
   cancelPayment?(idempotencyKey: string): Promise<PaymentLookup>;
+  /** A setup the processor answered requires_action to, as it stands now; null when unknown. */
+  lookupSetup?(processorSetupId: string): Promise<SetupLookup | null>;
   /** A dispute as it stands now (its events are applied from this, never from their copy). */
   lookupDispute?(processorDisputeId: string): Promise<ProcessorDispute | null>;
   /** Concedes a dispute: the processor closes it as lost. */

@@ -133,7 +133,7 @@ export class StripeState {
     return this.materialize(pmId);
   }
 
-  private attach(pm: Obj & { test: TestCard }, customer: string): void {
+  attach(pm: Obj & { test: TestCard }, customer: string): void {
     if (pm.customer && pm.customer !== customer)
       throw invalidRequest("The payment method is attached to another customer.", "payment_method");
     pm.customer = customer;

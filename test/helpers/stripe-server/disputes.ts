@@ -23,14 +23,14 @@ export class StripeDisputes {
     opts: { amount?: number; reason?: string; status?: string } = {},
   ): Dispute {
     const pi = this.state.intents.get(paymentIntentId);
-    if (!pi || pi.status !== "succeeded") throw new Error(`no succeeded intent ${paymentIntentId}`);
+    if (pi?.status !== "succeeded") throw new Error(`no succeeded intent ${paymentIntentId}`);
     const d: Dispute = {
       id: `dp_${randomBytes(12).toString("hex")}`,
       object: "dispute",
-      amount: opts.amount ?? Number(pi.amount_received),
-      currency: pi.currency,
-      charge: pi.latest_charge,
-      payment_intent: pi.id,
+      amount: opts.amount ?? Number(pi!.amount_received),
+      currency: pi!.currency,
+      charge: pi!.latest_charge,
+      payment_intent: pi!.id,
       reason: opts.reason ?? "fraudulent",
       status: opts.status ?? "needs_response",
       evidence_details: {

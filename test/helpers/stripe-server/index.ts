@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Stripe } from "stripe";
 import { StripeState, type StripeEvent } from "./api.ts";
 import { StripeDisputes } from "./disputes.ts";
+import { completeSetupAction } from "./setup-action.ts";
 import { StripeApiError, missing } from "./errors.ts";
 import { TEST_CARD_NUMBERS } from "./cards.ts";
 import { type Form, list, parseForm, str } from "./form.ts";
@@ -107,6 +108,12 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       (id, form) =>
         state.completeAction(id, str(form, "client_secret"), str(form, "fail") !== "true"),
     ],
+    [
+      "POST",
+      /^\/v1\/setup_intents\/([^/]+)\/confirm$/,
+      (id, form) =>
+        completeSetupAction(state, id, str(form, "client_secret"), str(form, "fail") !== "true"),
+    ],
   ];
   const routes: Route[] = [
     ["POST", /^\/v1\/customers$/, (_, form) => state.createCustomer(form)],
@@ -175,6 +182,15 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     ],
     ["GET", /^\/v1\/disputes\/([^/]+)$/, (id) => disputes.get(id)],
     ["POST", /^\/v1\/disputes\/([^/]+)\/close$/, (id) => disputes.close(id)],
+    [
+      "GET",
+      /^\/v1\/setup_intents\/([^/]+)$/,
+      (id, form) => {
+        const si = state.setupIntents.get(id);
+        if (!si) throw missing("setup_intent", id);
+        return state.expandSetup(si, expanded(form));
+      },
+    ],
     ["POST", /^\/v1\/refunds$/, (_, form) => state.createRefund(form)],
     [
       "GET",

@@ -175,6 +175,26 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         return lookupOf(await findIntent(idempotencyKey));
       }
     },
+    async lookupSetup(id) {
+      let si: Stripe.SetupIntent;
+      try {
+        si = await stripe.setupIntents.retrieve(id, { expand: ["payment_method"] });
+      } catch (err) {
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) return null;
+        throw err;
+      }
+      return {
+        status:
+          si.status === "succeeded"
+            ? "succeeded"
+            : si.status === "requires_action" || si.status === "processing"
+              ? "requires_action"
+              : "failed",
+        clientSecret: si.client_secret,
+        paymentMethod: savedMethodOf(si.payment_method, si.customer),
+        metadata: si.metadata ?? {},
+      };
+    },
     async lookupDispute(id) {
       try {
         return disputeOf(await stripe.disputes.retrieve(id));
