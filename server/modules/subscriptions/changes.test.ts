@@ -186,6 +186,56 @@ describe("plan changes", () => {
     expect(cycle).toMatchObject({ total_amount: 3000, product_id: pro.id });
   });
 
+  it("an invoice upgrade prorates net of the discount and records its payment", async () => {
+    const basic = await monthly("Basic discounted", 1000);
+    const pro = await monthly("Pro discounted", 3000);
+    const half = await s.polar.discounts.create({
+      name: "Half forever",
+      type: "percentage",
+      basisPoints: 5000,
+      duration: "forever",
+    });
+    const { subscriptionId } = await subscribe(s, basic.id);
+    expect((await patch(subscriptionId, { discount_id: half.id })).status).toBe(200);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const mid = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, mid) });
+    const changed = await patch(subscriptionId, {
+      product_id: pro.id,
+      proration_behavior: "invoice",
+    });
+    expect(changed.status).toBe(200);
+    const update = (await ordersOf(s, subscriptionId)).find(
+      (o) => o.billing_reason === "subscription_update",
+    )!;
+    // Half of (1500 − 500), not half of (3000 − 1000).
+    expect(update.total_amount).toBeGreaterThanOrEqual(495);
+    expect(update.total_amount).toBeLessThanOrEqual(505);
+    const payments = await s.call(`/v1/payments/?order_id=${update.id}`);
+    expect(payments.body.items).toMatchObject([
+      { status: "succeeded", amount: update.total_amount, order_id: update.id },
+    ]);
+  });
+
+  it("a declined plan-change charge changes nothing and is recorded as a failed payment", async () => {
+    const basic = await monthly("Basic declined", 1000);
+    const pro = await monthly("Pro declined", 3000);
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      basic.id,
+      "sandbox_token_renewal_declined",
+    );
+    const res = await patch(subscriptionId, { product_id: pro.id, proration_behavior: "invoice" });
+    expect(res.status).toBe(402);
+    expect((await subscriptionOf(s, subscriptionId)).product_id).toBe(basic.id);
+    const payments = await s.call(`/v1/payments/?customer_id=${customerId}&status=failed`);
+    expect(payments.body.items).toHaveLength(1);
+    expect(payments.body.items[0]).toMatchObject({
+      order_id: null,
+      decline_reason: "card_declined",
+    });
+  });
+
   it("next_period records a pending update applied at the renewal; clearing it keeps the plan", async () => {
     const small = await monthly("Small", 2000);
     const large = await monthly("Large", 5000);

@@ -31,7 +31,8 @@ export async function recordAttempt(
   clock: Clock,
   deps: Pick<BillingDeps, "processor">,
   s: SubscriptionRow,
-  orderId: string,
+  /** Null for a plan change whose charge failed: no order was made for it. */
+  orderId: string | null,
   outcome: OffSessionOutcome,
   trigger: PaymentAttemptRecord["trigger"],
 ): Promise<void> {

@@ -14,10 +14,10 @@ import { productsForDisplay } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
-import { chargeSubscription } from "./charge.ts";
+import { chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { renewSubscription } from "./renewal.ts";
+import { periodDiscount, renewSubscription } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 
@@ -55,7 +55,7 @@ async function fixedNet(
     prices,
     usage: new Map(),
     customAmount: s.amount,
-    discount: null,
+    discount: await periodDiscount(deps, s, productId),
     startedAt: s.startedAt ?? s.createdAt,
     periodStart: s.currentPeriodStart,
     currency: s.currency,
@@ -134,9 +134,13 @@ export async function changePlan(
     const total = difference + (tax.taxAmount ?? 0);
     const key = `update:${s.id}:${productId}:${now.toISOString()}`;
     const outcome = await chargeSubscription(deps, s, total, `${key}:0`, `${label} (plan change)`);
-    if (outcome.status === "failed")
-      // As Polar: a failed payment leaves the subscription as it was.
+    if (outcome.status === "failed") {
+      // As Polar: a failed payment leaves the subscription as it was; the decline is a payment.
+      await inTransaction(deps.db, (tx) =>
+        recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
+      );
       throw new ApiError(402, "PaymentFailed", outcome.message);
+    }
     await inTransaction(deps.db, async (tx) => {
       const inserted = await insertOrderOnce(
         tx,
@@ -180,6 +184,8 @@ export async function changePlan(
         ],
       );
       await switchProduct(tx, deps, s, productId, activePrices, 0, now);
+      if (inserted)
+        await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
       if (inserted) {
         const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
         await recordEvent(tx, clock, {

@@ -8,13 +8,19 @@ import { inTransaction } from "../../../db/client.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/service.ts";
-import { discountById } from "../discounts/service.ts";
+import { discountById, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { customerUsage } from "../meters/queries.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { cycleAmounts, type CycleAmounts, type CycleLine, type CyclePrice } from "./amounts.ts";
+import {
+  cycleAmounts,
+  type CycleAmounts,
+  type CycleDiscount,
+  type CycleLine,
+  type CyclePrice,
+} from "./amounts.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
@@ -225,4 +231,33 @@ function pendingProrations(s: repo.SubscriptionRow): CycleLine[] {
 
 export function retryMs(deps: Pick<BillingDeps, "retryDays">, attemptIndex: number): number {
   return (deps.retryDays[attemptIndex] ?? 0) * 86_400_000;
+}
+
+/**
+ * The subscription's discount as it bears on the current period of `productId` (Polar prorates
+ * base − discount): none when it no longer applies or is restricted to other products; a `once`
+ * discount counts only in the first period, which it paid for.
+ */
+export async function periodDiscount(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  productId: string,
+): Promise<CycleDiscount | null> {
+  if (!s.discountId) return null;
+  const [d, restricted] = await Promise.all([
+    discountById(deps.db, s.discountId),
+    restrictedProductIds(deps.db, s.discountId),
+  ]);
+  if (!d) return null;
+  if (restricted.length > 0 && !restricted.includes(productId)) return null;
+  const started = s.startedAt ?? s.createdAt;
+  const firstPeriod = s.currentPeriodStart.getTime() <= started.getTime();
+  if (d.duration === "once" && !firstPeriod) return null;
+  return {
+    type: d.type,
+    amount: d.amount,
+    basisPoints: d.basisPoints,
+    duration: d.duration === "once" ? "forever" : d.duration,
+    durationInMonths: d.durationInMonths,
+  };
 }
