@@ -49,6 +49,10 @@ export const checkouts = pgTable(
     allowDiscountCodes: boolean("allow_discount_codes").notNull().default(true),
     requireBillingAddress: boolean("require_billing_address").notNull().default(false),
     isBusinessCustomer: boolean("is_business_customer").notNull().default(false),
+    /** The seller's trial for this session, over the product's; allowTrial false: no trial at all. */
+    trialInterval: text("trial_interval").$type<"day" | "week" | "month" | "year">(),
+    trialIntervalCount: integer("trial_interval_count"),
+    allowTrial: boolean("allow_trial"),
     customerId: uuid("customer_id").references(() => customers.id),
     externalCustomerId: text("external_customer_id"),
     customerName: text("customer_name"),

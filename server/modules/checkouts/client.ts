@@ -185,6 +185,10 @@ export async function applyUpdate(
     ...set("customerMetadata", input.customer_metadata ?? undefined),
     ...set("allowDiscountCodes", input.allow_discount_codes ?? undefined),
     ...set("requireBillingAddress", input.require_billing_address ?? undefined),
+    ...("trial_interval" in input ? set("trialInterval", input.trial_interval) : {}),
+    ...("trial_interval_count" in input
+      ? set("trialIntervalCount", input.trial_interval_count)
+      : {}),
     ...set("customerIpAddress", input.customer_ip_address),
     ...set("successUrl", input.success_url?.replaceAll("{CHECKOUT_ID}", row.id)),
     ...set("returnUrl", input.return_url),

@@ -16,7 +16,8 @@ import {
   NotOpenCheckout,
   PaymentError,
 } from "./client.ts";
-import { fulfil, reopen, trialOf } from "./fulfil.ts";
+import { fulfil, reopen } from "./fulfil.ts";
+import { trialOf } from "./trial.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm } from "./schemas.ts";
@@ -64,7 +65,7 @@ export async function confirmCheckout(deps: CheckoutDeps, secret: string, input:
   }
 
   // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
-  const trial = product ? trialOf(product, allowTrial !== false) : null;
+  const trial = product ? trialOf(product, claimed, allowTrial !== false) : null;
   const attempt = await takePayment(deps, claimed, {
     tokenId: tokenId ?? undefined,
     recurring: product?.is_recurring ?? false,

@@ -5,6 +5,7 @@
 // finds nothing to update and does nothing.
 import { inTransaction } from "../../../db/client.ts";
 import type { Interval } from "../../lib/periods.ts";
+import { type Trial, trialOf } from "./trial.ts";
 import { resolveBuyer } from "../customers/service.ts";
 import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
@@ -84,7 +85,7 @@ export async function fulfil(
       trialGiven !== undefined
         ? trialGiven
         : payment.processorPaymentId === null
-          ? trialOf(product!, true)
+          ? trialOf(product!, row, true)
           : null;
     const { customer } = await resolveBuyer(tx, clock, row.organizationId, {
       id: row.customerId,
@@ -221,23 +222,4 @@ function attemptOf(deps: CheckoutDeps, row: repo.CheckoutRow) {
     currency: row.currency,
     trigger: "purchase" as const,
   };
-}
-
-export interface Trial {
-  interval: Interval;
-  count: number;
-}
-
-/** The product's trial when it recurs, has one and the buyer did not decline it. */
-export function trialOf(
-  product: {
-    is_recurring: boolean;
-    trial_interval?: string | null;
-    trial_interval_count?: number | null;
-  },
-  allowed: boolean,
-): Trial | null {
-  return allowed && product.is_recurring && product.trial_interval
-    ? { interval: product.trial_interval as Interval, count: product.trial_interval_count ?? 1 }
-    : null;
 }

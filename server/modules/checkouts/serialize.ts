@@ -4,6 +4,7 @@ import type { DiscountRow } from "../discounts/repository.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
+import { trialOf } from "./trial.ts";
 
 export interface CheckoutView {
   row: CheckoutRow;
@@ -68,17 +69,11 @@ function checkoutProduct(p: ProductOut) {
   return rest;
 }
 
-/** The trial a purchase of this product starts with (the product's own; none for one-time). */
-function activeTrial(product: ProductOut | null) {
-  if (!product?.is_recurring || !product.trial_interval) return null;
-  return { interval: product.trial_interval, count: product.trial_interval_count ?? 1 };
-}
-
 export function checkoutOut(view: CheckoutView) {
   const { row } = view;
   const selected = view.products.find((p) => p.id === row.productId) ?? null;
   const price = selected?.prices.find((p) => p.id === row.productPriceId) ?? null;
-  const trial = activeTrial(selected);
+  const trial = selected ? trialOf(selected, row, true) : null;
   // As Polar: during a trial nothing is paid now, but a card is set up for the first charge.
   const paysNow = row.totalAmount > 0 && !trial;
   return {
@@ -106,7 +101,7 @@ export function checkoutOut(view: CheckoutView) {
     tax_behavior: row.taxAmount === null ? null : "exclusive",
     total_amount: row.totalAmount,
     currency: row.currency,
-    allow_trial: null,
+    allow_trial: row.allowTrial,
     active_trial_interval: trial?.interval ?? null,
     active_trial_interval_count: trial?.count ?? null,
     // Counted from the session's last change, as the trial would start if it were paid then.
@@ -140,8 +135,8 @@ export function checkoutOut(view: CheckoutView) {
     payment_method_type: null,
     payment_processor_metadata: view.processorMetadata ?? {},
     billing_address_fields: billingAddressFields(row),
-    trial_interval: null,
-    trial_interval_count: null,
+    trial_interval: row.trialInterval,
+    trial_interval_count: row.trialIntervalCount,
     metadata: row.metadata,
     external_customer_id: row.externalCustomerId,
     customer_metadata: row.customerMetadata,

@@ -194,4 +194,68 @@ describe("trials", () => {
       total_amount: 2000,
     });
   });
+
+  it("a checkout's own trial overrides the product's; allow_trial false sells without one", async () => {
+    const product = await s.polar.products.create({
+      name: "No trial plan",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
+    });
+    const confirmed = async (body: Record<string, unknown>) => {
+      const created = await s.call("/v1/checkouts/", { body: { products: [product.id], ...body } });
+      expect(created.status).toBe(201);
+      await s.polar.checkouts.clientUpdate({
+        clientSecret: created.body.client_secret,
+        checkoutUpdatePublic: {
+          customerEmail: `t-${Math.random().toString(36).slice(2, 8)}@example.com`,
+          customerBillingAddress: { country: "US" },
+        },
+      });
+      await s.polar.checkouts.clientConfirm({
+        clientSecret: created.body.client_secret,
+        checkoutConfirmStripe: { confirmationTokenId: "sandbox_token_success" },
+      });
+      const [order] = (await s.polar.orders.list({ checkoutId: created.body.id })).result.items;
+      return { created: created.body, sub: await subscriptionOf(s, order!.subscriptionId!), order };
+    };
+    const three = await confirmed({ trial_interval: "day", trial_interval_count: 3 });
+    expect(three.created).toMatchObject({
+      trial_interval: "day",
+      trial_interval_count: 3,
+      active_trial_interval: "day",
+      active_trial_interval_count: 3,
+      is_payment_required: false,
+    });
+    expect(three.sub.status).toBe("trialing");
+    expect(Date.parse(three.sub.trial_end) - Date.parse(three.sub.trial_start)).toBe(3 * DAY);
+    expect(three.order!.totalAmount).toBe(0);
+
+    const trialProduct = await s.polar.products.create({
+      name: "Trial plan, no trial here",
+      recurringInterval: "month",
+      trialInterval: "week",
+      trialIntervalCount: 2,
+      prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
+    });
+    const created = await s.call("/v1/checkouts/", {
+      body: { products: [trialProduct.id], allow_trial: false },
+    });
+    expect(created.body).toMatchObject({
+      allow_trial: false,
+      active_trial_interval: null,
+      trial_end: null,
+      is_payment_required: true,
+    });
+    // The seller's own trial on the session, set later, then cleared.
+    const set = await s.call(`/v1/checkouts/${created.body.id}`, {
+      method: "PATCH",
+      body: { trial_interval: "month" },
+    });
+    expect(set.body).toMatchObject({ trial_interval: "month", active_trial_interval: null });
+    const bad = await s.call("/v1/checkouts/", {
+      body: { products: [product.id], trial_interval: "fortnight" },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(["body", "trial_interval"]);
+  });
 });

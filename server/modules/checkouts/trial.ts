@@ -1,0 +1,37 @@
+// The trial a checkout's purchase starts with, shared by the confirm, the fulfilment (also the
+// reconciler's) and the session's wire shape so all three agree.
+import type { Interval } from "../../lib/periods.ts";
+
+export interface Trial {
+  interval: Interval;
+  count: number;
+}
+
+/**
+ * The trial a purchase starts with: none for a one-time product, when the seller turned trials off
+ * for the session (allow_trial false) or the buyer declined it at confirm; else the session's own
+ * trial over the product's.
+ */
+export function trialOf(
+  product: {
+    is_recurring: boolean;
+    trial_interval?: string | null;
+    trial_interval_count?: number | null;
+  },
+  checkout: {
+    trialInterval: string | null;
+    trialIntervalCount: number | null;
+    allowTrial: boolean | null;
+  },
+  buyerAllows: boolean,
+): Trial | null {
+  if (!buyerAllows || checkout.allowTrial === false || !product.is_recurring) return null;
+  if (checkout.trialInterval)
+    return {
+      interval: checkout.trialInterval as Interval,
+      count: checkout.trialIntervalCount ?? 1,
+    };
+  return product.trial_interval
+    ? { interval: product.trial_interval as Interval, count: product.trial_interval_count ?? 1 }
+    : null;
+}
