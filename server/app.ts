@@ -6,7 +6,7 @@ import type { Database } from "../db/client.ts";
 import type { Config } from "./config.ts";
 import { healthRouter } from "./health.ts";
 import type { QueueHandle } from "./jobs/queue.ts";
-import { createGuard } from "./lib/auth-context.ts";
+import { authOf, createGuard } from "./lib/auth-context.ts";
 import { bearerToken } from "./lib/bearer.ts";
 import type { Clock } from "./lib/clock.ts";
 import { errorHandler, notFoundHandler } from "./lib/errors.ts";
@@ -22,7 +22,7 @@ import { hashToken } from "./lib/tokens.ts";
 import { securityHeaders } from "./lib/security-headers.ts";
 import { bySecret } from "./modules/checkouts/client.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
-import { createCustomerGuard } from "./lib/customer-context.ts";
+import { createCustomerGuard, customerOf } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";
 import type { DemoSeed } from "./demo/seed.ts";
 import { customerPortalPublicRouter } from "./modules/customer-portal/public.ts";
@@ -39,6 +39,9 @@ import type { PaymentProcessor } from "./modules/payments/processor.ts";
 import { createStripeClient } from "./modules/payments/stripe/client.ts";
 import { stripeWebhookRouter } from "./modules/stripe-webhooks/routes.ts";
 import { disputesRouter } from "./modules/disputes/routes.ts";
+import { invoicesRouter } from "./modules/invoices/routes.ts";
+import { getOrder } from "./modules/orders/service.ts";
+import { getMyOrder } from "./modules/customer-portal/service.ts";
 import { subscriptionsRouter } from "./modules/subscriptions/routes.ts";
 import type { TaxCalculator } from "./modules/tax/calculator.ts";
 import type { Auth } from "./modules/auth/auth.ts";
@@ -274,6 +277,21 @@ export function createApp(deps: AppDeps): Express {
     // Public (no customer session), so before the portal's guard.
     customerPortalPublicRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }),
     customerPortalRouter({ ...billing, downloads }, customerGuard),
+    invoicesRouter(
+      {
+        db,
+        clock: deps.clock,
+        baseUrl: deps.config.baseUrl,
+        files,
+        ttlSeconds: downloads.ttlSeconds,
+      },
+      guard,
+      customerGuard,
+      {
+        order: (req, id) => getOrder({ db, baseUrl: deps.config.baseUrl }, authOf(req), id),
+        portalOrder: (req, id) => getMyOrder({ ...billing, downloads }, customerOf(req), id),
+      },
+    ),
   ]);
   app.use(
     "/v1",

@@ -1,6 +1,16 @@
 // Orders (what was paid, line by line, with the amounts at the time) and subscriptions.
 import { sql } from "drizzle-orm";
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { checkouts } from "./checkouts.ts";
 import { id, timestamps, tstz } from "./columns.ts";
 import { customerRef, organizationRef } from "./owned.ts";
@@ -92,6 +102,12 @@ export const orders = pgTable(
     currency: text("currency").notNull(),
     billingName: text("billing_name"),
     billingAddress: jsonb("billing_address").$type<CustomerAddress>(),
+    /** Per organization, gapless, assigned in the order's own insert transaction. */
+    invoiceNumber: text("invoice_number"),
+    /** The generated invoice PDF in file storage; billing details are frozen once it exists. */
+    invoiceFileKey: text("invoice_file_key"),
+    receiptNumber: text("receipt_number"),
+    receiptFileKey: text("receipt_file_key"),
     processorPaymentId: text("processor_payment_id"),
     /** One order per (subscription, period, reason): the unique key renewals insert under. */
     billingKey: text("billing_key").unique(),
@@ -125,4 +141,19 @@ export const orderItems = pgTable(
     ...timestamps(),
   },
   (t) => [index("order_items_order_idx").on(t.orderId)],
+);
+
+/**
+ * Per-organization sequences for invoice and receipt numbers. A number is taken by updating the
+ * organization's row inside the transaction that uses it, so a rolled-back order gives its number
+ * back and concurrent orders wait for each other: no gaps, no duplicates.
+ */
+export const documentCounters = pgTable(
+  "document_counters",
+  {
+    organizationId: organizationRef(),
+    kind: text("kind").$type<"invoice" | "receipt">().notNull(),
+    last: integer("last").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.kind] })],
 );

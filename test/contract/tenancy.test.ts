@@ -127,11 +127,16 @@ async function ownerView(): Promise<Record<string, unknown>> {
     const res = await call(op, filled.url, owner);
     if (res.status === 200) view[filled.url] = res.body;
   }
-  return view;
+  // Signed document links carry a fresh expiry each time they are asked for.
+  return JSON.parse(
+    JSON.stringify(view).replace(/expires=\d+&signature=[A-Za-z0-9_-]+/g, "expires=…"),
+  );
 }
 
 describe("tenancy on every route that names a resource", () => {
   it("another organization gets 404 for each of the owner's ids and changes nothing", async () => {
+    // A receipt is made the first time it is read, so the first look makes it.
+    await ownerView();
     const before = await ownerView();
     const leaks: string[] = [];
     const unseeded: string[] = [];

@@ -10,6 +10,7 @@ export const BILLING_SCOPES = [
   "subscriptions:write",
   "customers:write",
   "orders:read",
+  "orders:write",
   "discounts:write",
   "benefits:write",
   "events:write",

@@ -36,11 +36,13 @@ export async function seedSales(
   const ids = customers.map((c) => c.id);
   await database.rows(sql`
     insert into orders (organization_id, customer_id, product_id, status, billing_reason,
-      subtotal_amount, discount_amount, net_amount, tax_amount, total_amount, currency, created_at)
+      subtotal_amount, discount_amount, net_amount, tax_amount, total_amount, currency, created_at,
+      invoice_number)
     select ${organizationId}, (${`{${ids.join(",")}}`}::uuid[])[1 + (i % ${ids.length})], ${product!.id},
            case when i % 10 = 0 then 'refunded' else 'paid' end, 'purchase',
            1000 + i % 7, 0, 1000 + i % 7, 200, 1200 + i % 7, 'usd',
-           ${until}::timestamptz - (i || ' minutes')::interval
+           ${until}::timestamptz - (i || ' minutes')::interval,
+           'SALES-' || lpad((${opts.orders} + 1 - i)::text, 5, '0')
     from generate_series(1, ${opts.orders}) i`);
   if (opts.subscriptions)
     await database.rows(sql`

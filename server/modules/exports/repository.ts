@@ -106,8 +106,7 @@ function orderColumn(c: OrderColumn, tz: string): SQL {
     case "status":
       return sql`o.status`;
     case "invoice_number":
-      // As the API renders it (orders/schemas.ts) until invoices are numbered.
-      return sql`'TILL-' || upper(left(o.id::text, 8))`;
+      return q(sql`o.invoice_number`);
     case "customer_name":
       return q(sql`c.name`);
     case "billing_name":

@@ -1,7 +1,7 @@
 // SQL for orders and their items.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { orderItems, orders } from "../../../db/schema/index.ts";
+import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
 
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
@@ -12,13 +12,58 @@ export async function insertOrder(
   items: Omit<typeof orderItems.$inferInsert, "orderId">[],
 ): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
   const [order] = await db.insert(orders).values(values).returning();
+  return withItems(db, await numbered(db, order!), items);
+}
+
+/**
+ * Gives a new order the organization's next invoice number (PREFIX-0001, the prefix from the
+ * organization's slug). The counter row stays locked until the order's transaction ends, so a
+ * rollback returns the number and concurrent orders of one organization never share or skip one.
+ */
+async function numbered(db: Db, order: OrderRow): Promise<OrderRow> {
+  const invoiceNumber = await nextDocumentNumber(db, order.organizationId, "invoice");
+  await db.update(orders).set({ invoiceNumber }).where(eq(orders.id, order.id));
+  return { ...order, invoiceNumber };
+}
+
+/**
+ * The organization's next invoice (PREFIX-0001) or receipt (PREFIX-R0001) number, the prefix from
+ * its slug. Its counter row stays locked until the caller's transaction ends.
+ */
+export async function nextDocumentNumber(
+  db: Db,
+  organizationId: string,
+  kind: "invoice" | "receipt",
+): Promise<string> {
+  const result = (await db.execute(sql`
+    with c as (
+      insert into ${documentCounters} as dc (organization_id, kind, last)
+      values (${organizationId}, ${kind}, 1)
+      on conflict (organization_id, kind) do update set last = dc.last + 1
+      returning last
+    )
+    select coalesce(nullif(upper(left(regexp_replace(o.slug, '[^a-zA-Z0-9]', '', 'g'), 12)), ''), 'INV')
+      || ${kind === "invoice" ? "-" : "-R"} || lpad(c.last::text, 4, '0') as number
+    from c, organization o where o.id = ${organizationId}`)) as unknown as
+    | { rows: { number: string }[] }
+    | { number: string }[];
+  // postgres.js answers with an array of rows, PGlite with {rows}.
+  const [row] = Array.isArray(result) ? result : result.rows;
+  return row!.number;
+}
+
+async function withItems(
+  db: Db,
+  order: OrderRow,
+  items: Omit<typeof orderItems.$inferInsert, "orderId">[],
+): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
   const inserted = items.length
     ? await db
         .insert(orderItems)
-        .values(items.map((i) => ({ ...i, orderId: order!.id })))
+        .values(items.map((i) => ({ ...i, orderId: order.id })))
         .returning()
     : [];
-  return { order: order!, items: inserted };
+  return { order, items: inserted };
 }
 
 /**
@@ -36,13 +81,7 @@ export async function insertOrderOnce(
     .onConflictDoNothing({ target: orders.billingKey })
     .returning();
   if (!order) return null;
-  const inserted = items.length
-    ? await db
-        .insert(orderItems)
-        .values(items.map((i) => ({ ...i, orderId: order.id })))
-        .returning()
-    : [];
-  return { order, items: inserted };
+  return withItems(db, await numbered(db, order), items);
 }
 
 /** The subscription's order still waiting for a payment (dunning), newest first. */
@@ -84,6 +123,12 @@ export async function lockOrderByPayment(
     .where(eq(orders.processorPaymentId, processorPaymentId))
     .limit(1)
     .for("update");
+  return row ?? null;
+}
+
+/** By id alone: only for a caller whose credential names the order (a signed document URL). */
+export async function findOrderById(db: Db, id: string): Promise<OrderRow | null> {
+  const [row] = await db.select().from(orders).where(eq(orders.id, id)).limit(1);
   return row ?? null;
 }
 

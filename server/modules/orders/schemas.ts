@@ -48,9 +48,9 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
     billing_name: o.billingName,
     billing_address: o.billingAddress,
     // Polar's 0.4x client requires a string here; a stable number derived from the order id.
-    invoice_number: `TILL-${o.id.slice(0, 8).toUpperCase()}`,
-    is_invoice_generated: false,
-    receipt_number: null,
+    invoice_number: o.invoiceNumber,
+    is_invoice_generated: o.invoiceFileKey !== null,
+    receipt_number: o.receiptNumber,
     seats: null,
     customer_id: o.customerId,
     product_id: o.productId,

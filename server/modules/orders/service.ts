@@ -110,6 +110,16 @@ export async function findOrderRow(db: Db, organizationIds: readonly string[], i
   return repo.findOrder(db, organizationIds, id);
 }
 
+/** An order by id alone, for a signed document URL (the signature is the credential). */
+export function orderForSignedUrl(db: Db, id: string) {
+  return repo.findOrderById(db, id);
+}
+
+/** The organization's next receipt number, taken in the caller's transaction (gapless). */
+export function nextReceiptNumber(tx: Db, organizationId: string) {
+  return repo.nextDocumentNumber(tx, organizationId, "receipt");
+}
+
 export function lockOrder(tx: Db, id: string) {
   return repo.lockOrder(tx, id);
 }

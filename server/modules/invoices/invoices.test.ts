@@ -1,0 +1,167 @@
+// Invoices and receipts through the public API: orders are numbered per organization without gaps
+// or duplicates however many are paid at once; an invoice is generated from a paid order with its
+// billing details (which then freeze) and fetched as a PDF by a signed URL; a receipt is numbered
+// on first request; the customer reaches only their own orders' documents in the portal.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "../../../test/helpers/auth.ts";
+import { billingSeller, type BillingSeller } from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+let productId: string;
+const ADDRESS = {
+  line1: "1 Main Street",
+  line2: null,
+  postal_code: "10001",
+  city: "New York",
+  state: "US-NY",
+  country: "US",
+};
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+  productId = (
+    await s.polar.products.create({
+      name: "Handbook",
+      prices: [{ amountType: "fixed", priceAmount: 4900, priceCurrency: "usd" }],
+    })
+  ).id;
+});
+afterAll(() => t?.stop());
+
+async function buy(email: string, name: string | null = "Ada Lovelace") {
+  const c = await s.call("/v1/checkouts/", {
+    body: {
+      products: [productId],
+      customer_email: email,
+      ...(name ? { customer_name: name } : {}),
+      customer_billing_address: ADDRESS,
+    },
+  });
+  const done = await api(t.url, `/v1/checkouts/client/${c.body.client_secret}/confirm`, {
+    body: { confirmation_token_id: "sandbox_token_success" },
+  });
+  expect(done.status).toBe(200);
+  const orders = await s.call(`/v1/orders/?checkout_id=${c.body.id}`);
+  return orders.body.items[0] as Record<string, any>;
+}
+
+/** The PDF and the text its content streams draw (pdfkit writes shown text as hex strings). */
+const pdfAt = async (url: string) => {
+  const res = await fetch(url);
+  const body = Buffer.from(await res.arrayBuffer()).toString("latin1");
+  const text = [...body.matchAll(/\[([^\]]*)\]\s*TJ/g)]
+    .map((m) =>
+      [...m[1]!.matchAll(/<([0-9a-fA-F]+)>/g)]
+        .map((h) => Buffer.from(h[1]!, "hex").toString("latin1"))
+        .join(""),
+    )
+    .join("\n");
+  return { status: res.status, type: res.headers.get("content-type"), body, text };
+};
+
+describe("invoices and receipts", () => {
+  it("numbers orders per organization: 20 paid at once take the next 20 numbers exactly", async () => {
+    const first = await buy("first@example.com");
+    expect(first.invoice_number).toMatch(/^[A-Z0-9]+-\d{4}$/);
+    const [prefix, n] = first.invoice_number.split("-");
+    const orders = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => buy(`many${i}@example.com`)),
+    );
+    const numbers = orders.map((o) => Number(o.invoice_number.split("-")[1])).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => Number(n) + 1 + i));
+    for (const o of orders) expect(o.invoice_number.startsWith(`${prefix}-`)).toBe(true);
+  });
+
+  it("generates the invoice once from a paid order, then its billing details are frozen", async () => {
+    const order = await buy("invoice@example.com");
+    expect(order.is_invoice_generated).toBe(false);
+    expect((await s.call(`/v1/orders/${order.id}/invoice`)).status).toBe(404);
+
+    const patched = await s.call(`/v1/orders/${order.id}`, {
+      method: "PATCH",
+      body: {
+        billing_name: "Analytical Engines Ltd",
+        billing_address: { ...ADDRESS, line2: "Floor 2" },
+      },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      billing_name: "Analytical Engines Ltd",
+      billing_address: { line2: "Floor 2", country: "US" },
+    });
+    const moved = await s.call(`/v1/orders/${order.id}`, {
+      method: "PATCH",
+      body: { billing_address: { ...ADDRESS, country: "FR", state: null } },
+    });
+    expect(moved.status).toBe(422);
+
+    const generated = await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" });
+    expect(generated.status).toBe(202);
+    expect((await s.call(`/v1/orders/${order.id}`)).body.is_invoice_generated).toBe(true);
+    const { body } = await s.call(`/v1/orders/${order.id}/invoice`);
+    const pdf = await pdfAt(body.url);
+    expect(pdf).toMatchObject({ status: 200, type: "application/pdf" });
+    expect(pdf.body.startsWith("%PDF-")).toBe(true);
+    expect(pdf.text).toContain(order.invoice_number);
+    expect(pdf.text).toContain("Analytical Engines Ltd");
+    expect(pdf.text).toContain("$49.00");
+
+    const late = await s.call(`/v1/orders/${order.id}`, {
+      method: "PATCH",
+      body: { billing_name: "Someone else" },
+    });
+    expect(late.status).toBe(422);
+    // Generating again changes nothing; a forged or altered link gets nothing.
+    expect((await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" })).status).toBe(202);
+    const forged = body.url.replace(/signature=[^&]+/, "signature=AAAA");
+    expect((await pdfAt(forged)).status).toBe(404);
+    const other = body.url.replace("/invoice.pdf", "/receipt.pdf");
+    expect((await pdfAt(other)).status).toBe(404);
+  });
+
+  it("refuses an invoice without a billing name", async () => {
+    const order = await buy("nameless@example.com", null);
+    const res = await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toBe("MissingInvoiceBillingDetails");
+  });
+
+  it("numbers a receipt on first request and serves the same one after", async () => {
+    const order = await buy("receipt@example.com");
+    expect(order.receipt_number).toBeNull();
+    const a = await s.call(`/v1/orders/${order.id}/receipt`);
+    expect(a.status).toBe(200);
+    const numbered = (await s.call(`/v1/orders/${order.id}`)).body.receipt_number as string;
+    expect(numbered).toMatch(/^[A-Z0-9]+-R\d{4}$/);
+    const b = await s.call(`/v1/orders/${order.id}/receipt`);
+    expect((await s.call(`/v1/orders/${order.id}`)).body.receipt_number).toBe(numbered);
+    const pdf = await pdfAt(b.body.url);
+    expect(pdf.text).toContain(numbered);
+    expect(pdf.text).toContain("Amount paid");
+  });
+
+  it("the portal reaches the customer's own orders only", async () => {
+    const mine = await buy("portal@example.com");
+    const theirs = await buy("stranger@example.com");
+    const session = await s.call("/v1/customer-sessions/", {
+      body: { customer_id: mine.customer_id },
+    });
+    const portal = (path: string, init: { method?: string; body?: unknown } = {}) =>
+      api(t.url, `/v1/customer-portal/orders/${path}`, { ...init, token: session.body.token });
+    expect((await portal(`${mine.id}/receipt`)).status).toBe(200);
+    expect((await portal(`${theirs.id}/receipt`)).status).toBe(404);
+    expect((await portal(`${theirs.id}/invoice`, { method: "POST" })).status).toBe(404);
+    const renamed = await portal(mine.id, { method: "PATCH", body: { billing_name: "Ada L." } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.billing_name).toBe("Ada L.");
+    expect((await portal(theirs.id, { method: "PATCH", body: { billing_name: "X" } })).status).toBe(
+      404,
+    );
+    expect((await portal(`${mine.id}/invoice`, { method: "POST" })).status).toBe(202);
+    const url = (await portal(`${mine.id}/invoice`)).body.url as string;
+    expect((await pdfAt(url)).text).toContain("Ada L.");
+  });
+});
