@@ -15,6 +15,7 @@ import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { RECONCILE_CHECKOUTS_JOB, reconcileCheckoutsJob } from "./modules/checkouts/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
+import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
 import { refreshRollupsJob } from "./modules/meters/jobs.ts";
 import { createProcessor } from "./modules/payments/factory.ts";
 import {
@@ -107,6 +108,7 @@ export async function start(
       reconcileCheckoutsJob(checkoutJobDeps, log),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
       refreshRollupsJob({ db: database.db, log }),
+      receiptMailJob({ db: database.db, baseUrl: config.baseUrl, mailer }) as JobDefinition,
     ];
 
     const q0 = performance.now();

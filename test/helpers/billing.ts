@@ -11,6 +11,7 @@ export const BILLING_SCOPES = [
   "customers:write",
   "orders:read",
   "orders:write",
+  "refunds:write",
   "discounts:write",
   "benefits:write",
   "events:write",

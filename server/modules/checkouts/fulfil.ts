@@ -6,6 +6,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import type { Interval } from "../../lib/periods.ts";
 import { type Trial, trialOf } from "./trial.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { resolveBuyer } from "../customers/service.ts";
 import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
@@ -185,6 +186,8 @@ export async function fulfil(
       await emit("subscription.active", subscriptionData);
     }
     await emit("order.paid", orderData);
+    if (order.totalAmount > 0)
+      await queueReceiptMail(tx, deps.queue, { orderId: order.id, kind: "paid" });
     await emit("checkout.updated", await checkoutEventData(deps, tx, updated));
     if (row.totalAmount > 0 && payment.processorPaymentId)
       await recordPayment(tx, clock, {

@@ -3,7 +3,9 @@
 // billing details (which then freeze) and fetched as a PDF by a signed URL; a receipt is numbered
 // on first request; the customer reaches only their own orders' documents in the portal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
 import { api } from "../../../test/helpers/auth.ts";
+import { eventually } from "../../../test/helpers/grants.ts";
 import { billingSeller, type BillingSeller } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
@@ -141,6 +143,32 @@ describe("invoices and receipts", () => {
     const pdf = await pdfAt(b.body.url);
     expect(pdf.text).toContain(numbered);
     expect(pdf.text).toContain("Amount paid");
+  });
+
+  it("emails a receipt after the payment and after a refund", async () => {
+    const order = await buy("mailed@example.com");
+    const mails = () =>
+      t.server.database.rows<{ kind: string; subject: string; text: string }>(
+        sql`select kind, subject, text from email_outbox where "to" = 'mailed@example.com' order by created_at`,
+      );
+    const receipt = await eventually(
+      async () => (await mails()).find((m) => m.kind === "receipt"),
+      10_000,
+      "receipt mail",
+    );
+    expect(receipt.text).toContain(order.invoice_number);
+    expect(receipt.text).toContain("$49.00");
+    const refund = await s.call("/v1/refunds/", {
+      body: { order_id: order.id, reason: "customer_request", amount: 1000 },
+    });
+    expect(refund.status).toBe(201);
+    const refunded = await eventually(
+      async () => (await mails()).find((m) => m.kind === "refund-receipt"),
+      10_000,
+      "refund mail",
+    );
+    expect(refunded.text).toContain("$10.00");
+    expect((await mails()).filter((m) => m.kind === "receipt")).toHaveLength(1);
   });
 
   it("the portal reaches the customer's own orders only", async () => {

@@ -3,8 +3,10 @@
 // with the order's amounts and status and the same webhook events as a refund made through till.
 // Refunds till made itself are recognised by their id at the processor and left alone.
 import { inTransaction, type Db } from "../../../db/client.ts";
+import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { lockOrderByPayment, recordOrderRefund, renderOrders } from "../orders/service.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { refundOut } from "./schemas.ts";
@@ -17,7 +19,7 @@ export interface ExternalRefund {
 }
 
 export async function recordExternalRefund(
-  deps: { db: Db; clock: Clock; baseUrl: string },
+  deps: { db: Db; clock: Clock; baseUrl: string; queue: QueueHandle | null },
   refund: ExternalRefund,
 ): Promise<"recorded" | "known" | "no_order"> {
   return inTransaction(deps.db, async (tx) => {
@@ -59,6 +61,7 @@ export async function recordExternalRefund(
       recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
     await emit("refund.created", refundOut(row));
     await emit("order.refunded", orderData);
+    await queueReceiptMail(tx, deps.queue, { orderId: order.id, kind: "refunded", amount: gross });
     await emit("order.updated", orderData);
     return "recorded";
   });

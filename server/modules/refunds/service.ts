@@ -12,6 +12,7 @@ import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
 import { findOrderRow, lockOrder, recordOrderRefund, renderOrders } from "../orders/service.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
@@ -150,6 +151,11 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
     const orderData = (await renderOrders(tx, deps.baseUrl, [updatedOrder]))[0]!;
     await emit("refund.updated", refundOut(succeeded));
     await emit("order.refunded", orderData);
+    await queueReceiptMail(tx, deps.queue, {
+      orderId: order.id,
+      kind: "refunded",
+      amount: succeeded.amount + succeeded.taxAmount,
+    });
     await emit("order.updated", orderData);
     if (succeeded.revokeBenefits) await revokeBenefitsForOrder(tx, deps, order.id);
     return refundOut(succeeded);

@@ -82,7 +82,12 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       for (const r of refunds.data) {
         if (r.status !== "succeeded" || r.metadata?.[TILL_REFUND_METADATA]) continue;
         const outcome = await recordExternalRefund(
-          { db, clock: deps.checkout.clock, baseUrl: deps.checkout.config.baseUrl },
+          {
+            db,
+            clock: deps.checkout.clock,
+            baseUrl: deps.checkout.config.baseUrl,
+            queue: deps.checkout.queue,
+          },
           { processorPaymentId: pi, processorRefundId: r.id, grossAmount: r.amount },
         );
         if (outcome === "recorded") recorded++;

@@ -102,7 +102,8 @@ describe("dunning", () => {
     const mails = await t.server.database.rows<{ kind: string }>(
       sql`select kind from email_outbox where "to" = ${email} order by created_at`,
     );
-    expect(mails.map((m) => m.kind)).toEqual([
+    // The purchase's receipt goes out from the worker, in its own time; the dunning mails in order.
+    expect(mails.filter((m) => m.kind !== "receipt").map((m) => m.kind)).toEqual([
       "payment-failed",
       "payment-failed",
       "payment-failed",

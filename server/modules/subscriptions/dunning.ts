@@ -16,6 +16,7 @@ import {
   type OrderRow,
 } from "../orders/service.ts";
 import { dunningEndStatus } from "../organizations/queries.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -87,6 +88,7 @@ export async function retryPayment(
       const [data] = await renderOrders(tx, deps.baseUrl, [paidOrder]);
       await emit("order.updated", data);
       await emit("order.paid", data);
+      await queueReceiptMail(tx, deps.queue, { orderId: paidOrder.id, kind: "paid" });
       await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
         "subscription.updated",
         "subscription.active",

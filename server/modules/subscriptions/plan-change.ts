@@ -13,6 +13,7 @@ import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -198,6 +199,7 @@ export async function changePlan(
           type: "order.paid",
           data,
         });
+        await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
       }
     });
     return;

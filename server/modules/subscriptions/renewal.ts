@@ -14,6 +14,7 @@ import { customerUsage } from "../meters/queries.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import {
   cycleAmounts,
   type CycleAmounts,
@@ -188,6 +189,8 @@ export async function renewSubscription(
     if (paid) {
       updated = await scheduleNext(tx, deps.queue, updated);
       await emit("order.paid", orderData);
+      if (inserted.order.totalAmount > 0)
+        await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
       await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
         "subscription.updated",
         ...(wasTrialing ? ["subscription.active"] : []),
