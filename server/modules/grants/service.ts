@@ -43,7 +43,8 @@ async function enqueue(tx: Db, deps: GrantQueueDeps, grants: { id: string }[]): 
 }
 
 export interface PaidOrder {
-  id: string;
+  /** Null for a free subscription made without an order (POST /v1/subscriptions/). */
+  id: string | null;
   customerId: string;
   productId: string | null;
   subscriptionId: string | null;
@@ -58,6 +59,7 @@ export async function grantBenefitsForOrder(
   if (!order.productId) return;
   const now = deps.clock.now();
   const scopeId = order.subscriptionId ?? order.id;
+  if (!scopeId) return;
   const marked: repo.GrantRow[] = [];
   for (const benefit of await repo.benefitsOfProduct(tx, order.productId)) {
     const existing = await repo.findByScope(tx, order.customerId, benefit.id, scopeId);

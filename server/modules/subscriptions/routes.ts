@@ -7,6 +7,7 @@ import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { subscriptionListQuery, subscriptionUpdate } from "./schemas.ts";
 import * as service from "./service.ts";
+import { createFreeSubscription, subscriptionCreate } from "./create-free.ts";
 
 const idParams = z.object({ id: z.uuid() });
 
@@ -22,6 +23,10 @@ export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard
         metadataQuery(req),
       ),
     );
+  });
+  r.post(["/subscriptions", "/subscriptions/"], guard("subscriptions:write"), async (req, res) => {
+    const input = parseBody(subscriptionCreate, req);
+    res.status(201).json(await createFreeSubscription(deps, authOf(req), input));
   });
   r.get("/subscriptions/:id", guard("subscriptions:read"), async (req, res) => {
     res.json(await service.getSubscription(deps, authOf(req), parseParams(idParams, req).id));

@@ -92,7 +92,8 @@ export interface NewSubscription {
   customerId: string;
   productId: string;
   priceId: string;
-  checkoutId: string;
+  /** Null for a subscription made through POST /v1/subscriptions/ (free products only). */
+  checkoutId: string | null;
   discountId: string | null;
   amount: number;
   currency: string;
