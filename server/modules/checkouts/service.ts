@@ -316,59 +316,6 @@ export async function createCheckout(
   return out;
 }
 
-/** A session opened from a checkout link, with what the visitor's URL prefilled. */
-export async function createCheckoutForLink(
-  deps: CheckoutDeps,
-  link: {
-    id: string;
-    organizationId: string;
-    productIds: string[];
-    discountId: string | null;
-    allowDiscountCodes: boolean;
-    requireBillingAddress: boolean;
-    successUrl: string | null;
-    returnUrl: string | null;
-    metadata: Record<string, string | number | boolean>;
-  },
-  prefill: {
-    customer_email?: string | undefined;
-    customer_name?: string | undefined;
-    amount?: number | undefined;
-    embed_origin?: string | undefined;
-    reference_id?: string | undefined;
-  },
-) {
-  const ctx: AuthContext = {
-    kind: "organization",
-    userId: null,
-    organizationIds: [link.organizationId],
-    scopes: new Set(["checkouts:write"]),
-    tokenId: null,
-  };
-  return createCheckout(
-    deps,
-    ctx,
-    {
-      products: link.productIds,
-      discount_id: link.discountId,
-      allow_discount_codes: link.allowDiscountCodes,
-      require_billing_address: link.requireBillingAddress,
-      success_url: link.successUrl,
-      return_url: link.returnUrl,
-      metadata: {
-        ...link.metadata,
-        ...(prefill.reference_id ? { reference_id: prefill.reference_id } : {}),
-      },
-      customer_email: prefill.customer_email ?? null,
-      customer_name: prefill.customer_name ?? null,
-      amount: prefill.amount ?? null,
-      embed_origin: prefill.embed_origin ?? null,
-      is_business_customer: false,
-    },
-    link.id,
-  );
-}
-
 export function normalizeAddress(a: {
   country: string;
   line1?: string | null;

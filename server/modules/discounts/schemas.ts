@@ -6,7 +6,7 @@ import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import type { ProductRow } from "../products/repository.ts";
-import { CURRENCIES } from "../products/prices.ts";
+import { CURRENCIES } from "../products/currencies.ts";
 import type { DiscountRow } from "./repository.ts";
 
 const DURATION = z.enum(["once", "forever", "repeating"]);
