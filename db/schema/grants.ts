@@ -155,3 +155,22 @@ export const refunds = pgTable(
     index("refunds_order_idx").on(t.orderId),
   ],
 );
+
+/** Each download of a downloadables grant's file through its signed URL, for the seller's stats. */
+export const fileDownloads = pgTable(
+  "file_downloads",
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    customerId: customerRef(),
+    benefitId: uuid("benefit_id")
+      .notNull()
+      .references(() => benefits.id, { onDelete: "cascade" }),
+    grantId: uuid("grant_id")
+      .notNull()
+      .references(() => benefitGrants.id, { onDelete: "cascade" }),
+    fileId: uuid("file_id").notNull(),
+    createdAt: tstz("created_at").notNull().defaultNow(),
+  },
+  (t) => [index("file_downloads_benefit_file_idx").on(t.benefitId, t.fileId)],
+);

@@ -28,6 +28,7 @@ const SCOPES = [
 const dataDir = mkdtempSync(path.join(tmpdir(), "till-portal-"));
 const fileBytes = randomBytes(20_000);
 let t: TestServer;
+let sellerToken: string;
 let polar: Polar;
 let organizationId: string;
 let meterId: string;
@@ -60,6 +61,7 @@ beforeAll(async () => {
   const seller = await createSeller(t.url, SCOPES);
   organizationId = seller.organization.id;
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
+  sellerToken = seller.token;
   fileId = (
     await uploadFile(t, seller.token, fileBytes, { service: "downloadable", name: "manual.pdf" })
   ).file.id;
@@ -183,6 +185,15 @@ describe("/v1/customer-portal benefits", () => {
     ).result.items;
     expect(bobs.map((b) => b.file.id)).toEqual([fileId]);
     expect(bobs[0]!.id).not.toBe(d.id);
+    for (let i = 0; i < 2; i++) expect((await fetch(bobs[0]!.file.download.url)).status).toBe(200);
+    // The seller sees the benefit's file with its downloads: three, by two customers.
+    const files = await api(t.url, `/v1/benefits/${benefitIds.file}/files`, { token: sellerToken });
+    expect(files.status).toBe(200);
+    expect(files.body.items).toMatchObject([
+      { id: fileId, name: "manual.pdf", service: "downloadable", downloads: 3, downloaders: 2 },
+    ]);
+    const none = await api(t.url, `/v1/benefits/${benefitIds.key}/files`, { token: sellerToken });
+    expect(none.body).toMatchObject({ items: [], pagination: { total_count: 0 } });
     expect(
       (
         await polar.customerPortal.downloadables.list(

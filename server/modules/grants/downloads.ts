@@ -118,5 +118,43 @@ export async function openDownload(
     throw notFound;
   const file = await openDownloadable(deps.files, fileId);
   if (!file) throw notFound;
+  await repo.recordDownload(deps.files.db, {
+    organizationId: grant.organizationId,
+    customerId: grant.customerId,
+    benefitId: grant.benefitId,
+    grantId: grant.id,
+    fileId,
+  });
   return file;
+}
+
+/**
+ * GET /v1/benefits/{id}/files: a downloadables benefit's files, in the benefit's order, each with
+ * how often and by how many customers it was downloaded. Other benefit types have no files.
+ */
+export async function listBenefitFiles(
+  deps: DownloadDeps,
+  ctx: AuthContext,
+  benefitId: string,
+  page: Pagination,
+) {
+  const [benefit] = await benefitRowsByIds(deps.files.db, [benefitId]);
+  if (!benefit || benefit.deletedAt || !ctx.organizationIds.includes(benefit.organizationId))
+    throw new ResourceNotFound("Benefit not found.");
+  const ids =
+    benefit.type === "downloadables"
+      ? ((benefit.properties as { files?: string[] }).files ?? [])
+      : [];
+  const [files, stats] = await Promise.all([
+    filesByIds(deps.files.db, ids),
+    repo.downloadStats(deps.files.db, benefitId),
+  ]);
+  const byId = new Map(files.map((f) => [f.id, f]));
+  const all = ids.flatMap((id) => {
+    const f = byId.get(id);
+    if (!f) return [];
+    const s = stats.get(id) ?? { downloads: 0, downloaders: 0 };
+    return [{ ...fileReadOut(deps.files.baseUrl, f), ...s }];
+  });
+  return pageOf(all.slice(offsetOf(page), offsetOf(page) + page.limit), all.length, page);
 }

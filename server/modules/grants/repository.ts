@@ -4,6 +4,7 @@ import {
   and,
   asc,
   count,
+  countDistinct,
   desc,
   eq,
   inArray,
@@ -19,6 +20,7 @@ import {
   benefitGrants,
   benefits,
   customers,
+  fileDownloads,
   orders,
   productBenefits,
   subscriptions,
@@ -241,4 +243,36 @@ export async function grantedOfSubscription(db: Db, subscriptionId: string): Pro
       ),
     )
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
+}
+
+export async function recordDownload(
+  db: Db,
+  d: {
+    organizationId: string;
+    customerId: string;
+    benefitId: string;
+    grantId: string;
+    fileId: string;
+  },
+): Promise<void> {
+  await db.insert(fileDownloads).values(d);
+}
+
+/** Downloads and distinct downloading customers per file of a benefit. */
+export async function downloadStats(
+  db: Db,
+  benefitId: string,
+): Promise<Map<string, { downloads: number; downloaders: number }>> {
+  const rows = await db
+    .select({
+      fileId: fileDownloads.fileId,
+      downloads: count(),
+      downloaders: countDistinct(fileDownloads.customerId),
+    })
+    .from(fileDownloads)
+    .where(eq(fileDownloads.benefitId, benefitId))
+    .groupBy(fileDownloads.fileId);
+  return new Map(
+    rows.map((r) => [r.fileId, { downloads: r.downloads, downloaders: r.downloaders }]),
+  );
 }

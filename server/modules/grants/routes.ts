@@ -1,12 +1,18 @@
 // /v1/benefit-grants/ (Polar's list), /v1/benefit-grants/{id}/downloadables (till's: signed download
 // URLs of a downloadables grant, for the seller to hand to the customer until customer sessions
-// exist), and the public /v1/downloads/{grant}/{file} that the signed URLs point at.
+// exist), /v1/benefits/{id}/files (a downloadables benefit's files with download counts), and the
+// public /v1/downloads/{grant}/{file} that the signed URLs point at.
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseParams, parseQuery } from "../../lib/validation.ts";
-import { listDownloadables, openDownload, type DownloadDeps } from "./downloads.ts";
+import {
+  listBenefitFiles,
+  listDownloadables,
+  openDownload,
+  type DownloadDeps,
+} from "./downloads.ts";
 import { grantListQuery } from "./schemas.ts";
 import { listGrants } from "./service.ts";
 
@@ -22,6 +28,10 @@ export function grantsRouter(deps: DownloadDeps, guard: Guard): Router {
   r.get("/benefit-grants/:id/downloadables", guard("benefits:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
     res.json(await listDownloadables(deps, authOf(req), id));
+  });
+  r.get("/benefits/:id/files", guard("benefits:read", "benefits:write"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    res.json(await listBenefitFiles(deps, authOf(req), id, parseQuery(paginationQuery, req)));
   });
   r.get("/downloads/:grant_id/:file_id", async (req, res) => {
     const { grant_id, file_id } = parseParams(downloadParams, req);
