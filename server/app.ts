@@ -27,7 +27,7 @@ import { demoRouter } from "./demo/routes.ts";
 import type { DemoSeed } from "./demo/seed.ts";
 import { customerPortalPublicRouter } from "./modules/customer-portal/public.ts";
 import { customerPortalRouter } from "./modules/customer-portal/routes.ts";
-import { customerSessionsRouter } from "./modules/customer-sessions/routes.ts";
+import { customerSessionsRouter, emailUpdateRouter } from "./modules/customer-sessions/routes.ts";
 import { createCustomerResolver } from "./modules/customer-sessions/service.ts";
 import { checkoutsRouter } from "./modules/checkouts/routes.ts";
 import { grantsRouter } from "./modules/grants/routes.ts";
@@ -274,6 +274,10 @@ export function createApp(deps: AppDeps): Express {
       guard,
     ),
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
+    emailUpdateRouter(
+      { db, clock: deps.clock, baseUrl: deps.config.baseUrl, mailer: deps.mailer ?? null },
+      customerGuard,
+    ),
     // Public (no customer session), so before the portal's guard.
     customerPortalPublicRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }),
     customerPortalRouter({ ...billing, downloads }, customerGuard),

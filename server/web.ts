@@ -203,8 +203,9 @@ export function webRouter(options: WebOptions): Router {
       sendEncoded(req, res, page("confirmation.html"), "html");
     });
   });
-  // The customer portal; the page reads its customer session token from the query string.
-  router.get("/portal", (req, res) => {
+  // The customer portal; the page reads its customer session token from the query string (or, at
+  // /portal/verify-email, trades an email change link for one).
+  router.get(["/portal", "/portal/verify-email"], (req, res) => {
     res.setHeader("cache-control", "no-store");
     res.setHeader("referrer-policy", "no-referrer");
     sendEncoded(req, res, page("portal.html"), "html");

@@ -2,6 +2,7 @@
 // it drops the token from the address bar, shows the subscription and order, cancels at period end
 // with a reason and takes the cancellation back, and links back to the session's return URL; a page
 // without a token or with an expired one says so.
+import { sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -117,6 +118,35 @@ describe("customer portal page", () => {
     await page.goto(`${t.url}/portal?customer_session_token=till_cst_unknown`);
     await expect.poll(() => page.locator("[role=alert]").textContent()).toContain("expired");
     expect(await page.getAttribute("html", "data-theme")).toBe("light");
+    await page.close();
+  });
+
+  it("an email change link opens the portal with the new address, and says when it is used up", async () => {
+    const session = await api(t.url, "/v1/customer-sessions/", {
+      token,
+      body: { customer_id: customerId },
+    });
+    const asked = await api(t.url, "/v1/customer-portal/customers/me/email-update/request", {
+      token: session.body.token,
+      body: { email: "portal.new@example.com" },
+    });
+    expect(asked.status).toBe(202);
+    const [mail] = await t.server.database.rows<{ link: string }>(
+      sql`select link from email_outbox where "to" = 'portal.new@example.com'`,
+    );
+    const link = mail!.link;
+    expect(link).toMatch(/\/portal\/verify-email\?token=till_cev_/);
+    const page = await browser.newPage();
+    await page.goto(link);
+    await expect
+      .poll(() => page.locator("[role=status]").textContent())
+      .toContain("email address is updated");
+    await expect
+      .poll(() => page.locator("header.bar").textContent())
+      .toContain("portal.new@example.com");
+    expect(page.url()).toBe(`${t.url}/portal`);
+    await page.goto(link);
+    await expect.poll(() => page.locator("[role=status]").textContent()).toContain("expired");
     await page.close();
   });
 });

@@ -23,3 +23,22 @@ export const customerSessions = pgTable(
   },
   (t) => [index("customer_sessions_customer_idx").on(t.customerId)],
 );
+
+/**
+ * A customer's pending change of email address (the portal): the new address and the hash of the
+ * till_cev_ token mailed to it. One per customer; used once; gone at its expiry.
+ */
+export const customerEmailVerifications = pgTable("customer_email_verifications", {
+  id: id(),
+  organizationId: uuid("organization_id")
+    .notNull()
+    .references(() => organization.id, { onDelete: "cascade" }),
+  customerId: uuid("customer_id")
+    .notNull()
+    .unique()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  email: text("email").notNull(),
+  tokenHash: text("token_hash").notNull().unique(),
+  expiresAt: tstz("expires_at").notNull(),
+  createdAt: createdAt(),
+});

@@ -1,7 +1,13 @@
 // Secret tokens: a recognisable prefix plus 32 random bytes; only their SHA-256 is stored.
 import { createHash, randomBytes } from "node:crypto";
 
-export type TokenPrefix = "till_oat_" | "till_pat_" | "till_c_" | "till_cl_" | "till_cst_";
+export type TokenPrefix =
+  | "till_oat_"
+  | "till_pat_"
+  | "till_c_"
+  | "till_cl_"
+  | "till_cst_"
+  | "till_cev_";
 
 export function newToken(prefix: TokenPrefix): string {
   return `${prefix}${randomBytes(32).toString("base64url")}`;

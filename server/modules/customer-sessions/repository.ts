@@ -1,7 +1,7 @@
 // SQL for customer sessions.
 import { and, eq, gt } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { customerSessions } from "../../../db/schema/index.ts";
+import { customerEmailVerifications, customerSessions } from "../../../db/schema/index.ts";
 
 export type CustomerSessionRow = typeof customerSessions.$inferSelect;
 
@@ -33,4 +33,47 @@ export async function findById(db: Db, id: string): Promise<CustomerSessionRow |
     .where(eq(customerSessions.id, id))
     .limit(1);
   return row ?? null;
+}
+
+export type EmailVerificationRow = typeof customerEmailVerifications.$inferSelect;
+
+/** A new pending email change replaces the customer's previous one. */
+export async function replaceEmailVerification(
+  db: Db,
+  values: typeof customerEmailVerifications.$inferInsert,
+): Promise<void> {
+  await db
+    .insert(customerEmailVerifications)
+    .values(values)
+    .onConflictDoUpdate({
+      target: customerEmailVerifications.customerId,
+      set: {
+        email: values.email,
+        tokenHash: values.tokenHash,
+        expiresAt: values.expiresAt,
+        createdAt: values.createdAt,
+      },
+    });
+}
+
+export async function lockLiveEmailVerification(
+  db: Db,
+  tokenHash: string,
+  now: Date,
+): Promise<EmailVerificationRow | null> {
+  const [row] = await db
+    .select()
+    .from(customerEmailVerifications)
+    .where(
+      and(
+        eq(customerEmailVerifications.tokenHash, tokenHash),
+        gt(customerEmailVerifications.expiresAt, now),
+      ),
+    )
+    .for("update");
+  return row ?? null;
+}
+
+export async function deleteEmailVerification(db: Db, id: string): Promise<void> {
+  await db.delete(customerEmailVerifications).where(eq(customerEmailVerifications.id, id));
 }

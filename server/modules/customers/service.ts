@@ -247,6 +247,35 @@ export async function updateCustomerBilling(
   });
 }
 
+/**
+ * The customer proved they own a new address (the portal's email update): it becomes their email,
+ * verified, with customer.updated, in the caller's transaction. Null when another customer of the
+ * organization has it; else the previous address.
+ */
+export async function changeToVerifiedEmail(
+  tx: Db,
+  clock: Clock,
+  customer: { organizationId: string; id: string },
+  email: string,
+): Promise<{ previous: string } | null> {
+  const taken = await repo.conflicts(tx, customer.organizationId, { email }, customer.id);
+  if (taken.email) return null;
+  const current = await repo.findAnyCustomer(tx, customer.id);
+  if (!current) return null;
+  await repo.updateCustomer(tx, customer.id, {
+    email,
+    emailVerified: true,
+    modifiedAt: clock.now(),
+  });
+  const data = customerOut((await repo.findAnyCustomer(tx, customer.id))!);
+  await recordEvent(tx, clock, {
+    organizationId: customer.organizationId,
+    type: "customer.updated",
+    data,
+  });
+  return { previous: current.email };
+}
+
 export async function deleteCustomer(
   deps: CustomerDeps,
   ctx: AuthContext,

@@ -51,7 +51,14 @@ interface Data {
   meters: CustomerMeter[];
 }
 
-export function PortalPage({ token }: { token: string | null }) {
+export function PortalPage({
+  token,
+  notice = null,
+}: {
+  token: string | null;
+  /** A message from how the page was opened (an email change link). */
+  notice?: string | null;
+}) {
   const [api] = useState<PortalApi | null>(() => (token ? portalApi(token) : null));
   const [data, setData] = useState<Data | null>(null);
   const [error, setError] = useState<string | null>(
@@ -92,9 +99,15 @@ export function PortalPage({ token }: { token: string | null }) {
   }, [api]);
   useEffect(() => void load(), [load]);
 
+  const shown = notice ? (
+    <p role="status" className="notice">
+      {notice}
+    </p>
+  ) : null;
   if (error)
     return (
       <main className="portal">
+        {shown}
         <p role="alert" className="error">
           {error}
         </p>
@@ -109,6 +122,7 @@ export function PortalPage({ token }: { token: string | null }) {
   const seller = data.subscriptions[0]?.product.organization.name;
   return (
     <main className="portal">
+      {shown}
       {data.back ? (
         <a className="back" href={data.back}>
           ← Back to {seller ?? "the store"}
