@@ -8,7 +8,7 @@ import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { fillCheckout } from "../test/helpers/checkout-page.ts";
-import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
+import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
 import { startHostPage, type HostPage } from "../test/helpers/host-page.ts";
 import { usingPostgres } from "../test/helpers/db.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
@@ -99,7 +99,7 @@ describe("checkout overlay in a browser", { retry: 1 }, () => {
     const { page, frame } = await openOverlay(checkout.url);
     const requested: string[] = [];
     page.on("request", (r) => requested.push(new URL(r.url()).pathname));
-    await page.screenshot({ path: screenshotPath("overlay-light") });
+    await snapshot(page, "overlay-light");
     await fillAndPay(frame, "4242 4242 4242 4242");
     await page.waitForURL(`${host.url}/thanks?checkout=${checkout.id}`, { timeout: 15_000 });
     expect(await page.textContent("h1")).toBe("Thanks for your order");
@@ -131,7 +131,7 @@ describe("checkout overlay in a browser", { retry: 1 }, () => {
   it("between confirmed and success the overlay cannot be closed; after a prevented success it can", async () => {
     const checkout = await newCheckout();
     const { page, frame } = await openOverlay(checkout.url, "dark");
-    await page.screenshot({ path: screenshotPath("overlay-dark") });
+    await snapshot(page, "overlay-dark");
     await page.evaluate(() => Object.assign(window, { holdSuccess: true }));
     // Hold the payment's outcome: no status stream, and the page's polls answer late.
     await page.route("**/stream", (route) => route.abort());
@@ -223,7 +223,7 @@ describe("checkout overlay in a browser", { retry: 1 }, () => {
     const { page, frame } = await openOverlay(checkout.url);
     await fillAndPay(frame, "4000 0000 0000 0002");
     await frame.waitForSelector("text=Your card was declined.", { timeout: 15_000 });
-    await page.screenshot({ path: screenshotPath("checkout-declined") });
+    await snapshot(page, "checkout-declined");
     expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(
       [],
     );
@@ -320,7 +320,7 @@ describe("checkout overlay in a browser", { retry: 1 }, () => {
     const page = await browser.newPage();
     await page.goto(checkout.url);
     await page.waitForSelector("#email");
-    await page.screenshot({ path: screenshotPath("checkout-page"), fullPage: true });
+    await snapshot(page, "checkout-page", { fullPage: true });
     await page.close();
   });
 });

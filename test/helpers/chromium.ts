@@ -33,3 +33,20 @@ export function screenshotPath(name: string): string {
   mkdirSync(screenshotDir, { recursive: true });
   return path.join(screenshotDir, `${name}.png`);
 }
+
+/**
+ * Saves a screenshot for the artifacts. It is evidence, not a check: a capture that does not finish
+ * in 10 s (headless Chromium can wait on a cross-origin frame's fonts indefinitely) is given up
+ * and logged rather than stalling the test.
+ */
+export async function snapshot(
+  page: import("playwright-core").Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
+  await page
+    .screenshot({ path: screenshotPath(name), timeout: 10_000, ...options })
+    .catch((err: Error) =>
+      console.warn(`screenshot ${name} skipped: ${err.message.split("\n")[0]}`),
+    );
+}

@@ -21,11 +21,17 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
     timeout: 180_000,
   }, async () => {
     let secret = "";
+    // A slow endpoint that, after its first 100 requests, answers nothing more until the kill: most
+    // of the 500 are then still queued when the server dies, however fast or loaded the machine is.
+    let release = () => {};
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    const slow = () => new Promise<number>((r) => setTimeout(() => r(200), 40));
     const receiver = await startReceiver({
       secretFor: (p) => (p === "/crash" ? secret : undefined),
       skipParse: true,
-      // A slow endpoint, so most of the 500 are still queued when the server dies.
-      respond: () => new Promise((r) => setTimeout(() => r(200), 40)),
+      respond: (_, n) => (n <= 100 ? slow() : held.then(slow)),
     });
     const cwd = tempDir("till-crash-");
     const port = await freePort();
@@ -71,6 +77,7 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
       const killedAt = Date.now();
       first.child.kill("SIGKILL");
       await first.child;
+      release();
       expect(beforeKill).toBeLessThan(450);
       // While it lived, the server sent no event twice.
       expect(receiptsBeforeKill).toBe(beforeKill);
