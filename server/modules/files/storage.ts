@@ -1,6 +1,6 @@
 // Where file bytes live. Local disk under the data dir for now; an S3-compatible store can implement
 // the same interface later. Parts are written as they arrive and joined when the upload completes.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
@@ -54,7 +54,7 @@ export function localDiskStorage(root: string): FileStorage {
       const dir = resolve("uploads", uploadKey);
       await mkdir(dir, { recursive: true });
       const target = path.join(dir, String(number));
-      const tmp = `${target}.${process.pid}.${Date.now()}.tmp`;
+      const tmp = `${target}.${randomUUID()}.tmp`;
       const md5 = createHash("md5");
       const sha256 = createHash("sha256");
       let size = 0;
@@ -83,7 +83,9 @@ export function localDiskStorage(root: string): FileStorage {
     async complete(uploadKey, numbers, key) {
       const target = resolve("objects", key);
       await mkdir(path.dirname(target), { recursive: true });
-      const tmp = `${target}.${process.pid}.tmp`;
+      // Its own temporary file: two completions of one key at once (an invoice asked for twice) must
+      // not write into each other's; the rename makes one of them the object.
+      const tmp = `${target}.${randomUUID()}.tmp`;
       const sha256 = createHash("sha256");
       let size = 0;
       const out = createWriteStream(tmp);

@@ -124,6 +124,20 @@ describe("invoices and receipts", () => {
     expect((await pdfAt(other)).status).toBe(404);
   });
 
+  it("an invoice asked for several times at once is made once", async () => {
+    const order = await buy("racing@example.com");
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    const { body } = await s.call(`/v1/orders/${order.id}/invoice`);
+    expect((await pdfAt(body.url)).text).toContain(order.invoice_number);
+    const [events] = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from webhook_events where type = 'order.updated' and payload->'data'->>'id' = ${order.id}`,
+    );
+    expect(events!.n).toBe(1);
+  });
+
   it("refuses an invoice without a billing name", async () => {
     const order = await buy("nameless@example.com", null);
     const res = await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" });
