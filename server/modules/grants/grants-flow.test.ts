@@ -276,7 +276,12 @@ describe("a purchase grants every benefit type, and revoking the subscription ta
     expect(items[0]!.file.checksum_sha256_hex).toBe(
       createHash("sha256").update(fileBytes).digest("hex"),
     );
-    const tampered = await fetch(items[0]!.file.download.url.replace(/signature=./, "signature=x"));
+    // A changed first character of the signature (never the same one, or the URL would be valid).
+    const tampered = await fetch(
+      items[0]!.file.download.url.replace(/signature=(.)/, (_, c: string) =>
+        c === "x" ? "signature=y" : "signature=x",
+      ),
+    );
     expect(tampered.status).toBe(404);
 
     // Meter credit: 100 credited; 3 events consumed leave 97.
