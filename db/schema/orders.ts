@@ -46,6 +46,9 @@ export const subscriptions = pgTable(
     recurringIntervalCount: integer("recurring_interval_count").notNull().default(1),
     currentPeriodStart: tstz("current_period_start").notNull(),
     currentPeriodEnd: tstz("current_period_end").notNull(),
+    /** The meter cycle within the period, for products with a meter_interval; else null. */
+    currentMeterPeriodStart: tstz("current_meter_period_start"),
+    currentMeterPeriodEnd: tstz("current_meter_period_end"),
     cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
     trialStart: tstz("trial_start"),
     trialEnd: tstz("trial_end"),

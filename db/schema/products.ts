@@ -34,6 +34,9 @@ export const products = pgTable(
     recurringIntervalCount: integer("recurring_interval_count"),
     trialInterval: text("trial_interval"),
     trialIntervalCount: integer("trial_interval_count"),
+    /** A meter cycle shorter than the billing interval (usage settled, credits renewed on it). */
+    meterInterval: text("meter_interval"),
+    meterIntervalCount: integer("meter_interval_count"),
     isArchived: boolean("is_archived").notNull().default(false),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     createdAt: createdAt(),

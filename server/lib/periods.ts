@@ -23,3 +23,68 @@ export function addInterval(start: Date, interval: Interval, count = 1): Date {
     }
   }
 }
+
+// Days-based and months-based intervals only divide within their own family (a week is not a
+// whole number of months).
+const LENGTH: Record<Interval, { unit: "day" | "month"; n: number }> = {
+  day: { unit: "day", n: 1 },
+  week: { unit: "day", n: 7 },
+  month: { unit: "month", n: 1 },
+  year: { unit: "month", n: 12 },
+};
+
+/** Whether N meter intervals fit exactly into one billing interval (N ≥ 1). */
+export function dividesEvenly(
+  meter: { interval: Interval; count: number },
+  billing: { interval: Interval; count: number },
+): boolean {
+  const m = LENGTH[meter.interval];
+  const b = LENGTH[billing.interval];
+  if (m.unit !== b.unit) return false;
+  const total = b.n * billing.count;
+  const part = m.n * meter.count;
+  return part <= total && total % part === 0;
+}
+
+/**
+ * The end of the meter cycle that follows `after` within the period that started at
+ * `periodStart`: boundaries are counted from the period start (start + k × interval, so month
+ * clamping does not drift), and the last one is the period end.
+ */
+export function nextMeterBoundary(
+  periodStart: Date,
+  periodEnd: Date,
+  meter: { interval: Interval; count: number },
+  after: Date,
+): Date {
+  for (let k = 1; ; k++) {
+    const boundary = addInterval(periodStart, meter.interval, meter.count * k);
+    if (boundary >= periodEnd) return periodEnd;
+    if (boundary > after) return boundary;
+  }
+}
+
+/** A product's meter cycle, when it has one. */
+export function meterCycleOf(product: {
+  meter_interval?: string | null;
+  meter_interval_count?: number | null;
+}): { interval: Interval; count: number } | null {
+  if (!product.meter_interval) return null;
+  return {
+    interval: product.meter_interval as Interval,
+    count: product.meter_interval_count ?? 1,
+  };
+}
+
+/** The first meter cycle of a period; nulls when the product has no meter cycle of its own. */
+export function firstMeterPeriod(
+  meter: { interval: Interval; count: number } | null,
+  periodStart: Date,
+  periodEnd: Date,
+): { currentMeterPeriodStart: Date | null; currentMeterPeriodEnd: Date | null } {
+  if (!meter) return { currentMeterPeriodStart: null, currentMeterPeriodEnd: null };
+  return {
+    currentMeterPeriodStart: periodStart,
+    currentMeterPeriodEnd: nextMeterBoundary(periodStart, periodEnd, meter, periodStart),
+  };
+}

@@ -20,6 +20,7 @@ export const BILLING_SCOPES = [
   "organizations:write",
   "customer_sessions:write",
   "payments:read",
+  "customer_meters:read",
 ];
 
 export interface BillingSeller {

@@ -16,11 +16,8 @@ import { getOrder, listCustomerOrders } from "../orders/service.ts";
 import { portalAllowsPlanChange } from "../organizations/queries.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { productsForDisplay } from "../products/service.ts";
-import {
-  getSubscription,
-  listSubscriptions,
-  updateSubscription,
-} from "../subscriptions/service.ts";
+import { getSubscription, listSubscriptions } from "../subscriptions/service.ts";
+import { updateSubscription } from "../subscriptions/update.ts";
 import {
   customerOrganizationOut,
   portalCustomerOut,

@@ -11,7 +11,7 @@ import { lockOrder, lockOrderByPayment, renderOrders } from "../orders/service.t
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
 import { paymentByProcessorId } from "../payments/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
-import { revokeSubscriptionNow } from "../subscriptions/service.ts";
+import { revokeSubscriptionNow } from "../subscriptions/update.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { isClosed } from "./schemas.ts";

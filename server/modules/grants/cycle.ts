@@ -1,12 +1,14 @@
 // A subscription's grants at a paid renewal: each grant in force is cycled and reported with
 // benefit_grant.cycled, in the renewal's transaction. A meter_credit grant credits its units again
 // for the new period: the balance becomes the benefit's units, plus what was left of the old
-// credit when the benefit rolls over (at most one period's units, as Polar's rollover).
+// credit when the benefit rolls over (at most one period's units, as Polar's rollover). Usage
+// beyond the credit was billed by the cycle's order, so an overdrawn balance starts again at the
+// units, not below them. A separate meter cycle renews only the meter_credit grants.
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { creditUnits, customerMetersOf } from "./meter-repository.ts";
+import { creditRowOf, creditUnits, customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import { renderGrants } from "./service.ts";
 
@@ -14,15 +16,21 @@ export async function cycleGrantsOfSubscription(
   tx: Db,
   clock: Clock,
   subscriptionId: string,
+  only: "all" | "meter_credit" = "all",
 ): Promise<number> {
-  const grants = await repo.grantedOfSubscription(tx, subscriptionId);
-  if (grants.length === 0) return 0;
+  const inForce = await repo.grantedOfSubscription(tx, subscriptionId);
+  if (inForce.length === 0) return 0;
   const benefits = new Map(
-    (await benefitRowsByIds(tx, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
+    (await benefitRowsByIds(tx, [...new Set(inForce.map((g) => g.benefitId))])).map((b) => [
       b.id,
       b,
     ]),
   );
+  const grants =
+    only === "all"
+      ? inForce
+      : inForce.filter((g) => benefits.get(g.benefitId)?.type === "meter_credit");
+  if (grants.length === 0) return 0;
   const now = clock.now();
   for (const g of grants) {
     const benefit = benefits.get(g.benefitId);
@@ -32,8 +40,8 @@ export async function cycleGrantsOfSubscription(
     const [balance] = (await customerMetersOf(tx, g.customerId)).filter(
       (m) => m.row.meterId === p.meter_id,
     );
-    const left = balance ? Math.max(0, balance.row.creditedUnits - balance.consumed) : 0;
-    const kept = p.rollover ? Math.min(left, p.units) : 0;
+    const left = balance ? balance.row.creditedUnits - balance.consumed : 0;
+    const kept = p.rollover ? Math.max(0, Math.min(left, p.units)) : 0;
     const delta = p.units + kept - left;
     if (delta !== 0)
       await creditUnits(tx, {
@@ -52,4 +60,12 @@ export async function cycleGrantsOfSubscription(
       data,
     });
   return grants.length;
+}
+
+/**
+ * The credit row of a customer's meter (credited units and since when), for billing usage net of
+ * credits; null when no meter_credit grant ever credited that meter.
+ */
+export function meterCreditOf(db: Db, customerId: string, meterId: string) {
+  return creditRowOf(db, customerId, meterId);
 }

@@ -43,6 +43,19 @@ export async function creditUnits(
   return row!;
 }
 
+/** The customer's credit row for one meter, if a meter_credit grant ever credited it. */
+export async function creditRowOf(
+  db: Db,
+  customerId: string,
+  meterId: string,
+): Promise<CustomerMeterRow | null> {
+  const [row] = await db
+    .select()
+    .from(customerMeters)
+    .where(and(eq(customerMeters.customerId, customerId), eq(customerMeters.meterId, meterId)));
+  return row ?? null;
+}
+
 export interface CustomerMeterBalance {
   row: CustomerMeterRow;
   meter: typeof meters.$inferSelect;

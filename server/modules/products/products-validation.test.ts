@@ -257,9 +257,34 @@ describe("POST /v1/products/ validation", () => {
       ["body", "trial_interval_count"],
     ],
     [
-      "a meter interval (not supported yet)",
-      () => monthly([fixed()], { meter_interval: "day" }),
+      "a weekly meter cycle in a monthly billing interval (not a whole number of weeks)",
+      () => monthly([fixed()], { meter_interval: "week" }),
       ["body", "meter_interval"],
+    ],
+    [
+      "a meter cycle longer than the billing interval",
+      () => monthly([fixed()], { meter_interval: "year" }),
+      ["body", "meter_interval"],
+    ],
+    [
+      "a meter cycle of 5 months in a yearly interval",
+      () =>
+        monthly([fixed()], {
+          recurring_interval: "year",
+          meter_interval: "month",
+          meter_interval_count: 5,
+        }),
+      ["body", "meter_interval"],
+    ],
+    [
+      "a meter cycle on a one-time product",
+      () => oneTime([fixed()], { meter_interval: "day" }),
+      ["body", "meter_interval"],
+    ],
+    [
+      "a meter interval count without a meter interval",
+      () => monthly([fixed()], { meter_interval_count: 2 }),
+      ["body", "meter_interval_count"],
     ],
     [
       "an unknown visibility",

@@ -11,6 +11,7 @@ import {
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
+import { dividesEvenly } from "../../lib/periods.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { benefitsOf } from "../benefits/service.ts";
@@ -107,16 +108,38 @@ function checkRecurringFields(
   }
 }
 
+/** A meter cycle must be recurring and divide the billing interval into whole cycles. */
+function checkMeterInterval(input: ProductCreate, recurring: boolean) {
+  if (input.meter_interval == null) {
+    if (input.meter_interval_count != null)
+      throw RequestValidationError.field(
+        ["body", "meter_interval_count"],
+        "meter_interval_count needs a meter_interval.",
+      );
+    return;
+  }
+  if (!recurring || !input.recurring_interval)
+    throw RequestValidationError.field(
+      ["body", "meter_interval"],
+      "One-time products don't have a meter cycle.",
+    );
+  const meter = { interval: input.meter_interval, count: input.meter_interval_count ?? 1 };
+  const billing = {
+    interval: input.recurring_interval,
+    count: input.recurring_interval_count ?? 1,
+  };
+  if (!dividesEvenly(meter, billing))
+    throw RequestValidationError.field(
+      ["body", "meter_interval"],
+      `A meter cycle of ${meter.count} ${meter.interval}(s) must divide the billing interval of ${billing.count} ${billing.interval}(s) evenly.`,
+    );
+}
+
 export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: ProductCreate) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
   const recurring = input.recurring_interval != null;
   checkRecurringFields(input, recurring);
-  if (input.meter_interval != null || input.meter_interval_count != null) {
-    throw RequestValidationError.field(
-      ["body", "meter_interval"],
-      "A meter cycle separate from the billing interval is not supported yet.",
-    );
-  }
+  checkMeterInterval(input, recurring);
   const prices = input.prices.map((price, i) => ({ price, loc: ["body", "prices", i] }));
   checkPriceSet(
     prices.map(({ price, loc }) => ({
@@ -147,6 +170,8 @@ export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: 
       recurringIntervalCount: recurring ? (input.recurring_interval_count ?? 1) : null,
       trialInterval: input.trial_interval ?? null,
       trialIntervalCount: input.trial_interval_count ?? null,
+      meterInterval: input.meter_interval ?? null,
+      meterIntervalCount: input.meter_interval == null ? null : (input.meter_interval_count ?? 1),
       metadata: input.metadata ?? {},
       createdAt: now,
     });

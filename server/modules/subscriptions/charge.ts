@@ -55,8 +55,14 @@ export async function recordAttempt(
   });
 }
 
-export function chargeKey(subscriptionId: string, periodStart: Date, attempt: number): string {
-  return `renewal:${subscriptionId}:${periodStart.toISOString()}:${attempt}`;
+/** A meter cycle's settlement may start at the same instant as a period: its own key prefix. */
+export function chargeKey(
+  subscriptionId: string,
+  periodStart: Date,
+  attempt: number,
+  kind: "renewal" | "meter" = "renewal",
+): string {
+  return `${kind}:${subscriptionId}:${periodStart.toISOString()}:${attempt}`;
 }
 
 export async function chargeSubscription(

@@ -24,10 +24,14 @@ import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
-/** The period an order of the cycle was for, from its billing key `cycle:<id>:<start>`. */
+/** The period an order of the cycle was for, from its billing key `cycle|meter:<id>:<start>`. */
 function periodStartOf(order: OrderRow): Date {
   const iso = order.billingKey?.split(":").slice(2).join(":");
   return iso ? new Date(iso) : order.createdAt;
+}
+
+function isMeterCycle(order: OrderRow): boolean {
+  return order.billingReason === "subscription_meter_cycle";
 }
 
 /** The next attempt on a past_due subscription's pending order, as of `at`. */
@@ -56,7 +60,7 @@ export async function retryPayment(
     deps,
     s,
     order.totalAmount,
-    chargeKey(s.id, periodStartOf(order), attempt),
+    chargeKey(s.id, periodStartOf(order), attempt, isMeterCycle(order) ? "meter" : "renewal"),
     "Subscription renewal (retry)",
   );
   const clock = fixedClock(at);
@@ -93,7 +97,12 @@ export async function retryPayment(
         "subscription.updated",
         "subscription.active",
       ]);
-      await cycleGrantsOfSubscription(tx, clock, s.id);
+      await cycleGrantsOfSubscription(
+        tx,
+        clock,
+        s.id,
+        isMeterCycle(order) ? "meter_credit" : "all",
+      );
       await recordCustomerState(tx, clock, s.organizationId, s.customerId);
       return { order: paidOrder, final: false, failed: false };
     }

@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { inTransaction } from "../../../db/client.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
+import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
@@ -184,7 +185,7 @@ export async function changePlan(
           },
         ],
       );
-      await switchProduct(tx, deps, s, productId, activePrices, 0, now);
+      await switchProduct(tx, deps, s, newNet.product, activePrices, 0, now);
       if (inserted)
         await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
       if (inserted) {
@@ -206,7 +207,7 @@ export async function changePlan(
   }
   // prorate, or an invoice whose difference is a credit: carried to the next cycle order.
   await inTransaction(deps.db, (tx) =>
-    switchProduct(tx, deps, s, productId, activePrices, difference, now),
+    switchProduct(tx, deps, s, newNet.product, activePrices, difference, now),
   );
 }
 
@@ -214,13 +215,26 @@ async function switchProduct(
   tx: Parameters<Parameters<typeof inTransaction>[1]>[0],
   deps: BillingDeps,
   s: repo.SubscriptionRow,
-  productId: string,
+  product: { id: string; meter_interval: string | null; meter_interval_count: number | null },
   priceIds: string[],
   carried: number,
   now: Date,
 ): Promise<void> {
   const clock = fixedClock(now);
   const locked = (await repo.lockSubscription(tx, s.id))!;
+  const productId = product.id;
+  // Unsettled usage keeps its start; the new product's meter cycle (or the period) says its end.
+  const cycle = meterCycleOf(product);
+  const meterStart = locked.currentMeterPeriodStart;
+  const meterPeriod =
+    cycle || meterStart
+      ? {
+          currentMeterPeriodStart: meterStart ?? locked.currentPeriodStart,
+          currentMeterPeriodEnd: cycle
+            ? nextMeterBoundary(locked.currentPeriodStart, locked.currentPeriodEnd, cycle, now)
+            : locked.currentPeriodEnd,
+        }
+      : {};
   const row = await scheduleNext(
     tx,
     deps.queue,
@@ -229,6 +243,7 @@ async function switchProduct(
       priceIds,
       pendingUpdate: null,
       prorationAmount: locked.prorationAmount + carried,
+      ...meterPeriod,
       modifiedAt: now,
     }),
   );

@@ -5,12 +5,11 @@
 // between charge and commit re-runs with the same key and the processor answers with the same
 // payment, so nothing is charged twice and no period is skipped.
 import { inTransaction } from "../../../db/client.ts";
-import { addInterval, type Interval } from "../../lib/periods.ts";
+import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/service.ts";
 import { discountById, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
-import { customerUsage } from "../meters/queries.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -28,6 +27,7 @@ import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
+import { billableUsage } from "./usage.ts";
 
 export function cycleBillingKey(subscriptionId: string, periodStart: Date): string {
   return `cycle:${subscriptionId}:${periodStart.toISOString()}`;
@@ -40,6 +40,7 @@ export interface CyclePlan {
   amounts: CycleAmounts;
   periodStart: Date;
   periodEnd: Date;
+  meterPeriod: ReturnType<typeof firstMeterPeriod>;
   country: string | null;
   billingName: string | null;
   billingAddress: unknown;
@@ -63,29 +64,20 @@ export async function planCycle(
   const prices = s.pendingUpdate
     ? all.filter((p) => !(p as { is_archived?: boolean }).is_archived)
     : all.filter((p) => s.priceIds.includes(p.id));
-  const usage = new Map<string, number>();
-  for (const p of prices)
-    if (p.amount_type === "metered_unit" && p.meter_id)
-      usage.set(
-        p.id,
-        await customerUsage(deps.db, {
-          organizationId: s.organizationId,
-          meterId: p.meter_id,
-          customerId: s.customerId,
-          start: s.currentPeriodStart,
-          end: s.currentPeriodEnd,
-        }),
-      );
+  // With a separate meter cycle, earlier cycles of the period were settled by their own orders.
+  const usage = await billableUsage(deps.db, s, prices, usageStartOf(s), s.currentPeriodEnd);
   const periodStart = s.currentPeriodEnd;
   const interval = (product?.recurring_interval ?? s.recurringInterval) as Interval;
   const count = product?.recurring_interval_count ?? s.recurringIntervalCount;
+  const periodEnd = addInterval(periodStart, interval, count);
   const address = customer?.billing_address as { country?: string } | null | undefined;
   return {
     productId,
     productName: product?.name ?? "Subscription",
     priceIds: prices.map((p) => p.id),
     periodStart,
-    periodEnd: addInterval(periodStart, interval, count),
+    periodEnd,
+    meterPeriod: firstMeterPeriod(product ? meterCycleOf(product) : null, periodStart, periodEnd),
     country: address?.country ?? null,
     billingName: customer?.name ?? null,
     customerEmail: customer?.email ?? null,
@@ -178,6 +170,7 @@ export async function renewSubscription(
       prorationAmount: 0,
       currentPeriodStart: plan.periodStart,
       currentPeriodEnd: plan.periodEnd,
+      ...plan.meterPeriod,
       status: paid ? "active" : "past_due",
       pastDueAt: paid ? null : at,
       modifiedAt: at,
@@ -217,6 +210,12 @@ export async function renewSubscription(
       final: false,
     });
   return true;
+}
+
+/** Where unbilled usage begins: the current meter cycle, never before the period. */
+export function usageStartOf(s: repo.SubscriptionRow): Date {
+  const meterStart = s.currentMeterPeriodStart;
+  return meterStart && meterStart > s.currentPeriodStart ? meterStart : s.currentPeriodStart;
 }
 
 /** Prorations of plan changes made with `prorate`, carried to this cycle order. */

@@ -7,6 +7,7 @@ import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { subscriptionListQuery, subscriptionUpdate } from "./schemas.ts";
 import * as service from "./service.ts";
+import { updateSubscription } from "./update.ts";
 import { createFreeSubscription, subscriptionCreate } from "./create-free.ts";
 
 const idParams = z.object({ id: z.uuid() });
@@ -33,7 +34,7 @@ export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard
   });
   r.patch("/subscriptions/:id", guard("subscriptions:write"), async (req, res) => {
     res.json(
-      await service.updateSubscription(
+      await updateSubscription(
         deps,
         authOf(req),
         parseParams(idParams, req).id,
@@ -43,7 +44,7 @@ export function subscriptionsRouter(deps: service.SubscriptionDeps, guard: Guard
   });
   r.delete("/subscriptions/:id", guard("subscriptions:write"), async (req, res) => {
     res.json(
-      await service.updateSubscription(deps, authOf(req), parseParams(idParams, req).id, {
+      await updateSubscription(deps, authOf(req), parseParams(idParams, req).id, {
         revoke: true,
       }),
     );

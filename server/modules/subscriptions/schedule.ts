@@ -25,6 +25,10 @@ export function nextActionOf(
 ): Date | null {
   switch (s.status) {
     case "active":
+      // A meter cycle ending inside the period comes first; trials settle no meter cycles.
+      return s.currentMeterPeriodEnd && s.currentMeterPeriodEnd < s.currentPeriodEnd
+        ? s.currentMeterPeriodEnd
+        : s.currentPeriodEnd;
     case "trialing":
       return s.currentPeriodEnd;
     case "past_due":

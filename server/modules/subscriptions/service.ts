@@ -7,7 +7,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { addInterval, type Interval } from "../../lib/periods.ts";
+import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { customersByIds, customerStateOf } from "../customers/service.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
@@ -81,12 +81,6 @@ export async function getSubscription(deps: SubscriptionDeps, ctx: AuthContext, 
   return renderSubscription(deps.db, deps.baseUrl, row);
 }
 
-export {
-  AlreadyCanceledSubscription,
-  revokeSubscriptionNow,
-  updateSubscription,
-} from "./update.ts";
-
 export interface NewSubscription {
   organizationId: string;
   customerId: string;
@@ -121,6 +115,7 @@ export async function createSubscription(
     .filter((p) => !p.is_archived && p.id !== input.priceId && p.amount_type === "metered_unit")
     .map((p) => p.id);
   const trialEnd = input.trial ? addInterval(now, input.trial.interval, input.trial.count) : null;
+  const periodEnd = trialEnd ?? addInterval(now, input.interval, input.intervalCount);
   const row = await repo.insertSubscription(tx, {
     organizationId: input.organizationId,
     customerId: input.customerId,
@@ -134,7 +129,8 @@ export async function createSubscription(
     recurringInterval: input.interval,
     recurringIntervalCount: input.intervalCount,
     currentPeriodStart: now,
-    currentPeriodEnd: trialEnd ?? addInterval(now, input.interval, input.intervalCount),
+    currentPeriodEnd: periodEnd,
+    ...firstMeterPeriod(product ? meterCycleOf(product) : null, now, periodEnd),
     trialStart: trialEnd ? now : null,
     trialEnd,
     startedAt: now,

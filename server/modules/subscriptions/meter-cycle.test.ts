@@ -1,0 +1,241 @@
+// Meter cycles through the public API and the sandbox clock: a yearly plan with monthly usage
+// settles each month's usage beyond its credits in a subscription_meter_cycle order, renews the
+// credits each month, bills the last month with the yearly renewal, and a declined settlement goes
+// to dunning. Also: a renewal bills usage net of credits, and an overdrawn credit starts afresh.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
+import { eventsOf } from "../../../test/helpers/catalog.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t.stop());
+
+const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
+const HOUR = 3_600_000;
+
+async function meteredPlan(opts: {
+  name: string;
+  interval: "month" | "year";
+  meterInterval?: "month";
+  credit: number;
+}) {
+  const meter = await s.polar.meters.create({
+    name: `${opts.name} calls`,
+    filter: {
+      conjunction: "and",
+      clauses: [{ property: "name", operator: "eq", value: `${opts.name}_call` }],
+    },
+    aggregation: { func: "count" },
+  });
+  const res = await s.call("/v1/products/", {
+    body: {
+      name: opts.name,
+      recurring_interval: opts.interval,
+      ...(opts.meterInterval ? { meter_interval: opts.meterInterval } : {}),
+      prices: [
+        { amount_type: "fixed", price_amount: 10_000, price_currency: "usd" },
+        {
+          amount_type: "metered_unit",
+          meter_id: meter.id,
+          unit_amount: "10",
+          price_currency: "usd",
+        },
+      ],
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const product = res.body as { id: string; prices: { id: string; amount_type: string }[] };
+  if (opts.credit > 0) {
+    const benefit = await s.polar.benefits.create({
+      type: "meter_credit",
+      description: `${opts.credit} ${opts.name} calls`,
+      properties: { units: opts.credit, rollover: false, meterId: meter.id },
+    });
+    await s.polar.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: [benefit.id] },
+    });
+  }
+  const metered = product.prices.find((p) => p.amount_type === "metered_unit")!.id;
+  return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
+}
+
+async function use(name: string, customerId: string, from: string, count: number) {
+  const events = Array.from({ length: count }, (_, i) => ({
+    name,
+    customer_id: customerId,
+    timestamp: plus(from, (i + 1) * HOUR),
+  }));
+  const res = await s.call("/v1/events/ingest", { body: { events } });
+  expect(res.status).toBe(200);
+}
+
+async function balanceOf(customerId: string, meterId: string) {
+  const res = await s.call(`/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`);
+  return res.body.items[0] as { balance: number; credited_units: number } | undefined;
+}
+
+async function subscribed(productId: string, meterId: string, token?: string) {
+  const bought = await subscribe(s, productId, token);
+  // The meter_credit grant gives the customer its credit before any usage counts.
+  await waitFor(
+    async () => (await balanceOf(bought.customerId, meterId))?.credited_units !== undefined,
+    10_000,
+    "credit granted",
+  );
+  return bought;
+}
+
+describe("meter cycles", () => {
+  it("a yearly plan with monthly usage: each month settled beyond its credits, the last with the renewal", async () => {
+    const plan = await meteredPlan({
+      name: "yearly",
+      interval: "year",
+      meterInterval: "month",
+      credit: 10,
+    });
+    expect(plan.body).toMatchObject({ meter_interval: "month", meter_interval_count: 1 });
+    const { subscriptionId, customerId } = await subscribed(plan.product.id, plan.meterId);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const start = sub.current_period_start as string;
+    const firstEnd = new Date(Date.parse(start));
+    firstEnd.setUTCMonth(firstEnd.getUTCMonth() + 1);
+    expect(sub.current_meter_period_start).toBe(start);
+    expect(sub.current_meter_period_end).toBe(firstEnd.toISOString());
+
+    // Month 1: 25 calls against 10 credited: 15 billed at $0.10.
+    await use(plan.event, customerId, start, 25);
+    await advance(s, { to: sub.current_meter_period_end });
+    await advance(s, { to: sub.current_meter_period_end });
+    let orders = await ordersOf(s, subscriptionId);
+    const meterOrders = orders.filter((o) => o.billing_reason === "subscription_meter_cycle");
+    expect(meterOrders).toHaveLength(1);
+    expect(meterOrders[0]).toMatchObject({
+      status: "paid",
+      subtotal_amount: 150,
+      total_amount: 150,
+    });
+    expect(meterOrders[0]!.items).toHaveLength(1);
+    expect(meterOrders[0]!.items[0]).toMatchObject({ amount: 150, product_price_id: plan.metered });
+    const second = await subscriptionOf(s, subscriptionId);
+    expect(second).toMatchObject({
+      status: "active",
+      current_period_start: start,
+      current_period_end: sub.current_period_end,
+      current_meter_period_start: sub.current_meter_period_end,
+    });
+    // The credit renewed for month 2: the overdraft was billed, the balance starts at 10 again.
+    expect((await balanceOf(customerId, plan.meterId))?.balance).toBe(10);
+    const types = (await eventsOf(t, s.organizationId))
+      .filter(
+        (e) =>
+          e.payload.data.id === meterOrders[0]!.id ||
+          e.payload.data.subscription_id === subscriptionId,
+      )
+      .map((e) => e.type);
+    expect(types).toEqual(expect.arrayContaining(["order.created", "order.paid"]));
+    expect(types.filter((x) => x === "benefit_grant.cycled").length).toBeGreaterThanOrEqual(1);
+
+    // Month 2: 5 calls, within the credit: nothing to bill, no order.
+    await use(plan.event, customerId, second.current_meter_period_start, 5);
+    await advance(s, { to: second.current_meter_period_end });
+    orders = await ordersOf(s, subscriptionId);
+    expect(orders.filter((o) => o.billing_reason === "subscription_meter_cycle")).toHaveLength(1);
+
+    // The last month's 12 calls (2 beyond the credit) are billed with the yearly renewal.
+    const lastMonth = new Date(Date.parse(sub.current_period_end));
+    lastMonth.setUTCMonth(lastMonth.getUTCMonth() - 1);
+    await advance(s, { to: plus(lastMonth.toISOString(), 1000) });
+    const beforeRenewal = await subscriptionOf(s, subscriptionId);
+    expect(beforeRenewal.current_meter_period_start).toBe(lastMonth.toISOString());
+    expect(beforeRenewal.current_meter_period_end).toBe(sub.current_period_end);
+    await use(plan.event, customerId, lastMonth.toISOString(), 12);
+    await advance(s, { to: sub.current_period_end });
+    orders = await ordersOf(s, subscriptionId);
+    expect(orders.filter((o) => o.billing_reason === "subscription_meter_cycle")).toHaveLength(1);
+    const cycles = orders.filter((o) => o.billing_reason === "subscription_cycle");
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toMatchObject({ status: "paid", subtotal_amount: 10_020 });
+    const renewed = await subscriptionOf(s, subscriptionId);
+    expect(renewed.current_period_start).toBe(sub.current_period_end);
+    expect(renewed.current_meter_period_start).toBe(sub.current_period_end);
+    expect(Date.parse(renewed.current_meter_period_end)).toBeLessThan(
+      Date.parse(renewed.current_period_end),
+    );
+  });
+
+  it("a declined settlement leaves the order pending and the subscription past_due", async () => {
+    const plan = await meteredPlan({
+      name: "declined",
+      interval: "year",
+      meterInterval: "month",
+      credit: 0,
+    });
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      plan.product.id,
+      "sandbox_token_renewal_declined",
+    );
+    const sub = await subscriptionOf(s, subscriptionId);
+    await use(plan.event, customerId, sub.current_period_start, 7);
+    await advance(s, { to: sub.current_meter_period_end });
+    const [order] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(order).toMatchObject({ status: "pending", total_amount: 70 });
+    expect(order!.next_payment_attempt_at).not.toBeNull();
+    const after = await subscriptionOf(s, subscriptionId);
+    expect(after.status).toBe("past_due");
+    expect(after.current_meter_period_start).toBe(sub.current_meter_period_end);
+    const payments = await s.call(`/v1/payments/?order_id=${order!.id}`);
+    expect(payments.body.items).toHaveLength(1);
+    expect(payments.body.items[0]).toMatchObject({ status: "failed", amount: 70 });
+    // Every retry declines too: after the last one the subscription ends.
+    await advance(s, { seconds: 16 * 86_400 });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");
+    const [voided] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(voided!.status).toBe("void");
+  });
+});
+
+describe("credits at the renewal", () => {
+  it("bills usage beyond the credit, and an overdrawn credit starts the next period at its units", async () => {
+    const plan = await meteredPlan({ name: "monthly", interval: "month", credit: 10 });
+    expect(plan.body).toMatchObject({ meter_interval: null });
+    const { subscriptionId, customerId } = await subscribed(plan.product.id, plan.meterId);
+    const sub = await subscriptionOf(s, subscriptionId);
+    expect(sub.current_meter_period_start).toBeNull();
+    await use(plan.event, customerId, sub.current_period_start, 25);
+    await advance(s, { to: sub.current_period_end });
+    let cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toMatchObject({ subtotal_amount: 10_000 + 150 });
+    expect((await balanceOf(customerId, plan.meterId))?.balance).toBe(10);
+    const next = await subscriptionOf(s, subscriptionId);
+    await use(plan.event, customerId, next.current_period_start, 4);
+    await advance(s, { to: next.current_period_end });
+    cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(2);
+    expect(cycles.map((o) => o.subtotal_amount).sort()).toEqual([10_000, 10_150]);
+  });
+});

@@ -1,0 +1,171 @@
+// A meter cycle inside a billing period (a product's meter_interval, e.g. yearly billing with
+// monthly usage): at its end the usage of the cycle beyond the credits is settled by a
+// `subscription_meter_cycle` order charged off-session, and the meter_credit grants are renewed,
+// as Polar's cycle_meters does. Like a renewal: the charge happens outside any transaction under a
+// key per (subscription, cycle, attempt), then one transaction inserts the order under its unique
+// billing key and moves the meter cycle, so a re-run after a crash or by another worker changes
+// nothing. A cycle with nothing to bill makes no order. Only an active subscription settles
+// cycles (a trial's usage is billed with its first renewal); a failed charge goes to dunning as
+// a failed renewal does.
+import { inTransaction } from "../../../db/client.ts";
+import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
+import { customersByIds } from "../customers/service.ts";
+import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
+import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { productsForDisplay } from "../products/service.ts";
+import { fixedClock } from "../sandbox-clock/queries.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { cycleAmounts, type CyclePrice } from "./amounts.ts";
+import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
+import type { BillingDeps } from "./deps.ts";
+import { sendPaymentFailedMail } from "./dunning.ts";
+import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { retryMs } from "./renewal.ts";
+import * as repo from "./repository.ts";
+import { scheduleNext } from "./schedule.ts";
+import { billableUsage } from "./usage.ts";
+
+export function meterBillingKey(subscriptionId: string, cycleStart: Date): string {
+  return `meter:${subscriptionId}:${cycleStart.toISOString()}`;
+}
+
+/** Whether `s` has a meter cycle ending inside its period at or before `at`. */
+export function meterCycleDue(s: repo.SubscriptionRow, at: Date): boolean {
+  const end = s.currentMeterPeriodEnd;
+  return s.status === "active" && end !== null && end < s.currentPeriodEnd && end <= at;
+}
+
+/** Settles the meter cycle of `s` that has ended. Returns whether this run settled it. */
+export async function settleMeterCycle(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  at: Date,
+): Promise<boolean> {
+  const start = s.currentMeterPeriodStart ?? s.currentPeriodStart;
+  const end = s.currentMeterPeriodEnd;
+  if (!end) return false;
+  const [[product], [customer]] = await Promise.all([
+    productsForDisplay(deps.db, deps.baseUrl, [s.productId]),
+    customersByIds(deps.db, [s.customerId]),
+  ]);
+  const cycle = product ? meterCycleOf(product) : null;
+  const prices = ((product?.prices ?? []) as CyclePrice[]).filter(
+    (p) => s.priceIds.includes(p.id) && p.amount_type === "metered_unit",
+  );
+  const address = customer?.billing_address as { country?: string } | null | undefined;
+  const productName = product?.name ?? "Subscription";
+  const amounts = cycleAmounts({
+    productName,
+    prices,
+    usage: await billableUsage(deps.db, s, prices, start, end),
+    customAmount: 0,
+    // A discount reduces the fixed part, which meter cycles do not bill.
+    discount: null,
+    startedAt: s.startedAt ?? s.createdAt,
+    periodStart: end,
+    currency: s.currency,
+    country: address?.country ?? null,
+    tax: deps.tax,
+  });
+  const billed = amounts.totalAmount > 0;
+  const outcome = billed
+    ? await chargeSubscription(
+        deps,
+        s,
+        amounts.totalAmount,
+        chargeKey(s.id, start, 0, "meter"),
+        `${productName} usage`,
+      )
+    : null;
+  const nextEnd = cycle
+    ? nextMeterBoundary(s.currentPeriodStart, s.currentPeriodEnd, cycle, end)
+    : s.currentPeriodEnd;
+  const clock = fixedClock(at);
+  const made = await inTransaction(deps.db, async (tx) => {
+    const locked = await repo.lockSubscription(tx, s.id);
+    if (
+      !locked ||
+      !meterCycleDue(locked, at) ||
+      locked.currentMeterPeriodEnd?.getTime() !== end.getTime()
+    )
+      return null;
+    const paid = !outcome || outcome.status === "succeeded";
+    const inserted = outcome
+      ? await insertOrderOnce(
+          tx,
+          {
+            organizationId: s.organizationId,
+            customerId: s.customerId,
+            productId: s.productId,
+            subscriptionId: s.id,
+            discountId: null,
+            status: paid ? "paid" : "pending",
+            billingReason: "subscription_meter_cycle",
+            billingKey: meterBillingKey(s.id, start),
+            subtotalAmount: amounts.subtotalAmount,
+            discountAmount: 0,
+            netAmount: amounts.netAmount,
+            taxAmount: amounts.taxAmount,
+            totalAmount: amounts.totalAmount,
+            currency: s.currency,
+            billingName: customer?.name ?? null,
+            billingAddress: (customer?.billing_address ?? null) as never,
+            processorPaymentId: outcome.status === "succeeded" ? outcome.processorPaymentId : null,
+            paymentAttempts: 1,
+            nextPaymentAttemptAt: paid ? null : new Date(at.getTime() + retryMs(deps, 0)),
+            metadata: s.metadata,
+            customFieldData: s.customFieldData,
+            createdAt: at,
+          },
+          amounts.lines.map((l) => ({
+            label: l.label,
+            amount: l.amount,
+            taxAmount: 0,
+            proration: false,
+            productPriceId: l.productPriceId,
+            createdAt: at,
+          })),
+        )
+      : null;
+    if (outcome && !inserted) return null;
+    const order = inserted?.order ?? null;
+    if (outcome && order)
+      await recordAttempt(tx, clock, deps, s, order.id, outcome, "subscription_cycle");
+    let updated = await repo.updateSubscription(tx, s.id, {
+      currentMeterPeriodStart: end,
+      currentMeterPeriodEnd: nextEnd,
+      status: paid ? "active" : "past_due",
+      pastDueAt: paid ? null : at,
+      modifiedAt: at,
+    });
+    updated = await scheduleNext(tx, deps.queue, updated, order?.nextPaymentAttemptAt ?? null);
+    const emit = (type: string, data: unknown) =>
+      recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
+    if (order) {
+      const [orderData] = await renderOrders(tx, deps.baseUrl, [order]);
+      await emit("order.created", orderData);
+      if (paid) {
+        await emit("order.paid", orderData);
+        await queueReceiptMail(tx, deps.queue, { orderId: order.id, kind: "paid" });
+      }
+    }
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
+      "subscription.updated",
+      ...(paid ? [] : ["subscription.past_due"]),
+    ]);
+    // Credits renew with the cycle once it is paid for (a failed one renews them at its retry).
+    if (paid) await cycleGrantsOfSubscription(tx, clock, s.id, "meter_credit");
+    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    return { order, paid };
+  });
+  if (!made) return false;
+  if (made.order && !made.paid)
+    await sendPaymentFailedMail(deps, {
+      email: customer?.email ?? null,
+      productName,
+      order: made.order,
+      final: false,
+    });
+  return true;
+}

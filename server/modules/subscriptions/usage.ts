@@ -1,0 +1,37 @@
+// Metered usage billed for a stretch of a subscription (a billing period, or a meter cycle within
+// it): the meter's quantity for the customer over [start, end), less the credit the customer's
+// meter_credit grants left for it at `start` (credited units minus what was used before then), as
+// Polar bills units beyond the credited ones.
+import type { Db } from "../../../db/client.ts";
+import { meterCreditOf } from "../grants/cycle.ts";
+import { customerUsage } from "../meters/queries.ts";
+import type { CyclePrice } from "./amounts.ts";
+
+export async function billableUsage(
+  db: Db,
+  s: { organizationId: string; customerId: string },
+  prices: CyclePrice[],
+  start: Date,
+  end: Date,
+): Promise<Map<string, number>> {
+  const usage = new Map<string, number>();
+  for (const p of prices) {
+    if (p.amount_type !== "metered_unit" || !p.meter_id) continue;
+    const q = { organizationId: s.organizationId, meterId: p.meter_id, customerId: s.customerId };
+    const used = await customerUsage(db, { ...q, start, end });
+    usage.set(p.id, Math.max(0, used - (await creditAt(db, q, start))));
+  }
+  return usage;
+}
+
+async function creditAt(
+  db: Db,
+  q: { organizationId: string; meterId: string; customerId: string },
+  at: Date,
+): Promise<number> {
+  const row = await meterCreditOf(db, q.customerId, q.meterId);
+  if (!row || row.creditedUnits <= 0) return 0;
+  const before =
+    row.createdAt < at ? await customerUsage(db, { ...q, start: row.createdAt, end: at }) : 0;
+  return Math.max(0, row.creditedUnits - before);
+}
