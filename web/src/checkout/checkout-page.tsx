@@ -2,58 +2,18 @@
 // at once beside their fields with focus on the first, a discount applied with Enter and removable,
 // the card area, then the confirmation page (or the seller's success URL). Embedded, it tells the
 // overlay loaded / close / confirmed / success.
-import {
-  type FormEvent,
-  type KeyboardEvent,
-  useCallback,
-  useEffect,
-  useMemo,
-  useReducer,
-  useRef,
-} from "react";
+import { type FormEvent, useCallback, useEffect, useMemo, useReducer, useRef } from "react";
 import { CheckoutApiError, checkoutApi, LOST_CONNECTION } from "./api.ts";
-import { Bar, Skeleton } from "./chrome.tsx";
+import { Bar, EXPIRED, REFUSED, Skeleton, unavailable } from "./chrome.tsx";
 import { embedAllowed, embedContext, forwardEscape, notify, notifyError } from "./embed.ts";
+import { DiscountField } from "./discount.tsx";
 import { AddressFields, CustomFieldInput, Field } from "./fields.tsx";
 import { leave, settle } from "./finish.ts";
 import { money } from "./format.ts";
 import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
-import {
-  type Action,
-  type FormValues,
-  formErrors,
-  reducer,
-  type State,
-  serverFieldErrors,
-} from "./state.ts";
+import { type FormValues, formErrors, reducer, type State, serverFieldErrors } from "./state.ts";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
 import { OrderSummary } from "./summary.tsx";
-
-const EXPIRED = {
-  title: "This checkout has expired",
-  message: "Nothing was charged. Go back to the store to start again.",
-};
-
-const REFUSED = {
-  title: "This checkout cannot be opened here",
-  message: "The seller has not allowed this site to show it. Nothing was charged.",
-};
-
-function unavailable(e: unknown): Action {
-  const err = e as CheckoutApiError;
-  if (err.status === 410) return { type: "unavailable", ...EXPIRED };
-  if (err.status === 404)
-    return {
-      type: "unavailable",
-      title: "Checkout not found",
-      message: "This link is not valid. Go back to the store to start again.",
-    };
-  return {
-    type: "unavailable",
-    title: "The checkout could not be loaded",
-    message: err.status === 0 ? LOST_CONNECTION : err.message,
-  };
-}
 
 export function CheckoutPage(props: { secret: string }) {
   const [state, dispatch] = useReducer(reducer, { kind: "loading" } as State);
@@ -176,13 +136,6 @@ export function CheckoutPage(props: { secret: string }) {
         general: null,
       });
     }
-  }
-
-  function onDiscountKey(e: KeyboardEvent<HTMLInputElement>) {
-    // Enter applies the code; it never submits the payment.
-    if (e.key !== "Enter") return;
-    e.preventDefault();
-    if (values.code.trim()) void applyDiscount(values.code.trim());
   }
 
   async function pay(event: FormEvent) {
@@ -333,48 +286,14 @@ export function CheckoutPage(props: { secret: string }) {
                 onChange={(v) => edit({ custom: { ...values.custom, [a.custom_field.slug]: v } })}
               />
             ))}
-          {c.allow_discount_codes ? (
-            c.discount ? (
-              <div className="applied">
-                <span>
-                  Discount <strong>{c.discount.code ?? c.discount.name}</strong> applied: −
-                  {money(c.discount_amount, c.currency)}
-                </span>
-                <button
-                  type="button"
-                  className="link"
-                  disabled={busy !== null}
-                  onClick={() => void applyDiscount(null)}
-                >
-                  Remove
-                  <span className="sr-only"> discount {c.discount.code ?? c.discount.name}</span>
-                </button>
-              </div>
-            ) : (
-              <Field id="discount" label="Discount code (optional)" error={errors.discount}>
-                {(a) => (
-                  <div className="row">
-                    <input
-                      {...a}
-                      name="discount"
-                      autoComplete="off"
-                      value={values.code}
-                      onKeyDown={onDiscountKey}
-                      onChange={(e) => edit({ code: e.target.value })}
-                    />
-                    <button
-                      type="button"
-                      className="secondary"
-                      disabled={busy !== null || !values.code.trim()}
-                      onClick={() => void applyDiscount(values.code.trim())}
-                    >
-                      Apply
-                    </button>
-                  </div>
-                )}
-              </Field>
-            )
-          ) : null}
+          <DiscountField
+            checkout={c}
+            code={values.code}
+            error={errors.discount}
+            busy={busy !== null}
+            onEdit={(code) => edit({ code })}
+            onApply={(code) => void applyDiscount(code)}
+          />
           {c.is_payment_form_required && stripe ? (
             <StripeCard
               settings={stripe}

@@ -1,5 +1,7 @@
-// The checkout's frame: the bar with the seller's name and the overlay's close button, and the
-// skeleton shown while the session loads.
+// The checkout's frame: the bar with the seller's name and the overlay's close button, the
+// skeleton shown while the session loads, and what a session that cannot be used says.
+import { type CheckoutApiError, LOST_CONNECTION } from "./api.ts";
+import type { Action } from "./state.ts";
 
 export function Bar(props: {
   name: string | null;
@@ -47,4 +49,30 @@ export function Skeleton() {
       </div>
     </main>
   );
+}
+
+export const EXPIRED = {
+  title: "This checkout has expired",
+  message: "Nothing was charged. Go back to the store to start again.",
+};
+
+export const REFUSED = {
+  title: "This checkout cannot be opened here",
+  message: "The seller has not allowed this site to show it. Nothing was charged.",
+};
+
+export function unavailable(e: unknown): Action {
+  const err = e as CheckoutApiError;
+  if (err.status === 410) return { type: "unavailable", ...EXPIRED };
+  if (err.status === 404)
+    return {
+      type: "unavailable",
+      title: "Checkout not found",
+      message: "This link is not valid. Go back to the store to start again.",
+    };
+  return {
+    type: "unavailable",
+    title: "The checkout could not be loaded",
+    message: err.status === 0 ? LOST_CONNECTION : err.message,
+  };
 }
