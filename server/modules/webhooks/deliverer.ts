@@ -10,17 +10,17 @@
 // endpoint is left out of all but small probe fetches, sends one request at a time after a pause, and
 // failing endpoints together get at most half the requests in flight (backoff.ts): a slow or dead
 // endpoint cannot take the worker's capacity (its database writes and requests) from healthy ones.
-import type { Job, JobInsert, PgBoss } from "pg-boss";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import type { Job, PgBoss } from "pg-boss";
+import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../email/mailer.ts";
-import { disableIfFailing } from "./disable.ts";
 import * as repo from "./delivery-repository.ts";
-import type { AttemptRecord, DeliveryTarget } from "./delivery-repository.ts";
+import type { DeliveryTarget } from "./delivery-repository.ts";
+import { AttemptRecorder, attemptOutcome, type Outcome } from "./recorder.ts";
 import type { Sender } from "./delivery.ts";
-import { CircuitBreaker, retryDelayMs } from "./backoff.ts";
+import { CircuitBreaker } from "./backoff.ts";
 import { Claims } from "./claims.ts";
 import { FetchPacer, IDLE_POLL_MS } from "./fetch-pacer.ts";
 import { DELIVER_JOB, priorityOf, type DeliverJobData } from "./job-names.ts";
@@ -29,9 +29,6 @@ import { signedHeaders, signingKeys } from "./signing.ts";
 
 const FIFO_RECHECK_MS = 100;
 const FETCH_BATCH = 200;
-// Attempts that finish within this window are recorded in one transaction.
-const FLUSH_WINDOW_MS = 15;
-const FLUSH_BATCH = 100;
 
 export interface DelivererDeps {
   db: Db;
@@ -53,13 +50,6 @@ interface Item {
   gatedUntil: number;
 }
 
-interface Outcome {
-  job: Job<DeliverJobData>;
-  record?: AttemptRecord;
-  skip?: string;
-  next?: JobInsert<DeliverJobData>;
-}
-
 interface Lane {
   queue: Item[];
   active: number;
@@ -77,7 +67,6 @@ export class Deliverer {
   readonly #breaker = new CircuitBreaker();
   readonly #toVerify = new Set<string>();
   #verifying = false;
-  readonly #outcomes: Outcome[] = [];
   readonly #maxHeld: number;
   readonly #laneCap: number;
   readonly #pipelining: number;
@@ -86,11 +75,11 @@ export class Deliverer {
   #failingInflight = 0;
   #stopped = false;
   #loop: Promise<void> | null = null;
-  #flushing: Promise<void> | null = null;
   #wake: (() => void) | null = null;
   #unsubscribe: (() => void) | null = null;
   readonly #pacer = new FetchPacer();
   readonly #claims: Claims;
+  readonly #recorder: AttemptRecorder;
 
   constructor(deps: DelivererDeps, options: { pipelining?: number } = {}) {
     this.#d = deps;
@@ -98,6 +87,14 @@ export class Deliverer {
     this.#laneCap = Math.max(32, this.#pipelining * 8);
     this.#maxHeld = Math.max(256, deps.config.webhooks.concurrency * 32);
     this.#claims = new Claims(deps);
+    this.#recorder = new AttemptRecorder(deps, {
+      stopped: () => this.#stopped,
+      recorded: (batch) => {
+        for (const o of batch)
+          if (this.#held.get(o.job.data.id) === o.job) this.#held.delete(o.job.data.id);
+      },
+      kick: () => this.kick(),
+    });
   }
 
   start(): void {
@@ -302,35 +299,7 @@ export class Deliverer {
     const headers = signedHeaders(signingKeys(endpoint.secret), event.id, timestamp, body);
     const result = await this.#d.sender.send(endpoint.id, endpoint.url, headers, body);
     this.#noteHealth(endpoint.id, result.succeeded);
-    const attempt = job.data.redeliver ? event.attempts + 1 : job.data.attempt;
-    let status = event.status;
-    let next: JobInsert<DeliverJobData> | undefined;
-    if (result.succeeded) status = "succeeded";
-    else if (!job.data.redeliver) {
-      if (attempt >= config.webhooks.maxAttempts) status = "failed";
-      else {
-        status = "pending";
-        next = {
-          data: { id: event.id, attempt: attempt + 1 },
-          group: { id: endpoint.id },
-          priority: priorityOf(event.seq),
-          startAfter: new Date(Date.now() + retryDelayMs(config.webhooks.retryBaseMs, attempt)),
-        };
-      }
-    }
-    const record: AttemptRecord = {
-      eventId: event.id,
-      endpointId: endpoint.id,
-      organizationId: event.organizationId,
-      attempt,
-      status,
-      succeeded: result.succeeded,
-      httpCode: result.httpCode,
-      response: result.response,
-      durationMs: result.durationMs,
-      at: clock.now(),
-    };
-    this.#settle({ job, record, ...(next ? { next } : {}) });
+    this.#settle(attemptOutcome(job, target, result, config, clock.now()));
   }
 
   /**
@@ -401,52 +370,7 @@ export class Deliverer {
   }
 
   #settle(outcome: Outcome): void {
-    this.#outcomes.push(outcome);
-    this.#flushing ??= this.#flush().finally(() => {
-      this.#flushing = null;
-      if (this.#outcomes.length > 0) this.#settle(this.#outcomes.pop()!);
-    });
-  }
-
-  async #flush(): Promise<void> {
-    // Let the attempts finishing together share one transaction.
-    if (this.#outcomes.length < FLUSH_BATCH && !this.#stopped)
-      await new Promise((r) => setTimeout(r, FLUSH_WINDOW_MS));
-    while (this.#outcomes.length > 0) {
-      const batch = this.#outcomes.splice(0, 500);
-      const records = batch.flatMap((o) => (o.record ? [o.record] : []));
-      const now = this.#d.clock.now();
-      try {
-        await inTransaction(this.#d.db, async (tx) => {
-          await repo.recordAttempts(tx, records);
-          await repo.endPending(
-            tx,
-            batch.flatMap((o) => (o.skip ? [o.skip] : [])),
-            "skipped",
-            now,
-          );
-          const db = repo.bossDb(tx);
-          const next = batch.flatMap((o) => (o.next ? [o.next] : []));
-          if (next.length > 0) await this.#d.boss.insert(DELIVER_JOB, next, { db });
-          await this.#d.boss.complete(
-            DELIVER_JOB,
-            batch.map((o) => ({ id: o.job.id, retryCount: o.job.retryCount })),
-            null,
-            { db },
-          );
-        });
-      } catch (err) {
-        // The jobs stay active and come back after they expire; the attempts will be made again.
-        this.#d.log.error({ err, count: batch.length }, "recording webhook attempts failed");
-      }
-      for (const o of batch)
-        if (this.#held.get(o.job.data.id) === o.job) this.#held.delete(o.job.data.id);
-      const failedEndpoints = new Set(
-        records.filter((r) => r.status === "failed").map((r) => r.endpointId),
-      );
-      for (const endpointId of failedEndpoints) await disableIfFailing(this.#d, endpointId);
-    }
-    if (!this.#stopped) this.kick();
+    this.#recorder.settle(outcome);
   }
 
   async stop(): Promise<void> {
@@ -465,6 +389,6 @@ export class Deliverer {
     while (this.#inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     await this.#d.sender.close();
     while (this.#inflight > 0) await new Promise((r) => setTimeout(r, 10));
-    while (this.#flushing) await this.#flushing;
+    await this.#recorder.drain();
   }
 }
