@@ -33,6 +33,11 @@ export interface Database {
   close(timeoutMs?: number): Promise<void>;
 }
 
+/** The rows of `db.execute`: postgres.js answers with an array of rows, PGlite with {rows}. */
+export function rowsOf<T>(result: unknown): T[] {
+  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+}
+
 export interface OpenOptions {
   /** A PGlite data-dir tarball to start from (tests clone a migrated template this way). */
   loadDataDir?: Blob | File;

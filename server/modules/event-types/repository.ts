@@ -1,7 +1,7 @@
 // SQL for event types: the names of ingested events per organization (and source), counted with
 // their first and last timestamps, joined to the rows that carry each name's id and label.
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { type Db, rowsOf } from "../../../db/client.ts";
 import { eventTypes, events } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { EventTypeRow, EventTypeSort, EventTypeStatsRow } from "./schemas.ts";
@@ -16,11 +16,6 @@ export interface EventTypeFilter {
   rootEvents: boolean;
   parentId?: string | undefined;
   source?: "system" | "user" | undefined;
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
 
 /** Gives every event name of these organizations a row (and so an id) if it has none yet. */

@@ -1,7 +1,7 @@
 // The metrics' SQL: the periods of the range in the requested timezone, and per period the
 // orders, subscriptions and checkouts of the organizations in scope, in one statement.
 import { sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { type Db, rowsOf } from "../../../db/client.ts";
 import {
   checkouts,
   orders,
@@ -46,11 +46,6 @@ export interface PeriodRow {
 function arrayParam(values: readonly string[] | null): string | null {
   if (!values || values.length === 0) return null;
   return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
-}
-
-function rowsOf<T>(result: unknown): T[] {
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
 }
 
 export async function periodRows(

@@ -12,7 +12,14 @@ import {
 } from "../../../test/helpers/catalog.ts";
 import type { TestServer } from "../../../test/helpers/server.ts";
 
-const SCOPES = ["products:write", "benefits:write", "files:write", "custom_fields:write"];
+const SCOPES = [
+  "products:write",
+  "benefits:write",
+  "files:write",
+  "custom_fields:write",
+  "checkouts:write",
+  "discounts:write",
+];
 let t: TestServer;
 let seller: Awaited<ReturnType<typeof createSeller>>;
 let other: Awaited<ReturnType<typeof createSeller>>;
@@ -348,5 +355,46 @@ describe("products through Polar's client", () => {
     await expect(
       theirs.products.create({ name: "No", prices: [{ amountType: "fixed", priceAmount: 10 }] }),
     ).rejects.toBeInstanceOf(HTTPValidationError);
+  });
+
+  it("DELETE removes a product nothing refers to; one sold, offered or discounted is 409 and stays", async () => {
+    const call = (path: string, init: { method?: string; body?: unknown } = {}) =>
+      api(t.url, path, { ...init, token: seller.token });
+    const fixed = [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }];
+    const unused = (await call("/v1/products/", { body: { name: "Draft", prices: fixed } })).body;
+    const offered = (await call("/v1/products/", { body: { name: "Offered", prices: fixed } }))
+      .body;
+    expect((await call("/v1/checkouts/", { body: { products: [offered.id] } })).status).toBe(201);
+    const discounted = (await call("/v1/products/", { body: { name: "Sale", prices: fixed } }))
+      .body;
+    const discount = await call("/v1/discounts/", {
+      body: {
+        name: "Sale only",
+        type: "fixed",
+        amount: 100,
+        currency: "usd",
+        duration: "once",
+        products: [discounted.id],
+      },
+    });
+    expect(discount.status).toBe(201);
+    const stranger = await api(t.url, `/v1/products/${unused.id}`, {
+      method: "DELETE",
+      token: other.token,
+    });
+    expect(stranger.status).toBe(404);
+    for (const product of [offered, discounted]) {
+      const refused = await call(`/v1/products/${product.id}`, { method: "DELETE" });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toBe("ProductNotDeletable");
+      expect((await call(`/v1/products/${product.id}`)).status).toBe(200);
+    }
+    const deleted = await call(`/v1/products/${unused.id}`, { method: "DELETE" });
+    expect(deleted.status).toBe(204);
+    expect((await call(`/v1/products/${unused.id}`)).status).toBe(404);
+    const [left] = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from product_prices where product_id = ${unused.id}`,
+    );
+    expect(left!.n).toBe(0);
   });
 });

@@ -14,13 +14,18 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { type Db, rowsOf } from "../../../db/client.ts";
 import {
+  checkoutLinks,
+  checkouts,
+  discountProducts,
+  orders,
   productBenefits,
   productCustomFields,
   productMedias,
   productPrices,
   products,
+  subscriptions,
 } from "../../../db/schema/index.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { preparedQuery } from "../../lib/prepared.ts";
@@ -322,4 +327,28 @@ export async function setCustomFields(
 export async function findPrice(db: Db, id: string): Promise<PriceRow | null> {
   const [row] = await db.select().from(productPrices).where(eq(productPrices.id, id)).limit(1);
   return row ?? null;
+}
+
+/**
+ * Whether anything refers to the product: an order, a subscription (or one scheduled to move to
+ * it), a checkout or checkout link offering it, or a discount restricted to it.
+ */
+export async function productInUse(db: Db, id: string): Promise<boolean> {
+  const [row] = rowsOf<{ used: boolean }>(
+    await db.execute(sql`select
+    exists (select 1 from ${orders} where ${orders.productId} = ${id})
+    or exists (select 1 from ${subscriptions} where ${subscriptions.productId} = ${id}
+      or ${subscriptions.pendingUpdate} ->> 'productId' = ${id})
+    or exists (select 1 from ${checkouts} where ${checkouts.productId} = ${id}
+      or ${id}::uuid = any(${checkouts.productIds}))
+    or exists (select 1 from ${checkoutLinks} where ${id}::uuid = any(${checkoutLinks.productIds}))
+    or exists (select 1 from ${discountProducts} where ${discountProducts.productId} = ${id})
+    as used`),
+  );
+  return row?.used === true;
+}
+
+/** Deletes the product; its prices and links to benefits, medias and fields go with it. */
+export async function deleteProduct(db: Db, id: string): Promise<void> {
+  await db.delete(products).where(eq(products.id, id));
 }

@@ -43,6 +43,11 @@ export function productsRouter(deps: ProductDeps, guard: Guard): Router {
     const { id } = parseParams(idParams, req);
     res.json(await service.updateProduct(deps, authOf(req), id, parseBody(productUpdate, req)));
   });
+  r.delete("/products/:id", guard("products:write"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    await service.deleteProduct(deps, authOf(req), id);
+    res.status(204).end();
+  });
   r.post("/products/:id/benefits", guard("products:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
     const { benefits } = parseBody(productBenefitsUpdate, req);

@@ -9,9 +9,9 @@ import {
   type AuthContext,
 } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
-import { dividesEvenly } from "../../lib/periods.ts";
+import { pgErrorCode } from "../../lib/db-errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { benefitsOf } from "../benefits/service.ts";
@@ -21,6 +21,7 @@ import { usableFiles } from "../files/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { hydrateProduct, hydrateProducts, loadProducts } from "./hydrate.ts";
 import { checkPriceSet, newPriceRows, parsePriceItems, type PriceCreate } from "./prices.ts";
+import { checkMeterInterval, checkRecurringFields } from "./recurring.ts";
 import * as repo from "./repository.ts";
 import type { ProductCreate, ProductListQuery, ProductUpdate } from "./schemas.ts";
 
@@ -76,63 +77,6 @@ async function checkCustomFields(
     seen.add(item.custom_field_id);
   });
   return items.map((i) => ({ customFieldId: i.custom_field_id, required: i.required }));
-}
-
-function checkRecurringFields(
-  input: {
-    recurring_interval?: string | null | undefined;
-    recurring_interval_count?: number | null | undefined;
-    trial_interval?: string | null | undefined;
-    trial_interval_count?: number | null | undefined;
-  },
-  recurring: boolean,
-) {
-  if (!recurring) {
-    if (input.recurring_interval_count != null)
-      throw RequestValidationError.field(
-        ["body", "recurring_interval_count"],
-        "One-time products don't have a recurring interval count.",
-      );
-    if (input.trial_interval != null || input.trial_interval_count != null) {
-      throw RequestValidationError.field(
-        ["body", input.trial_interval != null ? "trial_interval" : "trial_interval_count"],
-        "Only recurring products can have a trial.",
-      );
-    }
-  }
-  if ((input.trial_interval == null) !== (input.trial_interval_count == null)) {
-    throw RequestValidationError.field(
-      ["body", input.trial_interval == null ? "trial_interval" : "trial_interval_count"],
-      "trial_interval and trial_interval_count go together.",
-    );
-  }
-}
-
-/** A meter cycle must be recurring and divide the billing interval into whole cycles. */
-function checkMeterInterval(input: ProductCreate, recurring: boolean) {
-  if (input.meter_interval == null) {
-    if (input.meter_interval_count != null)
-      throw RequestValidationError.field(
-        ["body", "meter_interval_count"],
-        "meter_interval_count needs a meter_interval.",
-      );
-    return;
-  }
-  if (!recurring || !input.recurring_interval)
-    throw RequestValidationError.field(
-      ["body", "meter_interval"],
-      "One-time products don't have a meter cycle.",
-    );
-  const meter = { interval: input.meter_interval, count: input.meter_interval_count ?? 1 };
-  const billing = {
-    interval: input.recurring_interval,
-    count: input.recurring_interval_count ?? 1,
-  };
-  if (!dividesEvenly(meter, billing))
-    throw RequestValidationError.field(
-      ["body", "meter_interval"],
-      `A meter cycle of ${meter.count} ${meter.interval}(s) must divide the billing interval of ${billing.count} ${billing.interval}(s) evenly.`,
-    );
 }
 
 export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: ProductCreate) {
@@ -220,6 +164,32 @@ async function ownProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
   const row = await repo.findProduct(deps.db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("Product not found.");
   return row;
+}
+
+export class ProductNotDeletable extends ApiError {
+  constructor() {
+    super(
+      409,
+      "ProductNotDeletable",
+      "Product is in use (orders, subscriptions, checkouts or discounts) and cannot be deleted; archive it instead.",
+    );
+  }
+}
+
+/** Polar's DELETE: only a product nothing refers to; one in use can only be archived. */
+export async function deleteProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
+  const row = await ownProduct(deps, ctx, id);
+  organizationForWrite(ctx, row.organizationId);
+  try {
+    await inTransaction(deps.db, async (tx) => {
+      if (await repo.productInUse(tx, row.id)) throw new ProductNotDeletable();
+      await repo.deleteProduct(tx, row.id);
+    });
+  } catch (err) {
+    // A checkout or order made for it meanwhile holds a foreign key to it.
+    if (pgErrorCode(err) === "23503") throw new ProductNotDeletable();
+    throw err;
+  }
 }
 
 export async function getProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
