@@ -142,6 +142,11 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
       sql`select benefit_id from benefit_grants where order_id = ${id}`,
     );
     expect(grants).toEqual([{ benefit_id: licenseBenefit.id }]);
+    // The receipt is mailed as for any paid order: its job was queued with the payment.
+    const receipts = await rows<{ n: number }>(
+      sql`select count(*)::int as n from pgboss.job where name = 'invoices.receipt-mail' and data->>'orderId' = ${id}`,
+    );
+    expect(receipts[0]!.n).toBe(1);
 
     // Finalizing again is a 412 and charges nothing more.
     const again = await finalize(s, id);
