@@ -8,10 +8,12 @@ import { type BillingSeller, billingSeller, subscribe } from "../../../test/help
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { TestClock } from "../../lib/clock.ts";
+import { findOrderRow } from "../orders/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { createSandboxProcessor } from "../payments/sandbox-processor.ts";
 import { reconcileDraftOrders } from "./reconcile.ts";
 import { type DraftOrderDeps, finalizeOrder } from "./service.ts";
+import { markPaid } from "./settle.ts";
 
 const clock = new TestClock();
 let t: TestServer;
@@ -173,6 +175,24 @@ describe("a finalize that dies between charge and commit", () => {
       { idempotency_key: `order_finalize:${id}:2`, status: "succeeded" },
     ]);
     expect(after.paidEvents).toBe(1);
+  });
+
+  it("a charge that answers after the reconciler released its attempt still pays the order", async () => {
+    const id = await newDraft();
+    await expect(finalizeOrder(depsWith(diesBeforeCharge), ctx, id, {})).rejects.toThrow();
+    const row = (await findOrderRow(t.server.database.db, [s.organizationId], id))!;
+    stale();
+    expect((await reconcileDraftOrders(depsWith(sandbox))).released).toBe(1);
+    // The processor answers only now, for the attempt the reconciler gave up on.
+    const paid = await markPaid(depsWith(sandbox), row, {
+      processorPaymentId: "sandbox_pay_late",
+      card: { brand: "visa", last4: "4242" },
+    });
+    expect(paid?.status).toBe("paid");
+    expect(
+      await markPaid(depsWith(sandbox), row, { processorPaymentId: "x", card: null }),
+    ).toBeNull();
+    expect((await state(id)).paidEvents).toBe(1);
   });
 
   it("concurrent finalizes of one draft charge once", async () => {

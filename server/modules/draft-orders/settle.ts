@@ -1,8 +1,9 @@
 // The two ends of a draft order's finalize attempt, each one transaction: paid (invoice number from
 // the gapless counter, the payment row, order.updated + order.paid in the outbox, the receipt mail
 // and benefit grants queued) or released (still a draft, the declined attempt recorded). Both start
-// with a conditional update of the order (still a draft under that attempt, claim open), so a
-// finalize, a repeated finalize and the reconciler settling one charge apply it exactly once.
+// with a conditional update of the order (still a draft under that attempt; a release also needs
+// the claim still open), so a finalize, a repeated finalize and the reconciler settling one charge
+// apply it exactly once.
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
@@ -64,12 +65,20 @@ export async function markPaid(
 ): Promise<OrderRow | null> {
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();
-    const settled = await settleDraftAttempt(tx, order.id, order.paymentAttempts, {
-      status: "paid",
-      finalizingAt: null,
-      processorPaymentId: charged.processorPaymentId,
-      modifiedAt: now,
-    });
+    // A success applies even to an attempt already released (a charge that answered after the
+    // reconciler gave up on it) while no newer attempt began: the money came in for this order.
+    const settled = await settleDraftAttempt(
+      tx,
+      order.id,
+      order.paymentAttempts,
+      {
+        status: "paid",
+        finalizingAt: null,
+        processorPaymentId: charged.processorPaymentId,
+        modifiedAt: now,
+      },
+      false,
+    );
     if (!settled) return null;
     // Numbered only once the row is ours: a lost race must not take (and waste) a number.
     const paid = await updateOrderRow(tx, order.id, {
@@ -112,10 +121,13 @@ export async function releaseAttempt(
   card: { brand: string; last4: string } | null = null,
 ): Promise<boolean> {
   return inTransaction(deps.db, async (tx) => {
-    const released = await settleDraftAttempt(tx, order.id, order.paymentAttempts, {
-      finalizingAt: null,
-      finalizePaymentMethodId: null,
-    });
+    const released = await settleDraftAttempt(
+      tx,
+      order.id,
+      order.paymentAttempts,
+      { finalizingAt: null, finalizePaymentMethodId: null },
+      true,
+    );
     if (!released) return false;
     if (decline)
       await recordPayment(tx, deps.clock, {

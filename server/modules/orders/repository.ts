@@ -226,15 +226,16 @@ export async function insertDraftOrder(
 }
 
 /**
- * Applies the outcome of a draft's claimed attempt: only while the order is still a draft under that
- * attempt with its claim open, so a finalize, a repeated finalize and the reconciler racing over one
- * charge settle it once (the others get null).
+ * Applies the outcome of a draft's attempt: only while the order is still a draft under that attempt
+ * (and, when `claimOpen`, with its claim not yet released), so a finalize, a repeated finalize and
+ * the reconciler racing over one charge settle it once (the others get null).
  */
 export async function settleDraftAttempt(
   db: Db,
   id: string,
   attempt: number,
   values: Partial<typeof orders.$inferInsert>,
+  claimOpen: boolean,
 ): Promise<OrderRow | null> {
   const [row] = await db
     .update(orders)
@@ -244,7 +245,7 @@ export async function settleDraftAttempt(
         eq(orders.id, id),
         eq(orders.status, "draft"),
         eq(orders.paymentAttempts, attempt),
-        isNotNull(orders.finalizingAt),
+        claimOpen ? isNotNull(orders.finalizingAt) : undefined,
       ),
     )
     .returning();
