@@ -209,3 +209,34 @@ describe("a finalize that dies between charge and commit", () => {
     expect(after.paidEvents).toBe(1);
   });
 });
+
+describe("a charge the bank wants authenticated", () => {
+  it("is a 402 PaymentActionRequired; the order stays a draft and the attempt is recorded", async () => {
+    const id = await newDraft();
+    const wantsAuthentication: PaymentProcessor = {
+      ...sandbox,
+      async chargeOffSession() {
+        return {
+          status: "failed",
+          code: "authentication_required",
+          message: "Your card was declined. This transaction requires authentication.",
+        };
+      },
+    };
+    await expect(finalizeOrder(depsWith(wantsAuthentication), ctx, id, {})).rejects.toMatchObject({
+      status: 402,
+      error: "PaymentActionRequired",
+    });
+    const after = await state(id);
+    expect(after.order).toMatchObject({
+      status: "draft",
+      finalizing_at: null,
+      invoice_number: null,
+    });
+    expect(after.payments).toEqual([{ status: "failed" }]);
+    const [payment] = await t.server.database.rows<{ decline_reason: string }>(
+      sql`select decline_reason from payments where order_id = ${id}`,
+    );
+    expect(payment!.decline_reason).toBe("authentication_required");
+  });
+});

@@ -233,13 +233,15 @@ export async function finalizeOrder(
     await releaseAttempt(
       deps,
       order,
-      { reason: "authentication_required", message: "The payment needs authentication." },
+      { reason: "authentication_required", message: DECLINE_MESSAGES.authentication_required },
       card,
     );
     throw new PaymentActionRequired();
   }
   const message = result.message || DECLINE_MESSAGES[result.code];
   await releaseAttempt(deps, order, { reason: result.code, message }, card);
+  // Stripe declines an off-session charge its bank wants authenticated (authentication_required).
+  if (result.code === "authentication_required") throw new PaymentActionRequired();
   throw new PaymentFailed(message);
 }
 
