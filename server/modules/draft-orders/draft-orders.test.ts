@@ -1,8 +1,8 @@
 // Draft orders over HTTP on a real database: the feature flag (403 until the organization turns it
-// on), a draft made for a customer with a saved card and finalized into a paid, numbered order with
-// one charge, its payment, its events and its benefit grant; a repeated finalize (412, still one
-// charge); a decline and a customer without a card (402, still a draft); another organization
-// (404/422, nothing changed); bad input (422, nothing written).
+// on), a draft made for a customer with a saved card (tax by their country added) and finalized
+// into a paid, numbered order with one charge, its payment, its events, receipt and benefit grant;
+// a repeated finalize (412, still one charge); a decline and a customer without a card (402, still
+// a draft); another organization (404/422, nothing changed); bad input (422, nothing written).
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
@@ -51,7 +51,8 @@ const orderCount = async (organizationId: string) =>
   );
 
 beforeAll(async () => {
-  t = await startTestServer({ worker: false });
+  // Subscribers' billing country is US: a draft's tax is added to its amount.
+  t = await startTestServer({ worker: false, env: { TAX_RATES: "US:1000" } });
   s = await billingSeller(t);
   other = await billingSeller(t);
   licenseBenefit = await ok(
@@ -115,15 +116,20 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
       status: "draft",
       paid: false,
       invoice_number: null,
-      total_amount: 2500,
-      due_amount: 2500,
+      subtotal_amount: 2500,
+      net_amount: 2500,
+      tax_amount: 250,
+      total_amount: 2750,
+      due_amount: 2750,
       currency: "usd",
       billing_reason: "purchase",
       customer_id: payer.customerId,
       product_id: credits.id,
       metadata: { source: "api" },
     });
-    expect(created.body.items).toMatchObject([{ label: "5,000 tokens", amount: 2500 }]);
+    expect(created.body.items).toMatchObject([
+      { label: "5,000 tokens", amount: 2500, tax_amount: 250 },
+    ]);
     const id = created.body.id as string;
 
     const paid = await finalize(s, id);
@@ -133,7 +139,7 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
     expect(await chargesOf(id)).toEqual([{ status: "succeeded" }]);
 
     const payments = await ok(await s.call(`/v1/payments/?order_id=${id}`));
-    expect(payments.items).toMatchObject([{ status: "succeeded", amount: 2500, order_id: id }]);
+    expect(payments.items).toMatchObject([{ status: "succeeded", amount: 2750, order_id: id }]);
     const events = await rows<{ type: string }>(
       sql`select type from webhook_events where payload->'data'->>'id' = ${id} order by seq`,
     );

@@ -11,6 +11,7 @@ import { TestClock } from "../../lib/clock.ts";
 import { findOrderRow } from "../orders/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { createSandboxProcessor } from "../payments/sandbox-processor.ts";
+import { createTaxCalculator } from "../tax/calculator.ts";
 import { reconcileDraftOrders } from "./reconcile.ts";
 import { type DraftOrderDeps, finalizeOrder } from "./service.ts";
 import { markPaid } from "./settle.ts";
@@ -29,6 +30,7 @@ function depsWith(processor: PaymentProcessor): DraftOrderDeps {
     baseUrl: t.config.baseUrl,
     queue: t.server.queue,
     processor,
+    tax: createTaxCalculator(t.config.taxRates),
     reconcileAfterSeconds: t.config.payments.reconcileAfterSeconds,
   };
 }

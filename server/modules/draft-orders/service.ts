@@ -76,6 +76,14 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
   if (amount > 0 && amount < minimum)
     throw field("amount", `A charge in ${currency} must be at least ${minimum}.`);
 
+  // Added to the amount, by the customer's billing country, as on renewals (null: not knowable).
+  const taxAmount =
+    deps.tax.quote({
+      netAmount: amount,
+      currency,
+      country: customer.billingAddress?.country ?? null,
+    }).taxAmount ?? 0;
+
   const order = await inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();
     const { order } = await insertDraftOrder(
@@ -86,12 +94,11 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
         productId: product.row.id,
         status: "draft",
         billingReason: "purchase",
-        // Tax is not computed for draft orders: the amount is charged as given.
         subtotalAmount: amount,
         discountAmount: 0,
         netAmount: amount,
-        taxAmount: 0,
-        totalAmount: amount,
+        taxAmount,
+        totalAmount: amount + taxAmount,
         currency,
         billingName: customer.billingName ?? customer.name,
         billingAddress: customer.billingAddress,
@@ -103,7 +110,7 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
         {
           label: input.description ?? product.row.name,
           amount,
-          taxAmount: 0,
+          taxAmount,
           productPriceId: (price ?? inCurrency[0])?.id ?? null,
           createdAt: now,
         },

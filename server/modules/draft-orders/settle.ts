@@ -17,6 +17,7 @@ import {
   updateOrderRow,
 } from "../orders/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
+import type { TaxCalculator } from "../tax/calculator.ts";
 import { recordPayment } from "../payments/service.ts";
 import { recordCustomerState } from "../subscriptions/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -28,6 +29,8 @@ export interface DraftOrderDeps {
   /** Null only where no queue runs (receipts and grants then wait for a process that has one). */
   queue: QueueHandle | null;
   processor: PaymentProcessor;
+  /** Tax on top of the amount, by the customer's billing country, as on renewals. */
+  tax: TaxCalculator;
   /** How long a claimed attempt may stay unsettled before the reconciler asks the processor. */
   reconcileAfterSeconds: number;
 }
