@@ -269,3 +269,34 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
     expect((await api(t.url, "/v1/orders/", { body: good })).status).toBe(401);
   });
 });
+
+describe("a server that takes no payments (TILL_PAYMENTS=none)", () => {
+  let none: TestServer;
+  beforeAll(async () => {
+    none = await startTestServer({ worker: false, env: { TILL_PAYMENTS: "none" } });
+  });
+  afterAll(() => none.stop());
+
+  it("refuses to finalize a paid draft with 403 OrganizationNotReadyForPayments", async () => {
+    const seller = await billingSeller(none);
+    await ok(await enable(seller));
+    const product = await ok(
+      await seller.call("/v1/products/", {
+        body: {
+          name: "Paid",
+          prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
+        },
+      }),
+    );
+    const customer = await ok(
+      await seller.call("/v1/customers/", { body: { email: "none@example.com" } }),
+    );
+    const created = await ok(
+      await draft(seller, { customer_id: customer.id, product_id: product.id }),
+    );
+    const res = await finalize(seller, created.id);
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe("OrganizationNotReadyForPayments");
+    expect((await ok(await seller.call(`/v1/orders/${created.id}`))).status).toBe("draft");
+  });
+});

@@ -36,3 +36,13 @@ export class PaymentActionRequired extends ApiError {
     );
   }
 }
+
+export class OrganizationNotReadyForPayments extends ApiError {
+  constructor() {
+    super(
+      403,
+      "OrganizationNotReadyForPayments",
+      "This server takes no payments (TILL_PAYMENTS=none).",
+    );
+  }
+}

@@ -6,12 +6,7 @@
 // claimed draft asks the processor the same question again: one charge, however often it is called.
 import { inTransaction } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
-import {
-  ApiError,
-  RequestValidationError,
-  ResourceNotFound,
-  ServiceUnavailable,
-} from "../../lib/errors.ts";
+import { RequestValidationError, ResourceNotFound, ServiceUnavailable } from "../../lib/errors.ts";
 import { findCustomerForCheckout } from "../customers/service.ts";
 import {
   findOrderRow,
@@ -30,6 +25,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import {
   OffSessionChargesNotEnabled,
   OrderNotDraft,
+  OrganizationNotReadyForPayments,
   PaymentActionRequired,
   PaymentFailed,
 } from "./errors.ts";
@@ -147,11 +143,7 @@ async function claim(
       throw new OffSessionChargesNotEnabled();
     if (order.status !== "draft") throw new OrderNotDraft(order.status);
     if (order.totalAmount > 0 && deps.processor.name === "none")
-      throw new ApiError(
-        403,
-        "OrganizationNotReadyForPayments",
-        "This server takes no payments (TILL_PAYMENTS=none).",
-      );
+      throw new OrganizationNotReadyForPayments();
     const methods = await customerPaymentMethods(
       tx,
       { organizationId: order.organizationId },
