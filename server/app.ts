@@ -32,6 +32,7 @@ import { createCustomerResolver } from "./modules/customer-sessions/service.ts";
 import { checkoutsRouter } from "./modules/checkouts/routes.ts";
 import { grantsRouter } from "./modules/grants/routes.ts";
 import { licenseKeysRouter } from "./modules/license-keys/routes.ts";
+import { draftOrdersRouter } from "./modules/draft-orders/routes.ts";
 import { ordersRouter } from "./modules/orders/routes.ts";
 import { refundsRouter } from "./modules/refunds/routes.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
@@ -245,6 +246,10 @@ export function createApp(deps: AppDeps): Express {
       streams: deps.webhooks.streams,
     }),
     checkoutLinksRouter(checkoutDeps, guard),
+    draftOrdersRouter(
+      { ...billing, reconcileAfterSeconds: deps.config.payments.reconcileAfterSeconds },
+      guard,
+    ),
     ordersRouter({ db, baseUrl: deps.config.baseUrl }, guard),
     subscriptionsRouter(billing, guard),
     webhooksRouter(

@@ -13,6 +13,7 @@ import { answerClientErrors } from "./lib/client-error.ts";
 import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { RECONCILE_CHECKOUTS_JOB, reconcileCheckoutsJob } from "./modules/checkouts/reconcile.ts";
+import { reconcileDraftOrdersJob } from "./modules/draft-orders/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
@@ -106,6 +107,17 @@ export async function start(
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
       reconcileCheckoutsJob(checkoutJobDeps, log),
+      // A getter: the queue is handed to `billing` once started.
+      reconcileDraftOrdersJob(
+        {
+          ...billing,
+          get queue() {
+            return billing.queue;
+          },
+          reconcileAfterSeconds: config.payments.reconcileAfterSeconds,
+        },
+        log,
+      ),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
       refreshRollupsJob({ db: database.db, log }),
       receiptMailJob({ db: database.db, baseUrl: config.baseUrl, mailer }) as JobDefinition,

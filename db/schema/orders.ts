@@ -116,6 +116,13 @@ export const orders = pgTable(
     billingKey: text("billing_key").unique(),
     paymentAttempts: integer("payment_attempts").notNull().default(0),
     nextPaymentAttemptAt: tstz("next_payment_attempt_at"),
+    /**
+     * A draft order's finalize claimed its current attempt (payment_attempts) and may have charged:
+     * set until the attempt is settled, so the reconciler can ask the processor what became of it.
+     */
+    finalizingAt: tstz("finalizing_at"),
+    /** The saved payment method the claimed attempt charges (a repeated finalize charges the same). */
+    finalizePaymentMethodId: uuid("finalize_payment_method_id"),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     customFieldData: jsonb("custom_field_data")
       .$type<Record<string, unknown>>()
@@ -126,6 +133,7 @@ export const orders = pgTable(
   (t) => [
     index("orders_org_created_idx").on(t.organizationId, t.createdAt),
     index("orders_customer_idx").on(t.customerId),
+    index("orders_finalizing_idx").on(t.finalizingAt),
   ],
 );
 

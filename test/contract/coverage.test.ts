@@ -29,6 +29,9 @@ const MUST_ANSWER = [
   "GET /v1/products/",
   "GET /v1/customers/{id}",
   "POST /v1/events/ingest",
+  "POST /v1/orders/",
+  "POST /v1/orders/{id}/finalize",
+  "PATCH /v1/customer-portal/benefit-grants/{id}",
 ];
 
 let t: TestServer;

@@ -53,6 +53,7 @@ const BODIES: Record<string, unknown> = {
   "PATCH /v1/customer-portal/subscriptions/{id}": { cancel_at_period_end: true },
   "PATCH /v1/customer-portal/orders/{id}": { billing_name: "Renamed" },
   "POST /v1/customer-portal/orders/{id}/confirm-payment": { confirmation_token_id: "tok_any" },
+  "PATCH /v1/customer-portal/benefit-grants/{id}": { benefit_type: "license_keys" },
 };
 
 const QUERIES: Record<string, string> = {
@@ -209,6 +210,15 @@ describe("tenancy on every route that names a resource", () => {
       ],
       ["/v1/checkout-links/", { payment_processor: "stripe", products: [ids["products/{id}"]] }],
       ["/v1/customer-sessions/", { customer_id: ids["customers/{id}"] }],
+      [
+        "/v1/orders/",
+        { customer_id: ids["customers/{id}"], product_id: stranger.ids["products/{id}"] },
+      ],
+      [
+        "/v1/orders/",
+        { customer_id: stranger.ids["customers/{id}"], product_id: ids["products/{id}"] },
+      ],
+      [`/v1/orders/${ids["draft-orders/{id}"]}/finalize`, {}],
       ["/v1/refunds/", { order_id: ids["orders/{id}"], reason: "other", amount: 1 }],
       ["/v1/events/ingest", { events: [{ name: "x", customer_id: ids["customers/{id}"] }] }],
       [

@@ -134,6 +134,13 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     `${name}'s customer meter`,
   );
   const session = await call("/v1/customer-sessions/", { customer_id: order.customerId });
+  // Draft orders (POST /v1/orders/, finalize) are on for both tenants, so a refusal is tenancy's.
+  await call(
+    `/v1/organizations/${organizationId}`,
+    { feature_settings: { off_session_charges_enabled: true } },
+    "PATCH",
+  );
+  const draft = await call("/v1/orders/", { customer_id: customer.id, product_id: product.id });
   // Disputes come only from a processor's events (Stripe); the sandbox's are written as one would be.
   const [dispute] = await t.server.database.rows<{ id: string }>(
     sql`insert into disputes (organization_id, customer_id, order_id, payment_id, processor,
@@ -156,6 +163,7 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
       "webhooks/events/{id}": webhookEvent.webhook_event.id,
       "products/{id}": product.id,
       "orders/{id}": order.id,
+      "draft-orders/{id}": draft.id,
       "checkouts/{id}": checkout.id,
       "files/{id}": file.id,
       "license-keys/{id}": licenseKeyId,

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { customerOf } from "../../lib/customer-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { customerMeterListQuery } from "../grants/schemas.ts";
+import { customerGrantUpdate, customerMeterListQuery } from "../grants/schemas.ts";
 import {
   benefitIdQuery,
   portalCustomerUpdate,
@@ -113,6 +113,11 @@ export function customerPortalRouter(
     res.json(
       await seams.getCustomerBenefitGrant(deps, customerOf(req), parseParams(idParams, req).id),
     );
+  });
+  r.patch(`${p}/benefit-grants/:id`, async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    const body = parseBody(customerGrantUpdate, req);
+    res.json(await seams.updateCustomerBenefitGrant(deps, customerOf(req), id, body));
   });
   r.get(both(`${p}/license-keys`), async (req, res) => {
     res.json(

@@ -5,7 +5,8 @@
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import type { Pagination } from "../../lib/pagination.ts";
 import { listDownloadablesOfCustomer } from "../grants/downloads.ts";
-import type { CustomerMeterListQuery } from "../grants/schemas.ts";
+import { updateGrantOfCustomer } from "../grants/customer-update.ts";
+import type { CustomerGrantUpdate, CustomerMeterListQuery } from "../grants/schemas.ts";
 import {
   grantOfCustomer,
   listGrantsOfCustomer,
@@ -54,6 +55,18 @@ export async function listCustomerBenefitGrants(
 
 export async function getCustomerBenefitGrant(deps: PortalDeps, ctx: CustomerContext, id: string) {
   const [grant] = await customerGrants(deps, ctx, [await grantOfCustomer(deps.db, ctx, id)]);
+  return grant!;
+}
+
+/** PATCH /v1/customer-portal/benefit-grants/{id}: which linked account a Discord/GitHub grant goes to. */
+export async function updateCustomerBenefitGrant(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  id: string,
+  input: CustomerGrantUpdate,
+) {
+  const updated = await updateGrantOfCustomer(deps.db, deps, ctx, id, input);
+  const [grant] = await customerGrants(deps, ctx, [updated]);
   return grant!;
 }
 

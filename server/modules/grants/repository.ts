@@ -230,6 +230,20 @@ export async function linkedAccount(
   return row ?? null;
 }
 
+/** Every account the till user with this email linked for the provider (social sign-in). */
+export async function linkedAccounts(
+  db: Db,
+  email: string,
+  providerId: string,
+): Promise<{ accountId: string; accessToken: string | null }[]> {
+  return db
+    .select({ accountId: account.accountId, accessToken: account.accessToken })
+    .from(account)
+    .innerJoin(user, eq(user.id, account.userId))
+    .where(and(eq(account.providerId, providerId), sql`lower(${user.email}) = lower(${email})`))
+    .orderBy(desc(account.updatedAt));
+}
+
 /** The subscription's grants that are in force (granted, not revoked), for the cycle. */
 export async function grantedOfSubscription(db: Db, subscriptionId: string): Promise<GrantRow[]> {
   return db

@@ -24,6 +24,25 @@ export const benefitGrantListQuery = z.object({
 });
 export type BenefitGrantListQuery = z.output<typeof benefitGrantListQuery>;
 
+const accountUpdate = z.object({ account_id: z.string().min(1).max(100).nullable() });
+const typeOnly = (type: string) => z.object({ benefit_type: z.literal(type) });
+
+/** Polar's CustomerBenefitGrantUpdate: only Discord and GitHub grants have anything to change. */
+export const customerGrantUpdate = z.discriminatedUnion("benefit_type", [
+  z.object({ benefit_type: z.literal("discord"), properties: accountUpdate }),
+  z.object({ benefit_type: z.literal("github_repository"), properties: accountUpdate }),
+  typeOnly("downloadables"),
+  typeOnly("license_keys"),
+  typeOnly("custom"),
+  typeOnly("meter_credit"),
+  typeOnly("feature_flag"),
+  z.object({
+    benefit_type: z.literal("slack_shared_channel"),
+    properties: z.object({ invited_email: z.email() }),
+  }),
+]);
+export type CustomerGrantUpdate = z.output<typeof customerGrantUpdate>;
+
 export function grantOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut) {
   return {
     created_at: g.createdAt.toISOString(),

@@ -35,7 +35,12 @@ export interface GrantQueueDeps {
   queue: QueueHandle | null;
 }
 
-async function enqueue(tx: Db, deps: GrantQueueDeps, grants: { id: string }[]): Promise<void> {
+/** Queues the grant jobs of rows just marked, in the caller's transaction. */
+export async function enqueue(
+  tx: Db,
+  deps: GrantQueueDeps,
+  grants: { id: string }[],
+): Promise<void> {
   if (!deps.queue || grants.length === 0) return;
   // pg-boss inserts the job with our transaction's connection, so it commits or rolls back with it.
   const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);

@@ -18,7 +18,7 @@ import { addDiscordMember, removeDiscordMember, type DiscordConfig } from "./dis
 import { addCollaborator, githubLogin, removeCollaborator, type GitHubConfig } from "./github.ts";
 import { GrantFailure } from "./http.ts";
 import { creditUnits } from "./meter-repository.ts";
-import { linkedAccount, type GrantRow } from "./repository.ts";
+import { linkedAccount, linkedAccounts, type GrantRow } from "./repository.ts";
 
 export interface GrantsConfig {
   discord: DiscordConfig;
@@ -96,8 +96,13 @@ const meterCredit: Strategy = {
 async function identity(i: StrategyInput, provider: "discord" | "github") {
   const own = i.grant.properties.account_id;
   const linked = await linkedAccount(i.db, i.customerEmail, provider);
-  if (typeof own === "string" && own)
-    return { accountId: own, accessToken: linked?.accountId === own ? linked.accessToken : null };
+  if (typeof own === "string" && own) {
+    // The account chosen in the portal may not be the latest linked one: its own token is used.
+    const chosen = (await linkedAccounts(i.db, i.customerEmail, provider)).find(
+      (a) => a.accountId === own,
+    );
+    return { accountId: own, accessToken: chosen?.accessToken ?? null };
+  }
   if (!linked)
     throw new GrantFailure(
       `${provider}_account_not_linked`,
@@ -112,6 +117,16 @@ const discord: Strategy = {
     const p = i.benefit.properties as { guild_id: string; role_id: string };
     const who = await identity(i, "discord");
     await addDiscordMember(i.config.discord, p.guild_id, p.role_id, who);
+    // The customer moved the grant to another account (portal): the old one loses the role.
+    const before = i.grant.properties as { guild_id?: string; granted_account_id?: string };
+    if (before.granted_account_id && before.granted_account_id !== who.accountId)
+      await removeDiscordMember(
+        i.config.discord,
+        before.guild_id ?? p.guild_id,
+        p.role_id,
+        before.granted_account_id,
+        false,
+      );
     return {
       account_id: (i.grant.properties.account_id as string | undefined) ?? null,
       guild_id: p.guild_id,
@@ -156,6 +171,15 @@ const github: Strategy = {
       login,
       p.permission,
     );
+    // The customer moved the grant to another account (portal): the old one loses access.
+    const before = i.grant.properties as { granted_account_id?: string };
+    if (before.granted_account_id && before.granted_account_id !== login)
+      await removeCollaborator(
+        i.config.github,
+        p.repository_owner,
+        p.repository_name,
+        before.granted_account_id,
+      );
     return {
       account_id: (i.grant.properties.account_id as string | undefined) ?? null,
       repository_owner: p.repository_owner,

@@ -1,5 +1,17 @@
 // SQL for orders and their items.
-import { and, asc, count, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  inArray,
+  isNotNull,
+  isNull,
+  lt,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
 
@@ -200,4 +212,52 @@ export async function listOrders(
     db.select({ n: count() }).from(orders).where(where),
   ]);
   return { rows, total: totals!.n };
+}
+
+// Draft orders (POST /v1/orders/): inserted without an invoice number, numbered when paid.
+
+export async function insertDraftOrder(
+  db: Db,
+  values: typeof orders.$inferInsert,
+  items: Omit<typeof orderItems.$inferInsert, "orderId">[],
+): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
+  const [order] = await db.insert(orders).values(values).returning();
+  return withItems(db, order!, items);
+}
+
+/**
+ * Applies the outcome of a draft's attempt: only while the order is still a draft under that attempt
+ * (and, when `claimOpen`, with its claim not yet released), so a finalize, a repeated finalize and
+ * the reconciler racing over one charge settle it once (the others get null).
+ */
+export async function settleDraftAttempt(
+  db: Db,
+  id: string,
+  attempt: number,
+  values: Partial<typeof orders.$inferInsert>,
+  claimOpen: boolean,
+): Promise<OrderRow | null> {
+  const [row] = await db
+    .update(orders)
+    .set(values)
+    .where(
+      and(
+        eq(orders.id, id),
+        eq(orders.status, "draft"),
+        eq(orders.paymentAttempts, attempt),
+        claimOpen ? isNotNull(orders.finalizingAt) : undefined,
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Drafts whose finalize claimed an attempt before `cutoff` and never settled it (a crash). */
+export async function staleFinalizing(db: Db, cutoff: Date, limit: number): Promise<OrderRow[]> {
+  return db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.status, "draft"), lt(orders.finalizingAt, cutoff)))
+    .orderBy(asc(orders.finalizingAt))
+    .limit(limit);
 }

@@ -40,7 +40,7 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
     tax_amount: o.taxAmount,
     total_amount: o.totalAmount,
     applied_balance_amount: 0,
-    due_amount: o.status === "pending" ? o.totalAmount : 0,
+    due_amount: o.status === "pending" || o.status === "draft" ? o.totalAmount : 0,
     refunded_amount: o.refundedAmount,
     refunded_tax_amount: o.refundedTaxAmount,
     currency: o.currency,

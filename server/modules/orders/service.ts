@@ -80,6 +80,9 @@ export const insertOrder = repo.insertOrder;
 export const insertOrderOnce = repo.insertOrderOnce;
 export const pendingOrderOfSubscription = repo.pendingOrderOfSubscription;
 export const updateOrderRow = repo.updateOrder;
+export const insertDraftOrder = repo.insertDraftOrder;
+export const settleDraftAttempt = repo.settleDraftAttempt;
+export const staleFinalizing = repo.staleFinalizing;
 export type { OrderRow } from "./repository.ts";
 
 /** One customer's orders, for the customer portal (the caller has already scoped it to that customer). */
@@ -113,6 +116,11 @@ export async function findOrderRow(db: Db, organizationIds: readonly string[], i
 /** An order by id alone, for a signed document URL (the signature is the credential). */
 export function orderForSignedUrl(db: Db, id: string) {
   return repo.findOrderById(db, id);
+}
+
+/** The organization's next invoice number, taken in the caller's transaction (gapless). */
+export function nextInvoiceNumber(tx: Db, organizationId: string) {
+  return repo.nextDocumentNumber(tx, organizationId, "invoice");
 }
 
 /** The organization's next receipt number, taken in the caller's transaction (gapless). */

@@ -38,3 +38,16 @@ export async function portalAllowsPlanChange(db: Db, organizationId: string): Pr
   if (!record) return false;
   return settingsOf(record.profile.settings).customer_portal_settings.subscription.update_plan;
 }
+
+/** Whether the organization may create and finalize draft orders (off-session charges); off by default. */
+export async function offSessionChargesEnabled(db: Db, organizationId: string): Promise<boolean> {
+  const record = await repo.findOrganization(db, organizationId);
+  if (!record) return false;
+  return settingsOf(record.profile.settings).feature_settings.off_session_charges_enabled;
+}
+
+/** The currency an organization charges in when a request names none. */
+export async function defaultCurrencyOf(db: Db, organizationId: string): Promise<string> {
+  const record = await repo.findOrganization(db, organizationId);
+  return record?.profile.defaultPresentmentCurrency ?? "usd";
+}

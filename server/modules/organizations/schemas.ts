@@ -64,6 +64,8 @@ const featureSettings = z.object({
   member_model_enabled: z.boolean().optional(),
   checkout_localization_enabled: z.boolean().optional(),
   overview_metrics: z.array(z.string()).nullish(),
+  // Staff-managed at Polar; a self-hosted organization turns draft orders on itself.
+  off_session_charges_enabled: z.boolean().optional(),
 });
 const details = z.object({
   about: z.string().max(5000).nullish(),

@@ -7,7 +7,9 @@ export type DeclineCode =
   | "card_declined"
   | "insufficient_funds"
   | "invalid_token"
-  | "processing_error";
+  | "processing_error"
+  /** Off-session, the bank asked for 3-D Secure: only the customer, on-session, can pay. */
+  | "authentication_required";
 
 /** A card the processor keeps for later off-session charges. */
 export interface SavedPaymentMethod {
@@ -160,4 +162,5 @@ export const DECLINE_MESSAGES = {
   insufficient_funds: "Your card has insufficient funds.",
   invalid_token: "The payment details are no longer valid. Enter your card again.",
   processing_error: "An error occurred while processing your card. Try again in a little bit.",
+  authentication_required: "Your bank asks you to authenticate this payment.",
 } as const;

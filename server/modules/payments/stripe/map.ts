@@ -84,7 +84,9 @@ function declined(code: string | null, message: string | null) {
       ? "insufficient_funds"
       : code === "resource_missing" || code === "payment_intent_unexpected_state"
         ? "invalid_token"
-        : "card_declined";
+        : code === "authentication_required"
+          ? "authentication_required"
+          : "card_declined";
   return { status: "failed" as const, code: mapped, message: message ?? DECLINE_MESSAGES[mapped] };
 }
 

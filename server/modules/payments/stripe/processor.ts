@@ -4,7 +4,7 @@
 // Every request carries an idempotency key derived from till's own (checkout and attempt, renewal
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
 import { Stripe } from "stripe";
-import type { PaymentProcessor, PaymentCustomer } from "../processor.ts";
+import { DECLINE_MESSAGES, type PaymentProcessor, type PaymentCustomer } from "../processor.ts";
 import {
   disputeOf,
   intentResult,
@@ -128,8 +128,8 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         if (result.status === "requires_action")
           return {
             status: "failed",
-            code: "card_declined",
-            message: "Your bank asks you to authenticate this payment.",
+            code: "authentication_required",
+            message: DECLINE_MESSAGES.authentication_required,
           };
         return result;
       } catch (err) {

@@ -1,0 +1,60 @@
+// The customer's change to one of their grants from the portal (Polar's CustomerBenefitGrantUpdate).
+// Only Discord and GitHub grants have something to change: which of the customer's linked accounts
+// receives the benefit. A new account re-queues the grant, whose job gives the new account access
+// and then takes it from the old one; every other type is answered as it is.
+import { inTransaction, type Db } from "../../../db/client.ts";
+import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { benefitRowsByIds } from "../benefits/service.ts";
+import { customersByIds } from "../customers/service.ts";
+import * as repo from "./repository.ts";
+import type { CustomerGrantUpdate } from "./schemas.ts";
+import { enqueue, type GrantQueueDeps, renderGrants } from "./service.ts";
+
+const PROVIDERS: Record<string, "discord" | "github"> = {
+  discord: "discord",
+  github_repository: "github",
+};
+
+export async function updateGrantOfCustomer(
+  db: Db,
+  deps: GrantQueueDeps,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+  input: CustomerGrantUpdate,
+) {
+  const row = await inTransaction(db, async (tx) => {
+    const found = await repo.findGrant(tx, [customer.organizationId], id);
+    if (!found || found.customerId !== customer.customerId)
+      throw new ResourceNotFound("Benefit grant not found.");
+    const grant = (await repo.lockGrant(tx, id))!;
+    const [benefit] = await benefitRowsByIds(tx, [grant.benefitId]);
+    if (grant.revokedAt || grant.pendingAction === "revoke")
+      throw new NotPermitted("The benefit grant is revoked and cannot be updated.");
+    if (benefit!.type !== input.benefit_type)
+      throw RequestValidationError.field(
+        ["body", "benefit_type"],
+        `The grant is of a ${benefit!.type} benefit.`,
+      );
+    const provider = PROVIDERS[input.benefit_type];
+    if (!provider || !("properties" in input) || !("account_id" in input.properties)) return grant;
+    const accountId = input.properties.account_id;
+    if (accountId !== null) {
+      const [owner] = await customersByIds(tx, [grant.customerId]);
+      const linked = await repo.linkedAccounts(tx, owner?.email ?? "", provider);
+      if (!linked.some((a) => a.accountId === accountId))
+        throw RequestValidationError.field(
+          ["body", "properties", "account_id"],
+          "The account is not one the customer linked.",
+        );
+    }
+    if ((grant.properties.account_id ?? null) === accountId) return grant;
+    const updated = await repo.updateGrant(tx, grant.id, {
+      properties: { ...grant.properties, account_id: accountId },
+      pendingAction: "grant",
+      modifiedAt: deps.clock.now(),
+    });
+    await enqueue(tx, deps, [updated]);
+    return updated;
+  });
+  return (await renderGrants(db, [row]))[0]!;
+}
