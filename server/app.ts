@@ -57,6 +57,7 @@ import { customersRouter } from "./modules/customers/routes.ts";
 import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metricsRouter } from "./modules/metrics/routes.ts";
+import { metricDashboardsRouter } from "./modules/metric-dashboards/routes.ts";
 import { eventTypesRouter } from "./modules/event-types/routes.ts";
 import { exportsRouter } from "./modules/exports/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
@@ -238,6 +239,7 @@ export function createApp(deps: AppDeps): Express {
     eventsRouter({ db, clock: deps.clock }, guard),
     eventTypesRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
+    metricDashboardsRouter({ db, clock: deps.clock }, guard),
     metricsRouter({ db }, guard),
     customerMetersRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {
