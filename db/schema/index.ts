@@ -22,3 +22,4 @@ export * from "./idempotency.ts";
 export * from "./sandbox-clocks.ts";
 export * from "./event-types.ts";
 export * from "./metric-dashboards.ts";
+export * from "./oauth2.ts";
