@@ -70,6 +70,7 @@ import type { Mailer } from "./modules/email/mailer.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
+import { oauth2PageRouter, oauth2Router } from "./modules/oauth2/routes.ts";
 import { compressResponses, webRouter } from "./web.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
@@ -171,6 +172,12 @@ export function createApp(deps: AppDeps): Express {
 
   const resolveAuth = createAuthResolver({ auth: deps.auth, db, clock: deps.clock });
   const guard = createGuard(resolveAuth);
+  const oauth2 = {
+    db,
+    clock: deps.clock,
+    secretBox: deps.secretBox,
+    baseUrl: deps.config.baseUrl,
+  };
   // Idempotency keys belong to the organization (access token), the user (session) or the customer
   // session that sends them.
   const idempotentWrites = idempotency({
@@ -208,6 +215,7 @@ export function createApp(deps: AppDeps): Express {
     exportsRouter({ db }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
+    oauth2Router(oauth2, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
     disputesRouter(disputeDeps, guard),
@@ -307,6 +315,7 @@ export function createApp(deps: AppDeps): Express {
     v1,
   );
   app.use(buyRouter(checkoutDeps));
+  app.use(oauth2PageRouter(oauth2, resolveAuth));
   app.use(
     webRouter({
       embedOrigins: [new URL(deps.config.baseUrl).origin],
