@@ -4,6 +4,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createOrganization, createSeller } from "../../../test/helpers/auth.ts";
+import { join, orgCall } from "../../../test/helpers/organizations.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 type Seller = Awaited<ReturnType<typeof createSeller>>;
@@ -60,17 +61,22 @@ async function post(
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
 }
 
-/** Consents as the seller on their organization; the code from the redirect. */
-async function consent(challenge: string, organizationId = seller.organization.id) {
+/** Consents (as the seller on their organization by default); the code from the redirect. */
+async function consent(
+  challenge: string,
+  organizationId = seller.organization.id,
+  as = cookie,
+  extra: Record<string, string> = {},
+) {
   const res = await fetch(`${t.url}/v1/oauth2/consent`, {
     method: "POST",
     headers: {
       "content-type": "application/x-www-form-urlencoded",
-      cookie,
+      cookie: as,
       origin: t.url,
     },
     body: new URLSearchParams({
-      ...authorizeParams(challenge),
+      ...authorizeParams(challenge, extra),
       action: "allow",
       organization_id: organizationId,
     }),
@@ -108,6 +114,17 @@ beforeAll(async () => {
 afterAll(() => t.stop());
 
 describe("client registration", () => {
+  it("publishes the authorization server's metadata", async () => {
+    const meta = await api(t.url, "/.well-known/oauth-authorization-server");
+    expect(meta.status).toBe(200);
+    expect(meta.body).toMatchObject({
+      issuer: t.url,
+      authorization_endpoint: `${t.url}/oauth2/authorize`,
+      token_endpoint: `${t.url}/v1/oauth2/token`,
+      code_challenge_methods_supported: ["S256"],
+    });
+  });
+
   it("registers, reads, updates and deletes a client for its owner only", async () => {
     expect(client).toMatchObject({
       client_name: "Acme Analytics",
@@ -358,6 +375,114 @@ describe("authorization code with PKCE", () => {
       redirect: "manual",
     });
     expect(foreign.status).toBe(422);
+  });
+
+  it("stops a member's token once they leave the organization", async () => {
+    const member = await join(
+      t.url,
+      t.server.database,
+      seller.user,
+      seller.organization.id,
+      "member",
+    );
+    const memberCookie = await signInCookie(member.email, member.password);
+    const { verifier, challenge } = pkce();
+    const code = await consent(challenge, seller.organization.id, memberCookie);
+    const ok = await post("/v1/oauth2/token", {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      ...secretOf(),
+    });
+    const token = ok.body.access_token;
+    expect((await api(t.url, "/v1/products/", { token })).status).toBe(200);
+    const left = await orgCall(t.url, member, "leave", { organizationId: seller.organization.id });
+    expect(left.status).toBe(200);
+    expect((await api(t.url, "/v1/products/", { token })).status).toBe(401);
+  });
+
+  it("serves a public client with PKCE, and a user grant across the user's organizations", async () => {
+    const reg = await api(t.url, "/v1/oauth2/register", {
+      token: seller.user.token,
+      body: {
+        client_name: "CLI",
+        redirect_uris: ["http://127.0.0.1:8765/callback"],
+        token_endpoint_auth_method: "none",
+        scope: "openid email products:read",
+      },
+    });
+    expect(reg.body.default_sub_type).toBe("user");
+    const app = reg.body as { client_id: string };
+    const base = {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: "http://127.0.0.1:8765/callback",
+      scope: "openid email products:read",
+    };
+    // Without a code challenge a public client is sent back with an error, and gets no code.
+    const noPkce = await fetch(`${t.url}/oauth2/authorize?${new URLSearchParams(base)}`, {
+      headers: { cookie },
+      redirect: "manual",
+    });
+    expect(noPkce.status).toBe(302);
+    expect(new URL(noPkce.headers.get("location")!).searchParams.get("error")).toBe(
+      "invalid_request",
+    );
+    const { verifier, challenge } = pkce();
+    const res = await fetch(`${t.url}/v1/oauth2/consent`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: t.url },
+      body: new URLSearchParams({
+        ...base,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        action: "allow",
+      }),
+      redirect: "manual",
+    });
+    const code = new URL(res.headers.get("location")!).searchParams.get("code")!;
+    const missingVerifier = await post("/v1/oauth2/token", {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: base.redirect_uri,
+      client_id: app.client_id,
+    });
+    expect(missingVerifier.body.error).toBe("invalid_grant");
+    const ok = await post("/v1/oauth2/token", {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: base.redirect_uri,
+      code_verifier: verifier,
+      client_id: app.client_id,
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.access_token).toMatch(/^till_at_u_/);
+    const token = ok.body.access_token;
+    const info = await api(t.url, "/v1/oauth2/userinfo", { token });
+    expect(info.body).toEqual({
+      sub: seller.user.id,
+      name: null,
+      email: seller.user.email,
+      email_verified: false,
+    });
+    // A user grant sees every organization of the user, still only with its scopes.
+    const all = await api(t.url, "/v1/products/", { token });
+    expect(all.body.items.length).toBeGreaterThanOrEqual(2);
+    const write = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "No",
+        organization_id: seller.organization.id,
+        prices: [{ amount_type: "free" }],
+      },
+    });
+    expect(write.status).toBe(403);
+    const unknownGrant = await post("/v1/oauth2/token", {
+      grant_type: "client_credentials",
+      client_id: app.client_id,
+    });
+    expect(unknownGrant.body.error).toBe("unsupported_grant_type");
   });
 
   it("stops every token of an app when the app is deleted", async () => {

@@ -105,6 +105,10 @@ export function oauth2Router(deps: service.OAuth2Deps, guard: Guard): Router {
 /** GET /oauth2/authorize: the page a browser lands on; errors about the app itself stay here. */
 export function oauth2PageRouter(deps: service.OAuth2Deps, resolve: AuthResolver): Router {
   const r = apiRouter();
+  // RFC 8414 metadata, so apps (and MCP clients) find the endpoints from the base URL alone.
+  r.get("/.well-known/oauth-authorization-server", (_req, res) => {
+    res.json(service.authorizationServerMetadata(deps.baseUrl));
+  });
   r.get("/oauth2/authorize", async (req, res) => {
     const nonce = res.locals.cspNonce ?? "";
     const send = (state: Omit<ConsentPageState, "nonce">, status = 200) =>

@@ -7,6 +7,7 @@ import type { Db } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { SCOPES } from "../../lib/scopes.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import { userProfile } from "../auth/queries.ts";
@@ -106,6 +107,23 @@ export async function deleteClient(deps: OAuth2Deps, ctx: AuthContext, clientId:
   const current = await ownedClient(deps, ctx, clientId);
   // Its codes and tokens go with it (foreign keys cascade), so the app loses access at once.
   await repo.deleteClient(deps.db, current.id);
+}
+
+export function authorizationServerMetadata(baseUrl: string) {
+  return {
+    issuer: baseUrl,
+    authorization_endpoint: `${baseUrl}/oauth2/authorize`,
+    token_endpoint: `${baseUrl}/v1/oauth2/token`,
+    registration_endpoint: `${baseUrl}/v1/oauth2/register`,
+    revocation_endpoint: `${baseUrl}/v1/oauth2/revoke`,
+    introspection_endpoint: `${baseUrl}/v1/oauth2/introspect`,
+    userinfo_endpoint: `${baseUrl}/v1/oauth2/userinfo`,
+    scopes_supported: SCOPES,
+    response_types_supported: ["code"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
+    code_challenge_methods_supported: ["S256"],
+  };
 }
 
 /** The client whose credentials these are, or invalid_client. Public clients have no secret. */
