@@ -114,7 +114,9 @@ export function oauth2PageRouter(deps: service.OAuth2Deps, resolve: AuthResolver
     const send = (state: Omit<ConsentPageState, "nonce">, status = 200) =>
       res
         .status(status)
-        .set({ "cache-control": "no-store", "referrer-policy": "no-referrer" })
+        // same-origin, not no-referrer: with no-referrer the consent form posts `Origin: null`,
+        // which the cookie's origin check refuses; the app still gets no referrer.
+        .set({ "cache-control": "no-store", "referrer-policy": "same-origin" })
         .type("html")
         .send(renderConsentPage({ nonce, ...state }));
     const parsed = authorizeQuery.safeParse(req.query);
