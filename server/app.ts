@@ -58,6 +58,7 @@ import { customersRouter } from "./modules/customers/routes.ts";
 import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metricsRouter } from "./modules/metrics/routes.ts";
+import { metricDashboardsRouter } from "./modules/metric-dashboards/routes.ts";
 import { eventTypesRouter } from "./modules/event-types/routes.ts";
 import { exportsRouter } from "./modules/exports/routes.ts";
 import { metersRouter } from "./modules/meters/routes.ts";
@@ -70,6 +71,7 @@ import type { Mailer } from "./modules/email/mailer.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
+import { oauth2PageRouter, oauth2Router } from "./modules/oauth2/routes.ts";
 import { compressResponses, webRouter } from "./web.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
@@ -171,6 +173,12 @@ export function createApp(deps: AppDeps): Express {
 
   const resolveAuth = createAuthResolver({ auth: deps.auth, db, clock: deps.clock });
   const guard = createGuard(resolveAuth);
+  const oauth2 = {
+    db,
+    clock: deps.clock,
+    secretBox: deps.secretBox,
+    baseUrl: deps.config.baseUrl,
+  };
   // Idempotency keys belong to the organization (access token), the user (session) or the customer
   // session that sends them.
   const idempotentWrites = idempotency({
@@ -208,6 +216,7 @@ export function createApp(deps: AppDeps): Express {
     exportsRouter({ db }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
+    oauth2Router(oauth2, guard),
     sandboxRouter({ db, clock: deps.clock, mode: deps.config.mode }),
     paymentsRouter({ db }, guard),
     disputesRouter(disputeDeps, guard),
@@ -239,6 +248,7 @@ export function createApp(deps: AppDeps): Express {
     eventsRouter({ db, clock: deps.clock }, guard),
     eventTypesRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),
+    metricDashboardsRouter({ db, clock: deps.clock }, guard),
     metricsRouter({ db }, guard),
     customerMetersRouter({ db }, guard),
     checkoutsRouter(checkoutDeps, guard, {
@@ -310,6 +320,7 @@ export function createApp(deps: AppDeps): Express {
     v1,
   );
   app.use(buyRouter(checkoutDeps));
+  app.use(oauth2PageRouter(oauth2, resolveAuth));
   app.use(
     webRouter({
       embedOrigins: [new URL(deps.config.baseUrl).origin],

@@ -21,3 +21,5 @@ export * from "./grants.ts";
 export * from "./idempotency.ts";
 export * from "./sandbox-clocks.ts";
 export * from "./event-types.ts";
+export * from "./metric-dashboards.ts";
+export * from "./oauth2.ts";

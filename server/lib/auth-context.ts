@@ -14,6 +14,8 @@ export interface AuthContext {
   scopes: ReadonlySet<string>;
   /** The organization access token's id, when that is how the caller authenticated. */
   tokenId: string | null;
+  /** The OAuth app acting for the caller, when an OAuth access token authenticated them. */
+  oauthClientId?: string;
 }
 
 export type AuthResolver = (

@@ -30,7 +30,8 @@ export class ApiError extends Error {
     this.headers = headers;
   }
 
-  toBody(): { error: string; detail: string | ValidationIssue[] } {
+  /** The response body; protocols with their own error shape (OAuth) override it. */
+  toBody(): Record<string, unknown> {
     return { error: this.error, detail: this.detail };
   }
 }

@@ -7,7 +7,14 @@ export type TokenPrefix =
   | "till_c_"
   | "till_cl_"
   | "till_cst_"
-  | "till_cev_";
+  | "till_cev_"
+  | "till_ci_"
+  | "till_cs_"
+  | "till_ac_"
+  | "till_at_u_"
+  | "till_at_o_"
+  | "till_rt_u_"
+  | "till_rt_o_";
 
 export function newToken(prefix: TokenPrefix): string {
   return `${prefix}${randomBytes(32).toString("base64url")}`;

@@ -49,6 +49,7 @@ const BODIES: Record<string, unknown> = {
   "PATCH /v1/customers/external/{external_id}": { name: "Renamed" },
   "PATCH /v1/event-types/{id}": { label: "Renamed" },
   "PATCH /v1/meters/{id}": { name: "Renamed" },
+  "PATCH /v1/metrics/dashboards/{id}": { name: "Renamed" },
   "PATCH /v1/files/{id}": { name: "renamed.png" },
   "PATCH /v1/customer-portal/subscriptions/{id}": { cancel_at_period_end: true },
   "PATCH /v1/customer-portal/orders/{id}": { billing_name: "Renamed" },

@@ -89,6 +89,10 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     format: "raw",
     events: ["order.created"],
   });
+  const dashboard = await call("/v1/metrics/dashboards", {
+    name: `${name} dashboard`,
+    metrics: ["revenue"],
+  });
   const { file } = await uploadFile(t, token, Buffer.from(`${name} cover`));
 
   const order = await buy(polar, organizationId, product.id, `${name.toLowerCase()}@example.com`);
@@ -176,6 +180,7 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
       "events/{id}": event.id,
       "event-types/{id}": eventType.id,
       "meters/{id}": meter.id,
+      "metrics/dashboards/{id}": dashboard.id,
       "customer-meters/{id}": customerMeter.id,
       "payments/{id}": payment.id,
       "disputes/{id}": dispute!.id,

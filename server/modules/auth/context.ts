@@ -1,5 +1,5 @@
-// Resolves a request to an AuthContext: `till_oat_` bearer tokens through their hash, anything else
-// (a session cookie, or a session token as bearer) through better-auth.
+// Resolves a request to an AuthContext: `till_oat_` and OAuth (`till_at_`) bearer tokens through
+// their hash, anything else (a session cookie, or a session token as bearer) through better-auth.
 import type { Request } from "express";
 import { fromNodeHeaders } from "better-auth/node";
 import type { Db } from "../../../db/client.ts";
@@ -7,6 +7,7 @@ import type { AuthContext, AuthResolver } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { SCOPES } from "../../lib/scopes.ts";
 import { hashToken } from "../../lib/tokens.ts";
+import { ACCESS_PREFIXES, resolveAccessToken } from "../oauth2/tokens.ts";
 import { memberOrganizationIds } from "../organizations/queries.ts";
 import { resolveToken } from "../tokens/service.ts";
 import type { Auth } from "./auth.ts";
@@ -26,6 +27,9 @@ export function createAuthResolver(deps: { auth: Auth; db: Db; clock: Clock }): 
         tokenId: token.id,
       };
     }
+    // An OAuth app's access token: the scopes and organization its user granted at consent.
+    if (ACCESS_PREFIXES.some((p) => req.bearer?.startsWith(p)))
+      return resolveAccessToken(deps, req.bearer!);
     // A customer session token is for /v1/customer-portal only; on a seller route it is nobody.
     if (req.bearer?.startsWith("till_cst_")) return null;
     if (!req.bearer && !req.headers.cookie) return null;

@@ -6,3 +6,8 @@ import * as repo from "./repository.ts";
 export function userRole(db: Db, userId: string): Promise<string | null> {
   return repo.userRole(db, userId);
 }
+
+/** Who a user is, for consent screens and OpenID userinfo; null for an unknown user. */
+export function userProfile(db: Db, userId: string) {
+  return repo.userProfile(db, userId);
+}

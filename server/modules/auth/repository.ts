@@ -9,6 +9,30 @@ export async function userRole(db: Db, userId: string): Promise<string | null> {
   return row?.role ?? null;
 }
 
+export async function userProfile(
+  db: Db,
+  userId: string,
+): Promise<{
+  id: string;
+  name: string;
+  email: string;
+  emailVerified: boolean;
+  image: string | null;
+} | null> {
+  const [row] = await db
+    .select({
+      id: user.id,
+      name: user.name,
+      email: user.email,
+      emailVerified: user.emailVerified,
+      image: user.image,
+    })
+    .from(user)
+    .where(eq(user.id, userId))
+    .limit(1);
+  return row ?? null;
+}
+
 /** Gives the admin role to the users of `emails` (lower-cased) who lack it; only verified ones when asked. */
 export async function promoteToAdmin(
   db: Db,

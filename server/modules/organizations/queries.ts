@@ -51,3 +51,14 @@ export async function defaultCurrencyOf(db: Db, organizationId: string): Promise
   const record = await repo.findOrganization(db, organizationId);
   return record?.profile.defaultPresentmentCurrency ?? "usd";
 }
+
+/** Name, slug and logo of an organization, for consent screens; null when it does not exist. */
+export async function organizationSummary(
+  db: Db,
+  organizationId: string,
+): Promise<{ id: string; name: string; slug: string; avatarUrl: string | null } | null> {
+  const record = await repo.findOrganization(db, organizationId);
+  if (!record) return null;
+  const { org } = record;
+  return { id: org.id, name: org.name, slug: org.slug, avatarUrl: org.logo ?? null };
+}
