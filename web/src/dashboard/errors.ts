@@ -51,7 +51,8 @@ export function humanize(path: (string | number)[], msg: string): string {
   if (m) {
     const [, , kind, op, n] = m;
     const bound = op!.startsWith(">") ? "at least" : "at most";
-    const unit = kind === "string" ? " characters" : kind === "array" ? ` item${n === "1" ? "" : "s"}` : "";
+    const unit =
+      kind === "string" ? " characters" : kind === "array" ? ` item${n === "1" ? "" : "s"}` : "";
     return `${label} must be ${bound} ${n}${unit}.`;
   }
   if (/^Invalid (UUID|uuid|input)/.test(msg)) return `${label} is not valid.`;

@@ -57,7 +57,7 @@ export function Empty({
 }) {
   return (
     <div className="empty">
-      <h3>{title}</h3>
+      <h2>{title}</h2>
       {children}
       {command ? (
         <div className="command">
@@ -73,7 +73,7 @@ export function Empty({
 export function Unavailable({ what }: { what: string }) {
   return (
     <div className="empty">
-      <h3>{what} are not available on this server</h3>
+      <h2>{what} are not available on this server</h2>
       <p className="muted">
         This till server does not serve this API yet. Upgrade till to a version that includes it.
       </p>
@@ -198,16 +198,38 @@ export function Field(props: {
   const { label, error, ...input } = props;
   const id = `f-${props.name}`;
   return (
-    <label className="field">
-      <span>{label}</span>
+    <FieldShell label={label} id={id} error={error}>
       <input
         id={id}
         {...input}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? `${id}-error` : undefined}
       />
+    </FieldShell>
+  );
+}
+
+/**
+ * A label, its control (given with `id`) and the API's sentence under it. The sentence sits outside
+ * the <label> so it describes the control (aria-describedby) without becoming part of its name.
+ */
+export function FieldShell({
+  label,
+  id,
+  error,
+  children,
+}: {
+  label: string;
+  id: string;
+  error: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children}
       <FieldError id={`${id}-error`} message={error} />
-    </label>
+    </div>
   );
 }
 
@@ -277,7 +299,7 @@ export function Table<T extends { id: string }>({
         <thead>
           <tr>
             {columns.map(([h]) => (
-              <th key={h}>{h}</th>
+              <th key={h}>{h || <span className="sr-only">Actions</span>}</th>
             ))}
           </tr>
         </thead>
@@ -292,5 +314,39 @@ export function Table<T extends { id: string }>({
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** A labelled select with the API's sentence about it, like Field. */
+export function SelectField({
+  label,
+  name,
+  options,
+  defaultValue,
+  error,
+}: {
+  label: string;
+  name: string;
+  options: [value: string, label: string][];
+  defaultValue?: string | undefined;
+  error?: string | undefined;
+}) {
+  const id = `f-${name}`;
+  return (
+    <FieldShell label={label} id={id} error={error}>
+      <select
+        id={id}
+        name={name}
+        defaultValue={defaultValue}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      >
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </FieldShell>
   );
 }
