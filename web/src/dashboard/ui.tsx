@@ -81,7 +81,7 @@ export function Unavailable({ what }: { what: string }) {
   );
 }
 
-/** Renders a loaded resource: spinner, error (or "unavailable" for a 404), or the content. */
+/** Renders a loaded resource: spinner (first load only), error (or "unavailable" for a 404), or the content. */
 export function Resource<T>({
   loaded,
   what,
@@ -97,8 +97,8 @@ export function Resource<T>({
     ) : (
       <ErrorNote error={loaded.error} />
     );
-  if (loaded.loading || loaded.data === null)
-    return <Loading what={`Loading ${what.toLowerCase()}`} />;
+  // A reload keeps showing what was loaded until the answer comes, instead of flashing a spinner.
+  if (loaded.data === null) return <Loading what={`Loading ${what.toLowerCase()}`} />;
   return <>{children(loaded.data)}</>;
 }
 
