@@ -30,6 +30,8 @@ const SCOPES = [
   "webhooks:write",
   "customers:write",
   "events:write",
+  "checkouts:write",
+  "discounts:write",
 ];
 
 export async function signedInDashboard(
