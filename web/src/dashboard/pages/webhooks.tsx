@@ -68,9 +68,15 @@ function CreateEndpoint({ onDone }: { onDone: () => void }) {
           name="url"
           type="url"
           required
+          error={action.fieldError("url")}
           placeholder="https://example.com/webhooks/till"
         />
-        <Field label="Name" name="name" placeholder="Production" />
+        <Field
+          label="Name"
+          name="name"
+          placeholder="Production"
+          error={action.fieldError("name")}
+        />
       </div>
       <fieldset className="events">
         <legend>Events</legend>
