@@ -37,8 +37,8 @@ const optionalInt = (data: FormData, name: string) => {
 const str = (v: unknown) => (typeof v === "string" || typeof v === "number" ? String(v) : "");
 const sub = (p: Props, key: string) => (p[key] ?? {}) as Props;
 
-/** The properties body for a type from the form's fields. */
-export function propertiesFrom(type: BenefitType, data: FormData): Props {
+/** The properties body for a type from the form's fields; `current` keeps what the form does not show. */
+export function propertiesFrom(type: BenefitType, data: FormData, current: Props = {}): Props {
   switch (type) {
     case "custom":
       return { note: text(data, "note") || null };
@@ -54,8 +54,16 @@ export function propertiesFrom(type: BenefitType, data: FormData): Props {
         repository_name: text(data, "repository_name"),
         permission: text(data, "permission"),
       };
-    case "downloadables":
-      return { files: data.getAll("files").map(String) };
+    case "downloadables": {
+      const files = data.getAll("files").map(String);
+      // Files the seller archived stay archived while they remain in the benefit.
+      const archived = Object.fromEntries(
+        Object.entries((current.archived ?? {}) as Record<string, boolean>).filter(([id]) =>
+          files.includes(id),
+        ),
+      );
+      return { files, archived };
+    }
     case "license_keys": {
       const ttl = optionalInt(data, "ttl");
       const limit = optionalInt(data, "limit");

@@ -50,7 +50,7 @@ function BenefitForm({ existing, onDone }: { existing: Benefit | null; onDone: (
       const body = {
         type,
         description: String(data.get("description") ?? "").trim(),
-        properties: propertiesFrom(type, data),
+        properties: propertiesFrom(type, data, existing?.properties),
       };
       if (existing) await api.patch(`/v1/benefits/${existing.id}`, body);
       else await api.post("/v1/benefits/", { ...body, organization_id: org.id });
