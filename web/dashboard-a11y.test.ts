@@ -125,6 +125,28 @@ describe("dashboard accessibility", () => {
     });
   }
 
+  it("the signed-out pages and the new-organization page have no axe violations at either width", async () => {
+    const visitor = await browser.newContext();
+    const page = await visitor.newPage();
+    const found: string[] = [];
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewportSize(viewport);
+      for (const path of ["/sign-in", "/sign-up", "/forgot-password"]) {
+        await page.goto(`${t.url}${path}`);
+        await page.waitForSelector("h1");
+        found.push(...(await axeViolations(page)).map((v) => `${path} ${viewport.width}: ${v}`));
+      }
+      await session.page.setViewportSize(viewport);
+      await session.page.goto(`${t.url}/organizations/new`);
+      await session.page.waitForSelector(".content h1");
+      found.push(
+        ...(await axeViolations(session.page)).map((v) => `new org ${viewport.width}: ${v}`),
+      );
+    }
+    await visitor.close();
+    expect(found).toEqual([]);
+  });
+
   it("on a phone the menu folds: content first, sections behind the Menu button", async () => {
     const { page, context } = await signedInDashboard(t.url, browser, PHONE);
     await page.goto(`${t.url}/benefits`);
