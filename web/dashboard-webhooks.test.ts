@@ -21,14 +21,17 @@ let browser: Browser;
 let receiver: Receiver;
 let s: DashboardSession;
 let page: Page;
-let secret: string | undefined;
+/** Each endpoint's signing secret, by the receiver path it points at. */
+const secrets = new Map<string, string>();
 
 beforeAll(async () => {
   [t, browser, receiver] = await Promise.all([
     startTestServer(),
     launchBrowser(),
     startReceiver({
-      secretFor: (path) => (path === "/hooks" ? secret : undefined),
+      secretFor: (path) => secrets.get(path),
+      // "/down" plays an endpoint that fails: every attempt gets a 503.
+      respond: (r) => (r.path === "/down" ? 503 : 200),
       skipParse: true,
     }),
   ]);
@@ -53,7 +56,7 @@ describe("webhook deliveries", () => {
     await page.click("button:has-text('Add endpoint')");
     await page.waitForSelector("h2:has-text('Local')");
     const endpoints = await api(t.url, "/v1/webhooks/endpoints", { token: s.token });
-    secret = endpoints.body.items[0].secret;
+    secrets.set("/hooks", endpoints.body.items[0].secret);
     const created = await api(t.url, "/v1/products/", {
       token: s.token,
       body: { name: "Pro", prices: [{ amount_type: "fixed", price_amount: 1500 }] },
@@ -95,6 +98,40 @@ describe("webhook deliveries", () => {
       .poll(() => entry.locator("summary").textContent(), { timeout: 10_000 })
       .toContain("2 attempts");
     expect(await entry.locator("ol.attempts > li").count()).toBe(2);
+    expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it("a failed delivery shows the status the endpoint answered and its body", async () => {
+    const down = await api(t.url, "/v1/webhooks/endpoints", {
+      token: s.token,
+      body: {
+        url: `${receiver.url}/down`,
+        name: "Down",
+        format: "raw",
+        events: ["product.updated"],
+      },
+    });
+    expect(down.status).toBe(201);
+    secrets.set("/down", down.body.secret);
+    const products = await api(t.url, "/v1/products/", { token: s.token });
+    await api(t.url, `/v1/products/${products.body.items[0].id}`, {
+      method: "PATCH",
+      token: s.token,
+      body: { name: "Pro Max" },
+    });
+    await waitFor(
+      () => receiver.receipts.some((r) => r.path === "/down"),
+      15_000,
+      "failed delivery",
+    );
+    await page.reload();
+    const card = page.locator("section.card", { hasText: "Down" });
+    await card.locator("button", { hasText: "Deliveries" }).click();
+    const entry = card.locator("li.delivery", { hasText: "product.updated" });
+    await expect.poll(() => entry.locator("summary").textContent()).toContain("HTTP 503");
+    await entry.locator("summary").click();
+    expect(await entry.locator("ol.attempts > li").first().textContent()).toContain("HTTP 503");
+    expect(await entry.locator("ol.attempts pre.payload").first().textContent()).toBe("ok");
     expect(await axeViolations(page)).toEqual([]);
   });
 });
