@@ -1,7 +1,8 @@
 // The /v1 API from the browser: the session cookie authenticates (credentials: "include"), errors
-// become ApiError with Polar's detail turned into one readable message, and useApi() loads a
+// become ApiError with Polar's detail turned into sentences (errors.ts), and useApi() loads a
 // resource with loading/error state and a reload().
 import { useCallback, useEffect, useState } from "react";
+import { type FieldProblem, problemsOf } from "./errors.ts";
 
 export interface Page<T> {
   items: T[];
@@ -10,30 +11,17 @@ export interface Page<T> {
 
 export class ApiError extends Error {
   readonly status: number;
-  constructor(status: number, message: string) {
+  /** A 422's problems by field path, each already a sentence (see errors.ts). */
+  readonly fields: FieldProblem[];
+  constructor(status: number, message: string, fields: FieldProblem[] = []) {
     super(message);
     this.status = status;
+    this.fields = fields;
   }
   /** The endpoint does not exist on this server (a feature not built or not enabled here). */
   get unavailable(): boolean {
     return this.status === 404;
   }
-}
-
-function messageOf(status: number, body: unknown): string {
-  const detail =
-    (body as { detail?: unknown; message?: unknown } | null)?.detail ??
-    (body as { message?: unknown } | null)?.message;
-  if (typeof detail === "string") return detail;
-  if (Array.isArray(detail)) {
-    return detail
-      .map(
-        (d: { loc?: (string | number)[]; msg?: string }) =>
-          `${(d.loc ?? []).filter((p) => p !== "body" && p !== "query").join(".")}: ${d.msg ?? "invalid"}`,
-      )
-      .join("; ");
-  }
-  return `Request failed (HTTP ${status})`;
 }
 
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -48,7 +36,10 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   });
   if (res.status === 204) return undefined as T;
   const data: unknown = await res.json().catch(() => null);
-  if (!res.ok) throw new ApiError(res.status, messageOf(res.status, data));
+  if (!res.ok) {
+    const { message, fields } = problemsOf(res.status, data);
+    throw new ApiError(res.status, message, fields);
+  }
   return data as T;
 }
 

@@ -12,6 +12,7 @@ const SECTIONS: { title: string; items: [string, string][] }[] = [
     title: "Catalog",
     items: [
       ["/products", "Products"],
+      ["/benefits", "Benefits"],
       ["/discounts", "Discounts"],
       ["/meters", "Meters"],
     ],
@@ -145,7 +146,7 @@ export function Layout({
         </div>
       </aside>
       <div className="main">
-        <div className="topbar">
+        <header className="topbar">
           <button
             type="button"
             className="ghost small"
@@ -158,7 +159,7 @@ export function Layout({
           <button type="button" className="ghost small" onClick={() => void signOut()}>
             Sign out
           </button>
-        </div>
+        </header>
         <main className="content">{children}</main>
       </div>
     </div>

@@ -1,6 +1,7 @@
 // Which page a path shows, inside the signed-in layout.
 import type { ReactNode } from "react";
 import { match } from "./router.ts";
+import { BenefitsPage } from "./pages/benefits.tsx";
 import { CheckoutsPage } from "./pages/checkouts.tsx";
 import { CustomerDetailPage, CustomersPage } from "./pages/customers.tsx";
 import { DiscountsPage } from "./pages/discounts.tsx";
@@ -21,6 +22,7 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ["/", () => <HomePage />],
   ["/products", () => <ProductsPage />],
   ["/products/:id", (p) => <ProductDetailPage id={p.id!} />],
+  ["/benefits", () => <BenefitsPage />],
   ["/discounts", () => <DiscountsPage />],
   ["/meters", () => <MetersPage />],
   ["/meters/:id", (p) => <MeterDetailPage id={p.id!} />],
@@ -47,7 +49,7 @@ export function routeFor(path: string): ReactNode {
   }
   return (
     <div className="empty">
-      <h3>Page not found</h3>
+      <h2>Page not found</h2>
       <p className="muted">Nothing lives at {path}. Pick a section on the left.</p>
     </div>
   );

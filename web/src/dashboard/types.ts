@@ -6,10 +6,29 @@ export interface Price {
   price_currency: string;
   is_archived: boolean;
 }
+export const BENEFIT_TYPES = [
+  "custom",
+  "discord",
+  "github_repository",
+  "downloadables",
+  "license_keys",
+  "meter_credit",
+] as const;
+export type BenefitType = (typeof BENEFIT_TYPES)[number];
 export interface Benefit {
   id: string;
-  type: string;
+  created_at: string;
+  type: BenefitType;
   description: string;
+  properties: Record<string, unknown>;
+}
+export interface FileRead {
+  id: string;
+  name: string;
+  service: string;
+  is_uploaded: boolean;
+  size_readable: string;
+  created_at: string;
 }
 export interface Product {
   id: string;
@@ -151,7 +170,14 @@ export interface WebhookDelivery {
   succeeded: boolean;
   http_code: number | null;
   response: string | null;
-  webhook_event: { id: string; type?: string; payload?: string };
+  webhook_event: {
+    id: string;
+    created_at: string;
+    type: string;
+    payload: string | null;
+    succeeded: boolean | null;
+    is_archived: boolean;
+  };
 }
 export interface AccessToken {
   id: string;

@@ -1,7 +1,8 @@
 // Small shared pieces: links for the router, loading/error/empty states, copy buttons, money and
 // dates, and useAction() for a button that calls the API and shows what went wrong.
 import { useState, type FormEvent, type MouseEvent, type ReactNode } from "react";
-import type { ApiError, Loaded } from "./api.ts";
+import { ApiError, type Loaded } from "./api.ts";
+import type { FieldProblem } from "./errors.ts";
 import { navigate } from "./router.ts";
 
 export function Link(props: {
@@ -56,7 +57,7 @@ export function Empty({
 }) {
   return (
     <div className="empty">
-      <h3>{title}</h3>
+      <h2>{title}</h2>
       {children}
       {command ? (
         <div className="command">
@@ -72,7 +73,7 @@ export function Empty({
 export function Unavailable({ what }: { what: string }) {
   return (
     <div className="empty">
-      <h3>{what} are not available on this server</h3>
+      <h2>{what} are not available on this server</h2>
       <p className="muted">
         This till server does not serve this API yet. Upgrade till to a version that includes it.
       </p>
@@ -80,7 +81,7 @@ export function Unavailable({ what }: { what: string }) {
   );
 }
 
-/** Renders a loaded resource: spinner, error (or "unavailable" for a 404), or the content. */
+/** Renders a loaded resource: spinner (first load only), error (or "unavailable" for a 404), or the content. */
 export function Resource<T>({
   loaded,
   what,
@@ -96,8 +97,8 @@ export function Resource<T>({
     ) : (
       <ErrorNote error={loaded.error} />
     );
-  if (loaded.loading || loaded.data === null)
-    return <Loading what={`Loading ${what.toLowerCase()}`} />;
+  // A reload keeps showing what was loaded until the answer comes, instead of flashing a spinner.
+  if (loaded.data === null) return <Loading what={`Loading ${what.toLowerCase()}`} />;
   return <>{children(loaded.data)}</>;
 }
 
@@ -120,18 +121,7 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
   );
 }
 
-export function money(amount: number | null | undefined, currency = "usd"): string {
-  if (amount === null || amount === undefined) return "—";
-  return new Intl.NumberFormat(undefined, {
-    style: "currency",
-    currency: currency.toUpperCase(),
-  }).format(amount / 100);
-}
-
-export function when(iso: string | null | undefined): string {
-  if (!iso) return "—";
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
+export { money, when } from "./format.ts";
 
 export function Badge({
   children,
@@ -143,24 +133,44 @@ export function Badge({
   return <span className={`badge ${tone}`}>{children}</span>;
 }
 
-/** Runs an async action for a button or form, tracking busy state and the error message. */
+/**
+ * Runs an async action for a button or form, tracking busy state and what went wrong. A 422's
+ * problems are kept by field: a form shows each beside its field (fieldError) and FormActions shows
+ * only what no field took, so a sentence appears once, where the person has to act.
+ */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [fields, setFields] = useState<FieldProblem[]>([]);
+  // Paths a field asked for during this render; read by FormActions, which renders after them.
+  const claimed = new Set<string>();
   const run = async (fn: () => Promise<unknown>): Promise<boolean> => {
     setBusy(true);
     setError(null);
+    setFields([]);
     try {
       await fn();
       return true;
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
+      setFields(e instanceof ApiError ? e.fields : []);
       return false;
     } finally {
       setBusy(false);
     }
   };
-  return { busy, error, run, setError };
+  const fieldError = (path: string): string | undefined => {
+    claimed.add(path);
+    const found = fields.filter((f) => f.path === path);
+    return found.length > 0 ? found.map((f) => f.message).join(" ") : undefined;
+  };
+  /** The error minus the problems a field shows; null when every problem has its field. */
+  const unclaimedError = (): string | null => {
+    if (fields.length === 0) return error;
+    const rest = fields.filter((f) => !claimed.has(f.path));
+    return rest.length > 0 ? rest.map((f) => f.message).join(" ") : null;
+  };
+  return { busy, error, fieldError, unclaimedError, run, setError };
 }
 
 /** A form's submit handler; an async handler reports its own errors (useAction's run). */
@@ -181,14 +191,55 @@ export function Field(props: {
   autoComplete?: string;
   min?: number;
   step?: string;
+  inputMode?: "decimal" | "numeric";
+  /** The API's sentence about this field, shown under it and announced with it. */
+  error?: string | undefined;
 }) {
-  const { label, ...input } = props;
+  const { label, error, ...input } = props;
+  const id = `f-${props.name}`;
   return (
-    <label className="field">
-      <span>{label}</span>
-      <input id={`f-${props.name}`} {...input} />
-    </label>
+    <FieldShell label={label} id={id} error={error}>
+      <input
+        id={id}
+        {...input}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      />
+    </FieldShell>
   );
+}
+
+/**
+ * A label, its control (given with `id`) and the API's sentence under it. The sentence sits outside
+ * the <label> so it describes the control (aria-describedby) without becoming part of its name.
+ */
+export function FieldShell({
+  label,
+  id,
+  error,
+  children,
+}: {
+  label: string;
+  id: string;
+  error: string | undefined;
+  children: ReactNode;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {children}
+      <FieldError id={`${id}-error`} message={error} />
+    </div>
+  );
+}
+
+/** A sentence under a field; its id goes in the field's aria-describedby. */
+export function FieldError({ id, message }: { id: string; message: string | undefined }) {
+  return message ? (
+    <span className="field-error" id={id}>
+      {message}
+    </span>
+  ) : null;
 }
 
 /** A create form's footer: its error, the submit button (`busyLabel` while the request runs), Cancel. */
@@ -198,14 +249,18 @@ export function FormActions({
   busyLabel,
   onCancel,
 }: {
-  action: { busy: boolean; error: { message: string } | string | null };
+  action: {
+    busy: boolean;
+    error: { message: string } | string | null;
+    unclaimedError?: () => string | null;
+  };
   label: string;
   busyLabel?: string;
   onCancel: () => void;
 }) {
   return (
     <>
-      <ErrorNote error={action.error} />
+      <ErrorNote error={action.unclaimedError ? action.unclaimedError() : action.error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={action.busy}>
           {action.busy && busyLabel ? busyLabel : label}
@@ -244,7 +299,7 @@ export function Table<T extends { id: string }>({
         <thead>
           <tr>
             {columns.map(([h]) => (
-              <th key={h}>{h}</th>
+              <th key={h}>{h || <span className="sr-only">Actions</span>}</th>
             ))}
           </tr>
         </thead>
@@ -259,5 +314,39 @@ export function Table<T extends { id: string }>({
         </tbody>
       </table>
     </div>
+  );
+}
+
+/** A labelled select with the API's sentence about it, like Field. */
+export function SelectField({
+  label,
+  name,
+  options,
+  defaultValue,
+  error,
+}: {
+  label: string;
+  name: string;
+  options: [value: string, label: string][];
+  defaultValue?: string | undefined;
+  error?: string | undefined;
+}) {
+  const id = `f-${name}`;
+  return (
+    <FieldShell label={label} id={id} error={error}>
+      <select
+        id={id}
+        name={name}
+        defaultValue={defaultValue}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `${id}-error` : undefined}
+      >
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </FieldShell>
   );
 }

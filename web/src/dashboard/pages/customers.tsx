@@ -58,8 +58,14 @@ export function CustomersPage() {
       </PageHeader>
       {creating ? (
         <form className="card row" onSubmit={create} aria-label="New customer">
-          <Field label="Email" name="email" type="email" required />
-          <Field label="Name" name="name" />
+          <Field
+            label="Email"
+            name="email"
+            type="email"
+            required
+            error={action.fieldError("email")}
+          />
+          <Field label="Name" name="name" error={action.fieldError("name")} />
           <button type="submit" className="primary" disabled={action.busy}>
             Add
           </button>

@@ -45,8 +45,14 @@ function CreateDiscount({ onDone }: { onDone: () => void }) {
     <form className="card stack" onSubmit={onSubmit} aria-label="New discount">
       <h2>New discount</h2>
       <div className="row">
-        <Field label="Name" name="name" required placeholder="Launch week" />
-        <Field label="Code" name="code" placeholder="LAUNCH20" />
+        <Field
+          label="Name"
+          name="name"
+          required
+          placeholder="Launch week"
+          error={action.fieldError("name")}
+        />
+        <Field label="Code" name="code" placeholder="LAUNCH20" error={action.fieldError("code")} />
       </div>
       <div className="row">
         <label className="field">
@@ -56,7 +62,14 @@ function CreateDiscount({ onDone }: { onDone: () => void }) {
             <option value="fixed">Amount off (USD)</option>
           </select>
         </label>
-        <Field label="Value" name="value" required placeholder="20" />
+        <Field
+          label="Value"
+          name="value"
+          required
+          placeholder="20"
+          inputMode="decimal"
+          error={action.fieldError("basis_points") ?? action.fieldError("amount")}
+        />
         <label className="field">
           <span>Duration</span>
           <select name="duration" defaultValue="once">
@@ -65,7 +78,14 @@ function CreateDiscount({ onDone }: { onDone: () => void }) {
             <option value="repeating">Some months</option>
           </select>
         </label>
-        <Field label="Months" name="months" type="number" min={1} placeholder="3" />
+        <Field
+          label="Months"
+          name="months"
+          type="number"
+          min={1}
+          placeholder="3"
+          error={action.fieldError("duration_in_months")}
+        />
       </div>
       <FormActions action={action} label="Create discount" onCancel={onDone} />
     </form>

@@ -39,7 +39,13 @@ function CreateMeter({ onDone }: { onDone: () => void }) {
     <form className="card stack" onSubmit={onSubmit} aria-label="New meter">
       <h2>New meter</h2>
       <div className="row">
-        <Field label="Name" name="name" required placeholder="API calls" />
+        <Field
+          label="Name"
+          name="name"
+          required
+          placeholder="API calls"
+          error={action.fieldError("name")}
+        />
         <Field label="Event name" name="event" required placeholder="api_call" />
         <label className="field">
           <span>Aggregation</span>
@@ -50,7 +56,12 @@ function CreateMeter({ onDone }: { onDone: () => void }) {
             <option value="unique">Unique values of a property</option>
           </select>
         </label>
-        <Field label="Property" name="property" placeholder="tokens" />
+        <Field
+          label="Property"
+          name="property"
+          placeholder="tokens"
+          error={action.fieldError("aggregation.property")}
+        />
       </div>
       <FormActions action={action} label="Create meter" onCancel={onDone} />
     </form>

@@ -147,7 +147,9 @@ export function MembersPage() {
             <th>Email</th>
             <th>Role</th>
             <th>Joined</th>
-            <th />
+            <th>
+              <span className="sr-only">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>

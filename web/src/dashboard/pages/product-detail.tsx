@@ -15,6 +15,7 @@ import {
   submit,
   useAction,
 } from "../ui.tsx";
+import { EditProduct } from "./product-edit.tsx";
 import { priceLabel } from "./products.tsx";
 
 export function embedSnippet(url: string): string {
@@ -174,6 +175,10 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
         </button>
       </form>
       <ErrorNote error={action.error} />
+      <p className="muted small-text">
+        Discord roles, repository access, files, license keys and meter credits are created on the{" "}
+        <Link to="/benefits">Benefits</Link> page, then attached here.
+      </p>
     </section>
   );
 }
@@ -181,6 +186,7 @@ function Benefits({ product, onChange }: { product: Product; onChange: () => voi
 export function ProductDetailPage({ id }: { id: string }) {
   const product = useApi<Product>(`/v1/products/${id}`);
   const action = useAction();
+  const [editing, setEditing] = useState(false);
   return (
     <Resource loaded={product} what="Product">
       {(p) => (
@@ -189,6 +195,14 @@ export function ProductDetailPage({ id }: { id: string }) {
             <Link to="/products">Products</Link> /
           </p>
           <PageHeader title={p.name}>
+            <button
+              type="button"
+              className="secondary"
+              disabled={editing}
+              onClick={() => setEditing(true)}
+            >
+              Edit
+            </button>
             <button
               type="button"
               className="ghost"
@@ -204,6 +218,20 @@ export function ProductDetailPage({ id }: { id: string }) {
             </button>
           </PageHeader>
           <ErrorNote error={action.error} />
+          {p.is_archived ? (
+            <p className="muted">
+              Archived: it is not sold any more; unarchive it to sell it again.
+            </p>
+          ) : null}
+          {editing ? (
+            <EditProduct
+              product={p}
+              onDone={() => {
+                setEditing(false);
+                product.reload();
+              }}
+            />
+          ) : null}
           {p.description ? <p className="lead">{p.description}</p> : null}
           <div className="grid two">
             <section className="card stack">

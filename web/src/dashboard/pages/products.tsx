@@ -67,10 +67,28 @@ function CreateProduct({ onDone }: { onDone: () => void }) {
   return (
     <form className="card stack" onSubmit={onSubmit} aria-label="New product">
       <h2>New product</h2>
-      <Field label="Name" name="name" required placeholder="Pro" />
-      <Field label="Description" name="description" placeholder="Optional" />
+      <Field
+        label="Name"
+        name="name"
+        required
+        placeholder="Pro"
+        error={action.fieldError("name")}
+      />
+      <Field
+        label="Description"
+        name="description"
+        placeholder="Optional"
+        error={action.fieldError("description")}
+      />
       <div className="row">
-        <Field label="Price" name="price" required placeholder="15.00" />
+        <Field
+          label="Price"
+          name="price"
+          required
+          placeholder="15.00"
+          inputMode="decimal"
+          error={action.fieldError("prices.0.price_amount")}
+        />
         <label className="field">
           <span>Currency</span>
           <select name="currency" defaultValue="usd">

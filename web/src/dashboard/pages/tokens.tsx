@@ -69,7 +69,13 @@ function CreateToken({
     <form className="card stack" onSubmit={onSubmit} aria-label="New access token">
       <h2>New access token</h2>
       <div className="row">
-        <Field label="Name" name="comment" required placeholder="CI deploys" />
+        <Field
+          label="Name"
+          name="comment"
+          required
+          placeholder="CI deploys"
+          error={action.fieldError("comment")}
+        />
         <label className="field">
           <span>Access</span>
           <select name="access" defaultValue="write">

@@ -1,9 +1,10 @@
 // Webhook endpoints (create, reveal and reset the signing secret, delete) and the deliveries log
-// with redeliver. Built on Polar's v1 webhook API; a server without it answers 404.
+// (webhook-deliveries.tsx). Built on Polar's v1 webhook API; a server without it answers 404.
 import { useState } from "react";
 import { api, useApi, withQuery, type Page } from "../api.ts";
 import { useOrg } from "../auth.ts";
-import type { WebhookDelivery, WebhookEndpoint } from "../types.ts";
+import type { WebhookEndpoint } from "../types.ts";
+import { Deliveries } from "./webhook-deliveries.tsx";
 import {
   Badge,
   CopyButton,
@@ -67,9 +68,15 @@ function CreateEndpoint({ onDone }: { onDone: () => void }) {
           name="url"
           type="url"
           required
+          error={action.fieldError("url")}
           placeholder="https://example.com/webhooks/till"
         />
-        <Field label="Name" name="name" placeholder="Production" />
+        <Field
+          label="Name"
+          name="name"
+          placeholder="Production"
+          error={action.fieldError("name")}
+        />
       </div>
       <fieldset className="events">
         <legend>Events</legend>
@@ -114,62 +121,6 @@ function Secret({ endpoint, onChange }: { endpoint: WebhookEndpoint; onChange: (
       </button>
       <ErrorNote error={action.error} />
     </div>
-  );
-}
-
-function Deliveries({ endpoint }: { endpoint: WebhookEndpoint }) {
-  const deliveries = useApi<Page<WebhookDelivery>>(
-    withQuery("/v1/webhooks/deliveries", { endpoint_id: endpoint.id, limit: 50 }),
-  );
-  const action = useAction();
-  return (
-    <Resource loaded={deliveries} what="Deliveries">
-      {(page) =>
-        page.items.length === 0 ? (
-          <p className="muted">
-            No deliveries yet. Events you subscribed to are sent here as they happen.
-          </p>
-        ) : (
-          <>
-            <ErrorNote error={action.error} />
-            <Table
-              rows={page.items}
-              columns={[
-                [
-                  "Event",
-                  (d) => <code>{d.webhook_event.type ?? d.webhook_event.id.slice(0, 8)}</code>,
-                ],
-                [
-                  "Result",
-                  (d) => (
-                    <Badge tone={d.succeeded ? "good" : "bad"}>{d.http_code ?? "no answer"}</Badge>
-                  ),
-                ],
-                ["When", (d) => <span className="muted">{when(d.created_at)}</span>],
-                [
-                  "",
-                  (d) => (
-                    <button
-                      type="button"
-                      className="ghost small"
-                      disabled={action.busy}
-                      onClick={() =>
-                        void action.run(async () => {
-                          await api.post(`/v1/webhooks/events/${d.webhook_event.id}/redeliver`);
-                          return deliveries.reload();
-                        })
-                      }
-                    >
-                      Redeliver
-                    </button>
-                  ),
-                ],
-              ]}
-            />
-          </>
-        )
-      }
-    </Resource>
   );
 }
 
