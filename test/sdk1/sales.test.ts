@@ -228,6 +228,23 @@ describe("SDK 1.x: sales", () => {
       activation_id: activation.id,
     });
     expect((await polar.licenseKeys.update(key.id, { usage: 3 })).usage).toBe(3);
+    const rotated = await polar.licenseKeys.rotate(key.id);
+    expect(rotated).toMatchObject({ id: key.id, usage: 3, status: "granted" });
+    expect(rotated.key).not.toBe(key.key);
+    await expect(
+      polar.licenseKeys.validate({ key: key.key, organization_id: organizationId }),
+    ).rejects.toMatchObject({ statusCode: 404 });
+    const fresh = await polar.licenseKeys.validate({
+      key: rotated.key,
+      organization_id: organizationId,
+    });
+    expect(fresh.id).toBe(key.id);
+    const grant = (await polar.benefitGrants.list({ customer_id: order.customer_id })).items.find(
+      (g) => g.benefit_id === keys.id,
+    )!;
+    expect((grant.properties as { display_key?: string }).display_key).toBe(rotated.display_key);
+    await polar.licenseKeys.update(key.id, { status: "revoked" });
+    await expect(polar.licenseKeys.rotate(key.id)).rejects.toMatchObject({ statusCode: 400 });
 
     const meters = await polar.customerMeters.list({ customer_id: order.customer_id });
     expect(meters.items).toHaveLength(1);

@@ -1,7 +1,7 @@
 // SQL for license keys and their activations, scoped to organization ids where a seller reads them.
-import { and, asc, count, desc, eq, inArray } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { licenseKeyActivations, licenseKeys } from "../../../db/schema/index.ts";
+import { benefitGrants, licenseKeyActivations, licenseKeys } from "../../../db/schema/index.ts";
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof licenseKeyActivations.$inferSelect;
@@ -21,6 +21,16 @@ export async function updateKey(
 ): Promise<LicenseKeyRow> {
   const [row] = await db.update(licenseKeys).set(values).where(eq(licenseKeys.id, id)).returning();
   return row!;
+}
+
+/** A rotated key's grant shows its new display key (the grant's properties name the key). */
+export async function setGrantDisplayKey(db: Db, grantId: string, display: string): Promise<void> {
+  await db
+    .update(benefitGrants)
+    .set({
+      properties: sql`jsonb_set(${benefitGrants.properties}, '{display_key}', to_jsonb(${display}::text))`,
+    })
+    .where(eq(benefitGrants.id, grantId));
 }
 
 export async function keyOfGrant(db: Db, grantId: string): Promise<LicenseKeyRow | null> {

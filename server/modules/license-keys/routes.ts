@@ -66,6 +66,10 @@ export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Rou
       await service.updateLicenseKey(deps, authOf(req), id, parseBody(licenseKeyUpdate, req)),
     );
   });
+  r.post("/license-keys/:id/rotate", guard("license_keys:write"), async (req, res) => {
+    const { id } = parseParams(idParams, req);
+    res.json(await service.rotateLicenseKey(deps, authOf(req), id));
+  });
   r.get(
     "/license-keys/:id/activations/:activation_id",
     guard("license_keys:read"),

@@ -2,10 +2,10 @@
 // prefix, expiry from ttl/timeframe, activation and usage limits), revoked with the grant, and read
 // and adjusted by the seller (status, usage, limits, expiry).
 import { randomBytes } from "node:crypto";
-import type { Db } from "../../../db/client.ts";
+import { inTransaction, type Db } from "../../../db/client.ts";
 import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { ResourceNotFound } from "../../lib/errors.ts";
+import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/service.ts";
@@ -81,6 +81,30 @@ export async function updateLicenseKey(
   if (input.expires_at !== undefined)
     values.expiresAt = input.expires_at === null ? null : new Date(input.expires_at);
   return renderKey(deps.db, await repo.updateKey(deps.db, row.id, values));
+}
+
+/** Polar's rotation: a granted or disabled key gets a new key string; nothing else changes. */
+export async function rotateLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
+  const row = await ownKey(deps, ctx, id);
+  if (row.status === "revoked")
+    throw new ApiError(
+      400,
+      "RotateNotPermitted",
+      "A revoked license key cannot be rotated. Allowed statuses: disabled, granted.",
+    );
+  // The key keeps its prefix: everything before the four random groups.
+  const groups = row.key.split("-");
+  const prefix = groups.length > 4 ? groups.slice(0, -4).join("-") : null;
+  const rotated = await inTransaction(deps.db, async (tx) => {
+    const updated = await repo.updateKey(tx, row.id, {
+      key: generateKey(prefix),
+      modifiedAt: deps.clock.now(),
+    });
+    if (updated.grantId)
+      await repo.setGrantDisplayKey(tx, updated.grantId, displayKey(updated.key));
+    return updated;
+  });
+  return renderKey(deps.db, rotated);
 }
 
 export async function getActivation(
