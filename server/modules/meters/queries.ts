@@ -23,6 +23,7 @@ export async function customerUsage(
   const meter = await repo.findMeter(db, [q.organizationId], q.meterId);
   if (!meter || q.end <= q.start) return 0;
   const result = await meterQuantities(db, {
+    meterId: meter.id,
     organizationId: q.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,

@@ -121,6 +121,7 @@ export async function getQuantities(
   metadata: Record<string, string[]>,
 ) {
   const input = (meter: repo.MeterRow) => ({
+    meterId: meter.id,
     organizationId: meter.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,
