@@ -14,7 +14,7 @@ import { ingestEvents } from "../events/service.ts";
 import { rawQuantities, type QuantitiesInput } from "./quantities.ts";
 import { rollupQuantities } from "./rollup-read.ts";
 import { refreshRollups } from "./rollups.ts";
-import { customerUsage } from "./queries.ts";
+import { consumedUnits, customerUsage } from "./queries.ts";
 import { createMeter, getQuantities, updateMeter } from "./service.ts";
 
 let t: TestServer;
@@ -212,7 +212,7 @@ describe("meter rollups", () => {
     expect(moved!.n).toBe(4);
   });
 
-  it("serves the quantities route and renewals' usage from rollups", async () => {
+  it("serves the quantities route, renewals' usage and customer meters from rollups", async () => {
     const customer = await createCustomer(deps(), ctx, {
       email: "c@example.com",
       external_id: "usr_c",
@@ -250,6 +250,14 @@ describe("meter rollups", () => {
       end: new Date("2026-07-01T00:00:00Z"),
     });
     expect(usage).toBe(1005);
+    const meterRow = { id: meter.id, organizationId, filter: apiCalls, aggregation: sumTokens };
+    const since = new Date("2026-06-01T00:00:00Z");
+    expect(await consumedUnits(db, meterRow, customer.id, since)).toBe(1005);
+    // An event after now still counts toward a balance, as it did before rollups.
+    await ingestEvents(deps(), ctx, [
+      ev("2099-01-01T00:00:00Z", 7, { external_customer_id: "usr_c" }),
+    ]);
+    expect(await consumedUnits(db, meterRow, customer.id, since)).toBe(1012);
   });
 
   it.runIf(usingPostgres())(
