@@ -160,7 +160,10 @@ async function advance(db: Db, group: Pending[], from: number, to: number): Prom
     const live = new Set(current.map((r) => r.meter_id));
     const todo = group.filter((g) => live.has(g.meter_id));
     if (todo.length === 0) return 0;
-    // A rebuild aggregates a meter's whole history: sort and hash in memory rather than on disk.
+    // A rebuild aggregates a meter's whole history (minutes at 10 M events), and a backlog may be
+    // large too: the pool's per-request statement_timeout would cancel it on every tick, forever.
+    await tx.execute(sql`set local statement_timeout = 0`);
+    // A rebuild: sort and hash in memory rather than on disk.
     if (from === 0) await tx.execute(sql`set local work_mem = '64MB'`);
     await tx.execute(rollupStatement(todo, from, to));
     await tx.execute(
