@@ -260,6 +260,50 @@ describe("meter rollups", () => {
     expect(await consumedUnits(db, meterRow, customer.id, since)).toBe(1012);
   });
 
+  it("rebuilds a changed meter a day at a time, with events and links arriving meanwhile", async () => {
+    const meter = await createMeter(deps(), ctx, {
+      name: "Rebuilt in chunks",
+      unit: "scalar",
+      filter: apiCalls,
+      aggregation: { func: "count" },
+    });
+    await ingestEvents(deps(), ctx, [
+      ev("2026-07-01T10:00:00Z", 1, { external_customer_id: "usr_r" }),
+      ev("2026-07-02T10:00:00Z", 1, { external_customer_id: "usr_r" }),
+      ev("2026-07-04T10:00:00Z", 1),
+    ]);
+    await refreshRollups(db);
+    await updateMeter(deps(), ctx, meter.id, { aggregation: sumTokens });
+    const q = input(meter.id, {
+      start: new Date("2026-07-01T00:00:00Z"),
+      end: new Date("2026-07-05T00:00:00Z"),
+    });
+    const customerQ = { ...q, externalCustomerIds: ["usr_r"] };
+    // A zero budget still moves the rebuild one chunk forward, and reads stay raw until it is done.
+    await refreshRollups(db, { rebuildBudgetMs: 0 });
+    const [state] = await t.testDb.database.rows<{ through: string; rebuilt_to: unknown }>(
+      sql`select through::text, rebuilt_to from meter_rollup_state where meter_id = ${meter.id}`,
+    );
+    expect(state!.through).toBe("0");
+    expect(state!.rebuilt_to).not.toBeNull();
+    expect(await rollupQuantities(db, q)).toBeUndefined();
+    // Meanwhile: a late event in a day already rebuilt, and a customer linked to earlier events.
+    await ingestEvents(deps(), ctx, [
+      ev("2026-07-01T11:00:00Z", 5, { external_customer_id: "usr_r" }),
+    ]);
+    const customer = await createCustomer(deps(), ctx, {
+      email: "r@example.com",
+      external_id: "usr_r",
+    } as never);
+    await refreshRollups(db);
+    for (const read of [q, customerQ, { ...q, customerIds: [customer.id] }]) {
+      const { viaRollups, raw } = await both(read);
+      expect(viaRollups).toBeDefined();
+      expect(viaRollups).toEqual(raw);
+    }
+    expect((await rawQuantities(db, q))!.total).toBe(8);
+  });
+
   it.runIf(usingPostgres())(
     "never skips an event whose transaction commits after a later one was rolled up",
     async () => {
