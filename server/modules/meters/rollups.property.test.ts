@@ -20,6 +20,8 @@ import { createMeter, updateMeter } from "./service.ts";
 
 const SEED = Number(process.env.ROLLUP_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = 100;
+/** Rebuilds read a few events per transaction, so every rebuild spans several chunks. */
+const SMALL_CHUNKS = { rebuildChunkEvents: 50 };
 
 let t: TestServer;
 let db: Db;
@@ -173,14 +175,14 @@ it(`rollup reads equal raw reads (seed ${SEED})`, { timeout: 300_000 }, async ()
           aggregation,
         });
         if (early.length > 0) await ingestEvents(deps(), ctx, early.map(toEvent));
-        await refreshRollups(db);
+        await refreshRollups(db, SMALL_CHUNKS);
         // A customer created after its events were rolled up, then late events and duplicates.
         const c1 = await createCustomer(deps(), ctx, {
           email: `c1_${run}@example.com`,
           external_id: `c1_${run}`,
         } as Parameters<typeof createCustomer>[2]);
         if (late.length > 0) await ingestEvents(deps(), ctx, late.map(toEvent));
-        if (tickAfterLate) await refreshRollups(db);
+        if (tickAfterLate) await refreshRollups(db, SMALL_CHUNKS);
         const readAll = async (
           filter: MeterFilter,
           aggregation: MeterAggregation,
@@ -226,7 +228,7 @@ it(`rollup reads equal raw reads (seed ${SEED})`, { timeout: 300_000 }, async ()
           aggregation: JSON.parse(JSON.stringify(change.aggregation)) as MeterAggregation,
         };
         await updateMeter(deps(), ctx, meter.id, next);
-        if (change.tick) await refreshRollups(db);
+        if (change.tick) await refreshRollups(db, SMALL_CHUNKS);
         const unchanged = JSON.stringify(next) === JSON.stringify({ filter, aggregation });
         await readAll(next.filter, next.aggregation, change.tick || unchanged);
       },

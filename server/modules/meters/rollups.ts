@@ -7,8 +7,9 @@
 // the table (external_id dedup happens at ingest). Each meter keeps its own `through` beside the
 // definition its rollups were built from: a changed definition resets `through` to 0 and deletes
 // the meter's rollups, the next ticks rebuild them, and reads use raw events until then. A rebuild
-// reads the events below a fixed horizon one day of event time per transaction, so no transaction
-// holds the rollup lock (which creating a customer waits for) longer than one day's events take.
+// reads the events below a fixed horizon in ranges of event ids, one short transaction each, so no
+// transaction holds the rollup lock (which creating a customer waits for) for long. Ids never change,
+// so each event is read once whatever its timestamp or heap position.
 //
 // The tick and linkCustomerEvents (which moves rollups between customer columns) take the same
 // advisory lock, so a tick never writes rollups from events read before a link changed them.
@@ -30,8 +31,8 @@ import { aggregationValue, filterCondition } from "../events/filter.ts";
 const ROLLUP_LOCK = 0x6d657472;
 /** Meters aggregated by one statement: one scan of the new events serves them all. */
 const METERS_PER_STATEMENT = 20;
-/** Event time a rebuild reads per transaction. */
-const REBUILD_CHUNK_MS = 86_400_000;
+/** Events (ids of the whole table) a rebuild reads per transaction. */
+const REBUILD_CHUNK_EVENTS = 50_000;
 /** Rebuild work one tick does before leaving the rest to the next one. */
 const REBUILD_BUDGET_MS = 20_000;
 
@@ -93,7 +94,7 @@ async function currentHorizon(db: Db): Promise<number> {
  */
 export async function refreshRollups(
   db: Db,
-  opts: { rebuildBudgetMs?: number } = {},
+  opts: { rebuildBudgetMs?: number; rebuildChunkEvents?: number } = {},
 ): Promise<RefreshResult> {
   const deadline = performance.now() + (opts.rebuildBudgetMs ?? REBUILD_BUDGET_MS);
   const horizon = await currentHorizon(db);
@@ -108,7 +109,7 @@ export async function refreshRollups(
       insert into ${meterRollupState} as s (meter_id, filter, aggregation, through)
       select m.id, m.filter, m.aggregation, 0 from ${meters} m where m.aggregation ->> 'func' <> 'unique'
       on conflict (meter_id) do update set filter = excluded.filter, aggregation = excluded.aggregation, through = 0,
-        rebuild_horizon = null, rebuilt_to = null
+        rebuild_horizon = null, rebuilt_through = null
         where s.filter <> excluded.filter or s.aggregation <> excluded.aggregation
       returning s.meter_id`,
     );
@@ -139,7 +140,7 @@ export async function refreshRollups(
       // Every tick moves at least one rebuild forward, whatever its budget.
       for (const [i, p] of group.entries()) {
         if (i > 0 && performance.now() > deadline) break;
-        advanced += await rebuild(db, p, horizon, deadline);
+        advanced += await rebuild(db, p, horizon, deadline, opts.rebuildChunkEvents);
       }
       continue;
     }
@@ -154,47 +155,56 @@ type RebuildStep = "chunk" | "done" | "stop";
 
 /**
  * Rebuilds one reset meter from the organization's events below a horizon fixed when the rebuild
- * began, a day of event time per transaction (empty stretches skipped), until the deadline. Done,
+ * began, a range of event ids per transaction, until the deadline. Done,
  * `through` becomes that horizon, and later ticks add the events from there. Returns 1 when done.
  */
-async function rebuild(db: Db, p: Pending, horizon: number, deadline: number): Promise<number> {
+async function rebuild(
+  db: Db,
+  p: Pending,
+  horizon: number,
+  deadline: number,
+  chunk = REBUILD_CHUNK_EVENTS,
+): Promise<number> {
   for (;;) {
-    const step = await inTransaction(db, (tx) => rebuildStep(tx, p, horizon));
+    const step = await inTransaction(db, (tx) => rebuildStep(tx, p, horizon, chunk));
     if (step === "done") return 1;
     if (step === "stop" || performance.now() > deadline) return 0;
   }
 }
 
-async function rebuildStep(tx: Db, p: Pending, horizon: number): Promise<RebuildStep> {
+async function rebuildStep(
+  tx: Db,
+  p: Pending,
+  horizon: number,
+  chunk: number,
+): Promise<RebuildStep> {
   await lockRollups(tx);
   // Still reset with the same definition: a change meanwhile reset it again, and this one stops.
-  const [state] = await rows<{ rebuild_horizon: string | null; rebuilt_to: Date | string | null }>(
+  const [state] = await rows<{ rebuild_horizon: string | null; rebuilt_through: string | null }>(
     tx,
-    sql`select rebuild_horizon, rebuilt_to from ${meterRollupState}
+    sql`select rebuild_horizon, rebuilt_through from ${meterRollupState}
         where meter_id = ${p.meter_id} and through = 0 and filter = ${JSON.stringify(p.filter)}::jsonb
           and aggregation = ${JSON.stringify(p.aggregation)}::jsonb for update`,
   );
   if (!state) return "stop";
   const until = state.rebuild_horizon === null ? horizon : Number(state.rebuild_horizon);
-  const cursor = state.rebuilt_to === null ? null : new Date(state.rebuilt_to);
-  // The next event at or after the cursor (any event: this only skips empty stretches).
-  const [next] = await rows<{ at: Date | string | null }>(
+  const after = state.rebuilt_through;
+  // The chunk's last id: a walk of the primary key, all organizations alike.
+  const [last] = await rows<{ id: string }>(
     tx,
-    sql`select min(${events.timestamp}) as at from ${events}
-        where ${events.organizationId} = ${p.organization_id}::uuid
-          ${cursor ? sql`and ${events.timestamp} >= ${cursor.toISOString()}::timestamptz` : sql``}`,
+    sql`select ${events.id} as id from ${events}
+        ${after ? sql`where ${events.id} > ${after}::uuid` : sql``}
+        order by ${events.id} offset ${chunk - 1} limit 1`,
   );
-  if (next?.at === null || next?.at === undefined) {
+  await tx.execute(sql`set local statement_timeout = 0`);
+  await tx.execute(rollupStatement([p], 0, until, { after, through: last?.id ?? null }));
+  if (!last) {
     await tx.execute(sql`update ${meterRollupState} set through = ${until}, rebuild_horizon = null,
-      rebuilt_to = null where meter_id = ${p.meter_id}`);
+      rebuilt_through = null where meter_id = ${p.meter_id}`);
     return "done";
   }
-  const from = new Date(Math.floor(new Date(next.at).getTime() / 3_600_000) * 3_600_000);
-  const to = new Date(from.getTime() + REBUILD_CHUNK_MS);
-  await tx.execute(sql`set local statement_timeout = 0`);
-  await tx.execute(rollupStatement([p], 0, until, { from, to }));
   await tx.execute(sql`update ${meterRollupState} set rebuild_horizon = ${until},
-    rebuilt_to = ${to.toISOString()}::timestamptz where meter_id = ${p.meter_id}`);
+    rebuilt_through = ${last.id}::uuid where meter_id = ${p.meter_id}`);
   return "chunk";
 }
 
@@ -247,7 +257,7 @@ export function rollupStatement(
   group: Pending[],
   from: number,
   to: number,
-  period?: { from: Date; to: Date },
+  ids?: { after: string | null; through: string | null },
 ): SQL {
   const orgs = [...new Set(group.map((g) => g.organization_id))];
   const picks = group.map(
@@ -263,10 +273,11 @@ export function rollupStatement(
       event_count = ${t}.event_count + excluded.event_count, value_count = ${t}.value_count + excluded.value_count,
       sum = ${t}.sum + excluded.sum, min = least(${t}.min, excluded.min), max = greatest(${t}.max, excluded.max)`);
   return sql`
-    with ${events} as ${sql.raw(period ? "not materialized" : "materialized")} (
+    with ${events} as ${sql.raw(ids ? "not materialized" : "materialized")} (
       select * from ${events}
       where ${events.organizationId} in ${orgs} and ${events.ingestXid} >= ${from} and ${events.ingestXid} < ${to}
-        ${period ? sql`and ${events.timestamp} >= ${period.from.toISOString()}::timestamptz and ${events.timestamp} < ${period.to.toISOString()}::timestamptz` : sql``}
+        ${ids?.after ? sql`and ${events.id} > ${ids.after}::uuid` : sql``}
+        ${ids?.through ? sql`and ${events.id} <= ${ids.through}::uuid` : sql``}
     ), picked as (${sql.join(picks, sql` union all `)}
     ), per_customer as (
       select meter_id, hour, customer_id, external_customer_id, count(*) as event_count, count(v) as value_count,
