@@ -155,8 +155,8 @@ type RebuildStep = "chunk" | "done" | "stop";
 
 /**
  * Rebuilds one reset meter from the organization's events below a horizon fixed when the rebuild
- * began, a range of event ids per transaction, until the deadline. Done,
- * `through` becomes that horizon, and later ticks add the events from there. Returns 1 when done.
+ * began, a range of event ids per transaction, until the deadline. Done, `through` becomes that
+ * horizon and later ticks add the events from there. Returns 1 when done.
  */
 async function rebuild(
   db: Db,
