@@ -20,8 +20,8 @@ import { createMeter, updateMeter } from "./service.ts";
 
 const SEED = Number(process.env.ROLLUP_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
 const RUNS = 100;
-/** Rebuilds read a few events per transaction, so every rebuild spans several chunks. */
-const SMALL_CHUNKS = { rebuildChunkEvents: 50 };
+/** Rebuilds read few events per transaction, so once the table has grown they span several. */
+const SMALL_CHUNKS = { rebuildChunkEvents: 500 };
 
 let t: TestServer;
 let db: Db;
