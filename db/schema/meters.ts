@@ -56,6 +56,8 @@ export const meters = pgTable(
 // the events with ingest_xid < `through` that its `filter` selects, aggregated per UTC hour; reads add
 // raw events for the rest. A meter whose definition differs from the one recorded here is rebuilt
 // (its rollups deleted, `through` reset to 0) and read from raw events until the rebuild is done.
+// A rebuild runs in chunks of event ids, each its own short transaction: it has read the events with
+// ingest_xid < `rebuildHorizon` and id <= `rebuiltThrough` so far; done, `through` becomes the horizon.
 export const meterRollupState = pgTable("meter_rollup_state", {
   meterId: uuid("meter_id")
     .primaryKey()
@@ -63,6 +65,8 @@ export const meterRollupState = pgTable("meter_rollup_state", {
   filter: jsonb("filter").$type<MeterFilter>().notNull(),
   aggregation: jsonb("aggregation").$type<MeterAggregation>().notNull(),
   through: bigint("through", { mode: "number" }).notNull().default(0),
+  rebuildHorizon: bigint("rebuild_horizon", { mode: "number" }),
+  rebuiltThrough: uuid("rebuilt_through"),
 });
 
 // The aggregates an hour keeps: count of events, and over the numeric values the aggregation reads,

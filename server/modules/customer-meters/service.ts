@@ -6,7 +6,7 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/service.ts";
 import { meterOut } from "../meters/schemas.ts";
-import { consumedUnits } from "../meters/service.ts";
+import { consumedUnits } from "../meters/queries.ts";
 import * as repo from "./repository.ts";
 import { customerMeterOut, type CustomerMeterListQuery } from "./schemas.ts";
 

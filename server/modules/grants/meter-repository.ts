@@ -1,10 +1,10 @@
-// SQL for customer meters: units credited by meter_credit grants, and the units consumed since the
-// customer meter began, aggregated from the usage events its meter selects (the meter's own filter
-// and aggregation, the same SQL the meters module uses for quantities).
+// SQL for customer meters: units credited by meter_credit grants. The units consumed since the
+// customer meter began come from the meters module's read (rollups where they serve, raw events
+// otherwise), so a balance always equals the meter's own quantities.
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { customerMeters, events, meters } from "../../../db/schema/index.ts";
-import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
+import { customerMeters, meters } from "../../../db/schema/index.ts";
+import { consumedUnits } from "../meters/queries.ts";
 
 export type CustomerMeterRow = typeof customerMeters.$inferSelect;
 
@@ -77,16 +77,10 @@ export async function customerMetersOf(
     .where(and(...conds))
     .orderBy(asc(customerMeters.createdAt), asc(customerMeters.id));
   return Promise.all(
-    rows.map(async ({ cm, meter }) => {
-      const result = (await db.execute(sql`
-        select ${aggregateOf(meter.aggregation, sql`v`)} as q
-        from (select ${aggregationValue(meter.aggregation)} as v from ${events}
-              where ${and(eq(events.organizationId, cm.organizationId), eq(events.customerId, customerId), sql`${events.timestamp} >= ${cm.createdAt.toISOString()}::timestamptz`, filterCondition(meter.filter))}) as selected`)) as unknown as
-        | { rows: { q: number | string | null }[] }
-        | { q: number | string | null }[];
-      // postgres.js answers with an array of rows, PGlite with {rows}.
-      const [r] = Array.isArray(result) ? result : result.rows;
-      return { row: cm, meter, consumed: Number(r?.q ?? 0) };
-    }),
+    rows.map(async ({ cm, meter }) => ({
+      row: cm,
+      meter,
+      consumed: await consumedUnits(db, meter, customerId, cm.createdAt),
+    })),
   );
 }

@@ -23,6 +23,7 @@ export async function customerUsage(
   const meter = await repo.findMeter(db, [q.organizationId], q.meterId);
   if (!meter || q.end <= q.start) return 0;
   const result = await meterQuantities(db, {
+    meterId: meter.id,
     organizationId: q.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,
@@ -32,6 +33,34 @@ export async function customerUsage(
     interval: "year",
     timezone: "UTC",
     customerIds: [q.customerId],
+    metadata: {},
+  });
+  return result?.total ?? 0;
+}
+
+/**
+ * Units a customer consumed on a meter since `since` (a customer meter's balance): every later
+ * event counts, so the period runs to the customer's latest event when that is in the future.
+ */
+export async function consumedUnits(
+  db: Db,
+  meter: Pick<repo.MeterRow, "id" | "organizationId" | "filter" | "aggregation">,
+  customerId: string,
+  since: Date,
+): Promise<number> {
+  const latest = await repo.latestEventAt(db, meter.organizationId, customerId);
+  if (!latest || latest < since) return 0;
+  const now = new Date();
+  const result = await meterQuantities(db, {
+    meterId: meter.id,
+    organizationId: meter.organizationId,
+    filter: meter.filter,
+    aggregation: meter.aggregation,
+    start: since,
+    end: latest > now ? latest : now,
+    interval: "year",
+    timezone: "UTC",
+    customerIds: [customerId],
     metadata: {},
   });
   return result?.total ?? 0;

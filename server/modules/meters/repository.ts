@@ -14,7 +14,6 @@ import {
 } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { events, meters } from "../../../db/schema/index.ts";
-import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
 
 export type MeterRow = typeof meters.$inferSelect;
@@ -92,23 +91,17 @@ export function definitionUnchanged(
     and ${meters.filter} = ${JSON.stringify(row.filter)}::jsonb and ${meters.aggregation} = ${JSON.stringify(row.aggregation)}::jsonb)`;
 }
 
-/** A meter's aggregation over one customer's events since `since` (the customer meter's balance). */
-export async function consumedSince(
+/** The latest timestamp among a customer's events (one backward index scan), or null. */
+export async function latestEventAt(
   db: Db,
-  meter: Pick<MeterRow, "organizationId" | "filter" | "aggregation">,
+  organizationId: string,
   customerId: string,
-  since: Date,
-): Promise<number> {
-  const result = (await db.execute(sql`
-    select ${aggregateOf(meter.aggregation, sql`v`)} as q
-    from (select ${aggregationValue(meter.aggregation)} as v from ${events}
-          where ${events.organizationId} = ${meter.organizationId}
-            and ${events.customerId} = ${customerId}
-            and ${events.timestamp} >= ${since.toISOString()}::timestamptz
-            and ${filterCondition(meter.filter)}) as selected`)) as unknown as
-    | { rows: { q: number | string | null }[] }
-    | { q: number | string | null }[];
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  const [r] = Array.isArray(result) ? result : result.rows;
-  return Number(r?.q ?? 0);
+): Promise<Date | null> {
+  const [row] = await db
+    .select({ at: events.timestamp })
+    .from(events)
+    .where(and(eq(events.organizationId, organizationId), eq(events.customerId, customerId)))
+    .orderBy(desc(events.timestamp))
+    .limit(1);
+  return row?.at ?? null;
 }

@@ -6,7 +6,10 @@
 // (a past timestamp) lands in a later range and updates its own past hour; duplicates never reach
 // the table (external_id dedup happens at ingest). Each meter keeps its own `through` beside the
 // definition its rollups were built from: a changed definition resets `through` to 0 and deletes
-// the meter's rollups, the next tick rebuilds them, and reads use raw events until then.
+// the meter's rollups, the next ticks rebuild them, and reads use raw events until then. A rebuild
+// reads the events below a fixed horizon in ranges of event ids, one short transaction each, so no
+// transaction holds the rollup lock (which creating a customer waits for) for long. Ids never change,
+// so each event is read once whatever its timestamp or heap position.
 //
 // The tick and linkCustomerEvents (which moves rollups between customer columns) take the same
 // advisory lock, so a tick never writes rollups from events read before a link changed them.
@@ -28,6 +31,10 @@ import { aggregationValue, filterCondition } from "../events/filter.ts";
 const ROLLUP_LOCK = 0x6d657472;
 /** Meters aggregated by one statement: one scan of the new events serves them all. */
 const METERS_PER_STATEMENT = 20;
+/** Events (ids of the whole table) a rebuild reads per transaction. */
+const REBUILD_CHUNK_EVENTS = 50_000;
+/** Rebuild work one tick does before leaving the rest to the next one. */
+const REBUILD_BUDGET_MS = 20_000;
 
 async function rows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
@@ -81,8 +88,15 @@ async function currentHorizon(db: Db): Promise<number> {
   return Number(h!.horizon);
 }
 
-/** One tick: records definitions, resets changed meters, and consumes events up to the horizon. */
-export async function refreshRollups(db: Db): Promise<RefreshResult> {
+/**
+ * One tick: records definitions, resets changed meters, rebuilds reset ones (for at most
+ * `rebuildBudgetMs`, then the next tick goes on) and consumes new events up to the horizon.
+ */
+export async function refreshRollups(
+  db: Db,
+  opts: { rebuildBudgetMs?: number; rebuildChunkEvents?: number } = {},
+): Promise<RefreshResult> {
+  const deadline = performance.now() + (opts.rebuildBudgetMs ?? REBUILD_BUDGET_MS);
   const horizon = await currentHorizon(db);
   const reset = await inTransaction(db, async (tx) => {
     await lockRollups(tx);
@@ -94,7 +108,8 @@ export async function refreshRollups(db: Db): Promise<RefreshResult> {
       sql`
       insert into ${meterRollupState} as s (meter_id, filter, aggregation, through)
       select m.id, m.filter, m.aggregation, 0 from ${meters} m where m.aggregation ->> 'func' <> 'unique'
-      on conflict (meter_id) do update set filter = excluded.filter, aggregation = excluded.aggregation, through = 0
+      on conflict (meter_id) do update set filter = excluded.filter, aggregation = excluded.aggregation, through = 0,
+        rebuild_horizon = null, rebuilt_through = null
         where s.filter <> excluded.filter or s.aggregation <> excluded.aggregation
       returning s.meter_id`,
     );
@@ -121,14 +136,76 @@ export async function refreshRollups(db: Db): Promise<RefreshResult> {
   }
   let advanced = 0;
   for (const [through, group] of groups) {
-    // A rebuild reads all of an organization's events: one meter per statement, each scan planned
-    // on its own filter, rather than a copy of every event shared by a group.
-    const size = through === 0 ? 1 : METERS_PER_STATEMENT;
-    for (let i = 0; i < group.length; i += size) {
-      advanced += await advance(db, group.slice(i, i + size), through, horizon);
+    if (through === 0) {
+      // Every tick moves at least one rebuild forward, whatever its budget.
+      for (const [i, p] of group.entries()) {
+        if (i > 0 && performance.now() > deadline) break;
+        advanced += await rebuild(db, p, horizon, deadline, opts.rebuildChunkEvents);
+      }
+      continue;
+    }
+    for (let i = 0; i < group.length; i += METERS_PER_STATEMENT) {
+      advanced += await advance(db, group.slice(i, i + METERS_PER_STATEMENT), through, horizon);
     }
   }
   return { reset, advanced, horizon };
+}
+
+type RebuildStep = "chunk" | "done" | "stop";
+
+/**
+ * Rebuilds one reset meter from the organization's events below a horizon fixed when the rebuild
+ * began, a range of event ids per transaction, until the deadline. Done, `through` becomes that
+ * horizon and later ticks add the events from there. Returns 1 when done.
+ */
+async function rebuild(
+  db: Db,
+  p: Pending,
+  horizon: number,
+  deadline: number,
+  chunk = REBUILD_CHUNK_EVENTS,
+): Promise<number> {
+  for (;;) {
+    const step = await inTransaction(db, (tx) => rebuildStep(tx, p, horizon, chunk));
+    if (step === "done") return 1;
+    if (step === "stop" || performance.now() > deadline) return 0;
+  }
+}
+
+async function rebuildStep(
+  tx: Db,
+  p: Pending,
+  horizon: number,
+  chunk: number,
+): Promise<RebuildStep> {
+  await lockRollups(tx);
+  // Still reset with the same definition: a change meanwhile reset it again, and this one stops.
+  const [state] = await rows<{ rebuild_horizon: string | null; rebuilt_through: string | null }>(
+    tx,
+    sql`select rebuild_horizon, rebuilt_through from ${meterRollupState}
+        where meter_id = ${p.meter_id} and through = 0 and filter = ${JSON.stringify(p.filter)}::jsonb
+          and aggregation = ${JSON.stringify(p.aggregation)}::jsonb for update`,
+  );
+  if (!state) return "stop";
+  const until = state.rebuild_horizon === null ? horizon : Number(state.rebuild_horizon);
+  const after = state.rebuilt_through;
+  // The chunk's last id: a walk of the primary key, all organizations alike.
+  const [last] = await rows<{ id: string }>(
+    tx,
+    sql`select ${events.id} as id from ${events}
+        ${after ? sql`where ${events.id} > ${after}::uuid` : sql``}
+        order by ${events.id} offset ${chunk - 1} limit 1`,
+  );
+  await tx.execute(sql`set local statement_timeout = 0`);
+  await tx.execute(rollupStatement([p], 0, until, { after, through: last?.id ?? null }));
+  if (!last) {
+    await tx.execute(sql`update ${meterRollupState} set through = ${until}, rebuild_horizon = null,
+      rebuilt_through = null where meter_id = ${p.meter_id}`);
+    return "done";
+  }
+  await tx.execute(sql`update ${meterRollupState} set rebuild_horizon = ${until},
+    rebuilt_through = ${last.id}::uuid where meter_id = ${p.meter_id}`);
+  return "chunk";
 }
 
 /**
@@ -160,8 +237,9 @@ async function advance(db: Db, group: Pending[], from: number, to: number): Prom
     const live = new Set(current.map((r) => r.meter_id));
     const todo = group.filter((g) => live.has(g.meter_id));
     if (todo.length === 0) return 0;
-    // A rebuild aggregates a meter's whole history: sort and hash in memory rather than on disk.
-    if (from === 0) await tx.execute(sql`set local work_mem = '64MB'`);
+    // A backlog (a bulk import) may take longer than the pool's per-request statement_timeout,
+    // which would cancel it on every tick, forever.
+    await tx.execute(sql`set local statement_timeout = 0`);
     await tx.execute(rollupStatement(todo, from, to));
     await tx.execute(
       sql`update ${meterRollupState} set through = ${to} where meter_id in ${todo.map((g) => g.meter_id)}`,
@@ -175,7 +253,12 @@ async function advance(db: Db, group: Pending[], from: number, to: number): Prom
  * (which the filter SQL refers to), each meter picks its events and value, and the per-hour
  * aggregates are added to both rollup tables.
  */
-export function rollupStatement(group: Pending[], from: number, to: number): SQL {
+export function rollupStatement(
+  group: Pending[],
+  from: number,
+  to: number,
+  ids?: { after: string | null; through: string | null },
+): SQL {
   const orgs = [...new Set(group.map((g) => g.organization_id))];
   const picks = group.map(
     (g) => sql`
@@ -190,9 +273,11 @@ export function rollupStatement(group: Pending[], from: number, to: number): SQL
       event_count = ${t}.event_count + excluded.event_count, value_count = ${t}.value_count + excluded.value_count,
       sum = ${t}.sum + excluded.sum, min = least(${t}.min, excluded.min), max = greatest(${t}.max, excluded.max)`);
   return sql`
-    with ${events} as ${sql.raw(from === 0 ? "not materialized" : "materialized")} (
+    with ${events} as ${sql.raw(ids ? "not materialized" : "materialized")} (
       select * from ${events}
       where ${events.organizationId} in ${orgs} and ${events.ingestXid} >= ${from} and ${events.ingestXid} < ${to}
+        ${ids?.after ? sql`and ${events.id} > ${ids.after}::uuid` : sql``}
+        ${ids?.through ? sql`and ${events.id} <= ${ids.through}::uuid` : sql``}
     ), picked as (${sql.join(picks, sql` union all `)}
     ), per_customer as (
       select meter_id, hour, customer_id, external_customer_id, count(*) as event_count, count(v) as value_count,

@@ -121,6 +121,7 @@ export async function getQuantities(
   metadata: Record<string, string[]>,
 ) {
   const input = (meter: repo.MeterRow) => ({
+    meterId: meter.id,
     organizationId: meter.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,
@@ -155,17 +156,4 @@ export async function meterFilterFor(
   const row = await repo.findMeter(db, organizationIds, id);
   if (!row) throw RequestValidationError.field(["query", "meter_id"], "Meter not found.");
   return row.filter;
-}
-
-/**
- * Units a customer consumed on a meter since `since`. Customer meters read their balance here, so
- * the way quantities are computed (raw events or rollups) stays this module's business.
- */
-export function consumedUnits(
-  db: Db,
-  meter: Pick<repo.MeterRow, "organizationId" | "filter" | "aggregation">,
-  customerId: string,
-  since: Date,
-): Promise<number> {
-  return repo.consumedSince(db, meter, customerId, since);
 }
