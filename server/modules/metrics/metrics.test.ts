@@ -40,7 +40,11 @@ async function buy(productId: string, at: string, email: string) {
   });
   expect(confirmed.status).toBe(200);
   const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.body.id}`, { token });
-  return orders.body.items[0] as { id: string; subscription_id: string | null };
+  return orders.body.items[0] as {
+    id: string;
+    subscription_id: string | null;
+    customer_id: string;
+  };
 }
 
 const metrics = (query: string) => api(t.url, `/v1/metrics/?${query}`, { token });
@@ -55,6 +59,7 @@ beforeAll(async () => {
     "refunds:write",
     "subscriptions:write",
     "metrics:read",
+    "events:write",
   ]);
   token = seller.token;
   orgCreated = (seller.organization as unknown as { created_at: string }).created_at;
@@ -63,7 +68,7 @@ beforeAll(async () => {
   ids.yearly = await product("Yearly plan", 12000, "year");
   const app = await buy(ids.app, "2026-03-02T10:00:00Z", "ada@example.com");
   // 23:30 UTC on March 3 is already March 4 in Paris.
-  await buy(ids.monthly, "2026-03-03T23:30:00Z", "bob@example.com");
+  const bob = await buy(ids.monthly, "2026-03-03T23:30:00Z", "bob@example.com");
   clock.set(new Date("2026-03-20T09:00:00Z"));
   await api(t.url, "/v1/checkouts/", { token, body: { products: [ids.app] } }); // never paid
   const yearly = await buy(ids.yearly, "2026-04-10T08:00:00Z", "cy@example.com");
@@ -80,6 +85,19 @@ beforeAll(async () => {
     body: { cancel_at_period_end: true, customer_cancellation_reason: "too_expensive" },
   });
   expect(cancel.status).toBe(200);
+  // Usage in April that cost $1.20 and $0.30 (Polar's _cost metadata, in cents).
+  const usage = await api(t.url, "/v1/events/ingest", {
+    token,
+    body: {
+      events: [120, 30].map((amount, i) => ({
+        name: "completion",
+        customer_id: bob.customer_id,
+        timestamp: `2026-04-2${i + 1}T10:00:00Z`,
+        metadata: { _cost: { amount, currency: "usd" } },
+      })),
+    },
+  });
+  expect(usage.status).toBe(200);
 });
 afterAll(() => t?.stop());
 
@@ -130,7 +148,23 @@ describe("GET /v1/metrics/", () => {
       succeeded_checkouts: 1,
       cumulative_revenue: 18800,
       net_cumulative_revenue: 16800,
+      // The yearly plan will not renew: only the monthly one is committed.
+      committed_subscriptions: 1,
+      committed_monthly_recurring_revenue: 1900,
+      committed_annual_recurring_revenue: 1900 * 12,
+      trial_monthly_recurring_revenue: 0,
+      churn_rate: 0,
+      ltv: 0,
+      costs: 150,
+      cumulative_costs: 150,
+      active_user_by_event: 1,
+      cost_per_user: 150,
+      gross_margin: 12000 - 150,
+      cashflow: 12000 - 150,
+      seats_total: 0,
     });
+    expect(april.gross_margin_percentage).toBeCloseTo(11850 / 12000, 6);
+    expect(march).toMatchObject({ costs: 0, active_user_by_event: 0, committed_subscriptions: 1 });
     expect(res.body.totals).toMatchObject({
       orders: 3,
       revenue: 18800,
@@ -148,6 +182,30 @@ describe("GET /v1/metrics/", () => {
       display_name: "Revenue",
       type: "currency",
     });
+  });
+
+  it("churn rate and lifetime value: a subscription ended in June out of three active when it began", async () => {
+    await buy(ids.monthly!, "2026-05-05T10:00:00Z", "dan@example.com");
+    const dan = (await api(t.url, "/v1/subscriptions/?limit=100", { token })).body.items.find(
+      (x: { customer: { email: string } }) => x.customer.email === "dan@example.com",
+    );
+    clock.set(new Date("2026-06-10T10:00:00Z"));
+    const revoked = await api(t.url, `/v1/subscriptions/${dan.id}`, {
+      token,
+      method: "PATCH",
+      body: { revoke: true },
+    });
+    expect(revoked.status).toBe(200);
+    const res = await metrics("start_date=2026-05-01&end_date=2026-06-30&interval=month");
+    const [may, june] = res.body.periods;
+    expect(may).toMatchObject({ churned_subscriptions: 0, churn_rate: 0, new_subscriptions: 1 });
+    expect(june).toMatchObject({ churned_subscriptions: 1, active_subscriptions: 2 });
+    expect(june.churn_rate).toBeCloseTo(1 / 3, 6);
+    // MRR per customer at the end of June (2,900 / 2) over the churn rate.
+    expect(june.average_revenue_per_user).toBe(1450);
+    expect(june.ltv).toBe(4350);
+    // Over the range: one churned out of the two active when May began.
+    expect(res.body.totals.churn_rate).toBeCloseTo(1 / 2, 6);
   });
 
   it("by day in the requested timezone: a purchase at 23:30 UTC falls on the next day in Paris", async () => {

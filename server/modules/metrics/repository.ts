@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../../../db/client.ts";
 import {
   checkouts,
+  events,
   orders,
   organization as organizations,
   products,
@@ -40,6 +41,13 @@ export interface PeriodRow {
   churned_subscriptions: string | number;
   checkouts: string | number;
   succeeded_checkouts: string | number;
+  active_at_start: string | number;
+  committed_subscriptions: string | number;
+  committed_monthly_recurring_revenue: string | number;
+  trial_monthly_recurring_revenue: string | number;
+  trial_committed_monthly_recurring_revenue: string | number;
+  costs: string | number;
+  active_user_by_event: string | number;
 }
 
 /** A PostgreSQL array literal sent as one text parameter, or null for "no filter". */
@@ -83,7 +91,8 @@ export async function periodRows(
         and (${billing}::text[] is null or ${billingOf("op")} = any(${billing}::text[]))
     ),
     s as (
-      select s.customer_id, s.started_at, s.ended_at, s.canceled_at, s.customer_cancellation_reason as reason,
+      select s.customer_id, s.started_at, s.ended_at, s.canceled_at, s.trial_start, s.trial_end,
+             s.customer_cancellation_reason as reason,
              -- What one month of this subscription is worth, in minor units.
              s.amount * (case s.recurring_interval
                when 'year' then 1.0 / 12 when 'week' then 52.0 / 12 when 'day' then 365.0 / 12 else 1 end)
@@ -94,6 +103,16 @@ export async function periodRows(
         and (${productIds}::uuid[] is null or s.product_id = any(${productIds}::uuid[]))
         and (${customerIds}::uuid[] is null or s.customer_id = any(${customerIds}::uuid[]))
         and (${billing}::text[] is null or ${billingOf("sp")} = any(${billing}::text[]))
+    ),
+    -- Usage events of the range: who was active, and what they cost (Polar's _cost metadata, in
+    -- minor units of the organization's currency).
+    e as (
+      select ev.timestamp, ev.customer_id,
+             coalesce((ev.metadata -> '_cost' ->> 'amount')::numeric, 0) as cost
+      from ${events} ev
+      where ev.organization_id = any(${orgs}::uuid[])
+        and ev.timestamp >= (select min(start_at) from p) and ev.timestamp < (select max(end_at) from p)
+        and (${customerIds}::uuid[] is null or ev.customer_id = any(${customerIds}::uuid[]))
     ),
     c as (
       select c.created_at, c.status
@@ -110,6 +129,9 @@ export async function periodRows(
       op.renewed_subscriptions, op.renewed_subscriptions_revenue, op.renewed_subscriptions_net_revenue,
       sp.new_subscriptions, sp.canceled_subscriptions, sp.canceled_by_reason, sp.churned_subscriptions,
       sa.active_subscriptions, sa.monthly_recurring_revenue, sa.active_customers,
+      sa.committed_subscriptions, sa.committed_monthly_recurring_revenue,
+      sa.trial_monthly_recurring_revenue, sa.trial_committed_monthly_recurring_revenue,
+      ss.active_at_start, ep.costs, ep.active_user_by_event,
       cp.checkouts, cp.succeeded_checkouts
     from p
     cross join lateral (
@@ -135,13 +157,30 @@ export async function periodRows(
         count(*) filter (where ended_at >= p.start_at and ended_at < p.end_at) as churned_subscriptions
       from s
     ) sp
-    -- Active at the end of the period: started before it ends, not ended by then.
+    -- Active at the end of the period: started before it ends, not ended by then. Committed: not
+    -- canceled by then (it will renew); trial: still in its trial then.
     cross join lateral (
       select count(*) as active_subscriptions,
         coalesce(round(sum(monthly)), 0) as monthly_recurring_revenue,
-        count(distinct customer_id) as active_customers
-      from s where started_at < p.end_at and (ended_at is null or ended_at >= p.end_at)
+        count(distinct customer_id) as active_customers,
+        count(*) filter (where committed) as committed_subscriptions,
+        coalesce(round(sum(monthly) filter (where committed)), 0) as committed_monthly_recurring_revenue,
+        coalesce(round(sum(monthly) filter (where trial)), 0) as trial_monthly_recurring_revenue,
+        coalesce(round(sum(monthly) filter (where trial and committed)), 0)
+          as trial_committed_monthly_recurring_revenue
+      from (select *, (canceled_at is null or canceled_at >= p.end_at) as committed,
+                   (trial_start < p.end_at and trial_end >= p.end_at) as trial
+            from s where started_at < p.end_at and (ended_at is null or ended_at >= p.end_at)) a
     ) sa
+    -- Active when the period starts, the base of its churn rate.
+    cross join lateral (
+      select count(*) as active_at_start from s
+      where started_at < p.start_at and (ended_at is null or ended_at >= p.start_at)
+    ) ss
+    cross join lateral (
+      select coalesce(sum(cost), 0) as costs, count(distinct customer_id) as active_user_by_event
+      from e where e.timestamp >= p.start_at and e.timestamp < p.end_at
+    ) ep
     cross join lateral (
       select count(*) as checkouts, count(*) filter (where status = 'succeeded') as succeeded_checkouts
       from c where c.created_at >= p.start_at and c.created_at < p.end_at

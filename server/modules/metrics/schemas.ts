@@ -173,6 +173,53 @@ export const METRICS: {
     type: "scalar",
     total: "sum",
   },
+  { slug: "churn_rate", display_name: "Churn Rate", type: "percentage", total: "ratio" },
+  { slug: "ltv", display_name: "Lifetime Value", type: "currency", total: "last" },
+  ...(
+    [
+      ["committed_subscriptions", "Committed Subscriptions", "scalar"],
+      ["committed_monthly_recurring_revenue", "Committed MRR", "currency"],
+      ["committed_annual_recurring_revenue", "Committed ARR", "currency"],
+      ["trial_monthly_recurring_revenue", "Trial MRR", "currency"],
+      ["trial_committed_monthly_recurring_revenue", "Trial Committed MRR", "currency"],
+    ] as const
+  ).map(([slug, display_name, type]) => ({ slug, display_name, type, total: "last" as const })),
+  // Costs are what usage events report in Polar's `_cost` metadata.
+  { slug: "costs", display_name: "Costs", type: "currency", total: "sum" },
+  { slug: "cumulative_costs", display_name: "Cumulative Costs", type: "currency", total: "last" },
+  { slug: "cost_per_user", display_name: "Cost Per User", type: "currency", total: "ratio" },
+  { slug: "active_user_by_event", display_name: "Active Users", type: "scalar", total: "sum" },
+  { slug: "gross_margin", display_name: "Gross Margin", type: "currency", total: "sum" },
+  {
+    slug: "gross_margin_percentage",
+    display_name: "Gross Margin %",
+    type: "percentage",
+    total: "ratio",
+  },
+  { slug: "cashflow", display_name: "Cashflow", type: "currency", total: "sum" },
+  // Seat-based prices do not exist in till: no customer ever holds a seat, so these are 0.
+  ...(
+    [
+      ["seats_total", "Total Seats"],
+      ["seats_claimed", "Claimed Seats"],
+      ["seats_pending", "Pending Seats"],
+      ["seat_customers", "Seat Customers"],
+      ["new_seat_customers", "New Seat Customers"],
+      ["churned_seat_customers", "Churned Seat Customers"],
+      ["average_seats_per_customer", "Average Seats Per Customer"],
+    ] as const
+  ).map(([slug, display_name]) => ({
+    slug,
+    display_name,
+    type: "scalar" as const,
+    total: "last" as const,
+  })),
+  {
+    slug: "seat_utilization_rate",
+    display_name: "Seat Utilization Rate",
+    type: "percentage",
+    total: "last",
+  },
   { slug: "checkouts", display_name: "Checkouts", type: "scalar", total: "sum" },
   {
     slug: "succeeded_checkouts",

@@ -48,6 +48,7 @@ export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: Metrics
 
   let cumulative = 0;
   let netCumulative = 0;
+  let cumulativeCosts = 0;
   const periods = rows.map((r) => {
     const orders = n(r.orders);
     const revenue = n(r.revenue);
@@ -55,6 +56,11 @@ export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: Metrics
     cumulative += revenue;
     netCumulative += netRevenue;
     const mrr = n(r.monthly_recurring_revenue);
+    const costs = n(r.costs);
+    cumulativeCosts += costs;
+    const users = n(r.active_user_by_event);
+    const arpu = Math.round(ratio(mrr, n(r.active_customers)));
+    const churnRate = ratio(n(r.churned_subscriptions), n(r.active_at_start));
     const reasons =
       typeof r.canceled_by_reason === "string"
         ? (JSON.parse(r.canceled_by_reason) as Record<string, number>)
@@ -80,7 +86,22 @@ export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: Metrics
       monthly_recurring_revenue: mrr,
       annual_recurring_revenue: mrr * 12,
       // MRR per paying customer at the end of the period.
-      average_revenue_per_user: Math.round(ratio(mrr, n(r.active_customers))),
+      average_revenue_per_user: arpu,
+      churn_rate: churnRate,
+      // What a customer is worth over their life: revenue per user over the churn rate.
+      ltv: churnRate > 0 ? Math.round(arpu / churnRate) : 0,
+      committed_subscriptions: n(r.committed_subscriptions),
+      committed_monthly_recurring_revenue: n(r.committed_monthly_recurring_revenue),
+      committed_annual_recurring_revenue: n(r.committed_monthly_recurring_revenue) * 12,
+      trial_monthly_recurring_revenue: n(r.trial_monthly_recurring_revenue),
+      trial_committed_monthly_recurring_revenue: n(r.trial_committed_monthly_recurring_revenue),
+      costs,
+      cumulative_costs: cumulativeCosts,
+      cost_per_user: Math.round(ratio(costs, users)),
+      active_user_by_event: users,
+      gross_margin: revenue - costs,
+      gross_margin_percentage: ratio(revenue - costs, revenue),
+      cashflow: netRevenue - costs,
       canceled_subscriptions: n(r.canceled_subscriptions),
       churned_subscriptions: n(r.churned_subscriptions),
       checkouts: n(r.checkouts),
@@ -101,6 +122,9 @@ export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: Metrics
   totalsAll.average_order_value = Math.round(ratio(sum("revenue"), sum("orders")));
   totalsAll.net_average_order_value = Math.round(ratio(sum("net_revenue"), sum("orders")));
   totalsAll.checkouts_conversion = ratio(sum("succeeded_checkouts"), sum("checkouts"));
+  totalsAll.churn_rate = ratio(sum("churned_subscriptions"), n(rows[0]?.active_at_start));
+  totalsAll.cost_per_user = Math.round(ratio(sum("costs"), sum("active_user_by_event")));
+  totalsAll.gross_margin_percentage = ratio(sum("gross_margin"), sum("revenue"));
 
   const pick = (values: Record<string, number>) =>
     Object.fromEntries(shown.map((d) => [d.slug, values[d.slug] ?? 0]));
