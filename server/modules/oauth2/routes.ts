@@ -28,8 +28,13 @@ function parseForm<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
   assertStorable(req.body ?? {}, ["body"]);
   const result = schema.safeParse(req.body ?? {});
   if (!result.success) {
-    const field = result.error.issues[0]?.path.join(".") ?? "body";
-    throw new OAuthError("invalid_request", `Missing or invalid parameter: ${field}.`);
+    const field = result.error.issues[0]?.path.join(".");
+    throw new OAuthError(
+      "invalid_request",
+      field
+        ? `Missing or invalid parameter: ${field}.`
+        : "The parameters must be a form (application/x-www-form-urlencoded) or a JSON object.",
+    );
   }
   return result.data;
 }
