@@ -169,6 +169,7 @@ describe("the owner", () => {
     expect(demote.body.detail[0].loc).toEqual(["body", "role"]);
     const remove = await call(url(b.id), { method: "DELETE" });
     expect(remove.status).toBe(422);
+    expect(remove.body.detail[0].loc).toEqual(["path", "member_id"]);
     const asOwner = await call(`/v1/customers/${c.id}/members`, {
       body: { email: "c@example.com", role: "owner" },
     });

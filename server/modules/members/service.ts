@@ -160,13 +160,10 @@ export async function removeMember(
   clock: Clock,
   current: MemberRow,
   surface: Surface,
+  loc: (string | number)[] = ["path", "member_id"],
 ): Promise<void> {
   if (current.role === "owner")
-    refuse(
-      surface,
-      ["path", "member_id"],
-      "The owner cannot be removed: make another member the owner first.",
-    );
+    refuse(surface, loc, "The owner cannot be removed: make another member the owner first.");
   await repo.deleteMember(tx, current.id);
   await emitted(tx, clock, "member.deleted", current);
 }
@@ -266,6 +263,7 @@ export async function deleteMember(
 ): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
     const team = await teamOf(tx, deps.clock, ctx, customer);
-    await removeMember(tx, deps.clock, await loadMember(tx, team, member), "seller");
+    const loc = ["path", "externalId" in member ? "member_external_id" : "member_id"];
+    await removeMember(tx, deps.clock, await loadMember(tx, team, member), "seller", loc);
   });
 }
