@@ -55,6 +55,7 @@ import { discountsRouter } from "./modules/discounts/routes.ts";
 import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
+import { membersRouter } from "./modules/members/routes.ts";
 import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metricsRouter } from "./modules/metrics/routes.ts";
@@ -245,6 +246,7 @@ export function createApp(deps: AppDeps): Express {
     discountsRouter({ db, clock: deps.clock }, guard),
     filesRouter(files, guard),
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
+    membersRouter({ db, clock: deps.clock }, guard, customerGuard),
     eventsRouter({ db, clock: deps.clock }, guard),
     eventTypesRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, clock: deps.clock }, guard),

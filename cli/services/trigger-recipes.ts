@@ -149,6 +149,13 @@ const customer = (org: string | undefined): Fixture => ({
     ...(org ? { organization_id: org } : {}),
   },
 });
+/** A member of the customer made just before (its team's first). */
+const member: Fixture = {
+  name: "member",
+  method: "post",
+  path: "/v1/customers/${customer:id}/members",
+  params: { email: "member+${.random:hex}@example.com", name: "till trigger member" },
+};
 const benefit = (org: string | undefined): Fixture => ({
   name: "benefit",
   method: "post",
@@ -181,6 +188,27 @@ const MORE: Record<string, Recipe> = {
   "customer.deleted": (org) => [
     customer(org),
     { name: "delete", method: "delete", path: "/v1/customers/${customer:id}", params: {} },
+  ],
+  "member.created": (org) => [customer(org), member],
+  "member.updated": (org) => [
+    customer(org),
+    member,
+    {
+      name: "update",
+      method: "patch",
+      path: "/v1/customers/${customer:id}/members/${member:id}",
+      params: { name: "Updated by till trigger" },
+    },
+  ],
+  "member.deleted": (org) => [
+    customer(org),
+    member,
+    {
+      name: "delete",
+      method: "delete",
+      path: "/v1/customers/${customer:id}/members/${member:id}",
+      params: {},
+    },
   ],
   "benefit.created": (org) => [benefit(org)],
   "benefit.updated": (org) => [

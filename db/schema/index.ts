@@ -23,3 +23,4 @@ export * from "./sandbox-clocks.ts";
 export * from "./event-types.ts";
 export * from "./metric-dashboards.ts";
 export * from "./oauth2.ts";
+export * from "./members.ts";

@@ -46,6 +46,19 @@ const MUST_ANSWER = [
   "POST /v1/orders/",
   "POST /v1/orders/{id}/finalize",
   "PATCH /v1/customer-portal/benefit-grants/{id}",
+  "GET /v1/members/",
+  "POST /v1/customers/{id}/members",
+  "POST /v1/customers/external/{external_id}/members",
+  "GET /v1/customers/{id}/members/{member_id}",
+  "PATCH /v1/customers/{id}/members/{member_id}",
+  "DELETE /v1/customers/{id}/members/{member_id}",
+  "GET /v1/customers/external/{external_id}/members/{member_external_id}",
+  "PATCH /v1/customers/external/{external_id}/members/{member_external_id}",
+  "DELETE /v1/customers/external/{external_id}/members/{member_external_id}",
+  "GET /v1/customer-portal/members",
+  "POST /v1/customer-portal/members",
+  "PATCH /v1/customer-portal/members/{id}",
+  "DELETE /v1/customer-portal/members/{id}",
 ];
 
 let t: TestServer;

@@ -47,6 +47,8 @@ const BODIES: Record<string, unknown> = {
   "PATCH /v1/discounts/{id}": { name: "Renamed" },
   "PATCH /v1/customers/{id}": { name: "Renamed" },
   "PATCH /v1/customers/external/{external_id}": { name: "Renamed" },
+  "POST /v1/customers/{id}/members": { email: "intruder@example.com" },
+  "POST /v1/customers/external/{external_id}/members": { email: "intruder@example.com" },
   "PATCH /v1/event-types/{id}": { label: "Renamed" },
   "PATCH /v1/meters/{id}": { name: "Renamed" },
   "PATCH /v1/metrics/dashboards/{id}": { name: "Renamed" },

@@ -73,6 +73,10 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     external_id: `${name}-ext-1`,
   });
   await call("/v1/events/ingest", { events: [{ name: "api_call", customer_id: customer.id }] });
+  const member = await call(`/v1/customers/${customer.id}/members`, {
+    email: `${name.toLowerCase()}-member@example.com`,
+    external_id: `${name}-member-1`,
+  });
   const field = await call("/v1/custom-fields/", {
     type: "text",
     slug: `${name.toLowerCase()}-note`,
@@ -177,6 +181,9 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
       "discounts/{id}": discount.id,
       "customers/{id}": customer.id,
       "customers/external/{external_id}": customer.external_id,
+      "members/{member_id}": member.id,
+      "members/{member_external_id}": member.external_id,
+      "customer-portal/members/{id}": member.id,
       "events/{id}": event.id,
       "event-types/{id}": eventType.id,
       "meters/{id}": meter.id,
