@@ -41,6 +41,7 @@ const config = loadConfig({
     AUTH_SECRET: "b".repeat(40),
     LOG_LEVEL: "silent",
     AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
+    TILL_PAYMENTS: "none",
   },
   cwd: dir,
 });
