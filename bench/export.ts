@@ -42,6 +42,8 @@ const config = loadConfig({
     LOG_LEVEL: "silent",
     AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
     TILL_PAYMENTS: "none",
+    // Seeding a million orders is one statement, longer than the default 30 s on a busy machine.
+    DATABASE_STATEMENT_TIMEOUT_MS: "600000",
   },
   cwd: dir,
 });
