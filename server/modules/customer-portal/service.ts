@@ -205,7 +205,9 @@ export async function listMyOrders(
 
 export async function getMyOrder(deps: PortalDeps, ctx: CustomerContext, id: string) {
   const o = await getOrder(deps, organizationView(ctx), id);
-  if (o.customer_id !== ctx.customerId) throw new ResourceNotFound("Order not found.");
+  // A draft is the seller's until finalized: the customer does not see it yet.
+  if (o.customer_id !== ctx.customerId || o.status === "draft")
+    throw new ResourceNotFound("Order not found.");
   const [products, organization] = await Promise.all([
     displayProducts(deps, [o.product_id]),
     organizationOf(deps, ctx),

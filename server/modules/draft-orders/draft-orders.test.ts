@@ -181,6 +181,23 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
     expect(events.map((e) => e.type)).toEqual(["order.created"]);
   });
 
+  it("the customer's portal shows no draft until it is finalized", async () => {
+    const created = await ok(
+      await draft(s, { customer_id: payer.customerId, product_id: credits.id, amount: 800 }),
+    );
+    const session = await ok(
+      await s.call("/v1/customer-sessions/", { body: { customer_id: payer.customerId } }),
+    );
+    const portal = (path: string) => api(t.url, path, { token: session.token });
+    const listed = await ok(await portal("/v1/customer-portal/orders/?limit=100"));
+    expect(listed.items.map((o: { id: string }) => o.id)).not.toContain(created.id);
+    expect((await portal(`/v1/customer-portal/orders/${created.id}`)).status).toBe(404);
+    expect((await finalize(s, created.id)).status).toBe(200);
+    const after = await ok(await portal("/v1/customer-portal/orders/?limit=100"));
+    expect(after.items.map((o: { id: string }) => o.id)).toContain(created.id);
+    expect((await portal(`/v1/customer-portal/orders/${created.id}`)).status).toBe(200);
+  });
+
   it("a customer without a saved card gets 402 and nothing changes", async () => {
     const customer = await ok(
       await s.call("/v1/customers/", { body: { email: "nocard@example.com" } }),

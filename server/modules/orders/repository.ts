@@ -9,6 +9,7 @@ import {
   isNotNull,
   isNull,
   lt,
+  ne,
   sql,
   type SQL,
 } from "drizzle-orm";
@@ -175,6 +176,8 @@ export interface OrderFilter {
   checkoutIds?: string[] | undefined;
   /** Orders of a subscription (recurring products) or not (one-time purchases). */
   recurring?: boolean | undefined;
+  /** Leave out drafts: a seller's unfinalized order is not yet the customer's to see. */
+  excludeDrafts?: boolean | undefined;
 }
 
 const SORTS = {
@@ -199,6 +202,7 @@ export async function listOrders(
   if (f.checkoutIds?.length) conds.push(inArray(orders.checkoutId, f.checkoutIds));
   if (f.recurring !== undefined)
     conds.push(f.recurring ? isNotNull(orders.subscriptionId) : isNull(orders.subscriptionId));
+  if (f.excludeDrafts) conds.push(ne(orders.status, "draft"));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([

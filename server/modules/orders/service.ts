@@ -99,7 +99,12 @@ export async function listCustomerOrders(
 ) {
   const { rows, total } = await repo.listOrders(
     deps.db,
-    { organizationIds: [customer.organizationId], customerIds: [customer.customerId], ...f },
+    {
+      organizationIds: [customer.organizationId],
+      customerIds: [customer.customerId],
+      ...f,
+      excludeDrafts: true,
+    },
     sorting,
     page.limit,
     offsetOf(page),
