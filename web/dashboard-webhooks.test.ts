@@ -64,6 +64,16 @@ describe("webhook deliveries", () => {
     expect(created.status).toBe(201);
     await waitFor(() => received().length === 1, 15_000, "first delivery");
     expect(received()[0]).toMatchObject({ status: 200, standardOk: true });
+    // The attempt is recorded after the endpoint has answered: wait for the record, not the
+    // receipt, before the page reads the log.
+    await waitFor(
+      async () =>
+        (await api(t.url, `/v1/webhooks/deliveries?endpoint_id=${endpoints.body.items[0].id}`, {
+          token: s.token,
+        })).body.items.length === 1,
+      15_000,
+      "first delivery recorded",
+    );
   });
 
   it("shows the delivery's request and response, its attempts and time", async () => {
