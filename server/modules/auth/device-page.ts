@@ -4,22 +4,13 @@
 // or deny it. Someone without an account creates one here, and then an organization, so `till login`
 // is the whole way in. Styled like the dashboard's sign-in card, light and dark.
 
+import { escapeHtml, renderCardPage } from "../../lib/card-page.ts";
+
 export interface DevicePageState {
   user: { email: string; name: string } | null;
   userCode: string;
   /** The response's CSP nonce: the page's one inline script runs only with it. */
   nonce: string;
-}
-
-const ESCAPES: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
 export function renderDevicePage(state: DevicePageState): string {
@@ -33,7 +24,7 @@ export function renderDevicePage(state: DevicePageState): string {
 </form>
 <section id="confirm" hidden>
   <p>Allow <strong id="client"></strong> to sign in to till as you?</p>
-  <button id="approve" type="button">Approve</button>
+  <button id="approve" type="button" class="primary">Approve</button>
   <button id="deny" type="button">Deny</button>
 </section>
 <section id="new-org" hidden>
@@ -62,45 +53,23 @@ export function renderDevicePage(state: DevicePageState): string {
   <input id="new_password" name="password" type="password" autocomplete="new-password" minlength="8" required>
   <button type="submit">Create account</button>
 </form>`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Approve device · till</title>
-<style>
-  :root { color-scheme: light dark; --bg: #f7f8fa; --surface: #fff; --fg: #14161b; --muted: #5b6270; --line: #e3e6eb; --accent: #2f4ccf; --accent-fg: #fff; --bad: #b42318; }
-  @media (prefers-color-scheme: dark) { :root { --bg: #0e1014; --surface: #161920; --fg: #e8eaef; --muted: #a0a7b4; --line: #2a2f3a; --accent: #8fa2ff; --accent-fg: #0c0e13; --bad: #ff8a80; } }
-  * { box-sizing: border-box; }
-  body { font: 15px/1.5 ui-sans-serif, system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; min-height: 100vh; display: grid; place-items: center; padding: 24px; background: var(--bg); color: var(--fg); }
-  main { width: 100%; max-width: 400px; background: var(--surface); border: 1px solid var(--line); border-radius: 14px; padding: 28px; box-shadow: 0 8px 30px rgba(16, 24, 40, .08); }
-  .brand { display: flex; align-items: center; gap: 8px; font-weight: 700; font-size: 1.3rem; margin-bottom: 20px; }
-  .logo { display: inline-grid; place-items: center; width: 28px; height: 28px; border-radius: 8px; background: var(--accent); color: var(--accent-fg); font-weight: 800; }
-  h1 { font-size: 1.35rem; margin: 0 0 12px; }
-  p { margin: 0 0 12px; }
-  label { display: block; margin: 12px 0 4px; font-size: .85rem; font-weight: 600; }
-  input { width: 100%; padding: 8px 10px; font: inherit; color: var(--fg); background: var(--surface); border: 1px solid var(--line); border-radius: 8px; }
+  return renderCardPage({
+    title: "Approve device",
+    heading: "Approve device",
+    body,
+    nonce: state.nonce,
+    style: STYLE,
+    script: SCRIPT,
+  });
+}
+
+const STYLE = `
   #user_code { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-size: 1.3rem; letter-spacing: .25em; text-align: center; text-transform: uppercase; }
-  button { margin-top: 16px; padding: 8px 16px; font: inherit; font-weight: 600; border-radius: 8px; border: 1px solid var(--line); background: var(--surface); color: var(--fg); cursor: pointer; }
-  form button, #approve { width: 100%; background: var(--accent); color: var(--accent-fg); border-color: transparent; }
-  #deny { width: 100%; margin-top: 8px; }
-  button.link { margin: 0; padding: 0; border: 0; background: none; color: var(--accent); text-decoration: underline; font-weight: 600; }
-  #new-org { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 16px; }
-  :focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-  #confirm { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 16px; }
-  #message { min-height: 1.5rem; margin: 12px 0 0; font-weight: 600; }
-  .muted { color: var(--muted); }
-</style>
-</head>
-<body>
-<main>
-<div class="brand"><span class="logo" aria-hidden="true">t</span> till</div>
-<h1>Approve device</h1>
-${body}
-<p id="message" role="status"></p>
-</main>
-<script nonce="${escapeHtml(state.nonce)}">
-const api = "/api/auth";
+  form button, #approve, #deny { width: 100%; }
+  #deny { margin-top: 8px; }
+  #new-org, #confirm { border-top: 1px solid var(--line); margin-top: 16px; padding-top: 16px; }`;
+
+const SCRIPT = `const api = "/api/auth";
 const message = (text) => { document.getElementById("message").textContent = text; };
 async function call(path, init) {
   const res = await fetch(api + path, { credentials: "same-origin", headers: { "content-type": "application/json" }, ...init });
@@ -171,8 +140,4 @@ if (codeForm) {
   }
   if (codeForm.user_code.value) claim(codeForm.user_code.value).catch((err) => message(err.message));
 }
-</script>
-</body>
-</html>
 `;
-}
