@@ -159,11 +159,14 @@ describe("product editing", () => {
   });
 
   it("archives and unarchives", async () => {
-    await page.click("button:has-text('Archive')");
-    await page.waitForSelector("button:has-text('Unarchive')");
+    // Exact names: "Archive" is also a substring of "Unarchive".
+    const archive = page.getByRole("button", { name: "Archive", exact: true });
+    const unarchive = page.getByRole("button", { name: "Unarchive", exact: true });
+    await archive.click();
+    await unarchive.waitFor();
     expect((await product()).is_archived).toBe(true);
-    await page.click("button:has-text('Unarchive')");
-    await page.waitForSelector("button:has-text('Archive')");
+    await unarchive.click();
+    await archive.waitFor();
     expect((await product()).is_archived).toBe(false);
   });
 });
