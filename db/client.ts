@@ -25,6 +25,11 @@ export interface Database {
   pglite: PGlite | null;
   /** The postgres.js client when driver is postgres. */
   client: postgres.Sql | null;
+  /**
+   * PostgreSQL itself when `client` goes through a transaction-mode pooler (else `client`): for
+   * what lives beyond one transaction, LISTEN and session advisory locks.
+   */
+  direct: postgres.Sql | null;
   /** Runs a raw statement and returns its rows, whichever driver answers. */
   rows<T>(query: SQL): Promise<T[]>;
   /** Runs `select 1`; rejects when the database does not answer. */
@@ -35,7 +40,12 @@ export interface Database {
 
 /** The rows of `db.execute`: postgres.js answers with an array of rows, PGlite with {rows}. */
 export function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : (result as { rows: T[] }).rows;
+  return Array.isArray(result) ? (result as T[]) : ((result as { rows?: T[] }).rows ?? []);
+}
+
+/** Runs a raw statement on a database or transaction and returns its rows. */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  return rowsOf<T>(await db.execute(query));
 }
 
 export interface OpenOptions {
@@ -49,29 +59,48 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
   if (target.kind === "postgres") {
     const { default: postgresJs } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
+    const settings = {
+      application_name: "till",
+      statement_timeout: target.statementTimeoutMs ?? 30_000,
+      lock_timeout: target.lockTimeoutMs ?? 5_000,
+      // till's statements are short; the planner's cost estimate of a meter read grows with the
+      // events table even when it scans a few rows, and past jit_above_cost PostgreSQL spent
+      // 40-60 ms compiling a 3 ms read (10 M events).
+      jit: "off",
+    };
+    const pooled = target.directUrl !== undefined;
     const client = postgresJs(target.url, {
       max: target.poolSize,
       onnotice: () => {},
       // Bounded waits: an unreachable server fails a query after connect_timeout (answered 503),
       // and a statement or a lock wait cannot hold a pooled connection longer than its timeout.
       connect_timeout: (target.connectTimeoutMs ?? 5_000) / 1000,
-      connection: {
-        application_name: "till",
-        statement_timeout: target.statementTimeoutMs ?? 30_000,
-        lock_timeout: target.lockTimeoutMs ?? 5_000,
-        // till's statements are short; the planner's cost estimate of a meter read grows with the
-        // events table even when it scans a few rows, and past jit_above_cost PostgreSQL spent
-        // 40-60 ms compiling a 3 ms read (10 M events).
-        jit: "off",
-      },
+      // A transaction-mode pooler refuses startup parameters beyond a few and hands each
+      // transaction to any server connection, where a statement prepared on another is unknown:
+      // there the settings belong to the database role (docs/scaling.md) and nothing is prepared.
+      ...(pooled
+        ? { connection: { application_name: "till" }, prepare: false }
+        : { connection: settings }),
       ...(options.onQuery
         ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) }
         : {}),
     });
-    const db = drizzle(preparing(client), { schema, casing: "snake_case" }) as unknown as Db;
-    return wrap(db, "postgres", null, client, (timeoutMs = 5_000) =>
-      client.end({ timeout: Math.max(0, timeoutMs) / 1000 }),
-    );
+    const direct = pooled
+      ? postgresJs(target.directUrl!, {
+          max: 2,
+          onnotice: () => {},
+          connect_timeout: (target.connectTimeoutMs ?? 5_000) / 1000,
+          connection: settings,
+        })
+      : client;
+    const db = drizzle(pooled ? client : preparing(client), {
+      schema,
+      casing: "snake_case",
+    }) as unknown as Db;
+    return wrap(db, "postgres", null, client, direct, async (timeoutMs = 5_000) => {
+      const timeout = Math.max(0, timeoutMs) / 1000;
+      await Promise.all([client.end({ timeout }), direct !== client && direct.end({ timeout })]);
+    });
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
@@ -82,7 +111,7 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
   });
   yieldBeforeEachStatement(pglite);
   const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
-  return wrap(db, "pglite", pglite, null, () => pglite.close());
+  return wrap(db, "pglite", pglite, null, null, () => pglite.close());
 }
 
 /**
@@ -146,6 +175,7 @@ function wrap(
   driver: Database["driver"],
   pglite: PGlite | null,
   client: postgres.Sql | null,
+  direct: postgres.Sql | null,
   close: (timeoutMs?: number) => Promise<void>,
 ): Database {
   let closed: Promise<void> | null = null;
@@ -154,10 +184,9 @@ function wrap(
     driver,
     pglite,
     client,
-    async rows<T>(query: SQL) {
-      const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
-      // postgres.js answers with an array of rows, PGlite with {rows}.
-      return Array.isArray(result) ? result : result.rows;
+    direct,
+    rows<T>(query: SQL) {
+      return queryRows<T>(db, query);
     },
     async ping() {
       await db.execute(sql`select 1`);
@@ -173,17 +202,22 @@ const MIGRATION_LOCK = 741_100_001;
 
 /** Applies the committed SQL migrations; safe to run on every start. */
 export async function migrate(database: Database): Promise<void> {
-  if (database.client) {
+  if (database.client && database.direct) {
     const { migrate: run } = await import("drizzle-orm/postgres-js/migrator");
     // Several servers may start at once against one database: an advisory lock held on a dedicated
-    // connection makes them take turns, and the later ones find nothing left to apply.
-    const conn = await database.client.reserve();
+    // connection makes them take turns, and the later ones find nothing left to apply. Both go to
+    // PostgreSQL itself: a pooler could run the unlock on another server connection.
+    const conn = await database.direct.reserve();
+    const db =
+      database.direct === database.client
+        ? database.db
+        : (await import("drizzle-orm/postgres-js")).drizzle(database.direct);
     try {
       // Migrations (and waiting for another server's) may take longer than a request may.
       await conn`set statement_timeout = 0`;
       await conn`set lock_timeout = 0`;
       await conn`select pg_advisory_lock(${MIGRATION_LOCK})`;
-      await run(database.db as never, { migrationsFolder });
+      await run(db as never, { migrationsFolder });
     } finally {
       await conn`select pg_advisory_unlock(${MIGRATION_LOCK})`.catch(() => {});
       // Back to the connection's own timeouts before the pool hands it to a request.

@@ -207,7 +207,7 @@ export function createApp(deps: AppDeps): Express {
     retryDays: deps.config.dunningRetryDays,
   };
   const downloads = { files, ttlSeconds: deps.config.grants.downloadUrlTtlSeconds };
-  const requestLog = new RequestLogHub(deps.database.client);
+  const requestLog = new RequestLogHub(deps.database.direct);
   // Every instance hears the others' tails from the start (PostgreSQL); on failure, at the first tail.
   requestLog.listen().catch(() => {});
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, queueUrl } from "./config.ts";
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), "till-config-"));
 const SECRET = "s".repeat(40);
@@ -44,6 +44,26 @@ describe("loadConfig", () => {
       statementTimeoutMs: 30000,
       lockTimeoutMs: 5000,
     });
+  });
+
+  it("DATABASE_DIRECT_URL: behind a pooler the queue connects to PostgreSQL itself", () => {
+    const env = { AUTH_SECRET: SECRET, ...FREE, DATABASE_URL: "postgres://u@pooler:6432/db" };
+    const pooled = loadConfig({
+      command: "serve",
+      env: { ...env, DATABASE_DIRECT_URL: "postgres://u@db:5432/db" },
+      cwd: tmp(),
+    });
+    expect(pooled.database).toMatchObject({
+      url: "postgres://u@pooler:6432/db",
+      directUrl: "postgres://u@db:5432/db",
+    });
+    expect(queueUrl(pooled)).toBe("postgres://u@db:5432/db");
+    const plain = loadConfig({ command: "serve", env, cwd: tmp() });
+    expect(queueUrl(plain)).toBe("postgres://u@pooler:6432/db");
+    expect(queueUrl(loadConfig({ command: "test", env: {}, cwd: tmp() }))).toBeNull();
+    expect(() =>
+      loadConfig({ command: "serve", env: { ...env, DATABASE_DIRECT_URL: "db:5432" }, cwd: tmp() }),
+    ).toThrow(/DATABASE_DIRECT_URL: must be a postgres/);
   });
 
   it("TILL_ADMIN_EMAILS: lower-cased, trimmed, empty entries dropped; anything but emails refused", () => {

@@ -22,6 +22,11 @@ export type DatabaseTarget =
   | {
       kind: "postgres";
       url: string;
+      /**
+       * Set when `url` is a transaction-mode pooler (PgBouncer): PostgreSQL itself, for what a
+       * pooled transaction cannot carry (LISTEN, the job queue, the migration lock).
+       */
+      directUrl?: string;
       poolSize: number;
       /** Giving up on opening a connection, so an unreachable database fails fast (503). */
       connectTimeoutMs?: number;
@@ -140,7 +145,10 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
       const name = String(issue.path[0] ?? "environment");
       const got = env[name];
       const shown =
-        name === "AUTH_SECRET" || name === "DATABASE_URL" || name === "METRICS_TOKEN"
+        name === "AUTH_SECRET" ||
+        name === "DATABASE_URL" ||
+        name === "DATABASE_DIRECT_URL" ||
+        name === "METRICS_TOKEN"
           ? ""
           : ` (got ${JSON.stringify(got)})`;
       return `${name}: ${issue.message}${shown}`;
@@ -170,6 +178,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     ? {
         kind: "postgres",
         url: e.DATABASE_URL,
+        ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
         poolSize: e.DATABASE_POOL_SIZE,
         connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
         statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -366,4 +375,10 @@ export function loadCliEnv(env: Env = process.env): Readonly<CliEnv> {
     remoteSession: Boolean(env.SSH_CONNECTION || env.SSH_TTY || env.SSH_CLIENT),
     browser: env.BROWSER || null,
   });
+}
+
+/** Where the job queue connects: PostgreSQL itself, past a transaction-mode pooler; none on PGlite. */
+export function queueUrl(config: Pick<Config, "database">): string | null {
+  const d = config.database;
+  return d.kind === "postgres" ? (d.directUrl ?? d.url) : null;
 }

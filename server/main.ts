@@ -6,7 +6,7 @@ import type { Express } from "express";
 import { migrate, openDb, type Database } from "../db/client.ts";
 import { createApp } from "./app.ts";
 import { seedDemo, type DemoSeed } from "./demo/seed.ts";
-import type { Config } from "./config.ts";
+import { queueUrl, type Config } from "./config.ts";
 import { startQueue, type JobDefinition, type QueueHandle } from "./jobs/queue.ts";
 import { noopJob } from "./jobs/system.ts";
 import { answerClientErrors } from "./lib/client-error.ts";
@@ -126,7 +126,7 @@ export async function start(
     const q0 = performance.now();
     const queue = await startQueue({
       database,
-      databaseUrl: config.database.kind === "postgres" ? config.database.url : null,
+      databaseUrl: queueUrl(config),
       log,
       jobs: [...jobs, ...webhooks.jobs],
       worker,

@@ -19,7 +19,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     cwd: root,
     stdio: "inherit",
   });
-  const info = await buildTemplate(process.env.TEST_DATABASE_URL || undefined);
+  const info = await buildTemplate(
+    process.env.TEST_DATABASE_URL || undefined,
+    process.env.TEST_POOLER_URL || undefined,
+  );
   project.provide("template", info);
   return () => dropTemplate(info);
 }

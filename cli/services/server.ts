@@ -1,6 +1,6 @@
 // Runs the server or worker in this process and ties its lifetime to SIGINT/SIGTERM: the first
 // signal drains gracefully, a second one exits at once.
-import { loadConfig, type Command } from "../../server/config.ts";
+import { loadConfig, queueUrl, type Command } from "../../server/config.ts";
 
 interface ServerFlags {
   port?: string | undefined;
@@ -69,7 +69,7 @@ export async function runMigrations(): Promise<void> {
   const database = await openDb(config.database);
   try {
     await migrate(database);
-    await migrateQueue(database, config.database.kind === "postgres" ? config.database.url : null);
+    await migrateQueue(database, queueUrl(config));
     process.stdout.write("Migrations applied.\n");
   } finally {
     await database.close();

@@ -9,8 +9,10 @@ import { databaseUrl } from "./template.ts";
 
 export interface TestDatabase {
   database: Database;
-  /** The connection URL on PostgreSQL; null on PGlite. */
+  /** The connection URL on PostgreSQL (the server itself, never a pooler); null on PGlite. */
   url: string | null;
+  /** How a till server reaches this database: DATABASE_URL (and DATABASE_DIRECT_URL past a pooler). */
+  env: Record<string, string>;
   /** Closes the connection and drops the database. */
   dispose(): Promise<void>;
 }
@@ -24,15 +26,21 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   if (info.kind === "pglite") {
     const tarball = new Blob([readFileSync(info.tarball)]);
     const database = await openDb({ kind: "pglite", dataDir: null }, { loadDataDir: tarball });
-    return { database, url: null, dispose: () => database.close() };
+    return { database, url: null, env: {}, dispose: () => database.close() };
   }
   const name = `${info.prefix}_${randomBytes(6).toString("hex")}`;
   await createDatabase(info.adminUrl, name, info.template);
   const url = databaseUrl(info.adminUrl, name);
-  const database = await openDb({ kind: "postgres", url, poolSize: 5 });
+  const pooled = info.poolerUrl ? databaseUrl(info.poolerUrl, name) : null;
+  const database = await openDb(
+    pooled
+      ? { kind: "postgres", url: pooled, directUrl: url, poolSize: 5 }
+      : { kind: "postgres", url, poolSize: 5 },
+  );
   return {
     database,
     url,
+    env: pooled ? { DATABASE_URL: pooled, DATABASE_DIRECT_URL: url } : { DATABASE_URL: url },
     async dispose() {
       await database.close();
       await dropDatabase(info.adminUrl, name);

@@ -35,7 +35,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         PORT: String(port),
         BASE_URL: `http://localhost:${port}`,
         LOG_LEVEL: "silent",
-        ...(testDb.url ? { DATABASE_URL: testDb.url } : {}),
+        ...testDb.env,
         ...options.env,
       },
     });

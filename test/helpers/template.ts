@@ -9,7 +9,14 @@ import { migrateQueue } from "../../server/jobs/queue.ts";
 
 export type TemplateInfo =
   | { kind: "pglite"; tarball: string }
-  | { kind: "postgres"; adminUrl: string; template: string; prefix: string };
+  | {
+      kind: "postgres";
+      adminUrl: string;
+      template: string;
+      prefix: string;
+      /** A transaction-mode PgBouncer in front of the same server: servers under test go through it. */
+      poolerUrl?: string;
+    };
 
 export function databaseUrl(adminUrl: string, name: string): string {
   const url = new URL(adminUrl);
@@ -17,7 +24,10 @@ export function databaseUrl(adminUrl: string, name: string): string {
   return url.toString();
 }
 
-export async function buildTemplate(adminUrl: string | undefined): Promise<TemplateInfo> {
+export async function buildTemplate(
+  adminUrl: string | undefined,
+  poolerUrl?: string,
+): Promise<TemplateInfo> {
   if (!adminUrl) {
     const database = await openDb({ kind: "pglite", dataDir: null });
     try {
@@ -50,7 +60,7 @@ export async function buildTemplate(adminUrl: string | undefined): Promise<Templ
   } finally {
     await database.close();
   }
-  return { kind: "postgres", adminUrl, template, prefix };
+  return { kind: "postgres", adminUrl, template, prefix, ...(poolerUrl ? { poolerUrl } : {}) };
 }
 
 /** Drops the template and any per-file database a crashed test left behind. */

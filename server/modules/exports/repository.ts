@@ -2,7 +2,7 @@
 // dates in the asked time zone), so the server only concatenates text: the cheapest row to carry.
 // Rows are read in keyset batches (newest first), so memory stays flat however many rows match.
 import { type SQL, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { queryRows, type Db } from "../../../db/client.ts";
 import type { CustomerColumn, OrderColumn, SubscriptionColumn } from "./schemas.ts";
 
 export interface Cursor {
@@ -62,15 +62,15 @@ async function readBatch(
     where.push(
       sql`${key.at} <= ${after.at}::timestamptz and (${key.at}, ${key.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`,
     );
-  const result = (await db.execute(sql`
+  const rows = await queryRows<{ line: string; k_at: string; k_id: string }>(
+    db,
+    sql`
     select ${select} as line, ${key.at}::text as k_at, ${key.id}::text as k_id
     from ${from}
     where ${sql.join(where, sql` and `)}
     order by ${key.at} desc, ${key.id} desc
-    limit ${size}`)) as unknown as
-    | { rows: { line: string; k_at: string; k_id: string }[] }
-    | { line: string; k_at: string; k_id: string }[];
-  const rows = Array.isArray(result) ? result : result.rows;
+    limit ${size}`,
+  );
   const last = rows.at(-1);
   return {
     lines: rows.map((r) => r.line),

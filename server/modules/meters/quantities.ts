@@ -4,7 +4,7 @@
 // A meter with rollups reads them for the whole hours instead (rollup-read.ts), with raw events only
 // for the partial edges and the events not rolled up yet; this raw statement is the fallback.
 import { sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { queryRows, type Db } from "../../../db/client.ts";
 import { events, type MeterAggregation, type MeterFilter } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
 import { aggregateOf, aggregationValue, filterCondition } from "../events/filter.ts";
@@ -78,12 +78,6 @@ export type Row = {
   fresh: boolean;
 };
 
-export async function resultRows<T>(db: Db, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  return Array.isArray(result) ? result : result.rows;
-}
-
 /**
  * Bucket starts from the one holding start to the one holding end. Hours step in absolute time
  * (zones with half-hour offsets still start at their own :30). Days and longer step in the zone's
@@ -104,7 +98,7 @@ export async function rawQuantities(
   q: QuantitiesInput,
   guard?: SQL,
 ): Promise<Quantities | null> {
-  return quantitiesOf(await resultRows<Row>(db, quantitiesSql(q, guard)));
+  return quantitiesOf(await queryRows<Row>(db, quantitiesSql(q, guard)));
 }
 
 export function quantitiesOf(rows: Row[]): Quantities | null {

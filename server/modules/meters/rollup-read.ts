@@ -8,7 +8,7 @@
 // in its own snapshot that the rollups match the meter definition it was given and are built; if
 // not, it scans nothing and says so, and the caller reads raw events.
 import { sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { queryRows, type Db } from "../../../db/client.ts";
 import {
   events,
   meterCustomerHourly,
@@ -22,7 +22,6 @@ import {
   eventConditions,
   quantitiesOf,
   rawQuantities,
-  resultRows,
   type Quantities,
   type QuantitiesInput,
   type Row,
@@ -46,7 +45,7 @@ const HINTS_KEPT = 10_000;
 async function hintOf(db: Db, meterId: string): Promise<number> {
   const known = hints.get(db)?.get(meterId);
   if (known) return known;
-  const [row] = await resultRows<{ through: string }>(
+  const [row] = await queryRows<{ through: string }>(
     db,
     sql`select through from ${meterRollupState} where meter_id = ${meterId}`,
   );
@@ -99,7 +98,7 @@ export async function rollupQuantities(
   if (hlo >= hhi) return undefined;
   const hint = await hintOf(db, q.meterId);
   if (hint <= 0) return undefined;
-  const rows = await resultRows<RollupRow>(
+  const rows = await queryRows<RollupRow>(
     db,
     rollupSql(q, q.meterId, new Date(hlo), new Date(hhi), hint, guard),
   );

@@ -14,7 +14,7 @@
 // The tick and linkCustomerEvents (which moves rollups between customer columns) take the same
 // advisory lock, so a tick never writes rollups from events read before a link changed them.
 import { sql, type SQL } from "drizzle-orm";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, queryRows, type Db } from "../../../db/client.ts";
 import {
   events,
   meterCustomerHourly,
@@ -35,12 +35,6 @@ const METERS_PER_STATEMENT = 20;
 const REBUILD_CHUNK_EVENTS = 50_000;
 /** Rebuild work one tick does before leaving the rest to the next one. */
 const REBUILD_BUDGET_MS = 20_000;
-
-async function rows<T>(db: Db, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  return Array.isArray(result) ? result : result.rows;
-}
 
 export function lockRollups(db: Db): Promise<unknown> {
   return db.execute(sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
@@ -69,7 +63,7 @@ export interface RefreshResult {
  * as 32-bit xids and are widened with the epoch of the snapshot's 64-bit xmax.
  */
 async function currentHorizon(db: Db): Promise<number> {
-  const [h] = await rows<{ horizon: string }>(
+  const [h] = await queryRows<{ horizon: string }>(
     db,
     sql`
     with s as (select (pg_snapshot_xmax(pg_current_snapshot())::text)::bigint as xmax),
@@ -103,7 +97,7 @@ export async function refreshRollups(
     await tx.execute(sql`
       delete from ${meterRollupState} s using ${meters} m
       where m.id = s.meter_id and m.aggregation ->> 'func' = 'unique'`);
-    const changed = await rows<{ meter_id: string }>(
+    const changed = await queryRows<{ meter_id: string }>(
       tx,
       sql`
       insert into ${meterRollupState} as s (meter_id, filter, aggregation, through)
@@ -121,7 +115,7 @@ export async function refreshRollups(
     return ids.length;
   });
   await summarizeNewRanges(db);
-  const pending = await rows<Pending>(
+  const pending = await queryRows<Pending>(
     db,
     sql`select s.meter_id, m.organization_id, s.filter, s.aggregation, s.through
         from ${meterRollupState} s join ${meters} m on m.id = s.meter_id
@@ -180,7 +174,10 @@ async function rebuildStep(
 ): Promise<RebuildStep> {
   await lockRollups(tx);
   // Still reset with the same definition: a change meanwhile reset it again, and this one stops.
-  const [state] = await rows<{ rebuild_horizon: string | null; rebuilt_through: string | null }>(
+  const [state] = await queryRows<{
+    rebuild_horizon: string | null;
+    rebuilt_through: string | null;
+  }>(
     tx,
     sql`select rebuild_horizon, rebuilt_through from ${meterRollupState}
         where meter_id = ${p.meter_id} and through = 0 and filter = ${JSON.stringify(p.filter)}::jsonb
@@ -190,7 +187,7 @@ async function rebuildStep(
   const until = state.rebuild_horizon === null ? horizon : Number(state.rebuild_horizon);
   const after = state.rebuilt_through;
   // The chunk's last id: a walk of the primary key, all organizations alike.
-  const [last] = await rows<{ id: string }>(
+  const [last] = await queryRows<{ id: string }>(
     tx,
     sql`select ${events.id} as id from ${events}
         ${after ? sql`where ${events.id} > ${after}::uuid` : sql``}
@@ -230,7 +227,7 @@ async function advance(db: Db, group: Pending[], from: number, to: number): Prom
     await lockRollups(tx);
     // Still at `from` with the same definition: nothing else writes state outside this lock.
     const ids = group.map((g) => g.meter_id);
-    const current = await rows<{ meter_id: string }>(
+    const current = await queryRows<{ meter_id: string }>(
       tx,
       sql`select meter_id from ${meterRollupState} where meter_id in ${ids} and through = ${from} for update`,
     );

@@ -13,7 +13,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { queryRows, type Db } from "../../../db/client.ts";
 import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -48,7 +48,9 @@ export async function nextDocumentNumber(
   organizationId: string,
   kind: "invoice" | "receipt",
 ): Promise<string> {
-  const result = (await db.execute(sql`
+  const [row] = await queryRows<{ number: string }>(
+    db,
+    sql`
     with c as (
       insert into ${documentCounters} as dc (organization_id, kind, last)
       values (${organizationId}, ${kind}, 1)
@@ -57,11 +59,8 @@ export async function nextDocumentNumber(
     )
     select coalesce(nullif(upper(left(regexp_replace(o.slug, '[^a-zA-Z0-9]', '', 'g'), 12)), ''), 'INV')
       || ${kind === "invoice" ? "-" : "-R"} || lpad(c.last::text, 4, '0') as number
-    from c, organization o where o.id = ${organizationId}`)) as unknown as
-    | { rows: { number: string }[] }
-    | { number: string }[];
-  // postgres.js answers with an array of rows, PGlite with {rows}.
-  const [row] = Array.isArray(result) ? result : result.rows;
+    from c, organization o where o.id = ${organizationId}`,
+  );
   return row!.number;
 }
 

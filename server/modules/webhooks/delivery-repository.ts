@@ -2,7 +2,7 @@
 // batch of jobs needs, the FIFO question, recording attempts, and disabling failing endpoints.
 import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { fromDrizzle, type Db as BossDb, type DrizzleTransactionLike } from "pg-boss";
-import type { Db } from "../../../db/client.ts";
+import { rowsOf, type Db } from "../../../db/client.ts";
 import {
   member,
   user,
@@ -106,11 +106,6 @@ export async function oldestUnattempted(
     from unnest(${uuids(endpointIds)}) as ep(id)`);
   const rows = rowsOf<{ endpoint_id: string; seq: string | number | null }>(result);
   return new Map(rows.filter((r) => r.seq !== null).map((r) => [r.endpoint_id, Number(r.seq)]));
-}
-
-/** postgres.js answers execute() with an array of rows, PGlite with {rows}. */
-export function rowsOf<T>(result: unknown): T[] {
-  return Array.isArray(result) ? (result as T[]) : ((result as { rows: T[] }).rows ?? []);
 }
 
 export interface AttemptRecord {

@@ -4,7 +4,7 @@
 // done (the row is still undispatched and is picked up again) or everything done.
 import { sql } from "drizzle-orm";
 import type { JobInsert, PgBoss } from "pg-boss";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, rowsOf, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import * as repo from "./delivery-repository.ts";
@@ -92,7 +92,7 @@ export class Dispatcher {
     let jobsCreated = false;
     const n = await inTransaction(db, async (tx) => {
       if (!embedded) {
-        const [lock] = repo.rowsOf<{ ok: boolean }>(
+        const [lock] = rowsOf<{ ok: boolean }>(
           await tx.execute(sql`select pg_try_advisory_xact_lock(${DISPATCH_LOCK}) as ok`),
         );
         if (!lock?.ok) {

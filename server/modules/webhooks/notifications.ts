@@ -50,7 +50,8 @@ export class NotificationHub {
   #onJobs = (): void => this.#emit({ kind: "jobs" });
 
   async start(): Promise<void> {
-    const { client, pglite } = this.#database;
+    // LISTEN outlives a transaction: PostgreSQL itself, not a transaction-mode pooler.
+    const { direct: client, pglite } = this.#database;
     if (client) {
       let connected = 0;
       const onListen = () => {
