@@ -87,6 +87,7 @@ export async function planCycle(
       prices,
       usage,
       customAmount: s.amount,
+      seats: s.seats,
       discount: discount
         ? {
             type: discount.type,
@@ -136,6 +137,7 @@ export async function renewSubscription(
         status: paid ? "paid" : "pending",
         billingReason: "subscription_cycle",
         billingKey: cycleBillingKey(s.id, plan.periodStart),
+        seats: s.seats,
         subtotalAmount: plan.amounts.subtotalAmount,
         discountAmount: plan.amounts.discountAmount,
         netAmount: plan.amounts.netAmount,

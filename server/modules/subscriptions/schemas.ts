@@ -119,7 +119,7 @@ export function subscriptionOut(
   return {
     ...subscriptionCore(s),
     past_due_at: iso(s.pastDueAt),
-    seats: null,
+    seats: s.seats,
     custom_field_data: s.customFieldData,
     customer: parts.customer,
     product: parts.product,
