@@ -22,7 +22,10 @@ type Metadata = Record<string, string | number | boolean>;
 
 export interface PendingUpdate {
   id: string;
-  productId: string;
+  /** The product from the next period; null when only the seats change. */
+  productId: string | null;
+  /** The seats from the next period, for a seat-based subscription; absent or null: unchanged. */
+  seats?: number | null;
   appliesAt: string;
   createdAt: string;
 }

@@ -147,3 +147,65 @@ describe("seat-based prices", () => {
     expect([order.seats, order.subtotal_amount, order.subscription_id]).toEqual([3, 3000, null]);
   });
 });
+
+describe("changing a subscription's seats", () => {
+  const patch = (id: string, body: unknown) =>
+    s.call(`/v1/subscriptions/${id}`, { method: "PATCH", body });
+
+  it("invoices an increase now, carries a decrease, and applies next_period at renewal", async () => {
+    const product = (await seatProduct()).body;
+    const checkout = await buy(product.id, 5);
+    const id = checkout.subscription_id as string;
+    await advance(s, { seconds: 10 * 86_400 });
+
+    const up = await patch(id, { seats: 10, proration_behavior: "invoice" });
+    expect(up.status, JSON.stringify(up.body)).toBe(200);
+    expect([up.body.seats, up.body.amount]).toEqual([10, 8000]);
+    const update = (await ordersOf(s, id)).find((o) => o.billing_reason === "subscription_update")!;
+    expect(update.seats).toBe(10);
+    // 20 or so days of 40.00 more a month.
+    expect(update.subtotal_amount).toBeGreaterThan(2000);
+    expect(update.subtotal_amount).toBeLessThan(4000);
+
+    const down = await patch(id, { seats: 4, proration_behavior: "prorate" });
+    expect([down.body.seats, down.body.amount]).toEqual([4, 4000]);
+
+    const later = await patch(id, { seats: 6, proration_behavior: "next_period" });
+    expect(later.body.seats).toBe(4);
+    expect(later.body.pending_update).toMatchObject({ seats: 6, product_id: null });
+
+    const sub = await subscriptionOf(s, id);
+    await advance(s, { to: new Date(Date.parse(sub.current_period_end) + 60_000).toISOString() });
+    const renewed = await subscriptionOf(s, id);
+    expect([renewed.seats, renewed.pending_update]).toEqual([6, null]);
+    const cycle = (await ordersOf(s, id)).filter((o) => o.billing_reason === "subscription_cycle");
+    expect(cycle).toHaveLength(1);
+    expect(cycle[0]!.seats).toBe(6);
+    // 6 seats at 8.00, less the credit carried from the decrease.
+    expect(cycle[0]!.subtotal_amount).toBeLessThan(4800);
+  });
+
+  it("refuses seats outside the tiers and a subscription that is not seat-based", async () => {
+    const product = (await seatProduct()).body;
+    const id = (await buy(product.id, 3)).subscription_id as string;
+    const before = await subscriptionOf(s, id);
+    for (const seats of [1, 21]) {
+      const res = await patch(id, { seats });
+      expect([res.status, res.body.error]).toEqual([422, "RequestValidationError"]);
+      expect(res.body.detail[0].loc).toEqual(["body", "seats"]);
+    }
+    expect((await patch(id, { seats: "many" })).status).toBe(422);
+    expect(await subscriptionOf(s, id)).toEqual(before);
+
+    const plain = await s.call("/v1/products/", {
+      body: {
+        name: "Solo",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 900 }],
+      },
+    });
+    const solo = (await buy(plain.body.id, 1)).subscription_id as string;
+    const res = await patch(solo, { seats: 2 });
+    expect([res.status, res.body.error]).toEqual([400, "NotASeatBasedSubscription"]);
+  });
+});

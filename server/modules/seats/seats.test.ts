@@ -192,6 +192,12 @@ describe("seats of a subscription", () => {
     expect([over.status, over.body.error]).toEqual([400, "SeatNotAvailable"]);
     expect(typeof over.body.detail).toBe("string");
     expect(await snapshot()).toEqual(before);
+    const fewer = await call(`/v1/subscriptions/${sub.subscriptionId}`, {
+      method: "PATCH",
+      body: { seats: 1, proration_behavior: "prorate" },
+    });
+    expect([fewer.status, fewer.body.detail?.[0]?.loc]).toEqual([422, ["body", "seats"]]);
+    expect((await call(`/v1/subscriptions/${sub.subscriptionId}`)).body.seats).toBe(2);
 
     const revokedOne = (await call(`/v1/customer-seats?subscription_id=${sub.subscriptionId}`)).body
       .seats[0];

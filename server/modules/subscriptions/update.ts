@@ -15,6 +15,7 @@ import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { changePlan } from "./plan-change.ts";
+import { changeSeats } from "./seats-change.ts";
 import { resumeSubscription } from "./period-end.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
@@ -61,6 +62,11 @@ export async function updateSubscription(
         "value_error",
       );
     await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
+  }
+  if ("seats" in input) {
+    if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+    await changeSeats(billing(deps), found, input.seats, input.proration_behavior, now);
+    return getRendered(deps, id);
   }
   const result = await inTransaction(deps.db, async (tx) => {
     const s = (await repo.lockSubscription(tx, id))!;
@@ -121,7 +127,7 @@ async function applyChange(
   input: SubscriptionUpdate,
 ): Promise<Change | null> {
   const now = clock.now();
-  if ("resume" in input) return null;
+  if ("resume" in input || "seats" in input) return null;
   if ("revoke" in input) {
     if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
     const row = await scheduleAt(
