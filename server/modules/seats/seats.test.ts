@@ -215,6 +215,21 @@ describe("seats of a subscription", () => {
     expect(dup.status).toBe(400);
   });
 
+  it("gives the last seats to exactly as many concurrent assignments as there are seats", async () => {
+    const sub = await seatSubscription(2);
+    const answers = await Promise.all(
+      [1, 2, 3, 4, 5].map(() =>
+        call("/v1/customer-seats", {
+          body: { subscription_id: sub.subscriptionId, email: email("race") },
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 400, 400, 400]);
+    const list = await call(`/v1/customer-seats?subscription_id=${sub.subscriptionId}`);
+    expect(list.body).toMatchObject({ total_seats: 2, available_seats: 0 });
+  });
+
   it("claims at once when asked, and resends a pending invitation with a new link", async () => {
     const sub = await seatSubscription(3);
     const now = await call("/v1/customer-seats", {
