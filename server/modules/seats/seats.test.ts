@@ -327,6 +327,56 @@ describe("seats of a subscription", () => {
   });
 });
 
+describe("seats of a one-time order", () => {
+  it("assigns, claims with the benefit granted within the order, and revokes", async () => {
+    const product = await call("/v1/products/", {
+      body: {
+        name: "Team pack",
+        prices: [
+          {
+            amount_type: "seat_based",
+            seat_tiers: { tiers: [{ min_seats: 1, price_per_seat: 700 }] },
+          },
+        ],
+      },
+    });
+    await call(`/v1/products/${product.body.id}/benefits`, { body: { benefits: [benefitId] } });
+    const checkout = await call("/v1/checkouts/", {
+      body: { products: [product.body.id], seats: 1 },
+    });
+    await api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
+      body: {
+        customer_email: email("pack"),
+        customer_billing_address: { country: "US" },
+        confirmation_token_id: "sandbox_token_success",
+      },
+    });
+    const orderId = (await call(`/v1/orders/?checkout_id=${checkout.body.id}`)).body.items[0].id;
+    const seat = await call("/v1/customer-seats", {
+      body: { order_id: orderId, email: email("packmate"), immediate_claim: true },
+    });
+    expect(seat.status, JSON.stringify(seat.body)).toBe(200);
+    expect(seat.body).toMatchObject({
+      order_id: orderId,
+      subscription_id: null,
+      status: "claimed",
+    });
+    const [grant] = await t.server.database.rows<{ order_id: string; scope_id: string }>(
+      sql`select order_id, scope_id from benefit_grants where customer_id = ${seat.body.customer_id}`,
+    );
+    expect(grant).toEqual({ order_id: orderId, scope_id: orderId });
+    const full = await call("/v1/customer-seats", {
+      body: { order_id: orderId, email: email("no") },
+    });
+    expect(full.body.error).toBe("SeatNotAvailable");
+    const revoked = await call(`/v1/customer-seats/${seat.body.id}`, { method: "DELETE" });
+    expect(revoked.body.status).toBe("revoked");
+    expect(await grantsOf(seat.body.customer_id)).toEqual([
+      { pending_action: "revoke", revoked_at: null },
+    ]);
+  });
+});
+
 describe("seats in the customer portal", () => {
   it("lets the buyer list, assign, resend and revoke; another customer finds nothing", async () => {
     const sub = await seatSubscription(2);
