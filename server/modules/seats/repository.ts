@@ -131,3 +131,25 @@ export async function claimedSubscriptionIds(db: Db, customerId: string): Promis
     );
   return rows.map((r) => r.id!);
 }
+
+/** Revokes every live seat of a subscription that has ended; returns the seats as revoked. */
+export async function revokeLiveSeatsOfSubscription(
+  db: Db,
+  subscriptionId: string,
+  now: Date,
+): Promise<SeatRow[]> {
+  return db
+    .update(customerSeats)
+    .set({
+      status: "revoked",
+      revokedAt: now,
+      invitationTokenHash: null,
+      customerId: null,
+      memberId: null,
+      modifiedAt: now,
+    })
+    .where(
+      and(eq(customerSeats.subscriptionId, subscriptionId), ne(customerSeats.status, "revoked")),
+    )
+    .returning();
+}

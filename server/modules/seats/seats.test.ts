@@ -327,6 +327,30 @@ describe("seats of a subscription", () => {
   });
 });
 
+describe("seats when the subscription ends", () => {
+  it("revokes the live seats with the subscription", async () => {
+    const sub = await seatSubscription(2);
+    const seat = await call("/v1/customer-seats", {
+      body: { subscription_id: sub.subscriptionId, email: email("end"), immediate_claim: true },
+    });
+    const revoked = await call(`/v1/subscriptions/${sub.subscriptionId}`, {
+      method: "PATCH",
+      body: { revoke: true },
+    });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(await seatEvents(seat.body.id)).toEqual([
+      "customer_seat.claimed",
+      "customer_seat.revoked",
+    ]);
+    const list = await call(`/v1/customer-seats?subscription_id=${sub.subscriptionId}`);
+    expect(list.body.seats).toEqual([]);
+    const again = await call("/v1/customer-seats", {
+      body: { subscription_id: sub.subscriptionId, email: email("late") },
+    });
+    expect(again.body.error).toBe("SeatNotAvailable");
+  });
+});
+
 describe("seats of a one-time order", () => {
   it("assigns, claims with the benefit granted within the order, and revokes", async () => {
     const product = await call("/v1/products/", {

@@ -8,6 +8,7 @@ import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
@@ -145,6 +146,7 @@ async function applyChange(
       null,
     );
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
+    await revokeSeatsOfSubscription(tx, clock, row.id);
     // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
     const pending = await pendingOrderOfSubscription(tx, s.id);
     if (pending) {
