@@ -9,6 +9,7 @@ import {
   subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
+import { api } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 let t: TestServer;
@@ -207,5 +208,27 @@ describe("changing a subscription's seats", () => {
     const solo = (await buy(plain.body.id, 1)).subscription_id as string;
     const res = await patch(solo, { seats: 2 });
     expect([res.status, res.body.error]).toEqual([400, "NotASeatBasedSubscription"]);
+  });
+});
+
+describe("the buyer changing seats in the portal", () => {
+  it("sizes their own subscription; another customer's is not found", async () => {
+    const product = (await seatProduct()).body;
+    const checkout = await buy(product.id, 3);
+    const id = checkout.subscription_id as string;
+    const session = await s.call("/v1/customer-sessions/", {
+      body: { customer_id: checkout.customer_id },
+    });
+    const portal = (body: unknown, token = session.body.token as string) =>
+      api(t.url, `/v1/customer-portal/subscriptions/${id}`, { method: "PATCH", token, body });
+    const res = await portal({ seats: 4 });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.seats).toBe(4);
+    const stranger = await buy(product.id, 2);
+    const theirs = await s.call("/v1/customer-sessions/", {
+      body: { customer_id: stranger.customer_id },
+    });
+    expect((await portal({ seats: 5 }, theirs.body.token)).status).toBe(404);
+    expect((await subscriptionOf(s, id)).seats).toBe(4);
   });
 });
