@@ -56,6 +56,7 @@ import { filesRouter, storageRouter } from "./modules/files/routes.ts";
 import { fileDeps } from "./modules/files/service.ts";
 import { customersRouter } from "./modules/customers/routes.ts";
 import { membersRouter } from "./modules/members/routes.ts";
+import { seatsRouter } from "./modules/seats/routes.ts";
 import { customerMetersRouter } from "./modules/customer-meters/routes.ts";
 import { eventsRouter } from "./modules/events/routes.ts";
 import { metricsRouter } from "./modules/metrics/routes.ts";
@@ -293,6 +294,17 @@ export function createApp(deps: AppDeps): Express {
     customerSessionsRouter({ db, clock: deps.clock, baseUrl: deps.config.baseUrl }, guard),
     emailUpdateRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, mailer: deps.mailer ?? null },
+      customerGuard,
+    ),
+    seatsRouter(
+      {
+        db,
+        clock: deps.clock,
+        baseUrl: deps.config.baseUrl,
+        queue: deps.queue,
+        mailer: deps.mailer ?? null,
+      },
+      guard,
       customerGuard,
     ),
     // Public (no customer session), so before the portal's guard.

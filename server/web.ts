@@ -204,8 +204,8 @@ export function webRouter(options: WebOptions): Router {
     });
   });
   // The customer portal; the page reads its customer session token from the query string (or, at
-  // /portal/verify-email, trades an email change link for one).
-  router.get(["/portal", "/portal/verify-email"], (req, res) => {
+  // /portal/verify-email, trades an email change link for one; at /portal/claim, a seat invitation).
+  router.get(["/portal", "/portal/verify-email", "/portal/claim"], (req, res) => {
     res.setHeader("cache-control", "no-store");
     res.setHeader("referrer-policy", "no-referrer");
     sendEncoded(req, res, page("portal.html"), "html");

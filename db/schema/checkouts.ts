@@ -38,6 +38,10 @@ export const checkouts = pgTable(
       .notNull()
       .references(() => productPrices.id),
     currency: text("currency").notNull(),
+    /** Seats chosen for a seat-based price, and the bounds the seller allows on this session. */
+    seats: integer("seats"),
+    minSeats: integer("min_seats"),
+    maxSeats: integer("max_seats"),
     amount: bigint("amount", { mode: "number" }).notNull(),
     discountAmount: bigint("discount_amount", { mode: "number" }).notNull().default(0),
     netAmount: bigint("net_amount", { mode: "number" }).notNull(),

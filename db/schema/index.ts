@@ -24,3 +24,4 @@ export * from "./event-types.ts";
 export * from "./metric-dashboards.ts";
 export * from "./oauth2.ts";
 export * from "./members.ts";
+export * from "./seats.ts";

@@ -22,7 +22,10 @@ type Metadata = Record<string, string | number | boolean>;
 
 export interface PendingUpdate {
   id: string;
-  productId: string;
+  /** The product from the next period; null when only the seats change. */
+  productId: string | null;
+  /** The seats from the next period, for a seat-based subscription; absent or null: unchanged. */
+  seats?: number | null;
   appliesAt: string;
   createdAt: string;
 }
@@ -41,6 +44,8 @@ export const subscriptions = pgTable(
     priceIds: uuid("price_ids").array().notNull(),
     status: text("status").notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
+    /** Seats bought, for a seat-based price; null otherwise. */
+    seats: integer("seats"),
     currency: text("currency").notNull(),
     recurringInterval: text("recurring_interval").notNull(),
     recurringIntervalCount: integer("recurring_interval_count").notNull().default(1),
@@ -95,6 +100,8 @@ export const orders = pgTable(
     discountId: uuid("discount_id").references(() => discounts.id),
     status: text("status").notNull(),
     billingReason: text("billing_reason").notNull(),
+    /** Seats bought by a one-time seat-based order (or billed by a seat-based cycle). */
+    seats: integer("seats"),
     subtotalAmount: bigint("subtotal_amount", { mode: "number" }).notNull(),
     discountAmount: bigint("discount_amount", { mode: "number" }).notNull(),
     netAmount: bigint("net_amount", { mode: "number" }).notNull(),

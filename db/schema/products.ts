@@ -20,6 +20,16 @@ import { customFields, type Metadata } from "./custom-fields.ts";
 import { files } from "./files.ts";
 import { meters } from "./meters.ts";
 
+export interface SeatTier {
+  min_seats: number;
+  max_seats: number | null;
+  price_per_seat: number;
+}
+export interface SeatTiers {
+  seat_tier_type: "volume" | "graduated";
+  tiers: SeatTier[];
+}
+
 export const products = pgTable(
   "products",
   {
@@ -64,6 +74,8 @@ export const productPrices = pgTable(
     unitAmount: numeric("unit_amount", { precision: 17, scale: 12 }),
     capAmount: bigint("cap_amount", { mode: "number" }),
     meterId: uuid("meter_id").references(() => meters.id),
+    /** Seat-based prices: the tiers by seat count, each with its price per seat in minor units. */
+    seatTiers: jsonb("seat_tiers").$type<SeatTiers>(),
     /** Where the price was listed in the request that created it; keeps the seller's order. */
     position: integer("position").notNull().default(0),
     isArchived: boolean("is_archived").notNull().default(false),

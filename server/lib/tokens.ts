@@ -10,6 +10,7 @@ export type TokenPrefix =
   | "till_cev_"
   | "till_ci_"
   | "till_cs_"
+  | "till_seat_"
   | "till_ac_"
   | "till_at_u_"
   | "till_at_o_"

@@ -6,6 +6,7 @@
 // some of its variants overlap (a repeating discount also satisfies the once/forever shapes), so an
 // answer may match two of them by the contract's own fault.
 import { readFileSync } from "node:fs";
+import { sql } from "drizzle-orm";
 import ajv2020, { type ErrorObject } from "ajv/dist/2020.js";
 import ajvFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,6 +31,10 @@ const QUERIES: Record<string, string> = {
   "/v1/metrics/": "?start_date=2026-01-01&end_date=2026-02-01&interval=day",
   "/v1/customer-portal/meters/{id}/quantities":
     "?start_timestamp=2026-01-01T00:00:00Z&end_timestamp=2026-02-01T00:00:00Z&interval=day",
+};
+// Required query parameters that name a seeded resource.
+const SEEDED_QUERIES: Record<string, (ids: Record<string, string>) => string> = {
+  "/v1/customer-seats": (ids) => `?subscription_id=${ids["seat-subscription"]}`,
 };
 
 /** The path with every parameter replaced by the seed's id for it; null when it has none. */
@@ -90,6 +95,12 @@ describe("contract conformance", () => {
       token: owner.token,
     });
     ids["client/{client_secret}"] = checkout.body.client_secret;
+    // A seat invitation's token exists only in the mail that carried it.
+    const [mail] = await t.server.database.rows<{ link: string }>(
+      sql`select link from email_outbox where "to" = 'owner-seat@example.com'
+          and kind = 'seat-invitation' order by created_at desc limit 1`,
+    );
+    ids["claim/{invitation_token}"] = new URL(mail!.link).searchParams.get("invitation_token")!;
     const invoice = await api(t.url, `/v1/orders/${ids["orders/{id}"]}/invoice`, {
       method: "POST",
       token: owner.token,
@@ -109,7 +120,8 @@ describe("contract conformance", () => {
         continue;
       }
       const portal = path.startsWith("/v1/customer-portal/");
-      const res = await api(t.url, filled + (QUERIES[path] ?? ""), {
+      const query = QUERIES[path] ?? SEEDED_QUERIES[path]?.(ids) ?? "";
+      const res = await api(t.url, filled + query, {
         token: portal ? owner.customerSessionToken : owner.token,
       });
       if (res.status !== 200) {

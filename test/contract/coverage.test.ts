@@ -59,6 +59,17 @@ const MUST_ANSWER = [
   "POST /v1/customer-portal/members",
   "PATCH /v1/customer-portal/members/{id}",
   "DELETE /v1/customer-portal/members/{id}",
+  "POST /v1/customer-seats",
+  "GET /v1/customer-seats",
+  "DELETE /v1/customer-seats/{seat_id}",
+  "POST /v1/customer-seats/{seat_id}/resend",
+  "GET /v1/customer-seats/claim/{invitation_token}",
+  "POST /v1/customer-seats/claim",
+  "GET /v1/customer-portal/seats",
+  "POST /v1/customer-portal/seats",
+  "DELETE /v1/customer-portal/seats/{seat_id}",
+  "POST /v1/customer-portal/seats/{seat_id}/resend",
+  "GET /v1/customer-portal/seats/subscriptions",
 ];
 
 let t: TestServer;

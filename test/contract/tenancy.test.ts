@@ -244,6 +244,10 @@ describe("tenancy on every route that names a resource", () => {
         },
       ],
       [
+        "/v1/customer-seats",
+        { subscription_id: ids["seat-subscription"], email: "intruder@example.com" },
+      ],
+      [
         `/v1/products/${stranger.ids["products/{id}"]}/benefits`,
         { benefits: [ids["benefits/{id}"]] },
       ],

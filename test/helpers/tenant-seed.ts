@@ -126,6 +126,29 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     `${name.toLowerCase()}-sub@example.com`,
   );
   const subscription = (await call("/v1/subscriptions/")).items[0];
+  const seatPlan = await call("/v1/products/", {
+    name: `${name} team`,
+    recurring_interval: "month",
+    prices: [
+      { amount_type: "seat_based", seat_tiers: { tiers: [{ min_seats: 1, price_per_seat: 500 }] } },
+    ],
+  });
+  const seatCheckout = await call("/v1/checkouts/", { products: [seatPlan.id], seats: 3 });
+  ok(
+    await api(t.url, `/v1/checkouts/client/${seatCheckout.client_secret}/confirm`, {
+      body: {
+        customer_email: `${name.toLowerCase()}-team@example.com`,
+        customer_billing_address: { country: "US" },
+        confirmation_token_id: "sandbox_token_success",
+      },
+    }),
+    "buy seats",
+  );
+  const seatSubscriptionId = (await call(`/v1/checkouts/${seatCheckout.id}`)).subscription_id;
+  const seat = await call("/v1/customer-seats", {
+    subscription_id: seatSubscriptionId,
+    email: `${name.toLowerCase()}-seat@example.com`,
+  });
   const card = (await call(`/v1/customers/${subscriber.customerId}/payment-methods`)).items[0];
   await call("/v1/refunds/", { order_id: order.id, reason: "other", amount: 100 });
   const payment = (await call("/v1/payments/")).items[0];
@@ -194,6 +217,10 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
       "benefit-grants/{id}": grant.id,
       "customer-portal/meters/{id}": customerMeter.id,
       "payment-methods/{id}": card.id,
+      "customer-seats/{seat_id}": seat.id,
+      "customer-portal/seats/{seat_id}": seat.id,
+      /** Not a path parameter: the seat subscription, for creates that name it. */
+      "seat-subscription": seatSubscriptionId,
     },
   };
 }

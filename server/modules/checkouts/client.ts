@@ -156,12 +156,17 @@ export async function applyUpdate(
       productId,
       productPriceId,
       requestedAmount: input.amount ?? (productPriceId === row.productPriceId ? row.amount : null),
+      requestedSeats: input.seats,
+      currentSeats: row.seats,
+      minSeats: row.minSeats,
+      maxSeats: row.maxSeats,
       discount,
       country: billingAddress?.country ?? null,
     },
     {
       amount: ["body", "amount"],
       discount: ["body", discountCode !== undefined ? "discount_code" : "discount_id"],
+      seats: ["body", "seats"],
     },
   );
 

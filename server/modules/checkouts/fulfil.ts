@@ -117,6 +117,7 @@ export async function fulfil(
               checkoutId: row.id,
               discountId: row.discountId,
               amount: row.netAmount,
+              seats: row.seats,
               currency: row.currency,
               interval: product!.recurring_interval as Interval,
               intervalCount: product!.recurring_interval_count ?? 1,
@@ -138,6 +139,7 @@ export async function fulfil(
         discountId: row.discountId,
         status: "paid",
         billingReason: subscription ? "subscription_create" : "purchase",
+        seats: row.seats,
         // A trial's first order is paid and for nothing, as Polar's trial order.
         subtotalAmount: trial ? 0 : row.amount,
         discountAmount: trial ? 0 : row.discountAmount,

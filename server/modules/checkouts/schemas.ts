@@ -11,8 +11,8 @@ const customFieldData = z.record(
   z.union([z.string().max(5000), z.number(), z.boolean(), z.null()]),
 );
 const httpUrl = z.url({ protocol: /^https?$/ });
-// Seat-based pricing is not applied yet, but its values are validated like every other field rather
-// than silently dropped. A session's trial overrides its product's.
+// Seats apply to seat-based prices only (elsewhere they are kept null). A session's trial overrides
+// its product's.
 const seats = z.number().int().min(1).max(10_000).nullish();
 const trial = {
   trial_interval: z.enum(["day", "week", "month", "year"]).nullish(),

@@ -29,7 +29,7 @@ import type { PriceRow } from "../products/repository.ts";
 import { priceById, productsForDisplay, productsWithPrices } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 import { outboxRow } from "../webhooks/outbox.ts";
-import { computeAmounts, discountRefusal, subtotalOf } from "./amounts.ts";
+import { computeAmounts, discountRefusal, seatsOf, subtotalOf } from "./amounts.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./schemas.ts";
 import { checkoutOut, type CheckoutPublicView, type CheckoutView } from "./serialize.ts";
@@ -109,6 +109,11 @@ export interface PricingInput {
   productId: string;
   productPriceId: string;
   requestedAmount: number | null | undefined;
+  /** Requested seats (undefined: keep `currentSeats`), within the session's bounds. */
+  requestedSeats: number | null | undefined;
+  currentSeats: number | null;
+  minSeats: number | null;
+  maxSeats: number | null;
   discount: DiscountRow | null;
   country: string | null;
 }
@@ -116,7 +121,7 @@ export interface PricingInput {
 export async function priceCheckout(
   deps: Pick<CheckoutDeps, "db" | "clock" | "tax">,
   input: PricingInput,
-  loc: { amount: (string | number)[]; discount: (string | number)[] },
+  loc: { amount: (string | number)[]; discount: (string | number)[]; seats: (string | number)[] },
   preloaded?: PriceRow,
 ) {
   const price =
@@ -124,7 +129,9 @@ export async function priceCheckout(
       ? preloaded
       : await priceById(deps.db, input.productPriceId);
   if (!price) throw new ResourceNotFound("Price not found.");
-  const subtotal = subtotalOf(price, input.requestedAmount);
+  const seats = seatsOf(price, input.requestedSeats, input.currentSeats, input);
+  if (!seats.ok) invalid([{ loc: loc.seats, msg: seats.msg, type: "value_error" }]);
+  const subtotal = subtotalOf(price, input.requestedAmount, seats.seats);
   if (!subtotal.ok) invalid([{ loc: loc.amount, msg: subtotal.msg, type: "value_error" }]);
   const currency = price.priceCurrency;
   if (input.discount) {
@@ -144,7 +151,7 @@ export async function priceCheckout(
     country: input.country,
     tax: deps.tax,
   });
-  return { currency, ...amounts };
+  return { currency, seats: seats.seats, ...amounts };
 }
 
 /**
@@ -252,10 +259,14 @@ export async function createCheckout(
       organizationId,
       ...offer,
       requestedAmount: input.amount,
+      requestedSeats: input.seats,
+      currentSeats: null,
+      minSeats: input.min_seats ?? null,
+      maxSeats: input.max_seats ?? null,
       discount,
       country: billingAddress?.country ?? null,
     },
-    { amount: ["body", "amount"], discount: ["body", "discount_id"] },
+    { amount: ["body", "amount"], discount: ["body", "discount_id"], seats: ["body", "seats"] },
     price,
   );
   const id = randomUUID();
@@ -276,6 +287,8 @@ export async function createCheckout(
     embedOrigin: input.embed_origin ? new URL(input.embed_origin).origin : null,
     ...offer,
     ...pricing,
+    minSeats: input.min_seats ?? null,
+    maxSeats: input.max_seats ?? null,
     discountId: discount?.id ?? null,
     discountRedeemed: false,
     allowDiscountCodes: input.allow_discount_codes,

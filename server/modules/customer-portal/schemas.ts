@@ -27,6 +27,7 @@ export const portalSubscriptionUpdate = z.union([
     })
     .strict(),
   z.object({ product_id: z.uuid() }).strict(),
+  z.object({ seats: z.number().int() }).strict(),
 ]);
 export type PortalSubscriptionUpdate = z.output<typeof portalSubscriptionUpdate>;
 

@@ -139,6 +139,13 @@ export async function updateMySubscription(
   input: PortalSubscriptionUpdate,
 ) {
   await mySubscription(deps, ctx, id);
+  if ("seats" in input) {
+    // The buyer sizes their own team, with the organization's proration_behavior.
+    const changed = await updateSubscription(deps, organizationView(ctx), id, {
+      seats: input.seats,
+    });
+    return portalSubscriptionOut(changed, await organizationOf(deps, ctx));
+  }
   if ("product_id" in input) {
     if (!(await portalAllowsPlanChange(deps.db, ctx.organizationId)))
       throw new NotPermitted(

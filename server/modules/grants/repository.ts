@@ -136,6 +136,9 @@ export const byOneTimeOrder = (orderId: string) =>
   and(eq(benefitGrants.orderId, orderId), isNull(benefitGrants.subscriptionId))!;
 export const byCustomer = (customerId: string) => eq(benefitGrants.customerId, customerId);
 export const byBenefit = (benefitId: string) => eq(benefitGrants.benefitId, benefitId);
+/** One customer's grants within one purchase (a subscription, or a one-time order). */
+export const byCustomerScope = (customerId: string, scopeId: string) =>
+  and(eq(benefitGrants.customerId, customerId), eq(benefitGrants.scopeId, scopeId))!;
 /** Grants of these benefits that came from buying this product (its orders or subscriptions). */
 export const byProductBenefits = (productId: string, benefitIds: string[]) =>
   and(

@@ -112,6 +112,13 @@ export const revokeBenefitsForOrder = (tx: Db, deps: GrantQueueDeps, orderId: st
   revokeWhere(tx, deps, repo.byOneTimeOrder(orderId));
 export const revokeBenefitsOfCustomer = (tx: Db, deps: GrantQueueDeps, customerId: string) =>
   revokeWhere(tx, deps, repo.byCustomer(customerId));
+/** A seat holder's grants from the purchase their seat belonged to. */
+export const revokeBenefitsOfSeatHolder = (
+  tx: Db,
+  deps: GrantQueueDeps,
+  customerId: string,
+  scopeId: string,
+) => revokeWhere(tx, deps, repo.byCustomerScope(customerId, scopeId));
 export const revokeGrantsOfBenefit = (tx: Db, deps: GrantQueueDeps, benefitId: string) =>
   revokeWhere(tx, deps, repo.byBenefit(benefitId));
 export async function revokeBenefitsRemovedFromProduct(

@@ -135,3 +135,8 @@ export async function updateMember(
 export async function deleteMember(db: Db, id: string): Promise<void> {
   await db.delete(members).where(eq(members.id, id));
 }
+
+export async function membersByIds(db: Db, ids: string[]): Promise<MemberRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(members).where(inArray(members.id, ids));
+}

@@ -197,7 +197,7 @@ export const METRICS: {
     total: "ratio",
   },
   { slug: "cashflow", display_name: "Cashflow", type: "currency", total: "sum" },
-  // Seat-based prices do not exist in till: no customer ever holds a seat, so these are 0.
+  // Seat metrics are not computed from customer_seats yet: these answer 0.
   ...(
     [
       ["seats_total", "Total Seats"],

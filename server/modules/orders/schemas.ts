@@ -51,7 +51,7 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
     invoice_number: o.invoiceNumber,
     is_invoice_generated: o.invoiceFileKey !== null,
     receipt_number: o.receiptNumber,
-    seats: null,
+    seats: o.seats,
     customer_id: o.customerId,
     product_id: o.productId,
     discount_id: o.discountId,

@@ -1,4 +1,4 @@
-// Prices by amount_type (fixed, custom, free, metered_unit): request shapes, the rules a product's
+// Prices by amount_type (fixed, custom, free, metered_unit, seat_based): request shapes, the rules a product's
 // set of prices must follow, and the serializer. Rows are never updated in place; see service.ts.
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
@@ -6,6 +6,7 @@ import type { productPrices } from "../../../db/schema/index.ts";
 import { fromZodError, RequestValidationError } from "../../lib/errors.ts";
 import { findMeter, type MeterRow } from "../meters/queries.ts";
 import { CURRENCIES, MINIMUM_CHARGE } from "./currencies.ts";
+import { normalizeSeatTiers, seatTiersCreate, seatTiersOut } from "./seat-tiers.ts";
 
 export type PriceRow = typeof productPrices.$inferSelect;
 
@@ -54,6 +55,7 @@ export const priceCreate = z.discriminatedUnion("amount_type", [
     unit_amount: unitAmount,
     cap_amount: z.number().int().min(0).max(INT32_MAX).nullish(),
   }),
+  z.object({ amount_type: z.literal("seat_based"), ...common, seat_tiers: seatTiersCreate }),
 ]);
 export type PriceCreate = z.output<typeof priceCreate>;
 
@@ -133,7 +135,7 @@ export interface PriceSetItem {
   meterId: string | null;
 }
 
-const STATIC = new Set(["fixed", "custom", "free"]);
+const STATIC = new Set(["fixed", "custom", "free", "seat_based"]);
 
 /** Rules on the whole set of a product's active prices (kept and new together). */
 export function checkPriceSet(
@@ -150,7 +152,7 @@ export function checkPriceSet(
       if (staticPerCurrency.has(item.currency)) {
         throw RequestValidationError.field(
           item.loc,
-          `A product may have only one fixed, custom or free price per currency (${item.currency}).`,
+          `A product may have only one fixed, custom, free or seat-based price per currency (${item.currency}).`,
         );
       }
       staticPerCurrency.add(item.currency);
@@ -196,6 +198,8 @@ export async function newPriceRows(
       row.maximumAmount = price.maximum_amount ?? null;
       row.presetAmount = price.preset_amount ?? null;
     }
+    if (price.amount_type === "seat_based")
+      row.seatTiers = normalizeSeatTiers(price.seat_tiers, loc);
     if (price.amount_type === "metered_unit") {
       const meter = await findMeter(db, [organizationId], price.meter_id);
       if (!meter || meter.archivedAt)
@@ -242,6 +246,12 @@ export function priceOut(row: PriceRow, meters: Map<string, MeterRow>) {
         minimum_amount: row.minimumAmount ?? 0,
         maximum_amount: row.maximumAmount,
         preset_amount: row.presetAmount,
+      };
+    case "seat_based":
+      return {
+        ...base,
+        amount_type: "seat_based" as const,
+        seat_tiers: seatTiersOut(row.seatTiers ?? { seat_tier_type: "volume", tiers: [] }),
       };
     case "metered_unit": {
       const meter = row.meterId ? meters.get(row.meterId) : undefined;

@@ -1,8 +1,10 @@
 // What a cycle order charges, in integer minor units: every fixed (or custom) price of the
-// subscription, metered prices from the meter's usage over the period that just ended (unit amount ×
+// subscription, a seat-based price as its tiers' price for the subscription's seats, metered prices from the meter's usage over the period that just ended (unit amount ×
 // units beyond the customer's credited units, capped), the discount by its duration, and tax on the
 // net through the TaxCalculator. Pure given its inputs; usage is read by the caller.
+import type { SeatTiers } from "../../../db/schema/index.ts";
 import { addInterval } from "../../lib/periods.ts";
+import { seatAmount } from "../products/seat-tiers.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 
 export interface CyclePrice {
@@ -12,6 +14,7 @@ export interface CyclePrice {
   unit_amount?: string;
   cap_amount?: number | null;
   meter_id?: string;
+  seat_tiers?: SeatTiers;
 }
 
 export interface CycleDiscount {
@@ -75,6 +78,8 @@ export function cycleAmounts(input: {
   usage: Map<string, number>;
   /** The amount of a custom (pay-what-you-want) price as first bought. */
   customAmount: number;
+  /** The subscription's seats, for a seat-based price. */
+  seats?: number | null;
   discount: CycleDiscount | null;
   startedAt: Date;
   periodStart: Date;
@@ -90,6 +95,17 @@ export function cycleAmounts(input: {
       const amount = p.amount_type === "fixed" ? (p.price_amount ?? 0) : input.customAmount;
       fixedSubtotal += amount;
       lines.push({ label: input.productName, amount, productPriceId: p.id, proration: false });
+    } else if (p.amount_type === "seat_based") {
+      const seats = input.seats ?? 0;
+      // Seats outside the tiers (the tiers changed since the sale) bill nothing rather than guess.
+      const amount = p.seat_tiers ? (seatAmount(p.seat_tiers, seats) ?? 0) : 0;
+      fixedSubtotal += amount;
+      lines.push({
+        label: `${input.productName} (${seats} seats)`,
+        amount,
+        productPriceId: p.id,
+        proration: false,
+      });
     } else if (p.amount_type === "metered_unit") {
       const units = input.usage.get(p.id) ?? 0;
       lines.push({

@@ -8,6 +8,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/service.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import {
   pendingOrderOfSubscription,
@@ -174,6 +175,7 @@ async function endForNonPayment(
     "subscription.revoked",
   ]);
   await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
+  await revokeSeatsOfSubscription(tx, clock, ended.id);
   await recordCustomerState(tx, clock, s.organizationId, s.customerId);
   return voided;
 }

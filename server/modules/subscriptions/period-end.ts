@@ -4,6 +4,7 @@
 // resumes_at, when a new period starts with an immediate charge.
 import { inTransaction } from "../../../db/client.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
@@ -34,6 +35,7 @@ export async function endAtPeriodEnd(deps: BillingDeps, id: string, at: Date): P
       "subscription.revoked",
     ]);
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
+    await revokeSeatsOfSubscription(tx, clock, ended.id);
     await recordCustomerState(tx, clock, s.organizationId, s.customerId);
     return true;
   });

@@ -35,6 +35,7 @@ export function cycleBillingKey(subscriptionId: string, periodStart: Date): stri
 
 export interface CyclePlan {
   productId: string;
+  seats: number | null;
   productName: string;
   priceIds: string[];
   amounts: CycleAmounts;
@@ -61,7 +62,7 @@ export async function planCycle(
   ]);
   const all = (product?.prices ?? []) as CyclePrice[];
   // The prices sold, or after a scheduled plan change the new product's active ones.
-  const prices = s.pendingUpdate
+  const prices = s.pendingUpdate?.productId
     ? all.filter((p) => !(p as { is_archived?: boolean }).is_archived)
     : all.filter((p) => s.priceIds.includes(p.id));
   // With a separate meter cycle, earlier cycles of the period were settled by their own orders.
@@ -71,8 +72,10 @@ export async function planCycle(
   const count = product?.recurring_interval_count ?? s.recurringIntervalCount;
   const periodEnd = addInterval(periodStart, interval, count);
   const address = customer?.billing_address as { country?: string } | null | undefined;
+  const seats = s.pendingUpdate?.seats ?? s.seats;
   return {
     productId,
+    seats,
     productName: product?.name ?? "Subscription",
     priceIds: prices.map((p) => p.id),
     periodStart,
@@ -87,6 +90,7 @@ export async function planCycle(
       prices,
       usage,
       customAmount: s.amount,
+      seats,
       discount: discount
         ? {
             type: discount.type,
@@ -136,6 +140,7 @@ export async function renewSubscription(
         status: paid ? "paid" : "pending",
         billingReason: "subscription_cycle",
         billingKey: cycleBillingKey(s.id, plan.periodStart),
+        seats: plan.seats,
         subtotalAmount: plan.amounts.subtotalAmount,
         discountAmount: plan.amounts.discountAmount,
         netAmount: plan.amounts.netAmount,
@@ -165,6 +170,7 @@ export async function renewSubscription(
     const wasTrialing = locked.status === "trialing";
     let updated = await repo.updateSubscription(tx, s.id, {
       productId: plan.productId,
+      seats: plan.seats,
       priceIds: plan.priceIds,
       pendingUpdate: null,
       prorationAmount: 0,

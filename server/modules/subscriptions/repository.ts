@@ -1,7 +1,7 @@
 // SQL for subscriptions.
 import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { subscriptions } from "../../../db/schema/index.ts";
+import { customerSeats, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -186,4 +186,22 @@ export async function overdue(
     .orderBy(asc(subscriptions.nextActionAt))
     .limit(limit);
   return rows.map((r) => ({ id: r.id, nextActionAt: r.nextActionAt! }));
+}
+
+/**
+ * The subscription's live (pending or claimed) seats, counted under the same per-purchase lock the
+ * seats module assigns under, so seats cannot drop below those assigned by a concurrent assignment.
+ */
+export async function lockAndCountLiveSeats(db: Db, subscriptionId: string): Promise<number> {
+  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${subscriptionId}, 0))`);
+  const [row] = await db
+    .select({ n: count() })
+    .from(customerSeats)
+    .where(
+      and(
+        eq(customerSeats.subscriptionId, subscriptionId),
+        sql`${customerSeats.status} <> 'revoked'`,
+      ),
+    );
+  return row?.n ?? 0;
 }

@@ -39,6 +39,9 @@ export const subscriptionUpdate = z.union([
   z.object({ pending_update: z.null() }).strict(),
   z.object({ current_billing_period_end: z.iso.datetime({ offset: true }) }).strict(),
   z
+    .object({ seats: z.number().int(), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() })
+    .strict(),
+  z
     .object({
       metadata: z.record(z.string().min(1).max(40), metadataValue).nullish(),
       product_id: z.uuid().nullish(),
@@ -119,7 +122,7 @@ export function subscriptionOut(
   return {
     ...subscriptionCore(s),
     past_due_at: iso(s.pastDueAt),
-    seats: null,
+    seats: s.seats,
     custom_field_data: s.customFieldData,
     customer: parts.customer,
     product: parts.product,
@@ -133,7 +136,7 @@ export function subscriptionOut(
           id: s.pendingUpdate.id,
           applies_at: s.pendingUpdate.appliesAt,
           product_id: s.pendingUpdate.productId,
-          seats: null,
+          seats: s.pendingUpdate.seats ?? null,
         }
       : null,
   };

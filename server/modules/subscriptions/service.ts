@@ -90,6 +90,8 @@ export interface NewSubscription {
   checkoutId: string | null;
   discountId: string | null;
   amount: number;
+  /** Seats bought, for a seat-based price. */
+  seats?: number | null;
   currency: string;
   interval: Interval;
   intervalCount: number;
@@ -125,6 +127,7 @@ export async function createSubscription(
     priceIds: [input.priceId, ...recurringPrices],
     status: trialEnd ? "trialing" : "active",
     amount: input.amount,
+    seats: input.seats ?? null,
     currency: input.currency,
     recurringInterval: input.interval,
     recurringIntervalCount: input.intervalCount,

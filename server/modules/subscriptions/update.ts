@@ -8,6 +8,7 @@ import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
+import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
@@ -15,6 +16,7 @@ import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { changePlan } from "./plan-change.ts";
+import { changeSeats } from "./seats-change.ts";
 import { resumeSubscription } from "./period-end.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
@@ -61,6 +63,11 @@ export async function updateSubscription(
         "value_error",
       );
     await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
+  }
+  if ("seats" in input) {
+    if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+    await changeSeats(billing(deps), found, input.seats, input.proration_behavior, now);
+    return getRendered(deps, id);
   }
   const result = await inTransaction(deps.db, async (tx) => {
     const s = (await repo.lockSubscription(tx, id))!;
@@ -121,7 +128,7 @@ async function applyChange(
   input: SubscriptionUpdate,
 ): Promise<Change | null> {
   const now = clock.now();
-  if ("resume" in input) return null;
+  if ("resume" in input || "seats" in input) return null;
   if ("revoke" in input) {
     if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
     const row = await scheduleAt(
@@ -139,6 +146,7 @@ async function applyChange(
       null,
     );
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
+    await revokeSeatsOfSubscription(tx, clock, row.id);
     // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
     const pending = await pendingOrderOfSubscription(tx, s.id);
     if (pending) {

@@ -1,5 +1,6 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
+import { ClaimSeat } from "./claim-seat.tsx";
 import { PortalPage } from "./portal-page.tsx";
 import "./portal.css";
 
@@ -52,10 +53,33 @@ const boot =
     ? verifyEmail()
     : Promise.resolve({ token: sessionFromUrl(), notice: null });
 
-void boot.then(({ token, notice }) => {
-  createRoot(document.getElementById("root")!).render(
+const root = createRoot(document.getElementById("root")!);
+const invitationToken = params.get("invitation_token");
+
+if (window.location.pathname === "/portal/claim" && invitationToken) {
+  window.history.replaceState(null, "", "/portal/claim");
+  root.render(
     <StrictMode>
-      <PortalPage token={token} notice={notice} />
+      <ClaimSeat
+        invitationToken={invitationToken}
+        onClaimed={(token) => {
+          sessionStorage.setItem(SESSION_KEY, token);
+          window.history.replaceState(null, "", "/portal");
+          root.render(
+            <StrictMode>
+              <PortalPage token={token} notice="Your seat is claimed." />
+            </StrictMode>,
+          );
+        }}
+      />
     </StrictMode>,
   );
-});
+} else {
+  void boot.then(({ token, notice }) => {
+    root.render(
+      <StrictMode>
+        <PortalPage token={token} notice={notice} />
+      </StrictMode>,
+    );
+  });
+}
