@@ -220,6 +220,11 @@ export async function findOrderById(db: Db, id: string): Promise<OrderRow | null
   return row ?? null;
 }
 
+export async function findOrdersByIds(db: Db, ids: string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(orders).where(inArray(orders.id, ids));
+}
+
 export async function lockOrder(db: Db, id: string): Promise<OrderRow | null> {
   const [row] = await db.select().from(orders).where(eq(orders.id, id)).for("update");
   return row ?? null;

@@ -124,6 +124,11 @@ export function orderForSignedUrl(db: Db, id: string) {
   return repo.findOrderById(db, id);
 }
 
+/** Orders by id in any organization (jobs whose tenancy was checked when they were queued). */
+export function ordersByIds(db: Db, ids: string[]) {
+  return repo.findOrdersByIds(db, ids);
+}
+
 /** The organization's next invoice number, taken in the caller's transaction (gapless). */
 export function nextInvoiceNumber(tx: Db, organizationId: string) {
   return repo.nextDocumentNumber(tx, organizationId, "invoice");
