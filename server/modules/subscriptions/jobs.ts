@@ -21,7 +21,12 @@ export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscript
     queue: { policy: "short", retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
     // Many subscriptions fall due at the same instant (the 1st of the month): a fetched batch of
     // jobs is renewed set-based (renewal-batch.ts), and full batches are fetched back to back.
-    work: { pollingIntervalSeconds: 1, batchSize: RENEWAL_BATCH_SIZE, burstWhenBatchFull: true },
+    work: {
+      pollingIntervalSeconds: 1,
+      batchSize: RENEWAL_BATCH_SIZE,
+      burstWhenBatchFull: true,
+      localConcurrency: 2,
+    },
     async handle(jobs) {
       // A failure fails the whole batch of jobs: pg-boss retries them, and those done find
       // nothing due.
