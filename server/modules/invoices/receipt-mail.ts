@@ -2,7 +2,7 @@
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
-import type { Mailer } from "../email/mailer.ts";
+import type { Mailer, OutgoingMail } from "../email/mailer.ts";
 import { ordersByIds, renderOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { RECEIPT_MAIL_JOB, type ReceiptMail } from "./receipt-queue.ts";
@@ -42,6 +42,7 @@ export function receiptMailJob(deps: {
       ]);
       const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
       const sellerById = new Map(sellers);
+      const mails: OutgoingMail[] = [];
       for (const { data } of jobs) {
         const found = rowById.get(data.orderId);
         if (!found) continue;
@@ -52,7 +53,7 @@ export function receiptMailJob(deps: {
         const what = order.product?.name ?? "your order";
         const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
         const refunded = data.kind === "refunded";
-        await deps.mailer.send({
+        mails.push({
           kind: refunded ? "refund-receipt" : "receipt",
           to: email,
           subject: refunded
@@ -64,6 +65,8 @@ export function receiptMailJob(deps: {
           link: `${deps.baseUrl}/portal`,
         });
       }
+      if (deps.mailer.sendMany) await deps.mailer.sendMany(mails);
+      else for (const mail of mails) await deps.mailer.send(mail);
     },
   };
 }
