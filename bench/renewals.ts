@@ -1,9 +1,10 @@
 // Renewals at scale on PostgreSQL: N subscriptions (default 10,000) due at the same instant,
-// renewed by one worker process through the engine (a pg-boss job each: cycle order, off-session
-// sandbox charge, period moved, webhook events, customer state, all committed per subscription),
-// beside a hand-written reference in the same run on the same rows: one INSERT … SELECT of the
-// orders and one UPDATE of the periods (no charge, no events; rolled back so the engine sees the
-// rows untouched).
+// renewed by one worker process through the engine (wake-up jobs handled in batches of 200: one
+// read of the products, customers, discounts and cards, the off-session sandbox charges in one
+// call, then one transaction of multi-row statements for the cycle orders, payments, period moves,
+// webhook events, customer states and next wake-ups), beside a hand-written reference in the same
+// run on the same rows: one INSERT … SELECT of the orders and one UPDATE of the periods (no charge,
+// no events; rolled back so the engine sees the rows untouched).
 //
 //   node bench/renewals.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--n 10000]
 // Prints renewals/s and statements per renewal for both, and their ratio.

@@ -3,7 +3,7 @@
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { insertMail, markMailFailed, markMailSent } from "./repository.ts";
+import { insertMail, insertMails, markMailFailed, markMailSent } from "./repository.ts";
 
 export interface OutgoingMail {
   kind: string;
@@ -15,6 +15,8 @@ export interface OutgoingMail {
 
 export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;
+  /** Many mails (a burst of receipts); without SMTP their outbox rows are one insert. */
+  sendMany?(mails: OutgoingMail[]): Promise<void>;
 }
 
 export async function createMailer(deps: {
@@ -28,28 +30,41 @@ export async function createMailer(deps: {
     const nodemailer = await import("nodemailer");
     transport = nodemailer.createTransport(config.email.smtpUrl);
   }
+  const send = async (mail: OutgoingMail) => {
+    const emailId = await insertMail(db, mail);
+    if (!transport) {
+      log.info(
+        { emailId, kind: mail.kind, to: mail.to, link: mail.link },
+        "email (outbox only; set SMTP_URL to send)",
+      );
+      return;
+    }
+    try {
+      await transport.sendMail({
+        from: config.email.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+      });
+      await markMailSent(db, emailId, new Date());
+    } catch (err) {
+      log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
+      await markMailFailed(db, emailId, String((err as Error).message));
+    }
+  };
   return {
-    async send(mail) {
-      const emailId = await insertMail(db, mail);
-      if (!transport) {
-        log.info(
-          { emailId, kind: mail.kind, to: mail.to, link: mail.link },
-          "email (outbox only; set SMTP_URL to send)",
-        );
+    send,
+    async sendMany(mails) {
+      if (transport) {
+        for (const mail of mails) await send(mail);
         return;
       }
-      try {
-        await transport.sendMail({
-          from: config.email.from,
-          to: mail.to,
-          subject: mail.subject,
-          text: mail.text,
-        });
-        await markMailSent(db, emailId, new Date());
-      } catch (err) {
-        log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
-        await markMailFailed(db, emailId, String((err as Error).message));
-      }
+      const ids = await insertMails(db, mails);
+      for (const [i, mail] of mails.entries())
+        log.info(
+          { emailId: ids[i], kind: mail.kind, to: mail.to, link: mail.link },
+          "email (outbox only; set SMTP_URL to send)",
+        );
     },
   };
 }

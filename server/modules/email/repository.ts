@@ -18,6 +18,24 @@ export async function insertMail(db: Db, mail: OutgoingMail): Promise<string> {
   return row!.id;
 }
 
+/** insertMail of many mails in one statement; their ids in the order given. */
+export async function insertMails(db: Db, mails: OutgoingMail[]): Promise<string[]> {
+  if (mails.length === 0) return [];
+  const rows = await db
+    .insert(emailOutbox)
+    .values(
+      mails.map((mail) => ({
+        kind: mail.kind,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        link: mail.link ?? null,
+      })),
+    )
+    .returning({ id: emailOutbox.id });
+  return rows.map((r) => r.id);
+}
+
 export async function markMailSent(db: Db, id: string, at: Date): Promise<void> {
   await db.update(emailOutbox).set({ sentAt: at }).where(eq(emailOutbox.id, id));
 }

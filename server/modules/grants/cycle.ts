@@ -31,7 +31,51 @@ export async function cycleGrantsOfSubscription(
       ? inForce
       : inForce.filter((g) => benefits.get(g.benefitId)?.type === "meter_credit");
   if (grants.length === 0) return 0;
-  const now = clock.now();
+  await creditAgain(tx, clock.now(), grants, benefits);
+  for (const data of await renderGrants(tx, grants))
+    await recordEvent(tx, clock, {
+      organizationId: grants[0]!.organizationId,
+      type: "benefit_grant.cycled",
+      data,
+    });
+  return grants.length;
+}
+
+/**
+ * cycleGrantsOfSubscription for a batch of paid renewals: the grants of all the subscriptions read
+ * and rendered once. Answers each subscription's benefit_grant.cycled payloads, for the caller to
+ * record among that subscription's other events.
+ */
+export async function cycleGrantsOfSubscriptions(
+  tx: Db,
+  clock: Clock,
+  subscriptionIds: string[],
+): Promise<Map<string, unknown[]>> {
+  const bySubscription = new Map<string, unknown[]>();
+  const grants = await repo.grantedOfSubscriptions(tx, subscriptionIds);
+  if (grants.length === 0) return bySubscription;
+  const benefits = new Map(
+    (await benefitRowsByIds(tx, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
+      b.id,
+      b,
+    ]),
+  );
+  await creditAgain(tx, clock.now(), grants, benefits);
+  const rendered = await renderGrants(tx, grants);
+  grants.forEach((g, i) => {
+    const list = bySubscription.get(g.subscriptionId!) ?? [];
+    list.push(rendered[i]);
+    bySubscription.set(g.subscriptionId!, list);
+  });
+  return bySubscription;
+}
+
+async function creditAgain(
+  tx: Db,
+  now: Date,
+  grants: repo.GrantRow[],
+  benefits: Map<string, { type: string }>,
+): Promise<void> {
   for (const g of grants) {
     const benefit = benefits.get(g.benefitId);
     if (benefit?.type !== "meter_credit") continue;
@@ -53,13 +97,6 @@ export async function cycleGrantsOfSubscription(
         now,
       });
   }
-  for (const data of await renderGrants(tx, grants))
-    await recordEvent(tx, clock, {
-      organizationId: grants[0]!.organizationId,
-      type: "benefit_grant.cycled",
-      data,
-    });
-  return grants.length;
 }
 
 /**

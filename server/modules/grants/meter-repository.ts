@@ -1,7 +1,7 @@
 // SQL for customer meters: units credited by meter_credit grants. The units consumed since the
 // customer meter began come from the meters module's read (rollups where they serve, raw events
 // otherwise), so a balance always equals the meter's own quantities.
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customerMeters, meters } from "../../../db/schema/index.ts";
 import { consumedUnits } from "../meters/queries.ts";
@@ -60,6 +60,16 @@ export interface CustomerMeterBalance {
   row: CustomerMeterRow;
   meter: typeof meters.$inferSelect;
   consumed: number;
+}
+
+/** Which of `customerIds` have a customer meter at all. */
+export async function customersWithMeters(db: Db, customerIds: string[]): Promise<Set<string>> {
+  if (customerIds.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ customerId: customerMeters.customerId })
+    .from(customerMeters)
+    .where(inArray(customerMeters.customerId, customerIds));
+  return new Set(rows.map((r) => r.customerId));
 }
 
 export async function customerMetersOf(

@@ -262,6 +262,35 @@ export async function grantedOfSubscription(db: Db, subscriptionId: string): Pro
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
 }
 
+/** grantedOfSubscription of many subscriptions in one read. */
+export async function grantedOfSubscriptions(
+  db: Db,
+  subscriptionIds: string[],
+): Promise<GrantRow[]> {
+  if (subscriptionIds.length === 0) return [];
+  return db
+    .select()
+    .from(benefitGrants)
+    .where(
+      and(
+        inArray(benefitGrants.subscriptionId, subscriptionIds),
+        isNotNull(benefitGrants.grantedAt),
+        isNull(benefitGrants.revokedAt),
+      ),
+    )
+    .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
+}
+
+/** grantedOfCustomer of many customers in one read. */
+export async function grantedOfCustomers(db: Db, customerIds: string[]): Promise<GrantRow[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .select()
+    .from(benefitGrants)
+    .where(and(inArray(benefitGrants.customerId, customerIds), isNotNull(benefitGrants.grantedAt)))
+    .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
+}
+
 export async function recordDownload(
   db: Db,
   d: {

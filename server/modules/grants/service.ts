@@ -14,7 +14,7 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
 import { customersByIds } from "../customers/service.ts";
-import { customerMetersOf } from "./meter-repository.ts";
+import { customerMetersOf, customersWithMeters } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import {
   customerMeterOut,
@@ -217,6 +217,36 @@ export async function customerStateGrants(db: Db, customerId: string) {
     granted_benefits: grants.map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
     active_meters: meters.map(stateMeterOut),
   };
+}
+
+/** customerStateGrants of many customers, in a few reads (a batch of renewals). */
+export async function customerStateGrantsOf(db: Db, customerIds: string[]) {
+  const [grants, withMeters] = await Promise.all([
+    repo.grantedOfCustomers(db, customerIds),
+    customersWithMeters(db, customerIds),
+  ]);
+  const benefits = new Map(
+    (await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
+      b.id,
+      b,
+    ]),
+  );
+  const meters = new Map(
+    await Promise.all(
+      [...withMeters].map(async (id) => [id, await customerMetersOf(db, id)] as const),
+    ),
+  );
+  return new Map(
+    customerIds.map((id) => [
+      id,
+      {
+        granted_benefits: grants
+          .filter((g) => g.customerId === id)
+          .map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
+        active_meters: (meters.get(id) ?? []).map(stateMeterOut),
+      },
+    ]),
+  );
 }
 
 // For the customer portal: one customer's grants, scoped by the session's customer and organization.

@@ -2,15 +2,22 @@
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
-import type { Mailer } from "../email/mailer.ts";
-import { orderForSignedUrl, renderOrders } from "../orders/service.ts";
+import type { Mailer, OutgoingMail } from "../email/mailer.ts";
+import { ordersByIds, renderOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { RECEIPT_MAIL_JOB, type ReceiptMail } from "./receipt-queue.ts";
 
-const money = (minor: number, currency: string) =>
-  new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(
-    minor / 100,
-  );
+// Building a NumberFormat costs more than formatting with it: one per currency.
+const formats = new Map<string, Intl.NumberFormat>();
+const money = (minor: number, currency: string) => {
+  const code = currency.toUpperCase();
+  let format = formats.get(code);
+  if (!format) {
+    format = new Intl.NumberFormat("en-US", { style: "currency", currency: code });
+    formats.set(code, format);
+  }
+  return format.format(minor / 100);
+};
 
 export function receiptMailJob(deps: {
   db: Db;
@@ -19,22 +26,34 @@ export function receiptMailJob(deps: {
 }): JobDefinition<ReceiptMail> {
   return {
     name: RECEIPT_MAIL_JOB,
-    // A sale's receipt goes out within a second or two; a burst of sales is taken in batches.
-    work: { pollingIntervalSeconds: 1, batchSize: 20, burstWhenBatchFull: true },
+    // A sale's receipt goes out within a second or two; a burst of sales (the renewals of the
+    // 1st of the month) is taken in batches, each rendered with one read per kind of row.
+    work: { pollingIntervalSeconds: 1, batchSize: 100, burstWhenBatchFull: true },
     async handle(jobs) {
+      if (!deps.mailer) return;
+      const rows = await ordersByIds(deps.db, [...new Set(jobs.map((j) => j.data.orderId))]);
+      const [orders, sellers] = await Promise.all([
+        renderOrders(deps.db, deps.baseUrl, rows),
+        Promise.all(
+          [...new Set(rows.map((r) => r.organizationId))].map(
+            async (id) => [id, await organizationSummary(deps.db, id)] as const,
+          ),
+        ),
+      ]);
+      const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
+      const sellerById = new Map(sellers);
+      const mails: OutgoingMail[] = [];
       for (const { data } of jobs) {
-        const row = await orderForSignedUrl(deps.db, data.orderId);
-        if (!row || !deps.mailer) continue;
-        const [[order], seller] = await Promise.all([
-          renderOrders(deps.db, deps.baseUrl, [row]),
-          organizationSummary(deps.db, row.organizationId),
-        ]);
-        const email = order?.customer.email;
+        const found = rowById.get(data.orderId);
+        if (!found) continue;
+        const { row, order } = found;
+        const seller = sellerById.get(row.organizationId)!;
+        const email = order.customer.email;
         if (!email) continue;
         const what = order.product?.name ?? "your order";
         const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
         const refunded = data.kind === "refunded";
-        await deps.mailer.send({
+        mails.push({
           kind: refunded ? "refund-receipt" : "receipt",
           to: email,
           subject: refunded
@@ -46,6 +65,8 @@ export function receiptMailJob(deps: {
           link: `${deps.baseUrl}/portal`,
         });
       }
+      if (deps.mailer.sendMany) await deps.mailer.sendMany(mails);
+      else for (const mail of mails) await deps.mailer.send(mail);
     },
   };
 }

@@ -24,3 +24,18 @@ export async function queueReceiptMail(
   const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
   await queue.boss.send(RECEIPT_MAIL_JOB, mail, { db, retryLimit: 5, retryBackoff: true });
 }
+
+/** queueReceiptMail for many orders in one statement. */
+export async function queueReceiptMails(
+  tx: Db,
+  queue: QueueHandle | null,
+  mails: ReceiptMail[],
+): Promise<void> {
+  if (!queue || mails.length === 0) return;
+  const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
+  await queue.boss.insert(
+    RECEIPT_MAIL_JOB,
+    mails.map((data) => ({ data, retryLimit: 5, retryBackoff: true })),
+    { db },
+  );
+}

@@ -13,7 +13,8 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import { queryRows, type Db } from "../../../db/client.ts";
+import { insertJsonRows } from "../../../db/bulk.ts";
+import { queryRows, rowsOf, type Db } from "../../../db/client.ts";
 import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -96,6 +97,80 @@ export async function insertOrderOnce(
   return withItems(db, await numbered(db, order), items);
 }
 
+/**
+ * Many insertOrderOnce in a few statements: the orders whose billing key is new are inserted,
+ * numbered in insertion order and given their items; the others (made by an earlier run) are left.
+ */
+export async function insertOrdersOnce(
+  db: Db,
+  list: {
+    values: typeof orders.$inferInsert & { billingKey: string };
+    items: Omit<typeof orderItems.$inferInsert, "orderId">[];
+  }[],
+): Promise<OrderRow[]> {
+  if (list.length === 0) return [];
+  const ids = rowsOf<{ id: string; billing_key: string }>(
+    await db.execute(
+      sql`${insertJsonRows(
+        orders,
+        list.map((l) => l.values),
+      )} on conflict (billing_key) do nothing returning id, billing_key`,
+    ),
+  );
+  if (ids.length === 0) return [];
+  const position = new Map(ids.map((r, i) => [r.id, i]));
+  const inserted = (
+    await db
+      .select()
+      .from(orders)
+      .where(
+        inArray(
+          orders.id,
+          ids.map((r) => r.id),
+        ),
+      )
+  ).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+  const numbers = new Map<string, string>();
+  for (const organizationId of new Set(inserted.map((o) => o.organizationId))) {
+    const ofOrg = inserted.filter((o) => o.organizationId === organizationId);
+    const reserved = await nextDocumentNumbers(db, organizationId, "invoice", ofOrg.length);
+    for (const [i, o] of ofOrg.entries()) numbers.set(o.id, reserved[i]!);
+  }
+  const values = JSON.stringify([...numbers].map(([id, n]) => ({ id, n })));
+  await db.execute(sql`
+    update ${orders} o set invoice_number = v.n
+    from json_to_recordset(${values}::json) as v(id uuid, n text) where o.id = v.id`);
+  const itemsByKey = new Map(list.map((l) => [l.values.billingKey, l.items]));
+  const items = ids.flatMap((r) =>
+    (itemsByKey.get(r.billing_key) ?? []).map((i) => ({ ...i, orderId: r.id })),
+  );
+  if (items.length > 0) await db.execute(insertJsonRows(orderItems, items));
+  return inserted.map((o) => ({ ...o, invoiceNumber: numbers.get(o.id)! }));
+}
+
+/** `n` consecutive document numbers of the organization, as nextDocumentNumber gives one. */
+async function nextDocumentNumbers(
+  db: Db,
+  organizationId: string,
+  kind: "invoice" | "receipt",
+  n: number,
+): Promise<string[]> {
+  const rows = rowsOf<{ number: string }>(
+    await db.execute(sql`
+    with c as (
+      insert into ${documentCounters} as dc (organization_id, kind, last)
+      values (${organizationId}, ${kind}, ${n})
+      on conflict (organization_id, kind) do update set last = dc.last + ${n}
+      returning last
+    )
+    select coalesce(nullif(upper(left(regexp_replace(o.slug, '[^a-zA-Z0-9]', '', 'g'), 12)), ''), 'INV')
+      || ${kind === "invoice" ? "-" : "-R"} || lpad((c.last - ${n} + g)::text, 4, '0') as number
+    from c, organization o, generate_series(1, ${n}::int) g
+    where o.id = ${organizationId} order by g`),
+  );
+  return rows.map((r) => r.number);
+}
+
 /** The subscription's order still waiting for a payment (dunning), newest first. */
 export async function pendingOrderOfSubscription(
   db: Db,
@@ -142,6 +217,11 @@ export async function lockOrderByPayment(
 export async function findOrderById(db: Db, id: string): Promise<OrderRow | null> {
   const [row] = await db.select().from(orders).where(eq(orders.id, id)).limit(1);
   return row ?? null;
+}
+
+export async function findOrdersByIds(db: Db, ids: string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  return db.select().from(orders).where(inArray(orders.id, ids));
 }
 
 export async function lockOrder(db: Db, id: string): Promise<OrderRow | null> {

@@ -78,6 +78,7 @@ export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
 
 export const insertOrder = repo.insertOrder;
 export const insertOrderOnce = repo.insertOrderOnce;
+export const insertOrdersOnce = repo.insertOrdersOnce;
 export const pendingOrderOfSubscription = repo.pendingOrderOfSubscription;
 export const updateOrderRow = repo.updateOrder;
 export const insertDraftOrder = repo.insertDraftOrder;
@@ -121,6 +122,11 @@ export async function findOrderRow(db: Db, organizationIds: readonly string[], i
 /** An order by id alone, for a signed document URL (the signature is the credential). */
 export function orderForSignedUrl(db: Db, id: string) {
   return repo.findOrderById(db, id);
+}
+
+/** Orders by id in any organization (jobs whose tenancy was checked when they were queued). */
+export function ordersByIds(db: Db, ids: string[]) {
+  return repo.findOrdersByIds(db, ids);
 }
 
 /** The organization's next invoice number, taken in the caller's transaction (gapless). */

@@ -139,6 +139,13 @@ export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<ChargeResult>;
   setup(request: SetupRequest): Promise<SetupResult>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<ChargeResult>;
+  /**
+   * Many off-session charges in one call, each under its own idempotency key and answered as
+   * chargeOffSession would answer it alone, in the order asked. Processors that can do this more
+   * cheaply than one call each (the sandbox, in the database) implement it; callers fall back to
+   * chargeOffSession.
+   */
+  chargeOffSessionMany?(requests: OffSessionChargeRequest[]): Promise<ChargeResult[]>;
   refund(request: RefundRequest): Promise<RefundResult>;
   /** What became of a payment this processor was asked for under this idempotency key (reconciler). */
   lookupPayment(idempotencyKey: string): Promise<PaymentLookup>;

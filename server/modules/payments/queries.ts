@@ -4,6 +4,7 @@ import type { Db } from "../../../db/client.ts";
 import type { PaymentProcessor } from "./processor.ts";
 import {
   listPaymentMethods,
+  listPaymentMethodsOfCustomers,
   listPayments as listPaymentRows,
   makeDefaultMethod,
   succeededPaymentByProcessorId,
@@ -30,6 +31,18 @@ export async function defaultPaymentMethod(
 ): Promise<PaymentMethodRecord | null> {
   const [first] = await listPaymentMethods(db, scope.organizationId, customerId);
   return first ?? null;
+}
+
+/** defaultPaymentMethod of many customers at once (one read for a batch of renewals). */
+export async function defaultPaymentMethods(
+  db: Db,
+  scope: PaymentsScope,
+  customerIds: string[],
+): Promise<Map<string, PaymentMethodRecord>> {
+  const rows = await listPaymentMethodsOfCustomers(db, scope.organizationId, customerIds);
+  const first = new Map<string, PaymentMethodRecord>();
+  for (const row of rows) if (!first.has(row.customerId)) first.set(row.customerId, row);
+  return first;
 }
 
 export async function customerPaymentMethods(

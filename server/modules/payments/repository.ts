@@ -1,6 +1,7 @@
 // SQL for payments: saved payment methods, Stripe events handled, and the sandbox processor's
 // tokens and charges.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
+import { insertJsonRows } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
 import {
   paymentMethods,
@@ -45,6 +46,55 @@ export async function recordSandboxCharge(
 ): Promise<SandboxChargeRow> {
   const [inserted] = await db.insert(sandboxCharges).values(row).onConflictDoNothing().returning();
   return inserted ?? (await findSandboxCharge(db, row.idempotencyKey))!;
+}
+
+/** recordSandboxCharge of many rows: each answered by its key, whoever recorded it first. */
+export async function recordSandboxCharges(
+  db: Db,
+  rows: SandboxChargeInsert[],
+): Promise<SandboxChargeRow[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db.insert(sandboxCharges).values(rows).onConflictDoNothing().returning();
+  if (inserted.length === rows.length) return inserted;
+  const mine = new Set(inserted.map((r) => r.idempotencyKey));
+  const others = await findSandboxCharges(
+    db,
+    rows.filter((r) => !mine.has(r.idempotencyKey)).map((r) => r.idempotencyKey),
+  );
+  return [...inserted, ...others.values()];
+}
+
+export async function findSandboxCharges(
+  db: Db,
+  keys: string[],
+): Promise<Map<string, SandboxChargeRow>> {
+  if (keys.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(sandboxCharges)
+    .where(inArray(sandboxCharges.idempotencyKey, keys));
+  return new Map(rows.map((r) => [r.idempotencyKey, r]));
+}
+
+/** findSandboxMethodOrigin of many payment methods, by payment method id. */
+export async function findSandboxMethodOrigins(
+  db: Db,
+  paymentMethodIds: string[],
+): Promise<Map<string, SandboxChargeRow>> {
+  if (paymentMethodIds.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(sandboxCharges)
+    .where(
+      and(
+        inArray(sandboxCharges.paymentMethodId, paymentMethodIds),
+        eq(sandboxCharges.status, "succeeded"),
+        ne(sandboxCharges.kind, "off_session"),
+      ),
+    );
+  const first = new Map<string, SandboxChargeRow>();
+  for (const r of rows) if (!first.has(r.paymentMethodId!)) first.set(r.paymentMethodId!, r);
+  return first;
 }
 
 export async function findSandboxCharge(db: Db, key: string): Promise<SandboxChargeRow | null> {
@@ -115,6 +165,26 @@ export async function listPaymentMethods(
     .orderBy(desc(paymentMethods.isDefault), desc(paymentMethods.createdAt));
 }
 
+/** listPaymentMethods of many customers, in the same order within each customer. */
+export async function listPaymentMethodsOfCustomers(
+  db: Db,
+  organizationId: string,
+  customerIds: string[],
+): Promise<PaymentMethodRow[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .select()
+    .from(paymentMethods)
+    .where(
+      and(
+        eq(paymentMethods.organizationId, organizationId),
+        inArray(paymentMethods.customerId, customerIds),
+        isNull(paymentMethods.deletedAt),
+      ),
+    )
+    .orderBy(desc(paymentMethods.isDefault), desc(paymentMethods.createdAt));
+}
+
 /** Soft-deletes every customer's copy of a processor payment method (detached at the processor). */
 export async function deletePaymentMethodsByProcessorId(
   db: Db,
@@ -152,7 +222,16 @@ export type PaymentInsert = typeof payments.$inferInsert;
 
 /** Records an attempt once per idempotency key. */
 export async function insertPayment(db: Db, row: PaymentInsert): Promise<void> {
-  await db.insert(payments).values(row).onConflictDoNothing({ target: payments.idempotencyKey });
+  await insertPayments(db, [row]);
+}
+
+export async function insertPayments(db: Db, rows: PaymentInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  if (rows.length === 1) {
+    await db.insert(payments).values(rows).onConflictDoNothing({ target: payments.idempotencyKey });
+    return;
+  }
+  await db.execute(sql`${insertJsonRows(payments, rows)} on conflict (idempotency_key) do nothing`);
 }
 
 export interface PaymentFilter {

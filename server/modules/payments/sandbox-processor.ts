@@ -8,6 +8,7 @@ import {
   DECLINE_MESSAGES,
   type ChargeResult,
   type DeclineCode,
+  type OffSessionChargeRequest,
   type PaymentOutcome,
   type PaymentProcessor,
   type SavedPaymentMethod,
@@ -15,8 +16,11 @@ import {
 import {
   findConfirmationToken,
   findSandboxCharge,
+  findSandboxCharges,
   findSandboxMethodOrigin,
+  findSandboxMethodOrigins,
   recordSandboxCharge,
+  recordSandboxCharges,
   type SandboxChargeInsert,
   type SandboxChargeRow,
 } from "./repository.ts";
@@ -91,6 +95,37 @@ function chargeResultOf(row: SandboxChargeRow): ChargeResult {
     card: { brand: row.brand!, last4: row.last4! },
     paymentMethod: savedMethod(row),
   };
+}
+
+/** The row an off-session charge records: the saved card's outcome decides it. */
+function offSessionRow(
+  request: OffSessionChargeRequest,
+  origin: SandboxChargeRow | null,
+): SandboxChargeInsert {
+  const base = {
+    idempotencyKey: request.idempotencyKey,
+    kind: "off_session" as const,
+    amount: request.amount,
+    currency: request.currency,
+    paymentMethodId: request.paymentMethod.processorPaymentMethodId,
+    brand: origin?.brand ?? null,
+    last4: origin?.last4 ?? null,
+    expMonth: origin?.expMonth ?? null,
+    expYear: origin?.expYear ?? null,
+    outcome: origin?.outcome ?? null,
+  };
+  const code: DeclineCode | null = !origin
+    ? "invalid_token"
+    : origin.outcome === "renewal_declined"
+      ? "card_declined"
+      : null;
+  return code
+    ? { ...base, status: "failed", failureCode: code, failureMessage: DECLINE_MESSAGES[code] }
+    : {
+        ...base,
+        status: "succeeded",
+        processorPaymentId: `sandbox_pay_${digest(request.idempotencyKey)}`,
+      };
 }
 
 /** The row a charge or setup with this token records: its outcome decided, nothing stored yet. */
@@ -170,36 +205,29 @@ export function createSandboxProcessor(deps: { db: Db }): PaymentProcessor {
     async chargeOffSession(request) {
       const done = await findSandboxCharge(db, request.idempotencyKey);
       if (done) return chargeResultOf(done);
-      const pmId = request.paymentMethod.processorPaymentMethodId;
-      const origin = await findSandboxMethodOrigin(db, pmId);
-      const base = {
-        idempotencyKey: request.idempotencyKey,
-        kind: "off_session" as const,
-        amount: request.amount,
-        currency: request.currency,
-        paymentMethodId: pmId,
-        brand: origin?.brand ?? null,
-        last4: origin?.last4 ?? null,
-        expMonth: origin?.expMonth ?? null,
-        expYear: origin?.expYear ?? null,
-        outcome: origin?.outcome ?? null,
-      };
-      const code: DeclineCode | null = !origin
-        ? "invalid_token"
-        : origin.outcome === "renewal_declined"
-          ? "card_declined"
-          : null;
-      const row = await recordSandboxCharge(
+      const origin = await findSandboxMethodOrigin(
         db,
-        code
-          ? { ...base, status: "failed", failureCode: code, failureMessage: DECLINE_MESSAGES[code] }
-          : {
-              ...base,
-              status: "succeeded",
-              processorPaymentId: `sandbox_pay_${digest(request.idempotencyKey)}`,
-            },
+        request.paymentMethod.processorPaymentMethodId,
       );
-      return chargeResultOf(row);
+      return chargeResultOf(await recordSandboxCharge(db, offSessionRow(request, origin)));
+    },
+    async chargeOffSessionMany(requests) {
+      if (requests.length === 0) return [];
+      const done = await findSandboxCharges(
+        db,
+        requests.map((r) => r.idempotencyKey),
+      );
+      const fresh = requests.filter((r) => !done.has(r.idempotencyKey));
+      if (fresh.length > 0) {
+        const origins = await findSandboxMethodOrigins(db, [
+          ...new Set(fresh.map((r) => r.paymentMethod.processorPaymentMethodId)),
+        ]);
+        const rows = fresh.map((r) =>
+          offSessionRow(r, origins.get(r.paymentMethod.processorPaymentMethodId) ?? null),
+        );
+        for (const row of await recordSandboxCharges(db, rows)) done.set(row.idempotencyKey, row);
+      }
+      return requests.map((r) => chargeResultOf(done.get(r.idempotencyKey)!));
     },
     async refund(request) {
       if (request.processorPaymentId.startsWith(REFUND_FAILS_PREFIX))

@@ -12,7 +12,7 @@ import {
   deletePaymentMethodsByProcessorId,
   findPayment,
   listPayments as listPaymentRows,
-  insertPayment,
+  insertPayments,
   insertPaymentMethod,
   recordStripeEvent,
   stripeEventSeen,
@@ -87,25 +87,37 @@ export async function recordPayment(
   clock: Clock,
   attempt: PaymentAttemptRecord,
 ): Promise<void> {
-  await insertPayment(db, {
-    organizationId: attempt.organizationId,
-    customerId: attempt.customerId,
-    checkoutId: attempt.checkoutId,
-    orderId: attempt.orderId,
-    idempotencyKey: attempt.idempotencyKey,
-    processor: attempt.processor,
-    processorPaymentId: attempt.processorPaymentId,
-    status: attempt.status,
-    amount: attempt.amount,
-    currency: attempt.currency,
-    method: "card",
-    brand: attempt.card?.brand ?? null,
-    last4: attempt.card?.last4 ?? null,
-    trigger: attempt.trigger,
-    declineReason: attempt.decline?.reason ?? null,
-    declineMessage: attempt.decline?.message ?? null,
-    createdAt: clock.now(),
-  });
+  await recordPayments(db, clock, [attempt]);
+}
+
+/** Records many attempts in one statement (a batch of renewals); each once per idempotency key. */
+export async function recordPayments(
+  db: Db,
+  clock: Clock,
+  attempts: PaymentAttemptRecord[],
+): Promise<void> {
+  await insertPayments(
+    db,
+    attempts.map((attempt) => ({
+      organizationId: attempt.organizationId,
+      customerId: attempt.customerId,
+      checkoutId: attempt.checkoutId,
+      orderId: attempt.orderId,
+      idempotencyKey: attempt.idempotencyKey,
+      processor: attempt.processor,
+      processorPaymentId: attempt.processorPaymentId,
+      status: attempt.status,
+      amount: attempt.amount,
+      currency: attempt.currency,
+      method: "card",
+      brand: attempt.card?.brand ?? null,
+      last4: attempt.card?.last4 ?? null,
+      trigger: attempt.trigger,
+      declineReason: attempt.decline?.reason ?? null,
+      declineMessage: attempt.decline?.message ?? null,
+      createdAt: clock.now(),
+    })),
+  );
 }
 
 export async function listPayments(

@@ -5,7 +5,7 @@ import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ServiceUnavailable } from "../../lib/errors.ts";
 import type { ChargeResult, DeclineCode } from "../payments/processor.ts";
-import { defaultPaymentMethod } from "../payments/queries.ts";
+import { defaultPaymentMethod, type PaymentMethodRecord } from "../payments/queries.ts";
 import { type PaymentAttemptRecord, recordPayment } from "../payments/service.ts";
 import type { BillingDeps } from "./deps.ts";
 import type { SubscriptionRow } from "./repository.ts";
@@ -36,8 +36,20 @@ export async function recordAttempt(
   outcome: OffSessionOutcome,
   trigger: PaymentAttemptRecord["trigger"],
 ): Promise<void> {
-  if (!outcome.attempt) return;
-  await recordPayment(tx, clock, {
+  const record = attemptRecord(deps, s, orderId, outcome, trigger);
+  if (record) await recordPayment(tx, clock, record);
+}
+
+/** The payment record of an off-session attempt; null when nothing was asked of the processor. */
+export function attemptRecord(
+  deps: Pick<BillingDeps, "processor">,
+  s: SubscriptionRow,
+  orderId: string | null,
+  outcome: OffSessionOutcome,
+  trigger: PaymentAttemptRecord["trigger"],
+): PaymentAttemptRecord | null {
+  if (!outcome.attempt) return null;
+  return {
     organizationId: s.organizationId,
     customerId: s.customerId,
     checkoutId: null,
@@ -52,7 +64,7 @@ export async function recordAttempt(
     trigger,
     decline:
       outcome.status === "failed" ? { reason: outcome.code, message: outcome.message } : null,
-  });
+  };
 }
 
 /** A meter cycle's settlement may start at the same instant as a period: its own key prefix. */
@@ -78,37 +90,101 @@ export async function chargeSubscription(
     { organizationId: s.organizationId },
     s.customerId,
   );
-  if (!method)
-    return {
-      status: "failed",
-      code: "no_payment_method",
-      message: "The customer has no saved payment method.",
-      attempt: null,
+  return chargeMethod(deps, s, method, amount, idempotencyKey, description);
+}
+
+/** chargeSubscription with the customer's default payment method already read (null: none). */
+export async function chargeMethod(
+  deps: Pick<BillingDeps, "processor">,
+  s: SubscriptionRow,
+  method: PaymentMethodRecord | null,
+  amount: number,
+  idempotencyKey: string,
+  description: string,
+): Promise<OffSessionOutcome> {
+  const [outcome] = await chargeMany(deps, [{ s, method, amount, idempotencyKey, description }]);
+  if (outcome instanceof Error) throw outcome;
+  return outcome!;
+}
+
+export interface OffSessionCharge {
+  s: SubscriptionRow;
+  method: PaymentMethodRecord | null;
+  amount: number;
+  idempotencyKey: string;
+  description: string;
+}
+
+/**
+ * Off-session charges of many subscriptions, in the order given: one call when the processor takes
+ * many at once, else one each (a few in flight). A charge the processor could not answer comes back
+ * as a ServiceUnavailable for its subscription alone.
+ */
+export async function chargeMany(
+  deps: Pick<BillingDeps, "processor">,
+  charges: OffSessionCharge[],
+): Promise<(OffSessionOutcome | ServiceUnavailable)[]> {
+  const outcomes: (OffSessionOutcome | ServiceUnavailable)[] = charges.map((c) =>
+    c.amount <= 0
+      ? { status: "succeeded", processorPaymentId: null, attempt: null }
+      : {
+          status: "failed",
+          code: "no_payment_method",
+          message: "The customer has no saved payment method.",
+          attempt: null,
+        },
+  );
+  const asked = charges.flatMap((c, i) =>
+    c.amount > 0 && c.method ? [{ i, c, method: c.method }] : [],
+  );
+  const requests = asked.map(({ c, method }) => ({
+    amount: c.amount,
+    currency: c.s.currency,
+    paymentMethod: {
+      processorPaymentMethodId: method.processorPaymentMethodId,
+      processorCustomerId: method.processorCustomerId,
+    },
+    idempotencyKey: c.idempotencyKey,
+    description: c.description,
+    metadata: { subscription_id: c.s.id },
+  }));
+  // Not an answer about the card: nothing is recorded and the work is tried again (the job's
+  // retry, or the next advance), under the same idempotency key.
+  const unreachable = (err: unknown) =>
+    new ServiceUnavailable(`The payment processor could not be reached: ${(err as Error).message}`);
+  let results: (ChargeResult | ServiceUnavailable)[];
+  const many = deps.processor.chargeOffSessionMany?.bind(deps.processor);
+  if (many)
+    results = await many(requests).catch((err: unknown) => requests.map(() => unreachable(err)));
+  else {
+    results = new Array<ChargeResult | ServiceUnavailable>(requests.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < requests.length) {
+        const i = next++;
+        results[i] = await deps.processor.chargeOffSession(requests[i]!).catch(unreachable);
+      }
     };
-  const attempt = {
-    key: idempotencyKey,
-    amount,
-    card: { brand: method.brand, last4: method.last4 },
-  };
-  const result: ChargeResult = await deps.processor
-    .chargeOffSession({
-      amount,
-      currency: s.currency,
-      paymentMethod: {
-        processorPaymentMethodId: method.processorPaymentMethodId,
-        processorCustomerId: method.processorCustomerId,
-      },
-      idempotencyKey,
-      description,
-      metadata: { subscription_id: s.id },
-    })
-    .catch((err: unknown) => {
-      // Not an answer about the card: nothing is recorded and the work is tried again (the
-      // job's retry, or the next advance), under the same idempotency key.
-      throw new ServiceUnavailable(
-        `The payment processor could not be reached: ${(err as Error).message}`,
-      );
-    });
+    await Promise.all(Array.from({ length: Math.min(CONCURRENCY, requests.length) }, lane));
+  }
+  asked.forEach(({ i, c, method }, k) => {
+    const result = results[k]!;
+    outcomes[i] =
+      result instanceof ServiceUnavailable
+        ? result
+        : outcomeOf(result, {
+            key: c.idempotencyKey,
+            amount: c.amount,
+            card: { brand: method.brand, last4: method.last4 },
+          });
+  });
+  return outcomes;
+}
+
+/** Charges in flight at once when the processor takes one per call (a network service). */
+const CONCURRENCY = 16;
+
+function outcomeOf(result: ChargeResult, attempt: Attempt): OffSessionOutcome {
   if (result.status === "succeeded")
     return { status: "succeeded", processorPaymentId: result.processorPaymentId, attempt };
   if (result.status === "requires_action")

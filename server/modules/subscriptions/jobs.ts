@@ -3,9 +3,9 @@
 // in time order before it answers.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
-import { runDue, type DueOutcome } from "./due.ts";
+import { runDue, runDueMany, type DueOutcome } from "./due.ts";
+import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
 import * as repo from "./repository.ts";
 import { dueJobKey, SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
 
@@ -19,24 +19,24 @@ export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscript
     // `short`: one queued job per singleton key (the subscription and its due time), so the
     // catch-up below and a re-scheduled boundary never queue the same work twice.
     queue: { policy: "short", retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
-    // Many subscriptions fall due at the same instant (the 1st of the month): a batch is renewed
-    // concurrently, each in its own transactions, and full batches are fetched back to back.
-    work: { pollingIntervalSeconds: 1, batchSize: 16, burstWhenBatchFull: true },
+    // Many subscriptions fall due at the same instant (the 1st of the month): a fetched batch of
+    // jobs is renewed set-based (renewal-batch.ts), and full batches are fetched back to back.
+    work: {
+      pollingIntervalSeconds: 1,
+      batchSize: RENEWAL_BATCH_SIZE,
+      burstWhenBatchFull: true,
+      localConcurrency: 2,
+    },
     async handle(jobs) {
-      const results = await Promise.allSettled(
-        jobs.map(async (job) => {
-          const s = await repo.subscriptionById(deps.db, job.data.subscriptionId);
-          if (!s) return;
-          const clock = await organizationClock(deps.db, deps.clock, s.organizationId);
-          await runDue(deps, s.id, clock.now());
-        }),
-      );
-      // A failed one fails the batch: pg-boss retries them all, and those done find nothing due.
-      const failed = results.find((r) => r.status === "rejected");
-      if (failed) throw failed.reason;
+      // A failure fails the whole batch of jobs: pg-boss retries them, and those done find
+      // nothing due.
+      await runDueMany(deps, [...new Set(jobs.map((job) => job.data.subscriptionId))]);
     },
   };
 }
+
+/** Wake-up jobs handled together; also the most subscriptions one batch transaction renews. */
+export const RENEWAL_BATCH_SIZE = 200;
 
 export const SUBSCRIPTION_CATCH_UP_JOB = "subscriptions.catch-up";
 
@@ -82,15 +82,30 @@ export async function runDueUntil(
   let done = 0;
   // Bounded: every step moves a subscription's next_action_at forward or clears it.
   for (let guard = 0; guard < 100_000; guard++) {
-    const [next] = await repo.dueOfOrganization(deps.db, organizationId, target, 1);
-    if (!next) break;
+    const due = await repo.dueOfOrganization(deps.db, organizationId, target, RENEWAL_BATCH_SIZE);
+    const first = due[0];
+    if (!first) break;
     const current = now.now();
-    const at = next.nextActionAt > current ? next.nextActionAt : current;
-    const outcome: DueOutcome = await runDue(deps, next.id, at > target ? target : at);
-    if (outcome === "none") {
-      // Nothing to do at its time (a stale boundary): move it on so the loop does too.
-      await repo.resyncStaleAction(deps.db, next.id, next.nextActionAt);
-    } else done++;
+    const start = first.nextActionAt > current ? first.nextActionAt : current;
+    const at = start > target ? target : start;
+    // Everything due at the same instant: its plain renewals as one batch, the rest one by one.
+    const same = due.filter((d) => d.nextActionAt.getTime() === first.nextActionAt.getTime());
+    const rows = await repo.subscriptionsByIds(
+      deps.db,
+      same.map((d) => d.id),
+    );
+    const batch = rows.filter((r) => renewableInBatch(r, at));
+    const result = await renewBatch(deps, batch, at);
+    if (result.errors.length > 0) throw result.errors[0];
+    done += result.renewed.length;
+    const renewed = new Set(result.renewed);
+    for (const next of same.filter((d) => !renewed.has(d.id))) {
+      const outcome: DueOutcome = await runDue(deps, next.id, at);
+      if (outcome === "none") {
+        // Nothing to do at its time (a stale boundary): move it on so the loop does too.
+        await repo.resyncStaleAction(deps.db, next.id, next.nextActionAt);
+      } else done++;
+    }
   }
   return done;
 }

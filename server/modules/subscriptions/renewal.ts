@@ -21,7 +21,7 @@ import {
   type CycleLine,
   type CyclePrice,
 } from "./amounts.ts";
-import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
+import { chargeKey, chargeSubscription, type OffSessionOutcome, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
@@ -48,25 +48,52 @@ export interface CyclePlan {
   customerEmail: string | null;
 }
 
+type DisplayProduct = Awaited<ReturnType<typeof productsForDisplay>>[number];
+type DisplayCustomer = Awaited<ReturnType<typeof customersByIds>>[number];
+type DiscountRecord = Awaited<ReturnType<typeof discountById>>;
+
+/** What a cycle order is made from besides the subscription row (read once per batch). */
+export interface CycleInputs {
+  product: DisplayProduct | undefined;
+  customer: DisplayCustomer | undefined;
+  discount: DiscountRecord | null;
+}
+
+/** The product a renewal of `s` bills: after a scheduled plan change, the new one. */
+export function cycleProductId(s: repo.SubscriptionRow): string {
+  return s.pendingUpdate?.productId ?? s.productId;
+}
+
 /** The order a renewal of `s` makes: the new period, its prices, usage of the period just ended. */
 export async function planCycle(
   deps: BillingDeps,
   s: repo.SubscriptionRow,
   extraLines: CycleLine[] = [],
 ): Promise<CyclePlan> {
-  const productId = s.pendingUpdate?.productId ?? s.productId;
   const [[product], [customer], discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, [productId]),
+    productsForDisplay(deps.db, deps.baseUrl, [cycleProductId(s)]),
     customersByIds(deps.db, [s.customerId]),
     s.discountId ? discountById(deps.db, s.discountId) : Promise.resolve(null),
   ]);
+  return planCycleFrom(deps, s, { product, customer, discount: discount ?? null }, extraLines);
+}
+
+export async function planCycleFrom(
+  deps: Pick<BillingDeps, "db" | "tax">,
+  s: repo.SubscriptionRow,
+  { product, customer, discount }: CycleInputs,
+  extraLines: CycleLine[] = [],
+): Promise<CyclePlan> {
+  const productId = cycleProductId(s);
   const all = (product?.prices ?? []) as CyclePrice[];
   // The prices sold, or after a scheduled plan change the new product's active ones.
   const prices = s.pendingUpdate?.productId
     ? all.filter((p) => !(p as { is_archived?: boolean }).is_archived)
     : all.filter((p) => s.priceIds.includes(p.id));
   // With a separate meter cycle, earlier cycles of the period were settled by their own orders.
-  const usage = await billableUsage(deps.db, s, prices, usageStartOf(s), s.currentPeriodEnd);
+  const usage = prices.some((p) => p.amount_type === "metered_unit")
+    ? await billableUsage(deps.db, s, prices, usageStartOf(s), s.currentPeriodEnd)
+    : new Map<string, number>();
   const periodStart = s.currentPeriodEnd;
   const interval = (product?.recurring_interval ?? s.recurringInterval) as Interval;
   const count = product?.recurring_interval_count ?? s.recurringIntervalCount;
@@ -129,42 +156,8 @@ export async function renewSubscription(
     const locked = await repo.lockSubscription(tx, s.id);
     if (!locked || locked.currentPeriodEnd.getTime() !== plan.periodStart.getTime()) return false;
     const paid = outcome.status === "succeeded";
-    const inserted = await insertOrderOnce(
-      tx,
-      {
-        organizationId: s.organizationId,
-        customerId: s.customerId,
-        productId: plan.productId,
-        subscriptionId: s.id,
-        discountId: plan.amounts.discounted ? s.discountId : null,
-        status: paid ? "paid" : "pending",
-        billingReason: "subscription_cycle",
-        billingKey: cycleBillingKey(s.id, plan.periodStart),
-        seats: plan.seats,
-        subtotalAmount: plan.amounts.subtotalAmount,
-        discountAmount: plan.amounts.discountAmount,
-        netAmount: plan.amounts.netAmount,
-        taxAmount: plan.amounts.taxAmount,
-        totalAmount: plan.amounts.totalAmount,
-        currency: s.currency,
-        billingName: plan.billingName,
-        billingAddress: plan.billingAddress as never,
-        processorPaymentId: paid ? outcome.processorPaymentId : null,
-        paymentAttempts: 1,
-        nextPaymentAttemptAt: paid ? null : new Date(at.getTime() + retryMs(deps, 0)),
-        metadata: s.metadata,
-        customFieldData: s.customFieldData,
-        createdAt: at,
-      },
-      plan.amounts.lines.map((l) => ({
-        label: l.label,
-        amount: l.amount,
-        taxAmount: 0,
-        proration: l.proration,
-        productPriceId: l.productPriceId,
-        createdAt: at,
-      })),
-    );
+    const order = cycleOrderOf(deps, s, plan, outcome, at);
+    const inserted = await insertOrderOnce(tx, order.values, order.items);
     if (!inserted) return false;
     await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
     const wasTrialing = locked.status === "trialing";
@@ -218,6 +211,52 @@ export async function renewSubscription(
   return true;
 }
 
+/** The cycle order of `plan` with the charge's outcome, under its (subscription, period) key. */
+export function cycleOrderOf(
+  deps: Pick<BillingDeps, "retryDays">,
+  s: repo.SubscriptionRow,
+  plan: CyclePlan,
+  outcome: OffSessionOutcome,
+  at: Date,
+) {
+  const paid = outcome.status === "succeeded";
+  return {
+    values: {
+      organizationId: s.organizationId,
+      customerId: s.customerId,
+      productId: plan.productId,
+      subscriptionId: s.id,
+      discountId: plan.amounts.discounted ? s.discountId : null,
+      status: paid ? "paid" : "pending",
+      billingReason: "subscription_cycle",
+      billingKey: cycleBillingKey(s.id, plan.periodStart),
+      seats: plan.seats,
+      subtotalAmount: plan.amounts.subtotalAmount,
+      discountAmount: plan.amounts.discountAmount,
+      netAmount: plan.amounts.netAmount,
+      taxAmount: plan.amounts.taxAmount,
+      totalAmount: plan.amounts.totalAmount,
+      currency: s.currency,
+      billingName: plan.billingName,
+      billingAddress: plan.billingAddress as never,
+      processorPaymentId: paid ? outcome.processorPaymentId : null,
+      paymentAttempts: 1,
+      nextPaymentAttemptAt: paid ? null : new Date(at.getTime() + retryMs(deps, 0)),
+      metadata: s.metadata,
+      customFieldData: s.customFieldData,
+      createdAt: at,
+    },
+    items: plan.amounts.lines.map((l) => ({
+      label: l.label,
+      amount: l.amount,
+      taxAmount: 0,
+      proration: l.proration,
+      productPriceId: l.productPriceId,
+      createdAt: at,
+    })),
+  };
+}
+
 /** Where unbilled usage begins: the current meter cycle, never before the period. */
 export function usageStartOf(s: repo.SubscriptionRow): Date {
   const meterStart = s.currentMeterPeriodStart;
@@ -225,7 +264,7 @@ export function usageStartOf(s: repo.SubscriptionRow): Date {
 }
 
 /** Prorations of plan changes made with `prorate`, carried to this cycle order. */
-function pendingProrations(s: repo.SubscriptionRow): CycleLine[] {
+export function pendingProrations(s: repo.SubscriptionRow): CycleLine[] {
   if (!s.prorationAmount) return [];
   return [
     {

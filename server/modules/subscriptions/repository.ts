@@ -205,3 +205,87 @@ export async function lockAndCountLiveSeats(db: Db, subscriptionId: string): Pro
     );
   return row?.n ?? 0;
 }
+
+/**
+ * Locks the rows among `ids` that no other transaction holds, skipping the held ones (another
+ * worker is on them; the caller leaves them to the path that waits for the lock).
+ */
+export async function lockUnheld(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(subscriptions)
+    .where(inArray(subscriptions.id, ids))
+    .orderBy(asc(subscriptions.id))
+    .for("update", { skipLocked: true });
+}
+
+/** A renewed subscription's new period and state, as one row of applyRenewals. */
+export interface RenewalMove {
+  id: string;
+  productId: string;
+  seats: number | null;
+  priceIds: string[];
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  currentMeterPeriodStart: Date | null;
+  currentMeterPeriodEnd: Date | null;
+  status: string;
+  pastDueAt: Date | null;
+  nextActionAt: Date | null;
+  modifiedAt: Date;
+}
+
+/** Moves many renewed subscriptions in one statement; answers the rows as they now are. */
+export async function applyRenewals(db: Db, moves: RenewalMove[]): Promise<SubscriptionRow[]> {
+  if (moves.length === 0) return [];
+  const values = JSON.stringify(
+    moves.map((m) => ({
+      id: m.id,
+      product_id: m.productId,
+      seats: m.seats,
+      price_ids: m.priceIds,
+      current_period_start: m.currentPeriodStart,
+      current_period_end: m.currentPeriodEnd,
+      current_meter_period_start: m.currentMeterPeriodStart,
+      current_meter_period_end: m.currentMeterPeriodEnd,
+      status: m.status,
+      past_due_at: m.pastDueAt,
+      next_action_at: m.nextActionAt,
+      modified_at: m.modifiedAt,
+    })),
+  );
+  await db.execute(sql`
+    update ${subscriptions} s set product_id = v.product_id, seats = v.seats,
+      price_ids = v.price_ids,
+      pending_update = null, proration_amount = 0,
+      current_period_start = v.current_period_start, current_period_end = v.current_period_end,
+      current_meter_period_start = v.current_meter_period_start,
+      current_meter_period_end = v.current_meter_period_end, status = v.status,
+      past_due_at = v.past_due_at, next_action_at = v.next_action_at, modified_at = v.modified_at
+    from jsonb_to_recordset(${values}::jsonb) as v(id uuid, product_id uuid, seats integer,
+      price_ids uuid[],
+      current_period_start timestamptz, current_period_end timestamptz,
+      current_meter_period_start timestamptz, current_meter_period_end timestamptz, status text,
+      past_due_at timestamptz, next_action_at timestamptz, modified_at timestamptz)
+    where s.id = v.id`);
+  return subscriptionsByIds(
+    db,
+    moves.map((m) => m.id),
+  );
+}
+
+/** The active, trialing and past_due subscriptions of many customers, oldest first. */
+export async function activeOfCustomers(db: Db, customerIds: string[]): Promise<SubscriptionRow[]> {
+  if (customerIds.length === 0) return [];
+  return db
+    .select()
+    .from(subscriptions)
+    .where(
+      and(
+        inArray(subscriptions.customerId, customerIds),
+        inArray(subscriptions.status, ["active", "trialing", "past_due"]),
+      ),
+    )
+    .orderBy(asc(subscriptions.createdAt));
+}

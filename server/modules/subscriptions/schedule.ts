@@ -71,3 +71,28 @@ export function scheduleNext(
 ): Promise<SubscriptionRow> {
   return scheduleAt(tx, queue, s, nextActionOf(s, pendingAttemptAt));
 }
+
+/**
+ * The wake-up jobs of many subscriptions of one organization whose next_action_at the caller has
+ * already written (a batch of renewals): one insert, each job keyed as scheduleAt keys it.
+ */
+export async function queueWakeUps(
+  tx: Db,
+  queue: QueueHandle | null,
+  organizationId: string,
+  rows: SubscriptionRow[],
+): Promise<void> {
+  const due = rows.filter((r) => r.nextActionAt);
+  if (!queue || due.length === 0) return;
+  const offset = await offsetOfOrganization(tx, organizationId);
+  const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
+  await queue.boss.insert(
+    SUBSCRIPTION_DUE_JOB,
+    due.map((r) => ({
+      data: { subscriptionId: r.id },
+      startAfter: new Date(r.nextActionAt!.getTime() - offset),
+      singletonKey: dueJobKey(r.id, r.nextActionAt!),
+    })),
+    { db },
+  );
+}

@@ -160,6 +160,10 @@ export function activeSubscriptionsOf(db: Db, customerId: string) {
   return repo.activeOfCustomer(db, customerId);
 }
 
+export function activeSubscriptionsOfCustomers(db: Db, customerIds: string[]) {
+  return repo.activeOfCustomers(db, customerIds);
+}
+
 export async function subscriptionsByIds(db: Db, ids: string[]) {
   return repo.subscriptionsByIds(db, ids);
 }

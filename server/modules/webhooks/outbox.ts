@@ -3,6 +3,7 @@
 // by a single statement may instead embed outboxInsert in that statement (a data-modifying CTE),
 // which is atomic by itself.
 import type { SQL } from "drizzle-orm";
+import { insertJsonRows } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
 import { webhookEvents } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -39,4 +40,15 @@ export function outboxInsert(db: Db, row: OutboxRow | { [K in keyof OutboxRow]: 
 export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Promise<string> {
   const [row] = await outboxInsert(tx, outboxRow(clock, event));
   return row!.id;
+}
+
+/** Many events in one statement, recorded (and later delivered) in the order given. */
+export async function recordEvents(tx: Db, clock: Clock, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await tx.execute(
+    insertJsonRows(
+      webhookEvents,
+      events.map((e) => outboxRow(clock, e)),
+    ),
+  );
 }

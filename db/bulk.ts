@@ -1,0 +1,25 @@
+// Multi-row inserts with every row in one JSON parameter, spread over the table's row type by
+// json_populate_recordset, instead of one placeholder per value: building and sending thousands of
+// placeholders costs more than the rows themselves (a batch of renewals writes hundreds of orders
+// and over a thousand outbox events). Only the columns the rows name are inserted, so the others
+// take their defaults; every row must name the same columns. json, not jsonb, keeps the key order
+// of json columns (webhook payloads). Rows go in in the order given.
+import { getTableColumns, getTableName, sql, type SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
+
+export function insertJsonRows(table: PgTable, rows: Record<string, unknown>[]): SQL {
+  const columns = getTableColumns(table);
+  const keys = Object.keys(rows[0] ?? {}).filter((k) => columns[k]);
+  const names = keys.map((k) => columns[k]!.name);
+  const json = JSON.stringify(
+    rows.map((r) => Object.fromEntries<unknown>(keys.map((k, i) => [names[i]!, r[k] ?? null]))),
+  );
+  const list = sql.join(
+    names.map((n) => sql.identifier(n)),
+    sql`, `,
+  );
+  const name = sql.identifier(getTableName(table));
+  return sql`insert into ${name} (${list})
+    select ${list} from json_populate_recordset(null::${name}, ${json}::json) with ordinality as r
+    order by r.ordinality`;
+}

@@ -1,0 +1,218 @@
+// The set-based renewal path: subscriptions bought through the API are made due at one instant
+// and renewed by the wake-up job's handler (runDueMany) as one batch: a declined card makes only
+// its own subscription past_due; a batch re-run after charges were made but not all written
+// neither charges nor bills twice; two workers handed the same due set renew each subscription
+// once (on PostgreSQL, two connection pools racing for the rows).
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDb, type Db } from "../../../db/client.ts";
+import { billingSeller, subscribe, type BillingSeller } from "../../../test/helpers/billing.ts";
+import { eventsOf } from "../../../test/helpers/catalog.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { systemClock } from "../../lib/clock.ts";
+import { createProcessor } from "../payments/factory.ts";
+import { createTaxCalculator } from "../tax/calculator.ts";
+import { chargeKey } from "./charge.ts";
+import type { BillingDeps } from "./deps.ts";
+import { runDueMany } from "./due.ts";
+import { renewBatch } from "./renewal-batch.ts";
+import * as repo from "./repository.ts";
+
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer({ worker: false });
+});
+afterAll(() => t.stop());
+
+function depsOn(db: Db): BillingDeps {
+  return {
+    db,
+    clock: systemClock,
+    baseUrl: t.config.baseUrl,
+    queue: t.server.queue,
+    processor: createProcessor(t.config.payments, db),
+    tax: createTaxCalculator(t.config.taxRates),
+    mailer: null,
+    retryDays: t.config.dunningRetryDays,
+  };
+}
+
+/** A seller with `tokens.length` subscriptions of one monthly product, all due a minute ago. */
+async function dueSet(tokens: string[]) {
+  const s = await billingSeller(t);
+  const product = await s.polar.products.create({
+    name: "Batch plan",
+    recurringInterval: "month",
+    prices: [{ amountType: "fixed", priceAmount: 1200, priceCurrency: "usd" }],
+  });
+  const ids: string[] = [];
+  for (const token of tokens) ids.push((await subscribe(s, product.id, token)).subscriptionId);
+  const due = new Date(Date.now() - 60_000).toISOString();
+  await t.server.database.rows(sql`
+    update subscriptions set current_period_start = ${due}::timestamptz - interval '1 month',
+      current_period_end = ${due}::timestamptz, next_action_at = ${due}::timestamptz
+    where organization_id = ${s.organizationId}`);
+  return { s, ids, due };
+}
+
+/** Per subscription: its cycle orders, renewal charges and payment rows. */
+async function counts(s: BillingSeller) {
+  return t.server.database.rows<{
+    id: string;
+    status: string;
+    moved: boolean;
+    orders: number;
+    charges: number;
+    payments: number;
+  }>(sql`
+    select s.id, s.status, s.current_period_start > now() - interval '2 minutes' as moved,
+      (select count(*)::int from orders o where o.subscription_id = s.id
+         and o.billing_reason = 'subscription_cycle') as orders,
+      (select count(*)::int from sandbox_charges c
+         where c.idempotency_key like 'renewal:' || s.id || ':%') as charges,
+      (select count(*)::int from payments p join orders o on o.id = p.order_id
+         where o.subscription_id = s.id and o.billing_reason = 'subscription_cycle') as payments
+    from subscriptions s where s.organization_id = ${s.organizationId}`);
+}
+
+/** The event types of one subscription's renewal, in outbox order. */
+async function renewalEvents(s: BillingSeller, subscriptionId: string) {
+  const all = await eventsOf(t, s.organizationId);
+  const cycleOrder = all.find(
+    (e) =>
+      e.type === "order.created" &&
+      e.payload.data.subscription_id === subscriptionId &&
+      e.payload.data.billing_reason === "subscription_cycle",
+  );
+  return all
+    .slice(all.indexOf(cycleOrder!))
+    .filter(
+      (e) =>
+        e.payload.data.subscription_id === subscriptionId ||
+        (e.type.startsWith("subscription.") && e.payload.data.id === subscriptionId),
+    )
+    .map((e) => e.type);
+}
+
+describe("renewal batches", () => {
+  it("renews several subscriptions in one batch; a declined card makes only its own past_due", async () => {
+    const { s, ids } = await dueSet([
+      "sandbox_token_success",
+      "sandbox_token_renewal_declined",
+      "sandbox_token_success",
+      "sandbox_token_success",
+    ]);
+    await runDueMany(depsOn(t.server.database.db), ids);
+
+    const rows = new Map((await counts(s)).map((r) => [r.id, r]));
+    for (const [i, id] of ids.entries()) {
+      const r = rows.get(id)!;
+      expect(r.status).toBe(i === 1 ? "past_due" : "active");
+      expect([r.moved, r.orders, r.charges, r.payments]).toEqual([true, 1, 1, 1]);
+    }
+    const orders = await t.server.database.rows<{
+      subscription_id: string;
+      status: string;
+      total_amount: number;
+      invoice_number: string;
+    }>(sql`select subscription_id, status, total_amount::int, invoice_number from orders
+      where organization_id = ${s.organizationId} and billing_reason = 'subscription_cycle'`);
+    expect(orders.map((o) => o.status).sort()).toEqual(["paid", "paid", "paid", "pending"]);
+    expect(orders.find((o) => o.status === "pending")!.subscription_id).toBe(ids[1]);
+    expect(orders.every((o) => o.total_amount === 1200)).toBe(true);
+    // Invoice numbers continue the organization's sequence without a gap or a repeat.
+    const numbers = await t.server.database.rows<{ invoice_number: string }>(
+      sql`select invoice_number from orders where organization_id = ${s.organizationId} order by invoice_number`,
+    );
+    expect(new Set(numbers.map((n) => n.invoice_number)).size).toBe(8);
+    expect(numbers.at(-1)!.invoice_number.endsWith("-0008")).toBe(true);
+
+    expect(await renewalEvents(s, ids[0]!)).toEqual([
+      "order.created",
+      "order.paid",
+      "subscription.updated",
+      "subscription.cycled",
+    ]);
+    expect(await renewalEvents(s, ids[1]!)).toEqual([
+      "order.created",
+      "subscription.updated",
+      "subscription.past_due",
+      "subscription.cycled",
+    ]);
+    const types = (await eventsOf(t, s.organizationId)).map((e) => e.type);
+    expect(types.filter((x) => x === "subscription.cycled")).toHaveLength(4);
+    expect(types.filter((x) => x === "customer.state_changed").length).toBeGreaterThanOrEqual(8);
+    const next = await repo.subscriptionsByIds(t.server.database.db, ids);
+    // The next wake-up: the new period's end, or the declined one's first retry.
+    for (const row of next)
+      if (row.status === "active") expect(row.nextActionAt).toEqual(row.currentPeriodEnd);
+      else expect(row.nextActionAt!.getTime()).toBeLessThan(row.currentPeriodEnd.getTime());
+  });
+
+  it("a batch re-run after a crash mid-way makes no second order or charge", async () => {
+    const { s, ids } = await dueSet(Array.from({ length: 5 }, () => "sandbox_token_success"));
+    const deps = depsOn(t.server.database.db);
+    const rows = await repo.subscriptionsByIds(deps.db, ids);
+    const at = new Date();
+    // Before the crash: two renewals committed, the other three charged but never written.
+    await renewBatch(deps, rows.slice(0, 2), at);
+    const methods = await t.server.database.rows<{ customer_id: string; pm: string }>(
+      sql`select customer_id, processor_payment_method_id as pm from payment_methods
+        where organization_id = ${s.organizationId}`,
+    );
+    for (const row of rows.slice(2)) {
+      const pm = methods.find((m) => m.customer_id === row.customerId)!.pm;
+      const charged = await deps.processor.chargeOffSession({
+        amount: 1200,
+        currency: "usd",
+        paymentMethod: { processorPaymentMethodId: pm, processorCustomerId: null },
+        idempotencyKey: chargeKey(row.id, row.currentPeriodEnd, 0),
+        description: "Batch plan renewal",
+        metadata: { subscription_id: row.id },
+      });
+      expect(charged.status).toBe("succeeded");
+    }
+    // The job is handed out again with the whole batch.
+    await runDueMany(deps, ids);
+    await runDueMany(deps, ids);
+    for (const r of await counts(s))
+      expect([r.status, r.moved, r.orders, r.charges, r.payments]).toEqual([
+        "active",
+        true,
+        1,
+        1,
+        1,
+      ]);
+    const cycled = (await eventsOf(t, s.organizationId)).filter(
+      (e) => e.type === "subscription.cycled",
+    );
+    expect(cycled).toHaveLength(5);
+  });
+
+  it("two workers on the same due set renew each subscription once", async () => {
+    const { s, ids } = await dueSet(Array.from({ length: 6 }, () => "sandbox_token_success"));
+    // On PostgreSQL each worker has its own pool, so their transactions really race.
+    const second = t.testDb.url
+      ? await openDb({ kind: "postgres", url: t.testDb.url, poolSize: 3 })
+      : null;
+    try {
+      const a = depsOn(t.server.database.db);
+      const b = depsOn(second?.db ?? t.server.database.db);
+      await Promise.all([runDueMany(a, ids), runDueMany(b, [...ids].reverse())]);
+    } finally {
+      await second?.close();
+    }
+    for (const r of await counts(s))
+      expect([r.status, r.moved, r.orders, r.charges, r.payments]).toEqual([
+        "active",
+        true,
+        1,
+        1,
+        1,
+      ]);
+    const types = (await eventsOf(t, s.organizationId)).map((e) => e.type);
+    expect(types.filter((x) => x === "subscription.cycled")).toHaveLength(6);
+    expect(types.filter((x) => x === "order.paid")).toHaveLength(12);
+  });
+});

@@ -1,0 +1,259 @@
+// Renewals of many subscriptions of one organization due at the same time, set-based: products,
+// customers, discounts and saved cards are read once for the batch, each subscription is charged
+// off-session under the same idempotency key renewSubscription uses, and one transaction writes
+// every order, item, payment, period move, wake-up job and webhook event with multi-row
+// statements. The rows are locked with SKIP LOCKED: a row another worker holds is handed back for
+// the per-subscription path, which waits for the lock and finds the period already moved. Orders
+// are inserted under their (subscription, period) key, so a re-run after a crash or by a second
+// worker inserts nothing for what was renewed, and its charges are answered from the processor's
+// idempotency record rather than charged again.
+import { inTransaction } from "../../../db/client.ts";
+import { customersByIds } from "../customers/service.ts";
+import { customerStatesOf } from "../customers/states.ts";
+import { discountById } from "../discounts/service.ts";
+import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
+import { queueReceiptMails } from "../invoices/receipt-queue.ts";
+import { insertOrdersOnce, renderOrders, type OrderRow } from "../orders/service.ts";
+import { defaultPaymentMethods } from "../payments/queries.ts";
+import { recordPayments } from "../payments/service.ts";
+import { productsForDisplay } from "../products/service.ts";
+import { fixedClock } from "../sandbox-clock/queries.ts";
+import { recordEvents, type OutboxEvent } from "../webhooks/outbox.ts";
+import { attemptRecord, chargeKey, chargeMany, type OffSessionOutcome } from "./charge.ts";
+import type { BillingDeps } from "./deps.ts";
+import { sendPaymentFailedMail } from "./dunning.ts";
+import { meterCycleDue } from "./meter-cycle.ts";
+import {
+  cycleOrderOf,
+  cycleProductId,
+  pendingProrations,
+  planCycleFrom,
+  type CyclePlan,
+} from "./renewal.ts";
+import * as repo from "./repository.ts";
+import { nextActionOf, queueWakeUps } from "./schedule.ts";
+import { renderSubscriptions } from "./service.ts";
+
+/** Whether `s` is due a plain renewal at `at` (no meter cycle, end or pause comes first). */
+export function renewableInBatch(s: repo.SubscriptionRow, at: Date): boolean {
+  return (
+    (s.status === "active" || s.status === "trialing") &&
+    s.nextActionAt !== null &&
+    s.nextActionAt <= at &&
+    s.currentPeriodEnd <= at &&
+    !s.cancelAtPeriodEnd &&
+    !s.pauseAtPeriodEnd &&
+    !meterCycleDue(s, at)
+  );
+}
+
+export interface BatchResult {
+  /** The subscriptions this run renewed (made the cycle order of). */
+  renewed: string[];
+  /** Held by another transaction when the batch wrote: for the per-subscription path. */
+  leftOver: string[];
+  /** Charges that got no answer from the processor: retried with the job. */
+  errors: unknown[];
+}
+
+interface Charged {
+  s: repo.SubscriptionRow;
+  plan: CyclePlan;
+  outcome: OffSessionOutcome;
+}
+
+/** Renews `subs` (all of one organization, each renewableInBatch at `at`) as of `at`. */
+export async function renewBatch(
+  deps: BillingDeps,
+  subs: repo.SubscriptionRow[],
+  at: Date,
+): Promise<BatchResult> {
+  if (subs.length === 0) return { renewed: [], leftOver: [], errors: [] };
+  const plans = await planBatch(deps, subs);
+  const methods = await defaultPaymentMethods(
+    deps.db,
+    { organizationId: subs[0]!.organizationId },
+    [...new Set(subs.map((s) => s.customerId))],
+  );
+  const outcomes = await chargeMany(
+    deps,
+    subs.map((s, i) => ({
+      s,
+      method: methods.get(s.customerId) ?? null,
+      amount: plans[i]!.amounts.totalAmount,
+      idempotencyKey: chargeKey(s.id, plans[i]!.periodStart, 0),
+      description: `${plans[i]!.productName} renewal`,
+    })),
+  );
+  const errors: unknown[] = [];
+  const charged: Charged[] = [];
+  outcomes.forEach((outcome, i) => {
+    if (outcome instanceof Error) errors.push(outcome);
+    else charged.push({ s: subs[i]!, plan: plans[i]!, outcome });
+  });
+  const { made, leftOver } = await writeBatch(deps, charged, at);
+  const planOf = new Map(charged.map((c) => [c.s.id, c.plan]));
+  for (const order of made.filter((o) => o.status === "pending")) {
+    const plan = planOf.get(order.subscriptionId!)!;
+    await sendPaymentFailedMail(deps, {
+      email: plan.customerEmail,
+      productName: plan.productName,
+      order,
+      final: false,
+    });
+  }
+  return { renewed: made.map((o) => o.subscriptionId!), leftOver, errors };
+}
+
+/** Each subscription's cycle order, from one read of every product, customer and discount. */
+async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promise<CyclePlan[]> {
+  const discountIds = [...new Set(subs.flatMap((s) => (s.discountId ? [s.discountId] : [])))];
+  const [products, customers, discounts] = await Promise.all([
+    productsForDisplay(deps.db, deps.baseUrl, [...new Set(subs.map(cycleProductId))]),
+    customersByIds(deps.db, [...new Set(subs.map((s) => s.customerId))]),
+    Promise.all(discountIds.map(async (id) => [id, await discountById(deps.db, id)] as const)),
+  ]);
+  const productById = new Map(products.map((p) => [p.id, p]));
+  const customerById = new Map(customers.map((c) => [c.id, c]));
+  const discountOf = new Map(discounts);
+  return Promise.all(
+    subs.map((s) =>
+      planCycleFrom(
+        deps,
+        s,
+        {
+          product: productById.get(cycleProductId(s)),
+          customer: customerById.get(s.customerId),
+          discount: s.discountId ? (discountOf.get(s.discountId) ?? null) : null,
+        },
+        pendingProrations(s),
+      ),
+    ),
+  );
+}
+
+/** The batch's one transaction; answers the orders it made and the rows it left to others. */
+async function writeBatch(
+  deps: BillingDeps,
+  charged: Charged[],
+  at: Date,
+): Promise<{ made: OrderRow[]; leftOver: string[] }> {
+  if (charged.length === 0) return { made: [], leftOver: [] };
+  const organizationId = charged[0]!.s.organizationId;
+  const clock = fixedClock(at);
+  return inTransaction(deps.db, async (tx) => {
+    const locked = new Map(
+      (
+        await repo.lockUnheld(
+          tx,
+          charged.map((c) => c.s.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
+    const leftOver = charged.filter((c) => !locked.has(c.s.id)).map((c) => c.s.id);
+    // A period already moved was renewed by an earlier run: nothing to write for it.
+    const ready = charged.filter(
+      (c) => locked.get(c.s.id)?.currentPeriodEnd.getTime() === c.plan.periodStart.getTime(),
+    );
+    const inserted = await insertOrdersOnce(
+      tx,
+      ready.map((c) => cycleOrderOf(deps, c.s, c.plan, c.outcome, at)),
+    );
+    if (inserted.length === 0) return { made: [], leftOver };
+    const byId = new Map(ready.map((c) => [c.s.id, c]));
+    const done = inserted.map((order) => ({ order, ...byId.get(order.subscriptionId!)! }));
+    await recordPayments(
+      tx,
+      clock,
+      done.flatMap(
+        (d) => attemptRecord(deps, d.s, d.order.id, d.outcome, "subscription_cycle") ?? [],
+      ),
+    );
+    const updated = await repo.applyRenewals(
+      tx,
+      done.map((d) => moveOf(locked.get(d.s.id)!, d.plan, d.order, at)),
+    );
+    await queueWakeUps(tx, deps.queue, organizationId, updated);
+    const paid = done.filter((d) => d.order.status === "paid");
+    // Grants first: a meter credit they renew is part of the customer's state.
+    const grantData = await cycleGrantsOfSubscriptions(
+      tx,
+      clock,
+      paid.map((d) => d.s.id),
+    );
+    const [orderData, subscriptionData, states] = await Promise.all([
+      renderOrders(
+        tx,
+        deps.baseUrl,
+        done.map((d) => d.order),
+      ),
+      renderSubscriptions(tx, deps.baseUrl, updated),
+      customerStatesOf(tx, [...new Set(done.map((d) => d.s.customerId))]),
+    ]);
+    const subscriptionById = new Map(updated.map((u, i) => [u.id, subscriptionData[i]]));
+    const events: OutboxEvent[] = [];
+    done.forEach((d, i) => {
+      const emit = (type: string, data: unknown) => events.push({ organizationId, type, data });
+      const subscription = subscriptionById.get(d.s.id);
+      emit("order.created", orderData[i]);
+      if (d.order.status === "paid") {
+        emit("order.paid", orderData[i]);
+        emit("subscription.updated", subscription);
+        if (locked.get(d.s.id)!.status === "trialing") emit("subscription.active", subscription);
+        emit("subscription.cycled", subscription);
+        for (const grant of grantData.get(d.s.id) ?? []) emit("benefit_grant.cycled", grant);
+      } else {
+        emit("subscription.updated", subscription);
+        emit("subscription.past_due", subscription);
+        emit("subscription.cycled", subscription);
+      }
+      const state = states.get(d.s.customerId);
+      if (state) emit("customer.state_changed", state);
+    });
+    await recordEvents(tx, clock, events);
+    await queueReceiptMails(
+      tx,
+      deps.queue,
+      paid
+        .filter((d) => d.order.totalAmount > 0)
+        .map((d) => ({ orderId: d.order.id, kind: "paid" as const })),
+    );
+    return { made: done.map((d) => d.order), leftOver };
+  });
+}
+
+/** The row's new period and state after its cycle order, as renewSubscription writes them. */
+function moveOf(
+  locked: repo.SubscriptionRow,
+  plan: CyclePlan,
+  order: OrderRow,
+  at: Date,
+): repo.RenewalMove {
+  const paid = order.status === "paid";
+  const moved = {
+    ...locked,
+    productId: plan.productId,
+    seats: plan.seats,
+    priceIds: plan.priceIds,
+    currentPeriodStart: plan.periodStart,
+    currentPeriodEnd: plan.periodEnd,
+    ...plan.meterPeriod,
+    status: paid ? "active" : "past_due",
+    pastDueAt: paid ? null : at,
+    modifiedAt: at,
+  };
+  return {
+    id: moved.id,
+    productId: moved.productId,
+    seats: moved.seats,
+    priceIds: moved.priceIds,
+    currentPeriodStart: moved.currentPeriodStart,
+    currentPeriodEnd: moved.currentPeriodEnd,
+    currentMeterPeriodStart: moved.currentMeterPeriodStart,
+    currentMeterPeriodEnd: moved.currentMeterPeriodEnd,
+    status: moved.status,
+    pastDueAt: moved.pastDueAt,
+    modifiedAt: at,
+    nextActionAt: nextActionOf(moved, paid ? null : order.nextPaymentAttemptAt),
+  };
+}
