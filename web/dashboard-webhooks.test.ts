@@ -68,9 +68,11 @@ describe("webhook deliveries", () => {
     // receipt, before the page reads the log.
     await waitFor(
       async () =>
-        (await api(t.url, `/v1/webhooks/deliveries?endpoint_id=${endpoints.body.items[0].id}`, {
-          token: s.token,
-        })).body.items.length === 1,
+        (
+          await api(t.url, `/v1/webhooks/deliveries?endpoint_id=${endpoints.body.items[0].id}`, {
+            token: s.token,
+          })
+        ).body.items.length === 1,
       15_000,
       "first delivery recorded",
     );
