@@ -145,6 +145,23 @@ export const fileReadSchema = z
   .meta({ id: "FileRead" });
 export type FileReadOut = z.output<typeof fileReadSchema>;
 
+export const productMediaSchema = z
+  .object({ ...fileCommon, service: z.literal("product_media"), public_url: z.string() })
+  .meta({ id: "ProductMediaFileRead" });
+export type ProductMediaOut = z.output<typeof productMediaSchema>;
+
+/** A product's media: always a product_media file, with the URL anyone can fetch it at. */
+export function productMediaOut(baseUrl: string, row: FileRow): ProductMediaOut {
+  return {
+    ...common(row),
+    service: "product_media",
+    is_uploaded: row.isUploaded,
+    created_at: row.createdAt.toISOString(),
+    size_readable: sizeReadable(row.size),
+    public_url: publicUrlOf(baseUrl, row),
+  };
+}
+
 /** The FileRead variant for the row's service; public media carries a URL anyone can fetch. */
 export function fileReadOut(baseUrl: string, row: FileRow): FileReadOut {
   const read = {

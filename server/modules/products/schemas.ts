@@ -7,7 +7,7 @@ import { sortingSchema } from "../../lib/sorting.ts";
 import { metadataOut, recurringInterval, timestamped } from "../../lib/wire.ts";
 import { benefitSchema } from "../benefits/schemas.ts";
 import { customFieldSchema } from "../custom-fields/schemas.ts";
-import { fileReadSchema } from "../files/schemas.ts";
+import { productMediaSchema } from "../files/schemas.ts";
 import { priceCreate, priceSchema } from "./prices.ts";
 import type { ProductRow } from "./repository.ts";
 
@@ -88,7 +88,7 @@ export type ProductCoreOut = z.output<typeof productCoreSchema>;
 const productParts = {
   prices: z.array(priceSchema),
   benefits: z.array(benefitSchema),
-  medias: z.array(fileReadSchema),
+  medias: z.array(productMediaSchema),
   attached_custom_fields: z.array(
     z
       .object({
