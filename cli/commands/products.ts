@@ -11,26 +11,7 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
-
-interface Price {
-  id: string;
-  amount_type: string;
-  price_amount?: number;
-  price_currency?: string;
-  unit_amount?: string;
-  is_archived: boolean;
-}
-interface Product {
-  id: string;
-  name: string;
-  description: string | null;
-  is_recurring: boolean;
-  recurring_interval: string | null;
-  is_archived: boolean;
-  prices: Price[];
-  benefits: { id: string; description: string }[];
-  created_at: string;
-}
+import type { Price, Product } from "../../shared/types.ts";
 
 const describePrice = (p: Price | undefined) =>
   !p

@@ -12,6 +12,7 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
+import type { Order, Subscription } from "../../shared/types.ts";
 
 interface Checkout {
   id: string;
@@ -61,16 +62,6 @@ const linkSpec: ResourceSpec<CheckoutLink> = {
   ],
 };
 
-interface Order {
-  id: string;
-  status: string;
-  total_amount: number;
-  currency: string;
-  billing_reason: string;
-  customer: { email: string };
-  product: { name: string } | null;
-  created_at: string;
-}
 const orderSpec: ResourceSpec<Order> = {
   path: "/v1/orders/",
   noun: "order",
@@ -84,17 +75,6 @@ const orderSpec: ResourceSpec<Order> = {
   ],
 };
 
-interface Subscription {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  recurring_interval: string;
-  cancel_at_period_end: boolean;
-  current_period_end: string;
-  customer: { email: string };
-  product: { name: string };
-}
 const subscriptionSpec: ResourceSpec<Subscription> = {
   path: "/v1/subscriptions/",
   noun: "subscription",

@@ -65,9 +65,8 @@ import {
   endpointSchema,
   endpointUpdate,
 } from "../modules/webhooks/schemas.ts";
-import { type Operation, operation } from "./registry.ts";
+import { crud, idParams, type Operation, operation } from "./registry.ts";
 
-const idParams = z.object({ id: z.uuid() });
 const externalParams = z.object({ external_id: z.string().min(1) });
 // Polar's metadata filter: `?metadata[key]=value`, read by lib/metadata.ts.
 const metadataFilter = z.object({
@@ -76,86 +75,6 @@ const metadataFilter = z.object({
     .optional()
     .meta({ description: "Filter by metadata: metadata[key]=value, repeatable." }),
 });
-
-interface Crud {
-  tag: string;
-  /** Collection path without the trailing slash: `/v1/products`. */
-  base: string;
-  /** Polar's operationId prefix: `products`. */
-  prefix: string;
-  noun: string;
-  model: z.ZodType;
-  scope: string;
-  list?: z.ZodObject[];
-  create?: z.ZodType;
-  update?: z.ZodType;
-  remove?: boolean;
-}
-
-/** Polar's usual five: list, create, get, update, delete (the ones the resource has). */
-function crud(c: Crud): Operation[] {
-  const read = [`${c.scope}:read`, `${c.scope}:write`];
-  const write = [`${c.scope}:write`];
-  const item = `${c.base}/{id}`;
-  const ops: Operation[] = [];
-  if (c.list)
-    ops.push({
-      method: "get",
-      path: `${c.base}/`,
-      operationId: `${c.prefix}:list`,
-      summary: `List ${c.noun}s`,
-      tag: c.tag,
-      scopes: read,
-      query: c.list,
-      list: c.model,
-    });
-  if (c.create)
-    ops.push({
-      method: "post",
-      path: `${c.base}/`,
-      operationId: `${c.prefix}:create`,
-      summary: `Create ${c.noun}`,
-      tag: c.tag,
-      scopes: write,
-      body: c.create,
-      response: c.model,
-      status: 201,
-    });
-  ops.push({
-    method: "get",
-    path: item,
-    operationId: `${c.prefix}:get`,
-    summary: `Get ${c.noun}`,
-    tag: c.tag,
-    scopes: read,
-    params: idParams,
-    response: c.model,
-  });
-  if (c.update)
-    ops.push({
-      method: "patch",
-      path: item,
-      operationId: `${c.prefix}:update`,
-      summary: `Update ${c.noun}`,
-      tag: c.tag,
-      scopes: write,
-      params: idParams,
-      body: c.update,
-      response: c.model,
-    });
-  if (c.remove)
-    ops.push({
-      method: "delete",
-      path: item,
-      operationId: `${c.prefix}:delete`,
-      summary: `Delete ${c.noun}`,
-      tag: c.tag,
-      scopes: write,
-      params: idParams,
-      status: 204,
-    });
-  return ops;
-}
 
 export const operations: readonly Operation[] = [
   ...crud({

@@ -27,7 +27,9 @@ export function priceLabel(p: Product): string {
       ? "Free"
       : price.amount_type === "custom"
         ? "Pay what you want"
-        : money(price.price_amount, price.price_currency);
+        : price.amount_type === "metered_unit"
+          ? "Metered"
+          : money(price.price_amount, price.price_currency);
   return p.recurring_interval ? `${amount} / ${p.recurring_interval}` : amount;
 }
 
