@@ -8,6 +8,7 @@ import {
   benefitSchema,
   benefitUpdate,
 } from "../modules/benefits/schemas.ts";
+import { customerStateSchema } from "../modules/customer-portal/schemas.ts";
 import {
   customerCreate,
   customerListQuery,
@@ -133,6 +134,19 @@ export const operations: readonly Operation[] = [
     query: [deleteQuery],
     status: 204,
   }),
+  ...(["id", "external_id"] as const).map((key) =>
+    operation({
+      method: "get",
+      path:
+        key === "id" ? "/v1/customers/{id}/state" : "/v1/customers/external/{external_id}/state",
+      operationId: key === "id" ? "customers:get_state" : "customers:get_state_external",
+      summary: key === "id" ? "Get customer state" : "Get customer state by external ID",
+      tag: "customers",
+      scopes: ["customers:read", "customers:write"],
+      params: key === "id" ? idParams : externalParams,
+      response: customerStateSchema,
+    }),
+  ),
   operation({
     method: "get",
     path: "/v1/customers/external/{external_id}",

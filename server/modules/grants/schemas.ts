@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { BenefitOut } from "../benefits/schemas.ts";
+import { metadataOut, timestamp, timestamped } from "../../lib/wire.ts";
+import { BENEFIT_TYPES, type BenefitOut } from "../benefits/schemas.ts";
 import type { CustomerOut } from "../customers/schemas.ts";
 import type { CustomerMeterBalance } from "./meter-repository.ts";
 import type { GrantRow } from "./repository.ts";
@@ -71,23 +72,46 @@ export function grantWebhookOut(g: GrantRow, customer: CustomerOut, benefit: Ben
   return { ...grantOut(g, customer, benefit), previous_properties: g.previousProperties };
 }
 
+export const stateGrantSchema = z
+  .object({
+    ...timestamped,
+    granted_at: timestamp,
+    benefit_id: z.uuid(),
+    benefit_type: z.enum(BENEFIT_TYPES),
+    benefit_metadata: metadataOut,
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "CustomerStateBenefitGrant" });
+export type StateGrantOut = z.output<typeof stateGrantSchema>;
+
+export const stateMeterSchema = z
+  .object({
+    ...timestamped,
+    meter_id: z.uuid(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+  })
+  .meta({ id: "CustomerStateMeter" });
+export type StateMeterOut = z.output<typeof stateMeterSchema>;
+
 export function stateGrantOut(
   g: GrantRow,
-  benefit: { type: string; metadata: Record<string, unknown> },
-) {
+  benefit: { type: string; metadata: StateGrantOut["benefit_metadata"] },
+): StateGrantOut {
   return {
     id: g.id,
     created_at: g.createdAt.toISOString(),
     modified_at: g.modifiedAt?.toISOString() ?? null,
     granted_at: g.grantedAt!.toISOString(),
     benefit_id: g.benefitId,
-    benefit_type: benefit.type,
+    benefit_type: benefit.type as StateGrantOut["benefit_type"],
     benefit_metadata: benefit.metadata,
     properties: g.properties,
   };
 }
 
-export function stateMeterOut({ row, consumed }: CustomerMeterBalance) {
+export function stateMeterOut({ row, consumed }: CustomerMeterBalance): StateMeterOut {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),

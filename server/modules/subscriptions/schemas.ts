@@ -217,15 +217,39 @@ export function subscriptionOut(
   };
 }
 
-/** One entry of CustomerState.active_subscriptions. */
-export function stateSubscriptionOut(s: SubscriptionRow) {
+export const stateSubscriptionSchema = z
+  .object({
+    ...timestamped,
+    metadata: metadataOut,
+    // past_due too: a subscription being retried still grants its benefits.
+    status: z.enum(["active", "trialing", "past_due"]),
+    amount: z.number().int(),
+    currency: z.string(),
+    recurring_interval: recurringInterval,
+    current_period_start: timestamp,
+    current_period_end: timestamp,
+    trial_start: nullableTimestamp,
+    trial_end: nullableTimestamp,
+    cancel_at_period_end: z.boolean(),
+    canceled_at: nullableTimestamp,
+    started_at: nullableTimestamp,
+    ends_at: nullableTimestamp,
+    product_id: z.uuid(),
+    discount_id: z.uuid().nullable(),
+    meters: z.array(z.record(z.string(), z.unknown())),
+  })
+  .meta({ id: "CustomerStateSubscription" });
+export type StateSubscriptionOut = z.output<typeof stateSubscriptionSchema>;
+
+/** One entry of CustomerState.active_subscriptions (the customer's active, trialing or past due). */
+export function stateSubscriptionOut(s: SubscriptionRow): StateSubscriptionOut {
   const c = subscriptionCore(s);
   return {
     id: c.id,
     created_at: c.created_at,
     modified_at: c.modified_at,
     metadata: c.metadata,
-    status: c.status,
+    status: c.status as StateSubscriptionOut["status"],
     amount: c.amount,
     currency: c.currency,
     recurring_interval: c.recurring_interval,

@@ -1,11 +1,12 @@
 // The API's response models, inferred from the server's schemas (shared/types.ts), and the few
 // shapes the dashboard reads that have no schema there yet.
-import type { BenefitType, Customer } from "../../../shared/types.ts";
+import type { BenefitType } from "../../../shared/types.ts";
 
 export type {
   Benefit,
   BenefitType,
   Customer,
+  CustomerState,
   Discount,
   FileRead,
   LicenseKey,
@@ -29,24 +30,6 @@ export const BENEFIT_TYPES = [
 export interface MeterQuantities {
   quantities: { timestamp: string; quantity: number }[];
   total: number;
-}
-export interface CustomerState extends Customer {
-  active_subscriptions: {
-    id: string;
-    status: string;
-    amount: number;
-    currency: string;
-    product_id: string;
-    current_period_end: string | null;
-  }[];
-  granted_benefits: { id: string; benefit_id: string; benefit_type: string }[];
-  active_meters: {
-    id: string;
-    meter_id: string;
-    consumed_units: number;
-    credited_units: number;
-    balance: number;
-  }[];
 }
 export interface Checkout {
   id: string;
