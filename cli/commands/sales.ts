@@ -12,18 +12,8 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
-import type { Order, Subscription } from "../../shared/types.ts";
+import type { Checkout, Order, Subscription } from "../../shared/types.ts";
 
-interface Checkout {
-  id: string;
-  status: string;
-  url: string;
-  total_amount: number;
-  currency: string;
-  customer_email: string | null;
-  expires_at: string;
-  product: { name: string } | null;
-}
 const checkoutSpec: ResourceSpec<Checkout> = {
   path: "/v1/checkouts/",
   noun: "checkout",

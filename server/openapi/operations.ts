@@ -8,6 +8,12 @@ import {
   benefitSchema,
   benefitUpdate,
 } from "../modules/benefits/schemas.ts";
+import {
+  checkoutCreate,
+  checkoutListQuery,
+  checkoutSchema,
+  checkoutUpdate,
+} from "../modules/checkouts/schemas.ts";
 import { customerStateSchema } from "../modules/customer-portal/schemas.ts";
 import {
   customerCreate,
@@ -208,6 +214,17 @@ export const operations: readonly Operation[] = [
     scopes: ["subscriptions:write"],
     params: idParams,
     response: subscriptionSchema,
+  }),
+  ...crud({
+    tag: "checkouts",
+    base: "/v1/checkouts",
+    prefix: "checkouts",
+    noun: "checkout session",
+    model: checkoutSchema,
+    scope: "checkouts",
+    list: [checkoutListQuery],
+    create: checkoutCreate,
+    update: checkoutUpdate,
   }),
   ...crud({
     tag: "discounts",

@@ -5,6 +5,7 @@ import type { BenefitType } from "../../../shared/types.ts";
 export type {
   Benefit,
   BenefitType,
+  Checkout,
   Customer,
   CustomerState,
   Discount,
@@ -30,17 +31,6 @@ export const BENEFIT_TYPES = [
 export interface MeterQuantities {
   quantities: { timestamp: string; quantity: number }[];
   total: number;
-}
-export interface Checkout {
-  id: string;
-  created_at: string;
-  status: string;
-  url: string;
-  total_amount: number;
-  currency: string;
-  customer_email: string | null;
-  product: { name: string } | null;
-  expires_at: string;
 }
 export interface CheckoutLink {
   id: string;
