@@ -14,6 +14,12 @@ import {
   checkoutSchema,
   checkoutUpdate,
 } from "../modules/checkouts/schemas.ts";
+import {
+  customFieldCreate,
+  customFieldListQuery,
+  customFieldSchema,
+  customFieldUpdate,
+} from "../modules/custom-fields/schemas.ts";
 import { customerStateSchema } from "../modules/customer-portal/schemas.ts";
 import {
   customerCreate,
@@ -192,7 +198,7 @@ export const operations: readonly Operation[] = [
     noun: "order",
     model: orderSchema,
     scope: "orders",
-    list: [orderListQuery, metadataFilter],
+    list: [orderListQuery],
   }),
   ...crud({
     tag: "subscriptions",
@@ -216,6 +222,18 @@ export const operations: readonly Operation[] = [
     response: subscriptionSchema,
   }),
   ...crud({
+    tag: "custom-fields",
+    base: "/v1/custom-fields",
+    prefix: "custom-fields",
+    noun: "custom field",
+    model: customFieldSchema,
+    scope: "custom_fields",
+    list: [customFieldListQuery],
+    create: customFieldCreate,
+    update: customFieldUpdate,
+    remove: true,
+  }),
+  ...crud({
     tag: "checkouts",
     base: "/v1/checkouts",
     prefix: "checkouts",
@@ -233,7 +251,7 @@ export const operations: readonly Operation[] = [
     noun: "discount",
     model: discountSchema,
     scope: "discounts",
-    list: [discountListQuery, metadataFilter],
+    list: [discountListQuery],
     create: discountCreate,
     update: discountUpdate,
     remove: true,
@@ -256,7 +274,7 @@ export const operations: readonly Operation[] = [
     noun: "refund",
     model: refundSchema,
     scope: "refunds",
-    list: [refundListQuery, metadataFilter],
+    list: [refundListQuery],
     create: refundCreate,
   }).filter((op) => op.method !== "get" || op.path.endsWith("/")),
   operation({
