@@ -2,6 +2,7 @@
 // for the dashboard (web/) and the CLI (cli/). Type-only: nothing here exists at runtime, so neither
 // bundle pulls in server code.
 export type { BenefitOut as Benefit, BenefitType } from "../server/modules/benefits/schemas.ts";
+export type { CheckoutLinkOut as CheckoutLink } from "../server/modules/checkout-links/schemas.ts";
 export type { CheckoutOut as Checkout } from "../server/modules/checkouts/schemas.ts";
 export type { CustomerStateOut as CustomerState } from "../server/modules/customer-portal/schemas.ts";
 export type { CustomerOut as Customer } from "../server/modules/customers/schemas.ts";

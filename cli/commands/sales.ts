@@ -12,7 +12,7 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
-import type { Checkout, Order, Subscription } from "../../shared/types.ts";
+import type { Checkout, CheckoutLink, Order, Subscription } from "../../shared/types.ts";
 
 const checkoutSpec: ResourceSpec<Checkout> = {
   path: "/v1/checkouts/",
@@ -35,12 +35,6 @@ const checkoutSpec: ResourceSpec<Checkout> = {
   ],
 };
 
-interface CheckoutLink {
-  id: string;
-  label: string | null;
-  url: string;
-  products: { name: string }[];
-}
 const linkSpec: ResourceSpec<CheckoutLink> = {
   path: "/v1/checkout-links/",
   noun: "checkout link",

@@ -9,6 +9,12 @@ import {
   benefitUpdate,
 } from "../modules/benefits/schemas.ts";
 import {
+  checkoutLinkSchema,
+  linkCreate,
+  linkListQuery,
+  linkUpdate,
+} from "../modules/checkout-links/schemas.ts";
+import {
   checkoutCreate,
   checkoutListQuery,
   checkoutSchema,
@@ -35,13 +41,6 @@ import {
   discountSchema,
   discountUpdate,
 } from "../modules/discounts/schemas.ts";
-import {
-  eventListQuery,
-  eventNameSchema,
-  eventNamesQuery,
-  eventSchema,
-  eventsIngest,
-} from "../modules/events/schemas.ts";
 import {
   licenseKeyDeactivate,
   licenseKeyListQuery,
@@ -70,24 +69,10 @@ import {
   subscriptionSchema,
   subscriptionUpdate,
 } from "../modules/subscriptions/schemas.ts";
-import {
-  deliveryListQuery,
-  deliverySchema,
-  endpointCreate,
-  endpointListQuery,
-  endpointSchema,
-  endpointUpdate,
-} from "../modules/webhooks/schemas.ts";
-import { crud, idParams, type Operation, operation } from "./registry.ts";
+import { eventAndWebhookOperations } from "./operations-events.ts";
+import { crud, idParams, metadataFilter, type Operation, operation } from "./registry.ts";
 
 const externalParams = z.object({ external_id: z.string().min(1) });
-// Polar's metadata filter: `?metadata[key]=value`, read by lib/metadata.ts.
-const metadataFilter = z.object({
-  metadata: z
-    .record(z.string(), z.union([z.string(), z.array(z.string())]))
-    .optional()
-    .meta({ description: "Filter by metadata: metadata[key]=value, repeatable." }),
-});
 
 export const operations: readonly Operation[] = [
   ...crud({
@@ -245,6 +230,18 @@ export const operations: readonly Operation[] = [
     update: checkoutUpdate,
   }),
   ...crud({
+    tag: "checkout-links",
+    base: "/v1/checkout-links",
+    prefix: "checkout-links",
+    noun: "checkout link",
+    model: checkoutLinkSchema,
+    scope: "checkout_links",
+    list: [linkListQuery],
+    create: linkCreate,
+    update: linkUpdate,
+    remove: true,
+  }),
+  ...crud({
     tag: "discounts",
     base: "/v1/discounts",
     prefix: "discounts",
@@ -318,81 +315,5 @@ export const operations: readonly Operation[] = [
     body: licenseKeyDeactivate,
     status: 204,
   }),
-  operation({
-    method: "get",
-    path: "/v1/events/",
-    operationId: "events:list",
-    summary: "List events",
-    tag: "events",
-    scopes: ["events:read", "events:write"],
-    query: [eventListQuery, metadataFilter],
-    list: eventSchema,
-  }),
-  operation({
-    method: "get",
-    path: "/v1/events/names",
-    operationId: "events:list_names",
-    summary: "List event names",
-    tag: "events",
-    scopes: ["events:read", "events:write"],
-    query: [eventNamesQuery],
-    list: eventNameSchema,
-  }),
-  operation({
-    method: "get",
-    path: "/v1/events/{id}",
-    operationId: "events:get",
-    summary: "Get event",
-    tag: "events",
-    scopes: ["events:read", "events:write"],
-    params: idParams,
-    response: eventSchema,
-  }),
-  operation({
-    method: "post",
-    path: "/v1/events/ingest",
-    operationId: "events:ingest",
-    summary: "Ingest events",
-    tag: "events",
-    scopes: ["events:write"],
-    body: eventsIngest,
-    response: z.object({ inserted: z.number().int(), duplicates: z.number().int() }),
-  }),
-  ...crud({
-    tag: "webhooks",
-    base: "/v1/webhooks/endpoints",
-    prefix: "webhooks",
-    noun: "webhook endpoint",
-    model: endpointSchema,
-    scope: "webhooks",
-    list: [endpointListQuery],
-    create: endpointCreate,
-    update: endpointUpdate,
-    remove: true,
-  }).map((op) => ({
-    ...op,
-    // Polar's endpoint paths have no trailing slash, and its operationIds name the model.
-    path: op.path.replace(/\/$/, ""),
-    operationId: `webhooks:${op.operationId.split(":")[1]}_webhook_endpoint${op.operationId.endsWith("list") ? "s" : ""}`,
-  })),
-  operation({
-    method: "patch",
-    path: "/v1/webhooks/endpoints/{id}/secret",
-    operationId: "webhooks:reset_webhook_endpoint_secret",
-    summary: "Reset webhook endpoint secret",
-    tag: "webhooks",
-    scopes: ["webhooks:write"],
-    params: idParams,
-    response: endpointSchema,
-  }),
-  operation({
-    method: "get",
-    path: "/v1/webhooks/deliveries",
-    operationId: "webhooks:list_webhook_deliveries",
-    summary: "List webhook deliveries",
-    tag: "webhooks",
-    scopes: ["webhooks:read", "webhooks:write"],
-    query: [deliveryListQuery],
-    list: deliverySchema,
-  }),
+  ...eventAndWebhookOperations,
 ];

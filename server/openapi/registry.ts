@@ -30,6 +30,13 @@ export function operation(op: Operation): Operation {
 }
 
 export const idParams = z.object({ id: z.uuid() });
+// Polar's metadata filter: `?metadata[key]=value`, read by lib/metadata.ts.
+export const metadataFilter = z.object({
+  metadata: z
+    .record(z.string(), z.union([z.string(), z.array(z.string())]))
+    .optional()
+    .meta({ description: "Filter by metadata: metadata[key]=value, repeatable." }),
+});
 
 export interface Crud {
   tag: string;

@@ -109,16 +109,28 @@ const discountCommon = {
   // Present only when duration is "repeating".
   duration_in_months: z.number().int().optional(),
 };
+const fixedFields = {
+  type: z.literal("fixed"),
+  amount: z.number().int(),
+  currency: z.string(),
+  amounts: z.record(z.string(), z.number().int()),
+};
+const percentageFields = { type: z.literal("percentage"), basis_points: z.number().int() };
+const { products: _products, ...baseCommon } = discountCommon;
+
+/** The discount without its products, as checkout links embed it. */
+export const discountBaseSchema = z
+  .discriminatedUnion("type", [
+    z.object({ ...baseCommon, ...fixedFields }),
+    z.object({ ...baseCommon, ...percentageFields }),
+  ])
+  .meta({ id: "DiscountBase" });
+export type DiscountBaseOut = z.output<typeof discountBaseSchema>;
+
 export const discountSchema = z
   .discriminatedUnion("type", [
-    z.object({
-      ...discountCommon,
-      type: z.literal("fixed"),
-      amount: z.number().int(),
-      currency: z.string(),
-      amounts: z.record(z.string(), z.number().int()),
-    }),
-    z.object({ ...discountCommon, type: z.literal("percentage"), basis_points: z.number().int() }),
+    z.object({ ...discountCommon, ...fixedFields }),
+    z.object({ ...discountCommon, ...percentageFields }),
   ])
   .meta({ id: "Discount" });
 export type DiscountOut = z.output<typeof discountSchema>;
@@ -182,4 +194,9 @@ export function discountOut(row: DiscountRow, products: ProductRow[]): DiscountO
     amounts: { ...(row.amounts ?? {}), [currency]: row.amount ?? 0 },
     ...common,
   };
+}
+
+export function discountBaseOut(row: DiscountRow): DiscountBaseOut {
+  const { products: _p, ...base } = discountOut(row, []);
+  return base;
 }

@@ -6,6 +6,7 @@ export type {
   Benefit,
   BenefitType,
   Checkout,
+  CheckoutLink,
   Customer,
   CustomerState,
   Discount,
@@ -31,13 +32,6 @@ export const BENEFIT_TYPES = [
 export interface MeterQuantities {
   quantities: { timestamp: string; quantity: number }[];
   total: number;
-}
-export interface CheckoutLink {
-  id: string;
-  created_at: string;
-  url: string;
-  label: string | null;
-  products: { id: string; name: string }[];
 }
 export interface AccessToken {
   id: string;
