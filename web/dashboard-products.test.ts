@@ -163,7 +163,8 @@ describe("product editing", () => {
     await page.waitForSelector("button:has-text('Unarchive')");
     expect((await product()).is_archived).toBe(true);
     await page.click("button:has-text('Unarchive')");
-    await page.waitForSelector("button:has-text('Archive')");
-    expect((await product()).is_archived).toBe(false);
+    // has-text matches substrings, so "Archive" would find the Unarchive button still shown.
+    await page.waitForSelector("button:text-is('Archive')");
+    await expect.poll(async () => (await product()).is_archived).toBe(false);
   });
 });
