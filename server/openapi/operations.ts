@@ -69,6 +69,7 @@ import {
   subscriptionSchema,
   subscriptionUpdate,
 } from "../modules/subscriptions/schemas.ts";
+import { benefitGrantListQuery, grantListQuery, grantSchema } from "../modules/grants/schemas.ts";
 import { eventAndWebhookOperations } from "./operations-events.ts";
 import { crud, idParams, metadataFilter, type Operation, operation } from "./registry.ts";
 
@@ -108,6 +109,27 @@ export const operations: readonly Operation[] = [
     create: benefitCreate,
     update: benefitUpdate,
     remove: true,
+  }),
+  operation({
+    method: "get",
+    path: "/v1/benefits/{id}/grants",
+    operationId: "benefits:grants",
+    summary: "List benefit grants of a benefit",
+    tag: "benefits",
+    scopes: ["benefits:read", "benefits:write"],
+    params: idParams,
+    query: [benefitGrantListQuery],
+    list: grantSchema,
+  }),
+  operation({
+    method: "get",
+    path: "/v1/benefit-grants/",
+    operationId: "benefit-grants:list",
+    summary: "List benefit grants",
+    tag: "benefit-grants",
+    scopes: ["benefits:read", "benefits:write"],
+    query: [grantListQuery],
+    list: grantSchema,
   }),
   ...crud({
     tag: "customers",
