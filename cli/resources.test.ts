@@ -246,5 +246,11 @@ describe("resource commands", { timeout: 120_000 }, () => {
       expect(bad.exitCode).toBe(2);
       expect(bad.stderr).toContain(`${flag}:`);
     }
+    const badUrl = await till(
+      ["checkouts", "create", "--product", "p", "--success-url", "not a url"],
+      env,
+    );
+    expect(badUrl.exitCode).toBe(2);
+    expect(badUrl.stderr).toContain("--success-url:");
   });
 });

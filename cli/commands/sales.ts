@@ -103,7 +103,12 @@ export function configureSalesCommands(program: Command): void {
     .option("--open", "open the checkout page in the browser")
     .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText("after", "\nExample:\n  $ till checkouts create --product <product-id> --open\n")
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { checkoutCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./sales-flags.ts"),
+      ]);
+      const flags = parseFlags(checkoutCreateFlags, raw);
       const ctx = await contextOf(c);
       const checkout = await ctx.api().post<Checkout>(checkoutSpec.path, {
         products: flags.product,
@@ -131,7 +136,12 @@ export function configureSalesCommands(program: Command): void {
     .option("--label <text>", "label for your own reference")
     .option("--success-url <url>", "where to send customers after paying")
     .option("--org <id-or-slug>", "organization (default: the profile's)")
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { linkCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./sales-flags.ts"),
+      ]);
+      const flags = parseFlags(linkCreateFlags, raw);
       const ctx = await contextOf(c);
       const link = await ctx.api().post<CheckoutLink>(linkSpec.path, {
         payment_processor: "stripe",
