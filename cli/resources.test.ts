@@ -233,5 +233,24 @@ describe("resource commands", { timeout: 120_000 }, () => {
     const invalid = await till(["products", "create", "--name", "X", "--price", "12.50"], env);
     expect(invalid.exitCode).toBe(2);
     expect(invalid.stderr).toContain("minor units");
+    // Flags are re-read with zod: a bad value names its flag, exits 2 and sends nothing.
+    for (const [flag, value] of [
+      ["--recurring", "fortnight"],
+      ["--price-type", "bogus"],
+      ["--currency", "dollars"],
+    ] as const) {
+      const bad = await till(
+        ["products", "create", "--name", "X", "--price", "900", flag, value],
+        env,
+      );
+      expect(bad.exitCode).toBe(2);
+      expect(bad.stderr).toContain(`${flag}:`);
+    }
+    const badUrl = await till(
+      ["checkouts", "create", "--product", "p", "--success-url", "not a url"],
+      env,
+    );
+    expect(badUrl.exitCode).toBe(2);
+    expect(badUrl.stderr).toContain("--success-url:");
   });
 });

@@ -75,6 +75,7 @@ import { productsRouter } from "./modules/products/routes.ts";
 import { tokensRouter } from "./modules/tokens/routes.ts";
 import { oauth2PageRouter, oauth2Router } from "./modules/oauth2/routes.ts";
 import { compressResponses, webRouter } from "./web.ts";
+import { openApiRouters } from "./openapi/routes.ts";
 import type { WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 import { webhooksRouter } from "./modules/webhooks/routes.ts";
 import { RequestLogHub, recordRequests } from "./modules/request-log/hub.ts";
@@ -212,7 +213,9 @@ export function createApp(deps: AppDeps): Express {
   // Every instance hears the others' tails from the start (PostgreSQL); on failure, at the first tail.
   requestLog.listen().catch(() => {});
   // Dispatched on the first path segment (lib/segment-router.ts); order still decides within one.
+  const openApi = openApiRouters(deps.config.baseUrl);
   const v1 = segmentRouter([
+    openApi.api,
     requestLogRouter({ hub: requestLog, streams: deps.webhooks.streams }, guard),
     // Literal paths (`/customers/export`) before the routers whose `/:id` would take them.
     exportsRouter({ db }, guard),
@@ -333,6 +336,7 @@ export function createApp(deps: AppDeps): Express {
     idempotentWrites,
     v1,
   );
+  app.use(openApi.docs);
   app.use(buyRouter(checkoutDeps));
   app.use(oauth2PageRouter(oauth2, resolveAuth));
   app.use(

@@ -13,14 +13,8 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
+import type { Benefit, Customer, Discount } from "../../shared/types.ts";
 
-interface Customer {
-  id: string;
-  email: string;
-  name: string | null;
-  external_id: string | null;
-  created_at: string;
-}
 const customerSpec: ResourceSpec<Customer> = {
   path: "/v1/customers/",
   noun: "customer",
@@ -32,18 +26,6 @@ const customerSpec: ResourceSpec<Customer> = {
   ],
 };
 
-interface Discount {
-  id: string;
-  name: string;
-  code: string | null;
-  type: "fixed" | "percentage";
-  amount?: number;
-  currency?: string;
-  basis_points?: number;
-  duration: string;
-  redemptions_count: number;
-  max_redemptions: number | null;
-}
 const discountSpec: ResourceSpec<Discount> = {
   path: "/v1/discounts/",
   noun: "discount",
@@ -66,11 +48,6 @@ const discountSpec: ResourceSpec<Discount> = {
   ],
 };
 
-interface Benefit {
-  id: string;
-  type: string;
-  description: string;
-}
 const benefitSpec: ResourceSpec<Benefit> = {
   path: "/v1/benefits/",
   noun: "benefit",

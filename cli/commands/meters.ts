@@ -11,14 +11,7 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
-
-interface Meter {
-  id: string;
-  name: string;
-  filter: { conjunction: string; clauses: unknown[] };
-  aggregation: { func: string; property?: string };
-  created_at: string;
-}
+import type { Event as EventRow, Meter } from "../../shared/types.ts";
 
 const meterSpec: ResourceSpec<Meter> = {
   path: "/v1/meters/",
@@ -29,7 +22,7 @@ const meterSpec: ResourceSpec<Meter> = {
     {
       header: "aggregation",
       value: (m) =>
-        m.aggregation.property
+        "property" in m.aggregation
           ? `${m.aggregation.func}(${m.aggregation.property})`
           : m.aggregation.func,
     },
@@ -181,15 +174,6 @@ export function configureMeterCommands(program: Command): void {
     });
 
   configureEventCommands(program);
-}
-
-interface EventRow {
-  id: string;
-  name: string;
-  timestamp: string;
-  customer_id: string | null;
-  external_customer_id: string | null;
-  metadata: Record<string, unknown>;
 }
 
 function configureEventCommands(program: Command): void {

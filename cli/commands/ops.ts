@@ -12,16 +12,13 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
+import type {
+  LicenseKey,
+  Refund,
+  WebhookDelivery as Delivery,
+  WebhookEndpoint as Endpoint,
+} from "../../shared/types.ts";
 
-interface Refund {
-  id: string;
-  status: string;
-  amount: number;
-  tax_amount: number;
-  currency: string;
-  reason: string;
-  order_id: string;
-}
 const refundSpec: ResourceSpec<Refund> = {
   path: "/v1/refunds/",
   noun: "refund",
@@ -34,15 +31,6 @@ const refundSpec: ResourceSpec<Refund> = {
   ],
 };
 
-interface LicenseKey {
-  id: string;
-  display_key: string;
-  status: string;
-  usage: number;
-  limit_usage: number | null;
-  expires_at: string | null;
-  customer_id: string;
-}
 const keySpec: ResourceSpec<LicenseKey> = {
   path: "/v1/license-keys/",
   noun: "license key",
@@ -55,15 +43,6 @@ const keySpec: ResourceSpec<LicenseKey> = {
   ],
 };
 
-interface Endpoint {
-  id: string;
-  url: string;
-  name: string | null;
-  format: string;
-  events: string[];
-  enabled: boolean;
-  secret: string;
-}
 const endpointSpec: ResourceSpec<Endpoint> = {
   path: "/v1/webhooks/endpoints/",
   noun: "webhook endpoint",
@@ -84,13 +63,6 @@ const endpointSpec: ResourceSpec<Endpoint> = {
   ],
 };
 
-interface Delivery {
-  id: string;
-  succeeded: boolean;
-  http_code: number | null;
-  created_at: string;
-  webhook_event: { id: string; type: string };
-}
 const deliverySpec: ResourceSpec<Delivery> = {
   path: "/v1/webhooks/deliveries/",
   noun: "delivery",

@@ -11,26 +11,8 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
-
-interface Price {
-  id: string;
-  amount_type: string;
-  price_amount?: number;
-  price_currency?: string;
-  unit_amount?: string;
-  is_archived: boolean;
-}
-interface Product {
-  id: string;
-  name: string;
-  description: string | null;
-  is_recurring: boolean;
-  recurring_interval: string | null;
-  is_archived: boolean;
-  prices: Price[];
-  benefits: { id: string; description: string }[];
-  created_at: string;
-}
+import type { Price, Product } from "../../shared/types.ts";
+import type { PriceFlags } from "./product-flags.ts";
 
 const describePrice = (p: Price | undefined) =>
   !p
@@ -69,31 +51,11 @@ export const productSpec: ResourceSpec<Product> = {
   ],
 };
 
-const INTERVALS = ["day", "week", "month", "year"];
-
-interface PriceFlags {
-  price?: string;
-  currency: string;
-  priceType: string;
-  meter?: string;
-  unitAmount?: string;
-  cap?: string;
-  min?: string;
-  max?: string;
-  preset?: string;
+function amount(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
 }
 
-function amount(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value))
-    throw new AbortError(
-      `${flag} is in minor units (cents) and must be a whole number, got "${value}".`,
-      { exitCode: EXIT.usage },
-    );
-  return Number(value);
-}
-
-export function priceFromFlags(f: PriceFlags): Record<string, unknown> {
+function priceFromFlags(f: PriceFlags): Record<string, unknown> {
   const currency = f.currency.toLowerCase();
   switch (f.priceType) {
     case "fixed":
@@ -104,7 +66,7 @@ export function priceFromFlags(f: PriceFlags): Record<string, unknown> {
         );
       return {
         amount_type: "fixed",
-        price_amount: amount("--price", f.price),
+        price_amount: amount(f.price),
         price_currency: currency,
       };
     case "free":
@@ -113,9 +75,9 @@ export function priceFromFlags(f: PriceFlags): Record<string, unknown> {
       return {
         amount_type: "custom",
         price_currency: currency,
-        minimum_amount: amount("--min", f.min) ?? 50,
-        maximum_amount: amount("--max", f.max) ?? null,
-        preset_amount: amount("--preset", f.preset) ?? null,
+        minimum_amount: amount(f.min) ?? 50,
+        maximum_amount: amount(f.max) ?? null,
+        preset_amount: amount(f.preset) ?? null,
       };
     case "metered":
       if (!f.meter || !f.unitAmount)
@@ -127,13 +89,8 @@ export function priceFromFlags(f: PriceFlags): Record<string, unknown> {
         price_currency: currency,
         meter_id: f.meter,
         unit_amount: f.unitAmount,
-        cap_amount: amount("--cap", f.cap) ?? null,
+        cap_amount: amount(f.cap) ?? null,
       };
-    default:
-      throw new AbortError(
-        `--price-type must be fixed, custom, free or metered, got "${f.priceType}".`,
-        { exitCode: EXIT.usage },
-      );
   }
 }
 
@@ -184,12 +141,13 @@ export function configureProductCommands(program: Command): void {
       "after",
       '\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name "API calls" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n',
     )
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { productCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./product-flags.ts"),
+      ]);
+      const flags = parseFlags(productCreateFlags, raw);
       const ctx = await contextOf(c);
-      if (flags.recurring && !INTERVALS.includes(flags.recurring))
-        throw new AbortError(`--recurring must be one of ${INTERVALS.join(", ")}.`, {
-          exitCode: EXIT.usage,
-        });
       const body = {
         name: flags.name,
         description: flags.description ?? null,
@@ -214,7 +172,12 @@ export function configureProductCommands(program: Command): void {
     .option("--price <cents>", "replace the price with this fixed amount")
     .option("--currency <code>", "currency of the new price", "usd")
     .option("--metadata <key=value>", "replace metadata (repeatable)", collect)
-    .action(async (id: string, flags, c: Command) => {
+    .action(async (id: string, raw: unknown, c: Command) => {
+      const [{ parseFlags }, { productUpdateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./product-flags.ts"),
+      ]);
+      const flags = parseFlags(productUpdateFlags, raw);
       const ctx = await contextOf(c);
       const body: Record<string, unknown> = {};
       if (flags.name) body.name = flags.name;

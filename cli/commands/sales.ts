@@ -12,17 +12,8 @@ import {
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
+import type { Checkout, CheckoutLink, Order, Subscription } from "../../shared/types.ts";
 
-interface Checkout {
-  id: string;
-  status: string;
-  url: string;
-  total_amount: number;
-  currency: string;
-  customer_email: string | null;
-  expires_at: string;
-  product: { name: string } | null;
-}
 const checkoutSpec: ResourceSpec<Checkout> = {
   path: "/v1/checkouts/",
   noun: "checkout",
@@ -44,12 +35,6 @@ const checkoutSpec: ResourceSpec<Checkout> = {
   ],
 };
 
-interface CheckoutLink {
-  id: string;
-  label: string | null;
-  url: string;
-  products: { name: string }[];
-}
 const linkSpec: ResourceSpec<CheckoutLink> = {
   path: "/v1/checkout-links/",
   noun: "checkout link",
@@ -61,16 +46,6 @@ const linkSpec: ResourceSpec<CheckoutLink> = {
   ],
 };
 
-interface Order {
-  id: string;
-  status: string;
-  total_amount: number;
-  currency: string;
-  billing_reason: string;
-  customer: { email: string };
-  product: { name: string } | null;
-  created_at: string;
-}
 const orderSpec: ResourceSpec<Order> = {
   path: "/v1/orders/",
   noun: "order",
@@ -84,17 +59,6 @@ const orderSpec: ResourceSpec<Order> = {
   ],
 };
 
-interface Subscription {
-  id: string;
-  status: string;
-  amount: number;
-  currency: string;
-  recurring_interval: string;
-  cancel_at_period_end: boolean;
-  current_period_end: string;
-  customer: { email: string };
-  product: { name: string };
-}
 const subscriptionSpec: ResourceSpec<Subscription> = {
   path: "/v1/subscriptions/",
   noun: "subscription",
@@ -139,7 +103,12 @@ export function configureSalesCommands(program: Command): void {
     .option("--open", "open the checkout page in the browser")
     .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText("after", "\nExample:\n  $ till checkouts create --product <product-id> --open\n")
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { checkoutCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./sales-flags.ts"),
+      ]);
+      const flags = parseFlags(checkoutCreateFlags, raw);
       const ctx = await contextOf(c);
       const checkout = await ctx.api().post<Checkout>(checkoutSpec.path, {
         products: flags.product,
@@ -167,7 +136,12 @@ export function configureSalesCommands(program: Command): void {
     .option("--label <text>", "label for your own reference")
     .option("--success-url <url>", "where to send customers after paying")
     .option("--org <id-or-slug>", "organization (default: the profile's)")
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { linkCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./sales-flags.ts"),
+      ]);
+      const flags = parseFlags(linkCreateFlags, raw);
       const ctx = await contextOf(c);
       const link = await ctx.api().post<CheckoutLink>(linkSpec.path, {
         payment_processor: "stripe",

@@ -8,9 +8,18 @@ export const paginationQuery = z.object({
 
 export type Pagination = z.output<typeof paginationQuery>;
 
+export const paginationOut = z
+  .object({ total_count: z.number().int(), max_page: z.number().int() })
+  .meta({ id: "Pagination" });
+
+/** Polar's ListResource_<Model>: the schema of one page of `item`. */
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), pagination: paginationOut });
+}
+
 export interface Page<T> {
   items: T[];
-  pagination: { total_count: number; max_page: number };
+  pagination: z.output<typeof paginationOut>;
 }
 
 export function pageOf<T>(items: T[], totalCount: number, { limit }: Pagination): Page<T> {

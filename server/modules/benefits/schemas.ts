@@ -5,6 +5,7 @@ import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { metadataOut, timestamped } from "../../lib/wire.ts";
 import {
   customProperties,
   discordProperties,
@@ -93,7 +94,24 @@ export const benefitListQuery = z.object({
 });
 export type BenefitListQuery = z.output<typeof benefitListQuery>;
 
-export function benefitOut(row: BenefitRow) {
+export const benefitSchema = z
+  .object({
+    ...timestamped,
+    type: z.enum(BENEFIT_TYPES),
+    description: z.string(),
+    selectable: z.boolean(),
+    deletable: z.boolean(),
+    is_deleted: z.boolean(),
+    organization_id: z.uuid(),
+    metadata: metadataOut,
+    visibility: VISIBILITY,
+    properties: z.record(z.string(), z.unknown()),
+    visibility_configurable: z.boolean(),
+  })
+  .meta({ id: "Benefit" });
+export type BenefitOut = z.output<typeof benefitSchema>;
+
+export function benefitOut(row: BenefitRow): BenefitOut {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -111,4 +129,3 @@ export function benefitOut(row: BenefitRow) {
     visibility_configurable: true,
   };
 }
-export type BenefitOut = ReturnType<typeof benefitOut>;

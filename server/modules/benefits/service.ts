@@ -14,7 +14,8 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import { listGrantsOfBenefit, revokeGrantsOfBenefit } from "../grants/service.ts";
 import type { BenefitGrantListQuery } from "../grants/schemas.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { resolveProperties, type BenefitPropertiesInput } from "./properties.ts";
+import type { BenefitPropertiesInput } from "./properties.ts";
+import { resolveProperties } from "./resolve-properties.ts";
 import * as repo from "./repository.ts";
 import {
   benefitOut,

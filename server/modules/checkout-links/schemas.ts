@@ -2,8 +2,10 @@
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
+import { metadataOut, recurringInterval, timestamped } from "../../lib/wire.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
-import type { ProductOut } from "../products/schemas.ts";
+import { discountBaseOut, discountBaseSchema } from "../discounts/schemas.ts";
+import { type ProductOut, productSchema } from "../products/schemas.ts";
 import type { CheckoutLinkRow } from "./repository.ts";
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
@@ -61,10 +63,35 @@ export const buyQuery = z.object({
   reference_id: z.string().max(500).optional(),
 });
 
+export const checkoutLinkSchema = z
+  .object({
+    ...timestamped,
+    trial_interval: recurringInterval.nullable(),
+    trial_interval_count: z.number().int().nullable(),
+    metadata: metadataOut,
+    payment_processor: z.literal("stripe"),
+    client_secret: z.string(),
+    success_url: z.string().nullable(),
+    return_url: z.string().nullable(),
+    label: z.string().nullable(),
+    allow_discount_codes: z.boolean(),
+    require_billing_address: z.boolean(),
+    discount_id: z.uuid().nullable(),
+    seats: z.number().int().nullable(),
+    organization_id: z.uuid(),
+    products: z.array(
+      productSchema.omit({ attached_custom_fields: true }).meta({ id: "CheckoutLinkProduct" }),
+    ),
+    discount: discountBaseSchema.nullable(),
+    url: z.string(),
+  })
+  .meta({ id: "CheckoutLink" });
+export type CheckoutLinkOut = z.output<typeof checkoutLinkSchema>;
+
 export function checkoutLinkOut(
   row: CheckoutLinkRow,
   parts: { url: string; secret: string; products: ProductOut[]; discount: DiscountRow | null },
-) {
+): CheckoutLinkOut {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -83,15 +110,7 @@ export function checkoutLinkOut(
     seats: null,
     organization_id: row.organizationId,
     products: parts.products.map(({ attached_custom_fields: _a, ...p }) => p),
-    discount: parts.discount
-      ? {
-          id: parts.discount.id,
-          name: parts.discount.name,
-          code: parts.discount.code,
-          type: parts.discount.type,
-          duration: parts.discount.duration,
-        }
-      : null,
+    discount: parts.discount ? discountBaseOut(parts.discount) : null,
     url: parts.url,
   };
 }

@@ -1,10 +1,21 @@
 // Wire schemas for checkout creation and updates (Polar's CheckoutProductsCreate and its legacy
-// single-product forms, CheckoutUpdate, CheckoutUpdatePublic and CheckoutConfirmStripe).
+// single-product forms, CheckoutUpdate, CheckoutUpdatePublic and CheckoutConfirmStripe), and the
+// Checkout the seller's API answers with.
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import {
+  address,
+  metadataOut,
+  nullableTimestamp,
+  recurringInterval,
+  timestamp,
+  timestamped,
+} from "../../lib/wire.ts";
 import { addressInput } from "../customers/schemas.ts";
+import { priceSchema } from "../products/prices.ts";
+import { productSchema } from "../products/schemas.ts";
 
 const customFieldData = z.record(
   z.string().min(1).max(100),
@@ -117,3 +128,105 @@ export const checkoutListQuery = z.object({
   sorting: sortingSchema(["created_at", "expires_at", "status"] as const, ["-created_at"]),
 });
 export type CheckoutListQuery = z.output<typeof checkoutListQuery>;
+
+const fieldMode = z.enum(["required", "optional", "disabled"]);
+const checkoutProductSchema = productSchema
+  .omit({ attached_custom_fields: true, metadata: true })
+  .meta({ id: "CheckoutProduct" });
+const checkoutDiscountBase = {
+  id: z.uuid(),
+  name: z.string(),
+  code: z.string().nullable(),
+  duration: z.enum(["once", "forever", "repeating"]),
+  duration_in_months: z.number().int().optional(),
+};
+const checkoutDiscountSchema = z
+  .discriminatedUnion("type", [
+    z.object({
+      ...checkoutDiscountBase,
+      type: z.literal("fixed"),
+      amount: z.number().int(),
+      currency: z.string(),
+      amounts: z.record(z.string(), z.number().int()),
+    }),
+    z.object({
+      ...checkoutDiscountBase,
+      type: z.literal("percentage"),
+      basis_points: z.number().int(),
+    }),
+  ])
+  .meta({ id: "CheckoutDiscount" });
+
+export const checkoutSchema = z
+  .object({
+    ...timestamped,
+    custom_field_data: z.record(z.string(), z.unknown()),
+    payment_processor: z.literal("stripe"),
+    status: z.enum(["open", "expired", "confirmed", "succeeded", "failed"]),
+    client_secret: z.string(),
+    url: z.string(),
+    expires_at: timestamp,
+    success_url: z.string(),
+    return_url: z.string().nullable(),
+    embed_origin: z.string().nullable(),
+    amount: z.number().int(),
+    seats: z.number().int().nullable(),
+    min_seats: z.number().int().nullable(),
+    max_seats: z.number().int().nullable(),
+    discount_amount: z.number().int(),
+    net_amount: z.number().int(),
+    tax_amount: z.number().int().nullable(),
+    tax_behavior: z.enum(["inclusive", "exclusive"]).nullable(),
+    total_amount: z.number().int(),
+    currency: z.string(),
+    allow_trial: z.boolean().nullable(),
+    active_trial_interval: recurringInterval.nullable(),
+    active_trial_interval_count: z.number().int().nullable(),
+    trial_end: nullableTimestamp,
+    organization_id: z.uuid(),
+    product_id: z.uuid().nullable(),
+    product_price_id: z.uuid().nullable(),
+    discount_id: z.uuid().nullable(),
+    allow_discount_codes: z.boolean(),
+    require_billing_address: z.boolean(),
+    is_discount_applicable: z.boolean(),
+    is_free_product_price: z.boolean(),
+    is_payment_required: z.boolean(),
+    is_payment_setup_required: z.boolean(),
+    is_payment_form_required: z.boolean(),
+    customer_id: z.uuid().nullable(),
+    is_business_customer: z.boolean(),
+    customer_name: z.string().nullable(),
+    customer_email: z.string().nullable(),
+    customer_ip_address: z.string().nullable(),
+    customer_billing_name: z.string().nullable(),
+    customer_billing_address: address.nullable(),
+    customer_tax_id: z.string().nullable(),
+    locale: z.string().nullable(),
+    payment_method_type: z.string().nullable(),
+    payment_processor_metadata: z.record(z.string(), z.string()),
+    billing_address_fields: z
+      .object({
+        country: fieldMode,
+        state: fieldMode,
+        city: fieldMode,
+        postal_code: fieldMode,
+        line1: fieldMode,
+        line2: fieldMode,
+      })
+      .meta({ id: "CheckoutBillingAddressFields" }),
+    trial_interval: recurringInterval.nullable(),
+    trial_interval_count: z.number().int().nullable(),
+    metadata: metadataOut,
+    external_customer_id: z.string().nullable(),
+    customer_metadata: z.record(z.string(), z.unknown()),
+    products: z.array(checkoutProductSchema),
+    product: checkoutProductSchema.nullable(),
+    product_price: priceSchema.nullable(),
+    prices: z.record(z.string(), z.array(priceSchema)),
+    discount: checkoutDiscountSchema.nullable(),
+    subscription_id: z.uuid().nullable(),
+    attached_custom_fields: productSchema.shape.attached_custom_fields,
+  })
+  .meta({ id: "Checkout" });
+export type CheckoutOut = z.output<typeof checkoutSchema>;

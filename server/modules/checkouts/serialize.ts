@@ -4,6 +4,7 @@ import type { DiscountRow } from "../discounts/repository.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
+import type { CheckoutOut } from "./schemas.ts";
 import { trialOf } from "./trial.ts";
 
 export interface CheckoutView {
@@ -43,21 +44,21 @@ export function billingAddressFields(
   };
 }
 
-function discountOut(d: DiscountRow | null) {
+function discountOut(d: DiscountRow | null): CheckoutOut["discount"] {
   if (!d) return null;
   const base = {
     id: d.id,
     name: d.name,
     code: d.code,
-    duration: d.duration,
+    duration: d.duration as "once" | "forever" | "repeating",
     ...(d.duration === "repeating" ? { duration_in_months: d.durationInMonths ?? 1 } : {}),
   };
   if (d.type === "percentage")
-    return { ...base, type: "percentage", basis_points: d.basisPoints ?? 0 };
+    return { ...base, type: "percentage" as const, basis_points: d.basisPoints ?? 0 };
   const currency = d.currency ?? "usd";
   return {
     ...base,
-    type: "fixed",
+    type: "fixed" as const,
     amount: d.amount ?? 0,
     currency,
     amounts: { ...(d.amounts ?? {}), [currency]: d.amount ?? 0 },
@@ -69,7 +70,7 @@ function checkoutProduct(p: ProductOut) {
   return rest;
 }
 
-export function checkoutOut(view: CheckoutView) {
+export function checkoutOut(view: CheckoutView): CheckoutOut {
   const { row } = view;
   const selected = view.products.find((p) => p.id === row.productId) ?? null;
   const price = selected?.prices.find((p) => p.id === row.productPriceId) ?? null;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { metadataOut, timestamped } from "../../lib/wire.ts";
 import type { CustomFieldRow } from "./repository.ts";
 
 export const CUSTOM_FIELD_TYPES = ["text", "number", "date", "checkbox", "select"] as const;
@@ -93,7 +94,20 @@ export const customFieldListQuery = z.object({
 });
 export type CustomFieldListQuery = z.output<typeof customFieldListQuery>;
 
-export function customFieldOut(row: CustomFieldRow) {
+export const customFieldSchema = z
+  .object({
+    ...timestamped,
+    metadata: metadataOut,
+    type: z.enum(CUSTOM_FIELD_TYPES),
+    slug: z.string(),
+    name: z.string(),
+    organization_id: z.uuid(),
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "CustomField" });
+export type CustomFieldOut = z.output<typeof customFieldSchema>;
+
+export function customFieldOut(row: CustomFieldRow): CustomFieldOut {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
@@ -106,4 +120,3 @@ export function customFieldOut(row: CustomFieldRow) {
     properties: row.properties,
   };
 }
-export type CustomFieldOut = ReturnType<typeof customFieldOut>;

@@ -4,10 +4,27 @@
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import { addressInput, type CustomerOut } from "../customers/schemas.ts";
+import { addressInput, type CustomerOut, customerSchema } from "../customers/schemas.ts";
+import { stateGrantSchema, stateMeterSchema } from "../grants/schemas.ts";
 import type { OrderOut } from "../orders/schemas.ts";
 import type { ProductOut } from "../products/schemas.ts";
-import { CANCELLATION_REASONS, type SubscriptionOut } from "../subscriptions/schemas.ts";
+import {
+  CANCELLATION_REASONS,
+  stateSubscriptionSchema,
+  type SubscriptionOut,
+} from "../subscriptions/schemas.ts";
+
+// Polar's CustomerState: the customer with what it has now. It is served by /v1/customers/{id}/state
+// and carried by customer.state_changed; it lives here, above every module it gathers.
+export const customerStateSchema = z
+  .object({
+    ...customerSchema.shape,
+    active_subscriptions: z.array(stateSubscriptionSchema),
+    granted_benefits: z.array(stateGrantSchema),
+    active_meters: z.array(stateMeterSchema),
+  })
+  .meta({ id: "CustomerState" });
+export type CustomerStateOut = z.output<typeof customerStateSchema>;
 
 export const portalCustomerUpdate = z.object({
   billing_name: z.string().max(256).nullish(),

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { countrySchema } from "../../lib/countries.ts";
 import { metadataInput } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { address, metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
 import type { CustomerRow } from "./repository.ts";
 
 const nullableText = z.string().nullish();
@@ -91,7 +92,29 @@ export interface CustomerRecord extends CustomerRow {
   firstUserEventAt: Date | null;
 }
 
-export function customerOut(c: CustomerRecord) {
+export const customerSchema = z
+  .object({
+    ...timestamped,
+    metadata: metadataOut,
+    external_id: z.string().nullable(),
+    email: z.string(),
+    email_verified: z.boolean(),
+    type: z.literal("individual"),
+    name: z.string().nullable(),
+    billing_name: z.string().nullable(),
+    billing_address: address.nullable(),
+    tax_id: z.tuple([z.string(), z.string()]).nullable(),
+    locale: z.string().nullable(),
+    organization_id: z.uuid(),
+    default_payment_method_id: z.uuid().nullable(),
+    deleted_at: nullableTimestamp,
+    first_user_event_at: nullableTimestamp,
+    avatar_url: z.string(),
+  })
+  .meta({ id: "Customer" });
+export type CustomerOut = z.output<typeof customerSchema>;
+
+export function customerOut(c: CustomerRecord): CustomerOut {
   return {
     id: c.id,
     created_at: c.createdAt.toISOString(),
@@ -114,4 +137,3 @@ export function customerOut(c: CustomerRecord) {
     avatar_url: `https://www.gravatar.com/avatar/${createHash("sha256").update(c.email.trim().toLowerCase()).digest("hex")}?d=404`,
   };
 }
-export type CustomerOut = ReturnType<typeof customerOut>;

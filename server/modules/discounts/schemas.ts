@@ -5,7 +5,9 @@ import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
 import type { ProductRow } from "../products/repository.ts";
+import { productCoreSchema, type ProductCoreOut } from "../products/schemas.ts";
 import { CURRENCIES } from "../products/currencies.ts";
 import type { DiscountRow } from "./repository.ts";
 
@@ -89,18 +91,64 @@ export const discountListQuery = z.object({
 });
 export type DiscountListQuery = z.output<typeof discountListQuery>;
 
-export function discountProductOut(p: ProductRow) {
+const discountProductSchema = productCoreSchema.meta({ id: "DiscountProduct" });
+
+const discountCommon = {
+  ...timestamped,
+  metadata: metadataOut,
+  name: z.string(),
+  code: z.string().nullable(),
+  starts_at: nullableTimestamp,
+  ends_at: nullableTimestamp,
+  max_redemptions: z.number().int().nullable(),
+  max_redemptions_per_customer: z.number().int().nullable(),
+  redemptions_count: z.number().int(),
+  organization_id: z.uuid(),
+  products: z.array(discountProductSchema),
+  duration: DURATION,
+  // Present only when duration is "repeating".
+  duration_in_months: z.number().int().optional(),
+};
+const fixedFields = {
+  type: z.literal("fixed"),
+  amount: z.number().int(),
+  currency: z.string(),
+  amounts: z.record(z.string(), z.number().int()),
+};
+const percentageFields = { type: z.literal("percentage"), basis_points: z.number().int() };
+const { products: _products, ...baseCommon } = discountCommon;
+
+/** The discount without its products, as checkout links embed it. */
+export const discountBaseSchema = z
+  .discriminatedUnion("type", [
+    z.object({ ...baseCommon, ...fixedFields }),
+    z.object({ ...baseCommon, ...percentageFields }),
+  ])
+  .meta({ id: "DiscountBase" });
+export type DiscountBaseOut = z.output<typeof discountBaseSchema>;
+
+export const discountSchema = z
+  .discriminatedUnion("type", [
+    z.object({ ...discountCommon, ...fixedFields }),
+    z.object({ ...discountCommon, ...percentageFields }),
+  ])
+  .meta({ id: "Discount" });
+export type DiscountOut = z.output<typeof discountSchema>;
+
+type Interval = ProductCoreOut["recurring_interval"];
+
+export function discountProductOut(p: ProductRow): ProductCoreOut {
   return {
     metadata: p.metadata,
     id: p.id,
     created_at: p.createdAt.toISOString(),
     modified_at: p.modifiedAt?.toISOString() ?? null,
-    trial_interval: p.trialInterval,
+    trial_interval: p.trialInterval as Interval,
     trial_interval_count: p.trialIntervalCount,
     name: p.name,
     description: p.description,
-    visibility: p.visibility,
-    recurring_interval: p.recurringInterval,
+    visibility: p.visibility as ProductCoreOut["visibility"],
+    recurring_interval: p.recurringInterval as Interval,
     recurring_interval_count: p.recurringIntervalCount,
     meter_interval: null,
     meter_interval_count: null,
@@ -110,7 +158,7 @@ export function discountProductOut(p: ProductRow) {
   };
 }
 
-export function discountOut(row: DiscountRow, products: ProductRow[]) {
+export function discountOut(row: DiscountRow, products: ProductRow[]): DiscountOut {
   const common = {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
@@ -146,4 +194,9 @@ export function discountOut(row: DiscountRow, products: ProductRow[]) {
     amounts: { ...(row.amounts ?? {}), [currency]: row.amount ?? 0 },
     ...common,
   };
+}
+
+export function discountBaseOut(row: DiscountRow): DiscountBaseOut {
+  const { products: _p, ...base } = discountOut(row, []);
+  return base;
 }

@@ -58,12 +58,14 @@ export const filterClause = z
     }
   });
 
-export const filterSchema: z.ZodType<MeterFilter> = z.lazy(() =>
-  z.object({
-    conjunction: z.enum(["and", "or"]),
-    clauses: z.array(z.union([filterClause, filterSchema])).max(MAX_CLAUSES),
-  }),
-);
+export const filterSchema: z.ZodType<MeterFilter> = z
+  .lazy(() =>
+    z.object({
+      conjunction: z.enum(["and", "or"]),
+      clauses: z.array(z.union([filterClause, filterSchema])).max(MAX_CLAUSES),
+    }),
+  )
+  .meta({ id: "Filter" });
 
 /** The recursive schema plus limits on nesting and size, so one filter cannot build a huge query. */
 export const boundedFilter = filterSchema.superRefine((f, ctx) => {

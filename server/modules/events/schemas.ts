@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { EventMetadata } from "../../../db/schema/index.ts";
 import { METADATA_MAX_KEYS, METADATA_MAX_KEY_LENGTH, metadataValue } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
+import { timestamp } from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import { boundedFilter } from "./filter.ts";
 
 export const INGEST_BATCH_LIMIT = 1000;
@@ -142,7 +143,38 @@ export interface EventRecord {
   childCount: number;
 }
 
-export function eventOut(e: EventRecord, customer: CustomerOut | null) {
+export const eventSchema = z
+  .object({
+    id: z.uuid(),
+    timestamp,
+    organization_id: z.uuid(),
+    customer_id: z.uuid().nullable(),
+    customer: customerSchema.nullable(),
+    external_customer_id: z.string().nullable(),
+    member_id: z.uuid().nullable(),
+    external_member_id: z.string().nullable(),
+    child_count: z.number().int(),
+    parent_id: z.uuid().nullable(),
+    label: z.string(),
+    name: z.string(),
+    source: z.enum(["system", "user"]),
+    metadata: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "Event" });
+export type EventOut = z.output<typeof eventSchema>;
+
+export const eventNameSchema = z
+  .object({
+    name: z.string(),
+    label: z.string(),
+    source: z.enum(["system", "user"]),
+    occurrences: z.number().int(),
+    first_seen: timestamp,
+    last_seen: timestamp,
+  })
+  .meta({ id: "EventName" });
+
+export function eventOut(e: EventRecord, customer: CustomerOut | null): EventOut {
   return {
     id: e.id,
     timestamp: e.timestamp.toISOString(),
@@ -169,7 +201,7 @@ export interface EventNameRecord {
   lastSeen: Date;
 }
 
-export function eventNameOut(n: EventNameRecord) {
+export function eventNameOut(n: EventNameRecord): z.output<typeof eventNameSchema> {
   return {
     name: n.name,
     label: n.name,

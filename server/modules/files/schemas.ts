@@ -2,6 +2,7 @@
 // signed part URLs), FileUploadCompleted, FilePatch and the FileRead variants.
 import { z } from "zod";
 import { queryList } from "../../lib/query.ts";
+import { nullableTimestamp, timestamp } from "../../lib/wire.ts";
 import type { FileRow } from "./repository.ts";
 
 export const FILE_SERVICES = ["downloadable", "product_media", "organization_avatar"] as const;
@@ -118,8 +119,51 @@ function common(row: FileRow) {
   };
 }
 
+const fileCommon = {
+  id: z.uuid(),
+  organization_id: z.uuid(),
+  name: z.string(),
+  path: z.string(),
+  mime_type: z.string(),
+  size: z.number().int(),
+  storage_version: z.string().nullable(),
+  checksum_etag: z.string().nullable(),
+  checksum_sha256_base64: z.string().nullable(),
+  checksum_sha256_hex: z.string().nullable(),
+  last_modified_at: nullableTimestamp,
+  version: z.string().nullable(),
+  service: z.enum(FILE_SERVICES),
+  is_uploaded: z.boolean(),
+  created_at: timestamp,
+  size_readable: z.string(),
+};
+export const fileReadSchema = z
+  .union([
+    z.object({ ...fileCommon, flagged_malicious_at: nullableTimestamp }),
+    z.object({ ...fileCommon, public_url: z.string() }),
+  ])
+  .meta({ id: "FileRead" });
+export type FileReadOut = z.output<typeof fileReadSchema>;
+
+export const productMediaSchema = z
+  .object({ ...fileCommon, service: z.literal("product_media"), public_url: z.string() })
+  .meta({ id: "ProductMediaFileRead" });
+export type ProductMediaOut = z.output<typeof productMediaSchema>;
+
+/** A product's media: always a product_media file, with the URL anyone can fetch it at. */
+export function productMediaOut(baseUrl: string, row: FileRow): ProductMediaOut {
+  return {
+    ...common(row),
+    service: "product_media",
+    is_uploaded: row.isUploaded,
+    created_at: row.createdAt.toISOString(),
+    size_readable: sizeReadable(row.size),
+    public_url: publicUrlOf(baseUrl, row),
+  };
+}
+
 /** The FileRead variant for the row's service; public media carries a URL anyone can fetch. */
-export function fileReadOut(baseUrl: string, row: FileRow) {
+export function fileReadOut(baseUrl: string, row: FileRow): FileReadOut {
   const read = {
     ...common(row),
     service: row.service as FileService,
@@ -130,7 +174,6 @@ export function fileReadOut(baseUrl: string, row: FileRow) {
   if (row.service === "downloadable") return { ...read, flagged_malicious_at: null };
   return { ...read, public_url: publicUrlOf(baseUrl, row) };
 }
-export type FileReadOut = ReturnType<typeof fileReadOut>;
 
 export interface UploadPartUrl {
   number: number;

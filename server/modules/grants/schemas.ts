@@ -3,8 +3,9 @@
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { BenefitOut } from "../benefits/schemas.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
+import { metadataOut, nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
+import { BENEFIT_TYPES, type BenefitOut, benefitSchema } from "../benefits/schemas.ts";
+import { type CustomerOut, customerSchema } from "../customers/schemas.ts";
 import type { CustomerMeterBalance } from "./meter-repository.ts";
 import type { GrantRow } from "./repository.ts";
 
@@ -43,7 +44,31 @@ export const customerGrantUpdate = z.discriminatedUnion("benefit_type", [
 ]);
 export type CustomerGrantUpdate = z.output<typeof customerGrantUpdate>;
 
-export function grantOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut) {
+export const grantSchema = z
+  .object({
+    ...timestamped,
+    granted_at: nullableTimestamp,
+    is_granted: z.boolean(),
+    revoked_at: nullableTimestamp,
+    is_revoked: z.boolean(),
+    subscription_id: z.uuid().nullable(),
+    order_id: z.uuid().nullable(),
+    customer_id: z.uuid(),
+    member_id: z.uuid().nullable(),
+    benefit_id: z.uuid(),
+    error: z
+      .object({ message: z.string(), type: z.string(), timestamp: z.string() })
+      .meta({ id: "BenefitGrantError" })
+      .nullable(),
+    customer: customerSchema,
+    member: z.null(),
+    benefit: benefitSchema,
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "BenefitGrant" });
+export type GrantOut = z.output<typeof grantSchema>;
+
+export function grantOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut): GrantOut {
   return {
     created_at: g.createdAt.toISOString(),
     modified_at: g.modifiedAt?.toISOString() ?? null,
@@ -64,30 +89,52 @@ export function grantOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut
     properties: g.properties,
   };
 }
-export type GrantOut = ReturnType<typeof grantOut>;
 
 /** Webhook payloads also carry what the properties were before this change. */
 export function grantWebhookOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut) {
   return { ...grantOut(g, customer, benefit), previous_properties: g.previousProperties };
 }
 
+export const stateGrantSchema = z
+  .object({
+    ...timestamped,
+    granted_at: timestamp,
+    benefit_id: z.uuid(),
+    benefit_type: z.enum(BENEFIT_TYPES),
+    benefit_metadata: metadataOut,
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "CustomerStateBenefitGrant" });
+export type StateGrantOut = z.output<typeof stateGrantSchema>;
+
+export const stateMeterSchema = z
+  .object({
+    ...timestamped,
+    meter_id: z.uuid(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+  })
+  .meta({ id: "CustomerStateMeter" });
+export type StateMeterOut = z.output<typeof stateMeterSchema>;
+
 export function stateGrantOut(
   g: GrantRow,
-  benefit: { type: string; metadata: Record<string, unknown> },
-) {
+  benefit: { type: string; metadata: StateGrantOut["benefit_metadata"] },
+): StateGrantOut {
   return {
     id: g.id,
     created_at: g.createdAt.toISOString(),
     modified_at: g.modifiedAt?.toISOString() ?? null,
     granted_at: g.grantedAt!.toISOString(),
     benefit_id: g.benefitId,
-    benefit_type: benefit.type,
+    benefit_type: benefit.type as StateGrantOut["benefit_type"],
     benefit_metadata: benefit.metadata,
     properties: g.properties,
   };
 }
 
-export function stateMeterOut({ row, consumed }: CustomerMeterBalance) {
+export function stateMeterOut({ row, consumed }: CustomerMeterBalance): StateMeterOut {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),

@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
+import { nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import type { ActivationRow, LicenseKeyRow } from "./repository.ts";
 
 export const LICENSE_KEY_STATUSES = ["granted", "revoked", "disabled"] as const;
@@ -56,7 +57,43 @@ export function displayKey(key: string): string {
   return `****-${key.slice(-6)}`;
 }
 
-export function licenseKeyOut(row: LicenseKeyRow, customer: CustomerOut) {
+export const licenseKeySchema = z
+  .object({
+    ...timestamped,
+    organization_id: z.uuid(),
+    customer_id: z.uuid(),
+    customer: customerSchema,
+    benefit_id: z.uuid(),
+    key: z.string(),
+    display_key: z.string(),
+    status: z.enum(LICENSE_KEY_STATUSES),
+    limit_activations: z.number().int().nullable(),
+    usage: z.number().int(),
+    limit_usage: z.number().int().nullable(),
+    validations: z.number().int(),
+    last_validated_at: nullableTimestamp,
+    expires_at: nullableTimestamp,
+  })
+  .meta({ id: "LicenseKeyRead" });
+export type LicenseKeyOut = z.output<typeof licenseKeySchema>;
+
+export const activationSchema = z
+  .object({
+    id: z.uuid(),
+    license_key_id: z.uuid(),
+    label: z.string(),
+    meta: z.record(z.string(), z.unknown()),
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+  })
+  .meta({ id: "LicenseKeyActivationBase" });
+export type ActivationOut = z.output<typeof activationSchema>;
+
+export const licenseKeyWithActivationsSchema = z
+  .object({ ...licenseKeySchema.shape, activations: z.array(activationSchema) })
+  .meta({ id: "LicenseKeyWithActivations" });
+
+export function licenseKeyOut(row: LicenseKeyRow, customer: CustomerOut): LicenseKeyOut {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -76,9 +113,8 @@ export function licenseKeyOut(row: LicenseKeyRow, customer: CustomerOut) {
     expires_at: row.expiresAt?.toISOString() ?? null,
   };
 }
-export type LicenseKeyOut = ReturnType<typeof licenseKeyOut>;
 
-export function activationBaseOut(a: ActivationRow) {
+export function activationBaseOut(a: ActivationRow): ActivationOut {
   return {
     id: a.id,
     license_key_id: a.licenseKeyId,

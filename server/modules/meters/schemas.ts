@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import { aggregationSchema, boundedFilter } from "../events/filter.ts";
+import { metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
+import { aggregationSchema, boundedFilter, filterSchema } from "../events/filter.ts";
 import type { MeterRow } from "./repository.ts";
 
 const unit = z.enum(["scalar", "token", "custom"]);
@@ -105,14 +106,30 @@ export const quantitiesQuery = z
   });
 export type QuantitiesQuery = z.output<typeof quantitiesQuery>;
 
-export function meterOut(m: MeterRow) {
+export const meterSchema = z
+  .object({
+    ...timestamped,
+    metadata: metadataOut,
+    name: z.string(),
+    unit,
+    custom_label: z.string().nullable(),
+    custom_multiplier: z.number().int().nullable(),
+    filter: filterSchema,
+    aggregation: aggregationSchema,
+    organization_id: z.uuid(),
+    archived_at: nullableTimestamp,
+  })
+  .meta({ id: "Meter" });
+export type MeterOut = z.output<typeof meterSchema>;
+
+export function meterOut(m: MeterRow): MeterOut {
   return {
     metadata: m.metadata,
     created_at: m.createdAt.toISOString(),
     modified_at: m.modifiedAt?.toISOString() ?? null,
     id: m.id,
     name: m.name,
-    unit: m.unit,
+    unit: m.unit as MeterOut["unit"],
     custom_label: m.customLabel,
     custom_multiplier: m.customMultiplier,
     filter: m.filter,

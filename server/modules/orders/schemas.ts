@@ -2,9 +2,11 @@
 import { z } from "zod";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
-import type { ProductOut } from "../products/schemas.ts";
-import { subscriptionCore } from "../subscriptions/schemas.ts";
+import { address, metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
+import { discountSchema, type DiscountOut } from "../discounts/schemas.ts";
+import { productCoreSchema, type ProductOut } from "../products/schemas.ts";
+import { subscriptionCore, subscriptionCoreSchema } from "../subscriptions/schemas.ts";
 import type { SubscriptionRow } from "../subscriptions/repository.ts";
 import type { OrderItemRow, OrderRow } from "./repository.ts";
 
@@ -22,17 +24,88 @@ export interface OrderParts {
   items: OrderItemRow[];
   customer: CustomerOut;
   product: ProductOut | null;
-  discount: unknown;
+  discount: DiscountOut | null;
   subscription: SubscriptionRow | null;
 }
 
-export function orderOut(o: OrderRow, parts: OrderParts) {
+export const ORDER_STATUSES = [
+  "draft",
+  "pending",
+  "paid",
+  "refunded",
+  "partially_refunded",
+  "void",
+] as const;
+export const BILLING_REASONS = [
+  "purchase",
+  "subscription_create",
+  "subscription_cycle",
+  "subscription_update",
+  "subscription_meter_cycle",
+] as const;
+
+export const orderItemSchema = z
+  .object({
+    ...timestamped,
+    label: z.string(),
+    amount: z.number().int(),
+    tax_amount: z.number().int(),
+    proration: z.boolean(),
+    product_price_id: z.uuid().nullable(),
+  })
+  .meta({ id: "OrderItemSchema" });
+
+export const orderSchema = z
+  .object({
+    ...timestamped,
+    status: z.enum(ORDER_STATUSES),
+    paid: z.boolean(),
+    subtotal_amount: z.number().int(),
+    discount_amount: z.number().int(),
+    net_amount: z.number().int(),
+    tax_amount: z.number().int(),
+    total_amount: z.number().int(),
+    applied_balance_amount: z.number().int(),
+    due_amount: z.number().int(),
+    refunded_amount: z.number().int(),
+    refunded_tax_amount: z.number().int(),
+    currency: z.string(),
+    billing_reason: z.enum(BILLING_REASONS),
+    billing_name: z.string().nullable(),
+    billing_address: address.nullable(),
+    invoice_number: z.string().nullable(),
+    is_invoice_generated: z.boolean(),
+    receipt_number: z.string().nullable(),
+    seats: z.number().int().nullable(),
+    customer_id: z.uuid(),
+    product_id: z.uuid().nullable(),
+    discount_id: z.uuid().nullable(),
+    subscription_id: z.uuid().nullable(),
+    checkout_id: z.uuid().nullable(),
+    next_payment_attempt_at: nullableTimestamp,
+    metadata: metadataOut,
+    custom_field_data: z.record(z.string(), z.unknown()),
+    platform_fee_amount: z.number().int(),
+    platform_fee_currency: z.string().nullable(),
+    customer: customerSchema,
+    product: productCoreSchema.meta({ id: "OrderProduct" }).nullable(),
+    discount: discountSchema.nullable(),
+    subscription: subscriptionCoreSchema.nullable(),
+    items: z.array(orderItemSchema),
+    description: z.string(),
+    refundable_amount: z.number().int(),
+    refundable_tax_amount: z.number().int(),
+  })
+  .meta({ id: "Order" });
+export type OrderOut = z.output<typeof orderSchema>;
+
+export function orderOut(o: OrderRow, parts: OrderParts): OrderOut {
   const product = parts.product;
   return {
     id: o.id,
     created_at: o.createdAt.toISOString(),
     modified_at: o.modifiedAt?.toISOString() ?? null,
-    status: o.status,
+    status: o.status as OrderOut["status"],
     paid: ["paid", "refunded", "partially_refunded"].includes(o.status),
     subtotal_amount: o.subtotalAmount,
     discount_amount: o.discountAmount,
@@ -44,7 +117,7 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
     refunded_amount: o.refundedAmount,
     refunded_tax_amount: o.refundedTaxAmount,
     currency: o.currency,
-    billing_reason: o.billingReason,
+    billing_reason: o.billingReason as OrderOut["billing_reason"],
     billing_name: o.billingName,
     billing_address: o.billingAddress,
     // Polar's 0.4x client requires a string here; a stable number derived from the order id.
@@ -86,4 +159,3 @@ export function orderOut(o: OrderRow, parts: OrderParts) {
     refundable_tax_amount: o.taxAmount - o.refundedTaxAmount,
   };
 }
-export type OrderOut = ReturnType<typeof orderOut>;

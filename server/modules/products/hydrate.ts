@@ -5,7 +5,8 @@
 import type { Db } from "../../../db/client.ts";
 import { benefitsForDisplay } from "../benefits/service.ts";
 import { customFieldsForDisplay } from "../custom-fields/service.ts";
-import { fileReadOut, filesByIds } from "../files/service.ts";
+import { productMediaOut } from "../files/schemas.ts";
+import { filesByIds } from "../files/service.ts";
 import { metersOf, priceOut } from "./prices.ts";
 import * as repo from "./repository.ts";
 import { productOut, type ProductOut } from "./schemas.ts";
@@ -89,7 +90,7 @@ async function assemble(
       benefits: p.benefitLinks.flatMap((l) => benefitById.get(l.benefitId) ?? []),
       medias: p.mediaLinks.flatMap((l) => {
         const file = fileById.get(l.fileId);
-        return file ? [fileReadOut(baseUrl, file)] : [];
+        return file ? [productMediaOut(baseUrl, file)] : [];
       }),
       attached_custom_fields: p.fieldLinks.flatMap((l) => {
         const field = fieldById.get(l.customFieldId);

@@ -4,9 +4,15 @@ import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { productPrices } from "../../../db/schema/index.ts";
 import { fromZodError, RequestValidationError } from "../../lib/errors.ts";
+import { timestamped } from "../../lib/wire.ts";
 import { findMeter, type MeterRow } from "../meters/queries.ts";
 import { CURRENCIES, MINIMUM_CHARGE } from "./currencies.ts";
-import { normalizeSeatTiers, seatTiersCreate, seatTiersOut } from "./seat-tiers.ts";
+import {
+  normalizeSeatTiers,
+  seatTiersCreate,
+  seatTiersOut,
+  seatTiersSchema,
+} from "./seat-tiers.ts";
 
 export type PriceRow = typeof productPrices.$inferSelect;
 
@@ -225,14 +231,63 @@ export function normalizeDecimal(text: string): string {
   return trimmed ? `${whole}.${trimmed}` : whole;
 }
 
-export function priceOut(row: PriceRow, meters: Map<string, MeterRow>) {
+const priceBase = {
+  ...timestamped,
+  source: z.enum(["catalog", "ad_hoc"]),
+  price_currency: z.string(),
+  tax_behavior: z.enum(["location", "inclusive", "exclusive"]).nullable(),
+  is_archived: z.boolean(),
+  product_id: z.uuid(),
+};
+export const priceMeterSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    unit: z.string(),
+    custom_label: z.string().nullable(),
+    custom_multiplier: z.number().int().nullable(),
+  })
+  .meta({ id: "ProductPriceMeter" });
+export const priceSchema = z
+  .discriminatedUnion("amount_type", [
+    z
+      .object({ ...priceBase, amount_type: z.literal("fixed"), price_amount: z.number().int() })
+      .meta({ id: "ProductPriceFixed" }),
+    z
+      .object({
+        ...priceBase,
+        amount_type: z.literal("custom"),
+        minimum_amount: z.number().int(),
+        maximum_amount: z.number().int().nullable(),
+        preset_amount: z.number().int().nullable(),
+      })
+      .meta({ id: "ProductPriceCustom" }),
+    z.object({ ...priceBase, amount_type: z.literal("free") }).meta({ id: "ProductPriceFree" }),
+    z
+      .object({
+        ...priceBase,
+        amount_type: z.literal("metered_unit"),
+        unit_amount: z.string(),
+        cap_amount: z.number().int().nullable(),
+        meter_id: z.uuid(),
+        meter: priceMeterSchema,
+      })
+      .meta({ id: "ProductPriceMeteredUnit" }),
+    z
+      .object({ ...priceBase, amount_type: z.literal("seat_based"), seat_tiers: seatTiersSchema })
+      .meta({ id: "ProductPriceSeatBased" }),
+  ])
+  .meta({ id: "ProductPrice" });
+export type PriceOut = z.output<typeof priceSchema>;
+
+export function priceOut(row: PriceRow, meters: Map<string, MeterRow>): PriceOut {
   const base = {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
     id: row.id,
     source: row.source as "catalog" | "ad_hoc",
     price_currency: row.priceCurrency,
-    tax_behavior: row.taxBehavior,
+    tax_behavior: row.taxBehavior as PriceOut["tax_behavior"],
     is_archived: row.isArchived,
     product_id: row.productId,
   };

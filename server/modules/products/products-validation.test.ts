@@ -118,9 +118,9 @@ describe("POST /v1/products/ validation", () => {
       ["body", "prices", 0, "amount_type"],
     ],
     [
-      "a seat-based price (not supported)",
+      "a seat-based price without tiers",
       () => oneTime([{ amount_type: "seat_based", seat_tiers: {} }]),
-      ["body", "prices", 0, "amount_type"],
+      ["body", "prices", 0, "seat_tiers"],
     ],
     ["a negative fixed amount", () => oneTime([fixed(-1)]), ["body", "prices", 0, "price_amount"]],
     [

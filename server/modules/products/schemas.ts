@@ -4,10 +4,11 @@ import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { BenefitOut } from "../benefits/schemas.ts";
-import type { CustomFieldOut } from "../custom-fields/schemas.ts";
-import type { FileReadOut } from "../files/schemas.ts";
-import { priceCreate, type priceOut } from "./prices.ts";
+import { metadataOut, recurringInterval, timestamped } from "../../lib/wire.ts";
+import { benefitSchema } from "../benefits/schemas.ts";
+import { customFieldSchema } from "../custom-fields/schemas.ts";
+import { productMediaSchema } from "../files/schemas.ts";
+import { priceCreate, priceSchema } from "./prices.ts";
 import type { ProductRow } from "./repository.ts";
 
 const INTERVAL = z.enum(["day", "week", "month", "year"]);
@@ -65,31 +66,61 @@ export const productListQuery = z.object({
 });
 export type ProductListQuery = z.output<typeof productListQuery>;
 
-export interface ProductParts {
-  prices: ReturnType<typeof priceOut>[];
-  benefits: BenefitOut[];
-  medias: FileReadOut[];
-  attached_custom_fields: {
-    custom_field_id: string;
-    custom_field: CustomFieldOut;
-    order: number;
-    required: boolean;
-  }[];
-}
+/** The product without its parts: Polar's OrderProduct, DiscountProduct and others embed it. */
+export const productCoreSchema = z.object({
+  ...timestamped,
+  trial_interval: recurringInterval.nullable(),
+  trial_interval_count: z.number().int().nullable(),
+  name: z.string(),
+  description: z.string().nullable(),
+  visibility: VISIBILITY,
+  recurring_interval: recurringInterval.nullable(),
+  recurring_interval_count: z.number().int().nullable(),
+  meter_interval: recurringInterval.nullable(),
+  meter_interval_count: z.number().int().nullable(),
+  is_recurring: z.boolean(),
+  is_archived: z.boolean(),
+  organization_id: z.uuid(),
+  metadata: metadataOut,
+});
+export type ProductCoreOut = z.output<typeof productCoreSchema>;
 
-export function productOut(row: ProductRow, parts: ProductParts) {
+const productParts = {
+  prices: z.array(priceSchema),
+  benefits: z.array(benefitSchema),
+  medias: z.array(productMediaSchema),
+  attached_custom_fields: z.array(
+    z
+      .object({
+        custom_field_id: z.uuid(),
+        custom_field: customFieldSchema,
+        order: z.number().int(),
+        required: z.boolean(),
+      })
+      .meta({ id: "AttachedCustomField" }),
+  ),
+};
+export const productSchema = z
+  .object({ ...productCoreSchema.shape, ...productParts })
+  .meta({ id: "Product" });
+export type ProductOut = z.output<typeof productSchema>;
+export type ProductParts = Pick<ProductOut, keyof typeof productParts>;
+
+type Interval = z.output<typeof recurringInterval>;
+
+export function productOut(row: ProductRow, parts: ProductParts): ProductOut {
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
-    trial_interval: row.trialInterval,
+    trial_interval: row.trialInterval as Interval | null,
     trial_interval_count: row.trialIntervalCount,
     name: row.name,
     description: row.description,
-    visibility: row.visibility,
-    recurring_interval: row.recurringInterval,
+    visibility: row.visibility as ProductOut["visibility"],
+    recurring_interval: row.recurringInterval as Interval | null,
     recurring_interval_count: row.recurringIntervalCount,
-    meter_interval: row.meterInterval,
+    meter_interval: row.meterInterval as Interval | null,
     meter_interval_count: row.meterIntervalCount,
     is_recurring: row.recurringInterval !== null,
     is_archived: row.isArchived,
@@ -98,4 +129,3 @@ export function productOut(row: ProductRow, parts: ProductParts) {
     ...parts,
   };
 }
-export type ProductOut = ReturnType<typeof productOut>;

@@ -21,6 +21,23 @@ export const seatTiersCreate = z.object({
     .min(1),
 });
 
+export const seatTiersSchema = z
+  .object({
+    seat_tier_type: z.enum(["volume", "graduated"]),
+    tiers: z.array(
+      z
+        .object({
+          min_seats: z.number().int(),
+          max_seats: z.number().int().nullable(),
+          price_per_seat: z.number().int(),
+        })
+        .meta({ id: "ProductPriceSeatTier" }),
+    ),
+    minimum_seats: z.number().int(),
+    maximum_seats: z.number().int().nullable(),
+  })
+  .meta({ id: "ProductPriceSeatTiers-Output" });
+
 /** Sorted, contiguous from the first tier's minimum, only the last one open-ended. */
 export function normalizeSeatTiers(
   input: z.output<typeof seatTiersCreate>,
@@ -83,7 +100,7 @@ export function seatAmount(tiers: SeatTiers, seats: number): number | null {
   return tier ? tier.price_per_seat * seats : null;
 }
 
-export function seatTiersOut(tiers: SeatTiers) {
+export function seatTiersOut(tiers: SeatTiers): z.output<typeof seatTiersSchema> {
   const { minimum, maximum } = seatBounds(tiers);
   return {
     seat_tier_type: tiers.seat_tier_type,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { metadataOut, timestamped } from "../../lib/wire.ts";
 import type { RefundRow } from "./repository.ts";
 
 export const REFUND_REASONS = [
@@ -36,7 +37,26 @@ export const refundListQuery = z.object({
 });
 export type RefundListQuery = z.output<typeof refundListQuery>;
 
-export function refundOut(r: RefundRow) {
+export const refundSchema = z
+  .object({
+    ...timestamped,
+    metadata: metadataOut,
+    status: z.enum(["pending", "succeeded", "failed", "canceled"]),
+    reason: z.enum(REFUND_REASONS),
+    amount: z.number().int(),
+    tax_amount: z.number().int(),
+    currency: z.string(),
+    organization_id: z.uuid(),
+    order_id: z.uuid(),
+    subscription_id: z.uuid().nullable(),
+    customer_id: z.uuid(),
+    revoke_benefits: z.boolean(),
+    dispute: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: "Refund" });
+export type RefundOut = z.output<typeof refundSchema>;
+
+export function refundOut(r: RefundRow): RefundOut {
   return {
     created_at: r.createdAt.toISOString(),
     modified_at: r.modifiedAt?.toISOString() ?? null,

@@ -3,8 +3,17 @@
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
-import type { ProductOut } from "../products/schemas.ts";
+import {
+  metadataOut,
+  nullableTimestamp,
+  recurringInterval,
+  timestamp,
+  timestamped,
+} from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
+import { discountSchema, type DiscountOut } from "../discounts/schemas.ts";
+import { priceSchema } from "../products/prices.ts";
+import { productSchema, type ProductOut } from "../products/schemas.ts";
 import type { SubscriptionRow } from "./repository.ts";
 
 export const CANCELLATION_REASONS = [
@@ -78,10 +87,78 @@ export const subscriptionListQuery = z.object({
 });
 export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
 
+export const SUBSCRIPTION_STATUSES = [
+  "incomplete",
+  "incomplete_expired",
+  "trialing",
+  "active",
+  "past_due",
+  "canceled",
+  "unpaid",
+  "paused",
+] as const;
+
+export const subscriptionCoreSchema = z
+  .object({
+    metadata: metadataOut,
+    ...timestamped,
+    amount: z.number().int(),
+    currency: z.string(),
+    recurring_interval: recurringInterval,
+    recurring_interval_count: z.number().int(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    current_period_start: timestamp,
+    current_period_end: timestamp,
+    current_meter_period_start: nullableTimestamp,
+    current_meter_period_end: nullableTimestamp,
+    trial_start: nullableTimestamp,
+    trial_end: nullableTimestamp,
+    cancel_at_period_end: z.boolean(),
+    canceled_at: nullableTimestamp,
+    started_at: nullableTimestamp,
+    ends_at: nullableTimestamp,
+    ended_at: nullableTimestamp,
+    pause_at_period_end: z.boolean(),
+    paused_at: nullableTimestamp,
+    resumes_at: nullableTimestamp,
+    customer_id: z.uuid(),
+    product_id: z.uuid(),
+    discount_id: z.uuid().nullable(),
+    checkout_id: z.uuid().nullable(),
+    customer_cancellation_reason: z.enum(CANCELLATION_REASONS).nullable(),
+    customer_cancellation_comment: z.string().nullable(),
+  })
+  .meta({ id: "OrderSubscription" });
+export type SubscriptionCoreOut = z.output<typeof subscriptionCoreSchema>;
+
+export const subscriptionSchema = z
+  .object({
+    ...subscriptionCoreSchema.shape,
+    past_due_at: nullableTimestamp,
+    seats: z.number().int().nullable(),
+    custom_field_data: z.record(z.string(), z.unknown()),
+    customer: customerSchema,
+    product: productSchema,
+    discount: discountSchema.nullable(),
+    prices: z.array(priceSchema),
+    meters: z.array(z.record(z.string(), z.unknown())),
+    pending_update: z
+      .object({
+        ...timestamped,
+        applies_at: timestamp,
+        product_id: z.uuid().nullable(),
+        seats: z.number().int().nullable(),
+      })
+      .meta({ id: "PendingSubscriptionUpdate" })
+      .nullable(),
+  })
+  .meta({ id: "Subscription" });
+export type SubscriptionOut = z.output<typeof subscriptionSchema>;
+
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** The subscription's own fields (Polar's OrderSubscription). */
-export function subscriptionCore(s: SubscriptionRow) {
+export function subscriptionCore(s: SubscriptionRow): SubscriptionCoreOut {
   return {
     metadata: s.metadata,
     created_at: s.createdAt.toISOString(),
@@ -89,9 +166,9 @@ export function subscriptionCore(s: SubscriptionRow) {
     id: s.id,
     amount: s.amount,
     currency: s.currency,
-    recurring_interval: s.recurringInterval,
+    recurring_interval: s.recurringInterval as SubscriptionCoreOut["recurring_interval"],
     recurring_interval_count: s.recurringIntervalCount,
-    status: s.status,
+    status: s.status as SubscriptionCoreOut["status"],
     current_period_start: s.currentPeriodStart.toISOString(),
     current_period_end: s.currentPeriodEnd.toISOString(),
     current_meter_period_start: iso(s.currentMeterPeriodStart),
@@ -110,15 +187,16 @@ export function subscriptionCore(s: SubscriptionRow) {
     product_id: s.productId,
     discount_id: s.discountId,
     checkout_id: s.checkoutId,
-    customer_cancellation_reason: s.customerCancellationReason,
+    customer_cancellation_reason:
+      s.customerCancellationReason as SubscriptionCoreOut["customer_cancellation_reason"],
     customer_cancellation_comment: s.customerCancellationComment,
   };
 }
 
 export function subscriptionOut(
   s: SubscriptionRow,
-  parts: { customer: CustomerOut; product: ProductOut; discount: unknown },
-) {
+  parts: { customer: CustomerOut; product: ProductOut; discount: DiscountOut | null },
+): SubscriptionOut {
   return {
     ...subscriptionCore(s),
     past_due_at: iso(s.pastDueAt),
@@ -141,17 +219,40 @@ export function subscriptionOut(
       : null,
   };
 }
-export type SubscriptionOut = ReturnType<typeof subscriptionOut>;
 
-/** One entry of CustomerState.active_subscriptions. */
-export function stateSubscriptionOut(s: SubscriptionRow) {
+export const stateSubscriptionSchema = z
+  .object({
+    ...timestamped,
+    metadata: metadataOut,
+    // past_due too: a subscription being retried still grants its benefits.
+    status: z.enum(["active", "trialing", "past_due"]),
+    amount: z.number().int(),
+    currency: z.string(),
+    recurring_interval: recurringInterval,
+    current_period_start: timestamp,
+    current_period_end: timestamp,
+    trial_start: nullableTimestamp,
+    trial_end: nullableTimestamp,
+    cancel_at_period_end: z.boolean(),
+    canceled_at: nullableTimestamp,
+    started_at: nullableTimestamp,
+    ends_at: nullableTimestamp,
+    product_id: z.uuid(),
+    discount_id: z.uuid().nullable(),
+    meters: z.array(z.record(z.string(), z.unknown())),
+  })
+  .meta({ id: "CustomerStateSubscription" });
+export type StateSubscriptionOut = z.output<typeof stateSubscriptionSchema>;
+
+/** One entry of CustomerState.active_subscriptions (the customer's active, trialing or past due). */
+export function stateSubscriptionOut(s: SubscriptionRow): StateSubscriptionOut {
   const c = subscriptionCore(s);
   return {
     id: c.id,
     created_at: c.created_at,
     modified_at: c.modified_at,
     metadata: c.metadata,
-    status: c.status,
+    status: c.status as StateSubscriptionOut["status"],
     amount: c.amount,
     currency: c.currency,
     recurring_interval: c.recurring_interval,

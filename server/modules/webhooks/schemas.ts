@@ -1,6 +1,7 @@
 // Wire schemas for Polar's WebhookEndpoint(Create|Update), WebhookDelivery and WebhookEvent, and the
 // list filters of /v1/webhooks/endpoints and /v1/webhooks/deliveries.
 import { z } from "zod";
+import { timestamped } from "../../lib/wire.ts";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "./events.ts";
 import type { DeliveryRecord, EndpointEventRow, EndpointRow } from "./repository.ts";
 
@@ -45,7 +46,45 @@ export const deliveryListQuery = z.object({
 });
 export type DeliveryListQuery = z.output<typeof deliveryListQuery>;
 
-export function endpointOut(row: EndpointRow) {
+export const endpointSchema = z
+  .object({
+    ...timestamped,
+    url: z.string(),
+    name: z.string().nullable(),
+    format: z.enum(WEBHOOK_FORMATS),
+    secret: z.string(),
+    organization_id: z.uuid(),
+    events: z.array(eventType),
+    enabled: z.boolean(),
+  })
+  .meta({ id: "WebhookEndpoint" });
+export type EndpointOut = z.output<typeof endpointSchema>;
+
+export const webhookEventSchema = z
+  .object({
+    ...timestamped,
+    last_http_code: z.number().int().nullable(),
+    succeeded: z.boolean().nullable(),
+    skipped: z.boolean(),
+    payload: z.string().nullable(),
+    type: eventType,
+    is_archived: z.boolean(),
+  })
+  .meta({ id: "WebhookEvent" });
+export type WebhookEventOut = z.output<typeof webhookEventSchema>;
+
+export const deliverySchema = z
+  .object({
+    ...timestamped,
+    succeeded: z.boolean(),
+    http_code: z.number().int().nullable(),
+    response: z.string().nullable(),
+    webhook_event: webhookEventSchema,
+  })
+  .meta({ id: "WebhookDelivery" });
+export type DeliveryOut = z.output<typeof deliverySchema>;
+
+export function endpointOut(row: EndpointRow): EndpointOut {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
@@ -55,12 +94,12 @@ export function endpointOut(row: EndpointRow) {
     format: row.format,
     secret: row.secret,
     organization_id: row.organizationId,
-    events: row.events,
+    events: row.events as EndpointOut["events"],
     enabled: row.enabled,
   };
 }
 
-export function webhookEventOut(row: EndpointEventRow) {
+export function webhookEventOut(row: EndpointEventRow): WebhookEventOut {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
@@ -70,12 +109,12 @@ export function webhookEventOut(row: EndpointEventRow) {
     succeeded: row.status === "succeeded" ? true : row.attempts === 0 ? null : false,
     skipped: row.status === "skipped",
     payload: row.payload,
-    type: row.type,
+    type: row.type as WebhookEventOut["type"],
     is_archived: row.archivedAt !== null,
   };
 }
 
-export function deliveryOut({ delivery, event }: DeliveryRecord) {
+export function deliveryOut({ delivery, event }: DeliveryRecord): DeliveryOut {
   return {
     created_at: delivery.createdAt.toISOString(),
     modified_at: delivery.modifiedAt?.toISOString() ?? null,

@@ -116,7 +116,7 @@ export function MetersPage() {
                   (m) => (
                     <code>
                       {m.aggregation.func}
-                      {m.aggregation.property ? `(${m.aggregation.property})` : ""}
+                      {"property" in m.aggregation ? `(${m.aggregation.property})` : ""}
                     </code>
                   ),
                 ],

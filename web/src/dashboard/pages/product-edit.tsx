@@ -30,7 +30,7 @@ const unchanged = (r: Row) =>
   r.original !== null &&
   r.amountType === r.original.amount_type &&
   r.currency === r.original.price_currency &&
-  (r.amountType !== "fixed" || toMinorUnits(r.amount) === r.original.price_amount);
+  (r.original.amount_type !== "fixed" || toMinorUnits(r.amount) === r.original.price_amount);
 
 /** The PATCH body's prices: kept ones by id, the rest as new prices. */
 function pricesOf(rows: Row[]): unknown[] {

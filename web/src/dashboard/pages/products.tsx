@@ -27,7 +27,11 @@ export function priceLabel(p: Product): string {
       ? "Free"
       : price.amount_type === "custom"
         ? "Pay what you want"
-        : money(price.price_amount, price.price_currency);
+        : price.amount_type === "metered_unit"
+          ? "Metered"
+          : price.amount_type === "seat_based"
+            ? `${money(price.seat_tiers.tiers[0]?.price_per_seat ?? 0, price.price_currency)} per seat`
+            : money(price.price_amount, price.price_currency);
   return p.recurring_interval ? `${amount} / ${p.recurring_interval}` : amount;
 }
 

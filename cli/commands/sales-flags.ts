@@ -1,0 +1,22 @@
+// The options of `till checkouts create` and `till checkout-links create` as zod schemas (see
+// lib/flags.ts).
+import { z } from "zod";
+
+const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
+
+export const checkoutCreateFlags = z.object({
+  product: z.array(z.string().min(1)).min(1),
+  email: z.email({ error: "must be an email address" }).optional(),
+  discount: z.string().optional(),
+  successUrl: httpUrl.optional(),
+  metadata: z.array(z.string()).optional(),
+  open: z.boolean().optional(),
+  org: z.string().optional(),
+});
+
+export const linkCreateFlags = z.object({
+  product: z.array(z.string().min(1)).min(1),
+  label: z.string().optional(),
+  successUrl: httpUrl.optional(),
+  org: z.string().optional(),
+});
