@@ -6,7 +6,7 @@
 // difference to the next cycle order; `next_period` records a pending update applied at renewal;
 // `reset` switches now and starts a new period at once, charged in full.
 import { randomUUID } from "node:crypto";
-import { inTransaction } from "../../../db/client.ts";
+import { inTransaction, type Db } from "../../../db/client.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
@@ -93,20 +93,13 @@ export async function changePlan(
     .map((p) => p.id);
 
   if (behavior === "next_period") {
-    await inTransaction(deps.db, async (tx) => {
-      const row = await repo.updateSubscription(tx, s.id, {
-        pendingUpdate: {
-          id: randomUUID(),
-          productId,
-          appliesAt: s.currentPeriodEnd.toISOString(),
-          createdAt: now.toISOString(),
-        },
-        modifiedAt: now,
-      });
-      await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, row, [
-        "subscription.updated",
-      ]);
-    });
+    await inTransaction(deps.db, (tx) =>
+      schedulePendingUpdate(tx, deps, s, now, {
+        productId,
+        // A seat change scheduled earlier still applies with the new product.
+        ...(s.pendingUpdate?.seats != null ? { seats: s.pendingUpdate.seats } : {}),
+      }),
+    );
     return;
   }
   if (behavior === "reset") {
@@ -251,4 +244,26 @@ async function switchProduct(
     "subscription.updated",
   ]);
   await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+}
+
+/** A change applied at the period's end (`next_period`): recorded on the row, announced now. */
+export async function schedulePendingUpdate(
+  tx: Db,
+  deps: Pick<BillingDeps, "clock" | "baseUrl">,
+  s: repo.SubscriptionRow,
+  now: Date,
+  change: { productId: string | null; seats?: number },
+): Promise<void> {
+  const row = await repo.updateSubscription(tx, s.id, {
+    pendingUpdate: {
+      id: randomUUID(),
+      ...change,
+      appliesAt: s.currentPeriodEnd.toISOString(),
+      createdAt: now.toISOString(),
+    },
+    modifiedAt: now,
+  });
+  await recordSubscriptionEvents(tx, { clock: deps.clock, baseUrl: deps.baseUrl }, row, [
+    "subscription.updated",
+  ]);
 }

@@ -3,7 +3,6 @@
 // an increase now in a `subscription_update` order (a decrease is credited to the next cycle),
 // `prorate` carries the difference to the next cycle, `next_period` records a pending update applied
 // at renewal, `reset` starts a new period at once. Seats cannot go below those assigned.
-import { randomUUID } from "node:crypto";
 import { inTransaction } from "../../../db/client.ts";
 import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
@@ -17,7 +16,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import { chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { prorationFactor, roundHalfEven } from "./plan-change.ts";
+import { prorationFactor, roundHalfEven, schedulePendingUpdate } from "./plan-change.ts";
 import { renewSubscription } from "./renewal.ts";
 import * as repo from "./repository.ts";
 
@@ -85,19 +84,10 @@ export async function changeSeats(
   if (behavior === "next_period") {
     await inTransaction(deps.db, async (tx) => {
       await assertAssigned(tx);
-      const row = await repo.updateSubscription(tx, s.id, {
-        pendingUpdate: {
-          id: randomUUID(),
-          productId: s.pendingUpdate?.productId ?? null,
-          seats,
-          appliesAt: s.currentPeriodEnd.toISOString(),
-          createdAt: now.toISOString(),
-        },
-        modifiedAt: now,
+      await schedulePendingUpdate(tx, deps, s, now, {
+        productId: s.pendingUpdate?.productId ?? null,
+        seats,
       });
-      await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, row, [
-        "subscription.updated",
-      ]);
     });
     return;
   }
