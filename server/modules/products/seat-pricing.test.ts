@@ -186,6 +186,27 @@ describe("changing a subscription's seats", () => {
     expect(cycle[0]!.subtotal_amount).toBeLessThan(4800);
   });
 
+  it("a plan change scheduled after a seat change keeps the pending seats", async () => {
+    const product = (await seatProduct()).body;
+    const other = (await seatProduct()).body;
+    const id = (await buy(product.id, 3)).subscription_id as string;
+    await patch(id, { seats: 6, proration_behavior: "next_period" });
+    const moved = await patch(id, { product_id: other.id, proration_behavior: "next_period" });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body.pending_update).toMatchObject({ product_id: other.id, seats: 6 });
+    const sub = await subscriptionOf(s, id);
+    await advance(s, { to: new Date(Date.parse(sub.current_period_end) + 60_000).toISOString() });
+    const renewed = await subscriptionOf(s, id);
+    expect([renewed.product_id, renewed.seats, renewed.pending_update]).toEqual([
+      other.id,
+      6,
+      null,
+    ]);
+    const cycle = (await ordersOf(s, id)).find((o) => o.billing_reason === "subscription_cycle")!;
+    // 6 seats at the 5–20 tier's 8.00.
+    expect([cycle.seats, cycle.subtotal_amount]).toEqual([6, 4800]);
+  });
+
   it("refuses seats outside the tiers and a subscription that is not seat-based", async () => {
     const product = (await seatProduct()).body;
     const id = (await buy(product.id, 3)).subscription_id as string;
