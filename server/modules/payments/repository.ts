@@ -147,22 +147,12 @@ export async function insertPaymentMethod(
 }
 
 /** The customer's live methods, the default first, then the newest. */
-export async function listPaymentMethods(
+export function listPaymentMethods(
   db: Db,
   organizationId: string,
   customerId: string,
 ): Promise<PaymentMethodRow[]> {
-  return db
-    .select()
-    .from(paymentMethods)
-    .where(
-      and(
-        eq(paymentMethods.organizationId, organizationId),
-        eq(paymentMethods.customerId, customerId),
-        isNull(paymentMethods.deletedAt),
-      ),
-    )
-    .orderBy(desc(paymentMethods.isDefault), desc(paymentMethods.createdAt));
+  return listPaymentMethodsOfCustomers(db, organizationId, [customerId]);
 }
 
 /** listPaymentMethods of many customers, in the same order within each customer. */
