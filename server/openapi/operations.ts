@@ -70,6 +70,7 @@ import {
   subscriptionUpdate,
 } from "../modules/subscriptions/schemas.ts";
 import { benefitGrantListQuery, grantListQuery, grantSchema } from "../modules/grants/schemas.ts";
+import { customerOperations } from "./operations-customers.ts";
 import { eventAndWebhookOperations } from "./operations-events.ts";
 import { crud, idParams, metadataFilter, type Operation, operation } from "./registry.ts";
 
@@ -338,4 +339,5 @@ export const operations: readonly Operation[] = [
     status: 204,
   }),
   ...eventAndWebhookOperations,
+  ...customerOperations,
 ];
