@@ -2,6 +2,16 @@
 // and the customer portal's), members, customer sessions, and license keys' public validation.
 import { z } from "zod";
 import {
+  customerMemberListQuery,
+  memberCreate,
+  memberListQuery,
+  memberSchema,
+  memberUpdate,
+  portalMemberCreate,
+  portalMemberSchema,
+  portalMemberUpdate,
+} from "../modules/members/schemas.ts";
+import {
   portalSeatAssign,
   seatAssign,
   seatClaim,
@@ -11,7 +21,7 @@ import {
   seatSchema,
   seatsListSchema,
 } from "../modules/seats/schemas.ts";
-import type { Operation } from "./registry.ts";
+import { idParams, type Operation } from "./registry.ts";
 
 const seatParams = z.object({ seat_id: z.uuid() });
 const portal: Partial<Operation> = {
@@ -61,7 +71,135 @@ function seatOperations(base: string, prefix: string, tag: string, extra: Partia
   return ops.map((op) => ({ ...op, ...extra }));
 }
 
+const memberRead = ["members:read", "members:write"];
+const memberWrite = ["members:write"];
+
+/** A customer's members, by the customer's id or external id (Polar has both). */
+function customerMemberOperations(external: boolean): Operation[] {
+  const base = external
+    ? "/v1/customers/external/{external_id}/members"
+    : "/v1/customers/{id}/members";
+  const item = `${base}/${external ? "{member_external_id}" : "{member_id}"}`;
+  const suffix = external ? "_external" : "";
+  const params = external
+    ? z.object({ external_id: z.string().min(1) })
+    : z.object({ id: z.uuid() });
+  const itemParams = external
+    ? params.extend({ member_external_id: z.string().min(1) })
+    : params.extend({ member_id: z.uuid() });
+  const tag = "customers";
+  return [
+    {
+      method: "get",
+      path: base,
+      operationId: `customers:members:list${suffix}`,
+      summary: "List customer members",
+      tag,
+      scopes: memberRead,
+      params,
+      query: [customerMemberListQuery],
+      list: memberSchema,
+    },
+    {
+      method: "post",
+      path: base,
+      operationId: `customers:members:create${suffix}`,
+      summary: "Create member",
+      tag,
+      scopes: memberWrite,
+      params,
+      body: memberCreate,
+      response: memberSchema,
+      status: 201,
+    },
+    {
+      method: "get",
+      path: item,
+      operationId: `customers:members:get${suffix}`,
+      summary: "Get member",
+      tag,
+      scopes: memberRead,
+      params: itemParams,
+      response: memberSchema,
+    },
+    {
+      method: "patch",
+      path: item,
+      operationId: `customers:members:update${suffix}`,
+      summary: "Update member",
+      tag,
+      scopes: memberWrite,
+      params: itemParams,
+      body: memberUpdate,
+      response: memberSchema,
+    },
+    {
+      method: "delete",
+      path: item,
+      operationId: `customers:members:delete${suffix}`,
+      summary: "Delete member",
+      tag,
+      scopes: memberWrite,
+      params: itemParams,
+      status: 204,
+    },
+  ];
+}
+
+const portalMemberOperations: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/customer-portal/members",
+    operationId: "customer_portal:members:list_members",
+    summary: "List members",
+    tag: "customer_portal",
+    list: portalMemberSchema,
+  },
+  {
+    method: "post",
+    path: "/v1/customer-portal/members",
+    operationId: "customer_portal:members:add_member",
+    summary: "Add member",
+    tag: "customer_portal",
+    body: portalMemberCreate,
+    response: portalMemberSchema,
+    status: 201,
+  },
+  {
+    method: "patch",
+    path: "/v1/customer-portal/members/{id}",
+    operationId: "customer_portal:members:update_member",
+    summary: "Update member",
+    tag: "customer_portal",
+    params: idParams,
+    body: portalMemberUpdate,
+    response: portalMemberSchema,
+  },
+  {
+    method: "delete",
+    path: "/v1/customer-portal/members/{id}",
+    operationId: "customer_portal:members:remove_member",
+    summary: "Remove member",
+    tag: "customer_portal",
+    params: idParams,
+    status: 204,
+  },
+];
+
 export const customerOperations: readonly Operation[] = [
+  {
+    method: "get",
+    path: "/v1/members/",
+    operationId: "members:list_members",
+    summary: "List members",
+    tag: "members",
+    scopes: memberRead,
+    query: [memberListQuery],
+    list: memberSchema,
+  },
+  ...customerMemberOperations(false),
+  ...customerMemberOperations(true),
+  ...portalMemberOperations.map((op) => ({ ...op, ...portal })),
   ...seatOperations("/v1/customer-seats", "customer-seats", "customer-seats", {}).map((op) => ({
     ...op,
     scopes:
