@@ -2,6 +2,17 @@
 // and the customer portal's), members, customer sessions, and license keys' public validation.
 import { z } from "zod";
 import {
+  customerSessionCreate,
+  customerSessionSchema,
+} from "../modules/customer-sessions/schemas.ts";
+import {
+  activationReadSchema,
+  licenseKeyActivate,
+  licenseKeyDeactivate,
+  licenseKeyValidate,
+  validatedLicenseKeySchema,
+} from "../modules/license-keys/schemas.ts";
+import {
   customerMemberListQuery,
   memberCreate,
   memberListQuery,
@@ -186,7 +197,62 @@ const portalMemberOperations: Operation[] = [
   },
 ];
 
+/** Validate and activate, for the seller (a token) and for the software itself (public). */
+const licenseKeyOperations: Operation[] = (
+  ["license_keys", "customer_portal:license_keys"] as const
+)
+  .flatMap((prefix) => {
+    const base =
+      prefix === "license_keys" ? "/v1/license-keys" : "/v1/customer-portal/license-keys";
+    const extra = prefix === "license_keys" ? { scopes: ["license_keys:write"] } : {};
+    const tag = prefix === "license_keys" ? "license_keys" : "customer_portal";
+    const ops: Operation[] = [
+      {
+        method: "post",
+        path: `${base}/validate`,
+        operationId: `${prefix}:validate`,
+        summary: "Validate license key",
+        tag,
+        body: licenseKeyValidate,
+        response: validatedLicenseKeySchema,
+        ...extra,
+      },
+      {
+        method: "post",
+        path: `${base}/activate`,
+        operationId: `${prefix}:activate`,
+        summary: "Activate license key",
+        tag,
+        body: licenseKeyActivate,
+        response: activationReadSchema,
+        ...extra,
+      },
+    ];
+    if (prefix !== "license_keys")
+      ops.push({
+        method: "post",
+        path: `${base}/deactivate`,
+        operationId: `${prefix}:deactivate`,
+        summary: "Deactivate license key",
+        tag,
+        body: licenseKeyDeactivate,
+        status: 204,
+      });
+    return ops;
+  })
+  .concat({
+    method: "get",
+    path: "/v1/license-keys/{id}/activations/{activation_id}",
+    operationId: "license_keys:get_activation",
+    summary: "Get activation",
+    tag: "license_keys",
+    scopes: ["license_keys:read", "license_keys:write"],
+    params: z.object({ id: z.uuid(), activation_id: z.uuid() }),
+    response: activationReadSchema,
+  });
+
 export const customerOperations: readonly Operation[] = [
+  ...licenseKeyOperations,
   {
     method: "get",
     path: "/v1/members/",
@@ -200,6 +266,17 @@ export const customerOperations: readonly Operation[] = [
   ...customerMemberOperations(false),
   ...customerMemberOperations(true),
   ...portalMemberOperations.map((op) => ({ ...op, ...portal })),
+  {
+    method: "post",
+    path: "/v1/customer-sessions/",
+    operationId: "customer-sessions:create",
+    summary: "Create customer session",
+    tag: "customer-sessions",
+    scopes: ["customer_sessions:write"],
+    body: customerSessionCreate,
+    response: customerSessionSchema,
+    status: 201,
+  },
   ...seatOperations("/v1/customer-seats", "customer-seats", "customer-seats", {}).map((op) => ({
     ...op,
     scopes:
