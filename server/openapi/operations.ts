@@ -51,9 +51,12 @@ import {
 import {
   meterCreate,
   meterListQuery,
+  meterQuantitiesSchema,
   meterSchema,
   meterUpdate,
+  quantitiesQuery,
 } from "../modules/meters/schemas.ts";
+import { customerMeterListQuery, customerMeterSchema } from "../modules/customer-meters/schemas.ts";
 import { orderListQuery, orderSchema } from "../modules/orders/schemas.ts";
 import {
   productBenefitsUpdate,
@@ -287,6 +290,27 @@ export const operations: readonly Operation[] = [
     create: meterCreate,
     update: meterUpdate,
   }),
+  operation({
+    method: "get",
+    path: "/v1/meters/{id}/quantities",
+    operationId: "meters:quantities",
+    summary: "Get meter quantities",
+    tag: "meters",
+    scopes: ["meters:read", "meters:write"],
+    params: idParams,
+    query: [quantitiesQuery, metadataFilter],
+    response: meterQuantitiesSchema,
+  }),
+  ...crud({
+    tag: "customer_meters",
+    base: "/v1/customer-meters",
+    prefix: "customer_meters",
+    noun: "customer meter",
+    model: customerMeterSchema,
+    scope: "customer_meters",
+    list: [customerMeterListQuery],
+    // Read only: Polar has no customer_meters:write scope.
+  }).map((op) => ({ ...op, scopes: ["customer_meters:read"] })),
   ...crud({
     tag: "refunds",
     base: "/v1/refunds",

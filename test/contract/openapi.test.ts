@@ -193,6 +193,15 @@ function innerModel(root: Json, field: Json): Json | null {
   return innerModel(root, variants.find((v) => v.type !== "null")!);
 }
 
+/** The query a GET needs to answer at all: seats are listed per purchase, quantities per period. */
+function sampleQuery(path: string, tenant: Tenant): string {
+  if (path.endsWith("/seats") || path.endsWith("/customer-seats"))
+    return `?subscription_id=${tenant.ids["seat-subscription"]}`;
+  if (path.endsWith("/quantities"))
+    return "?start_timestamp=2020-01-01T00:00:00Z&end_timestamp=2040-01-01T00:00:00Z&interval=year";
+  return "";
+}
+
 describe("the document against the running server", () => {
   let t: TestServer;
   let owner: Tenant;
@@ -252,9 +261,7 @@ describe("the document against the running server", () => {
         path = id && path ? path.replace(`{${m[2]}}`, id) : null;
       }
       if (!path) continue;
-      // Seats are listed per purchase: Polar's list answers only with a subscription or order.
-      if (op.path.endsWith("/seats") || op.path.endsWith("/customer-seats"))
-        path += `?subscription_id=${owner.ids["seat-subscription"]}`;
+      path += sampleQuery(op.path, owner);
       const token = op.auth === "customer_session" ? seatBuyerSession : owner.token;
       const res = await api(t.url, path, { token });
       if (res.status !== 200) {
