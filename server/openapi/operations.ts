@@ -73,6 +73,7 @@ import {
   subscriptionUpdate,
 } from "../modules/subscriptions/schemas.ts";
 import { benefitGrantListQuery, grantListQuery, grantSchema } from "../modules/grants/schemas.ts";
+import { billingOperations } from "./operations-billing.ts";
 import { customerOperations } from "./operations-customers.ts";
 import { eventAndWebhookOperations } from "./operations-events.ts";
 import { crud, idParams, metadataFilter, type Operation, operation } from "./registry.ts";
@@ -364,4 +365,5 @@ export const operations: readonly Operation[] = [
   }),
   ...eventAndWebhookOperations,
   ...customerOperations,
+  ...billingOperations,
 ];
