@@ -1,4 +1,4 @@
-// The operations of event types, files, payments and disputes.
+// The operations of organizations, event types, files, payments and disputes.
 import { disputeListQuery, disputeSchema } from "../modules/disputes/schemas.ts";
 import {
   eventTypeListQuery,
@@ -14,10 +14,27 @@ import {
   fileUploadCompleted,
   fileUploadSchema,
 } from "../modules/files/schemas.ts";
+import {
+  organizationCreate,
+  organizationListQuery,
+  organizationSchema,
+  organizationUpdate,
+} from "../modules/organizations/schemas.ts";
 import { paymentListQuery, paymentSchema } from "../modules/payments/schemas.ts";
 import { crud, idParams, type Operation } from "./registry.ts";
 
 export const billingOperations: readonly Operation[] = [
+  ...crud({
+    tag: "organizations",
+    base: "/v1/organizations",
+    prefix: "organizations",
+    noun: "organization",
+    model: organizationSchema,
+    scope: "organizations",
+    list: [organizationListQuery],
+    create: organizationCreate,
+    update: organizationUpdate,
+  }),
   {
     method: "get",
     path: "/v1/event-types/",
