@@ -1,5 +1,12 @@
 // The operations of organizations, event types, files, payments and disputes.
 import { disputeListQuery, disputeSchema } from "../modules/disputes/schemas.ts";
+import { orderCreate, orderFinalize } from "../modules/draft-orders/schemas.ts";
+import {
+  orderBillingUpdate,
+  orderInvoiceSchema,
+  orderReceiptSchema,
+} from "../modules/invoices/schemas.ts";
+import { orderSchema } from "../modules/orders/schemas.ts";
 import {
   eventTypeListQuery,
   eventTypeSchema,
@@ -23,7 +30,73 @@ import {
 import { paymentListQuery, paymentSchema } from "../modules/payments/schemas.ts";
 import { crud, idParams, type Operation } from "./registry.ts";
 
+const orderRead = ["orders:read", "orders:write"];
+const orderWrite = ["orders:write"];
+
 export const billingOperations: readonly Operation[] = [
+  {
+    method: "post",
+    path: "/v1/orders/",
+    operationId: "orders:create",
+    summary: "Create draft order",
+    tag: "orders",
+    scopes: orderWrite,
+    body: orderCreate,
+    response: orderSchema,
+    status: 201,
+  },
+  {
+    method: "patch",
+    path: "/v1/orders/{id}",
+    operationId: "orders:update",
+    summary: "Update order",
+    tag: "orders",
+    scopes: orderWrite,
+    params: idParams,
+    body: orderBillingUpdate,
+    response: orderSchema,
+  },
+  {
+    method: "post",
+    path: "/v1/orders/{id}/finalize",
+    operationId: "orders:finalize",
+    summary: "Finalize draft order",
+    tag: "orders",
+    scopes: orderWrite,
+    params: idParams,
+    body: orderFinalize,
+    response: orderSchema,
+  },
+  {
+    method: "post",
+    path: "/v1/orders/{id}/invoice",
+    operationId: "orders:generate_invoice",
+    summary: "Generate order invoice",
+    tag: "orders",
+    scopes: orderRead,
+    params: idParams,
+    status: 202,
+  },
+  {
+    method: "get",
+    path: "/v1/orders/{id}/invoice",
+    operationId: "orders:invoice",
+    summary: "Get order invoice",
+    tag: "orders",
+    scopes: orderRead,
+    params: idParams,
+    response: orderInvoiceSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/orders/{id}/receipt",
+    operationId: "orders:receipt",
+    summary: "Get order receipt",
+    tag: "orders",
+    scopes: orderRead,
+    params: idParams,
+    response: orderReceiptSchema,
+  },
   ...crud({
     tag: "organizations",
     base: "/v1/organizations",

@@ -225,6 +225,10 @@ describe("the document against the running server", () => {
       body: { customer_id: seatSubscription.body.customer_id },
     });
     seatBuyerSession = session.body.token;
+    // An invoice is read only once generated (the order has the checkout's billing details).
+    const order = `/v1/orders/${owner.ids["orders/{id}"]}`;
+    const invoice = await api(t.url, `${order}/invoice`, { token: owner.token, method: "POST" });
+    if (invoice.status !== 202) throw new Error(`invoice: ${invoice.status}`);
   }, 180_000);
   afterAll(() => t?.stop());
 
