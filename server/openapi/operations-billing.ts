@@ -1,5 +1,13 @@
-// The operations of organizations, event types, files, payments and disputes.
+// The operations of the public checkout, draft orders and invoices, organizations, event types,
+// files, payments and disputes.
 import { disputeListQuery, disputeSchema } from "../modules/disputes/schemas.ts";
+import { z } from "zod";
+import {
+  checkoutConfirm,
+  checkoutPublicConfirmedSchema,
+  checkoutPublicSchema,
+  checkoutUpdatePublic,
+} from "../modules/checkouts/schemas.ts";
 import { orderCreate, orderFinalize } from "../modules/draft-orders/schemas.ts";
 import {
   orderBillingUpdate,
@@ -30,10 +38,41 @@ import {
 import { paymentListQuery, paymentSchema } from "../modules/payments/schemas.ts";
 import { crud, idParams, type Operation } from "./registry.ts";
 
+const secretParams = z.object({ client_secret: z.string().min(1).max(200) });
 const orderRead = ["orders:read", "orders:write"];
 const orderWrite = ["orders:write"];
 
 export const billingOperations: readonly Operation[] = [
+  // The checkout page's own routes: the client secret is the credential.
+  {
+    method: "get",
+    path: "/v1/checkouts/client/{client_secret}",
+    operationId: "checkouts:client_get",
+    summary: "Get checkout session from client",
+    tag: "checkouts",
+    params: secretParams,
+    response: checkoutPublicSchema,
+  },
+  {
+    method: "patch",
+    path: "/v1/checkouts/client/{client_secret}",
+    operationId: "checkouts:client_update",
+    summary: "Update checkout session from client",
+    tag: "checkouts",
+    params: secretParams,
+    body: checkoutUpdatePublic,
+    response: checkoutPublicSchema,
+  },
+  {
+    method: "post",
+    path: "/v1/checkouts/client/{client_secret}/confirm",
+    operationId: "checkouts:client_confirm",
+    summary: "Confirm checkout session from client",
+    tag: "checkouts",
+    params: secretParams,
+    body: checkoutConfirm,
+    response: checkoutPublicConfirmedSchema,
+  },
   {
     method: "post",
     path: "/v1/orders/",

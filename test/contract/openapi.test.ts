@@ -229,6 +229,10 @@ describe("the document against the running server", () => {
     const order = `/v1/orders/${owner.ids["orders/{id}"]}`;
     const invoice = await api(t.url, `${order}/invoice`, { token: owner.token, method: "POST" });
     if (invoice.status !== 202) throw new Error(`invoice: ${invoice.status}`);
+    const checkout = await api(t.url, `/v1/checkouts/${owner.ids["checkouts/{id}"]}`, {
+      token: owner.token,
+    });
+    owner.ids["client/{client_secret}"] = checkout.body.client_secret;
   }, 180_000);
   afterAll(() => t?.stop());
 
