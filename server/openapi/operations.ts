@@ -76,6 +76,7 @@ import { benefitGrantListQuery, grantListQuery, grantSchema } from "../modules/g
 import { billingOperations } from "./operations-billing.ts";
 import { customerOperations } from "./operations-customers.ts";
 import { eventAndWebhookOperations } from "./operations-events.ts";
+import { portalOperations } from "./operations-portal.ts";
 import { crud, idParams, metadataFilter, type Operation, operation } from "./registry.ts";
 
 const externalParams = z.object({ external_id: z.string().min(1) });
@@ -366,4 +367,5 @@ export const operations: readonly Operation[] = [
   ...eventAndWebhookOperations,
   ...customerOperations,
   ...billingOperations,
+  ...portalOperations,
 ];

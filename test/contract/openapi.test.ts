@@ -212,6 +212,7 @@ describe("the document against the running server", () => {
   let owner: Tenant;
   // The seat buyer's portal session: the seeded one belongs to a customer without seats.
   let seatBuyerSession: string;
+  let portalIds: Record<string, string>;
   beforeAll(async () => {
     t = await startTestServer();
     owner = await seedTenant(t, "Owner");
@@ -233,6 +234,29 @@ describe("the document against the running server", () => {
       token: owner.token,
     });
     owner.ids["client/{client_secret}"] = checkout.body.client_secret;
+    // The portal's own resources are the seat buyer's: their subscription and its order.
+    const seatOrder = await api(
+      t.url,
+      `/v1/orders/?subscription_id=${owner.ids["seat-subscription"]}`,
+      { token: owner.token },
+    );
+    const seatOrderId = seatOrder.body.items[0].id as string;
+    await api(t.url, `/v1/orders/${seatOrderId}`, {
+      token: owner.token,
+      method: "PATCH",
+      body: { billing_name: "Team Buyer" },
+    });
+    const seatInvoice = await api(t.url, `/v1/orders/${seatOrderId}/invoice`, {
+      token: owner.token,
+      method: "POST",
+    });
+    if (seatInvoice.status !== 202)
+      throw new Error(`seat invoice: ${seatInvoice.status} ${JSON.stringify(seatInvoice.body)}`);
+    portalIds = {
+      ...owner.ids,
+      "subscriptions/{id}": owner.ids["seat-subscription"]!,
+      "orders/{id}": seatOrderId,
+    };
   }, 180_000);
   afterAll(() => t?.stop());
 
@@ -269,8 +293,9 @@ describe("the document against the running server", () => {
     for (const op of operations) {
       if (op.method !== "get") continue;
       let path: string | null = op.path;
+      const ids = op.auth === "customer_session" ? portalIds : owner.ids;
       for (const m of op.path.matchAll(/([a-z-]+)\/\{([a-z_]+)\}/g)) {
-        const id = owner.ids[`${m[1]}/{${m[2]}}`];
+        const id = ids[`${m[1]}/{${m[2]}}`];
         path = id && path ? path.replace(`{${m[2]}}`, id) : null;
       }
       if (!path) continue;
