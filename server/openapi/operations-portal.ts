@@ -1,6 +1,7 @@
-// The customer portal's own models: the customer, their subscriptions and orders, as the buyer sees
-// them with a customer session (no seller metadata, the seller's organization embedded).
+// The customer portal's own models: the customer, their subscriptions, orders, meters and license
+// keys, as the buyer sees them with a customer session (no seller metadata, the seller's organization embedded).
 import {
+  benefitIdQuery,
   portalCustomerSchema,
   portalCustomerUpdate,
   portalOrderListQuery,
@@ -9,6 +10,11 @@ import {
   portalSubscriptionSchema,
   portalSubscriptionUpdate,
 } from "../modules/customer-portal/schemas.ts";
+import { customerMeterListQuery, portalCustomerMeterSchema } from "../modules/grants/schemas.ts";
+import {
+  licenseKeySchema,
+  licenseKeyWithActivationsSchema,
+} from "../modules/license-keys/schemas.ts";
 import {
   orderBillingUpdate,
   orderInvoiceSchema,
@@ -21,6 +27,42 @@ const subscriptions = "/v1/customer-portal/subscriptions";
 const orders = "/v1/customer-portal/orders";
 
 const portalOps: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/customer-portal/meters/",
+    operationId: "customer_portal:customer_meters:list",
+    summary: "List meters",
+    tag,
+    query: [customerMeterListQuery],
+    list: portalCustomerMeterSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/meters/{id}",
+    operationId: "customer_portal:customer_meters:get",
+    summary: "Get customer meter",
+    tag,
+    params: idParams,
+    response: portalCustomerMeterSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/license-keys/",
+    operationId: "customer_portal:license_keys:list",
+    summary: "List license keys",
+    tag,
+    query: [benefitIdQuery],
+    list: licenseKeySchema,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/license-keys/{id}",
+    operationId: "customer_portal:license_keys:get",
+    summary: "Get license key",
+    tag,
+    params: idParams,
+    response: licenseKeyWithActivationsSchema,
+  },
   {
     method: "get",
     path: "/v1/customer-portal/customers/me",

@@ -293,14 +293,23 @@ describe("the document against the running server", () => {
     for (const op of operations) {
       if (op.method !== "get") continue;
       let path: string | null = op.path;
-      const ids = op.auth === "customer_session" ? portalIds : owner.ids;
+      // In the portal, the product's buyer holds the license key and meter credits; the seat
+      // buyer holds the seats, the subscription and its order.
+      const portal = op.auth === "customer_session";
+      const productBuyer = portal && /\/(meters|license-keys)\//.test(op.path);
+      const ids = portal && !productBuyer ? portalIds : owner.ids;
       for (const m of op.path.matchAll(/([a-z-]+)\/\{([a-z_]+)\}/g)) {
-        const id = ids[`${m[1]}/{${m[2]}}`];
+        const key = `${m[1]}/{${m[2]}}`;
+        const id = (portal ? ids[`customer-portal/${key}`] : undefined) ?? ids[key];
         path = id && path ? path.replace(`{${m[2]}}`, id) : null;
       }
       if (!path) continue;
       path += sampleQuery(op.path, owner);
-      const token = op.auth === "customer_session" ? seatBuyerSession : owner.token;
+      const token = !portal
+        ? owner.token
+        : productBuyer
+          ? owner.customerSessionToken
+          : seatBuyerSession;
       const res = await api(t.url, path, { token });
       if (res.status !== 200) {
         failures.push(`GET ${op.path}: ${res.status}`);
