@@ -1,5 +1,5 @@
 // The operations of the public checkout, draft orders and invoices, organizations, event types,
-// files, payments and disputes.
+// files, payments, disputes and metrics.
 import { disputeListQuery, disputeSchema } from "../modules/disputes/schemas.ts";
 import { z } from "zod";
 import {
@@ -30,6 +30,17 @@ import {
   fileUploadSchema,
 } from "../modules/files/schemas.ts";
 import {
+  metricDashboardCreate,
+  metricDashboardListQuery,
+  metricDashboardSchema,
+  metricDashboardUpdate,
+} from "../modules/metric-dashboards/schemas.ts";
+import {
+  metricsLimitsSchema,
+  metricsQuery,
+  metricsResponseSchema,
+} from "../modules/metrics/schemas.ts";
+import {
   organizationCreate,
   organizationListQuery,
   organizationSchema,
@@ -40,6 +51,7 @@ import { crud, idParams, type Operation } from "./registry.ts";
 
 const secretParams = z.object({ client_secret: z.string().min(1).max(200) });
 const orderRead = ["orders:read", "orders:write"];
+const metricsRead = ["metrics:read", "metrics:write"];
 const orderWrite = ["orders:write"];
 
 export const billingOperations: readonly Operation[] = [
@@ -250,4 +262,49 @@ export const billingOperations: readonly Operation[] = [
     params: idParams,
     response: disputeSchema,
   },
+  {
+    method: "get",
+    path: "/v1/metrics/",
+    operationId: "metrics:get",
+    summary: "Get metrics",
+    tag: "metrics",
+    scopes: metricsRead,
+    query: [metricsQuery],
+    response: metricsResponseSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/metrics/limits",
+    operationId: "metrics:limits",
+    summary: "Get metrics limits",
+    tag: "metrics",
+    scopes: metricsRead,
+    response: metricsLimitsSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/metrics/dashboards",
+    operationId: "metrics:list_dashboards",
+    summary: "List metric dashboards",
+    tag: "metrics",
+    scopes: metricsRead,
+    query: [metricDashboardListQuery],
+    response: z.array(metricDashboardSchema),
+  },
+  ...crud({
+    tag: "metrics",
+    base: "/v1/metrics/dashboards",
+    prefix: "metrics",
+    noun: "metric dashboard",
+    model: metricDashboardSchema,
+    scope: "metrics",
+    create: metricDashboardCreate,
+    update: metricDashboardUpdate,
+    remove: true,
+  }).map((op) => ({
+    ...op,
+    // Polar's dashboard paths have no trailing slash, and its operationIds name the dashboard.
+    path: op.path.replace(/\/$/, ""),
+    operationId: `metrics:${op.operationId.split(":")[1]}_dashboard`,
+  })),
 ];

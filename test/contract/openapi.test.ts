@@ -198,12 +198,14 @@ function innerModel(root: Json, field: Json): Json | null {
   return innerModel(root, variants.find((v) => v.type !== "null")!);
 }
 
-/** The query a GET needs to answer at all: seats are listed per purchase, quantities per period. */
+/** The query a GET needs to answer at all: seats are listed per purchase, quantities and metrics
+ * per period. */
 function sampleQuery(path: string, tenant: Tenant): string {
   if (path.endsWith("/seats") || path.endsWith("/customer-seats"))
     return `?subscription_id=${tenant.ids["seat-subscription"]}`;
   if (path.endsWith("/quantities"))
     return "?start_timestamp=2020-01-01T00:00:00Z&end_timestamp=2040-01-01T00:00:00Z&interval=year";
+  if (path === "/v1/metrics/") return "?start_date=2026-01-01&end_date=2026-12-31&interval=month";
   return "";
 }
 
