@@ -1,7 +1,9 @@
 // The customer portal's own models: the customer, their subscriptions, orders, meters and license
 // keys, as the buyer sees them with a customer session (no seller metadata, the seller's organization embedded).
+import { customerCustomerSessionSchema } from "../modules/customer-sessions/schemas.ts";
 import {
   benefitIdQuery,
+  portalAuthenticatedUserSchema,
   portalCustomerSchema,
   portalCustomerUpdate,
   portalOrderListQuery,
@@ -27,6 +29,22 @@ const subscriptions = "/v1/customer-portal/subscriptions";
 const orders = "/v1/customer-portal/orders";
 
 const portalOps: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/customer-portal/customer-session/introspect",
+    operationId: "customer_portal:customer-session:introspect",
+    summary: "Introspect customer session",
+    tag,
+    response: customerCustomerSessionSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/customer-session/user",
+    operationId: "customer_portal:customer-session:get_authenticated_user",
+    summary: "Get authenticated portal user",
+    tag,
+    response: portalAuthenticatedUserSchema,
+  },
   {
     method: "get",
     path: "/v1/customer-portal/meters/",

@@ -167,6 +167,18 @@ export const portalOrderSchema = orderSchema
   .meta({ id: "CustomerOrder" });
 export type PortalOrderOut = z.output<typeof portalOrderSchema>;
 
+export const portalAuthenticatedUserSchema = z
+  .object({
+    type: z.enum(["customer", "member"]),
+    name: z.string().nullable(),
+    email: z.string(),
+    customer_id: z.uuid(),
+    member_id: z.uuid().nullable(),
+    role: z.enum(["owner", "billing_manager", "member"]).nullable(),
+  })
+  .meta({ id: "PortalAuthenticatedUser" });
+export type PortalAuthenticatedUserOut = z.output<typeof portalAuthenticatedUserSchema>;
+
 /** Polar's CustomerOrganization: what a customer sees of the seller, with the portal's settings. */
 export function customerOrganizationOut(o: OrganizationSummary): CustomerOrganizationOut {
   return {

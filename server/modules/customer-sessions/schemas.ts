@@ -54,3 +54,9 @@ export function customerSessionOut(
     customer,
   };
 }
+
+/** What the portal learns of its own session. */
+export const customerCustomerSessionSchema = z
+  .object({ expires_at: timestamp, return_url: z.string().nullable() })
+  .meta({ id: "CustomerCustomerSession" });
+export type CustomerCustomerSessionOut = z.output<typeof customerCustomerSessionSchema>;
