@@ -76,7 +76,12 @@ export function configureCustomerCommands(program: Command): void {
     .option("--external-id <id>", "your id for this customer")
     .option("--metadata <key=value>", "metadata (repeatable)", collect)
     .option("--org <id-or-slug>", "organization (default: the profile's)")
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { customerCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./customer-flags.ts"),
+      ]);
+      const flags = parseFlags(customerCreateFlags, raw);
       const ctx = await contextOf(c);
       const body = {
         type: "individual",
@@ -99,7 +104,12 @@ export function configureCustomerCommands(program: Command): void {
     .option("--email <email>", "email address")
     .option("--name <name>", "name")
     .option("--external-id <id>", "your id for this customer")
-    .action(async (id: string, flags, c: Command) => {
+    .action(async (id: string, raw: unknown, c: Command) => {
+      const [{ parseFlags }, { customerUpdateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./customer-flags.ts"),
+      ]);
+      const flags = parseFlags(customerUpdateFlags, raw);
       const ctx = await contextOf(c);
       const body = Object.fromEntries(
         Object.entries({

@@ -142,7 +142,12 @@ export function configureMeterCommands(program: Command): void {
       "after",
       "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n",
     )
-    .action(async (id: string, flags, c: Command) => {
+    .action(async (id: string, raw: unknown, c: Command) => {
+      const [{ parseFlags }, { quantitiesFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./meters-flags.ts"),
+      ]);
+      const flags = parseFlags(quantitiesFlags, raw);
       const ctx = await contextOf(c);
       const res = await ctx
         .api()
@@ -221,8 +226,13 @@ function configureEventCommands(program: Command): void {
       "after",
       "\nExamples:\n  $ till events ingest --name api_call --external-customer user_42 --metadata tokens=120\n  $ cat events.ndjson | till events ingest --file -\n",
     )
-    .action(async (flags, c: Command) => {
-      const { ingestEvents } = await import("../services/events.ts");
+    .action(async (raw: unknown, c: Command) => {
+      const [{ ingestEvents }, { parseFlags }, { ingestFlags }] = await Promise.all([
+        import("../services/events.ts"),
+        import("../lib/flags.ts"),
+        import("./meters-flags.ts"),
+      ]);
+      const flags = parseFlags(ingestFlags, raw);
       const ctx = await contextOf(c);
       const single = flags.name
         ? [
@@ -243,7 +253,7 @@ function configureEventCommands(program: Command): void {
         organization: () => organizationParam(ctx, flags.org, { announce: true }),
         single,
         file: flags.file ?? null,
-        batchSize: Math.min(Math.max(Number(flags.batchSize) || 500, 1), 1000),
+        batchSize: flags.batchSize,
       });
     });
 }

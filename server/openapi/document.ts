@@ -123,7 +123,8 @@ function operationObject(components: Components, op: Operation): Json {
     parameters: parameters(components, op),
     responses,
   };
-  if (op.scopes) result.security = [{ access_token: op.scopes }];
+  if (op.auth === "customer_session") result.security = [{ customer_session: op.scopes ?? [] }];
+  else if (op.scopes) result.security = [{ access_token: op.scopes }];
   else result.security = [];
   if (op.body)
     result.requestBody = {
@@ -176,6 +177,11 @@ export function buildOpenApi(operations: readonly Operation[], baseUrl: string):
           type: "http",
           scheme: "bearer",
           description: "An organization access token (till_oat_…) or a user session token.",
+        },
+        customer_session: {
+          type: "http",
+          scheme: "bearer",
+          description: "A customer session token, from POST /v1/customer-sessions/.",
         },
       },
     },

@@ -51,9 +51,12 @@ import {
 import {
   meterCreate,
   meterListQuery,
+  meterQuantitiesSchema,
   meterSchema,
   meterUpdate,
+  quantitiesQuery,
 } from "../modules/meters/schemas.ts";
+import { customerMeterListQuery, customerMeterSchema } from "../modules/customer-meters/schemas.ts";
 import { orderListQuery, orderSchema } from "../modules/orders/schemas.ts";
 import {
   productBenefitsUpdate,
@@ -70,7 +73,10 @@ import {
   subscriptionUpdate,
 } from "../modules/subscriptions/schemas.ts";
 import { benefitGrantListQuery, grantListQuery, grantSchema } from "../modules/grants/schemas.ts";
+import { billingOperations } from "./operations-billing.ts";
+import { customerOperations } from "./operations-customers.ts";
 import { eventAndWebhookOperations } from "./operations-events.ts";
+import { portalOperations } from "./operations-portal.ts";
 import { crud, idParams, metadataFilter, type Operation, operation } from "./registry.ts";
 
 const externalParams = z.object({ external_id: z.string().min(1) });
@@ -286,6 +292,27 @@ export const operations: readonly Operation[] = [
     create: meterCreate,
     update: meterUpdate,
   }),
+  operation({
+    method: "get",
+    path: "/v1/meters/{id}/quantities",
+    operationId: "meters:quantities",
+    summary: "Get meter quantities",
+    tag: "meters",
+    scopes: ["meters:read", "meters:write"],
+    params: idParams,
+    query: [quantitiesQuery, metadataFilter],
+    response: meterQuantitiesSchema,
+  }),
+  ...crud({
+    tag: "customer_meters",
+    base: "/v1/customer-meters",
+    prefix: "customer_meters",
+    noun: "customer meter",
+    model: customerMeterSchema,
+    scope: "customer_meters",
+    list: [customerMeterListQuery],
+    // Read only: Polar has no customer_meters:write scope.
+  }).map((op) => ({ ...op, scopes: ["customer_meters:read"] })),
   ...crud({
     tag: "refunds",
     base: "/v1/refunds",
@@ -338,4 +365,7 @@ export const operations: readonly Operation[] = [
     status: 204,
   }),
   ...eventAndWebhookOperations,
+  ...customerOperations,
+  ...billingOperations,
+  ...portalOperations,
 ];

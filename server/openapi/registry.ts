@@ -15,6 +15,8 @@ export interface Operation {
   tag: string;
   /** Scopes the route's guard requires; none for public routes. */
   scopes?: string[];
+  /** The credential: an access token unless the route is the customer portal's. */
+  auth?: "customer_session";
   params?: z.ZodObject;
   query?: z.ZodObject[];
   body?: z.ZodType;

@@ -20,12 +20,16 @@ import { fulfil, reopen } from "./fulfil.ts";
 import { trialOf } from "./trial.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
-import type { CheckoutConfirm } from "./schemas.ts";
+import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
 import { checkoutPublicOut } from "./serialize.ts";
 import { loadPublicView, type CheckoutDeps } from "./service.ts";
 import { addressIssues, customFieldIssues } from "./validate.ts";
 
-export async function confirmCheckout(deps: CheckoutDeps, secret: string, input: CheckoutConfirm) {
+export async function confirmCheckout(
+  deps: CheckoutDeps,
+  secret: string,
+  input: CheckoutConfirm,
+): Promise<CheckoutPublicConfirmedOut> {
   const {
     confirmation_token_id: tokenId,
     discount_code,

@@ -230,3 +230,34 @@ export const checkoutSchema = z
   })
   .meta({ id: "Checkout" });
 export type CheckoutOut = z.output<typeof checkoutSchema>;
+
+export const checkoutOrganizationSchema = z
+  .object({
+    ...timestamped,
+    name: z.string(),
+    slug: z.string(),
+    avatar_url: z.string().nullable(),
+    proration_behavior: z.enum(["invoice", "prorate", "next_period", "reset"]),
+    allow_customer_updates: z.boolean(),
+  })
+  .meta({ id: "CheckoutOrganization" });
+
+// The page's view: the seller's metadata and the subscription stay out of it.
+const publicShape = checkoutSchema
+  .omit({
+    metadata: true,
+    customer_metadata: true,
+    external_customer_id: true,
+    subscription_id: true,
+  })
+  .extend({
+    organization: checkoutOrganizationSchema,
+    customer_session_token: z.string().nullable(),
+  });
+export const checkoutPublicSchema = publicShape.meta({ id: "CheckoutPublic" });
+export type CheckoutPublicOut = z.output<typeof checkoutPublicSchema>;
+
+export const checkoutPublicConfirmedSchema = publicShape
+  .extend({ status: z.literal("confirmed") })
+  .meta({ id: "CheckoutPublicConfirmed" });
+export type CheckoutPublicConfirmedOut = z.output<typeof checkoutPublicConfirmedSchema>;

@@ -4,7 +4,7 @@ import type { DiscountRow } from "../discounts/repository.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
-import type { CheckoutOut } from "./schemas.ts";
+import type { CheckoutOut, CheckoutPublicOut } from "./schemas.ts";
 import { trialOf } from "./trial.ts";
 
 export interface CheckoutView {
@@ -152,7 +152,7 @@ export function checkoutOut(view: CheckoutView): CheckoutOut {
 }
 
 /** The page's view: no seller metadata, plus the organization and, once paid, nothing secret. */
-export function checkoutPublicOut(view: CheckoutPublicView) {
+export function checkoutPublicOut(view: CheckoutPublicView): CheckoutPublicOut {
   const {
     metadata: _m,
     customer_metadata: _cm,

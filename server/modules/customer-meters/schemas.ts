@@ -2,6 +2,9 @@
 import { z } from "zod";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { timestamped } from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
+import { meterSchema, type MeterOut } from "../meters/schemas.ts";
 
 export const CUSTOMER_METER_SORTS = [
   "created_at",
@@ -35,7 +38,25 @@ export interface CustomerMeterParts {
   consumed: number;
 }
 
-export function customerMeterOut<C, M>(m: CustomerMeterParts, customer: C, meter: M) {
+export const customerMeterSchema = z
+  .object({
+    ...timestamped,
+    customer_id: z.uuid(),
+    meter_id: z.uuid(),
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    balance: z.number(),
+    customer: customerSchema,
+    meter: meterSchema,
+  })
+  .meta({ id: "CustomerMeter" });
+export type CustomerMeterOut = z.output<typeof customerMeterSchema>;
+
+export function customerMeterOut(
+  m: CustomerMeterParts,
+  customer: CustomerOut,
+  meter: MeterOut,
+): CustomerMeterOut {
   return {
     id: m.id,
     created_at: m.createdAt.toISOString(),

@@ -26,7 +26,11 @@ async function render(db: Db, rows: Found) {
   return Promise.all(
     rows.map(async ({ cm, meter }) => {
       const consumed = await consumedUnits(db, meter, cm.customerId, cm.createdAt);
-      return customerMeterOut({ ...cm, consumed }, customers.get(cm.customerId), meterOut(meter));
+      const customer = customers.get(cm.customerId);
+      // The foreign key keeps it, deleted customers included: a miss is a broken database.
+      if (!customer)
+        throw new Error(`Customer ${cm.customerId} of customer meter ${cm.id} is gone.`);
+      return customerMeterOut({ ...cm, consumed }, customer, meterOut(meter));
     }),
   );
 }

@@ -6,13 +6,16 @@ import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { addressInput, type CustomerOut, customerSchema } from "../customers/schemas.ts";
 import { stateGrantSchema, stateMeterSchema } from "../grants/schemas.ts";
-import type { OrderOut } from "../orders/schemas.ts";
-import type { ProductOut } from "../products/schemas.ts";
+import { BENEFIT_TYPES } from "../benefits/schemas.ts";
+import { orderSchema, type OrderOut } from "../orders/schemas.ts";
+import { productCoreSchema, productSchema, type ProductOut } from "../products/schemas.ts";
 import {
   CANCELLATION_REASONS,
   stateSubscriptionSchema,
+  subscriptionSchema,
   type SubscriptionOut,
 } from "../subscriptions/schemas.ts";
+import { nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
 
 // Polar's CustomerState: the customer with what it has now. It is served by /v1/customers/{id}/state
 // and carried by customer.state_changed; it lives here, above every module it gathers.
@@ -77,8 +80,107 @@ export interface OrganizationSummary {
   createdAt: Date;
 }
 
+export const customerOrganizationSchema = z
+  .object({
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    avatar_url: z.string().nullable(),
+    proration_behavior: z.enum(["invoice", "prorate", "next_period", "reset"]),
+    allow_customer_updates: z.boolean(),
+    customer_portal_settings: z.object({
+      usage: z.object({ show: z.boolean() }),
+      subscription: z.object({ update_seats: z.boolean(), update_plan: z.boolean() }),
+      customer: z.object({ allow_email_change: z.boolean() }),
+    }),
+    organization_features: z.object({
+      member_model_enabled: z.boolean(),
+      checkout_localization_enabled: z.boolean(),
+    }),
+  })
+  .meta({ id: "CustomerOrganization" });
+export type CustomerOrganizationOut = z.output<typeof customerOrganizationSchema>;
+
+export const portalCustomerSchema = z
+  .object({
+    ...customerSchema.pick({
+      created_at: true,
+      modified_at: true,
+      id: true,
+      email: true,
+      email_verified: true,
+      name: true,
+      billing_name: true,
+      billing_address: true,
+      tax_id: true,
+      type: true,
+      locale: true,
+    }).shape,
+    oauth_accounts: z.record(z.string(), z.unknown()),
+    default_payment_method_id: z.uuid().nullable(),
+  })
+  .meta({ id: "CustomerPortalCustomer" });
+export type PortalCustomerOut = z.output<typeof portalCustomerSchema>;
+
+const benefitPublicSchema = z
+  .object({
+    ...timestamped,
+    type: z.enum(BENEFIT_TYPES),
+    description: z.string(),
+    selectable: z.boolean(),
+    deletable: z.boolean(),
+    is_deleted: z.boolean(),
+    organization_id: z.uuid(),
+  })
+  .meta({ id: "BenefitPublic" });
+
+/** CustomerSubscriptionProduct / CustomerOrderProduct: public benefits, the seller's organization. */
+export const portalProductSchema = productCoreSchema
+  .omit({ metadata: true })
+  .extend({
+    prices: productSchema.shape.prices,
+    benefits: z.array(benefitPublicSchema),
+    medias: productSchema.shape.medias,
+    organization: customerOrganizationSchema,
+  })
+  .meta({ id: "CustomerSubscriptionProduct" });
+export type PortalProductOut = z.output<typeof portalProductSchema>;
+
+export const portalSubscriptionSchema = subscriptionSchema
+  .omit({ customer: true, custom_field_data: true, discount: true, metadata: true })
+  .extend({ product: portalProductSchema })
+  .meta({ id: "CustomerSubscription" });
+export type PortalSubscriptionOut = z.output<typeof portalSubscriptionSchema>;
+
+export const portalOrderSchema = orderSchema
+  .omit({
+    customer: true,
+    discount: true,
+    metadata: true,
+    custom_field_data: true,
+    platform_fee_amount: true,
+    platform_fee_currency: true,
+  })
+  .extend({ product: portalProductSchema.nullable() })
+  .meta({ id: "CustomerOrder" });
+export type PortalOrderOut = z.output<typeof portalOrderSchema>;
+
+export const portalAuthenticatedUserSchema = z
+  .object({
+    type: z.enum(["customer", "member"]),
+    name: z.string().nullable(),
+    email: z.string(),
+    customer_id: z.uuid(),
+    member_id: z.uuid().nullable(),
+    role: z.enum(["owner", "billing_manager", "member"]).nullable(),
+  })
+  .meta({ id: "PortalAuthenticatedUser" });
+export type PortalAuthenticatedUserOut = z.output<typeof portalAuthenticatedUserSchema>;
+
 /** Polar's CustomerOrganization: what a customer sees of the seller, with the portal's settings. */
-export function customerOrganizationOut(o: OrganizationSummary) {
+export function customerOrganizationOut(o: OrganizationSummary): CustomerOrganizationOut {
   return {
     created_at: o.createdAt.toISOString(),
     modified_at: null,
@@ -97,9 +199,8 @@ export function customerOrganizationOut(o: OrganizationSummary) {
     organization_features: { member_model_enabled: false, checkout_localization_enabled: false },
   };
 }
-export type CustomerOrganizationOut = ReturnType<typeof customerOrganizationOut>;
 
-export function portalCustomerOut(c: CustomerOut) {
+export function portalCustomerOut(c: CustomerOut): PortalCustomerOut {
   return {
     created_at: c.created_at,
     modified_at: c.modified_at,
@@ -118,7 +219,10 @@ export function portalCustomerOut(c: CustomerOut) {
 }
 
 /** CustomerSubscriptionProduct / CustomerOrderProduct: public benefits, the seller's organization. */
-export function portalProductOut(p: ProductOut, organization: CustomerOrganizationOut) {
+export function portalProductOut(
+  p: ProductOut,
+  organization: CustomerOrganizationOut,
+): PortalProductOut {
   return {
     id: p.id,
     created_at: p.created_at,
@@ -152,7 +256,10 @@ export function portalProductOut(p: ProductOut, organization: CustomerOrganizati
   };
 }
 
-export function portalSubscriptionOut(s: SubscriptionOut, organization: CustomerOrganizationOut) {
+export function portalSubscriptionOut(
+  s: SubscriptionOut,
+  organization: CustomerOrganizationOut,
+): PortalSubscriptionOut {
   const { customer: _c, custom_field_data: _f, discount: _d, metadata: _m, product, ...rest } = s;
   return { ...rest, product: portalProductOut(product, organization) };
 }
@@ -161,7 +268,7 @@ export function portalOrderOut(
   o: OrderOut,
   product: ProductOut | null,
   organization: CustomerOrganizationOut,
-) {
+): PortalOrderOut {
   const {
     customer: _c,
     discount: _d,

@@ -28,6 +28,7 @@ import {
   type PortalOrderListQuery,
   type PortalSubscriptionListQuery,
   type PortalSubscriptionUpdate,
+  type PortalAuthenticatedUserOut,
 } from "./schemas.ts";
 
 export interface PortalDeps {
@@ -60,7 +61,10 @@ export async function getMe(deps: PortalDeps, ctx: CustomerContext) {
 }
 
 /** Polar's PortalAuthenticatedUser: who the session acts for (always a customer: no members yet). */
-export async function getSessionUser(deps: PortalDeps, ctx: CustomerContext) {
+export async function getSessionUser(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+): Promise<PortalAuthenticatedUserOut> {
   const me = await getCustomer(deps, organizationView(ctx), { id: ctx.customerId });
   return {
     type: "customer",

@@ -1,7 +1,8 @@
 // Wire schemas for Polar's CustomerSessionCustomerIDCreate / CustomerSessionCustomerExternalIDCreate
 // and CustomerSession.
 import { z } from "zod";
-import type { CustomerOut } from "../customers/schemas.ts";
+import { nullableTimestamp, timestamp } from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import type { CustomerSessionRow } from "./repository.ts";
 
 const common = {
@@ -20,12 +21,27 @@ export const customerSessionCreate = z.union([
 ]);
 export type CustomerSessionCreate = z.output<typeof customerSessionCreate>;
 
+export const customerSessionSchema = z
+  .object({
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    id: z.uuid(),
+    token: z.string(),
+    expires_at: timestamp,
+    return_url: z.string().nullable(),
+    customer_portal_url: z.string(),
+    customer_id: z.uuid(),
+    customer: customerSchema,
+  })
+  .meta({ id: "CustomerSession" });
+export type CustomerSessionOut = z.output<typeof customerSessionSchema>;
+
 export function customerSessionOut(
   row: CustomerSessionRow,
   token: string,
   portalUrl: string,
   customer: CustomerOut,
-) {
+): CustomerSessionOut {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
@@ -38,3 +54,9 @@ export function customerSessionOut(
     customer,
   };
 }
+
+/** What the portal learns of its own session. */
+export const customerCustomerSessionSchema = z
+  .object({ expires_at: timestamp, return_url: z.string().nullable() })
+  .meta({ id: "CustomerCustomerSession" });
+export type CustomerCustomerSessionOut = z.output<typeof customerCustomerSessionSchema>;

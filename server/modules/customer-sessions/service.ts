@@ -10,7 +10,11 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import { getCustomer } from "../customers/service.ts";
 import * as repo from "./repository.ts";
-import { customerSessionOut, type CustomerSessionCreate } from "./schemas.ts";
+import {
+  customerSessionOut,
+  type CustomerCustomerSessionOut,
+  type CustomerSessionCreate,
+} from "./schemas.ts";
 
 export const SESSION_TTL_MS = 60 * 60 * 1000;
 
@@ -102,7 +106,10 @@ export function createCustomerResolver(
 }
 
 /** The session a portal request came with (already resolved, so it exists): its expiry and return URL. */
-export async function customerSessionSummary(db: Db, sessionId: string) {
+export async function customerSessionSummary(
+  db: Db,
+  sessionId: string,
+): Promise<CustomerCustomerSessionOut> {
   const row = await repo.findById(db, sessionId);
   if (!row) throw new ResourceNotFound("Customer session not found.");
   return { expires_at: row.expiresAt.toISOString(), return_url: row.returnUrl };

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
+import { nullableTimestamp, timestamped } from "../../lib/wire.ts";
+import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import type { DisputeRow } from "./repository.ts";
 
 export const DISPUTE_STATUSES = [
@@ -27,7 +28,28 @@ const CLOSED = new Set<DisputeRow["status"]>(["prevented", "won", "lost"]);
 
 export const isClosed = (status: DisputeRow["status"]) => CLOSED.has(status);
 
-export function disputeOut(d: DisputeRow, customer: CustomerOut) {
+// Polar's DisputeCustomer is a subset of Customer; till sends the whole customer.
+export const disputeSchema = z
+  .object({
+    ...timestamped,
+    status: z.enum(DISPUTE_STATUSES).meta({ id: "DisputeStatus" }),
+    resolved: z.boolean(),
+    closed: z.boolean(),
+    amount: z.number().int(),
+    tax_amount: z.number().int(),
+    currency: z.string(),
+    reason: z.string().nullable(),
+    evidence_due_by: nullableTimestamp,
+    past_due: z.boolean(),
+    order_id: z.uuid(),
+    payment_id: z.uuid(),
+    customer: customerSchema,
+    case_id: z.uuid().nullable(),
+  })
+  .meta({ id: "Dispute" });
+export type DisputeOut = z.output<typeof disputeSchema>;
+
+export function disputeOut(d: DisputeRow, customer: CustomerOut): DisputeOut {
   return {
     created_at: d.createdAt.toISOString(),
     modified_at: d.modifiedAt?.toISOString() ?? null,

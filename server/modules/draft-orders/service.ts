@@ -16,6 +16,7 @@ import {
   renderOrders,
   updateOrderRow,
 } from "../orders/service.ts";
+import type { OrderOut } from "../orders/schemas.ts";
 import { defaultCurrencyOf, offSessionChargesEnabled } from "../organizations/queries.ts";
 import { DECLINE_MESSAGES, type ChargeResult } from "../payments/processor.ts";
 import { customerPaymentMethods, type PaymentMethodRecord } from "../payments/queries.ts";
@@ -36,7 +37,7 @@ export type { DraftOrderDeps } from "./settle.ts";
 
 const field = (name: string, msg: string) => RequestValidationError.field(["body", name], msg);
 
-async function render(deps: DraftOrderDeps, row: OrderRow) {
+async function render(deps: DraftOrderDeps, row: OrderRow): Promise<OrderOut> {
   return (await renderOrders(deps.db, deps.baseUrl, [row]))[0]!;
 }
 

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
 import type { eventTypes } from "../../../db/schema/index.ts";
 
 export const EVENT_TYPE_SORTS = [
@@ -41,7 +42,33 @@ export const eventTypeUpdate = z
   .strict();
 export type EventTypeUpdate = z.output<typeof eventTypeUpdate>;
 
-export function eventTypeOut(t: EventTypeRow) {
+export const eventTypeSchema = z
+  .object({
+    ...timestamped,
+    name: z.string(),
+    label: z.string(),
+    label_property_selector: z.string().nullable(),
+    organization_id: z.uuid(),
+  })
+  .meta({ id: "EventType" });
+export type EventTypeOut = z.output<typeof eventTypeSchema>;
+
+// Polar's id and timestamps are nullable here (a type seen only in events has no row); till's
+// every listed type has its row.
+export const eventTypeWithStatsSchema = z
+  .object({
+    ...eventTypeSchema.shape,
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    source: z.enum(["system", "user"]).meta({ id: "EventSource" }),
+    occurrences: z.number().int(),
+    first_seen: timestamp,
+    last_seen: timestamp,
+  })
+  .meta({ id: "EventTypeWithStats" });
+export type EventTypeWithStatsOut = z.output<typeof eventTypeWithStatsSchema>;
+
+export function eventTypeOut(t: EventTypeRow): EventTypeOut {
   return {
     id: t.id,
     created_at: t.createdAt.toISOString(),
@@ -53,7 +80,7 @@ export function eventTypeOut(t: EventTypeRow) {
   };
 }
 
-export function eventTypeWithStatsOut(s: EventTypeStatsRow) {
+export function eventTypeWithStatsOut(s: EventTypeStatsRow): EventTypeWithStatsOut {
   return {
     ...eventTypeOut(s),
     source: s.source,

@@ -185,7 +185,30 @@ export interface UploadPartUrl {
   headers: Record<string, string>;
 }
 
-export function fileUploadOut(row: FileRow, parts: UploadPartUrl[]) {
+const uploadPartSchema = z
+  .object({
+    number: z.number().int(),
+    chunk_start: z.number().int(),
+    chunk_end: z.number().int(),
+    checksum_sha256_base64: z.string().nullable(),
+    url: z.string(),
+    expires_at: timestamp,
+    headers: z.record(z.string(), z.string()),
+  })
+  .meta({ id: "S3FileUploadPart" });
+
+export const fileUploadSchema = z
+  .object({
+    ...fileCommon,
+    upload: z
+      .object({ id: z.string(), path: z.string(), parts: z.array(uploadPartSchema) })
+      .meta({ id: "S3FileUploadMultipart" }),
+  })
+  .omit({ created_at: true })
+  .meta({ id: "FileUpload" });
+export type FileUploadOut = z.output<typeof fileUploadSchema>;
+
+export function fileUploadOut(row: FileRow, parts: UploadPartUrl[]): FileUploadOut {
   return {
     ...common(row),
     upload: { id: row.uploadId, path: row.path, parts },

@@ -164,7 +164,23 @@ export const customerMeterListQuery = z.object({
 export type CustomerMeterListQuery = z.output<typeof customerMeterListQuery>;
 
 /** Polar's CustomerCustomerMeter: a customer's balance on one meter, with the meter's name. */
-export function customerMeterOut(b: CustomerMeterBalance) {
+export const portalCustomerMeterSchema = z
+  .object({
+    ...stateMeterSchema.shape,
+    customer_id: z.uuid(),
+    meter: z
+      .object({
+        created_at: timestamp,
+        modified_at: nullableTimestamp,
+        id: z.uuid(),
+        name: z.string(),
+      })
+      .meta({ id: "CustomerCustomerMeterMeter" }),
+  })
+  .meta({ id: "CustomerCustomerMeter" });
+export type CustomerMeterOut = z.output<typeof portalCustomerMeterSchema>;
+
+export function customerMeterOut(b: CustomerMeterBalance): CustomerMeterOut {
   const { meter } = b;
   return {
     ...stateMeterOut(b),
@@ -177,4 +193,3 @@ export function customerMeterOut(b: CustomerMeterBalance) {
     },
   };
 }
-export type CustomerMeterOut = ReturnType<typeof customerMeterOut>;

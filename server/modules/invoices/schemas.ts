@@ -1,4 +1,5 @@
-// Wire schemas for Polar's OrderUpdate / CustomerOrderUpdate (billing details before the invoice).
+// Wire schemas for Polar's OrderUpdate / CustomerOrderUpdate (billing details before the invoice)
+// and OrderInvoice / OrderReceipt (a signed link to the PDF).
 import { z } from "zod";
 import { addressInput } from "../customers/schemas.ts";
 
@@ -9,3 +10,7 @@ export const orderBillingUpdate = z
   })
   .strict();
 export type OrderBillingUpdate = z.output<typeof orderBillingUpdate>;
+
+export const orderInvoiceSchema = z.object({ url: z.string() }).meta({ id: "OrderInvoice" });
+export const orderReceiptSchema = z.object({ url: z.string() }).meta({ id: "OrderReceipt" });
+export type DocumentLinkOut = z.output<typeof orderInvoiceSchema>;

@@ -22,7 +22,7 @@ import {
 import { organizationSummary } from "../organizations/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { renderDocument, type DocumentData } from "./pdf.ts";
-import type { OrderBillingUpdate } from "./schemas.ts";
+import type { DocumentLinkOut, OrderBillingUpdate } from "./schemas.ts";
 
 export interface InvoiceDeps {
   db: Db;
@@ -95,7 +95,7 @@ function signature(secret: string, orderId: string, kind: DocumentKind, expires:
     .digest("base64url");
 }
 
-function documentUrl(deps: InvoiceDeps, orderId: string, kind: DocumentKind): { url: string } {
+function documentUrl(deps: InvoiceDeps, orderId: string, kind: DocumentKind): DocumentLinkOut {
   const expires = String(Math.floor(deps.clock.now().getTime() / 1000) + deps.ttlSeconds);
   const sig = signature(deps.files.secret, orderId, kind, expires);
   return {

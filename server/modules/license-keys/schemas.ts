@@ -93,6 +93,16 @@ export const licenseKeyWithActivationsSchema = z
   .object({ ...licenseKeySchema.shape, activations: z.array(activationSchema) })
   .meta({ id: "LicenseKeyWithActivations" });
 
+export const validatedLicenseKeySchema = z
+  .object({ ...licenseKeySchema.shape, activation: activationSchema.nullable() })
+  .meta({ id: "ValidatedLicenseKey" });
+export type ValidatedLicenseKeyOut = z.output<typeof validatedLicenseKeySchema>;
+
+export const activationReadSchema = z
+  .object({ ...activationSchema.shape, license_key: licenseKeySchema })
+  .meta({ id: "LicenseKeyActivationRead" });
+export type ActivationReadOut = z.output<typeof activationReadSchema>;
+
 export function licenseKeyOut(row: LicenseKeyRow, customer: CustomerOut): LicenseKeyOut {
   return {
     id: row.id,

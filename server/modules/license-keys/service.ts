@@ -10,7 +10,13 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/service.ts";
 import * as repo from "./repository.ts";
-import { activationBaseOut, displayKey, licenseKeyOut, type LicenseKeyUpdate } from "./schemas.ts";
+import {
+  activationBaseOut,
+  displayKey,
+  licenseKeyOut,
+  type ActivationReadOut,
+  type LicenseKeyUpdate,
+} from "./schemas.ts";
 
 export interface LicenseKeyDeps {
   db: Db;
@@ -112,7 +118,7 @@ export async function getActivation(
   ctx: AuthContext,
   id: string,
   activationId: string,
-) {
+): Promise<ActivationReadOut> {
   const row = await ownKey(deps, ctx, id);
   const activation = await repo.findActivation(deps.db, row.id, activationId);
   if (!activation) throw new ResourceNotFound("License key activation not found.");

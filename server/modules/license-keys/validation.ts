@@ -9,9 +9,11 @@ import { BadRequest, NotPermitted, ResourceNotFound } from "../../lib/errors.ts"
 import * as repo from "./repository.ts";
 import {
   activationBaseOut,
+  type ActivationReadOut,
   type LicenseKeyActivate,
   type LicenseKeyDeactivate,
   type LicenseKeyValidate,
+  type ValidatedLicenseKeyOut,
 } from "./schemas.ts";
 import { renderKey, type LicenseKeyDeps } from "./service.ts";
 
@@ -39,7 +41,10 @@ function sameConditions(
   return keys.length === Object.keys(given).length && keys.every((k) => given[k] === a[k]);
 }
 
-export async function validateLicenseKey(deps: LicenseKeyDeps, input: LicenseKeyValidate) {
+export async function validateLicenseKey(
+  deps: LicenseKeyDeps,
+  input: LicenseKeyValidate,
+): Promise<ValidatedLicenseKeyOut> {
   return inTransaction(deps.db, async (tx) => {
     const row = await usableKey(tx, deps, input.organization_id, input.key);
     if (
@@ -76,7 +81,10 @@ export async function validateLicenseKey(deps: LicenseKeyDeps, input: LicenseKey
   });
 }
 
-export async function activateLicenseKey(deps: LicenseKeyDeps, input: LicenseKeyActivate) {
+export async function activateLicenseKey(
+  deps: LicenseKeyDeps,
+  input: LicenseKeyActivate,
+): Promise<ActivationReadOut> {
   return inTransaction(deps.db, async (tx) => {
     const row = await usableKey(tx, deps, input.organization_id, input.key);
     if (row.limitActivations === null)

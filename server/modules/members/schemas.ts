@@ -3,12 +3,13 @@
 import { z } from "zod";
 import { MEMBER_ROLES, type members } from "../../../db/schema/index.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { nullableTimestamp, timestamp } from "../../lib/wire.ts";
 
 export type MemberRow = typeof members.$inferSelect;
 
 const email = z.email().max(320);
 const name = z.string().max(256);
-const role = z.enum(MEMBER_ROLES);
+const role = z.enum(MEMBER_ROLES).meta({ id: "MemberRole" });
 
 // Ownership is given or moved only by an update, never at creation (Polar's rule).
 export const memberCreate = z.object({
@@ -51,7 +52,33 @@ export const portalMemberUpdate = z.object({
 });
 export type PortalMemberUpdate = z.output<typeof portalMemberUpdate>;
 
-export function memberOut(m: MemberRow) {
+export const memberSchema = z
+  .object({
+    id: z.uuid(),
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    customer_id: z.uuid(),
+    email: z.string(),
+    name: z.string().nullable(),
+    external_id: z.string().nullable(),
+    role,
+  })
+  .meta({ id: "Member" });
+export type MemberOut = z.output<typeof memberSchema>;
+
+export const portalMemberSchema = z
+  .object({
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    id: z.uuid(),
+    email: z.string(),
+    name: z.string().nullable(),
+    role,
+  })
+  .meta({ id: "CustomerPortalMember" });
+export type PortalMemberOut = z.output<typeof portalMemberSchema>;
+
+export function memberOut(m: MemberRow): MemberOut {
   return {
     id: m.id,
     created_at: m.createdAt.toISOString(),
@@ -63,9 +90,8 @@ export function memberOut(m: MemberRow) {
     role: m.role,
   };
 }
-export type MemberOut = ReturnType<typeof memberOut>;
 
-export function portalMemberOut(m: MemberRow) {
+export function portalMemberOut(m: MemberRow): PortalMemberOut {
   return {
     created_at: m.createdAt.toISOString(),
     modified_at: m.modifiedAt?.toISOString() ?? null,

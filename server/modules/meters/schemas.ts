@@ -106,6 +106,18 @@ export const quantitiesQuery = z
   });
 export type QuantitiesQuery = z.output<typeof quantitiesQuery>;
 
+export const meterQuantitiesSchema = z
+  .object({
+    quantities: z.array(
+      z
+        .object({ timestamp: z.iso.datetime({ offset: true }), quantity: z.number() })
+        .meta({ id: "MeterQuantity" }),
+    ),
+    total: z.number(),
+  })
+  .meta({ id: "MeterQuantities" });
+export type MeterQuantitiesOut = z.output<typeof meterQuantitiesSchema>;
+
 export const meterSchema = z
   .object({
     ...timestamped,

@@ -17,6 +17,7 @@ import {
   type MeterCreate,
   type MeterListQuery,
   type MeterUpdate,
+  type MeterQuantitiesOut,
   type QuantitiesQuery,
 } from "./schemas.ts";
 
@@ -119,7 +120,7 @@ export async function getQuantities(
   id: string,
   q: QuantitiesQuery,
   metadata: Record<string, string[]>,
-) {
+): Promise<MeterQuantitiesOut> {
   const input = (meter: repo.MeterRow) => ({
     meterId: meter.id,
     organizationId: meter.organizationId,

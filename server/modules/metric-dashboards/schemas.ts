@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { metricDashboards } from "../../../db/schema/index.ts";
 import { queryList } from "../../lib/query.ts";
+import { timestamped } from "../../lib/wire.ts";
 
 export type MetricDashboardRow = typeof metricDashboards.$inferSelect;
 
@@ -25,7 +26,17 @@ export const metricDashboardUpdate = z.object({
 });
 export type MetricDashboardUpdate = z.output<typeof metricDashboardUpdate>;
 
-export function serializeMetricDashboard(d: MetricDashboardRow) {
+export const metricDashboardSchema = z
+  .object({
+    ...timestamped,
+    name: z.string(),
+    metrics: z.array(z.string()),
+    organization_id: z.uuid(),
+  })
+  .meta({ id: "MetricDashboardSchema" });
+export type MetricDashboardOut = z.output<typeof metricDashboardSchema>;
+
+export function serializeMetricDashboard(d: MetricDashboardRow): MetricDashboardOut {
   return {
     created_at: d.createdAt.toISOString(),
     modified_at: d.modifiedAt?.toISOString() ?? null,

@@ -234,3 +234,46 @@ export const METRICS: {
     total: "ratio",
   },
 ];
+
+const metricSchema = z
+  .object({
+    slug: z.string(),
+    display_name: z.string(),
+    type: z.enum(["scalar", "currency", "percentage"]).meta({ id: "MetricType" }),
+  })
+  .meta({ id: "Metric" });
+
+// Polar lists each metric as a field; till computes a set of its own, so the fields are open-ended.
+export const metricsResponseSchema = z
+  .object({
+    periods: z.array(
+      z
+        .object({ timestamp: z.iso.datetime({ offset: true }) })
+        .catchall(z.number())
+        .meta({
+          id: "MetricPeriod",
+        }),
+    ),
+    totals: z.record(z.string(), z.number()).meta({ id: "MetricsTotals" }),
+    metrics: z.record(z.string(), metricSchema).meta({ id: "Metrics" }),
+  })
+  .meta({ id: "MetricsResponse" });
+export type MetricsResponseOut = z.output<typeof metricsResponseSchema>;
+
+const intervalLimit = z
+  .object({ min_days: z.number().int(), max_days: z.number().int() })
+  .meta({ id: "MetricsIntervalLimit" });
+export const metricsLimitsSchema = z
+  .object({
+    min_date: date,
+    intervals: z
+      .object(
+        Object.fromEntries(INTERVALS.map((i) => [i, intervalLimit])) as Record<
+          Interval,
+          typeof intervalLimit
+        >,
+      )
+      .meta({ id: "MetricsIntervalsLimits" }),
+  })
+  .meta({ id: "MetricsLimits" });
+export type MetricsLimitsOut = z.output<typeof metricsLimitsSchema>;

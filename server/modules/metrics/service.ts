@@ -4,7 +4,14 @@ import type { Db } from "../../../db/client.ts";
 import { type AuthContext, organizationsForRead } from "../../lib/auth-context.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import * as repo from "./repository.ts";
-import { INTERVAL_LIMITS, INTERVALS, METRICS, type MetricsQuery } from "./schemas.ts";
+import {
+  INTERVAL_LIMITS,
+  INTERVALS,
+  METRICS,
+  type MetricsLimitsOut,
+  type MetricsQuery,
+  type MetricsResponseOut,
+} from "./schemas.ts";
 
 export interface MetricsDeps {
   db: Db;
@@ -14,7 +21,11 @@ const DAY_MS = 86_400_000;
 const n = (v: string | number | null | undefined) => Number(v ?? 0);
 const ratio = (a: number, b: number) => (b === 0 ? 0 : a / b);
 
-export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: MetricsQuery) {
+export async function getMetrics(
+  deps: MetricsDeps,
+  ctx: AuthContext,
+  q: MetricsQuery,
+): Promise<MetricsResponseOut> {
   const days = (Date.parse(q.end_date) - Date.parse(q.start_date)) / DAY_MS;
   if (days < 0)
     throw RequestValidationError.field(
@@ -129,7 +140,14 @@ export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: Metrics
   const pick = (values: Record<string, number>) =>
     Object.fromEntries(shown.map((d) => [d.slug, values[d.slug] ?? 0]));
   return {
-    periods: periods.map((p) => ({ timestamp: p.start.toISOString(), ...pick(p.values) })),
+    // TypeScript cannot say "a string timestamp, every other field a number"; the schema does.
+    periods: periods.map(
+      (p) =>
+        ({
+          timestamp: p.start.toISOString(),
+          ...pick(p.values),
+        }) as MetricsResponseOut["periods"][number],
+    ),
     totals: pick(totalsAll),
     metrics: Object.fromEntries(
       shown.map((d) => [d.slug, { slug: d.slug, display_name: d.display_name, type: d.type }]),
@@ -137,11 +155,11 @@ export async function getMetrics(deps: MetricsDeps, ctx: AuthContext, q: Metrics
   };
 }
 
-export async function getLimits(deps: MetricsDeps, ctx: AuthContext) {
+export async function getLimits(deps: MetricsDeps, ctx: AuthContext): Promise<MetricsLimitsOut> {
   const first = await repo.earliestOrganization(deps.db, ctx.organizationIds);
   return {
     min_date: (first ?? new Date()).toISOString().slice(0, 10),
-    intervals: Object.fromEntries(INTERVALS.map((i) => [i, INTERVAL_LIMITS[i]])),
+    intervals: INTERVAL_LIMITS,
   };
 }
 

@@ -1,6 +1,7 @@
 // Wire schemas for Polar's Organization, OrganizationCreate and OrganizationUpdate.
 import { z } from "zod";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { nullableTimestamp, timestamp } from "../../lib/wire.ts";
 import type { OrganizationRecord } from "./repository.ts";
 
 const PLATFORMS = [
@@ -141,7 +142,10 @@ const DEFAULT_SETTINGS = {
     allow_customer_updates: true,
     dunning_final_status: "canceled" as "canceled" | "unpaid",
   },
-  customer_email_settings: Object.fromEntries(EMAIL_SETTINGS.map((k) => [k, true])),
+  customer_email_settings: Object.fromEntries(EMAIL_SETTINGS.map((k) => [k, true])) as Record<
+    (typeof EMAIL_SETTINGS)[number],
+    boolean
+  >,
   customer_portal_settings: {
     usage: { show: true },
     subscription: { update_seats: true, update_plan: true, pause: false },
@@ -189,7 +193,94 @@ export function settingsOf(stored: Record<string, unknown>): Settings {
   return merged as Settings;
 }
 
-export function organizationOut({ org, profile }: OrganizationRecord) {
+const ORGANIZATION_STATUSES = [
+  "created",
+  "review",
+  "snoozed",
+  "denied",
+  "active",
+  "blocked",
+  "offboarding",
+  "offboarded",
+] as const;
+const FEATURE_FLAGS = Object.keys(DEFAULT_SETTINGS.feature_settings).filter(
+  (k) => k !== "overview_metrics",
+) as Exclude<keyof Settings["feature_settings"], "overview_metrics">[];
+const prorationBehavior = z
+  .enum(["invoice", "prorate", "next_period", "reset"])
+  .meta({ id: "SubscriptionProrationBehavior" });
+
+export const organizationSchema = z
+  .object({
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    id: z.uuid(),
+    name: z.string(),
+    slug: z.string(),
+    avatar_url: z.string().nullable(),
+    proration_behavior: prorationBehavior,
+    allow_customer_updates: z.boolean(),
+    email: z.string().nullable(),
+    website: z.string().nullable(),
+    socials: z.array(
+      z
+        .object({
+          platform: z.enum(PLATFORMS).meta({ id: "OrganizationSocialPlatforms" }),
+          url: z.string(),
+        })
+        .meta({ id: "OrganizationSocialLink" }),
+    ),
+    status: z.enum(ORGANIZATION_STATUSES).meta({ id: "OrganizationStatus" }),
+    details_submitted_at: nullableTimestamp,
+    onboarding_resubmission_requested_at: nullableTimestamp,
+    sso_enforced: z.boolean(),
+    default_presentment_currency: z.string(),
+    default_tax_behavior: taxBehavior.meta({ id: "TaxBehaviorOption" }),
+    feature_settings: z
+      .object({
+        ...boolMap(FEATURE_FLAGS).shape,
+        overview_metrics: z.array(z.string()).nullable(),
+      })
+      .meta({ id: "OrganizationFeatureSettings" }),
+    subscription_settings: subscriptionSettings
+      .extend({
+        proration_behavior: prorationBehavior,
+        dunning_final_status: z.enum(["canceled", "unpaid"]),
+      })
+      .meta({ id: "OrganizationSubscriptionSettings" }),
+    customer_email_settings: customerEmailSettings.meta({
+      id: "OrganizationCustomerEmailSettings",
+    }),
+    customer_portal_settings: customerPortalSettings.meta({
+      id: "OrganizationCustomerPortalSettings",
+    }),
+    dispute_settings: z
+      .object({ auto_accept_below_amount: z.number().int().nullable() })
+      .meta({ id: "OrganizationDisputeSettings" }),
+    notification_settings: boolMap([
+      "new_order",
+      "new_subscription",
+      "chargeback_prevention",
+      "subscription_renewal",
+    ] as const),
+    embed_hosts: z.array(z.string()),
+    embed_hosts_enforced: z.boolean(),
+    country: z.string().nullable(),
+    account_id: z.uuid().nullable(),
+    payout_account_id: z.uuid().nullable(),
+    capabilities: boolMap([
+      "checkout_payments",
+      "subscription_renewals",
+      "payouts",
+      "refunds",
+      "api_access",
+      "dashboard_access",
+    ] as const).meta({ id: "OrganizationCapabilities" }),
+  })
+  .meta({ id: "Organization" });
+export type OrganizationOut = z.output<typeof organizationSchema>;
+
+export function organizationOut({ org, profile }: OrganizationRecord): OrganizationOut {
   const settings = settingsOf(profile.settings);
   return {
     created_at: org.createdAt.toISOString(),
@@ -202,13 +293,13 @@ export function organizationOut({ org, profile }: OrganizationRecord) {
     allow_customer_updates: settings.subscription_settings.allow_customer_updates,
     email: profile.email,
     website: profile.website,
-    socials: profile.socials,
-    status: profile.status,
+    socials: profile.socials as OrganizationOut["socials"],
+    status: profile.status as OrganizationOut["status"],
     details_submitted_at: profile.detailsSubmittedAt?.toISOString() ?? null,
     onboarding_resubmission_requested_at: null,
     sso_enforced: settings.sso_enforced,
     default_presentment_currency: profile.defaultPresentmentCurrency,
-    default_tax_behavior: profile.defaultTaxBehavior,
+    default_tax_behavior: profile.defaultTaxBehavior as OrganizationOut["default_tax_behavior"],
     feature_settings: settings.feature_settings,
     subscription_settings: settings.subscription_settings,
     customer_email_settings: settings.customer_email_settings,

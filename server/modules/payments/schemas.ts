@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
+import { timestamped } from "../../lib/wire.ts";
 import type { PaymentRow } from "./repository.ts";
 
 export const paymentListQuery = z.object({
@@ -16,7 +17,40 @@ export const paymentListQuery = z.object({
 });
 export type PaymentListQuery = z.output<typeof paymentListQuery>;
 
-export function paymentOut(p: PaymentRow) {
+export const PAYMENT_TRIGGERS = [
+  "purchase",
+  "subscription_cycle",
+  "retry_dunning",
+  "retry_customer",
+  "retry_payment_method_update",
+  "retry_admin",
+] as const;
+type PaymentTrigger = (typeof PAYMENT_TRIGGERS)[number];
+
+// Polar's Payment is CardPayment | GenericPayment; till records card payments only.
+export const paymentSchema = z
+  .object({
+    ...timestamped,
+    processor: z.enum(["stripe"]).meta({ id: "PaymentProcessor" }),
+    status: z.enum(["pending", "succeeded", "failed"]).meta({ id: "PaymentStatus" }),
+    amount: z.number().int(),
+    currency: z.string(),
+    method: z.literal("card"),
+    trigger: z.enum(PAYMENT_TRIGGERS).meta({ id: "PaymentTrigger" }).nullable(),
+    decline_reason: z.string().nullable(),
+    decline_message: z.string().nullable(),
+    organization_id: z.uuid(),
+    checkout_id: z.uuid().nullable(),
+    order_id: z.uuid().nullable(),
+    processor_metadata: z.record(z.string(), z.unknown()),
+    method_metadata: z
+      .object({ brand: z.string(), last4: z.string() })
+      .meta({ id: "CardPaymentMetadata" }),
+  })
+  .meta({ id: "CardPayment" });
+export type PaymentOut = z.output<typeof paymentSchema>;
+
+export function paymentOut(p: PaymentRow): PaymentOut {
   return {
     created_at: p.createdAt.toISOString(),
     modified_at: p.modifiedAt?.toISOString() ?? null,
@@ -27,7 +61,7 @@ export function paymentOut(p: PaymentRow) {
     amount: p.amount,
     currency: p.currency,
     method: "card" as const,
-    trigger: p.trigger,
+    trigger: p.trigger as PaymentTrigger | null,
     decline_reason: p.declineReason,
     decline_message: p.declineMessage,
     organization_id: p.organizationId,

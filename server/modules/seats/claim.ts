@@ -9,7 +9,7 @@ import { organizationSummary } from "../organizations/queries.ts";
 import { InvalidInvitationToken } from "./errors.ts";
 import { purchaseOfSeat } from "./purchase.ts";
 import * as repo from "./repository.ts";
-import type { SeatRow } from "./schemas.ts";
+import type { SeatClaimInfoOut, SeatClaimResponseOut, SeatRow } from "./schemas.ts";
 import { claimInTransaction, renderSeat, type SeatDeps } from "./service.ts";
 
 function claimable(seat: SeatRow | null, now: Date): seat is SeatRow {
@@ -21,7 +21,7 @@ function claimable(seat: SeatRow | null, now: Date): seat is SeatRow {
   );
 }
 
-export async function claimInfo(deps: SeatDeps, token: string) {
+export async function claimInfo(deps: SeatDeps, token: string): Promise<SeatClaimInfoOut> {
   const seat = await repo.seatByTokenHash(deps.db, hashToken(token), false);
   if (!claimable(seat, deps.clock.now())) throw new ResourceNotFound("Invitation not found.");
   const [p, organization] = await Promise.all([
@@ -38,7 +38,7 @@ export async function claimInfo(deps: SeatDeps, token: string) {
   };
 }
 
-export async function claimSeat(deps: SeatDeps, token: string) {
+export async function claimSeat(deps: SeatDeps, token: string): Promise<SeatClaimResponseOut> {
   const { row, sessionToken } = await inTransaction(deps.db, async (tx) => {
     const seat = await repo.seatByTokenHash(tx, hashToken(token), true);
     if (!claimable(seat, deps.clock.now()) || !seat.customerId) throw new InvalidInvitationToken();

@@ -1,8 +1,9 @@
 // Wire shapes of the seats API (Polar's SeatAssign, CustomerSeatAssign, SeatClaim, CustomerSeat,
 // SeatsList, SeatClaimInfo) and the serializers from a seat row.
 import { z } from "zod";
-import type { customerSeats } from "../../../db/schema/index.ts";
-import { memberOut, type MemberRow } from "../members/schemas.ts";
+import { SEAT_STATUSES, type customerSeats } from "../../../db/schema/index.ts";
+import { nullableTimestamp, timestamp } from "../../lib/wire.ts";
+import { memberOut, memberSchema, type MemberRow } from "../members/schemas.ts";
 
 export type SeatRow = typeof customerSeats.$inferSelect;
 
@@ -44,7 +45,54 @@ export type SeatListQuery = z.output<typeof seatListQuery>;
 
 export const seatClaim = z.object({ invitation_token: z.string().min(1).max(200) });
 
-export function seatOut(row: SeatRow, member: MemberRow | null) {
+export const seatSchema = z
+  .object({
+    created_at: timestamp,
+    modified_at: nullableTimestamp,
+    id: z.uuid(),
+    subscription_id: z.uuid().nullable(),
+    order_id: z.uuid().nullable(),
+    status: z.enum(SEAT_STATUSES).meta({ id: "SeatStatus" }),
+    customer_id: z.uuid().nullable(),
+    member_id: z.uuid().nullable(),
+    member: memberSchema.nullable(),
+    email: z.string().nullable(),
+    customer_email: z.string().nullable(),
+    invitation_token_expires_at: nullableTimestamp,
+    claimed_at: nullableTimestamp,
+    revoked_at: nullableTimestamp,
+    seat_metadata: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "CustomerSeat" });
+export type SeatOut = z.output<typeof seatSchema>;
+
+export const seatsListSchema = z
+  .object({
+    seats: z.array(seatSchema),
+    available_seats: z.number().int(),
+    total_seats: z.number().int(),
+  })
+  .meta({ id: "SeatsList" });
+export type SeatsListOut = z.output<typeof seatsListSchema>;
+
+export const seatClaimInfoSchema = z
+  .object({
+    product_name: z.string(),
+    product_id: z.uuid(),
+    organization_name: z.string(),
+    organization_slug: z.string(),
+    customer_email: z.string(),
+    can_claim: z.boolean(),
+  })
+  .meta({ id: "SeatClaimInfo" });
+export type SeatClaimInfoOut = z.output<typeof seatClaimInfoSchema>;
+
+export const seatClaimResponseSchema = z
+  .object({ seat: seatSchema, customer_session_token: z.string() })
+  .meta({ id: "CustomerSeatClaimResponse" });
+export type SeatClaimResponseOut = z.output<typeof seatClaimResponseSchema>;
+
+export function seatOut(row: SeatRow, member: MemberRow | null): SeatOut {
   return {
     created_at: row.createdAt.toISOString(),
     modified_at: row.modifiedAt?.toISOString() ?? null,
@@ -64,4 +112,3 @@ export function seatOut(row: SeatRow, member: MemberRow | null) {
     seat_metadata: row.seatMetadata ?? {},
   };
 }
-export type SeatOut = ReturnType<typeof seatOut>;

@@ -32,7 +32,13 @@ import {
   type PurchaseScope,
 } from "./purchase.ts";
 import * as repo from "./repository.ts";
-import { seatOut, type PortalSeatAssign, type SeatRow } from "./schemas.ts";
+import {
+  seatOut,
+  type PortalSeatAssign,
+  type SeatOut,
+  type SeatRow,
+  type SeatsListOut,
+} from "./schemas.ts";
 
 export interface SeatDeps {
   db: Db;
@@ -45,7 +51,7 @@ export interface SeatDeps {
 /** As Polar: an invitation link works for a day. */
 const INVITATION_TTL_MS = 24 * 60 * 60 * 1000;
 
-export async function renderSeat(db: Db, row: SeatRow) {
+export async function renderSeat(db: Db, row: SeatRow): Promise<SeatOut> {
   const [member] = row.memberId ? await membersByIds(db, [row.memberId]) : [];
   return seatOut(row, member ?? null);
 }
@@ -68,7 +74,7 @@ export async function listSeats(
   deps: Pick<SeatDeps, "db">,
   scope: PurchaseScope,
   ref: { subscription_id?: string | null; order_id?: string | null },
-) {
+): Promise<SeatsListOut> {
   const p = await purchaseOf(deps.db, scope, ref);
   const live = (await repo.seatsOfPurchase(deps.db, p.purchase)).filter(
     (s) => s.status !== "revoked",
