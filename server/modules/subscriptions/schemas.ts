@@ -62,31 +62,6 @@ export const subscriptionUpdate = z.union([
 ]);
 export type SubscriptionUpdate = z.output<typeof subscriptionUpdate>;
 
-export const subscriptionListQuery = z.object({
-  organization_id: queryList(z.uuid()).optional(),
-  product_id: queryList(z.uuid()).optional(),
-  customer_id: queryList(z.uuid()).optional(),
-  status: queryList(
-    z.enum([
-      "incomplete",
-      "incomplete_expired",
-      "trialing",
-      "active",
-      "past_due",
-      "canceled",
-      "unpaid",
-      "paused",
-    ]),
-  ).optional(),
-  active: queryBoolean.optional(),
-  cancel_at_period_end: queryBoolean.optional(),
-  sorting: sortingSchema(
-    ["created_at", "started_at", "current_period_end", "amount", "status"] as const,
-    ["-started_at"],
-  ),
-});
-export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
-
 export const SUBSCRIPTION_STATUSES = [
   "incomplete",
   "incomplete_expired",
@@ -97,6 +72,20 @@ export const SUBSCRIPTION_STATUSES = [
   "unpaid",
   "paused",
 ] as const;
+
+export const subscriptionListQuery = z.object({
+  organization_id: queryList(z.uuid()).optional(),
+  product_id: queryList(z.uuid()).optional(),
+  customer_id: queryList(z.uuid()).optional(),
+  status: queryList(z.enum(SUBSCRIPTION_STATUSES)).optional(),
+  active: queryBoolean.optional(),
+  cancel_at_period_end: queryBoolean.optional(),
+  sorting: sortingSchema(
+    ["created_at", "started_at", "current_period_end", "amount", "status"] as const,
+    ["-started_at"],
+  ),
+});
+export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
 
 export const subscriptionCoreSchema = z
   .object({
