@@ -7,16 +7,13 @@
 // `reset` switches now and starts a new period at once, charged in full.
 import { randomUUID } from "node:crypto";
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { ApiError, RequestValidationError } from "../../lib/errors.ts";
+import { RequestValidationError } from "../../lib/errors.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
-import { recordEvent } from "../webhooks/outbox.ts";
-import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
-import { chargeSubscription, recordAttempt } from "./charge.ts";
+import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { periodDiscount, renewSubscription } from "./renewal.ts";
@@ -87,7 +84,6 @@ export async function changePlan(
       "The new product must be an active recurring product.",
       "value_error",
     );
-  const clock = fixedClock(now);
   const activePrices = (newNet.product.prices as (CyclePrice & { is_archived: boolean })[])
     .filter((p) => !p.is_archived)
     .map((p) => p.id);
@@ -125,76 +121,17 @@ export async function changePlan(
   const label = newNet.product.name;
 
   if (behavior === "invoice" && difference > 0) {
-    const tax = deps.tax.quote({ netAmount: difference, currency: s.currency, country: null });
-    const total = difference + (tax.taxAmount ?? 0);
-    const key = `update:${s.id}:${productId}:${now.toISOString()}`;
-    const outcome = await chargeSubscription(deps, s, total, `${key}:0`, `${label} (plan change)`);
-    if (outcome.status === "failed") {
-      // As Polar: a failed payment leaves the subscription as it was; the decline is a payment.
-      await inTransaction(deps.db, (tx) =>
-        recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
-      );
-      throw new ApiError(402, "PaymentFailed", outcome.message);
-    }
-    await inTransaction(deps.db, async (tx) => {
-      const inserted = await insertOrderOnce(
-        tx,
-        {
-          organizationId: s.organizationId,
-          customerId: s.customerId,
-          productId,
-          subscriptionId: s.id,
-          status: "paid",
-          billingReason: "subscription_update",
-          billingKey: key,
-          subtotalAmount: difference,
-          discountAmount: 0,
-          netAmount: difference,
-          taxAmount: tax.taxAmount ?? 0,
-          totalAmount: total,
-          currency: s.currency,
-          processorPaymentId: outcome.processorPaymentId,
-          paymentAttempts: 1,
-          metadata: s.metadata,
-          customFieldData: s.customFieldData,
-          createdAt: now,
-        },
-        [
-          {
-            label: `Unused time on ${oldNet?.product.name ?? "the previous plan"}`,
-            amount: -credit,
-            taxAmount: 0,
-            proration: true,
-            productPriceId: null,
-            createdAt: now,
-          },
-          {
-            label: `Remaining time on ${label}`,
-            amount: debit,
-            taxAmount: 0,
-            proration: true,
-            productPriceId: null,
-            createdAt: now,
-          },
-        ],
-      );
-      await switchProduct(tx, deps, s, newNet.product, activePrices, 0, now);
-      if (inserted)
-        await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
-      if (inserted) {
-        const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
-        await recordEvent(tx, clock, {
-          organizationId: s.organizationId,
-          type: "order.created",
-          data,
-        });
-        await recordEvent(tx, clock, {
-          organizationId: s.organizationId,
-          type: "order.paid",
-          data,
-        });
-        await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
-      }
+    await chargeChangeNow(deps, s, {
+      key: `update:${s.id}:${productId}:${now.toISOString()}`,
+      description: `${label} (plan change)`,
+      productId,
+      difference,
+      lines: [
+        { label: `Unused time on ${oldNet?.product.name ?? "the previous plan"}`, amount: -credit },
+        { label: `Remaining time on ${label}`, amount: debit },
+      ],
+      now,
+      apply: (tx) => switchProduct(tx, deps, s, newNet.product, activePrices, 0, now),
     });
     return;
   }

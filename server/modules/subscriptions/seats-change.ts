@@ -6,14 +6,11 @@
 import { inTransaction } from "../../../db/client.ts";
 import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
-import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
-import { recordEvent } from "../webhooks/outbox.ts";
-import { chargeSubscription, recordAttempt } from "./charge.ts";
+import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { prorationFactor, roundHalfEven, schedulePendingUpdate } from "./plan-change.ts";
@@ -120,53 +117,18 @@ export async function changeSeats(
   }
   // Checked before the charge too, so a refused change charges nothing.
   await inTransaction(deps.db, assertAssigned);
-  const tax = deps.tax.quote({ netAmount: difference, currency: s.currency, country: null });
-  const total = difference + (tax.taxAmount ?? 0);
-  const key = `seats:${s.id}:${seats}:${now.toISOString()}`;
   const [product] = await productsForDisplay(deps.db, deps.baseUrl, [s.productId]);
-  const label = product?.name ?? "Subscription";
-  const outcome = await chargeSubscription(deps, s, total, `${key}:0`, `${label} (seats)`);
-  if (outcome.status === "failed") {
-    await inTransaction(deps.db, (tx) =>
-      recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
-    );
-    throw new ApiError(402, "PaymentFailed", outcome.message);
-  }
-  await inTransaction(deps.db, async (tx) => {
-    const inserted = await insertOrderOnce(
-      tx,
-      {
-        organizationId: s.organizationId,
-        customerId: s.customerId,
-        productId: s.productId,
-        subscriptionId: s.id,
-        status: "paid",
-        billingReason: "subscription_update",
-        billingKey: key,
-        seats,
-        subtotalAmount: difference,
-        discountAmount: 0,
-        netAmount: difference,
-        taxAmount: tax.taxAmount ?? 0,
-        totalAmount: total,
-        currency: s.currency,
-        processorPaymentId: outcome.processorPaymentId,
-        paymentAttempts: 1,
-        metadata: s.metadata,
-        customFieldData: s.customFieldData,
-        createdAt: now,
-      },
-      [
-        { label: `Unused time on ${s.seats} seats`, amount: -credit },
-        { label: `Remaining time on ${seats} seats`, amount: debit },
-      ].map((l) => ({ ...l, taxAmount: 0, proration: true, productPriceId: null, createdAt: now })),
-    );
-    await switchSeats(tx, 0);
-    if (!inserted) return;
-    await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
-    const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
-    for (const type of ["order.created", "order.paid"])
-      await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
-    await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+  await chargeChangeNow(deps, s, {
+    key: `seats:${s.id}:${seats}:${now.toISOString()}`,
+    description: `${product?.name ?? "Subscription"} (seats)`,
+    productId: s.productId,
+    seats,
+    difference,
+    lines: [
+      { label: `Unused time on ${s.seats} seats`, amount: -credit },
+      { label: `Remaining time on ${seats} seats`, amount: debit },
+    ],
+    now,
+    apply: (tx) => switchSeats(tx, 0),
   });
 }
