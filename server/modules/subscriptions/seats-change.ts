@@ -2,7 +2,9 @@
 // change: the seats' price for the rest of the period is prorated to the second; `invoice` charges
 // an increase now in a `subscription_update` order (a decrease is credited to the next cycle),
 // `prorate` carries the difference to the next cycle, `next_period` records a pending update applied
-// at renewal, `reset` starts a new period at once. Seats cannot go below those assigned.
+// at renewal, `reset` starts a new period at once. Seats cannot go below those assigned. As for a
+// plan change, the discount of the period is netted from the old and the new seats' amounts before
+// they are prorated, so a fixed discount is not counted twice.
 import { inTransaction } from "../../../db/client.ts";
 import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
@@ -10,11 +12,12 @@ import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
+import { discountAmountOf, discountApplies } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { prorationFactor, roundHalfEven, schedulePendingUpdate } from "./plan-change.ts";
-import { renewSubscription } from "./renewal.ts";
+import { periodDiscount, renewSubscription } from "./renewal.ts";
 import * as repo from "./repository.ts";
 
 type Behavior = "invoice" | "prorate" | "next_period" | "reset";
@@ -105,8 +108,13 @@ export async function changeSeats(
   }
 
   const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
-  const credit = roundHalfEven(oldAmount * factor);
-  const debit = roundHalfEven(newAmount * factor);
+  const discount = await periodDiscount(deps, s, s.productId);
+  const net = (amount: number) =>
+    discountApplies(discount, s.startedAt ?? s.createdAt, s.currentPeriodStart)
+      ? amount - discountAmountOf(discount, amount)
+      : amount;
+  const credit = roundHalfEven(net(oldAmount) * factor);
+  const debit = roundHalfEven(net(newAmount) * factor);
   const difference = debit - credit;
   if (behavior !== "invoice" || difference <= 0) {
     await inTransaction(deps.db, async (tx) => {
