@@ -119,6 +119,20 @@ describe("a plan change onto and away from seats", () => {
     expect(seats.body).toMatchObject({ total_seats: 2, available_seats: 2 });
   });
 
+  it("reset onto seats starts a new period billed for the minimum seats", async () => {
+    const solo = await product("Solo reset", { amount_type: "fixed", price_amount: 1000 });
+    const team = await seatProduct("Team reset", tiers(3, 700));
+    const id = await buy(solo);
+    const res = await patch(id, { product_id: team, proration_behavior: "reset" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect([res.body.product_id, res.body.seats]).toEqual([team, 3]);
+    const orders = (await w.call(`/v1/orders/?subscription_id=${id}&limit=100`)).body.items;
+    const cycle = orders.find(
+      (o: { billing_reason: string }) => o.billing_reason === "subscription_cycle",
+    );
+    expect([cycle.seats, cycle.subtotal_amount]).toEqual([3, 2100]);
+  });
+
   it("refuses leaving seats for a product without them, changing nothing", async () => {
     const team = await seatProduct("Team to solo", tiers(1, 1000));
     const solo = await product("Solo again", { amount_type: "fixed", price_amount: 1000 });
