@@ -1,7 +1,7 @@
 // Changing a subscription's product, per proration_behavior (the organization's setting when none
 // is given). The prorated difference is computed to the second as Polar does: factor = time left in
-// the period ÷ period length; the old fixed prices' net is credited and the new one's debited,
-// each rounded half to even. `invoice` charges the difference now in a `subscription_update` order
+// the period ÷ period length; the old fixed and seat prices' net is credited and the new one's
+// debited, each rounded half to even (seats as seatsAfter says). `invoice` charges the difference now in a `subscription_update` order
 // (a downgrade's credit is carried to the next cycle order instead); `prorate` carries the
 // difference to the next cycle order; `next_period` records a pending update applied at renewal;
 // `reset` switches now and starts a new period at once, charged in full.
