@@ -7,12 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { inTransaction, queryRows, type Database } from "../db/client.ts";
 import { api, createSeller } from "../test/helpers/auth.ts";
-import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { openTestDatabase, usingPostgres, type TestDatabase } from "../test/helpers/db.ts";
+import { freePort, startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { loadConfig } from "./config.ts";
 import type { AuthContext } from "./lib/auth-context.ts";
 import { systemClock } from "./lib/clock.ts";
 import { ingestEvents } from "./modules/events/service.ts";
 import { meterCreate } from "./modules/meters/schemas.ts";
 import { createMeter, getQuantities } from "./modules/meters/service.ts";
+import { start, type RunningServer } from "./main.ts";
 
 const info = inject("template");
 const replicated = info.kind === "postgres" && Boolean(info.readUrl);
@@ -193,5 +196,49 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
       },
     );
     expect(await quantities(created)).toBe(3);
+  });
+});
+
+// Any PostgreSQL will do: the "replica" is a port nobody listens on.
+describe.skipIf(!usingPostgres())("a read replica that is down", () => {
+  let testDb: TestDatabase;
+  let server: RunningServer;
+  let base: string;
+  beforeAll(async () => {
+    testDb = await openTestDatabase();
+    const port = await freePort();
+    base = `http://localhost:${port}`;
+    const read = new URL(testDb.url!);
+    read.port = String(await freePort());
+    const config = loadConfig({
+      command: "test",
+      env: {
+        PORT: String(port),
+        BASE_URL: base,
+        LOG_LEVEL: "silent",
+        DATABASE_URL: testDb.url!,
+        DATABASE_READ_URL: read.toString(),
+        DATABASE_CONNECT_TIMEOUT_MS: "1000",
+      },
+    });
+    server = await start(config, { worker: false });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await testDb?.dispose();
+  });
+
+  it("fails only the routed reads, with a 503 to retry; the primary answers the rest", async () => {
+    const { token } = await createSeller(base, ["events:write", "meters:write"]);
+    const ingest = await api(base, "/v1/events/ingest", {
+      token,
+      body: { events: [{ name: "api_call", external_customer_id: "usr_a" }] },
+    });
+    expect(ingest.status).toBe(200);
+    expect((await api(base, "/v1/meters/", { token })).status).toBe(200);
+    const listed = await api(base, "/v1/events/", { token });
+    expect(listed.status).toBe(503);
+    expect(listed.body.error).toBe("ServiceUnavailable");
+    expect(listed.headers.get("retry-after")).toBeTruthy();
   });
 });
