@@ -8,7 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
-import { isDatabaseUnreachable, pgErrorCode } from "../server/lib/db-errors.ts";
+import { replicaReads } from "./replica.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -109,7 +109,8 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
     const handle = (sql: postgres.Sql) =>
       drizzle(pooled ? sql : preparing(sql), { schema, casing: "snake_case" }) as unknown as Db;
     const db = handle(client);
-    const handles = { db, read: replica ? handle(fallingBack(replica, client)) : db };
+    const routed = replica ? replicaReads(replica, client, target.readMaxLagMs ?? 0) : null;
+    const handles = { db, read: routed ? handle(routed.sql) : db };
     return wrap(
       handles,
       "postgres",
@@ -117,6 +118,7 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
       { client, direct, replica },
       async (timeoutMs = 5_000) => {
         const timeout = Math.max(0, timeoutMs) / 1000;
+        routed?.stop();
         await Promise.all([
           client.end({ timeout }),
           direct !== client && direct.end({ timeout }),
@@ -164,48 +166,6 @@ function yieldBeforeEachStatement(pglite: PGlite): void {
         }) as typeof tx,
       ),
     )) as PGlite["transaction"];
-}
-
-/** How long reads stay on the primary after the replica could not be reached. */
-const REPLICA_RETRY_MS = 10_000;
-// What a hot standby cancels a read with when replaying would otherwise wait for it.
-const RECOVERY_CONFLICT = new Set(["40001", "40P01"]);
-
-/**
- * The replica's client, except that a statement the replica cannot serve runs on the primary: when
- * the replica is unreachable (and then every statement for REPLICA_RETRY_MS, so a dead replica costs
- * one failed attempt per period, not one per read), and when replay cancelled it (a recovery
- * conflict). Only the lag-tolerant reads use this client, so rerunning is safe.
- */
-function fallingBack(replica: postgres.Sql, primary: postgres.Sql): postgres.Sql {
-  type Args = Parameters<postgres.Sql["unsafe"]>;
-  let downUntil = 0;
-  const run = (sql: postgres.Sql, args: Args, values: boolean) => {
-    const query = sql.unsafe(...args);
-    return values ? query.values() : query;
-  };
-  const attempt = async (args: Args, values: boolean): Promise<unknown> => {
-    if (Date.now() < downUntil) return run(primary, args, values);
-    try {
-      return await run(replica, args, values);
-    } catch (err) {
-      if (isDatabaseUnreachable(err)) downUntil = Date.now() + REPLICA_RETRY_MS;
-      else if (!RECOVERY_CONFLICT.has(pgErrorCode(err) ?? "")) throw err;
-      return run(primary, args, values);
-    }
-  };
-  return new Proxy(replica, {
-    get(target, key, receiver) {
-      if (key !== "unsafe") return Reflect.get(target, key, receiver) as unknown;
-      // drizzle awaits the query or its .values(); both are tried on the replica first.
-      return (...args: Args) => ({
-        values: () => attempt(args, true),
-        // biome-ignore lint/suspicious/noThenProperty: lazy like postgres.js's own queries, so .values() runs the statement once.
-        then: (ok: (rows: unknown) => unknown, fail: (err: unknown) => unknown) =>
-          attempt(args, false).then(ok, fail),
-      });
-    },
-  });
 }
 
 /**

@@ -74,7 +74,17 @@ describe("loadConfig", () => {
       env: { ...env, DATABASE_READ_URL: read },
       cwd: tmp(),
     });
-    expect(config.database).toMatchObject({ url: "postgres://u@db:5432/db", readUrl: read });
+    expect(config.database).toMatchObject({
+      url: "postgres://u@db:5432/db",
+      readUrl: read,
+      readMaxLagMs: 10_000,
+    });
+    const unbounded = loadConfig({
+      command: "serve",
+      env: { ...env, DATABASE_READ_URL: read, DATABASE_READ_MAX_LAG_MS: "0" },
+      cwd: tmp(),
+    });
+    expect(unbounded.database).toMatchObject({ readMaxLagMs: 0 });
     expect(loadConfig({ command: "serve", env, cwd: tmp() }).database).not.toHaveProperty(
       "readUrl",
     );

@@ -32,6 +32,8 @@ export type DatabaseTarget =
        * reads that tolerate its lag: `Database.read`. Unset: those reads go to `url`.
        */
       readUrl?: string;
+      /** Past this lag (ms) the replica's reads go to the primary until it catches up; 0: no bound. */
+      readMaxLagMs?: number;
       poolSize: number;
       /** Giving up on opening a connection, so an unreachable database fails fast (503). */
       connectTimeoutMs?: number;
@@ -185,7 +187,9 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         kind: "postgres",
         url: e.DATABASE_URL,
         ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
-        ...(e.DATABASE_READ_URL ? { readUrl: e.DATABASE_READ_URL } : {}),
+        ...(e.DATABASE_READ_URL
+          ? { readUrl: e.DATABASE_READ_URL, readMaxLagMs: e.DATABASE_READ_MAX_LAG_MS }
+          : {}),
         poolSize: e.DATABASE_POOL_SIZE,
         connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
         statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

@@ -5,7 +5,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { inTransaction, queryRows, type Database } from "../db/client.ts";
+import { inTransaction, openDb, queryRows, type Database } from "../db/client.ts";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { CuttableProxy } from "../test/helpers/cuttable-proxy.ts";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../test/helpers/db.ts";
@@ -197,6 +197,39 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
       },
     );
     expect(await quantities(created)).toBe(3);
+  });
+
+  it("past DATABASE_READ_MAX_LAG_MS the routed reads go to the primary until the replica catches up", async () => {
+    const bounded = await openDb({
+      kind: "postgres",
+      url: t.testDb.url!,
+      readUrl: t.testDb.env.DATABASE_READ_URL!,
+      readMaxLagMs: 300,
+      poolSize: 2,
+    });
+    const until = async (what: string, ok: () => Promise<boolean>) => {
+      for (let i = 0; !(await ok()); i++) {
+        if (i > 100) throw new Error(`timed out waiting until ${what}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      expect(await inRecovery(bounded.read)).toBe(true);
+      await whileReplayPaused(
+        (tx, ctx) => ingestEvents(deps(tx), ctx, [event(1, "lagging")]),
+        async () => {
+          // Behind by less than the bound: still the replica.
+          expect(await inRecovery(bounded.read)).toBe(true);
+          await until(
+            "the reads left the lagging replica",
+            async () => !(await inRecovery(bounded.read)),
+          );
+        },
+      );
+      await until("the reads came back to the replica", () => inRecovery(bounded.read));
+    } finally {
+      await bounded.close();
+    }
   });
 });
 
