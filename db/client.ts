@@ -8,7 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
-import { replicaReads } from "./replica.ts";
+import { replicaReads, type ReplicaStatus } from "./replica.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -39,6 +39,8 @@ export interface Database {
   direct: postgres.Sql | null;
   /** The postgres.js client behind `read` when it is a replica; null when `read` is `db`. */
   replica: postgres.Sql | null;
+  /** The replica's lag and how many of its reads went to the primary; null without a replica. */
+  replicaStatus(): ReplicaStatus | null;
   /** Runs a raw statement and returns its rows, whichever driver answers. */
   rows<T>(query: SQL): Promise<T[]>;
   /** Runs `select 1`; rejects when the database does not answer. */
@@ -115,7 +117,7 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
       handles,
       "postgres",
       null,
-      { client, direct, replica },
+      { client, direct, replica, replicaStatus: () => routed?.status() ?? null },
       async (timeoutMs = 5_000) => {
         const timeout = Math.max(0, timeoutMs) / 1000;
         routed?.stop();
@@ -136,7 +138,7 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
   });
   yieldBeforeEachStatement(pglite);
   const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
-  const none = { client: null, direct: null, replica: null };
+  const none = { client: null, direct: null, replica: null, replicaStatus: () => null };
   return wrap({ db, read: db }, "pglite", pglite, none, () => pglite.close());
 }
 
@@ -200,7 +202,7 @@ function wrap(
   { db, read }: Pick<Database, "db" | "read">,
   driver: Database["driver"],
   pglite: PGlite | null,
-  clients: Pick<Database, "client" | "direct" | "replica">,
+  clients: Pick<Database, "client" | "direct" | "replica" | "replicaStatus">,
   close: (timeoutMs?: number) => Promise<void>,
 ): Database {
   let closed: Promise<void> | null = null;

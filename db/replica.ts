@@ -11,8 +11,16 @@ const LAG_CHECK_MS = 1_000;
 // What a hot standby cancels a read with when replaying would otherwise wait for it.
 const RECOVERY_CONFLICT = new Set(["40001", "40P01"]);
 
+export interface ReplicaStatus {
+  /** How far the replica is behind the primary, in ms; null when the bound is off. */
+  lagMs: number | null;
+  /** Statements meant for the replica that ran on the primary since start. */
+  onPrimary: number;
+}
+
 export interface ReplicaReads {
   sql: postgres.Sql;
+  status(): ReplicaStatus;
   /** Stops measuring the lag (the clients are closed by their owner). */
   stop(): void;
 }
@@ -30,8 +38,10 @@ export function replicaReads(
 ): ReplicaReads {
   type Args = Parameters<postgres.Sql["unsafe"]>;
   let downUntil = 0;
+  let onPrimary = 0;
   const lag = maxLagMs > 0 ? lagMonitor(replica, primary) : null;
   const run = (sql: postgres.Sql, args: Args, values: boolean) => {
+    if (sql === primary) onPrimary++;
     const query = sql.unsafe(...args);
     return values ? query.values() : query;
   };
@@ -57,7 +67,11 @@ export function replicaReads(
       });
     },
   });
-  return { sql, stop: () => lag?.stop() };
+  return {
+    sql,
+    status: () => ({ lagMs: lag ? lag.ms() : null, onPrimary }),
+    stop: () => lag?.stop(),
+  };
 }
 
 /** A WAL position ("16/B374D848") as a number of bytes. */

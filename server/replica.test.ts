@@ -236,6 +236,7 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
 // A proxy the test can cut stands between till and the replica (or, without one, the primary
 // itself, which answers the same reads): cutting it plays a replica stopped under load.
 describe.skipIf(!usingPostgres())("a read replica that goes down", () => {
+  const METRICS = "m".repeat(32);
   let testDb: TestDatabase;
   let server: RunningServer;
   let proxy: CuttableProxy;
@@ -257,6 +258,7 @@ describe.skipIf(!usingPostgres())("a read replica that goes down", () => {
         ...testDb.env,
         DATABASE_READ_URL: replica.toString(),
         DATABASE_CONNECT_TIMEOUT_MS: "1000",
+        METRICS_TOKEN: METRICS,
       },
     });
     server = await start(config, { worker: false });
@@ -291,5 +293,10 @@ describe.skipIf(!usingPostgres())("a read replica that goes down", () => {
     }
     expect(answers).toHaveLength(40);
     expect(answers.every((a) => a.status === 200 && a.total === 3)).toBe(true);
+    const metrics = await fetch(`${base}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS}` },
+    });
+    const onPrimary = /^till_db_replica_reads_on_primary_total (\d+)$/m.exec(await metrics.text());
+    expect(Number(onPrimary?.[1])).toBeGreaterThanOrEqual(24);
   });
 });
