@@ -85,6 +85,12 @@ describe("loadConfig", () => {
       cwd: tmp(),
     });
     expect(unbounded.database).toMatchObject({ readMaxLagMs: 0 });
+    const worker = loadConfig({
+      command: "worker",
+      env: { ...env, DATABASE_READ_URL: read },
+      cwd: tmp(),
+    });
+    expect(worker.database).not.toHaveProperty("readUrl");
     expect(loadConfig({ command: "serve", env, cwd: tmp() }).database).not.toHaveProperty(
       "readUrl",
     );

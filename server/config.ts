@@ -187,7 +187,8 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         kind: "postgres",
         url: e.DATABASE_URL,
         ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
-        ...(e.DATABASE_READ_URL
+        // Only the API's reads go to the replica: `till worker` and `till migrate` never connect.
+        ...(e.DATABASE_READ_URL && (command === "serve" || command === "dev" || command === "test")
           ? { readUrl: e.DATABASE_READ_URL, readMaxLagMs: e.DATABASE_READ_MAX_LAG_MS }
           : {}),
         poolSize: e.DATABASE_POOL_SIZE,
