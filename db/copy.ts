@@ -4,7 +4,9 @@
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
+import { isDatabaseUnreachable, pgErrorCode } from "../server/lib/db-errors.ts";
 import type { Database } from "./client.ts";
+import { RECOVERY_CONFLICT } from "./replica.ts";
 
 /** A string literal whatever `standard_conforming_strings` says: E'' with quote and backslash doubled. */
 export function literal(value: string): string {
@@ -67,8 +69,20 @@ export async function copyRows(
 /** Runs a one-column select through COPY; answers its rows, each ended by `terminator`. */
 export type CopyRows = (select: SQL, terminator: string) => Promise<Buffer>;
 
-/** COPY on the database's pool, or null where the driver has none (PGlite). */
+/**
+ * COPY for the lag-tolerant reads: on the replica when there is one (rerun on the primary when the
+ * replica cannot be reached or cancels it for replay), else on the pool; null on PGlite.
+ */
 export function copyOf(database: Database): CopyRows | null {
-  const client = database.client;
-  return client ? (select, terminator) => copyRows(client, select, terminator) : null;
+  const { client, replica } = database;
+  if (!client) return null;
+  if (!replica) return (select, terminator) => copyRows(client, select, terminator);
+  return async (select, terminator) => {
+    try {
+      return await copyRows(replica, select, terminator);
+    } catch (err) {
+      if (!isDatabaseUnreachable(err) && !RECOVERY_CONFLICT.has(pgErrorCode(err) ?? "")) throw err;
+      return copyRows(client, select, terminator);
+    }
+  };
 }

@@ -18,8 +18,9 @@ import {
 } from "./schemas.ts";
 
 export interface ExportDeps {
+  /** Exports read a replica when there is one: a file a few moments behind the primary is fine. */
   db: Db;
-  /** COPY on PostgreSQL (much cheaper per row); null on PGlite. */
+  /** COPY on PostgreSQL (much cheaper per row), on the replica when there is one; null on PGlite. */
   copy: CopyRows | null;
   /** Rows per database read. */
   batchSize?: number;

@@ -15,6 +15,8 @@ import {
 
 export interface MetricsDeps {
   db: Db;
+  /** The period aggregates scan orders and subscriptions: a replica when there is one. */
+  read: Db;
 }
 
 const DAY_MS = 86_400_000;
@@ -47,7 +49,7 @@ export async function getMetrics(
     );
 
   const rows = await repo.periodRows(
-    deps.db,
+    deps.read,
     {
       organizationIds: organizationsForRead(ctx, q.organization_id),
       productIds: q.product_id ?? null,
