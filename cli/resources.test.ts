@@ -298,6 +298,8 @@ describe("resource commands", { timeout: 120_000 }, () => {
       [["customers", "list", "--page", "0"], "--page:"],
       [["meters", "create", "--name", "X", "--aggregation", "median"], "--aggregation:"],
       [["meters", "create", "--name", "X", "--filter", "name equals x"], "--filter:"],
+      [["listen", "--forward-to", "ftp://localhost/hooks"], "--forward-to:"],
+      [["listen", "--replay", "1001"], "--replay:"],
     ];
     for (const [args, named] of cases) {
       const bad = await till(args, env);
