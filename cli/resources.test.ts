@@ -300,6 +300,7 @@ describe("resource commands", { timeout: 120_000 }, () => {
       [["meters", "create", "--name", "X", "--filter", "name equals x"], "--filter:"],
       [["listen", "--forward-to", "ftp://localhost/hooks"], "--forward-to:"],
       [["listen", "--replay", "1001"], "--replay:"],
+      [["trigger", "order.paid", "--override", "nonsense"], "--override:"],
     ];
     for (const [args, named] of cases) {
       const bad = await till(args, env);
