@@ -34,7 +34,9 @@ describe("till init and profiles", { timeout: 120_000 }, () => {
     const again = await till(["init", "webhook-handler", "--dir", dir], env);
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toContain("--force");
-    expect((await till(["init", "webhook-handler", "--lang", "cobol"], env)).exitCode).toBe(2);
+    const cobol = await till(["init", "webhook-handler", "--lang", "cobol"], env);
+    expect(cobol.exitCode).toBe(2);
+    expect(cobol.stderr).toContain("--lang: must be ts");
     // Its dependencies (express, standardwebhooks) as `npm install` would provide them.
     symlinkSync(path.join(repoRoot, "node_modules"), path.join(dir, "node_modules"));
 

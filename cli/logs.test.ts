@@ -91,6 +91,7 @@ describe("till logs tail", { timeout: 60_000 }, () => {
     expect(result.stderr).toContain("Organization not found");
     const bad = await tail(env, ["--org", seller.organization.id, "--status", "teapot"]).child;
     expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--status: takes codes like 404, 4xx or 5xx; got "teapot"');
   });
 
   // Two instances on one PostgreSQL database: a tail on one sees the other's requests, once each.

@@ -253,4 +253,60 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect(badUrl.exitCode).toBe(2);
     expect(badUrl.stderr).toContain("--success-url:");
   });
+
+  it("every command's flags: a bad value is a usage error naming the flag, and nothing is sent", async () => {
+    const id = "00000000-0000-4000-8000-000000000000";
+    const groups = [
+      ["discounts"],
+      ["benefits"],
+      ["refunds"],
+      ["webhooks", "endpoints"],
+      ["meters"],
+    ];
+    const counts = () =>
+      Promise.all(
+        groups.map(async (g) => (await json([...g, "list"])).pagination.total_count as number),
+      );
+    const before = await counts();
+    const cases: [string[], string][] = [
+      [["discounts", "create", "--name", "X", "--percent", "abc"], "--percent:"],
+      [["discounts", "create", "--name", "X", "--amount", "5.5"], "--amount:"],
+      [
+        ["discounts", "create", "--name", "X", "--percent", "10", "--duration", "weekly"],
+        "--duration:",
+      ],
+      [["discounts", "create", "--name", "X", "--percent", "10", "--months", "0"], "--months:"],
+      [["discounts", "create", "--name", "X"], "exactly one of --percent and --amount"],
+      [["benefits", "create", "--type", "bogus", "--description", "X"], "--type:"],
+      [["refunds", "create", "--order", id, "--amount", "12.5"], "--amount:"],
+      [["refunds", "create", "--order", id, "--amount", "100", "--reason", "bored"], "--reason:"],
+      [["license-keys", "update", id, "--status", "lost"], "--status:"],
+      [["license-keys", "update", id, "--limit-usage", "0"], "--limit-usage:"],
+      [["webhooks", "endpoints", "create", "--url", "ftp://x", "--event", "order.paid"], "--url:"],
+      [
+        ["webhooks", "endpoints", "create", "--url", "https://x.test", "--event", "paid"],
+        "--event:",
+      ],
+      [["subscriptions", "cancel", id, "--reason", "bored"], "--reason:"],
+      [["orgs", "create", "--name", "X", "--slug", "Bad Slug"], "--slug:"],
+      [
+        ["tokens", "create", "--scope", "products:write", "--expires-in", "30 days"],
+        "--expires-in:",
+      ],
+      [["tokens", "create", "--scope", "everything"], "--scope:"],
+      [["products", "list", "--limit", "500"], "--limit:"],
+      [["customers", "list", "--page", "0"], "--page:"],
+      [["meters", "create", "--name", "X", "--aggregation", "median"], "--aggregation:"],
+      [["meters", "create", "--name", "X", "--filter", "name equals x"], "--filter:"],
+      [["listen", "--forward-to", "ftp://localhost/hooks"], "--forward-to:"],
+      [["listen", "--replay", "1001"], "--replay:"],
+      [["trigger", "order.paid", "--override", "nonsense"], "--override:"],
+    ];
+    for (const [args, named] of cases) {
+      const bad = await till(args, env);
+      expect(bad.exitCode, args.join(" ")).toBe(2);
+      expect(bad.stderr, args.join(" ")).toContain(named);
+    }
+    expect(await counts()).toEqual(before);
+  });
 });

@@ -9,6 +9,7 @@ export type {
 } from "../server/modules/checkouts/schemas.ts";
 export type { CustomerMeterOut as CustomerMeter } from "../server/modules/customer-meters/schemas.ts";
 export type {
+  CustomerGrantOut as CustomerBenefitGrant,
   CustomerStateOut as CustomerState,
   PortalOrderOut as CustomerOrder,
   PortalSubscriptionOut as CustomerSubscription,
@@ -20,13 +21,17 @@ export type { DisputeOut as Dispute } from "../server/modules/disputes/schemas.t
 export type { EventTypeWithStatsOut as EventType } from "../server/modules/event-types/schemas.ts";
 export type { EventOut as Event } from "../server/modules/events/schemas.ts";
 export type { FileReadOut as FileRead } from "../server/modules/files/schemas.ts";
+export type { DownloadableOut as Downloadable } from "../server/modules/grants/schemas.ts";
 export type { LicenseKeyOut as LicenseKey } from "../server/modules/license-keys/schemas.ts";
 export type { MemberOut as Member } from "../server/modules/members/schemas.ts";
 export type { MeterOut as Meter } from "../server/modules/meters/schemas.ts";
 export type { MetricsResponseOut as Metrics } from "../server/modules/metrics/schemas.ts";
 export type { OrderOut as Order } from "../server/modules/orders/schemas.ts";
 export type { OrganizationOut as Organization } from "../server/modules/organizations/schemas.ts";
-export type { PaymentOut as Payment } from "../server/modules/payments/schemas.ts";
+export type {
+  PaymentMethodOut as PaymentMethod,
+  PaymentOut as Payment,
+} from "../server/modules/payments/schemas.ts";
 export type { PriceOut as Price } from "../server/modules/products/prices.ts";
 export type { ProductOut as Product } from "../server/modules/products/schemas.ts";
 export type { RefundOut as Refund } from "../server/modules/refunds/schemas.ts";

@@ -1,6 +1,8 @@
-// The options of `till customers create` and `till customers update` as zod schemas (see
-// lib/flags.ts).
+// The options of `till customers create|update`, `till discounts create` and `till benefits
+// create` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
+import { BENEFIT_TYPES, DISCOUNT_DURATIONS, oneOf } from "../lib/choices.ts";
+import { positiveInteger } from "../lib/flags.ts";
 
 const email = z.email({ error: "must be an email address" });
 
@@ -16,4 +18,32 @@ export const customerUpdateFlags = z.object({
   email: email.optional(),
   name: z.string().optional(),
   externalId: z.string().min(1).optional(),
+});
+
+export const discountCreateFlags = z
+  .object({
+    name: z.string().min(1),
+    code: z.string().min(1).optional(),
+    percent: z.coerce
+      .number({ error: "must be a number, e.g. 20 or 12.5" })
+      .gt(0, { error: "must be more than 0" })
+      .max(100, { error: "must be at most 100" })
+      .optional(),
+    amount: positiveInteger.optional(),
+    currency: z.string().regex(/^[A-Za-z]{3}$/, "must be a three-letter ISO currency code"),
+    duration: z.enum(DISCOUNT_DURATIONS, { error: oneOf(DISCOUNT_DURATIONS) }),
+    months: positiveInteger.optional(),
+    maxRedemptions: positiveInteger.optional(),
+    product: z.array(z.string().min(1)).optional(),
+    org: z.string().optional(),
+  })
+  .refine((f) => (f.percent === undefined) !== (f.amount === undefined), {
+    error: "Give exactly one of --percent and --amount.",
+  });
+
+export const benefitCreateFlags = z.object({
+  type: z.enum(BENEFIT_TYPES, { error: oneOf(BENEFIT_TYPES) }),
+  description: z.string().min(1),
+  property: z.array(z.string()).optional(),
+  org: z.string().optional(),
 });

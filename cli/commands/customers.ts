@@ -1,6 +1,7 @@
 // `till customers ...`, `till discounts ...`, `till benefits ...`.
 import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
+import { BENEFIT_TYPES, DISCOUNT_DURATIONS } from "../lib/choices.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { formatMoney, renderFields } from "../lib/output.ts";
 import {
@@ -9,7 +10,6 @@ import {
   addListCommand,
   collect,
   parsePairs,
-  positiveInt,
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
@@ -164,29 +164,26 @@ export function configureCustomerCommands(program: Command): void {
     .option("--percent <n>", "percentage off (e.g. 20 or 12.5)")
     .option("--amount <cents>", "fixed amount off in minor units")
     .option("--currency <code>", "currency of a fixed amount", "usd")
-    .option("--duration <d>", "once | forever | repeating", "once")
-    .option("--months <n>", "months for a repeating discount", positiveInt("--months"))
-    .option(
-      "--max-redemptions <n>",
-      "how many times it can be used",
-      positiveInt("--max-redemptions"),
-    )
+    .option("--duration <d>", DISCOUNT_DURATIONS.join(" | "), "once")
+    .option("--months <n>", "months for a repeating discount")
+    .option("--max-redemptions <n>", "how many times it can be used")
     .option("--product <id>", "only for this product (repeatable)", collect)
     .option("--org <id-or-slug>", "organization (default: the profile's)")
     .addHelpText(
       "after",
       "\nExample:\n  $ till discounts create --name Launch --code LAUNCH20 --percent 20 --duration repeating --months 3 --max-redemptions 100\n",
     )
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { discountCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./customer-flags.ts"),
+      ]);
+      const flags = parseFlags(discountCreateFlags, raw);
       const ctx = await contextOf(c);
-      if ((flags.percent === undefined) === (flags.amount === undefined))
-        throw new AbortError("Give exactly one of --percent and --amount.", {
-          exitCode: EXIT.usage,
-        });
       const off =
         flags.percent !== undefined
-          ? { type: "percentage", basis_points: Math.round(Number(flags.percent) * 100) }
-          : { type: "fixed", amount: Number(flags.amount), currency: flags.currency };
+          ? { type: "percentage", basis_points: Math.round(flags.percent * 100) }
+          : { type: "fixed", amount: flags.amount, currency: flags.currency.toLowerCase() };
       const body = {
         name: flags.name,
         code: flags.code ?? null,
@@ -217,10 +214,7 @@ export function configureCustomerCommands(program: Command): void {
   benefits
     .command("create")
     .description("create a benefit (custom note, license keys, ...)")
-    .requiredOption(
-      "--type <type>",
-      "custom | license_keys | downloadables | meter_credit | discord | github_repository",
-    )
+    .requiredOption("--type <type>", BENEFIT_TYPES.join(" | "))
     .requiredOption("--description <text>", "what the customer gets")
     .option(
       "--property <key=value>",
@@ -232,7 +226,12 @@ export function configureCustomerCommands(program: Command): void {
       "after",
       '\nExample:\n  $ till benefits create --type custom --description "Priority support" --property note="Email support@example.com"\n',
     )
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { benefitCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./customer-flags.ts"),
+      ]);
+      const flags = parseFlags(benefitCreateFlags, raw);
       const ctx = await contextOf(c);
       const body = {
         type: flags.type,

@@ -15,8 +15,12 @@ export function configureInitCommand(program: Command): void {
       "after",
       "\nExamples:\n  $ till init webhook-handler --lang ts\n  $ till init webhook-handler --dir hooks && cd hooks && npm install\n",
     )
-    .action(async (flags: { lang: string; dir: string; force?: boolean }, c: Command) => {
-      const { initWebhookHandler } = await import("../services/init.ts");
-      await initWebhookHandler(await contextOf(c), flags);
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { initFlags }, { initWebhookHandler }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./logs-flags.ts"),
+        import("../services/init.ts"),
+      ]);
+      await initWebhookHandler(await contextOf(c), parseFlags(initFlags, raw));
     });
 }

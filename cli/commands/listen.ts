@@ -1,7 +1,6 @@
 // `till listen`.
 import { type Command, Option } from "commander";
 import { contextOf, requireOrganization } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
 
 export function configureListenCommand(program: Command): void {
   program
@@ -27,54 +26,30 @@ export function configureListenCommand(program: Command): void {
       "first resend the organization's last n events (1-1000), then follow live ones",
     )
     .option("--org <id-or-slug>", "organization (default: the profile's)")
-    .addOption(
-      new Option("--max-events <n>", "exit after forwarding this many events")
-        .argParser((v) => Number(v))
-        .hideHelp(),
-    )
+    .addOption(new Option("--max-events <n>", "exit after forwarding this many events").hideHelp())
     .addHelpText(
       "after",
       "\nExamples:\n  $ till listen --forward-to http://localhost:3000/webhooks\n  $ till listen --events 'subscription.*' --print-json\n  $ till listen --replay 5 --forward-to http://localhost:3000/webhooks\n  $ till listen --events order.paid --json | jq .\n  $ export WEBHOOK_SECRET=$(till listen --print-secret)\n\nVerify forwarded requests in your app with the printed whsec_ secret (Standard Webhooks,\nor @polar-sh/sdk's validateEvent). Listen starts even if nothing listens at --forward-to yet:\neach event is retried with backoff until your app answers, and none is dropped.\n",
     )
-    .action(
-      async (
-        flags: {
-          forwardTo?: string;
-          events?: string;
-          printSecret?: boolean;
-          printJson?: boolean;
-          org?: string;
-          maxEvents?: number;
-          replay?: string;
-        },
-        c: Command,
-      ) => {
-        const ctx = await contextOf(c);
-        const organizationId = await requireOrganization(ctx, flags.org, {
-          announce: !flags.printSecret,
-        });
-        if (flags.forwardTo && !/^https?:\/\//.test(flags.forwardTo))
-          throw new AbortError("--forward-to must be an http(s) URL.", { exitCode: EXIT.usage });
-        const replay = flags.replay === undefined ? null : Number(flags.replay);
-        if (replay !== null && !(Number.isInteger(replay) && replay >= 1 && replay <= 1000))
-          throw new AbortError("--replay must be a whole number from 1 to 1000.", {
-            exitCode: EXIT.usage,
-          });
-        const { listen } = await import("../services/listen.ts");
-        await listen(ctx, {
-          forwardTo: flags.forwardTo ?? null,
-          events: flags.events
-            ? flags.events
-                .split(",")
-                .map((s) => s.trim())
-                .filter(Boolean)
-            : null,
-          printSecret: Boolean(flags.printSecret),
-          printJson: Boolean(flags.printJson),
-          organizationId,
-          maxEvents: flags.maxEvents ?? null,
-          replay,
-        });
-      },
-    );
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { listenFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./listen-flags.ts"),
+      ]);
+      const flags = parseFlags(listenFlags, raw);
+      const ctx = await contextOf(c);
+      const organizationId = await requireOrganization(ctx, flags.org, {
+        announce: !flags.printSecret,
+      });
+      const { listen } = await import("../services/listen.ts");
+      await listen(ctx, {
+        forwardTo: flags.forwardTo ?? null,
+        events: flags.events,
+        printSecret: Boolean(flags.printSecret),
+        printJson: Boolean(flags.printJson),
+        organizationId,
+        maxEvents: flags.maxEvents ?? null,
+        replay: flags.replay ?? null,
+      });
+    });
 }

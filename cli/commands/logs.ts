@@ -16,15 +16,15 @@ export function configureLogsCommand(program: Command): void {
       "after",
       "\nExamples:\n  $ till logs tail\n  $ till logs tail --status 4xx,5xx --method POST\n  $ till logs tail --path '/v1/products/*' --json | jq .status\n",
     )
-    .action(
-      async (
-        flags: { status?: string; method?: string; path?: string; org?: string },
-        c: Command,
-      ) => {
-        const ctx = await contextOf(c);
-        const organizationId = await requireOrganization(ctx, flags.org, { announce: true });
-        const { tailLogs } = await import("../services/logs.ts");
-        await tailLogs(ctx, organizationId, flags);
-      },
-    );
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { logsTailFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./logs-flags.ts"),
+      ]);
+      const flags = parseFlags(logsTailFlags, raw);
+      const ctx = await contextOf(c);
+      const organizationId = await requireOrganization(ctx, flags.org, { announce: true });
+      const { tailLogs } = await import("../services/logs.ts");
+      await tailLogs(ctx, organizationId, flags);
+    });
 }

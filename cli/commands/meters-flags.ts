@@ -1,6 +1,7 @@
-// The options of `till meters quantities` and `till events ingest` as zod schemas (see
-// lib/flags.ts).
+// The options of `till meters create|update|quantities` and `till events ingest` as zod schemas
+// (see lib/flags.ts).
 import { z } from "zod";
+import { scalarOf } from "../lib/resource.ts";
 
 export const quantitiesFlags = z.object({
   interval: z.enum(["hour", "day", "week", "month", "year"]),
@@ -23,3 +24,42 @@ export const ingestFlags = z.object({
     .max(1000, { error: "must be at most 1000" }),
   org: z.string().optional(),
 });
+
+const OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte", "like", "not_like"];
+const AGGREGATIONS = ["count", "sum", "max", "min", "avg", "unique"];
+
+/** "property op value", e.g. "name eq api_call" or "metadata.tokens gt 10". */
+const filterClause = z.string().transform((text, ctx) => {
+  const m = /^\s*(\S+)\s+(\S+)\s+(.+?)\s*$/.exec(text);
+  if (!m || !OPERATORS.includes(m[2]!)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expects "property operator value" with operator one of ${OPERATORS.join(", ")}; got "${text}".`,
+    });
+    return z.NEVER;
+  }
+  return { property: m[1]!, operator: m[2]!, value: scalarOf(m[3]!.replace(/^"(.*)"$/, "$1")) };
+});
+
+/** "count" or "sum:tokens". */
+const aggregation = z.string().transform((text, ctx) => {
+  const [func, property] = text.split(":");
+  if (!func || !AGGREGATIONS.includes(func) || (func !== "count" && !property)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expects count or func:property with func one of ${AGGREGATIONS.join(", ")}; got "${text}".`,
+    });
+    return z.NEVER;
+  }
+  return func === "count" ? { func } : { func, property: property! };
+});
+
+export const meterCreateFlags = z.object({
+  name: z.string().min(1),
+  filter: z.array(filterClause).optional(),
+  or: z.boolean().optional(),
+  aggregation,
+  org: z.string().optional(),
+});
+
+export const meterUpdateFlags = z.object({ name: z.string().min(1) });

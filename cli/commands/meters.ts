@@ -33,46 +33,6 @@ const meterSpec: ResourceSpec<Meter> = {
   ],
 };
 
-const OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte", "like", "not_like"];
-const AGGREGATIONS = ["count", "sum", "max", "min", "avg", "unique"];
-
-/** "property op value", e.g. "name eq api_call" or "metadata.tokens gt 10". */
-export function parseFilterClause(text: string): {
-  property: string;
-  operator: string;
-  value: string | number | boolean;
-} {
-  const m = /^\s*(\S+)\s+(\S+)\s+(.+?)\s*$/.exec(text);
-  if (!m || !OPERATORS.includes(m[2]!)) {
-    throw new AbortError(
-      `--filter expects "property operator value" with operator one of ${OPERATORS.join(", ")}; got "${text}".`,
-      { exitCode: EXIT.usage },
-    );
-  }
-  const raw = m[3]!.replace(/^"(.*)"$/, "$1");
-  const value =
-    raw === "true"
-      ? true
-      : raw === "false"
-        ? false
-        : /^-?\d+(\.\d+)?$/.test(raw)
-          ? Number(raw)
-          : raw;
-  return { property: m[1]!, operator: m[2]!, value };
-}
-
-/** "count" or "sum:tokens". */
-export function parseAggregation(text: string): { func: string; property?: string } {
-  const [func, property] = text.split(":");
-  if (!func || !AGGREGATIONS.includes(func) || (func !== "count" && !property)) {
-    throw new AbortError(
-      `--aggregation expects count or func:property with func one of ${AGGREGATIONS.join(", ")}; got "${text}".`,
-      { exitCode: EXIT.usage },
-    );
-  }
-  return func === "count" ? { func } : { func, property: property! };
-}
-
 /** "30d", "12h", "2w" before now, or an RFC 3339 timestamp. */
 export function parseSince(text: string, now = new Date()): Date {
   const m = /^(\d+)([hdw])$/.exec(text);
@@ -105,13 +65,17 @@ export function configureMeterCommands(program: Command): void {
       "after",
       "\nExample:\n  $ till meters create --name \"LLM tokens\" --filter 'name eq llm.completion' --aggregation sum:tokens\n",
     )
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { meterCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./meters-flags.ts"),
+      ]);
+      const flags = parseFlags(meterCreateFlags, raw);
       const ctx = await contextOf(c);
-      const clauses = ((flags.filter as string[] | undefined) ?? []).map(parseFilterClause);
       const body = {
         name: flags.name,
-        filter: { conjunction: flags.or ? "or" : "and", clauses },
-        aggregation: parseAggregation(flags.aggregation),
+        filter: { conjunction: flags.or ? "or" : "and", clauses: flags.filter ?? [] },
+        aggregation: flags.aggregation,
         organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       };
       printOne(ctx, meterSpec, await ctx.api().post<Meter>(meterSpec.path, body), "Created meter.");
@@ -120,7 +84,12 @@ export function configureMeterCommands(program: Command): void {
     .command("update <id>")
     .description("rename a meter")
     .requiredOption("--name <name>", "new name")
-    .action(async (id: string, flags, c: Command) => {
+    .action(async (id: string, raw: unknown, c: Command) => {
+      const [{ parseFlags }, { meterUpdateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./meters-flags.ts"),
+      ]);
+      const flags = parseFlags(meterUpdateFlags, raw);
       const ctx = await contextOf(c);
       printOne(
         ctx,

@@ -1,6 +1,7 @@
 // `till refunds`, `till license-keys`, `till webhooks endpoints|deliveries|redeliver`.
 import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
+import { REFUND_REASONS } from "../lib/choices.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { formatMoney } from "../lib/output.ts";
 import {
@@ -8,7 +9,6 @@ import {
   addGetCommand,
   addListCommand,
   collect,
-  positiveInt,
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
@@ -76,15 +76,6 @@ const deliverySpec: ResourceSpec<Delivery> = {
   ],
 };
 
-const REASONS = [
-  "duplicate",
-  "fraudulent",
-  "customer_request",
-  "service_disruption",
-  "satisfaction_guarantee",
-  "other",
-];
-
 export function configureOpsCommands(program: Command): void {
   const refunds = program.command("refunds").description("refunds of orders");
   addListCommand(
@@ -97,24 +88,21 @@ export function configureOpsCommands(program: Command): void {
     .command("create")
     .description("refund part or all of an order")
     .requiredOption("--order <id>", "order to refund")
-    .requiredOption(
-      "--amount <cents>",
-      "amount in minor units (before tax)",
-      positiveInt("--amount"),
-    )
-    .option("--reason <reason>", `why (${REASONS.join(", ")})`, "customer_request")
+    .requiredOption("--amount <cents>", "amount in minor units (before tax)")
+    .option("--reason <reason>", `why (${REFUND_REASONS.join(", ")})`, "customer_request")
     .option("--comment <text>", "note for your records")
     .option("--revoke-benefits", "also revoke what the order granted (one-time orders only)")
     .addHelpText(
       "after",
       "\nExample:\n  $ till refunds create --order <order-id> --amount 500 --reason customer_request\n",
     )
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { refundCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./ops-flags.ts"),
+      ]);
+      const flags = parseFlags(refundCreateFlags, raw);
       const ctx = await contextOf(c);
-      if (!REASONS.includes(flags.reason))
-        throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, {
-          exitCode: EXIT.usage,
-        });
       const refund = await ctx.api().post<Refund>(refundSpec.path, {
         order_id: flags.order,
         amount: flags.amount,
@@ -132,9 +120,14 @@ export function configureOpsCommands(program: Command): void {
     .command("update <id>")
     .description("disable, re-enable or change the limits of a key")
     .option("--status <status>", "granted | disabled | revoked")
-    .option("--limit-usage <n>", "usage limit", positiveInt("--limit-usage"))
-    .option("--limit-activations <n>", "activation limit", positiveInt("--limit-activations"))
-    .action(async (id: string, flags, c: Command) => {
+    .option("--limit-usage <n>", "usage limit")
+    .option("--limit-activations <n>", "activation limit")
+    .action(async (id: string, raw: unknown, c: Command) => {
+      const [{ parseFlags }, { licenseKeyUpdateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./ops-flags.ts"),
+      ]);
+      const flags = parseFlags(licenseKeyUpdateFlags, raw);
       const ctx = await contextOf(c);
       const body = Object.fromEntries(
         Object.entries({
@@ -186,7 +179,12 @@ export function configureOpsCommands(program: Command): void {
       "after",
       "\nExample:\n  $ till webhooks endpoints create --url https://example.com/hooks --event order.paid --event subscription.active\n",
     )
-    .action(async (flags, c: Command) => {
+    .action(async (raw: unknown, c: Command) => {
+      const [{ parseFlags }, { endpointCreateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./ops-flags.ts"),
+      ]);
+      const flags = parseFlags(endpointCreateFlags, raw);
       const ctx = await contextOf(c);
       const e = await ctx.api().post<Endpoint>(endpointSpec.path, {
         url: flags.url,

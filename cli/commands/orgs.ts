@@ -35,9 +35,13 @@ export function configureOrgCommands(program: Command): void {
     .requiredOption("--name <name>", "display name")
     .option("--slug <slug>", "URL slug (default: from the name)")
     .addHelpText("after", '\nExample:\n  $ till orgs create --name "Acme Inc" --slug acme\n')
-    .action(async (flags, cmd: Command) => {
-      const { createOrg } = await import("../services/orgs.ts");
-      await createOrg(await contextOf(cmd), { name: String(flags.name), slug: flags.slug });
+    .action(async (raw: unknown, cmd: Command) => {
+      const [{ parseFlags }, { orgCreateFlags }, { createOrg }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./orgs-flags.ts"),
+        import("../services/orgs.ts"),
+      ]);
+      await createOrg(await contextOf(cmd), parseFlags(orgCreateFlags, raw));
     });
 
   const tokens = program
@@ -54,12 +58,13 @@ export function configureOrgCommands(program: Command): void {
       "after",
       '\nExample:\n  $ till tokens create --scope products:write --scope events:write --expires-in P90D --comment "GitHub Actions"\n',
     )
-    .action(async (flags, cmd: Command) => {
-      const { createToken } = await import("../services/orgs.ts");
-      await createToken(
-        await contextOf(cmd),
-        flags as { scope: string[]; comment: string; expiresIn?: string; org?: string },
-      );
+    .action(async (raw: unknown, cmd: Command) => {
+      const [{ parseFlags }, { tokenCreateFlags }, { createToken }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./orgs-flags.ts"),
+        import("../services/orgs.ts"),
+      ]);
+      await createToken(await contextOf(cmd), parseFlags(tokenCreateFlags, raw));
     });
   // The API's own page ({items, pagination}) with --json, like every other list.
   addListCommand(tokens, {

@@ -1,6 +1,7 @@
-// The options of `till checkouts create` and `till checkout-links create` as zod schemas (see
-// lib/flags.ts).
+// The options of `till checkouts create`, `till checkout-links create` and `till subscriptions
+// cancel|revoke` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
+import { CANCELLATION_REASONS, oneOf } from "../lib/choices.ts";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
@@ -19,4 +20,9 @@ export const linkCreateFlags = z.object({
   label: z.string().optional(),
   successUrl: httpUrl.optional(),
   org: z.string().optional(),
+});
+
+export const subscriptionChangeFlags = z.object({
+  reason: z.enum(CANCELLATION_REASONS, { error: oneOf(CANCELLATION_REASONS) }).optional(),
+  comment: z.string().optional(),
 });

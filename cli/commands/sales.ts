@@ -1,7 +1,7 @@
 // `till checkouts`, `till checkout-links`, `till orders`, `till subscriptions`.
 import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import { CANCELLATION_REASONS } from "../lib/choices.ts";
 import { formatMoney } from "../lib/output.ts";
 import {
   addDeleteCommand,
@@ -175,30 +175,21 @@ export function configureSalesCommands(program: Command): void {
     }),
   );
   addGetCommand(subscriptions, subscriptionSpec);
-  const REASONS = [
-    "customer_service",
-    "low_quality",
-    "missing_features",
-    "switched_service",
-    "too_complex",
-    "too_expensive",
-    "unused",
-    "other",
-  ];
   const update = (
     verb: string,
     body: (f: { reason?: string; comment?: string }) => Record<string, unknown>,
   ) =>
     subscriptions
       .command(`${verb} <id>`)
-      .option("--reason <reason>", `why (${REASONS.join(", ")})`)
+      .option("--reason <reason>", `why (${CANCELLATION_REASONS.join(", ")})`)
       .option("--comment <text>", "free-text comment")
-      .action(async (id: string, flags: { reason?: string; comment?: string }, c: Command) => {
+      .action(async (id: string, raw: unknown, c: Command) => {
+        const [{ parseFlags }, { subscriptionChangeFlags }] = await Promise.all([
+          import("../lib/flags.ts"),
+          import("./sales-flags.ts"),
+        ]);
+        const flags = parseFlags(subscriptionChangeFlags, raw);
         const ctx = await contextOf(c);
-        if (flags.reason && !REASONS.includes(flags.reason))
-          throw new AbortError(`--reason must be one of ${REASONS.join(", ")}.`, {
-            exitCode: EXIT.usage,
-          });
         const sub = await ctx
           .api()
           .patch<Subscription>(`${subscriptionSpec.path}${encodeURIComponent(id)}`, body(flags));

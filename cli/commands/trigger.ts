@@ -23,26 +23,25 @@ export function configureTriggerCommands(program: Command): void {
       "after",
       "\nExamples:\n  $ till trigger order.paid\n  $ till trigger subscription.canceled --json\n  $ till trigger order.paid --override product:name=Pro --override price:amount=2500 --add metadata.plan=pro\n  $ till trigger --list\n",
     )
-    .action(
-      async (
-        event: string | undefined,
-        flags: { list?: boolean; override?: string[]; add?: string[]; org?: string },
-        c: Command,
-      ) => {
-        const { TRIGGERS, trigger } = await import("../services/trigger.ts");
-        const ctx = await contextOf(c);
-        if (flags.list || !event) {
-          const events = Object.keys(TRIGGERS);
-          ctx.out.result({ items: events }, () => events.join("\n"));
-          return;
-        }
-        await trigger(ctx, event, {
-          organizationId: await organizationParam(ctx, flags.org, { announce: true }),
-          overrides: flags.override ?? [],
-          adds: flags.add ?? [],
-        });
-      },
-    );
+    .action(async (event: string | undefined, raw: unknown, c: Command) => {
+      const [{ parseFlags }, { triggerFlags }, { TRIGGERS, trigger }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./trigger-flags.ts"),
+        import("../services/trigger.ts"),
+      ]);
+      const flags = parseFlags(triggerFlags, raw);
+      const ctx = await contextOf(c);
+      if (flags.list || !event) {
+        const events = Object.keys(TRIGGERS);
+        ctx.out.result({ items: events }, () => events.join("\n"));
+        return;
+      }
+      await trigger(ctx, event, {
+        organizationId: await organizationParam(ctx, flags.org, { announce: true }),
+        overrides: flags.override ?? [],
+        adds: flags.add ?? [],
+      });
+    });
 
   program
     .command("fixtures")

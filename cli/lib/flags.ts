@@ -1,7 +1,7 @@
 // Commander hands a command's options over untyped. Each action re-reads them with a zod schema
 // (loaded lazily with the action, so `till --help` does not pay for zod): a bad value is a usage
 // error (exit 2) that names the flag, and the action works on typed values.
-import type { z } from "zod";
+import { z } from "zod";
 import { AbortError, EXIT } from "./errors.ts";
 
 /** `unitAmount` → `--unit-amount`. */
@@ -18,3 +18,16 @@ export function parseFlags<S extends z.ZodType>(schema: S, flags: unknown): z.ou
     exitCode: EXIT.usage,
   });
 }
+
+/** A count given as text (`--limit 50`, `--months 3`): a whole number of at least 1. */
+export const positiveInteger = z.coerce
+  .number({ error: "must be a number" })
+  .int({ error: "must be a whole number" })
+  .min(1, { error: "must be at least 1" });
+
+/** The page flags every list command shares. */
+export const listFlags = z.looseObject({
+  limit: positiveInteger.max(100, { error: "must be at most 100" }),
+  page: positiveInteger,
+  org: z.string().optional(),
+});

@@ -32,27 +32,16 @@ export function parsePairs(
     const i = pair.indexOf("=");
     if (i <= 0)
       throw new AbortError(`${flag} expects key=value, got "${pair}".`, { exitCode: EXIT.usage });
-    const raw = pair.slice(i + 1);
-    out[pair.slice(0, i)] =
-      raw === "true"
-        ? true
-        : raw === "false"
-          ? false
-          : /^-?\d+(\.\d+)?$/.test(raw)
-            ? Number(raw)
-            : raw;
+    out[pair.slice(0, i)] = scalarOf(pair.slice(i + 1));
   }
   return out;
 }
 
-export function positiveInt(flag: string) {
-  return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < 1)
-      throw new AbortError(`${flag} must be a positive integer, got "${value}".`, {
-        exitCode: EXIT.usage,
-      });
-    return Number(value);
-  };
+/** Text typed on the command line as the JSON value it spells: true, false, a number, or itself. */
+export function scalarOf(raw: string): string | number | boolean {
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
 }
 
 /** The command's words after `till`, e.g. "webhooks endpoints list". */
@@ -84,16 +73,18 @@ export function addListCommand<T>(
   const cmd = group
     .command("list")
     .description(`list ${plural(spec)}`)
-    .option("--limit <n>", "items per page (max 100)", positiveInt("--limit"), 10)
-    .option("--page <n>", "page number", positiveInt("--page"), 1)
+    .option("--limit <n>", "items per page (max 100)", "10")
+    .option("--page <n>", "page number", "1")
     .option("--org <id-or-slug>", "organization (default: the profile's)");
   examples(cmd, "", "--limit 50 --page 2", "--json | jq '.items[].id'");
-  filters(cmd).action(async (flags: Record<string, unknown>, c: Command) => {
+  filters(cmd).action(async (raw: Record<string, unknown>, c: Command) => {
+    const { listFlags, parseFlags } = await import("./flags.ts");
+    const flags = parseFlags(listFlags, raw);
     const ctx = await contextOf(c);
     const query: Query = {
-      page: flags.page as number,
-      limit: flags.limit as number,
-      organization_id: await organizationParam(ctx, flags.org as string | undefined),
+      page: flags.page,
+      limit: flags.limit,
+      organization_id: await organizationParam(ctx, flags.org),
       ...toQuery(flags),
     };
     const res = await ctx

@@ -5,16 +5,10 @@ import type { CommandContext } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import pkg from "../../package.json" with { type: "json" };
 
-const LANGS = ["ts"];
-
 export async function initWebhookHandler(
   ctx: CommandContext,
-  flags: { lang: string; dir: string; force?: boolean },
+  flags: { lang: "ts"; dir: string; force?: boolean | undefined },
 ): Promise<void> {
-  if (!LANGS.includes(flags.lang))
-    throw new AbortError(`No template for --lang ${flags.lang}: use ${LANGS.join(", ")}.`, {
-      exitCode: EXIT.usage,
-    });
   const dir = path.resolve(flags.dir);
   const files: Record<string, string> = {
     "server.ts": readFileSync(

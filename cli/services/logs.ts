@@ -2,7 +2,8 @@
 // request that passes the filters; reconnects with backoff when the stream drops.
 import { networkFailure } from "../lib/api.ts";
 import type { CommandContext } from "../lib/command.ts";
-import { AbortError, ApiResponseError, EXIT } from "../lib/errors.ts";
+import type { LogsTailFlags } from "../commands/logs-flags.ts";
+import { AbortError, ApiResponseError } from "../lib/errors.ts";
 import { requireToken } from "../lib/session.ts";
 import { eventMatcher, sseMessages } from "../lib/sse.ts";
 
@@ -16,39 +17,24 @@ interface Entry {
   token: { kind: "user" | "organization"; id: string | null };
 }
 
-function split(value: string | undefined): string[] {
-  return (value ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-}
-
-export function requestFilter(flags: {
-  status?: string | undefined;
-  method?: string | undefined;
-  path?: string | undefined;
-}): (e: Entry) => boolean {
-  const statuses = split(flags.status).map((s) => s.toLowerCase());
-  for (const s of statuses)
-    if (!/^[1-5](\d\d|xx)$/.test(s))
-      throw new AbortError(`--status takes codes like 404, 4xx or 5xx; got "${s}".`, {
-        exitCode: EXIT.usage,
-      });
-  const methods = split(flags.method).map((m) => m.toUpperCase());
+/** Whether a request passes `till logs tail`'s --status, --method and --path filters. */
+export function requestFilter(
+  flags: Pick<LogsTailFlags, "status" | "method" | "path">,
+): (e: Entry) => boolean {
   const path = flags.path ? eventMatcher([flags.path]) : () => true;
   return (e) =>
-    (statuses.length === 0 ||
-      statuses.some((s) =>
+    (flags.status.length === 0 ||
+      flags.status.some((s) =>
         s.endsWith("xx") ? String(e.status)[0] === s[0] : Number(s) === e.status,
       )) &&
-    (methods.length === 0 || methods.includes(e.method)) &&
+    (flags.method.length === 0 || flags.method.includes(e.method)) &&
     path(e.path);
 }
 
 export async function tailLogs(
   ctx: CommandContext,
   organizationId: string,
-  flags: { status?: string | undefined; method?: string | undefined; path?: string | undefined },
+  flags: Pick<LogsTailFlags, "status" | "method" | "path">,
 ): Promise<void> {
   const token = requireToken(ctx.session);
   const wanted = requestFilter(flags);

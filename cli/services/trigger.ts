@@ -1,6 +1,7 @@
 // `till trigger <event>`: runs fixtures (real API requests on sandbox objects, trigger-recipes.ts)
 // whose changes fire the event, so a developer can exercise a webhook handler end to end, with
 // --override/--add changes to the requests. Refuses on a production server.
+import type { FixtureChange } from "../commands/trigger-flags.ts";
 import type { CommandContext } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { type Fixture, pick, runFixtures, setPath } from "../lib/fixtures.ts";
@@ -16,25 +17,13 @@ const ALIASES: Record<string, string> = {
 
 export interface TriggerOptions {
   organizationId: string | undefined;
-  overrides: string[];
-  adds: string[];
+  overrides: FixtureChange[];
+  adds: FixtureChange[];
 }
 
-export function applyChanges(fixtures: Fixture[], changes: string[], flag: string): void {
-  for (const change of changes) {
-    const eq = change.indexOf("=");
-    if (eq <= 0)
-      throw new AbortError(`${flag} expects [fixture:]path=value, got "${change}".`, {
-        exitCode: EXIT.usage,
-      });
-    let target = change.slice(0, eq);
-    const raw = change.slice(eq + 1);
-    target = ALIASES[target] ?? target;
-    const value: unknown = /^-?\d+(\.\d+)?$/.test(raw)
-      ? Number(raw)
-      : raw === "true" || raw === "false"
-        ? raw === "true"
-        : raw;
+export function applyChanges(fixtures: Fixture[], changes: FixtureChange[], flag: string): void {
+  for (const { text: change, target: given, value } of changes) {
+    const target = ALIASES[given] ?? given;
     const colon = target.indexOf(":");
     const name = colon > 0 ? target.slice(0, colon) : null;
     const path = colon > 0 ? target.slice(colon + 1) : target;

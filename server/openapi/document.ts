@@ -105,9 +105,11 @@ function operationObject(components: Components, op: Operation): Json {
     : op.response
       ? components.convert(op.response, "output")
       : null;
-  const success: Json = content
-    ? { description: "Successful Response", content: { "application/json": { schema: content } } }
-    : { description: status === "204" ? "No Content" : "Successful Response" };
+  const success: Json = op.csv
+    ? { description: "A CSV file", content: { "text/csv": { schema: { type: "string" } } } }
+    : content
+      ? { description: "Successful Response", content: { "application/json": { schema: content } } }
+      : { description: status === "204" ? "No Content" : "Successful Response" };
   const responses: Json = { [status]: success };
   if (op.body || op.params || op.query || op.list)
     responses["422"] = {

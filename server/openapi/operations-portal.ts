@@ -1,8 +1,9 @@
-// The customer portal's own models: the customer, their subscriptions, orders, meters and license
-// keys, as the buyer sees them with a customer session (no seller metadata, the seller's organization embedded).
+// The customer portal's own models: the customer, their subscriptions, orders (and paying a failed
+// one), benefit grants, downloadables, meters, license keys and saved cards, as the buyer sees them with a customer session (no seller metadata, the seller's organization embedded).
 import { customerCustomerSessionSchema } from "../modules/customer-sessions/schemas.ts";
 import {
   benefitIdQuery,
+  customerGrantSchema,
   portalAuthenticatedUserSchema,
   portalCustomerSchema,
   portalCustomerUpdate,
@@ -12,7 +13,22 @@ import {
   portalSubscriptionSchema,
   portalSubscriptionUpdate,
 } from "../modules/customer-portal/schemas.ts";
-import { customerMeterListQuery, portalCustomerMeterSchema } from "../modules/grants/schemas.ts";
+import {
+  customerGrantUpdate,
+  customerMeterListQuery,
+  downloadableSchema,
+  portalCustomerMeterSchema,
+} from "../modules/grants/schemas.ts";
+import {
+  orderConfirmPayment,
+  orderPaymentConfirmationSchema,
+  orderPaymentStatusSchema,
+} from "../modules/customer-portal/order-payments.ts";
+import { paymentMethodConfirm, paymentMethodCreate } from "../modules/payments/add-method.ts";
+import {
+  paymentMethodCreateResponseSchema,
+  paymentMethodSchema,
+} from "../modules/payments/schemas.ts";
 import {
   licenseKeySchema,
   licenseKeyWithActivationsSchema,
@@ -27,6 +43,8 @@ import { idParams, type Operation } from "./registry.ts";
 const tag = "customer_portal";
 const subscriptions = "/v1/customer-portal/subscriptions";
 const orders = "/v1/customer-portal/orders";
+const grants = "/v1/customer-portal/benefit-grants";
+const cards = "/v1/customer-portal/customers/me/payment-methods";
 
 const portalOps: Operation[] = [
   {
@@ -189,6 +207,98 @@ const portalOps: Operation[] = [
     tag,
     params: idParams,
     response: orderReceiptSchema,
+  },
+  {
+    method: "get",
+    path: `${orders}/{id}/payment-status`,
+    operationId: "customer_portal:orders:get_payment_status",
+    summary: "Get order payment status",
+    tag,
+    params: idParams,
+    response: orderPaymentStatusSchema,
+  },
+  {
+    method: "post",
+    path: `${orders}/{id}/confirm-payment`,
+    operationId: "customer_portal:orders:confirm_retry_payment",
+    summary: "Confirm retry payment",
+    tag,
+    params: idParams,
+    body: orderConfirmPayment,
+    response: orderPaymentConfirmationSchema,
+  },
+  {
+    method: "get",
+    path: `${grants}/`,
+    operationId: "customer_portal:benefit-grants:list",
+    summary: "List benefit grants",
+    tag,
+    list: customerGrantSchema,
+  },
+  {
+    method: "get",
+    path: `${grants}/{id}`,
+    operationId: "customer_portal:benefit-grants:get",
+    summary: "Get benefit grant",
+    tag,
+    params: idParams,
+    response: customerGrantSchema,
+  },
+  {
+    method: "patch",
+    path: `${grants}/{id}`,
+    operationId: "customer_portal:benefit-grants:update",
+    summary: "Update benefit grant",
+    tag,
+    params: idParams,
+    body: customerGrantUpdate,
+    response: customerGrantSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/downloadables/",
+    operationId: "customer_portal:downloadables:list",
+    summary: "List downloadables",
+    tag,
+    query: [benefitIdQuery],
+    list: downloadableSchema,
+  },
+  {
+    method: "get",
+    path: cards,
+    operationId: "customer_portal:customers:list_payment_methods",
+    summary: "List payment methods",
+    tag,
+    list: paymentMethodSchema,
+  },
+  {
+    method: "post",
+    path: cards,
+    operationId: "customer_portal:customers:add_payment_method",
+    summary: "Add payment method",
+    tag,
+    body: paymentMethodCreate,
+    response: paymentMethodCreateResponseSchema,
+    status: 201,
+  },
+  {
+    method: "post",
+    path: `${cards}/confirm`,
+    operationId: "customer_portal:customers:confirm_payment_method",
+    summary: "Confirm payment method",
+    tag,
+    body: paymentMethodConfirm,
+    response: paymentMethodCreateResponseSchema,
+    status: 201,
+  },
+  {
+    method: "delete",
+    path: `${cards}/{id}`,
+    operationId: "customer_portal:customers:delete_payment_method",
+    summary: "Delete payment method",
+    tag,
+    params: idParams,
+    status: 204,
   },
 ];
 

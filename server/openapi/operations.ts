@@ -74,6 +74,7 @@ import {
 } from "../modules/subscriptions/schemas.ts";
 import { benefitGrantListQuery, grantListQuery, grantSchema } from "../modules/grants/schemas.ts";
 import { billingOperations } from "./operations-billing.ts";
+import { customerDataOperations } from "./operations-customer-data.ts";
 import { customerOperations } from "./operations-customers.ts";
 import { eventAndWebhookOperations } from "./operations-events.ts";
 import { portalOperations } from "./operations-portal.ts";
@@ -368,4 +369,5 @@ export const operations: readonly Operation[] = [
   ...customerOperations,
   ...billingOperations,
   ...portalOperations,
+  ...customerDataOperations,
 ];

@@ -23,6 +23,8 @@ export interface Operation {
   /** A single model; `list` instead for Polar's `{items, pagination}` pages. */
   response?: z.ZodType;
   list?: z.ZodType;
+  /** A CSV file (`text/csv`) rather than JSON: the exports. */
+  csv?: true;
   /** 200 unless given; 204 has no body. */
   status?: number;
 }

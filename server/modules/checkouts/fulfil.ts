@@ -7,7 +7,7 @@ import { inTransaction } from "../../../db/client.ts";
 import type { Interval } from "../../lib/periods.ts";
 import { type Trial, trialOf } from "./trial.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { resolveBuyer } from "../customers/service.ts";
+import { resolveBuyer } from "../customers/buyers.ts";
 import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, renderOrders } from "../orders/service.ts";

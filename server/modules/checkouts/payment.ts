@@ -2,7 +2,7 @@
 // product recurs), or for a zero-amount recurring checkout given a card, a setup that saves it
 // without charging. Runs outside any transaction; the idempotency key is the checkout and its
 // attempt number, so the reconciler can ask the processor what became of it after a crash.
-import { findBuyer } from "../customers/service.ts";
+import { findBuyer } from "../customers/buyers.ts";
 import { NO_PROCESSOR_MESSAGE } from "../payments/none.ts";
 import type { SavedPaymentMethod } from "../payments/processor.ts";
 import { processorCustomerId } from "../payments/queries.ts";

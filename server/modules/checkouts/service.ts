@@ -20,7 +20,7 @@ import {
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
-import { findCustomerForCheckout } from "../customers/service.ts";
+import { findCustomerForCheckout } from "../customers/buyers.ts";
 import { discountById, restrictedProductIds } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";

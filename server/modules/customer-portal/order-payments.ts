@@ -24,6 +24,21 @@ export const orderConfirmPayment = z
     path: ["confirmation_token_id"],
   });
 
+/** Polar's CustomerOrderPaymentStatus: succeeded, pending, failed (with the decline) or the void state. */
+export const orderPaymentStatusSchema = z
+  .object({ status: z.string(), error: z.string().nullable() })
+  .meta({ id: "CustomerOrderPaymentStatus" });
+export type OrderPaymentStatusOut = z.output<typeof orderPaymentStatusSchema>;
+
+export const orderPaymentConfirmationSchema = z
+  .object({
+    status: z.string(),
+    client_secret: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .meta({ id: "CustomerOrderPaymentConfirmation" });
+export type OrderPaymentConfirmationOut = z.output<typeof orderPaymentConfirmationSchema>;
+
 /** Order statuses that mean the money came in (refunds happen after). */
 const PAID = new Set(["paid", "refunded", "partially_refunded"]);
 
@@ -50,7 +65,11 @@ async function statusOf(deps: BillingDeps, ctx: CustomerContext, id: string) {
     : { status: "pending", error: null, order };
 }
 
-export async function orderPaymentStatus(deps: BillingDeps, ctx: CustomerContext, id: string) {
+export async function orderPaymentStatus(
+  deps: BillingDeps,
+  ctx: CustomerContext,
+  id: string,
+): Promise<OrderPaymentStatusOut> {
   const { status, error } = await statusOf(deps, ctx, id);
   return { status, error };
 }
@@ -60,7 +79,7 @@ export async function confirmOrderPayment(
   ctx: CustomerContext,
   id: string,
   input: z.output<typeof orderConfirmPayment>,
-) {
+): Promise<OrderPaymentConfirmationOut> {
   const order = await myOrder(deps, ctx, id);
   if (order.status !== "pending" || !order.subscription_id)
     throw new OrderNotEligibleForRetry("Only a subscription's unpaid renewal can be paid again.");

@@ -1,11 +1,16 @@
 // Wire schemas for the customer portal: Polar's CustomerPortalCustomer(+Update), CustomerSubscription,
-// CustomerSubscriptionCancel, CustomerOrder and the CustomerOrganization they embed. The portal shows
+// CustomerSubscriptionCancel, CustomerOrder, CustomerBenefitGrant and the CustomerOrganization they embed. The portal shows
 // the seller's resources minus what only the seller sees (metadata, custom field data, the customer).
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { addressInput, type CustomerOut, customerSchema } from "../customers/schemas.ts";
-import { stateGrantSchema, stateMeterSchema } from "../grants/schemas.ts";
+import {
+  type GrantOut,
+  grantSchema,
+  stateGrantSchema,
+  stateMeterSchema,
+} from "../grants/schemas.ts";
 import { BENEFIT_TYPES } from "../benefits/schemas.ts";
 import { orderSchema, type OrderOut } from "../orders/schemas.ts";
 import { productCoreSchema, productSchema, type ProductOut } from "../products/schemas.ts";
@@ -15,7 +20,7 @@ import {
   subscriptionSchema,
   type SubscriptionOut,
 } from "../subscriptions/schemas.ts";
-import { nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
+import { metadataOut, nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
 
 // Polar's CustomerState: the customer with what it has now. It is served by /v1/customers/{id}/state
 // and carried by customer.state_changed; it lives here, above every module it gathers.
@@ -118,7 +123,12 @@ export const portalCustomerSchema = z
       type: true,
       locale: true,
     }).shape,
-    oauth_accounts: z.record(z.string(), z.unknown()),
+    oauth_accounts: z.record(
+      z.string(),
+      z
+        .object({ account_id: z.string(), account_username: z.string().nullable() })
+        .meta({ id: "CustomerPortalOAuthAccount" }),
+    ),
     default_payment_method_id: z.uuid().nullable(),
   })
   .meta({ id: "CustomerPortalCustomer" });
@@ -135,6 +145,25 @@ const benefitPublicSchema = z
     organization_id: z.uuid(),
   })
   .meta({ id: "BenefitPublic" });
+
+/**
+ * Polar's Benefit*Subscriber: the benefit with the seller embedded. The 2026-10 contract leaves
+ * `metadata` out, but Polar's SDK still requires it, so it stays.
+ */
+const subscriberBenefitSchema = benefitPublicSchema
+  .extend({
+    metadata: metadataOut,
+    organization: customerOrganizationSchema,
+    properties: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "BenefitSubscriber" });
+
+/** Polar's CustomerBenefitGrant: the grant with the customer and the benefit as the portal shows them. */
+export const customerGrantSchema = grantSchema
+  .omit({ member: true })
+  .extend({ customer: portalCustomerSchema, benefit: subscriberBenefitSchema })
+  .meta({ id: "CustomerBenefitGrant" });
+export type CustomerGrantOut = z.output<typeof customerGrantSchema>;
 
 /** CustomerSubscriptionProduct / CustomerOrderProduct: public benefits, the seller's organization. */
 export const portalProductSchema = productCoreSchema
@@ -215,6 +244,26 @@ export function portalCustomerOut(c: CustomerOut): PortalCustomerOut {
     default_payment_method_id: null,
     type: c.type,
     locale: c.locale,
+  };
+}
+
+/** A subscriber sees a downloadables benefit's files still offered, not the seller's archive. */
+function subscriberProperties(benefit: GrantOut["benefit"]) {
+  if (benefit.type !== "downloadables") return benefit.properties;
+  const p = benefit.properties as { files?: string[]; archived?: Record<string, boolean> };
+  return { active_files: (p.files ?? []).filter((id) => !p.archived?.[id]) };
+}
+
+export function customerGrantOut(
+  g: GrantOut,
+  organization: CustomerOrganizationOut,
+): CustomerGrantOut {
+  const { visibility: _v, visibility_configurable: _c, ...benefit } = g.benefit;
+  const { member: _member, ...grant } = g;
+  return {
+    ...grant,
+    customer: portalCustomerOut(g.customer),
+    benefit: { ...benefit, organization, properties: subscriberProperties(g.benefit) },
   };
 }
 

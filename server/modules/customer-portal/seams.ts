@@ -6,7 +6,7 @@ import type { CustomerContext } from "../../lib/customer-context.ts";
 import type { Pagination } from "../../lib/pagination.ts";
 import { listDownloadablesOfCustomer } from "../grants/downloads.ts";
 import { updateGrantOfCustomer } from "../grants/customer-update.ts";
-import type { CustomerGrantUpdate, CustomerMeterListQuery } from "../grants/schemas.ts";
+import type { CustomerGrantUpdate, CustomerMeterListQuery, GrantOut } from "../grants/schemas.ts";
 import {
   grantOfCustomer,
   listGrantsOfCustomer,
@@ -14,33 +14,25 @@ import {
   meterOfCustomer,
 } from "../grants/service.ts";
 import { keyOfCustomer, listKeysOfCustomer } from "../license-keys/service.ts";
-import type { CustomerOut } from "../customers/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
-import { type BenefitIdQuery, customerOrganizationOut, portalCustomerOut } from "./schemas.ts";
+import {
+  type BenefitIdQuery,
+  type CustomerGrantOut,
+  customerGrantOut,
+  customerOrganizationOut,
+} from "./schemas.ts";
 import type { PortalDeps } from "./service.ts";
 
-/**
- * Polar's CustomerBenefitGrant: the seller's grant with the customer as the portal shows it
- * (with `oauth_accounts`) and the benefit as a subscriber sees it (with its `organization`).
- */
-async function customerGrants<
-  G extends { customer: CustomerOut; benefit: { type?: unknown; properties?: unknown } },
->(deps: PortalDeps, ctx: CustomerContext, grants: G[]) {
+/** Polar's CustomerBenefitGrant for each of the customer's grants, the seller embedded once. */
+async function customerGrants(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  grants: GrantOut[],
+): Promise<CustomerGrantOut[]> {
   const organization = customerOrganizationOut(
     await organizationSummary(deps.db, ctx.organizationId),
   );
-  return grants.map((g) => ({
-    ...g,
-    customer: portalCustomerOut(g.customer),
-    benefit: { ...g.benefit, organization, properties: subscriberProperties(g.benefit) },
-  }));
-}
-
-/** A subscriber sees a downloadables benefit's files still offered, not the seller's archive. */
-function subscriberProperties(benefit: { type?: unknown; properties?: unknown }) {
-  if (benefit.type !== "downloadables") return benefit.properties;
-  const p = benefit.properties as { files?: string[]; archived?: Record<string, boolean> };
-  return { active_files: (p.files ?? []).filter((id) => !p.archived?.[id]) };
+  return grants.map((g) => customerGrantOut(g, organization));
 }
 
 /** GET /v1/customer-portal/benefit-grants/ — Polar's ListResource[CustomerBenefitGrant]. */

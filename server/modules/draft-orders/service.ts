@@ -7,7 +7,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import { RequestValidationError, ResourceNotFound, ServiceUnavailable } from "../../lib/errors.ts";
-import { findCustomerForCheckout } from "../customers/service.ts";
+import { findCustomerForCheckout } from "../customers/buyers.ts";
 import {
   findOrderRow,
   insertDraftOrder,

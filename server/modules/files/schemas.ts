@@ -175,6 +175,33 @@ export function fileReadOut(baseUrl: string, row: FileRow): FileReadOut {
   return { ...read, public_url: publicUrlOf(baseUrl, row) };
 }
 
+/** Polar's FileDownload: a downloadable with a short-lived signed URL its holder fetches it at. */
+export const fileDownloadSchema = z
+  .object({
+    ...fileCommon,
+    flagged_malicious_at: nullableTimestamp,
+    download: z
+      .object({ url: z.string(), headers: z.record(z.string(), z.string()), expires_at: timestamp })
+      .meta({ id: "S3DownloadURL" }),
+  })
+  .meta({ id: "FileDownload" });
+export type FileDownloadOut = z.output<typeof fileDownloadSchema>;
+
+export function fileDownloadOut(
+  row: FileRow,
+  download: FileDownloadOut["download"],
+): FileDownloadOut {
+  return {
+    ...common(row),
+    service: row.service as FileService,
+    is_uploaded: row.isUploaded,
+    created_at: row.createdAt.toISOString(),
+    size_readable: sizeReadable(row.size),
+    flagged_malicious_at: null,
+    download,
+  };
+}
+
 export interface UploadPartUrl {
   number: number;
   chunk_start: number;

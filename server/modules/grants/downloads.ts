@@ -7,8 +7,10 @@ import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
+import { fileDownloadOut } from "../files/schemas.ts";
 import { filesByIds, fileReadOut, openDownloadable, type FileDeps } from "../files/service.ts";
 import * as repo from "./repository.ts";
+import type { DownloadableOut } from "./schemas.ts";
 import { getGrant, grantById } from "./service.ts";
 
 export interface DownloadDeps {
@@ -30,7 +32,10 @@ function downloadableId(grantId: string, fileId: string): string {
 }
 
 /** Polar's DownloadableRead for every uploaded file the granted grants list, each with a fresh signed URL. */
-async function downloadablesOf(deps: DownloadDeps, grants: repo.GrantRow[]) {
+async function downloadablesOf(
+  deps: DownloadDeps,
+  grants: repo.GrantRow[],
+): Promise<DownloadableOut[]> {
   const granted = grants.filter((g) => g.grantedAt);
   const fileIdsOf = (g: repo.GrantRow) => (g.properties.files as string[] | undefined) ?? [];
   const files = new Map(
@@ -46,18 +51,16 @@ async function downloadablesOf(deps: DownloadDeps, grants: repo.GrantRow[]) {
       const file = files.get(id);
       if (!file?.isUploaded) return [];
       const url = `${deps.files.baseUrl}/v1/downloads/${grant.id}/${file.id}?expires=${expires}&signature=${signature(deps.files.secret, grant.id, file.id, expires)}`;
+      const download = {
+        url,
+        headers: {},
+        expires_at: new Date(Number(expires) * 1000).toISOString(),
+      };
       return [
         {
           id: downloadableId(grant.id, file.id),
           benefit_id: grant.benefitId,
-          file: {
-            ...fileReadOut(deps.files.baseUrl, file),
-            download: {
-              url,
-              headers: {},
-              expires_at: new Date(Number(expires) * 1000).toISOString(),
-            },
-          },
+          file: fileDownloadOut(file, download),
         },
       ];
     }),

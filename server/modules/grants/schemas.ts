@@ -6,6 +6,7 @@ import { sortingSchema } from "../../lib/sorting.ts";
 import { metadataOut, nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
 import { BENEFIT_TYPES, type BenefitOut, benefitSchema } from "../benefits/schemas.ts";
 import { type CustomerOut, customerSchema } from "../customers/schemas.ts";
+import { fileDownloadSchema } from "../files/schemas.ts";
 import type { CustomerMeterBalance } from "./meter-repository.ts";
 import type { GrantRow } from "./repository.ts";
 
@@ -94,6 +95,12 @@ export function grantOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut
 export function grantWebhookOut(g: GrantRow, customer: CustomerOut, benefit: BenefitOut) {
   return { ...grantOut(g, customer, benefit), previous_properties: g.previousProperties };
 }
+
+/** Polar's DownloadableRead: one file of a downloadables grant, with a fresh signed URL. */
+export const downloadableSchema = z
+  .object({ id: z.uuid(), benefit_id: z.uuid(), file: fileDownloadSchema })
+  .meta({ id: "DownloadableRead" });
+export type DownloadableOut = z.output<typeof downloadableSchema>;
 
 export const stateGrantSchema = z
   .object({

@@ -21,26 +21,8 @@ import {
 } from "./add-method.ts";
 import type { PaymentProcessor } from "./processor.ts";
 import { customerPaymentMethods } from "./queries.ts";
-import type { PaymentMethodRow } from "./repository.ts";
+import { type PaymentMethodCreateResponseOut, paymentMethodOut } from "./schemas.ts";
 import { deleteCustomerPaymentMethod } from "./service.ts";
-
-export function paymentMethodOut(m: PaymentMethodRow) {
-  return {
-    id: m.id,
-    created_at: m.createdAt.toISOString(),
-    modified_at: m.modifiedAt?.toISOString() ?? null,
-    processor: "stripe" as const,
-    customer_id: m.customerId,
-    type: "card" as const,
-    method_metadata: {
-      brand: m.brand,
-      last4: m.last4,
-      exp_month: m.expMonth ?? 0,
-      exp_year: m.expYear ?? 0,
-      wallet: null,
-    },
-  };
-}
 
 export function paymentMethodsRouter(
   deps: {
@@ -81,11 +63,19 @@ export function paymentMethodsRouter(
   const me = "/customer-portal/customers/me/payment-methods";
   const respond = async (res: Response, ctx: CustomerContext, added: AddedMethod) => {
     if (added.status === "requires_action") {
-      res.status(201).json({ status: "requires_action", client_secret: added.clientSecret });
+      const body: PaymentMethodCreateResponseOut = {
+        status: "requires_action",
+        client_secret: added.clientSecret,
+      };
+      res.status(201).json(body);
       return;
     }
     if (added.madeDefault) await deps.onNewDefault(ctx.organizationId, ctx.customerId);
-    res.status(201).json({ status: "succeeded", payment_method: paymentMethodOut(added.method) });
+    const body: PaymentMethodCreateResponseOut = {
+      status: "succeeded",
+      payment_method: paymentMethodOut(added.method),
+    };
+    res.status(201).json(body);
   };
   r.get([me, `${me}/`], customerGuard, async (req, res) => {
     const ctx = customerOf(req);

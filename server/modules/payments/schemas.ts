@@ -1,9 +1,10 @@
-// Wire schemas for Polar's Payment (CardPayment) and the payments list filters.
+// Wire schemas for Polar's Payment (CardPayment), the payments list filters, a customer's saved
+// PaymentMethodCard and the answer to adding one.
 import { z } from "zod";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { timestamped } from "../../lib/wire.ts";
-import type { PaymentRow } from "./repository.ts";
+import type { PaymentMethodRow, PaymentRow } from "./repository.ts";
 
 export const paymentListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
@@ -16,6 +17,8 @@ export const paymentListQuery = z.object({
   sorting: sortingSchema(["created_at", "status", "amount", "method"] as const, ["-created_at"]),
 });
 export type PaymentListQuery = z.output<typeof paymentListQuery>;
+
+const paymentProcessor = z.enum(["stripe"]).meta({ id: "PaymentProcessor" });
 
 export const PAYMENT_TRIGGERS = [
   "purchase",
@@ -31,7 +34,7 @@ type PaymentTrigger = (typeof PAYMENT_TRIGGERS)[number];
 export const paymentSchema = z
   .object({
     ...timestamped,
-    processor: z.enum(["stripe"]).meta({ id: "PaymentProcessor" }),
+    processor: paymentProcessor,
     status: z.enum(["pending", "succeeded", "failed"]).meta({ id: "PaymentStatus" }),
     amount: z.number().int(),
     currency: z.string(),
@@ -74,3 +77,54 @@ export function paymentOut(p: PaymentRow): PaymentOut {
     method_metadata: { brand: p.brand ?? "card", last4: p.last4 ?? "" },
   };
 }
+
+/** Polar's PaymentMethodCard: till saves cards only. */
+export const paymentMethodSchema = z
+  .object({
+    ...timestamped,
+    processor: paymentProcessor,
+    customer_id: z.uuid(),
+    type: z.literal("card"),
+    method_metadata: z
+      .object({
+        brand: z.string(),
+        last4: z.string(),
+        exp_month: z.number().int(),
+        exp_year: z.number().int(),
+        wallet: z.string().nullable(),
+      })
+      .meta({ id: "PaymentMethodCardMetadata" }),
+  })
+  .meta({ id: "PaymentMethodCard" });
+export type PaymentMethodOut = z.output<typeof paymentMethodSchema>;
+
+export function paymentMethodOut(m: PaymentMethodRow): PaymentMethodOut {
+  return {
+    id: m.id,
+    created_at: m.createdAt.toISOString(),
+    modified_at: m.modifiedAt?.toISOString() ?? null,
+    processor: "stripe" as const,
+    customer_id: m.customerId,
+    type: "card" as const,
+    method_metadata: {
+      brand: m.brand,
+      last4: m.last4,
+      exp_month: m.expMonth ?? 0,
+      exp_year: m.expYear ?? 0,
+      wallet: null,
+    },
+  };
+}
+
+/** Polar's CustomerPaymentMethodCreateResponse: the saved card, or the 3-D Secure step first. */
+export const paymentMethodCreateResponseSchema = z
+  .discriminatedUnion("status", [
+    z
+      .object({ status: z.literal("succeeded"), payment_method: paymentMethodSchema })
+      .meta({ id: "CustomerPaymentMethodCreateSucceededResponse" }),
+    z
+      .object({ status: z.literal("requires_action"), client_secret: z.string() })
+      .meta({ id: "CustomerPaymentMethodCreateRequiresActionResponse" }),
+  ])
+  .meta({ id: "CustomerPaymentMethodCreateResponse" });
+export type PaymentMethodCreateResponseOut = z.output<typeof paymentMethodCreateResponseSchema>;

@@ -9,7 +9,7 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
-import { findBuyer, findCustomerForCheckout, resolveBuyer } from "../customers/service.ts";
+import { findBuyer, findCustomerForCheckout, resolveBuyer } from "../customers/buyers.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { grantBenefitsForOrder, revokeBenefitsOfSeatHolder } from "../grants/service.ts";
 import { memberOfTeam, memberOfTeamByEmail, membersByIds } from "../members/queries.ts";

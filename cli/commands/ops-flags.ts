@@ -1,0 +1,29 @@
+// The options of `till refunds create`, `till license-keys update` and `till webhooks endpoints
+// create` as zod schemas (see lib/flags.ts).
+import { z } from "zod";
+import { oneOf, REFUND_REASONS } from "../lib/choices.ts";
+import { positiveInteger } from "../lib/flags.ts";
+
+export const refundCreateFlags = z.object({
+  order: z.string().min(1),
+  amount: positiveInteger,
+  reason: z.enum(REFUND_REASONS, { error: oneOf(REFUND_REASONS) }),
+  comment: z.string().optional(),
+  revokeBenefits: z.boolean().optional(),
+});
+
+export const licenseKeyUpdateFlags = z.object({
+  status: z
+    .enum(["granted", "disabled", "revoked"], { error: oneOf(["granted", "disabled", "revoked"]) })
+    .optional(),
+  limitUsage: positiveInteger.optional(),
+  limitActivations: positiveInteger.optional(),
+});
+
+export const endpointCreateFlags = z.object({
+  url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }),
+  event: z.array(z.string().regex(/^[a-z_]+\.[a-z_.]+$/, "must be an event type, e.g. order.paid")),
+  name: z.string().optional(),
+  format: z.enum(["raw", "discord", "slack"], { error: oneOf(["raw", "discord", "slack"]) }),
+  org: z.string().optional(),
+});

@@ -1,0 +1,30 @@
+// The options of `till orgs create` and `till tokens create` as zod schemas (see lib/flags.ts).
+import { z } from "zod";
+
+// ISO 8601 durations as the API reads them (P30D, PT12H, P1W) or plain seconds.
+const DURATION = /^(?:\d+|P(?:\d+W)?(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?)$/;
+
+export const orgCreateFlags = z.object({
+  name: z.string().min(1),
+  slug: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/, "must be lowercase letters, digits and dashes")
+    .min(3, { error: "must be at least 3 characters" })
+    .max(64, { error: "must be at most 64 characters" })
+    .optional(),
+});
+
+export const tokenCreateFlags = z.object({
+  scope: z
+    .array(z.string().regex(/^[a-z_]+:[a-z_]+$/, "must be a scope such as products:write"))
+    .min(1),
+  comment: z.string().min(1).max(200),
+  expiresIn: z
+    .string()
+    .refine(
+      (v) => DURATION.test(v) && v !== "P" && !v.endsWith("T"),
+      "must be an ISO 8601 duration such as P30D or PT12H, or a number of seconds",
+    )
+    .optional(),
+  org: z.string().optional(),
+});

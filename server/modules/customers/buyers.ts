@@ -1,0 +1,77 @@
+// The customer a purchase belongs to: the one a checkout or draft order names (by id or external
+// id), else the organization's live customer with the buyer's email, else a new one, created with
+// its customer.created event in the caller's transaction.
+import type { Db } from "../../../db/client.ts";
+import type { CustomerAddress } from "../../../db/schema/index.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import * as repo from "./repository.ts";
+import { customerOut, type CustomerRecord } from "./schemas.ts";
+
+/** The customer a checkout session names, by id or external id, within the organization. */
+export async function findCustomerForCheckout(
+  db: Db,
+  organizationId: string,
+  by: { id: string | null; externalId: string | null },
+): Promise<CustomerRecord | null> {
+  if (by.id) return repo.findCustomer(db, [organizationId], { id: by.id });
+  if (by.externalId) return repo.findCustomer(db, [organizationId], { externalId: by.externalId });
+  return null;
+}
+
+export interface BuyerDetails {
+  id: string | null;
+  externalId: string | null;
+  email: string;
+  name: string | null;
+  billingAddress: CustomerAddress | null;
+}
+
+/** The customer a purchase would resolve to, without creating one (null for a new buyer). */
+export async function findBuyer(
+  db: Db,
+  organizationId: string,
+  buyer: Pick<BuyerDetails, "id" | "externalId" | "email">,
+): Promise<CustomerRecord | null> {
+  return (
+    (await findCustomerForCheckout(db, organizationId, buyer)) ??
+    (await repo.findByEmail(db, organizationId, buyer.email))
+  );
+}
+
+/** The purchase's customer, created when new; an existing one without an address gets the buyer's. */
+export async function resolveBuyer(
+  db: Db,
+  clock: Clock,
+  organizationId: string,
+  buyer: BuyerDetails,
+): Promise<{ customer: CustomerRecord; created: boolean }> {
+  const existing =
+    (await findCustomerForCheckout(db, organizationId, buyer)) ??
+    (await repo.findByEmail(db, organizationId, buyer.email));
+  if (existing) {
+    if (buyer.billingAddress && !existing.billingAddress) {
+      await repo.updateCustomer(db, existing.id, {
+        billingAddress: buyer.billingAddress,
+        modifiedAt: clock.now(),
+      });
+      return { customer: { ...existing, billingAddress: buyer.billingAddress }, created: false };
+    }
+    return { customer: existing, created: false };
+  }
+  const id = await repo.insertCustomer(db, {
+    organizationId,
+    email: buyer.email,
+    name: buyer.name,
+    externalId: buyer.externalId,
+    billingAddress: buyer.billingAddress,
+    createdAt: clock.now(),
+  });
+  const customer = (await repo.findAnyCustomer(db, id))!;
+  await recordEvent(db, clock, {
+    organizationId,
+    type: "customer.created",
+    data: customerOut(customer),
+  });
+  return { customer, created: true };
+}
