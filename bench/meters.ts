@@ -213,7 +213,8 @@ async function runOn(
     ]);
     const organizationId = seller.organization.id;
     const customerId = await generate(server.database, organizationId, count);
-    const deps = { db: server.database.db, clock: systemClock };
+    const { db, read } = server.database;
+    const deps = { db, read, clock: systemClock };
     const ctx: AuthContext = {
       kind: "organization",
       userId: null,

@@ -8,6 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
+import { replicaReads, type ReplicaStatus } from "./replica.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -19,7 +20,13 @@ export const migrationsFolder = path.join(
 );
 
 export interface Database {
+  /** The primary: writes, transactions and every read that must see the caller's own writes. */
   db: Db;
+  /**
+   * For the reads that tolerate a streaming replica's lag (docs/scaling.md, "Read replicas"): the
+   * replica named by DATABASE_READ_URL, else the same handle as `db`. A write here fails.
+   */
+  read: Db;
   driver: "pglite" | "postgres";
   /** The PGlite instance when driver is pglite (one connection, in-process). */
   pglite: PGlite | null;
@@ -30,6 +37,10 @@ export interface Database {
    * what lives beyond one transaction, LISTEN and session advisory locks.
    */
   direct: postgres.Sql | null;
+  /** The postgres.js client behind `read` when it is a replica; null when `read` is `db`. */
+  replica: postgres.Sql | null;
+  /** The replica's lag and how many of its reads went to the primary; null without a replica. */
+  replicaStatus(): ReplicaStatus | null;
   /** Runs a raw statement and returns its rows, whichever driver answers. */
   rows<T>(query: SQL): Promise<T[]>;
   /** Runs `select 1`; rejects when the database does not answer. */
@@ -69,22 +80,26 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
       jit: "off",
     };
     const pooled = target.directUrl !== undefined;
-    const client = postgresJs(target.url, {
-      max: target.poolSize,
-      onnotice: () => {},
-      // Bounded waits: an unreachable server fails a query after connect_timeout (answered 503),
-      // and a statement or a lock wait cannot hold a pooled connection longer than its timeout.
-      connect_timeout: (target.connectTimeoutMs ?? 5_000) / 1000,
-      // A transaction-mode pooler refuses startup parameters beyond a few and hands each
-      // transaction to any server connection, where a statement prepared on another is unknown:
-      // there the settings belong to the database role (docs/scaling.md) and nothing is prepared.
-      ...(pooled
-        ? { connection: { application_name: "till" }, prepare: false }
-        : { connection: settings }),
-      ...(options.onQuery
-        ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) }
-        : {}),
-    });
+    // A replica is reached the way the primary is: through a pooler when the primary is.
+    const pool = (url: string) =>
+      postgresJs(url, {
+        max: target.poolSize,
+        onnotice: () => {},
+        // Bounded waits: an unreachable server fails a query after connect_timeout (answered 503),
+        // and a statement or a lock wait cannot hold a pooled connection longer than its timeout.
+        connect_timeout: (target.connectTimeoutMs ?? 5_000) / 1000,
+        // A transaction-mode pooler refuses startup parameters beyond a few and hands each
+        // transaction to any server connection, where a statement prepared on another is unknown:
+        // there the settings belong to the database role (docs/scaling.md) and nothing is prepared.
+        ...(pooled
+          ? { connection: { application_name: "till" }, prepare: false }
+          : { connection: settings }),
+        ...(options.onQuery
+          ? { debug: (_connection: number, statement: string) => options.onQuery!(statement) }
+          : {}),
+      });
+    const client = pool(target.url);
+    const replica = target.readUrl ? pool(target.readUrl) : null;
     const direct = pooled
       ? postgresJs(target.directUrl!, {
           max: 2,
@@ -93,14 +108,26 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
           connection: settings,
         })
       : client;
-    const db = drizzle(pooled ? client : preparing(client), {
-      schema,
-      casing: "snake_case",
-    }) as unknown as Db;
-    return wrap(db, "postgres", null, client, direct, async (timeoutMs = 5_000) => {
-      const timeout = Math.max(0, timeoutMs) / 1000;
-      await Promise.all([client.end({ timeout }), direct !== client && direct.end({ timeout })]);
-    });
+    const handle = (sql: postgres.Sql) =>
+      drizzle(pooled ? sql : preparing(sql), { schema, casing: "snake_case" }) as unknown as Db;
+    const db = handle(client);
+    const routed = replica ? replicaReads(replica, client, target.readMaxLagMs ?? 0) : null;
+    const handles = { db, read: routed ? handle(routed.sql) : db };
+    return wrap(
+      handles,
+      "postgres",
+      null,
+      { client, direct, replica, replicaStatus: () => routed?.status() ?? null },
+      async (timeoutMs = 5_000) => {
+        const timeout = Math.max(0, timeoutMs) / 1000;
+        routed?.stop();
+        await Promise.all([
+          client.end({ timeout }),
+          direct !== client && direct.end({ timeout }),
+          replica?.end({ timeout }),
+        ]);
+      },
+    );
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
@@ -111,7 +138,8 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
   });
   yieldBeforeEachStatement(pglite);
   const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
-  return wrap(db, "pglite", pglite, null, null, () => pglite.close());
+  const none = { client: null, direct: null, replica: null, replicaStatus: () => null };
+  return wrap({ db, read: db }, "pglite", pglite, none, () => pglite.close());
 }
 
 /**
@@ -171,20 +199,19 @@ function preparing(client: postgres.Sql): postgres.Sql {
 }
 
 function wrap(
-  db: Db,
+  { db, read }: Pick<Database, "db" | "read">,
   driver: Database["driver"],
   pglite: PGlite | null,
-  client: postgres.Sql | null,
-  direct: postgres.Sql | null,
+  clients: Pick<Database, "client" | "direct" | "replica" | "replicaStatus">,
   close: (timeoutMs?: number) => Promise<void>,
 ): Database {
   let closed: Promise<void> | null = null;
   return {
     db,
+    read,
     driver,
     pglite,
-    client,
-    direct,
+    ...clients,
     rows<T>(query: SQL) {
       return queryRows<T>(db, query);
     },

@@ -3,6 +3,7 @@
 // bearer parsing, routes that need the raw body (auth), the JSON parser, the API, and errors last.
 import express, { type Express } from "express";
 import type { Database } from "../db/client.ts";
+import { copyOf } from "../db/copy.ts";
 import type { Config } from "./config.ts";
 import { healthRouter } from "./health.ts";
 import type { QueueHandle } from "./jobs/queue.ts";
@@ -99,7 +100,8 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  const { db } = deps.database;
+  // `read` is a replica when DATABASE_READ_URL names one: only the deps that say so get it.
+  const { db, read } = deps.database;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -218,7 +220,7 @@ export function createApp(deps: AppDeps): Express {
     openApi.api,
     requestLogRouter({ hub: requestLog, streams: deps.webhooks.streams }, guard),
     // Literal paths (`/customers/export`) before the routers whose `/:id` would take them.
-    exportsRouter({ db }, guard),
+    exportsRouter({ db: read, copy: copyOf(deps.database) }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     oauth2Router(oauth2, guard),
@@ -251,12 +253,12 @@ export function createApp(deps: AppDeps): Express {
     filesRouter(files, guard),
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     membersRouter({ db, clock: deps.clock }, guard, customerGuard),
-    eventsRouter({ db, clock: deps.clock }, guard),
+    eventsRouter({ db, read, clock: deps.clock }, guard),
     eventTypesRouter({ db, clock: deps.clock }, guard),
-    metersRouter({ db, clock: deps.clock }, guard),
+    metersRouter({ db, read, clock: deps.clock }, guard),
     metricDashboardsRouter({ db, clock: deps.clock }, guard),
-    metricsRouter({ db }, guard),
-    customerMetersRouter({ db }, guard),
+    metricsRouter({ db, read }, guard),
+    customerMetersRouter({ read }, guard),
     checkoutsRouter(checkoutDeps, guard, {
       hub: deps.webhooks.hub,
       streams: deps.webhooks.streams,

@@ -36,6 +36,14 @@ export const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
       .optional(),
   ),
+  DATABASE_READ_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  DATABASE_READ_MAX_LAG_MS: int(0, 10_000, 3_600_000),
   DATABASE_POOL_SIZE: int(1, 10, 500),
   DATABASE_CONNECT_TIMEOUT_MS: int(100, 5_000, 120_000),
   DATABASE_STATEMENT_TIMEOUT_MS: int(0, 30_000, 3_600_000),

@@ -66,6 +66,48 @@ describe("loadConfig", () => {
     ).toThrow(/DATABASE_DIRECT_URL: must be a postgres/);
   });
 
+  it("DATABASE_READ_URL: a replica for lag-tolerant reads, only beside DATABASE_URL", () => {
+    const env = { AUTH_SECRET: SECRET, ...FREE, DATABASE_URL: "postgres://u@db:5432/db" };
+    const read = "postgres://u@replica:5432/db";
+    const config = loadConfig({
+      command: "serve",
+      env: { ...env, DATABASE_READ_URL: read },
+      cwd: tmp(),
+    });
+    expect(config.database).toMatchObject({
+      url: "postgres://u@db:5432/db",
+      readUrl: read,
+      readMaxLagMs: 10_000,
+    });
+    const unbounded = loadConfig({
+      command: "serve",
+      env: { ...env, DATABASE_READ_URL: read, DATABASE_READ_MAX_LAG_MS: "0" },
+      cwd: tmp(),
+    });
+    expect(unbounded.database).toMatchObject({ readMaxLagMs: 0 });
+    const worker = loadConfig({
+      command: "worker",
+      env: { ...env, DATABASE_READ_URL: read },
+      cwd: tmp(),
+    });
+    expect(worker.database).not.toHaveProperty("readUrl");
+    expect(loadConfig({ command: "serve", env, cwd: tmp() }).database).not.toHaveProperty(
+      "readUrl",
+    );
+    expect(() =>
+      loadConfig({ command: "test", env: { DATABASE_READ_URL: read }, cwd: tmp() }),
+    ).toThrow(/DATABASE_READ_URL: needs DATABASE_URL/);
+    const bad = () =>
+      loadConfig({
+        command: "serve",
+        env: { ...env, DATABASE_READ_URL: "u:secret@replica" },
+        cwd: tmp(),
+      });
+    expect(bad).toThrow(/DATABASE_READ_URL: must be a postgres/);
+    // A URL may carry a password: it is never echoed.
+    expect(bad).not.toThrow(/secret/);
+  });
+
   it("TILL_ADMIN_EMAILS: lower-cased, trimmed, empty entries dropped; anything but emails refused", () => {
     const config = loadConfig({
       command: "test",

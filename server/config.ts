@@ -27,6 +27,13 @@ export type DatabaseTarget =
        * pooled transaction cannot carry (LISTEN, the job queue, the migration lock).
        */
       directUrl?: string;
+      /**
+       * A streaming read replica (or a pooler in front of one, when `directUrl` is set) for the
+       * reads that tolerate its lag: `Database.read`. Unset: those reads go to `url`.
+       */
+      readUrl?: string;
+      /** Past this lag (ms) the replica's reads go to the primary until it catches up; 0: no bound. */
+      readMaxLagMs?: number;
       poolSize: number;
       /** Giving up on opening a connection, so an unreachable database fails fast (503). */
       connectTimeoutMs?: number;
@@ -148,6 +155,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         name === "AUTH_SECRET" ||
         name === "DATABASE_URL" ||
         name === "DATABASE_DIRECT_URL" ||
+        name === "DATABASE_READ_URL" ||
         name === "METRICS_TOKEN"
           ? ""
           : ` (got ${JSON.stringify(got)})`;
@@ -179,12 +187,21 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         kind: "postgres",
         url: e.DATABASE_URL,
         ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
+        // Only the API's reads go to the replica: `till worker` and `till migrate` never connect.
+        ...(e.DATABASE_READ_URL && (command === "serve" || command === "dev" || command === "test")
+          ? { readUrl: e.DATABASE_READ_URL, readMaxLagMs: e.DATABASE_READ_MAX_LAG_MS }
+          : {}),
         poolSize: e.DATABASE_POOL_SIZE,
         connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
         statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
         lockTimeoutMs: e.DATABASE_LOCK_TIMEOUT_MS,
       }
     : { kind: "pglite", dataDir: command === "test" ? null : path.join(dataDir, "db") };
+  // Embedded PGlite has no replicas: a read URL there is a mistake, not something to ignore.
+  if (e.DATABASE_READ_URL && !e.DATABASE_URL)
+    throw new ConfigError(
+      "Invalid configuration:\n  DATABASE_READ_URL: needs DATABASE_URL (the primary it replicates)",
+    );
 
   let authSecret = e.AUTH_SECRET;
   if (!authSecret) {

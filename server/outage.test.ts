@@ -2,59 +2,16 @@
 // within a bounded time, /readyz says so, and both recover without a restart; requests waiting on
 // a lock give up after lock_timeout; stop() ends within SHUTDOWN_GRACE_MS with a query stuck.
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
+import { CuttableProxy } from "../test/helpers/cuttable-proxy.ts";
 import { createDatabase, dropDatabase, usingPostgres } from "../test/helpers/db.ts";
 import { freePort } from "../test/helpers/server.ts";
 import { databaseUrl } from "../test/helpers/template.ts";
 import { loadConfig } from "./config.ts";
 import { type RunningServer, start } from "./main.ts";
-
-/** Forwards to PostgreSQL until cut; cut, it drops every connection and answers nothing. */
-class CuttableProxy {
-  readonly sockets = new Set<net.Socket>();
-  cut = false;
-  server: net.Server;
-
-  constructor(target: { host: string; port: number }) {
-    this.server = net.createServer((client) => {
-      this.sockets.add(client);
-      client.on("error", () => {});
-      client.on("close", () => this.sockets.delete(client));
-      if (this.cut) return; // accepted, never answered: the client's connect timeout decides
-      const upstream = net.connect(target.port, target.host);
-      this.sockets.add(upstream);
-      upstream.on("error", () => client.destroy());
-      upstream.on("close", () => this.sockets.delete(upstream));
-      client.pipe(upstream).pipe(client);
-    });
-  }
-
-  listen(): Promise<number> {
-    return new Promise((resolve) =>
-      this.server.listen(0, "127.0.0.1", () =>
-        resolve((this.server.address() as net.AddressInfo).port),
-      ),
-    );
-  }
-
-  down(): void {
-    this.cut = true;
-    for (const s of this.sockets) s.destroy();
-  }
-
-  up(): void {
-    this.cut = false;
-  }
-
-  close(): void {
-    this.down();
-    this.server.close();
-  }
-}
 
 const pg = usingPostgres();
 const info = inject("template");

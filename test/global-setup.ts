@@ -22,6 +22,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info = await buildTemplate(
     process.env.TEST_DATABASE_URL || undefined,
     process.env.TEST_POOLER_URL || undefined,
+    process.env.TEST_READ_URL || undefined,
   );
   project.provide("template", info);
   return () => dropTemplate(info);

@@ -2,16 +2,7 @@
 // module and its better-auth instance are imported on the first request only, so start-up does not
 // grow with the demo; a failed load is retried by the next request.
 import { Router } from "express";
-import type { Db } from "../../db/client.ts";
-import type { DemoSeed } from "./seed.ts";
-
-export interface DemoDeps {
-  db: Db;
-  baseUrl: string;
-  authSecret: string;
-  /** Seeded while the server starts; the store waits for it. */
-  seed: Promise<DemoSeed>;
-}
+import type { DemoDeps } from "./store.ts";
 
 export function demoRouter(deps: DemoDeps): Router {
   let store: Promise<Router> | null = null;

@@ -15,7 +15,8 @@ import { createBenefit } from "../modules/benefits/service.ts";
 import { organizationCreate } from "../modules/organizations/schemas.ts";
 import { createOrganization, organizationIdBySlug } from "../modules/organizations/service.ts";
 import { productCreate, productListQuery } from "../modules/products/schemas.ts";
-import { createProduct, listProducts, updateProductBenefits } from "../modules/products/service.ts";
+import { updateProductBenefits } from "../modules/products/product-benefits.ts";
+import { createProduct, listProducts } from "../modules/products/service.ts";
 import { ensureOrganizationToken } from "../modules/tokens/service.ts";
 
 export const DEMO_ORGANIZATION_SLUG = "till-demo-store";

@@ -9,10 +9,19 @@ import { betterAuth } from "better-auth";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import { toNodeHandler } from "better-auth/node";
 import { Router } from "express";
+import type { Db } from "../../db/client.ts";
 import { till } from "../../integrations/better-auth/server.ts";
 import { webDist } from "../web.ts";
-import type { DemoDeps } from "./routes.ts";
+import type { DemoSeed } from "./seed.ts";
 import { demoAuthTables, ensureDemoTables } from "./schema.ts";
+
+export interface DemoDeps {
+  db: Db;
+  baseUrl: string;
+  authSecret: string;
+  /** Seeded while the server starts; the store waits for it. */
+  seed: Promise<DemoSeed>;
+}
 
 interface TillProduct {
   id: string;

@@ -56,3 +56,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/** The server could not be reached or refused to serve (down, restarting, full), unlike a slow query. */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  for (const e of causes(err)) {
+    if (typeof e.code !== "string") continue;
+    if (CONNECTION_CODES.has(e.code) || /^(08...|57P0[1-3]|53300)$/.test(e.code)) return true;
+  }
+  return false;
+}

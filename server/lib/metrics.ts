@@ -103,6 +103,27 @@ export function createMetrics(deps: {
     },
   });
 
+  if (deps.database.replica) {
+    new Gauge({
+      name: "till_db_replica_lag_seconds",
+      help: "How far the read replica is behind the primary, as this process measures it (DATABASE_READ_MAX_LAG_MS)",
+      registers: [registry],
+      collect() {
+        const lag = deps.database.replicaStatus()?.lagMs;
+        if (lag !== null && lag !== undefined) this.set(lag / 1000);
+      },
+    });
+    new Counter({
+      name: "till_db_replica_reads_on_primary_total",
+      help: "Reads meant for the read replica that ran on the primary (replica down, lagging or in conflict)",
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(deps.database.replicaStatus()?.onPrimary ?? 0);
+      },
+    });
+  }
+
   const observe: RequestHandler = (req, res, next) => {
     const end = latency.startTimer();
     res.on("finish", () => {

@@ -11,7 +11,10 @@ export interface TestDatabase {
   database: Database;
   /** The connection URL on PostgreSQL (the server itself, never a pooler); null on PGlite. */
   url: string | null;
-  /** How a till server reaches this database: DATABASE_URL (and DATABASE_DIRECT_URL past a pooler). */
+  /**
+   * How a till server reaches this database: DATABASE_URL (and DATABASE_DIRECT_URL past a pooler,
+   * DATABASE_READ_URL with a replica).
+   */
   env: Record<string, string>;
   /** Closes the connection and drops the database. */
   dispose(): Promise<void>;
@@ -32,15 +35,22 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   await createDatabase(info.adminUrl, name, info.template);
   const url = databaseUrl(info.adminUrl, name);
   const pooled = info.poolerUrl ? databaseUrl(info.poolerUrl, name) : null;
-  const database = await openDb(
-    pooled
-      ? { kind: "postgres", url: pooled, directUrl: url, poolSize: 5 }
-      : { kind: "postgres", url, poolSize: 5 },
-  );
+  const readUrl = info.readUrl ? databaseUrl(info.readUrl, name) : null;
+  const database = await openDb({
+    kind: "postgres",
+    url: pooled ?? url,
+    ...(pooled ? { directUrl: url } : {}),
+    ...(readUrl ? { readUrl } : {}),
+    poolSize: 5,
+  });
   return {
     database,
     url,
-    env: pooled ? { DATABASE_URL: pooled, DATABASE_DIRECT_URL: url } : { DATABASE_URL: url },
+    env: {
+      DATABASE_URL: pooled ?? url,
+      ...(pooled ? { DATABASE_DIRECT_URL: url } : {}),
+      ...(readUrl ? { DATABASE_READ_URL: readUrl } : {}),
+    },
     async dispose() {
       await database.close();
       await dropDatabase(info.adminUrl, name);

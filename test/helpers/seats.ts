@@ -63,6 +63,7 @@ export async function seatsWorld(t: TestServer) {
     return {
       subscriptionId: done.subscription_id as string,
       customerId: done.customer_id as string,
+      checkoutId: checkout.body.id as string,
     };
   }
 

@@ -16,6 +16,8 @@ export type TemplateInfo =
       prefix: string;
       /** A transaction-mode PgBouncer in front of the same server: servers under test go through it. */
       poolerUrl?: string;
+      /** A streaming replica of the same server: servers under test read from it (DATABASE_READ_URL). */
+      readUrl?: string;
     };
 
 export function databaseUrl(adminUrl: string, name: string): string {
@@ -27,6 +29,7 @@ export function databaseUrl(adminUrl: string, name: string): string {
 export async function buildTemplate(
   adminUrl: string | undefined,
   poolerUrl?: string,
+  readUrl?: string,
 ): Promise<TemplateInfo> {
   if (!adminUrl) {
     const database = await openDb({ kind: "pglite", dataDir: null });
@@ -60,7 +63,14 @@ export async function buildTemplate(
   } finally {
     await database.close();
   }
-  return { kind: "postgres", adminUrl, template, prefix, ...(poolerUrl ? { poolerUrl } : {}) };
+  return {
+    kind: "postgres",
+    adminUrl,
+    template,
+    prefix,
+    ...(poolerUrl ? { poolerUrl } : {}),
+    ...(readUrl ? { readUrl } : {}),
+  };
 }
 
 /** Drops the template and any per-file database a crashed test left behind. */

@@ -16,9 +16,9 @@ import type { Db } from "../../../db/client.ts";
 import { benefits } from "../../../db/schema/index.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { containsPattern } from "../../lib/query.ts";
-import type { BENEFIT_SORTS } from "./schemas.ts";
+import type { BENEFIT_SORTS, BenefitRow } from "./schemas.ts";
 
-export type BenefitRow = typeof benefits.$inferSelect;
+export type { BenefitRow };
 
 const live = isNull(benefits.deletedAt);
 

@@ -7,6 +7,7 @@ import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { benefitGrantListQuery } from "../grants/schemas.ts";
 import { benefitCreate, benefitListQuery, benefitUpdate } from "./schemas.ts";
+import * as grants from "./grants.ts";
 import * as service from "./service.ts";
 import type { BenefitDeps } from "./service.ts";
 
@@ -41,14 +42,14 @@ export function benefitsRouter(deps: BenefitDeps, guard: Guard): Router {
   });
   r.delete("/benefits/:id", guard("benefits:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
-    await service.deleteBenefit(deps, authOf(req), id);
+    await grants.deleteBenefit(deps, authOf(req), id);
     res.status(204).end();
   });
   r.get("/benefits/:id/grants", guard("benefits:read"), async (req, res) => {
     const { id } = parseParams(idParams, req);
     const page = parseQuery(paginationQuery, req);
     res.json(
-      await service.listGrants(deps, authOf(req), id, parseQuery(benefitGrantListQuery, req), page),
+      await grants.listGrants(deps, authOf(req), id, parseQuery(benefitGrantListQuery, req), page),
     );
   });
   return r;

@@ -14,7 +14,10 @@ import {
   licenseKeysProperties,
   meterCreditProperties,
 } from "./properties.ts";
-import type { BenefitRow } from "./repository.ts";
+import type { benefits } from "../../../db/schema/index.ts";
+
+/** A benefit row as stored. */
+export type BenefitRow = typeof benefits.$inferSelect;
 
 export const BENEFIT_TYPES = [
   "custom",

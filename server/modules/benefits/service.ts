@@ -11,8 +11,6 @@ import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { listGrantsOfBenefit, revokeGrantsOfBenefit } from "../grants/service.ts";
-import type { BenefitGrantListQuery } from "../grants/schemas.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import type { BenefitPropertiesInput } from "./properties.ts";
 import { resolveProperties } from "./resolve-properties.ts";
@@ -81,7 +79,7 @@ export async function listBenefits(
   return pageOf(rows.map(benefitOut), total, page);
 }
 
-async function ownBenefit(deps: BenefitDeps, ctx: AuthContext, id: string) {
+export async function ownBenefit(deps: BenefitDeps, ctx: AuthContext, id: string) {
   const row = await repo.findBenefit(deps.db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("Benefit not found.");
   return row;
@@ -125,32 +123,6 @@ export async function updateBenefit(
   });
 }
 
-/** Soft delete: the row stays for past grants; the benefit disappears from lists and products. */
-export async function deleteBenefit(
-  deps: BenefitDeps,
-  ctx: AuthContext,
-  id: string,
-): Promise<void> {
-  const current = await ownBenefit(deps, ctx, id);
-  const now = deps.clock.now();
-  await inTransaction(deps.db, async (tx) => {
-    await repo.updateBenefit(tx, current.id, { deletedAt: now, modifiedAt: now });
-    await revokeGrantsOfBenefit(tx, { clock: deps.clock, queue: deps.queue ?? null }, current.id);
-  });
-}
-
-/** Grants of a benefit, newest first. */
-export async function listGrants(
-  deps: BenefitDeps,
-  ctx: AuthContext,
-  id: string,
-  query: BenefitGrantListQuery,
-  page: Pagination,
-) {
-  const benefit = await ownBenefit(deps, ctx, id);
-  return listGrantsOfBenefit(deps.db, benefit.organizationId, benefit.id, query, page);
-}
-
 // For other modules.
 
 /** The live benefits among `ids` of one organization. */
@@ -161,11 +133,6 @@ export function benefitsOf(db: Db, organizationId: string, ids: string[]) {
 /** Live benefits by id, rendered as the API returns them (deleted ones are left out). */
 export async function benefitsForDisplay(db: Db, ids: string[]) {
   return (await repo.liveBenefitsByIds(db, ids)).map(benefitOut);
-}
-
-/** Ids of the organization's downloadables benefits offering this file. */
-export function benefitsUsingFile(db: Db, organizationId: string, fileId: string) {
-  return repo.downloadablesUsingFile(db, organizationId, fileId);
 }
 
 /** Benefits by id as rows, deleted ones included: what existing grants were granted from. */

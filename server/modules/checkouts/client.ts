@@ -2,6 +2,7 @@
 // and the update rules shared with the seller's PATCH. An expired session answers 410; one that is
 // no longer open cannot change.
 import { inTransaction, type Db } from "../../../db/client.ts";
+import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken } from "../../lib/tokens.ts";
 import { discountByCode, discountById } from "../discounts/service.ts";
@@ -225,4 +226,17 @@ export async function checkoutEventData(
   row: repo.CheckoutRow,
 ) {
   return checkoutOut(await loadView({ ...deps, db: tx }, row));
+}
+
+/** The seller's PATCH of a session: the same rules as the page's update. */
+export async function updateCheckout(
+  deps: CheckoutDeps,
+  ctx: AuthContext,
+  id: string,
+  input: CheckoutUpdate,
+) {
+  const row = await repo.findCheckout(deps.db, ctx.organizationIds, id);
+  if (!row) throw new ResourceNotFound("Checkout not found.");
+  assertAccessible(ctx, row.organizationId, "Checkout not found.");
+  return checkoutOut(await applyUpdate(deps, row, input, null));
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { bySecret, getClientCheckout, updateClientCheckout } from "./client.ts";
+import { bySecret, getClientCheckout, updateCheckout, updateClientCheckout } from "./client.ts";
 import { confirmCheckout } from "./confirm.ts";
 import {
   checkoutConfirm,
@@ -75,7 +75,7 @@ export function checkoutsRouter(
   });
   r.patch("/checkouts/:id", guard("checkouts:write"), async (req, res) => {
     res.json(
-      await service.updateCheckout(
+      await updateCheckout(
         deps,
         authOf(req),
         parseParams(idParams, req).id,

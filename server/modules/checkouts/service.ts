@@ -374,16 +374,3 @@ export async function listCheckouts(
   );
   return pageOf(await Promise.all(rows.map((r) => render(deps, r))), total, page);
 }
-
-export async function updateCheckout(
-  deps: CheckoutDeps,
-  ctx: AuthContext,
-  id: string,
-  input: CheckoutUpdate,
-) {
-  const row = await repo.findCheckout(deps.db, ctx.organizationIds, id);
-  if (!row) throw new ResourceNotFound("Checkout not found.");
-  assertAccessible(ctx, row.organizationId, "Checkout not found.");
-  const { applyUpdate } = await import("./client.ts");
-  return checkoutOut(await applyUpdate(deps, row, input, null));
-}

@@ -3,9 +3,9 @@ import { and, asc, count, desc, eq, ilike, inArray, ne, or, type SQL } from "dri
 import type { Db } from "../../../db/client.ts";
 import { customFields } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
-import type { CUSTOM_FIELD_SORTS } from "./schemas.ts";
+import type { CUSTOM_FIELD_SORTS, CustomFieldRow } from "./schemas.ts";
 
-export type CustomFieldRow = typeof customFields.$inferSelect;
+export type { CustomFieldRow };
 
 export async function insertCustomField(
   db: Db,

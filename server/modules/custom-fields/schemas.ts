@@ -5,7 +5,10 @@ import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { metadataOut, timestamped } from "../../lib/wire.ts";
-import type { CustomFieldRow } from "./repository.ts";
+import type { customFields } from "../../../db/schema/index.ts";
+
+/** A customfield row as stored. */
+export type CustomFieldRow = typeof customFields.$inferSelect;
 
 export const CUSTOM_FIELD_TYPES = ["text", "number", "date", "checkbox", "select"] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];

@@ -11,7 +11,11 @@ import * as repo from "./repository.ts";
 import { customerMeterOut, type CustomerMeterListQuery } from "./schemas.ts";
 
 export interface CustomerMeterDeps {
-  db: Db;
+  /**
+   * Balances aggregate events: they read a replica when there is one (a few moments behind; the
+   * billing engine bills usage from the primary itself).
+   */
+  read: Db;
 }
 
 type Found = Awaited<ReturnType<typeof repo.listCustomerMeters>>["rows"];
@@ -51,14 +55,14 @@ export async function listCustomerMeters(
     meterIds: q.meter_id,
   };
   if (!q.sorting.some((s) => COMPUTED.has(s.key))) {
-    const { rows, total } = await repo.listCustomerMeters(deps.db, filter, q.sorting, {
+    const { rows, total } = await repo.listCustomerMeters(deps.read, filter, q.sorting, {
       limit: page.limit,
       offset: offsetOf(page),
     });
-    return pageOf(await render(deps.db, rows), total, page);
+    return pageOf(await render(deps.read, rows), total, page);
   }
-  const { rows, total } = await repo.listCustomerMeters(deps.db, filter, q.sorting, null);
-  const all = await render(deps.db, rows);
+  const { rows, total } = await repo.listCustomerMeters(deps.read, filter, q.sorting, null);
+  const all = await render(deps.read, rows);
   const key = (m: (typeof all)[number], k: string): string | number =>
     k === "consumed_units"
       ? m.consumed_units
@@ -87,11 +91,11 @@ export async function listCustomerMeters(
 
 export async function getCustomerMeter(deps: CustomerMeterDeps, ctx: AuthContext, id: string) {
   const { rows } = await repo.listCustomerMeters(
-    deps.db,
+    deps.read,
     { organizationIds: [...ctx.organizationIds], id },
     [],
     { limit: 1, offset: 0 },
   );
   if (rows.length === 0) throw new ResourceNotFound("Customer meter not found.");
-  return (await render(deps.db, rows))[0]!;
+  return (await render(deps.read, rows))[0]!;
 }

@@ -4,9 +4,9 @@ import type { Db } from "../../../db/client.ts";
 import { customers, events, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
 import { containsPattern } from "../../lib/query.ts";
-import type { CustomerRecord } from "./schemas.ts";
+import type { CustomerRecord, CustomerRow } from "./schemas.ts";
 
-export type CustomerRow = typeof customers.$inferSelect;
+export type { CustomerRow };
 
 // The first event is read through events_org_customer_ts_idx: one index probe per customer. Outer
 // columns are written qualified: drizzle renders a single-table select's columns bare, which inside a

@@ -6,7 +6,10 @@ import { countrySchema } from "../../lib/countries.ts";
 import { metadataInput } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { address, metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
-import type { CustomerRow } from "./repository.ts";
+import type { customers } from "../../../db/schema/index.ts";
+
+/** A customer row as stored. */
+export type CustomerRow = typeof customers.$inferSelect;
 
 const nullableText = z.string().nullish();
 export const addressInput = z.object({

@@ -17,9 +17,9 @@ import {
 import type { Db } from "../../../db/client.ts";
 import { discountProducts, discounts } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
-import type { DISCOUNT_SORTS } from "./schemas.ts";
+import type { DISCOUNT_SORTS, DiscountRow } from "./schemas.ts";
 
-export type DiscountRow = typeof discounts.$inferSelect;
+export type { DiscountRow };
 
 const live = isNull(discounts.deletedAt);
 

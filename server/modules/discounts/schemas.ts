@@ -9,7 +9,10 @@ import { metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
 import type { ProductRow } from "../products/repository.ts";
 import { productCoreSchema, type ProductCoreOut } from "../products/schemas.ts";
 import { CURRENCIES } from "../products/currencies.ts";
-import type { DiscountRow } from "./repository.ts";
+import type { discounts } from "../../../db/schema/index.ts";
+
+/** A discount row as stored. */
+export type DiscountRow = typeof discounts.$inferSelect;
 
 const DURATION = z.enum(["once", "forever", "repeating"]);
 const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));

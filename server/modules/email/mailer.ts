@@ -3,15 +3,15 @@
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { insertMail, insertMails, markMailFailed, markMailSent } from "./repository.ts";
+import {
+  insertMail,
+  insertMails,
+  markMailFailed,
+  markMailSent,
+  type OutgoingMail,
+} from "./repository.ts";
 
-export interface OutgoingMail {
-  kind: string;
-  to: string;
-  subject: string;
-  text: string;
-  link?: string;
-}
+export type { OutgoingMail };
 
 export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;

@@ -2,7 +2,14 @@
 import { desc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { emailOutbox, invitation, member, user } from "../../../db/schema/index.ts";
-import type { OutgoingMail } from "./mailer.ts";
+
+export interface OutgoingMail {
+  kind: string;
+  to: string;
+  subject: string;
+  text: string;
+  link?: string;
+}
 
 export async function insertMail(db: Db, mail: OutgoingMail): Promise<string> {
   const [row] = await db

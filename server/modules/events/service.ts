@@ -31,6 +31,8 @@ import {
 
 export interface EventDeps {
   db: Db;
+  /** Event lists read a replica when there is one; ingest and a single event read `db`. */
+  read: Db;
   clock: Clock;
 }
 
@@ -186,14 +188,14 @@ export async function listEvents(
   };
   const descending = q.sorting[0]?.desc ?? true;
   const { rows, total } = await repo.listEvents(
-    deps.db,
+    deps.read,
     orgs,
     filter,
     descending,
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await withCustomers(deps.db, rows), total, page);
+  return pageOf(await withCustomers(deps.read, rows), total, page);
 }
 
 export async function listEventNames(
@@ -212,7 +214,7 @@ export async function listEventNames(
     metadata: {},
   };
   const { rows, total } = await repo.listEventNames(
-    deps.db,
+    deps.read,
     orgs,
     filter,
     q.sorting,

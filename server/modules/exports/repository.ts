@@ -3,6 +3,7 @@
 // Rows are read in keyset batches (newest first), so memory stays flat however many rows match.
 import { type SQL, sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../../db/client.ts";
+import type { CopyRows } from "../../../db/copy.ts";
 import type { CustomerColumn, OrderColumn, SubscriptionColumn } from "./schemas.ts";
 
 export interface Cursor {
@@ -10,8 +11,16 @@ export interface Cursor {
   id: string;
 }
 export interface Batch {
-  lines: string[];
+  /** Finished CSV lines as UTF-8, each ended by CRLF; may still be on its way. */
+  data: Promise<Buffer>;
+  /** Where the next batch starts; known before `data` arrives when COPY reads it. */
   next: Cursor | null;
+}
+
+/** Where an export reads: the database, and COPY when the driver offers it (PostgreSQL). */
+export interface Source {
+  db: Db;
+  copy: CopyRows | null;
 }
 
 /** Text quoted as Python's csv module does (only when it holds a comma, quote or line break). */
@@ -47,33 +56,64 @@ function inList(column: SQL, values: readonly string[] | undefined): SQL | null 
   )})`;
 }
 
+interface Query {
+  select: SQL;
+  /** The rows' table alone (the boundary read needs no join). */
+  base: SQL;
+  from: SQL;
+  conds: (SQL | null)[];
+  key: { at: SQL; id: SQL };
+}
+
+/**
+ * The next `size` rows after the cursor, newest first. With COPY, the batch's last key is read
+ * first (an index walk of `size` entries) and answered at once, while the rows down to it are
+ * copied out as bytes (a fraction of the cost of `size` row objects): the caller can start the
+ * batches after it before this one arrived. Else one keyset read.
+ */
 async function readBatch(
-  db: Db,
-  select: SQL,
-  from: SQL,
-  conds: (SQL | null)[],
-  key: { at: SQL; id: SQL },
+  source: Source,
+  query: Query,
   after: Cursor | null,
   size: number,
 ): Promise<Batch> {
-  const where = conds.filter((c): c is SQL => c !== null);
+  const { key } = query;
+  const where = query.conds.filter((c): c is SQL => c !== null);
   // The bare `<=` lets the (organization_id, created_at) index start at the cursor.
   if (after)
     where.push(
       sql`${key.at} <= ${after.at}::timestamptz and (${key.at}, ${key.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`,
     );
+  const order = sql`order by ${key.at} desc, ${key.id} desc`;
+  if (source.copy) {
+    const [last] = await queryRows<{ k_at: string; k_id: string }>(
+      source.db,
+      sql`select ${key.at}::text as k_at, ${key.id}::text as k_id from ${query.base}
+      where ${sql.join(where, sql` and `)} ${order} offset ${size - 1} limit 1`,
+    );
+    if (last)
+      where.push(sql`(${key.at}, ${key.id}) >= (${last.k_at}::timestamptz, ${last.k_id}::uuid)`);
+    const data = source.copy(
+      sql`select ${query.select} from ${query.from} where ${sql.join(where, sql` and `)} ${order}`,
+      "\r\n",
+    );
+    // Awaited only when its turn to be written comes: a failure meanwhile must not count as
+    // unhandled (which would end the process); the await still sees it.
+    data.catch(() => {});
+    return { data, next: last ? { at: last.k_at, id: last.k_id } : null };
+  }
   const rows = await queryRows<{ line: string; k_at: string; k_id: string }>(
-    db,
+    source.db,
     sql`
-    select ${select} as line, ${key.at}::text as k_at, ${key.id}::text as k_id
-    from ${from}
+    select ${query.select} as line, ${key.at}::text as k_at, ${key.id}::text as k_id
+    from ${query.from}
     where ${sql.join(where, sql` and `)}
-    order by ${key.at} desc, ${key.id} desc
+    ${order}
     limit ${size}`,
   );
   const last = rows.at(-1);
   return {
-    lines: rows.map((r) => r.line),
+    data: Promise.resolve(Buffer.from(rows.map((r) => `${r.line}\r\n`).join(""))),
     next: last && rows.length === size ? { at: last.k_at, id: last.k_id } : null,
   };
 }
@@ -119,7 +159,7 @@ function orderColumn(c: OrderColumn, tz: string): SQL {
 }
 
 export function orderBatch(
-  db: Db,
+  source: Source,
   f: OrderExportFilter,
   columns: OrderColumn[],
   tz: string,
@@ -127,17 +167,20 @@ export function orderBatch(
   size: number,
 ): Promise<Batch> {
   return readBatch(
-    db,
-    line(columns.map((c) => orderColumn(c, tz))),
-    sql`orders o join customers c on c.id = o.customer_id left join products p on p.id = o.product_id`,
-    [
-      inList(sql`o.organization_id`, f.organizationIds),
-      inList(sql`o.product_id`, f.productIds),
-      inList(sql`o.status`, f.statuses),
-      f.createdAfter ? sql`o.created_at > ${f.createdAfter.toISOString()}::timestamptz` : null,
-      f.createdBefore ? sql`o.created_at < ${f.createdBefore.toISOString()}::timestamptz` : null,
-    ],
-    { at: sql`o.created_at`, id: sql`o.id` },
+    source,
+    {
+      select: line(columns.map((c) => orderColumn(c, tz))),
+      base: sql`orders o`,
+      from: sql`orders o join customers c on c.id = o.customer_id left join products p on p.id = o.product_id`,
+      conds: [
+        inList(sql`o.organization_id`, f.organizationIds),
+        inList(sql`o.product_id`, f.productIds),
+        inList(sql`o.status`, f.statuses),
+        f.createdAfter ? sql`o.created_at > ${f.createdAfter.toISOString()}::timestamptz` : null,
+        f.createdBefore ? sql`o.created_at < ${f.createdBefore.toISOString()}::timestamptz` : null,
+      ],
+      key: { at: sql`o.created_at`, id: sql`o.id` },
+    },
     after,
     size,
   );
@@ -195,7 +238,7 @@ function subscriptionColumn(c: SubscriptionColumn, tz: string): SQL {
 }
 
 export function subscriptionBatch(
-  db: Db,
+  source: Source,
   f: SubscriptionExportFilter,
   columns: SubscriptionColumn[],
   tz: string,
@@ -203,21 +246,24 @@ export function subscriptionBatch(
   size: number,
 ): Promise<Batch> {
   return readBatch(
-    db,
-    line(columns.map((c) => subscriptionColumn(c, tz))),
-    sql`subscriptions s join customers c on c.id = s.customer_id
-      join products p on p.id = s.product_id left join discounts d on d.id = s.discount_id`,
-    [
-      inList(sql`s.organization_id`, f.organizationIds),
-      inList(sql`s.product_id`, f.productIds),
-      inList(sql`s.status`, f.statuses),
-      f.cancelAtPeriodEnd === undefined
-        ? null
-        : sql`s.cancel_at_period_end = ${f.cancelAtPeriodEnd}`,
-      f.startedAfter ? sql`s.started_at > ${f.startedAfter.toISOString()}::timestamptz` : null,
-      f.startedBefore ? sql`s.started_at < ${f.startedBefore.toISOString()}::timestamptz` : null,
-    ],
-    { at: sql`s.created_at`, id: sql`s.id` },
+    source,
+    {
+      select: line(columns.map((c) => subscriptionColumn(c, tz))),
+      base: sql`subscriptions s`,
+      from: sql`subscriptions s join customers c on c.id = s.customer_id
+        join products p on p.id = s.product_id left join discounts d on d.id = s.discount_id`,
+      conds: [
+        inList(sql`s.organization_id`, f.organizationIds),
+        inList(sql`s.product_id`, f.productIds),
+        inList(sql`s.status`, f.statuses),
+        f.cancelAtPeriodEnd === undefined
+          ? null
+          : sql`s.cancel_at_period_end = ${f.cancelAtPeriodEnd}`,
+        f.startedAfter ? sql`s.started_at > ${f.startedAfter.toISOString()}::timestamptz` : null,
+        f.startedBefore ? sql`s.started_at < ${f.startedBefore.toISOString()}::timestamptz` : null,
+      ],
+      key: { at: sql`s.created_at`, id: sql`s.id` },
+    },
     after,
     size,
   );
@@ -240,17 +286,20 @@ const CUSTOMER_FIELDS: Record<CustomerColumn, SQL> = {
 };
 
 export function customerBatch(
-  db: Db,
+  source: Source,
   organizationIds: string[],
   after: Cursor | null,
   size: number,
 ): Promise<Batch> {
   return readBatch(
-    db,
-    line(Object.values(CUSTOMER_FIELDS)),
-    sql`customers c`,
-    [inList(sql`c.organization_id`, organizationIds), sql`c.deleted_at is null`],
-    { at: sql`c.created_at`, id: sql`c.id` },
+    source,
+    {
+      select: line(Object.values(CUSTOMER_FIELDS)),
+      base: sql`customers c`,
+      from: sql`customers c`,
+      conds: [inList(sql`c.organization_id`, organizationIds), sql`c.deleted_at is null`],
+      key: { at: sql`c.created_at`, id: sql`c.id` },
+    },
     after,
     size,
   );

@@ -4,6 +4,7 @@
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { Db } from "../../../db/client.ts";
+import type { CopyRows } from "../../../db/copy.ts";
 import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
 import * as repo from "./repository.ts";
 import {
@@ -17,7 +18,10 @@ import {
 } from "./schemas.ts";
 
 export interface ExportDeps {
+  /** Exports read a replica when there is one: a file a few moments behind the primary is fine. */
   db: Db;
+  /** COPY on PostgreSQL (much cheaper per row), on the replica when there is one; null on PGlite. */
+  copy: CopyRows | null;
   /** Rows per database read. */
   batchSize?: number;
 }
@@ -29,10 +33,11 @@ export interface CsvExport {
 }
 
 const BATCH = 20_000;
+const AHEAD = 3;
 
 /** Writes the export to `out`; resolves when done or when `out` went away. */
 export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
-  const write = async (chunk: string) => {
+  const write = async (chunk: string | Buffer) => {
     if (out.write(chunk)) return;
     const stop = new AbortController();
     await Promise.race([
@@ -41,14 +46,34 @@ export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
     ]).finally(() => stop.abort());
   };
   await write(csv.header);
-  let pending: Promise<repo.Batch> | null = csv.read(null);
-  while (pending && !out.destroyed) {
-    const batch: repo.Batch = await pending;
-    pending = batch.next ? csv.read(batch.next) : null;
-    if (batch.lines.length) await write(`${batch.lines.join("\r\n")}\r\n`);
+  // Up to AHEAD batches are read while one is written: the database's reads run side by side,
+  // and memory stays near AHEAD + 1 batches whatever the row count or the client's speed.
+  const ahead: Promise<repo.Batch>[] = [csv.read(null)];
+  let last: Promise<repo.Batch> = ahead[0]!;
+  let more = true;
+  const refill = async () => {
+    while (more && ahead.length < AHEAD) {
+      const next = (await last).next;
+      if (!next) {
+        more = false;
+        break;
+      }
+      last = csv.read(next);
+      ahead.push(last);
+    }
+  };
+  try {
+    while (!out.destroyed) {
+      await refill();
+      const batch = ahead.shift();
+      if (!batch) break;
+      const data = await (await batch).data;
+      if (data.length > 0) await write(data);
+    }
+  } finally {
+    // Reads left in flight when the client went away must not surface as unhandled rejections.
+    for (const b of ahead) b.then((x) => x.data).catch(() => {});
   }
-  // A read left in flight when the client went away must not surface as an unhandled rejection.
-  pending?.catch(() => {});
 }
 
 const dated = (name: string, bounds: (Date | undefined)[], tz: string) => {
@@ -68,8 +93,8 @@ export function customersCsv(
     header: csvHeader(Object.values(CUSTOMER_HEADERS)),
     read: (after) =>
       organizationIds.length
-        ? repo.customerBatch(deps.db, organizationIds, after, deps.batchSize ?? BATCH)
-        : Promise.resolve({ lines: [], next: null }),
+        ? repo.customerBatch(deps, organizationIds, after, deps.batchSize ?? BATCH)
+        : Promise.resolve({ data: Promise.resolve(Buffer.alloc(0)), next: null }),
   };
 }
 
@@ -86,8 +111,8 @@ export function ordersCsv(deps: ExportDeps, ctx: AuthContext, q: OrderExportQuer
     header: csvHeader(q.columns.map((c) => ORDER_HEADERS[c])),
     read: (after) =>
       filter.organizationIds.length
-        ? repo.orderBatch(deps.db, filter, q.columns, q.timezone, after, deps.batchSize ?? BATCH)
-        : Promise.resolve({ lines: [], next: null }),
+        ? repo.orderBatch(deps, filter, q.columns, q.timezone, after, deps.batchSize ?? BATCH)
+        : Promise.resolve({ data: Promise.resolve(Buffer.alloc(0)), next: null }),
   };
 }
 
@@ -110,13 +135,13 @@ export function subscriptionsCsv(
     read: (after) =>
       filter.organizationIds.length
         ? repo.subscriptionBatch(
-            deps.db,
+            deps,
             filter,
             q.columns,
             q.timezone,
             after,
             deps.batchSize ?? BATCH,
           )
-        : Promise.resolve({ lines: [], next: null }),
+        : Promise.resolve({ data: Promise.resolve(Buffer.alloc(0)), next: null }),
   };
 }

@@ -21,7 +21,7 @@ import {
   ResourceNotFound,
 } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { benefitsUsingFile } from "../benefits/service.ts";
+import { benefitsUsingFile } from "../benefits/queries.ts";
 import * as repo from "./repository.ts";
 import {
   fileReadOut,

@@ -26,7 +26,7 @@ const SMALL_CHUNKS = { rebuildChunkEvents: 500 };
 let t: TestServer;
 let db: Db;
 let ctx: AuthContext;
-const deps = () => ({ db, clock: systemClock });
+const deps = () => ({ db, read: db, clock: systemClock });
 
 beforeAll(async () => {
   t = await startTestServer({ worker: false });

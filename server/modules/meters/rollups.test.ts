@@ -22,7 +22,7 @@ let db: Db;
 let ctx: AuthContext;
 let organizationId: string;
 let token: string;
-const deps = () => ({ db, clock: systemClock });
+const deps = () => ({ db, read: db, clock: systemClock });
 
 beforeAll(async () => {
   t = await startTestServer({ worker: false });

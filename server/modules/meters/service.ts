@@ -23,6 +23,11 @@ import {
 
 export interface MeterDeps {
   db: Db;
+  /**
+   * Quantities aggregate events: a replica when there is one. The meter definition itself is read
+   * from `db`, so a meter just created or changed is never a 404 or answered with its old filter.
+   */
+  read: Db;
   clock: Clock;
 }
 
@@ -137,7 +142,7 @@ export async function getQuantities(
   const known = definitions.get(deps.db)?.get(id);
   if (known && ctx.organizationIds.includes(known.organizationId)) {
     const quantities = await meterQuantities(
-      deps.db,
+      deps.read,
       input(known),
       repo.definitionUnchanged(known),
     );
@@ -145,7 +150,7 @@ export async function getQuantities(
   }
   const meter = await load(deps, ctx, id);
   remember(deps.db, meter);
-  return (await meterQuantities(deps.db, input(meter)))!;
+  return (await meterQuantities(deps.read, input(meter)))!;
 }
 
 /** The filter of a meter the caller can read, for GET /v1/events/?meter_id=…; unknown is a 422. */

@@ -1,9 +1,10 @@
 // The metrics' SQL: the periods of the range in the requested timezone, and per period the
-// orders, subscriptions and checkouts of the organizations in scope, in one statement.
+// orders, subscriptions, seats and checkouts of the organizations in scope, in one statement.
 import { sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../../../db/client.ts";
 import {
   checkouts,
+  customerSeats,
   events,
   orders,
   organization as organizations,
@@ -48,6 +49,11 @@ export interface PeriodRow {
   trial_committed_monthly_recurring_revenue: string | number;
   costs: string | number;
   active_user_by_event: string | number;
+  seats_total: string | number;
+  seats_claimed: string | number;
+  seat_customers: string | number;
+  new_seat_customers: string | number;
+  churned_seat_customers: string | number;
 }
 
 /** A PostgreSQL array literal sent as one text parameter, or null for "no filter". */
@@ -114,6 +120,20 @@ export async function periodRows(
         and ev.timestamp >= (select min(start_at) from p) and ev.timestamp < (select max(end_at) from p)
         and (${customerIds}::uuid[] is null or ev.customer_id = any(${customerIds}::uuid[]))
     ),
+    -- Seats given of the purchases in scope, by the buyer (the billing customer), as Polar's seat
+    -- metrics count them.
+    st as (
+      select st.billing_customer_id as buyer, st.created_at, st.claimed_at, st.revoked_at
+      from ${customerSeats} st
+        left join ${subscriptions} sts on sts.id = st.subscription_id
+        left join ${orders} sto on sto.id = st.order_id
+        left join ${products} stp on stp.id = coalesce(sts.product_id, sto.product_id)
+      where st.organization_id = any(${orgs}::uuid[])
+        and (${productIds}::uuid[] is null
+             or coalesce(sts.product_id, sto.product_id) = any(${productIds}::uuid[]))
+        and (${customerIds}::uuid[] is null or st.billing_customer_id = any(${customerIds}::uuid[]))
+        and (${billing}::text[] is null or ${billingOf("stp")} = any(${billing}::text[]))
+    ),
     c as (
       select c.created_at, c.status
       from ${checkouts} c left join ${products} cp on cp.id = c.product_id
@@ -132,7 +152,9 @@ export async function periodRows(
       sa.committed_subscriptions, sa.committed_monthly_recurring_revenue,
       sa.trial_monthly_recurring_revenue, sa.trial_committed_monthly_recurring_revenue,
       ss.active_at_start, ep.costs, ep.active_user_by_event,
-      cp.checkouts, cp.succeeded_checkouts
+      cp.checkouts, cp.succeeded_checkouts,
+      sl.seats_total, sl.seats_claimed, sl.seat_customers, sl.new_seat_customers,
+      sc.churned_seat_customers
     from p
     cross join lateral (
       select count(*) as orders,
@@ -185,6 +207,24 @@ export async function periodRows(
       select count(*) as checkouts, count(*) filter (where status = 'succeeded') as succeeded_checkouts
       from c where c.created_at >= p.start_at and c.created_at < p.end_at
     ) cp
+    -- Seats live at the end of the period (given by then, not revoked by then), claimed by then;
+    -- a buyer is new in the period that gave their first seat.
+    cross join lateral (
+      select count(*) as seats_total,
+        count(*) filter (where l.claimed_at < p.end_at) as seats_claimed,
+        count(distinct l.buyer) as seat_customers,
+        count(distinct l.buyer) filter (where l.created_at >= p.start_at and not exists (
+          select 1 from st e where e.buyer = l.buyer and e.created_at < p.start_at)) as new_seat_customers
+      from st l where l.created_at < p.end_at and (l.revoked_at is null or l.revoked_at >= p.end_at)
+    ) sl
+    -- A buyer churns in the period that revoked the last of their seats.
+    cross join lateral (
+      select count(*) as churned_seat_customers from (
+        select buyer from st where created_at < p.end_at group by buyer
+        having count(*) = count(revoked_at) filter (where revoked_at < p.end_at)
+          and max(revoked_at) >= p.start_at
+      ) x
+    ) sc
     order by p.start_at
   `);
   return rowsOf<PeriodRow>(result);

@@ -197,22 +197,22 @@ export const METRICS: {
     total: "ratio",
   },
   { slug: "cashflow", display_name: "Cashflow", type: "currency", total: "sum" },
-  // Seat metrics are not computed from customer_seats yet: these answer 0.
+  // Seats given (customer seats), as at each period's end; new and churned buyers add up.
   ...(
     [
-      ["seats_total", "Total Seats"],
-      ["seats_claimed", "Claimed Seats"],
-      ["seats_pending", "Pending Seats"],
-      ["seat_customers", "Seat Customers"],
-      ["new_seat_customers", "New Seat Customers"],
-      ["churned_seat_customers", "Churned Seat Customers"],
-      ["average_seats_per_customer", "Average Seats Per Customer"],
+      ["seats_total", "Total Seats", "last"],
+      ["seats_claimed", "Claimed Seats", "last"],
+      ["seats_pending", "Pending Seats", "last"],
+      ["seat_customers", "Seat Customers", "last"],
+      ["new_seat_customers", "New Seat Customers", "sum"],
+      ["churned_seat_customers", "Churned Seat Customers", "sum"],
+      ["average_seats_per_customer", "Average Seats Per Customer", "last"],
     ] as const
-  ).map(([slug, display_name]) => ({
+  ).map(([slug, display_name, total]) => ({
     slug,
     display_name,
     type: "scalar" as const,
-    total: "last" as const,
+    total,
   })),
   {
     slug: "seat_utilization_rate",

@@ -1,4 +1,4 @@
-// Polar's metrics over till's orders, subscriptions and checkouts: each period's values from SQL,
+// Polar's metrics over till's orders, subscriptions, seats and checkouts: each period's values from SQL,
 // then the running sums, the ratios and the totals over the range.
 import type { Db } from "../../../db/client.ts";
 import { type AuthContext, organizationsForRead } from "../../lib/auth-context.ts";
@@ -15,6 +15,8 @@ import {
 
 export interface MetricsDeps {
   db: Db;
+  /** The period aggregates scan orders and subscriptions: a replica when there is one. */
+  read: Db;
 }
 
 const DAY_MS = 86_400_000;
@@ -47,7 +49,7 @@ export async function getMetrics(
     );
 
   const rows = await repo.periodRows(
-    deps.db,
+    deps.read,
     {
       organizationIds: organizationsForRead(ctx, q.organization_id),
       productIds: q.product_id ?? null,
@@ -70,6 +72,8 @@ export async function getMetrics(
     const costs = n(r.costs);
     cumulativeCosts += costs;
     const users = n(r.active_user_by_event);
+    const seats = n(r.seats_total);
+    const claimed = n(r.seats_claimed);
     const arpu = Math.round(ratio(mrr, n(r.active_customers)));
     const churnRate = ratio(n(r.churned_subscriptions), n(r.active_at_start));
     const reasons =
@@ -115,6 +119,14 @@ export async function getMetrics(
       cashflow: netRevenue - costs,
       canceled_subscriptions: n(r.canceled_subscriptions),
       churned_subscriptions: n(r.churned_subscriptions),
+      seats_total: seats,
+      seats_claimed: claimed,
+      seats_pending: seats - claimed,
+      seat_customers: n(r.seat_customers),
+      new_seat_customers: n(r.new_seat_customers),
+      churned_seat_customers: n(r.churned_seat_customers),
+      average_seats_per_customer: ratio(seats, n(r.seat_customers)),
+      seat_utilization_rate: ratio(claimed, seats),
       checkouts: n(r.checkouts),
       succeeded_checkouts: n(r.succeeded_checkouts),
       checkouts_conversion: ratio(n(r.succeeded_checkouts), n(r.checkouts)),

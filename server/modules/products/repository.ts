@@ -30,9 +30,9 @@ import {
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { preparedQuery } from "../../lib/prepared.ts";
 import { containsPattern } from "../../lib/query.ts";
-import type { PRODUCT_SORTS } from "./schemas.ts";
+import type { PRODUCT_SORTS, ProductRow } from "./schemas.ts";
 
-export type ProductRow = typeof products.$inferSelect;
+export type { ProductRow };
 export type PriceRow = typeof productPrices.$inferSelect;
 
 export async function insertProduct(

@@ -11,6 +11,7 @@ import {
   productListQuery,
   productUpdate,
 } from "./schemas.ts";
+import { updateProductBenefits } from "./product-benefits.ts";
 import * as service from "./service.ts";
 import type { ProductDeps } from "./service.ts";
 
@@ -51,7 +52,7 @@ export function productsRouter(deps: ProductDeps, guard: Guard): Router {
   r.post("/products/:id/benefits", guard("products:write"), async (req, res) => {
     const { id } = parseParams(idParams, req);
     const { benefits } = parseBody(productBenefitsUpdate, req);
-    res.json(await service.updateProductBenefits(deps, authOf(req), id, benefits));
+    res.json(await updateProductBenefits(deps, authOf(req), id, benefits));
   });
   return r;
 }

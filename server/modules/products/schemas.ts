@@ -9,7 +9,10 @@ import { benefitSchema } from "../benefits/schemas.ts";
 import { customFieldSchema } from "../custom-fields/schemas.ts";
 import { productMediaSchema } from "../files/schemas.ts";
 import { priceCreate, priceSchema } from "./prices.ts";
-import type { ProductRow } from "./repository.ts";
+import type { products } from "../../../db/schema/index.ts";
+
+/** A product row as stored. */
+export type ProductRow = typeof products.$inferSelect;
 
 const INTERVAL = z.enum(["day", "week", "month", "year"]);
 const VISIBILITY = z.enum(["draft", "private", "public"]);

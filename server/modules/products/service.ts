@@ -1,4 +1,5 @@
-// Products: create, list, read and update a seller's catalog, and set the benefits a product grants.
+// Products: create, list, read and update a seller's catalog (the benefits a product grants are
+// set in product-benefits.ts).
 // Prices are never edited in place: an update archives the price rows not passed back as {id} and
 // inserts the new ones, so orders keep pointing at what was paid. Every change records
 // product.created / product.updated in the same transaction.
@@ -15,7 +16,6 @@ import { pgErrorCode } from "../../lib/db-errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { benefitsOf } from "../benefits/service.ts";
-import { revokeBenefitsRemovedFromProduct } from "../grants/service.ts";
 import { customFieldsOf } from "../custom-fields/service.ts";
 import { usableFiles } from "../files/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -160,7 +160,7 @@ export async function listProducts(
   return pageOf(await hydrateProducts(deps.db, deps.baseUrl, rows), total, page);
 }
 
-async function ownProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
+export async function ownProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
   const row = await repo.findProduct(deps.db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("Product not found.");
   return row;
@@ -293,42 +293,6 @@ export async function updateProduct(
     if (fields) await repo.setCustomFields(tx, id, fields);
     const data = await hydrateProduct(tx, deps.baseUrl, row);
     await recordEvent(tx, deps.clock, { organizationId, type: "product.updated", data });
-    return data;
-  });
-}
-
-export async function updateProductBenefits(
-  deps: ProductDeps,
-  ctx: AuthContext,
-  id: string,
-  benefitIds: string[],
-) {
-  const current = await ownProduct(deps, ctx, id);
-  const found = new Set(
-    (await benefitsOf(deps.db, current.organizationId, benefitIds)).map((b) => b.id),
-  );
-  const bad = benefitIds.findIndex((b) => !found.has(b));
-  if (bad >= 0)
-    throw RequestValidationError.field(
-      ["body", "benefits", bad],
-      "Benefit not found in this organization.",
-    );
-  return inTransaction(deps.db, async (tx) => {
-    const before = (await repo.benefitLinksOf(tx, [id])).map((l) => l.benefitId);
-    await repo.setBenefits(tx, id, [...new Set(benefitIds)]);
-    await revokeBenefitsRemovedFromProduct(
-      tx,
-      { clock: deps.clock, queue: deps.queue ?? null },
-      id,
-      before.filter((b) => !benefitIds.includes(b)),
-    );
-    const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });
-    const data = await hydrateProduct(tx, deps.baseUrl, row);
-    await recordEvent(tx, deps.clock, {
-      organizationId: current.organizationId,
-      type: "product.updated",
-      data,
-    });
     return data;
   });
 }

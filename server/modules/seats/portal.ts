@@ -28,11 +28,11 @@ export function listMySeats(deps: SeatDeps, c: CustomerContext, q: SeatListQuery
 }
 
 export function assignMySeat(deps: SeatDeps, c: CustomerContext, input: PortalSeatAssign) {
-  const { subscription_id, order_id, metadata, ...holder } = input;
+  const { subscription_id, order_id, checkout_id, metadata, ...holder } = input;
   return assignSeat(
     deps,
     buyer(c),
-    { subscription_id, order_id },
+    { subscription_id, order_id, checkout_id },
     { ...holder, metadata: metadata ?? null, immediateClaim: false },
   );
 }

@@ -1,8 +1,9 @@
 // The purchase a seat belongs to — a seat-based subscription or a paid one-time order — read within
-// the caller's organizations (the seller) or the buyer's own purchases (the portal). Anything else
-// is a 404, never a hint that it exists elsewhere.
+// the caller's organizations (the seller) or the buyer's own purchases (the portal), named directly
+// or by the checkout that made it. Anything else is a 404, never a hint that it exists elsewhere.
 import type { Db } from "../../../db/client.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
+import { checkoutOutcome } from "../checkouts/queries.ts";
 import { findOrderRow } from "../orders/service.ts";
 import { productsByIds } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
@@ -30,18 +31,39 @@ export interface PurchaseScope {
 
 const ENDED = new Set(["canceled", "incomplete_expired", "unpaid"]);
 
+export interface PurchaseRef {
+  subscription_id?: string | null;
+  order_id?: string | null;
+  checkout_id?: string | null;
+}
+
 export async function purchaseOf(
   db: Db,
   scope: PurchaseScope,
-  ref: { subscription_id?: string | null; order_id?: string | null },
+  ref: PurchaseRef,
 ): Promise<PurchaseOfSeats> {
-  if (!ref.subscription_id === !ref.order_id)
+  if ([ref.subscription_id, ref.order_id, ref.checkout_id].filter(Boolean).length !== 1)
     throw new InvalidSeatAssignmentRequest(
-      "Exactly one of subscription_id or order_id is required.",
+      "Exactly one of subscription_id, order_id or checkout_id is required.",
     );
-  const mine = (org: string, customer: string) =>
+  const mine = (org: string, customer: string | null) =>
     scope.organizationIds.includes(org) &&
     (scope.billingCustomerId === undefined || scope.billingCustomerId === customer);
+  if (ref.checkout_id) {
+    // As Polar: the checkout's subscription, else its order.
+    const c = await checkoutOutcome(db, scope.organizationIds, ref.checkout_id);
+    if (!c || !mine(c.organizationId, c.customerId))
+      throw new ResourceNotFound("Checkout not found.");
+    if (c.status !== "succeeded" || !(c.subscriptionId ?? c.orderId))
+      throw new InvalidSeatAssignmentRequest(
+        "The checkout has not completed: it has no purchase to assign seats of yet.",
+      );
+    return purchaseOf(
+      db,
+      scope,
+      c.subscriptionId ? { subscription_id: c.subscriptionId } : { order_id: c.orderId },
+    );
+  }
   let found: Omit<PurchaseOfSeats, "productName"> | null = null;
   if (ref.subscription_id) {
     const [s] = await subscriptionsByIds(db, [ref.subscription_id]);

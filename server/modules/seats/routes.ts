@@ -40,14 +40,12 @@ export function seatsRouter(deps: SeatDeps, guard: Guard, customerGuard: Request
     res.json(await listSeats(deps, ctx, parseQuery(seatListQuery, req)));
   });
   r.post([s, `${s}/`], write, async (req, res) => {
-    const { subscription_id, order_id, metadata, immediate_claim, ...holder } = parseBody(
-      seatAssign,
-      req,
-    );
+    const { subscription_id, order_id, checkout_id, metadata, immediate_claim, ...holder } =
+      parseBody(seatAssign, req);
     const seat = await assignSeat(
       deps,
       authOf(req),
-      { subscription_id, order_id },
+      { subscription_id, order_id, checkout_id },
       { ...holder, metadata: metadata ?? null, immediateClaim: immediate_claim },
     );
     res.json(seat);

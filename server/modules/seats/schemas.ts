@@ -24,6 +24,7 @@ const holder = {
 export const seatAssign = z.object({
   subscription_id: z.uuid().nullish(),
   order_id: z.uuid().nullish(),
+  checkout_id: z.uuid().nullish(),
   ...holder,
   immediate_claim: z.boolean().default(false),
 });
@@ -33,6 +34,7 @@ export type SeatAssign = z.output<typeof seatAssign>;
 export const portalSeatAssign = z.object({
   subscription_id: z.uuid().nullish(),
   order_id: z.uuid().nullish(),
+  checkout_id: z.uuid().nullish(),
   ...holder,
 });
 export type PortalSeatAssign = z.output<typeof portalSeatAssign>;

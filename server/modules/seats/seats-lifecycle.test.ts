@@ -1,6 +1,6 @@
 // Seats beyond one subscription's lifetime: a one-time order's seats and their grants, the seats
 // of a subscription that ends, and the customer portal's view for the buyer and for another
-// customer, who finds nothing.
+// customer, who finds nothing; and seats named by the checkout that sold them.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
@@ -129,5 +129,98 @@ describe("seats in the customer portal", () => {
     );
     const revoked = await portal(mine, `/${assigned.body.id}`, { method: "DELETE" });
     expect([revoked.status, revoked.body.status]).toEqual([200, "revoked"]);
+  });
+});
+
+describe("seats named by the checkout that sold them", () => {
+  it("resolves the checkout's subscription for the seller and the buyer; refuses an open, foreign or second reference", async () => {
+    const sub = await w.seatSubscription(3);
+    const seat = await w.call("/v1/customer-seats", {
+      body: { checkout_id: sub.checkoutId, email: w.email("bycheckout") },
+    });
+    expect(seat.status, JSON.stringify(seat.body)).toBe(200);
+    expect(seat.body).toMatchObject({ subscription_id: sub.subscriptionId, status: "pending" });
+
+    const token = (
+      await w.call("/v1/customer-sessions/", { body: { customer_id: sub.customerId } })
+    ).body.token as string;
+    const mine = await api(t.url, "/v1/customer-portal/seats", {
+      token,
+      body: { checkout_id: sub.checkoutId, email: w.email("portalcheckout") },
+    });
+    expect(mine.status, JSON.stringify(mine.body)).toBe(200);
+    expect(mine.body.subscription_id).toBe(sub.subscriptionId);
+
+    const open = await w.call("/v1/checkouts/", {
+      body: {
+        products: [(await w.call(`/v1/subscriptions/${sub.subscriptionId}`)).body.product_id],
+        seats: 2,
+      },
+    });
+    const foreign = await w.seatSubscription(2, w.other);
+    const stranger = (
+      await w.call("/v1/customer-sessions/", {
+        body: { customer_id: (await w.seatSubscription(1)).customerId },
+      })
+    ).body.token as string;
+    const before = await w.snapshot();
+    const refused = [
+      await w.call("/v1/customer-seats", {
+        body: { checkout_id: open.body.id, email: w.email("open") },
+      }),
+      await w.call("/v1/customer-seats", {
+        body: { checkout_id: foreign.checkoutId, email: w.email("foreign") },
+      }),
+      await w.call("/v1/customer-seats", {
+        body: {
+          checkout_id: sub.checkoutId,
+          subscription_id: sub.subscriptionId,
+          email: w.email("both"),
+        },
+      }),
+      await api(t.url, "/v1/customer-portal/seats", {
+        token: stranger,
+        body: { checkout_id: sub.checkoutId, email: w.email("stranger") },
+      }),
+      await w.call("/v1/customer-seats", { body: { checkout_id: "nope", email: w.email("bad") } }),
+    ];
+    expect(refused.map((r) => [r.status, r.body.error])).toEqual([
+      [400, "InvalidSeatAssignmentRequest"],
+      [404, "ResourceNotFound"],
+      [400, "InvalidSeatAssignmentRequest"],
+      [404, "ResourceNotFound"],
+      [422, "RequestValidationError"],
+    ]);
+    expect(await w.snapshot()).toEqual(before);
+  });
+
+  it("resolves a one-time checkout's order", async () => {
+    const product = await w.call("/v1/products/", {
+      body: {
+        name: "Team pack by checkout",
+        prices: [
+          {
+            amount_type: "seat_based",
+            seat_tiers: { tiers: [{ min_seats: 1, price_per_seat: 500 }] },
+          },
+        ],
+      },
+    });
+    const checkout = await w.call("/v1/checkouts/", {
+      body: { products: [product.body.id], seats: 2 },
+    });
+    await api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
+      body: {
+        customer_email: w.email("packbuyer"),
+        customer_billing_address: { country: "US" },
+        confirmation_token_id: "sandbox_token_success",
+      },
+    });
+    const orderId = (await w.call(`/v1/orders/?checkout_id=${checkout.body.id}`)).body.items[0].id;
+    const seat = await w.call("/v1/customer-seats", {
+      body: { checkout_id: checkout.body.id, email: w.email("packseat") },
+    });
+    expect(seat.status, JSON.stringify(seat.body)).toBe(200);
+    expect(seat.body).toMatchObject({ order_id: orderId, subscription_id: null });
   });
 });

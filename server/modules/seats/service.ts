@@ -29,6 +29,7 @@ import {
   purchaseOf,
   purchaseOfSeat,
   type PurchaseOfSeats,
+  type PurchaseRef,
   type PurchaseScope,
 } from "./purchase.ts";
 import * as repo from "./repository.ts";
@@ -153,10 +154,7 @@ export interface Assignment extends HolderInput {
 export async function assignSeat(
   deps: SeatDeps,
   scope: PurchaseScope,
-  ref: {
-    subscription_id?: string | null;
-    order_id?: string | null;
-  },
+  ref: PurchaseRef,
   input: Assignment,
 ) {
   const { row, token, purchase } = await inTransaction(deps.db, async (tx) => {

@@ -71,6 +71,15 @@ export function discountApplies(
   return false;
 }
 
+/** What a discount takes off a fixed amount: a percentage rounded half up, never beyond it. */
+export function discountAmountOf(d: CycleDiscount, fixedAmount: number): number {
+  const amount =
+    d.type === "percentage"
+      ? Math.floor((fixedAmount * (d.basisPoints ?? 0) + 5000) / 10000)
+      : (d.amount ?? 0);
+  return Math.max(0, Math.min(amount, fixedAmount));
+}
+
 export function cycleAmounts(input: {
   productName: string;
   prices: CyclePrice[];
@@ -120,15 +129,8 @@ export function cycleAmounts(input: {
   const subtotalAmount = lines.reduce((sum, l) => sum + l.amount, 0);
   const discounted = discountApplies(input.discount, input.startedAt, input.periodStart);
   // As at checkout, the discount reduces the fixed part (metered usage is billed as measured).
-  let discountAmount = 0;
-  if (discounted && input.discount) {
-    const d = input.discount;
-    discountAmount =
-      d.type === "percentage"
-        ? Math.floor((fixedSubtotal * (d.basisPoints ?? 0) + 5000) / 10000)
-        : (d.amount ?? 0);
-    discountAmount = Math.max(0, Math.min(discountAmount, fixedSubtotal));
-  }
+  const discountAmount =
+    discounted && input.discount ? discountAmountOf(input.discount, fixedSubtotal) : 0;
   const netAmount = Math.max(0, subtotalAmount - discountAmount);
   const { taxAmount } = input.tax.quote({
     netAmount,

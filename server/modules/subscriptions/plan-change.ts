@@ -1,25 +1,23 @@
 // Changing a subscription's product, per proration_behavior (the organization's setting when none
 // is given). The prorated difference is computed to the second as Polar does: factor = time left in
-// the period ÷ period length; the old fixed prices' net is credited and the new one's debited,
-// each rounded half to even. `invoice` charges the difference now in a `subscription_update` order
+// the period ÷ period length; the old fixed and seat prices' net is credited and the new one's
+// debited, each rounded half to even (seats as seatsAfter says). `invoice` charges the difference now in a `subscription_update` order
 // (a downgrade's credit is carried to the next cycle order instead); `prorate` carries the
 // difference to the next cycle order; `next_period` records a pending update applied at renewal;
 // `reset` switches now and starts a new period at once, charged in full.
 import { randomUUID } from "node:crypto";
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { ApiError, RequestValidationError } from "../../lib/errors.ts";
+import { RequestValidationError } from "../../lib/errors.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
-import { recordEvent } from "../webhooks/outbox.ts";
-import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
-import { chargeSubscription, recordAttempt } from "./charge.ts";
+import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { periodDiscount, renewSubscription } from "./renewal.ts";
+import { periodDiscount, renewSubscription, type DisplayProduct } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 
@@ -39,33 +37,80 @@ export function prorationFactor(start: Date, end: Date, at: Date): number {
   return Math.min(1, Math.max(0, (end.getTime() - at.getTime()) / 1000 / total));
 }
 
-async function fixedNet(
+/**
+ * The prorated part of a product's prices (fixed, custom and seat-based; metered usage is billed as
+ * measured) for the given seats, net of the period's discount.
+ */
+async function proratedNet(
   deps: BillingDeps,
   s: repo.SubscriptionRow,
-  productId: string,
+  product: DisplayProduct,
   all: boolean,
+  seats: number | null,
 ) {
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, [productId]);
-  if (!product) return null;
   const prices = (product.prices as CyclePrice[]).filter(
     (p) =>
       (all ? !(p as { is_archived?: boolean }).is_archived : s.priceIds.includes(p.id)) &&
-      (p.amount_type === "fixed" || p.amount_type === "custom"),
+      PRORATED.has(p.amount_type),
   );
-  const amounts = cycleAmounts({
+  return cycleAmounts({
     productName: product.name,
     prices,
     usage: new Map(),
     customAmount: s.amount,
-    discount: await periodDiscount(deps, s, productId),
+    seats,
+    discount: await periodDiscount(deps, s, product.id),
     startedAt: s.startedAt ?? s.createdAt,
     periodStart: s.currentPeriodStart,
     currency: s.currency,
     country: null,
     tax: { quote: () => ({ taxAmount: 0, basisPoints: 0 }) },
   });
-  return { product, amounts, priceIds: (product.prices as CyclePrice[]).map((p) => p.id) };
 }
+
+const PRORATED = new Set(["fixed", "custom", "seat_based"]);
+
+/**
+ * The seats after a move to `product`, as Polar: a seat-based subscription keeps its seats, which
+ * must fit the new tiers; one moving onto seats starts at the new price's minimum, at once (a
+ * scheduled move could not be sized); leaving seats for a product without them is refused.
+ */
+function seatsAfter(
+  s: repo.SubscriptionRow,
+  product: DisplayProduct,
+  behavior: Behavior,
+): { seats: number; amount: number } | null {
+  const price = (product.prices as (CyclePrice & { is_archived: boolean })[]).find(
+    (p) => !p.is_archived && p.amount_type === "seat_based" && p.seat_tiers,
+  );
+  if (!price?.seat_tiers) {
+    if (s.seats !== null)
+      throw invalidProduct("Can't switch from a seat-based to a non-seat-based product.");
+    return null;
+  }
+  const { minimum, maximum } = seatBounds(price.seat_tiers);
+  if (s.seats === null && behavior === "next_period")
+    throw RequestValidationError.field(
+      ["body", "proration_behavior"],
+      "Switching from a non-seat to a seat-based product must apply immediately and can't use the 'next_period' proration behavior.",
+      "value_error",
+    );
+  const seats =
+    s.seats === null
+      ? minimum
+      : behavior === "next_period"
+        ? (s.pendingUpdate?.seats ?? s.seats)
+        : s.seats;
+  const amount = seatAmount(price.seat_tiers, seats);
+  if (amount === null)
+    throw invalidProduct(
+      `The subscription's ${seats} seats do not fit this product's ${minimum} to ${maximum ?? "any number of"} seats: change the seats first.`,
+    );
+  return { seats, amount };
+}
+
+const invalidProduct = (msg: string) =>
+  RequestValidationError.field(["body", "product_id"], msg, "value_error");
 
 export async function changePlan(
   deps: BillingDeps,
@@ -75,20 +120,17 @@ export async function changePlan(
   now: Date,
 ): Promise<void> {
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
-  const [oldNet, newNet] = await Promise.all([
-    fixedNet(deps, s, s.productId, false),
-    fixedNet(deps, s, productId, true),
-  ]);
-  if (!newNet || newNet.product.organization_id !== s.organizationId)
-    throw RequestValidationError.field(["body", "product_id"], "Product not found.", "value_error");
-  if (!newNet.product.is_recurring || newNet.product.is_archived)
-    throw RequestValidationError.field(
-      ["body", "product_id"],
-      "The new product must be an active recurring product.",
-      "value_error",
-    );
-  const clock = fixedClock(now);
-  const activePrices = (newNet.product.prices as (CyclePrice & { is_archived: boolean })[])
+  const [oldProduct, product] = await productsForDisplay(deps.db, deps.baseUrl, [
+    s.productId,
+    productId,
+  ]).then((found) => [s.productId, productId].map((id) => found.find((p) => p.id === id)));
+  if (!product || product.organization_id !== s.organizationId)
+    throw invalidProduct("Product not found.");
+  if (!product.is_recurring || product.is_archived)
+    throw invalidProduct("The new product must be an active recurring product.");
+  const seated = seatsAfter(s, product, behavior);
+  const seats = seated?.seats ?? null;
+  const activePrices = (product.prices as (CyclePrice & { is_archived: boolean })[])
     .filter((p) => !p.is_archived)
     .map((p) => p.id);
 
@@ -108,6 +150,7 @@ export async function changePlan(
       repo.updateSubscription(tx, s.id, {
         productId,
         priceIds: activePrices,
+        ...(seated ?? {}),
         pendingUpdate: null,
         currentPeriodStart: now,
         currentPeriodEnd: now,
@@ -119,88 +162,34 @@ export async function changePlan(
   }
 
   const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
-  const credit = roundHalfEven((oldNet?.amounts.netAmount ?? 0) * factor);
-  const debit = roundHalfEven(newNet.amounts.netAmount * factor);
+  const [oldNet, newNet] = await Promise.all([
+    oldProduct ? proratedNet(deps, s, oldProduct, false, s.seats) : null,
+    proratedNet(deps, s, product, true, seats),
+  ]);
+  const credit = roundHalfEven((oldNet?.netAmount ?? 0) * factor);
+  const debit = roundHalfEven(newNet.netAmount * factor);
   const difference = debit - credit;
-  const label = newNet.product.name;
+  const label = product.name;
 
   if (behavior === "invoice" && difference > 0) {
-    const tax = deps.tax.quote({ netAmount: difference, currency: s.currency, country: null });
-    const total = difference + (tax.taxAmount ?? 0);
-    const key = `update:${s.id}:${productId}:${now.toISOString()}`;
-    const outcome = await chargeSubscription(deps, s, total, `${key}:0`, `${label} (plan change)`);
-    if (outcome.status === "failed") {
-      // As Polar: a failed payment leaves the subscription as it was; the decline is a payment.
-      await inTransaction(deps.db, (tx) =>
-        recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
-      );
-      throw new ApiError(402, "PaymentFailed", outcome.message);
-    }
-    await inTransaction(deps.db, async (tx) => {
-      const inserted = await insertOrderOnce(
-        tx,
-        {
-          organizationId: s.organizationId,
-          customerId: s.customerId,
-          productId,
-          subscriptionId: s.id,
-          status: "paid",
-          billingReason: "subscription_update",
-          billingKey: key,
-          subtotalAmount: difference,
-          discountAmount: 0,
-          netAmount: difference,
-          taxAmount: tax.taxAmount ?? 0,
-          totalAmount: total,
-          currency: s.currency,
-          processorPaymentId: outcome.processorPaymentId,
-          paymentAttempts: 1,
-          metadata: s.metadata,
-          customFieldData: s.customFieldData,
-          createdAt: now,
-        },
-        [
-          {
-            label: `Unused time on ${oldNet?.product.name ?? "the previous plan"}`,
-            amount: -credit,
-            taxAmount: 0,
-            proration: true,
-            productPriceId: null,
-            createdAt: now,
-          },
-          {
-            label: `Remaining time on ${label}`,
-            amount: debit,
-            taxAmount: 0,
-            proration: true,
-            productPriceId: null,
-            createdAt: now,
-          },
-        ],
-      );
-      await switchProduct(tx, deps, s, newNet.product, activePrices, 0, now);
-      if (inserted)
-        await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
-      if (inserted) {
-        const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
-        await recordEvent(tx, clock, {
-          organizationId: s.organizationId,
-          type: "order.created",
-          data,
-        });
-        await recordEvent(tx, clock, {
-          organizationId: s.organizationId,
-          type: "order.paid",
-          data,
-        });
-        await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
-      }
+    await chargeChangeNow(deps, s, {
+      key: `update:${s.id}:${productId}:${now.toISOString()}`,
+      description: `${label} (plan change)`,
+      productId,
+      seats,
+      difference,
+      lines: [
+        { label: `Unused time on ${oldProduct?.name ?? "the previous plan"}`, amount: -credit },
+        { label: `Remaining time on ${label}`, amount: debit },
+      ],
+      now,
+      apply: (tx) => switchProduct(tx, deps, s, product, activePrices, seated, 0, now),
     });
     return;
   }
   // prorate, or an invoice whose difference is a credit: carried to the next cycle order.
   await inTransaction(deps.db, (tx) =>
-    switchProduct(tx, deps, s, newNet.product, activePrices, difference, now),
+    switchProduct(tx, deps, s, product, activePrices, seated, difference, now),
   );
 }
 
@@ -210,6 +199,8 @@ async function switchProduct(
   s: repo.SubscriptionRow,
   product: { id: string; meter_interval: string | null; meter_interval_count: number | null },
   priceIds: string[],
+  /** The seats and their amount on a seat-based product. */
+  seated: { seats: number; amount: number } | null,
   carried: number,
   now: Date,
 ): Promise<void> {
@@ -234,6 +225,7 @@ async function switchProduct(
     await repo.updateSubscription(tx, s.id, {
       productId,
       priceIds,
+      ...(seated ?? {}),
       pendingUpdate: null,
       prorationAmount: locked.prorationAmount + carried,
       ...meterPeriod,

@@ -48,7 +48,7 @@ export interface CyclePlan {
   customerEmail: string | null;
 }
 
-type DisplayProduct = Awaited<ReturnType<typeof productsForDisplay>>[number];
+export type DisplayProduct = Awaited<ReturnType<typeof productsForDisplay>>[number];
 type DisplayCustomer = Awaited<ReturnType<typeof customersByIds>>[number];
 type DiscountRecord = Awaited<ReturnType<typeof discountById>>;
 

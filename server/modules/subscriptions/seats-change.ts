@@ -2,22 +2,22 @@
 // change: the seats' price for the rest of the period is prorated to the second; `invoice` charges
 // an increase now in a `subscription_update` order (a decrease is credited to the next cycle),
 // `prorate` carries the difference to the next cycle, `next_period` records a pending update applied
-// at renewal, `reset` starts a new period at once. Seats cannot go below those assigned.
+// at renewal, `reset` starts a new period at once. Seats cannot go below those assigned. As for a
+// plan change, the discount of the period is netted from the old and the new seats' amounts before
+// they are prorated, so a fixed discount is not counted twice.
 import { inTransaction } from "../../../db/client.ts";
 import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
-import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
-import { recordEvent } from "../webhooks/outbox.ts";
-import { chargeSubscription, recordAttempt } from "./charge.ts";
+import { discountAmountOf, discountApplies } from "./amounts.ts";
+import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { prorationFactor, roundHalfEven, schedulePendingUpdate } from "./plan-change.ts";
-import { renewSubscription } from "./renewal.ts";
+import { periodDiscount, renewSubscription } from "./renewal.ts";
 import * as repo from "./repository.ts";
 
 type Behavior = "invoice" | "prorate" | "next_period" | "reset";
@@ -108,8 +108,13 @@ export async function changeSeats(
   }
 
   const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
-  const credit = roundHalfEven(oldAmount * factor);
-  const debit = roundHalfEven(newAmount * factor);
+  const discount = await periodDiscount(deps, s, s.productId);
+  const net = (amount: number) =>
+    discountApplies(discount, s.startedAt ?? s.createdAt, s.currentPeriodStart)
+      ? amount - discountAmountOf(discount, amount)
+      : amount;
+  const credit = roundHalfEven(net(oldAmount) * factor);
+  const debit = roundHalfEven(net(newAmount) * factor);
   const difference = debit - credit;
   if (behavior !== "invoice" || difference <= 0) {
     await inTransaction(deps.db, async (tx) => {
@@ -120,53 +125,18 @@ export async function changeSeats(
   }
   // Checked before the charge too, so a refused change charges nothing.
   await inTransaction(deps.db, assertAssigned);
-  const tax = deps.tax.quote({ netAmount: difference, currency: s.currency, country: null });
-  const total = difference + (tax.taxAmount ?? 0);
-  const key = `seats:${s.id}:${seats}:${now.toISOString()}`;
   const [product] = await productsForDisplay(deps.db, deps.baseUrl, [s.productId]);
-  const label = product?.name ?? "Subscription";
-  const outcome = await chargeSubscription(deps, s, total, `${key}:0`, `${label} (seats)`);
-  if (outcome.status === "failed") {
-    await inTransaction(deps.db, (tx) =>
-      recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
-    );
-    throw new ApiError(402, "PaymentFailed", outcome.message);
-  }
-  await inTransaction(deps.db, async (tx) => {
-    const inserted = await insertOrderOnce(
-      tx,
-      {
-        organizationId: s.organizationId,
-        customerId: s.customerId,
-        productId: s.productId,
-        subscriptionId: s.id,
-        status: "paid",
-        billingReason: "subscription_update",
-        billingKey: key,
-        seats,
-        subtotalAmount: difference,
-        discountAmount: 0,
-        netAmount: difference,
-        taxAmount: tax.taxAmount ?? 0,
-        totalAmount: total,
-        currency: s.currency,
-        processorPaymentId: outcome.processorPaymentId,
-        paymentAttempts: 1,
-        metadata: s.metadata,
-        customFieldData: s.customFieldData,
-        createdAt: now,
-      },
-      [
-        { label: `Unused time on ${s.seats} seats`, amount: -credit },
-        { label: `Remaining time on ${seats} seats`, amount: debit },
-      ].map((l) => ({ ...l, taxAmount: 0, proration: true, productPriceId: null, createdAt: now })),
-    );
-    await switchSeats(tx, 0);
-    if (!inserted) return;
-    await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
-    const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
-    for (const type of ["order.created", "order.paid"])
-      await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
-    await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+  await chargeChangeNow(deps, s, {
+    key: `seats:${s.id}:${seats}:${now.toISOString()}`,
+    description: `${product?.name ?? "Subscription"} (seats)`,
+    productId: s.productId,
+    seats,
+    difference,
+    lines: [
+      { label: `Unused time on ${s.seats} seats`, amount: -credit },
+      { label: `Remaining time on ${seats} seats`, amount: debit },
+    ],
+    now,
+    apply: (tx) => switchSeats(tx, 0),
   });
 }

@@ -8,15 +8,15 @@ import {
   webhookEndpoints,
   webhookListenSecrets,
 } from "../../../db/schema/index.ts";
-import type { DeliveryListQuery } from "./schemas.ts";
+import type {
+  DeliveryListQuery,
+  DeliveryRecord,
+  DeliveryRow,
+  EndpointEventRow,
+  EndpointRow,
+} from "./schemas.ts";
 
-export type EndpointRow = typeof webhookEndpoints.$inferSelect;
-export type EndpointEventRow = typeof webhookEndpointEvents.$inferSelect;
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-export interface DeliveryRecord {
-  delivery: DeliveryRow;
-  event: EndpointEventRow;
-}
+export type { DeliveryRecord, DeliveryRow, EndpointEventRow, EndpointRow };
 
 export async function insertEndpoint(
   db: Db,

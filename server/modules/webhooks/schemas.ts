@@ -3,7 +3,19 @@
 import { z } from "zod";
 import { timestamped } from "../../lib/wire.ts";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "./events.ts";
-import type { DeliveryRecord, EndpointEventRow, EndpointRow } from "./repository.ts";
+import type {
+  webhookDeliveries,
+  webhookEndpointEvents,
+  webhookEndpoints,
+} from "../../../db/schema/index.ts";
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type EndpointEventRow = typeof webhookEndpointEvents.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export interface DeliveryRecord {
+  delivery: DeliveryRow;
+  event: EndpointEventRow;
+}
 
 const eventType = z.enum(WEBHOOK_EVENT_TYPES);
 const url = z.string().min(1).max(2083);

@@ -1,7 +1,8 @@
 // The hosted checkout: the order summary beside the form (stacked on a phone), all problems shown
-// at once beside their fields with focus on the first, a discount applied with Enter and removable,
-// the card area, then the confirmation page (or the seller's success URL). Embedded, it tells the
-// overlay loaded / close / confirmed / success.
+// at once beside their fields with focus on the first, a seat-based price's seats picked with a
+// stepper, a discount applied with Enter and removable, the card area, then the confirmation page
+// (or the seller's success URL). Embedded, it tells the overlay loaded / close / confirmed /
+// success.
 import { type FormEvent, useCallback, useEffect, useMemo, useReducer, useRef } from "react";
 import { CheckoutApiError, checkoutApi, LOST_CONNECTION } from "./api.ts";
 import { Bar, EXPIRED, REFUSED, Skeleton, unavailable } from "./chrome.tsx";
@@ -12,6 +13,7 @@ import { leave, settle } from "./finish.ts";
 import { money } from "./format.ts";
 import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
 import { type FormValues, formErrors, reducer, type State, serverFieldErrors } from "./state.ts";
+import { SeatsField } from "./seats.tsx";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
 import { OrderSummary } from "./summary.tsx";
 
@@ -117,21 +119,27 @@ export function CheckoutPage(props: { secret: string }) {
   const c = state.checkout;
   const edit = (v: Partial<FormValues>) => dispatch({ type: "edit", values: v });
 
-  async function applyDiscount(code: string | null) {
-    dispatch({ type: "busy", busy: "discount" });
+  /** Sends a change of the session (the discount code, the seats); a refusal shows beside it. */
+  async function updateSession(
+    field: "discount" | "seats",
+    body: { discount_code: string | null } | { seats: number },
+    values?: Partial<FormValues>,
+  ) {
+    dispatch({ type: "busy", busy: field });
     try {
-      const updated = await checkoutApi.update(props.secret, { discount_code: code });
-      dispatch({ type: "updated", checkout: updated, values: { code: "" } });
+      const updated = await checkoutApi.update(props.secret, body);
+      dispatch({ type: "updated", checkout: updated, ...(values ? { values } : {}) });
     } catch (e) {
       if (e instanceof StripePaymentError)
         return dispatch({ type: "invalid", errors: { payment: e.message }, general: null });
       const err = e as CheckoutApiError;
       if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
+      const sent = Object.keys(body)[0] ?? field;
       dispatch({
         type: "invalid",
         errors: {
           ...errors,
-          discount: err.status === 0 ? LOST_CONNECTION : (err.fields.discount_code ?? err.message),
+          [field]: err.status === 0 ? LOST_CONNECTION : (err.fields[sent] ?? err.message),
         },
         general: null,
       });
@@ -244,6 +252,12 @@ export function CheckoutPage(props: { secret: string }) {
               )}
             </Field>
           ) : null}
+          <SeatsField
+            checkout={c}
+            error={errors.seats}
+            busy={busy !== null}
+            onChange={(seats) => void updateSession("seats", { seats })}
+          />
           <Field id="email" label="Email" error={errors.email}>
             {(a) => (
               <input
@@ -292,7 +306,9 @@ export function CheckoutPage(props: { secret: string }) {
             error={errors.discount}
             busy={busy !== null}
             onEdit={(code) => edit({ code })}
-            onApply={(code) => void applyDiscount(code)}
+            onApply={(code) =>
+              void updateSession("discount", { discount_code: code }, { code: "" })
+            }
           />
           {c.is_payment_form_required && stripe ? (
             <StripeCard

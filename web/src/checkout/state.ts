@@ -18,7 +18,7 @@ export interface FormValues {
   card: CardValue;
 }
 
-export type Busy = null | "paying" | "discount";
+export type Busy = null | "paying" | "discount" | "seats";
 
 export type State =
   | { kind: "loading" }
@@ -108,13 +108,17 @@ export function reducer(state: State, action: Action): State {
         general: action.general,
         attempt: state.attempt + 1,
       };
-    case "updated":
+    case "updated": {
+      // What the session accepted is no longer a problem.
+      const { seats: _accepted, ...errors } = state.errors;
       return {
         ...state,
         busy: null,
+        errors,
         checkout: action.checkout,
         values: { ...state.values, ...action.values },
       };
+    }
   }
 }
 

@@ -10,6 +10,7 @@ export interface Price {
   maximum_amount?: number | null;
   preset_amount?: number | null;
   unit_amount?: string;
+  seat_tiers?: { minimum_seats: number; maximum_seats: number | null };
 }
 
 export interface Product {
@@ -56,6 +57,10 @@ export interface Checkout {
   success_url: string;
   embed_origin: string | null;
   amount: number;
+  /** A seat-based price's seats, and the session's own bounds on them. */
+  seats?: number | null;
+  min_seats?: number | null;
+  max_seats?: number | null;
   discount_amount: number;
   net_amount: number;
   tax_amount: number | null;

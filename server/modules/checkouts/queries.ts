@@ -1,0 +1,24 @@
+// Checkouts as other modules read them: one checkout of the caller's organizations, with what it
+// sold (the seats module resolves a purchase from the checkout that made it).
+import type { Db } from "../../../db/client.ts";
+import * as repo from "./repository.ts";
+
+export interface CheckoutOutcome {
+  id: string;
+  organizationId: string;
+  status: repo.CheckoutRow["status"];
+  customerId: string | null;
+  subscriptionId: string | null;
+  orderId: string | null;
+}
+
+export async function checkoutOutcome(
+  db: Db,
+  organizationIds: readonly string[],
+  id: string,
+): Promise<CheckoutOutcome | null> {
+  const row = await repo.findCheckout(db, organizationIds, id);
+  if (!row) return null;
+  const { organizationId, status, customerId, subscriptionId, orderId } = row;
+  return { id: row.id, organizationId, status, customerId, subscriptionId, orderId };
+}

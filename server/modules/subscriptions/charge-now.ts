@@ -1,0 +1,88 @@
+// A subscription change charged now (`invoice`, for a plan or a seat change): tax on the prorated
+// difference, an off-session charge of the saved method, then a paid `subscription_update` order
+// with its credit and debit lines, written with the change itself in one transaction. As Polar, a
+// declined charge leaves the subscription as it was: the decline is recorded as a payment and the
+// request answered 402.
+import { inTransaction, type Db } from "../../../db/client.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { queueReceiptMail } from "../invoices/receipt-queue.ts";
+import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { fixedClock } from "../sandbox-clock/queries.ts";
+import { recordEvent } from "../webhooks/outbox.ts";
+import { chargeSubscription, recordAttempt } from "./charge.ts";
+import type { BillingDeps } from "./deps.ts";
+import type { SubscriptionRow } from "./repository.ts";
+
+export interface ChangeCharge {
+  /** The order's billing key; the charge's idempotency key derives from it. */
+  key: string;
+  /** What the processor shows for the charge. */
+  description: string;
+  productId: string;
+  seats?: number | null;
+  /** The prorated net difference, > 0. */
+  difference: number;
+  /** The proration lines: the credit (negative) and the debit. */
+  lines: { label: string; amount: number }[];
+  now: Date;
+  /** Applies the change, in the order's transaction. */
+  apply: (tx: Db) => Promise<void>;
+}
+
+export async function chargeChangeNow(
+  deps: BillingDeps,
+  s: SubscriptionRow,
+  c: ChangeCharge,
+): Promise<void> {
+  const clock = fixedClock(c.now);
+  const tax = deps.tax.quote({ netAmount: c.difference, currency: s.currency, country: null });
+  const taxAmount = tax.taxAmount ?? 0;
+  const total = c.difference + taxAmount;
+  const outcome = await chargeSubscription(deps, s, total, `${c.key}:0`, c.description);
+  if (outcome.status === "failed") {
+    await inTransaction(deps.db, (tx) =>
+      recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
+    );
+    throw new ApiError(402, "PaymentFailed", outcome.message);
+  }
+  await inTransaction(deps.db, async (tx) => {
+    const inserted = await insertOrderOnce(
+      tx,
+      {
+        organizationId: s.organizationId,
+        customerId: s.customerId,
+        productId: c.productId,
+        subscriptionId: s.id,
+        status: "paid",
+        billingReason: "subscription_update",
+        billingKey: c.key,
+        ...(c.seats != null ? { seats: c.seats } : {}),
+        subtotalAmount: c.difference,
+        discountAmount: 0,
+        netAmount: c.difference,
+        taxAmount,
+        totalAmount: total,
+        currency: s.currency,
+        processorPaymentId: outcome.processorPaymentId,
+        paymentAttempts: 1,
+        metadata: s.metadata,
+        customFieldData: s.customFieldData,
+        createdAt: c.now,
+      },
+      c.lines.map((l) => ({
+        ...l,
+        taxAmount: 0,
+        proration: true,
+        productPriceId: null,
+        createdAt: c.now,
+      })),
+    );
+    await c.apply(tx);
+    if (!inserted) return;
+    await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
+    const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
+    for (const type of ["order.created", "order.paid"])
+      await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
+    await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+  });
+}
