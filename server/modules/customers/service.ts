@@ -15,12 +15,11 @@ import { uniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { linkCustomerEvents } from "../events/service.ts";
-import { stateSubscriptionOut } from "../subscriptions/schemas.ts";
-import { activeSubscriptionsOf } from "../subscriptions/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { customerStateGrants, revokeBenefitsOfCustomer } from "../grants/service.ts";
+import { revokeBenefitsOfCustomer } from "../grants/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
+import { customerStateExtras } from "./states.ts";
 import {
   customerOut,
   type CustomerCreate,
@@ -316,43 +315,6 @@ export async function deleteCustomer(
 export async function getCustomerState(deps: CustomerDeps, ctx: AuthContext, ref: CustomerRef) {
   const customer = await load(deps.db, ctx, ref);
   return { ...customerOut(customer), ...(await customerStateExtras(deps, customer)) };
-}
-
-/**
- * Where subscriptions, benefit grants and meter balances join the customer state, computed from
- * real rows (grants and meters join when their issue lands).
- */
-export async function customerStateExtras(
-  deps: Pick<CustomerDeps, "db">,
-  customer: CustomerRecord,
-) {
-  const active = await activeSubscriptionsOf(deps.db, customer.id);
-  return {
-    active_subscriptions: active.map(stateSubscriptionOut),
-    ...(await customerStateGrants(deps.db, customer.id)),
-  };
-}
-
-/** The state of a customer by id (any state), as customer.state_changed carries it. */
-export async function customerStateOf(db: Db, customerId: string) {
-  const customer = await repo.findAnyCustomer(db, customerId);
-  if (!customer) return null;
-  return { ...customerOut(customer), ...(await customerStateExtras({ db }, customer)) };
-}
-
-/** Live customers of one organization matched by id or external id (for event ingestion). */
-export function resolveCustomerRefs(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-  externalIds: string[],
-) {
-  return repo.customerRefs(db, organizationId, ids, externalIds);
-}
-
-/** Customers by id, deleted ones included, as embedded in events (whose tenancy is already checked). */
-export async function customersByIds(db: Db, ids: string[]) {
-  return (await repo.findCustomersByIds(db, ids)).map(customerOut);
 }
 
 export { customerOut };

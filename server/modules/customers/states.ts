@@ -1,12 +1,13 @@
-// customer.state_changed payloads of many customers at once, for a batch of renewals: the same
-// state customerStateOf gives one customer, from one read per kind of row instead of one per
-// customer.
+// The customer state (GET /v1/customers/{id}/state, customer.state_changed): the customer with its
+// active subscriptions, granted benefits and meter balances. Gathered from the other modules'
+// read-only queries, since their use cases emit it. customerStatesOf gives many customers' states
+// from one read per kind of row instead of one per customer (a batch of renewals).
 import type { Db } from "../../../db/client.ts";
-import { customerStateGrantsOf } from "../grants/service.ts";
+import { customerStateGrants, customerStateGrantsOf } from "../grants/queries.ts";
 import { stateSubscriptionOut } from "../subscriptions/schemas.ts";
-import { activeSubscriptionsOfCustomers } from "../subscriptions/service.ts";
+import { activeSubscriptionsOf, activeSubscriptionsOfCustomers } from "../subscriptions/queries.ts";
 import * as repo from "./repository.ts";
-import { customerOut } from "./schemas.ts";
+import { customerOut, type CustomerRecord } from "./schemas.ts";
 
 export async function customerStatesOf(db: Db, customerIds: string[]) {
   const [customers, active, grants] = await Promise.all([
@@ -30,4 +31,23 @@ export async function customerStatesOf(db: Db, customerIds: string[]) {
       },
     ]),
   );
+}
+
+/**
+ * Where subscriptions, benefit grants and meter balances join the customer state, computed from
+ * real rows (grants and meters join when their issue lands).
+ */
+export async function customerStateExtras(deps: { db: Db }, customer: CustomerRecord) {
+  const active = await activeSubscriptionsOf(deps.db, customer.id);
+  return {
+    active_subscriptions: active.map(stateSubscriptionOut),
+    ...(await customerStateGrants(deps.db, customer.id)),
+  };
+}
+
+/** The state of a customer by id (any state), as customer.state_changed carries it. */
+export async function customerStateOf(db: Db, customerId: string) {
+  const customer = await repo.findAnyCustomer(db, customerId);
+  if (!customer) return null;
+  return { ...customerOut(customer), ...(await customerStateExtras({ db }, customer)) };
 }

@@ -7,7 +7,7 @@ import {
 } from "../../lib/auth-context.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import type { Db } from "../../../db/client.ts";
 import { applyProcessorDispute, type DisputeDeps } from "./apply.ts";
 import * as repo from "./repository.ts";

@@ -15,7 +15,7 @@ import {
   type ValidationIssue,
 } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { customersByIds, resolveCustomerRefs } from "../customers/service.ts";
+import { customersByIds, resolveCustomerRefs } from "../customers/queries.ts";
 import { moveCustomerRollups } from "../meters/rollups.ts";
 import { meterFilterFor } from "../meters/service.ts";
 import { filterCondition } from "./filter.ts";

@@ -5,7 +5,7 @@
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import type { CustomerGrantUpdate } from "./schemas.ts";
 import { enqueue, type GrantQueueDeps, renderGrants } from "./service.ts";

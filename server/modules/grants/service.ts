@@ -13,7 +13,7 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { customerMetersOf, customersWithMeters } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import {
@@ -201,52 +201,6 @@ export async function getGrant(deps: GrantReadDeps, ctx: AuthContext, id: string
 
 export function grantById(db: Db, id: string) {
   return repo.findGrantById(db, id);
-}
-
-/** Customer state: the benefits granted now, and the customer's meters with their balances. */
-export async function customerStateGrants(db: Db, customerId: string) {
-  const grants = await repo.grantedOfCustomer(db, customerId);
-  const benefits = new Map(
-    (await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
-      b.id,
-      b,
-    ]),
-  );
-  const meters = await customerMetersOf(db, customerId);
-  return {
-    granted_benefits: grants.map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
-    active_meters: meters.map(stateMeterOut),
-  };
-}
-
-/** customerStateGrants of many customers, in a few reads (a batch of renewals). */
-export async function customerStateGrantsOf(db: Db, customerIds: string[]) {
-  const [grants, withMeters] = await Promise.all([
-    repo.grantedOfCustomers(db, customerIds),
-    customersWithMeters(db, customerIds),
-  ]);
-  const benefits = new Map(
-    (await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
-      b.id,
-      b,
-    ]),
-  );
-  const meters = new Map(
-    await Promise.all(
-      [...withMeters].map(async (id) => [id, await customerMetersOf(db, id)] as const),
-    ),
-  );
-  return new Map(
-    customerIds.map((id) => [
-      id,
-      {
-        granted_benefits: grants
-          .filter((g) => g.customerId === id)
-          .map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
-        active_meters: (meters.get(id) ?? []).map(stateMeterOut),
-      },
-    ]),
-  );
 }
 
 // For the customer portal: one customer's grants, scoped by the session's customer and organization.

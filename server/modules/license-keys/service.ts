@@ -8,7 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval } from "../../lib/periods.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import {
   activationBaseOut,

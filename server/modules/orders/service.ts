@@ -4,7 +4,7 @@ import type { Db } from "../../../db/client.ts";
 import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";

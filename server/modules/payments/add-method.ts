@@ -9,7 +9,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import { processorCustomerId } from "./queries.ts";
 import { listPaymentMethods, makeDefaultMethod, type PaymentMethodRow } from "./repository.ts";

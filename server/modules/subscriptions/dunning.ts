@@ -6,7 +6,7 @@
 // each failure, once the change has committed.
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";

@@ -9,7 +9,7 @@
 // a failed renewal does.
 import { inTransaction } from "../../../db/client.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";

@@ -8,7 +8,7 @@
 // worker inserts nothing for what was renewed, and its charges are answered from the processor's
 // idempotency record rather than charged again.
 import { inTransaction } from "../../../db/client.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { customerStatesOf } from "../customers/states.ts";
 import { discountById } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";

@@ -7,7 +7,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
-import { customersByIds } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { discountById, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";

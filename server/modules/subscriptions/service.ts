@@ -8,7 +8,8 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
-import { customersByIds, customerStateOf } from "../customers/service.ts";
+import { customersByIds } from "../customers/queries.ts";
+import { customerStateOf } from "../customers/states.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { productsForDisplay } from "../products/service.ts";
@@ -154,14 +155,6 @@ export async function recordCustomerState(
   const state = await customerStateOf(tx, customerId);
   if (state)
     await recordEvent(tx, clock, { organizationId, type: "customer.state_changed", data: state });
-}
-
-export function activeSubscriptionsOf(db: Db, customerId: string) {
-  return repo.activeOfCustomer(db, customerId);
-}
-
-export function activeSubscriptionsOfCustomers(db: Db, customerIds: string[]) {
-  return repo.activeOfCustomers(db, customerIds);
 }
 
 export async function subscriptionsByIds(db: Db, ids: string[]) {
