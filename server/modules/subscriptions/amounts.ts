@@ -129,12 +129,12 @@ export function cycleAmounts(input: {
         : (d.amount ?? 0);
     discountAmount = Math.max(0, Math.min(discountAmount, fixedSubtotal));
   }
-  const netAmount = Math.max(0, subtotalAmount - discountAmount);
-  const { taxAmount } = input.tax.quote({
-    netAmount,
-    currency: input.currency,
-    country: input.country,
-  });
+  // Negative when a carried credit exceeds the period's charges: the rest goes to the balance.
+  const netAmount = subtotalAmount - discountAmount;
+  const { taxAmount } =
+    netAmount > 0
+      ? input.tax.quote({ netAmount, currency: input.currency, country: input.country })
+      : { taxAmount: 0 };
   return {
     lines,
     subtotalAmount,

@@ -1,8 +1,9 @@
 // Changing a subscription's product, per proration_behavior (the organization's setting when none
 // is given). The prorated difference is computed to the second as Polar does: factor = time left in
 // the period ÷ period length; the old fixed prices' net is credited and the new one's debited,
-// each rounded half to even. `invoice` charges the difference now in a `subscription_update` order
-// (a downgrade's credit is carried to the next cycle order instead); `prorate` carries the
+// each rounded half to even. `invoice` settles the difference now in a `subscription_update` order:
+// an upgrade is charged, a downgrade's order totals the (negative) credit, which goes to the
+// customer's balance and pays the next orders, as Polar does; `prorate` carries the
 // difference to the next cycle order; `next_period` records a pending update applied at renewal;
 // `reset` switches now and starts a new period at once, charged in full.
 import { randomUUID } from "node:crypto";
@@ -14,6 +15,7 @@ import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { settleOrderBalance } from "../wallets/service.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeSubscription, recordAttempt } from "./charge.ts";
@@ -124,8 +126,11 @@ export async function changePlan(
   const difference = debit - credit;
   const label = newNet.product.name;
 
-  if (behavior === "invoice" && difference > 0) {
-    const tax = deps.tax.quote({ netAmount: difference, currency: s.currency, country: null });
+  if (behavior === "invoice" && difference !== 0) {
+    const tax =
+      difference > 0
+        ? deps.tax.quote({ netAmount: difference, currency: s.currency, country: null })
+        : { taxAmount: 0 };
     const total = difference + (tax.taxAmount ?? 0);
     const key = `update:${s.id}:${productId}:${now.toISOString()}`;
     const outcome = await chargeSubscription(deps, s, total, `${key}:0`, `${label} (plan change)`);
@@ -179,9 +184,9 @@ export async function changePlan(
         ],
       );
       await switchProduct(tx, deps, s, newNet.product, activePrices, 0, now);
-      if (inserted)
-        await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
       if (inserted) {
+        await settleOrderBalance(tx, inserted.order, now);
+        await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
         const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
         await recordEvent(tx, clock, {
           organizationId: s.organizationId,
@@ -193,12 +198,13 @@ export async function changePlan(
           type: "order.paid",
           data,
         });
-        await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+        if (total > 0)
+          await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
       }
     });
     return;
   }
-  // prorate, or an invoice whose difference is a credit: carried to the next cycle order.
+  // prorate: carried to the next cycle order as a line.
   await inTransaction(deps.db, (tx) =>
     switchProduct(tx, deps, s, newNet.product, activePrices, difference, now),
   );

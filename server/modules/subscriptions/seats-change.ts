@@ -1,6 +1,6 @@
 // Changing the seats of a seat-based subscription (PATCH seats), per proration_behavior as a plan
-// change: the seats' price for the rest of the period is prorated to the second; `invoice` charges
-// an increase now in a `subscription_update` order (a decrease is credited to the next cycle),
+// change: the seats' price for the rest of the period is prorated to the second; `invoice` settles
+// the difference now in a `subscription_update` order (a decrease's credit goes to the balance),
 // `prorate` carries the difference to the next cycle, `next_period` records a pending update applied
 // at renewal, `reset` starts a new period at once. Seats cannot go below those assigned.
 import { inTransaction } from "../../../db/client.ts";
@@ -13,6 +13,7 @@ import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { settleOrderBalance } from "../wallets/service.ts";
 import { chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
@@ -111,7 +112,7 @@ export async function changeSeats(
   const credit = roundHalfEven(oldAmount * factor);
   const debit = roundHalfEven(newAmount * factor);
   const difference = debit - credit;
-  if (behavior !== "invoice" || difference <= 0) {
+  if (behavior !== "invoice" || difference === 0) {
     await inTransaction(deps.db, async (tx) => {
       await assertAssigned(tx);
       await switchSeats(tx, difference);
@@ -120,7 +121,11 @@ export async function changeSeats(
   }
   // Checked before the charge too, so a refused change charges nothing.
   await inTransaction(deps.db, assertAssigned);
-  const tax = deps.tax.quote({ netAmount: difference, currency: s.currency, country: null });
+  // A decrease's order totals the (negative) credit, which goes to the customer's balance.
+  const tax =
+    difference > 0
+      ? deps.tax.quote({ netAmount: difference, currency: s.currency, country: null })
+      : { taxAmount: 0 };
   const total = difference + (tax.taxAmount ?? 0);
   const key = `seats:${s.id}:${seats}:${now.toISOString()}`;
   const [product] = await productsForDisplay(deps.db, deps.baseUrl, [s.productId]);
@@ -163,10 +168,12 @@ export async function changeSeats(
     );
     await switchSeats(tx, 0);
     if (!inserted) return;
+    await settleOrderBalance(tx, inserted.order, now);
     await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
     const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
     for (const type of ["order.created", "order.paid"])
       await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
-    await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+    if (total > 0)
+      await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
   });
 }

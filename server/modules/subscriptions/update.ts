@@ -11,6 +11,7 @@ import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
@@ -155,6 +156,7 @@ async function applyChange(
         nextPaymentAttemptAt: null,
         modifiedAt: now,
       });
+      await returnBalanceOfVoidedOrder(tx, voided, now);
       const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
       await recordEvent(tx, clock, {
         organizationId: s.organizationId,
