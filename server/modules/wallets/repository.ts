@@ -1,6 +1,6 @@
 // All SQL of wallets. A wallet's balance is never stored: it is the sum of its ledger, read under
 // the wallet row's lock whenever it is about to change, so concurrent writers queue on the row.
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import {
   walletTransactions,
@@ -103,6 +103,28 @@ export async function linkOrder(
         eq(walletTransactions.walletId, walletId),
         eq(walletTransactions.reason, "order_payment"),
         eq(walletTransactions.reference, reference),
+      ),
+    );
+}
+
+/** Holds of a subscription no order took and nothing gave back yet. */
+export async function openHoldsOfSubscription(
+  tx: Db,
+  walletId: string,
+  subscriptionId: string,
+): Promise<WalletTransactionRow[]> {
+  return tx
+    .select()
+    .from(walletTransactions)
+    .where(
+      and(
+        eq(walletTransactions.walletId, walletId),
+        eq(walletTransactions.subscriptionId, subscriptionId),
+        eq(walletTransactions.reason, "order_payment"),
+        isNull(walletTransactions.orderId),
+        sql`${walletTransactions.amount} < 0`,
+        sql`not exists (select 1 from wallet_transactions r where r.wallet_id = ${walletId}
+          and r.reason = 'order_payment_release' and r.reference = ${walletTransactions.reference})`,
       ),
     );
 }

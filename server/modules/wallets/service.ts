@@ -158,6 +158,29 @@ export async function releaseHold(
   });
 }
 
+/**
+ * The subscription ended with a renewal's hold still open (its charge never got an answer, and
+ * no retry will make the order): the hold goes back.
+ */
+export async function releaseHoldsOfSubscription(
+  tx: Db,
+  owner: BalanceOwner,
+  subscriptionId: string,
+  now: Date,
+): Promise<void> {
+  const wallet = await repo.lockWallet(tx, billing(owner));
+  if (!wallet) return;
+  for (const held of await repo.openHoldsOfSubscription(tx, wallet.id, subscriptionId))
+    await repo.appendTransaction(tx, {
+      walletId: wallet.id,
+      amount: -held.amount,
+      reason: "order_payment_release",
+      reference: held.reference,
+      subscriptionId,
+      createdAt: now,
+    });
+}
+
 /** A voided order will never be collected: the balance it spent goes back (as Polar's void). */
 export async function returnBalanceOfVoidedOrder(
   tx: Db,

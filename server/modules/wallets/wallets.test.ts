@@ -1,9 +1,9 @@
 // Customer balance through the public API: an invoice downgrade's credit funds the customer's
 // wallet (read in the portal), the next cycle order spends it (applied_balance_amount) and charges
 // the remainder, a credit larger than an order carries to the next ones, a prorated credit larger
-// than its cycle order lands on the balance, a voided renewal gives its spend back, orders
-// renewing at once never spend the same credit (on PostgreSQL, two connection pools racing), and
-// another customer cannot read the wallet.
+// than its cycle order lands on the balance, a voided renewal or a revoked subscription gives its
+// spend back, orders renewing at once never spend the same credit (on PostgreSQL, two connection
+// pools racing), and another customer cannot read the wallet.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "../../../db/client.ts";
@@ -19,8 +19,9 @@ import {
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { runDueMany } from "../subscriptions/due.ts";
-import { renewSubscription } from "../subscriptions/renewal.ts";
+import { cycleBillingKey, renewSubscription } from "../subscriptions/renewal.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
+import { holdBalance } from "./service.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -166,6 +167,24 @@ describe("customer balance", () => {
     expect(await paymentsOf(cycle!.id)).toEqual([]);
     const read = await portal(d.customerId);
     expect((await read("wallets/")).body.items[0].balance).toBe(-cycle!.total_amount);
+  });
+
+  it("a renewal's hold left open by a charge without an answer goes back when the subscription is revoked", async () => {
+    const d = await downgradeAtHalf(3000, 2000);
+    const owner = { organizationId: s.organizationId, customerId: d.customerId, currency: "usd" };
+    const reference = cycleBillingKey(d.subscriptionId, new Date(d.end));
+    const hold = { total: 2000, reference, subscriptionId: d.subscriptionId, now: new Date() };
+    expect(await holdBalance(t.server.database.db, owner, hold)).toBe(d.credit);
+    // Asked again (a retried job), the same hold answers: nothing more is taken.
+    expect(await holdBalance(t.server.database.db, owner, hold)).toBe(d.credit);
+    const read = await portal(d.customerId);
+    expect((await read("wallets/")).body.items[0].balance).toBe(0);
+    const revoked = await s.call(`/v1/subscriptions/${d.subscriptionId}`, {
+      method: "PATCH",
+      body: { revoke: true },
+    });
+    expect(revoked.status).toBe(200);
+    expect((await read("wallets/")).body.items[0].balance).toBe(d.credit);
   });
 
   it("another customer reads neither the wallet nor its balance", async () => {
