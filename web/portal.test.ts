@@ -1,5 +1,5 @@
 // The customer portal page in a real browser: opened from a customer session's URL (dark theme),
-// it drops the token from the address bar, shows the subscription and order, cancels at period end
+// it drops the token from the address bar, shows the subscription, order and balance, cancels at period end
 // with a reason and takes the cancellation back, and links back to the session's return URL; a page
 // without a token or with an expired one says so.
 import { sql } from "drizzle-orm";
@@ -76,6 +76,18 @@ describe("customer portal page", () => {
     expect(await card.locator(".status").textContent()).toMatch(/^Renews on /);
     expect(await page.locator("table.orders tbody tr").count()).toBe(1);
     expect(await page.locator("table.orders tbody").textContent()).toContain("$15.00");
+    // A credit (a downgrade's, written here as one would be) is shown as the customer's balance.
+    await t.server.database.rows(
+      sql`with w as (
+            insert into wallets (organization_id, customer_id, type, currency)
+            select organization_id, id, 'billing', 'usd' from customers where id = ${customerId}
+            returning id)
+          insert into wallet_transactions (wallet_id, amount, reason, reference)
+          select id, 250, 'proration_credit', 'portal' from w`,
+    );
+    await page.reload();
+    await page.locator(".wallet").waitFor();
+    expect(await page.locator(".wallet").textContent()).toContain("$2.50");
 
     await card.locator("button.cancel").click();
     await card.locator("select").selectOption("too_expensive");

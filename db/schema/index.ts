@@ -25,3 +25,4 @@ export * from "./metric-dashboards.ts";
 export * from "./oauth2.ts";
 export * from "./members.ts";
 export * from "./seats.ts";
+export * from "./wallets.ts";

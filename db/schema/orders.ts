@@ -107,6 +107,8 @@ export const orders = pgTable(
     netAmount: bigint("net_amount", { mode: "number" }).notNull(),
     taxAmount: bigint("tax_amount", { mode: "number" }).notNull(),
     totalAmount: bigint("total_amount", { mode: "number" }).notNull(),
+    /** Wallet balance applied: negative when credit paid part of the total (as Polar signs it). */
+    appliedBalanceAmount: bigint("applied_balance_amount", { mode: "number" }).notNull().default(0),
     refundedAmount: bigint("refunded_amount", { mode: "number" }).notNull().default(0),
     refundedTaxAmount: bigint("refunded_tax_amount", { mode: "number" }).notNull().default(0),
     currency: text("currency").notNull(),

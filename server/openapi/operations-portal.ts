@@ -38,6 +38,7 @@ import {
   orderInvoiceSchema,
   orderReceiptSchema,
 } from "../modules/invoices/schemas.ts";
+import { customerWalletListQuery, customerWalletSchema } from "../modules/wallets/schemas.ts";
 import { idParams, type Operation } from "./registry.ts";
 
 const tag = "customer_portal";
@@ -299,6 +300,24 @@ const portalOps: Operation[] = [
     tag,
     params: idParams,
     status: 204,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/wallets/",
+    operationId: "customer_portal:wallets:list",
+    summary: "List Wallets",
+    tag,
+    query: [customerWalletListQuery],
+    list: customerWalletSchema,
+  },
+  {
+    method: "get",
+    path: "/v1/customer-portal/wallets/{id}",
+    operationId: "customer_portal:wallets:get",
+    summary: "Get Wallet",
+    tag,
+    params: idParams,
+    response: customerWalletSchema,
   },
 ];
 

@@ -38,6 +38,8 @@ const MUST_ANSWER = [
   "POST /v1/oauth2/introspect",
   "GET /v1/oauth2/userinfo",
   "GET /v1/customer-portal/customer-session/user",
+  "GET /v1/customer-portal/wallets/",
+  "GET /v1/customer-portal/wallets/{id}",
   "GET /v1/customer-portal/organizations/{slug}",
   "GET /v1/customer-portal/benefit-grants/",
   "GET /v1/products/",

@@ -314,11 +314,11 @@ describe("the document against the running server", () => {
     for (const op of operations) {
       if (op.method !== "get") continue;
       let path: string | null = op.path;
-      // In the portal, the product's buyer holds the license key, its grant and meter credits; the
-      // seat buyer holds the seats, the subscription and its order.
+      // In the portal, the product's buyer holds the license key, its grant, meter credits and wallet;
+      // the seat buyer holds the seats, the subscription and its order.
       const portal = op.auth === "customer_session";
       const productBuyer =
-        portal && /\/(meters|license-keys|benefit-grants|downloadables)\//.test(op.path);
+        portal && /\/(meters|license-keys|benefit-grants|downloadables|wallets)\//.test(op.path);
       const ids = portal && !productBuyer ? portalIds : owner.ids;
       for (const m of op.path.matchAll(/([a-z-]+)\/\{([a-z_]+)\}/g)) {
         const key = `${m[1]}/{${m[2]}}`;

@@ -1,6 +1,11 @@
 // Recurring billing through the public API: a seller with a token, recurring products, a
 // subscription bought through the checkout client endpoints, and the sandbox clock.
 import { Polar } from "@polar-sh/sdk";
+import type { Db } from "../../db/client.ts";
+import { systemClock } from "../../server/lib/clock.ts";
+import { createProcessor } from "../../server/modules/payments/factory.ts";
+import type { BillingDeps } from "../../server/modules/subscriptions/deps.ts";
+import { createTaxCalculator } from "../../server/modules/tax/calculator.ts";
 import { api, createSeller } from "./auth.ts";
 import type { TestServer } from "./server.ts";
 
@@ -79,4 +84,18 @@ export async function ordersOf(s: BillingSeller, subscriptionId: string) {
     `/v1/orders/?subscription_id=${subscriptionId}&limit=100&sorting=created_at`,
   );
   return res.body.items as Record<string, any>[];
+}
+
+/** The billing engine's dependencies over `db` (another pool than the server's, to race it). */
+export function billingDepsOn(t: TestServer, db: Db): BillingDeps {
+  return {
+    db,
+    clock: systemClock,
+    baseUrl: t.config.baseUrl,
+    queue: t.server.queue,
+    processor: createProcessor(t.config.payments, db),
+    tax: createTaxCalculator(t.config.taxRates),
+    mailer: null,
+    retryDays: t.config.dunningRetryDays,
+  };
 }

@@ -181,6 +181,14 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
         from payments p join orders o on o.id = p.order_id where p.id = ${payment.id}
         returning id`,
   );
+  // A balance comes from a plan change's credit (tested end to end elsewhere); written as one would be.
+  const [wallet] = await t.server.database.rows<{ id: string }>(
+    sql`with w as (
+          insert into wallets (organization_id, customer_id, type, currency)
+          values (${organizationId}, ${order.customerId}, 'billing', 'usd') returning id)
+        insert into wallet_transactions (wallet_id, amount, reason, reference)
+        select id, 250, 'proration_credit', 'seed' from w returning wallet_id as id`,
+  );
 
   return {
     token,
@@ -219,6 +227,7 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
       "payment-methods/{id}": card.id,
       "customer-seats/{seat_id}": seat.id,
       "customer-portal/seats/{seat_id}": seat.id,
+      "customer-portal/wallets/{id}": wallet!.id,
       /** Not a path parameter: the seat subscription, for creates that name it. */
       "seat-subscription": seatSubscriptionId,
     },

@@ -18,6 +18,8 @@ import type { BillingDeps } from "../subscriptions/deps.ts";
 import { confirmOrderPayment, orderConfirmPayment, orderPaymentStatus } from "./order-payments.ts";
 import * as seams from "./seams.ts";
 import * as service from "./service.ts";
+import { customerWalletListQuery } from "../wallets/schemas.ts";
+import { getCustomerWallet, listCustomerWallets } from "../wallets/service.ts";
 
 const idParams = z.object({ id: z.uuid() });
 const both = (path: string) => [path, `${path}/`];
@@ -156,6 +158,20 @@ export function customerPortalRouter(
   });
   r.get([`${p}/meters/:id`, `${p}/customer-meters/:id`], async (req, res) => {
     res.json(await seams.getCustomerMeter(deps, customerOf(req), parseParams(idParams, req).id));
+  });
+  r.get(both(`${p}/wallets`), async (req, res) => {
+    const { sorting } = parseQuery(customerWalletListQuery, req);
+    res.json(
+      await listCustomerWallets(
+        deps.db,
+        customerOf(req),
+        sorting,
+        parseQuery(paginationQuery, req),
+      ),
+    );
+  });
+  r.get(`${p}/wallets/:id`, async (req, res) => {
+    res.json(await getCustomerWallet(deps.db, customerOf(req), parseParams(idParams, req).id));
   });
   return r;
 }

@@ -99,6 +99,11 @@ export const orderSchema = z
   .meta({ id: "Order" });
 export type OrderOut = z.output<typeof orderSchema>;
 
+/** What is left to collect of an order once its customer's balance has paid its part. */
+export function dueAmountOf(o: Pick<OrderRow, "totalAmount" | "appliedBalanceAmount">): number {
+  return Math.max(0, o.totalAmount + o.appliedBalanceAmount);
+}
+
 export function orderOut(o: OrderRow, parts: OrderParts): OrderOut {
   const product = parts.product;
   return {
@@ -112,8 +117,8 @@ export function orderOut(o: OrderRow, parts: OrderParts): OrderOut {
     net_amount: o.netAmount,
     tax_amount: o.taxAmount,
     total_amount: o.totalAmount,
-    applied_balance_amount: 0,
-    due_amount: o.status === "pending" || o.status === "draft" ? o.totalAmount : 0,
+    applied_balance_amount: o.appliedBalanceAmount,
+    due_amount: o.status === "pending" || o.status === "draft" ? dueAmountOf(o) : 0,
     refunded_amount: o.refundedAmount,
     refunded_tax_amount: o.refundedTaxAmount,
     currency: o.currency,

@@ -186,6 +186,37 @@ describe("changing a subscription's seats", () => {
     expect(cycle[0]!.subtotal_amount).toBeLessThan(4800);
   });
 
+  it("an invoiced decrease credits the customer's balance, which pays the next cycle", async () => {
+    const product = (await seatProduct()).body;
+    const checkout = await buy(product.id, 10);
+    const id = checkout.subscription_id as string;
+    await advance(s, { seconds: 10 * 86_400 });
+    const down = await patch(id, { seats: 2, proration_behavior: "invoice" });
+    expect([down.body.seats, down.body.amount]).toEqual([2, 2000]);
+    const update = (await ordersOf(s, id)).find((o) => o.billing_reason === "subscription_update")!;
+    // 20 or so days of 60.00 less a month, as a negative total collected from no one.
+    expect(update.total_amount).toBeLessThan(-3000);
+    expect(update).toMatchObject({ status: "paid", due_amount: 0 });
+    const session = await s.call("/v1/customer-sessions/", {
+      body: { customer_id: update.customer_id },
+    });
+    const wallets = () => api(t.url, "/v1/customer-portal/wallets/", { token: session.body.token });
+    expect((await wallets()).body.items[0].balance).toBe(-update.total_amount);
+
+    const sub = await subscriptionOf(s, id);
+    await advance(s, { to: new Date(Date.parse(sub.current_period_end) + 60_000).toISOString() });
+    const [cycle] = (await ordersOf(s, id)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    // 2 seats at 10.00, paid whole from the balance; the rest stays for the next orders.
+    expect(cycle).toMatchObject({
+      total_amount: 2000,
+      applied_balance_amount: -2000,
+      due_amount: 0,
+    });
+    expect((await wallets()).body.items[0].balance).toBe(-update.total_amount - 2000);
+  });
+
   it("a plan change scheduled after a seat change keeps the pending seats", async () => {
     const product = (await seatProduct()).body;
     const other = (await seatProduct()).body;

@@ -131,12 +131,12 @@ export function cycleAmounts(input: {
   // As at checkout, the discount reduces the fixed part (metered usage is billed as measured).
   const discountAmount =
     discounted && input.discount ? discountAmountOf(input.discount, fixedSubtotal) : 0;
-  const netAmount = Math.max(0, subtotalAmount - discountAmount);
-  const { taxAmount } = input.tax.quote({
-    netAmount,
-    currency: input.currency,
-    country: input.country,
-  });
+  // Negative when a carried credit exceeds the period's charges: the rest goes to the balance.
+  const netAmount = subtotalAmount - discountAmount;
+  const { taxAmount } =
+    netAmount > 0
+      ? input.tax.quote({ netAmount, currency: input.currency, country: input.country })
+      : { taxAmount: 0 };
   return {
     lines,
     subtotalAmount,

@@ -1,13 +1,15 @@
-// A subscription change charged now (`invoice`, for a plan or a seat change): tax on the prorated
+// A subscription change settled now (`invoice`, for a plan or a seat change): tax on the prorated
 // difference, an off-session charge of the saved method, then a paid `subscription_update` order
-// with its credit and debit lines, written with the change itself in one transaction. As Polar, a
-// declined charge leaves the subscription as it was: the decline is recorded as a payment and the
-// request answered 402.
+// with its credit and debit lines, written with the change itself in one transaction. A decrease
+// charges nothing: its order totals the (negative) credit, which goes to the customer's balance. As
+// Polar, a declined charge leaves the subscription as it was: the decline is recorded as a payment
+// and the request answered 402.
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
+import { settleOrderBalance } from "../wallets/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -20,7 +22,7 @@ export interface ChangeCharge {
   description: string;
   productId: string;
   seats?: number | null;
-  /** The prorated net difference, > 0. */
+  /** The prorated net difference: > 0 charged, < 0 credited to the balance. */
   difference: number;
   /** The proration lines: the credit (negative) and the debit. */
   lines: { label: string; amount: number }[];
@@ -35,8 +37,11 @@ export async function chargeChangeNow(
   c: ChangeCharge,
 ): Promise<void> {
   const clock = fixedClock(c.now);
-  const tax = deps.tax.quote({ netAmount: c.difference, currency: s.currency, country: null });
-  const taxAmount = tax.taxAmount ?? 0;
+  const taxAmount =
+    c.difference > 0
+      ? (deps.tax.quote({ netAmount: c.difference, currency: s.currency, country: null })
+          .taxAmount ?? 0)
+      : 0;
   const total = c.difference + taxAmount;
   const outcome = await chargeSubscription(deps, s, total, `${c.key}:0`, c.description);
   if (outcome.status === "failed") {
@@ -79,10 +84,12 @@ export async function chargeChangeNow(
     );
     await c.apply(tx);
     if (!inserted) return;
+    await settleOrderBalance(tx, inserted.order, c.now);
     await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
     const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
     for (const type of ["order.created", "order.paid"])
       await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
-    await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+    if (total > 0)
+      await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
   });
 }

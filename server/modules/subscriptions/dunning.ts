@@ -11,6 +11,7 @@ import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import {
+  dueAmountOf,
   pendingOrderOfSubscription,
   renderOrders,
   updateOrderRow,
@@ -19,6 +20,7 @@ import {
 import { dunningEndStatus } from "../organizations/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
@@ -60,7 +62,7 @@ export async function retryPayment(
   const outcome = await chargeSubscription(
     deps,
     s,
-    order.totalAmount,
+    dueAmountOf(order),
     chargeKey(s.id, periodStartOf(order), attempt, isMeterCycle(order) ? "meter" : "renewal"),
     "Subscription renewal (retry)",
   );
@@ -151,6 +153,7 @@ async function endForNonPayment(
     nextPaymentAttemptAt: null,
     modifiedAt: at,
   });
+  await returnBalanceOfVoidedOrder(tx, voided, at);
   const ended = await scheduleAt(
     tx,
     deps.queue,
@@ -192,8 +195,8 @@ export async function sendPaymentFailedMail(
   const what = m.productName ? `your ${m.productName} subscription` : "your subscription";
   const next = m.order.nextPaymentAttemptAt;
   const text = m.final
-    ? `We could not collect ${money(m.order.totalAmount, m.order.currency)} for ${what} after several attempts, so it has ended.`
-    : `We could not collect ${money(m.order.totalAmount, m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.`;
+    ? `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what} after several attempts, so it has ended.`
+    : `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.`;
   await deps.mailer.send({
     kind: m.final ? "subscription-ended-unpaid" : "payment-failed",
     to: m.email,

@@ -1,7 +1,8 @@
 // Meter cycles through the public API and the sandbox clock: a yearly plan with monthly usage
 // settles each month's usage beyond its credits in a subscription_meter_cycle order, renews the
 // credits each month, bills the last month with the yearly renewal, and a declined settlement goes
-// to dunning. Also: a renewal bills usage net of credits, and an overdrawn credit starts afresh.
+// to dunning. Also: a renewal bills usage net of credits, an overdrawn credit starts afresh, and
+// a month's usage is paid from the customer's balance first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -237,5 +238,43 @@ describe("credits at the renewal", () => {
     );
     expect(cycles).toHaveLength(2);
     expect(cycles.map((o) => o.subtotal_amount).sort()).toEqual([10_000, 10_150]);
+  });
+});
+
+describe("meter cycles and the customer balance", () => {
+  it("a month's usage is paid from the customer's balance before the card", async () => {
+    const plan = await meteredPlan({
+      name: "walleted",
+      interval: "year",
+      meterInterval: "month",
+      credit: 0,
+    });
+    const big = await s.polar.products.create({
+      name: "Walleted big",
+      recurringInterval: "year",
+      prices: [{ amountType: "fixed", priceAmount: 20_000, priceCurrency: "usd" }],
+    });
+    const { subscriptionId, customerId } = await subscribe(s, big.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    // A downgrade an hour in credits about 10000 (a year of 20000 − 10000) to the balance.
+    await advance(s, { to: plus(sub.current_period_start, HOUR) });
+    const changed = await s.call(`/v1/subscriptions/${subscriptionId}`, {
+      method: "PATCH",
+      body: { product_id: plan.product.id, proration_behavior: "invoice" },
+    });
+    expect(changed.status).toBe(200);
+    await use(plan.event, customerId, plus(sub.current_period_start, HOUR), 7);
+    await advance(s, { to: changed.body.current_meter_period_end });
+    const [settled] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(settled).toMatchObject({
+      status: "paid",
+      total_amount: 70,
+      applied_balance_amount: -70,
+      due_amount: 0,
+    });
+    const payments = await s.call(`/v1/payments/?order_id=${settled!.id}`);
+    expect(payments.body.items).toEqual([]);
   });
 });

@@ -16,12 +16,13 @@ import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { holdBalance, releaseHold, settleOrderBalance } from "../wallets/service.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { retryMs } from "./renewal.ts";
+import { balanceOwnerOf, retryMs } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { billableUsage } from "./usage.ts";
@@ -69,11 +70,20 @@ export async function settleMeterCycle(
     tax: deps.tax,
   });
   const billed = amounts.totalAmount > 0;
+  const key = meterBillingKey(s.id, start);
+  const owner = balanceOwnerOf(s);
+  // The balance pays usage first, as it does a renewal.
+  const applied = await holdBalance(deps.db, owner, {
+    total: amounts.totalAmount,
+    reference: key,
+    subscriptionId: s.id,
+    now: at,
+  });
   const outcome = billed
     ? await chargeSubscription(
         deps,
         s,
-        amounts.totalAmount,
+        amounts.totalAmount - applied,
         chargeKey(s.id, start, 0, "meter"),
         `${productName} usage`,
       )
@@ -88,8 +98,10 @@ export async function settleMeterCycle(
       !locked ||
       !meterCycleDue(locked, at) ||
       locked.currentMeterPeriodEnd?.getTime() !== end.getTime()
-    )
+    ) {
+      await releaseHold(tx, owner, key, at);
       return null;
+    }
     const paid = !outcome || outcome.status === "succeeded";
     const inserted = outcome
       ? await insertOrderOnce(
@@ -102,12 +114,13 @@ export async function settleMeterCycle(
             discountId: null,
             status: paid ? "paid" : "pending",
             billingReason: "subscription_meter_cycle",
-            billingKey: meterBillingKey(s.id, start),
+            billingKey: key,
             subtotalAmount: amounts.subtotalAmount,
             discountAmount: 0,
             netAmount: amounts.netAmount,
             taxAmount: amounts.taxAmount,
             totalAmount: amounts.totalAmount,
+            appliedBalanceAmount: -applied,
             currency: s.currency,
             billingName: customer?.name ?? null,
             billingAddress: (customer?.billing_address ?? null) as never,
@@ -130,6 +143,7 @@ export async function settleMeterCycle(
       : null;
     if (outcome && !inserted) return null;
     const order = inserted?.order ?? null;
+    if (order) await settleOrderBalance(tx, order, at);
     if (outcome && order)
       await recordAttempt(tx, clock, deps, s, order.id, outcome, "subscription_cycle");
     let updated = await repo.updateSubscription(tx, s.id, {

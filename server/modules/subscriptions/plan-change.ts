@@ -1,9 +1,10 @@
 // Changing a subscription's product, per proration_behavior (the organization's setting when none
 // is given). The prorated difference is computed to the second as Polar does: factor = time left in
 // the period ÷ period length; the old fixed and seat prices' net is credited and the new one's
-// debited, each rounded half to even (seats as seatsAfter says). `invoice` charges the difference now in a `subscription_update` order
-// (a downgrade's credit is carried to the next cycle order instead); `prorate` carries the
-// difference to the next cycle order; `next_period` records a pending update applied at renewal;
+// debited, each rounded half to even (seats as seatsAfter says). `invoice` settles the difference
+// now in a `subscription_update` order: an upgrade is charged, a downgrade's order totals the
+// (negative) credit, which goes to the customer's balance and pays the next orders, as Polar does;
+// `prorate` carries the difference to the next cycle order; `next_period` records a pending update applied at renewal;
 // `reset` switches now and starts a new period at once, charged in full.
 import { randomUUID } from "node:crypto";
 import { inTransaction, type Db } from "../../../db/client.ts";
@@ -171,7 +172,7 @@ export async function changePlan(
   const difference = debit - credit;
   const label = product.name;
 
-  if (behavior === "invoice" && difference > 0) {
+  if (behavior === "invoice" && difference !== 0) {
     await chargeChangeNow(deps, s, {
       key: `update:${s.id}:${productId}:${now.toISOString()}`,
       description: `${label} (plan change)`,
@@ -187,7 +188,7 @@ export async function changePlan(
     });
     return;
   }
-  // prorate, or an invoice whose difference is a credit: carried to the next cycle order.
+  // prorate: carried to the next cycle order as a line.
   await inTransaction(deps.db, (tx) =>
     switchProduct(tx, deps, s, product, activePrices, seated, difference, now),
   );

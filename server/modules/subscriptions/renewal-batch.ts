@@ -19,11 +19,14 @@ import { recordPayments } from "../payments/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvents, type OutboxEvent } from "../webhooks/outbox.ts";
+import { holdBalances, releaseHold, settleOrderBalance } from "../wallets/service.ts";
 import { attemptRecord, chargeKey, chargeMany, type OffSessionOutcome } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { meterCycleDue } from "./meter-cycle.ts";
 import {
+  balanceOwnerOf,
+  cycleBillingKey,
   cycleOrderOf,
   cycleProductId,
   pendingProrations,
@@ -60,6 +63,8 @@ interface Charged {
   s: repo.SubscriptionRow;
   plan: CyclePlan;
   outcome: OffSessionOutcome;
+  /** What the customer's balance paid (holdBalances). */
+  applied: number;
 }
 
 /** Renews `subs` (all of one organization, each renewableInBatch at `at`) as of `at`. */
@@ -70,6 +75,18 @@ export async function renewBatch(
 ): Promise<BatchResult> {
   if (subs.length === 0) return { renewed: [], leftOver: [], errors: [] };
   const plans = await planBatch(deps, subs);
+  const applied = await holdBalances(
+    deps.db,
+    subs[0]!.organizationId,
+    subs.map((s, i) => ({
+      customerId: s.customerId,
+      currency: s.currency,
+      total: plans[i]!.amounts.totalAmount,
+      reference: cycleBillingKey(s.id, plans[i]!.periodStart),
+      subscriptionId: s.id,
+      now: at,
+    })),
+  );
   const methods = await defaultPaymentMethods(
     deps.db,
     { organizationId: subs[0]!.organizationId },
@@ -80,7 +97,7 @@ export async function renewBatch(
     subs.map((s, i) => ({
       s,
       method: methods.get(s.customerId) ?? null,
-      amount: plans[i]!.amounts.totalAmount,
+      amount: plans[i]!.amounts.totalAmount - applied[i]!,
       idempotencyKey: chargeKey(s.id, plans[i]!.periodStart, 0),
       description: `${plans[i]!.productName} renewal`,
     })),
@@ -89,7 +106,7 @@ export async function renewBatch(
   const charged: Charged[] = [];
   outcomes.forEach((outcome, i) => {
     if (outcome instanceof Error) errors.push(outcome);
-    else charged.push({ s: subs[i]!, plan: plans[i]!, outcome });
+    else charged.push({ s: subs[i]!, plan: plans[i]!, outcome, applied: applied[i]! });
   });
   const { made, leftOver } = await writeBatch(deps, charged, at);
   const planOf = new Map(charged.map((c) => [c.s.id, c.plan]));
@@ -155,11 +172,14 @@ async function writeBatch(
     const ready = charged.filter(
       (c) => locked.get(c.s.id)?.currentPeriodEnd.getTime() === c.plan.periodStart.getTime(),
     );
+    for (const c of charged.filter((c) => locked.has(c.s.id) && !ready.includes(c)))
+      await releaseHold(tx, balanceOwnerOf(c.s), cycleBillingKey(c.s.id, c.plan.periodStart), at);
     const inserted = await insertOrdersOnce(
       tx,
-      ready.map((c) => cycleOrderOf(deps, c.s, c.plan, c.outcome, at)),
+      ready.map((c) => cycleOrderOf(deps, c.s, c.plan, c.outcome, at, c.applied)),
     );
     if (inserted.length === 0) return { made: [], leftOver };
+    for (const order of inserted) await settleOrderBalance(tx, order, at);
     const byId = new Map(ready.map((c) => [c.s.id, c]));
     const done = inserted.map((order) => ({ order, ...byId.get(order.subscriptionId!)! }));
     await recordPayments(

@@ -13,6 +13,12 @@ import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import {
+  type BalanceOwner,
+  holdBalance,
+  releaseHold,
+  settleOrderBalance,
+} from "../wallets/service.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import {
   cycleAmounts,
@@ -144,21 +150,33 @@ export async function renewSubscription(
   at: Date,
 ): Promise<boolean> {
   const plan = await planCycle(deps, s, pendingProrations(s));
+  const key = cycleBillingKey(s.id, plan.periodStart);
+  const owner = balanceOwnerOf(s);
+  const applied = await holdBalance(deps.db, owner, {
+    total: plan.amounts.totalAmount,
+    reference: key,
+    subscriptionId: s.id,
+    now: at,
+  });
   const outcome = await chargeSubscription(
     deps,
     s,
-    plan.amounts.totalAmount,
+    plan.amounts.totalAmount - applied,
     chargeKey(s.id, plan.periodStart, 0),
     `${plan.productName} renewal`,
   );
   const clock = fixedClock(at);
   const made = await inTransaction(deps.db, async (tx) => {
     const locked = await repo.lockSubscription(tx, s.id);
-    if (!locked || locked.currentPeriodEnd.getTime() !== plan.periodStart.getTime()) return false;
+    if (!locked || locked.currentPeriodEnd.getTime() !== plan.periodStart.getTime()) {
+      await releaseHold(tx, owner, key, at);
+      return false;
+    }
     const paid = outcome.status === "succeeded";
-    const order = cycleOrderOf(deps, s, plan, outcome, at);
+    const order = cycleOrderOf(deps, s, plan, outcome, at, applied);
     const inserted = await insertOrderOnce(tx, order.values, order.items);
     if (!inserted) return false;
+    await settleOrderBalance(tx, inserted.order, at);
     await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
     const wasTrialing = locked.status === "trialing";
     let updated = await repo.updateSubscription(tx, s.id, {
@@ -218,6 +236,8 @@ export function cycleOrderOf(
   plan: CyclePlan,
   outcome: OffSessionOutcome,
   at: Date,
+  /** What the customer's balance paid of the total (holdBalance), charged nothing for. */
+  applied = 0,
 ) {
   const paid = outcome.status === "succeeded";
   return {
@@ -236,6 +256,7 @@ export function cycleOrderOf(
       netAmount: plan.amounts.netAmount,
       taxAmount: plan.amounts.taxAmount,
       totalAmount: plan.amounts.totalAmount,
+      appliedBalanceAmount: -applied,
       currency: s.currency,
       billingName: plan.billingName,
       billingAddress: plan.billingAddress as never,
@@ -255,6 +276,11 @@ export function cycleOrderOf(
       createdAt: at,
     })),
   };
+}
+
+/** The billing wallet a subscription's orders spend and credit. */
+export function balanceOwnerOf(s: repo.SubscriptionRow): BalanceOwner {
+  return { organizationId: s.organizationId, customerId: s.customerId, currency: s.currency };
 }
 
 /** Where unbilled usage begins: the current meter cycle, never before the period. */

@@ -1,6 +1,6 @@
 // Changing the seats of a seat-based subscription (PATCH seats), per proration_behavior as a plan
-// change: the seats' price for the rest of the period is prorated to the second; `invoice` charges
-// an increase now in a `subscription_update` order (a decrease is credited to the next cycle),
+// change: the seats' price for the rest of the period is prorated to the second; `invoice` settles
+// the difference now in a `subscription_update` order (a decrease's credit goes to the balance),
 // `prorate` carries the difference to the next cycle, `next_period` records a pending update applied
 // at renewal, `reset` starts a new period at once. Seats cannot go below those assigned. As for a
 // plan change, the discount of the period is netted from the old and the new seats' amounts before
@@ -116,7 +116,7 @@ export async function changeSeats(
   const credit = roundHalfEven(net(oldAmount) * factor);
   const debit = roundHalfEven(net(newAmount) * factor);
   const difference = debit - credit;
-  if (behavior !== "invoice" || difference <= 0) {
+  if (behavior !== "invoice" || difference === 0) {
     await inTransaction(deps.db, async (tx) => {
       await assertAssigned(tx);
       await switchSeats(tx, difference);

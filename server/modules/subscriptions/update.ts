@@ -11,11 +11,13 @@ import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { changePlan } from "./plan-change.ts";
+import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
 import { resumeSubscription } from "./period-end.ts";
 import * as repo from "./repository.ts";
@@ -147,6 +149,7 @@ async function applyChange(
     );
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
     await revokeSeatsOfSubscription(tx, clock, row.id);
+    await releaseHoldsOfSubscription(tx, balanceOwnerOf(row), row.id, now);
     // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
     const pending = await pendingOrderOfSubscription(tx, s.id);
     if (pending) {
@@ -155,6 +158,7 @@ async function applyChange(
         nextPaymentAttemptAt: null,
         modifiedAt: now,
       });
+      await returnBalanceOfVoidedOrder(tx, voided, now);
       const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
       await recordEvent(tx, clock, {
         organizationId: s.organizationId,

@@ -62,6 +62,11 @@ export interface CustomerMeter {
   balance: number;
   meter: { name: string };
 }
+export interface Wallet {
+  id: string;
+  balance: number;
+  currency: string;
+}
 export interface SessionInfo {
   expires_at: string;
   return_url: string | null;
@@ -111,6 +116,7 @@ export function portalApi(token: string) {
     licenseKeys: () => all<LicenseKey>("license-keys/"),
     downloadables: () => all<Downloadable>("downloadables/"),
     meters: () => all<CustomerMeter>("meters/"),
+    wallets: () => all<Wallet>("wallets/"),
     cancel: (id: string, reason: string, comment: string) =>
       call<Subscription>("PATCH", `subscriptions/${id}`, {
         cancel_at_period_end: true,

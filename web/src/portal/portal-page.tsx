@@ -14,6 +14,7 @@ import {
   type Order,
   type PortalApi,
   type Subscription,
+  type Wallet,
 } from "./api.ts";
 
 const REASONS: [string, string][] = [
@@ -49,6 +50,7 @@ interface Data {
   licenseKeys: LicenseKey[];
   downloadables: Downloadable[];
   meters: CustomerMeter[];
+  wallets: Wallet[];
 }
 
 export function PortalPage({
@@ -70,17 +72,27 @@ export function PortalPage({
   const load = useCallback(async () => {
     if (!api) return;
     try {
-      const [me, session, subscriptions, orders, grants, licenseKeys, downloadables, meters] =
-        await Promise.all([
-          api.me(),
-          api.session(),
-          api.subscriptions(),
-          api.orders(),
-          api.benefitGrants(),
-          api.licenseKeys(),
-          api.downloadables(),
-          api.meters(),
-        ]);
+      const [
+        me,
+        session,
+        subscriptions,
+        orders,
+        grants,
+        licenseKeys,
+        downloadables,
+        meters,
+        wallets,
+      ] = await Promise.all([
+        api.me(),
+        api.session(),
+        api.subscriptions(),
+        api.orders(),
+        api.benefitGrants(),
+        api.licenseKeys(),
+        api.downloadables(),
+        api.meters(),
+        api.wallets(),
+      ]);
       setData({
         me,
         back: backHref(session.return_url),
@@ -90,6 +102,7 @@ export function PortalPage({
         licenseKeys,
         downloadables,
         meters,
+        wallets,
       });
     } catch (err) {
       setError(
@@ -142,6 +155,19 @@ export function PortalPage({
           ))
         )}
       </section>
+      {data.wallets.some((w) => w.balance !== 0) ? (
+        <section aria-labelledby="balance-h">
+          <h2 id="balance-h">Balance</h2>
+          {data.wallets
+            .filter((w) => w.balance !== 0)
+            .map((w) => (
+              <div key={w.id} className="card row wallet" data-wallet={w.id}>
+                <span>Credit towards your next orders</span>
+                <span>{money(w.balance, w.currency)}</span>
+              </div>
+            ))}
+        </section>
+      ) : null}
       <section aria-labelledby="orders-h">
         <h2 id="orders-h">Orders</h2>
         {data.orders.length === 0 ? (

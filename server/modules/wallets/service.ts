@@ -1,0 +1,236 @@
+// Customer balance, as Polar's billing wallet: credited when a plan change or an order leaves the
+// customer money back, spent by the next orders before anything is charged. Every movement is a
+// ledger row written under the wallet row's lock, in the transaction of the change that causes it.
+// An order's spend is taken before its charge (renewals charge outside any transaction) under the
+// order's billing key: a re-run of the same renewal finds the same hold and charges the same
+// remainder, and a second order racing for the same credit waits on the lock and sees it spent.
+import { inTransaction, type Db } from "../../../db/client.ts";
+import type { WalletReason } from "../../../db/schema/index.ts";
+import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
+import * as repo from "./repository.ts";
+import { serializeWallet, type CustomerWallet } from "./schemas.ts";
+
+/** The billing wallet of one customer in one currency. */
+export interface BalanceOwner {
+  organizationId: string;
+  customerId: string;
+  currency: string;
+}
+
+const billing = (o: BalanceOwner): repo.WalletKey => ({ ...o, type: "billing" });
+
+/** Credits the customer's balance (creating the wallet on first credit); once per reference. */
+export async function creditBalance(
+  tx: Db,
+  owner: BalanceOwner,
+  c: {
+    amount: number;
+    reason: Extract<WalletReason, "proration_credit" | "order_surplus">;
+    reference: string;
+    orderId?: string | null;
+    subscriptionId?: string | null;
+    now: Date;
+  },
+): Promise<void> {
+  if (c.amount <= 0) return;
+  const wallet = await repo.lockOrCreateWallet(tx, billing(owner), c.now);
+  await repo.appendTransaction(tx, {
+    walletId: wallet.id,
+    amount: c.amount,
+    reason: c.reason,
+    reference: c.reference,
+    orderId: c.orderId ?? null,
+    subscriptionId: c.subscriptionId ?? null,
+    createdAt: c.now,
+  });
+}
+
+/**
+ * Takes up to `total` from the balance for the order keyed `reference`, in its own transaction
+ * before the order's charge; answers the amount taken (what the charge no longer asks for). The
+ * same reference answers the same amount, so a re-run charges what the first run charged.
+ */
+export async function holdBalance(
+  db: Db,
+  owner: BalanceOwner,
+  h: { total: number; reference: string; subscriptionId: string | null; now: Date },
+): Promise<number> {
+  if (h.total <= 0) return 0;
+  return inTransaction(db, async (tx) => {
+    const wallet = await repo.lockWallet(tx, billing(owner));
+    if (!wallet) return 0;
+    const held = await repo.transactionOf(tx, wallet.id, "order_payment", h.reference);
+    if (held) return -held.amount;
+    const take = Math.max(0, Math.min(h.total, await repo.balanceOf(tx, wallet.id)));
+    // A zero hold is kept too: a credit arriving before a re-run must not change its charge.
+    await repo.appendTransaction(tx, {
+      walletId: wallet.id,
+      amount: -take,
+      reason: "order_payment",
+      reference: h.reference,
+      subscriptionId: h.subscriptionId,
+      createdAt: h.now,
+    });
+    return take;
+  });
+}
+
+/** holdBalance for many orders (a renewal batch); one read finds the customers with a wallet. */
+export async function holdBalances(
+  db: Db,
+  organizationId: string,
+  holds: (Omit<BalanceOwner, "organizationId"> & Parameters<typeof holdBalance>[2])[],
+): Promise<number[]> {
+  const byCurrency = new Map<string, Set<string>>();
+  for (const currency of new Set(holds.map((h) => h.currency)))
+    byCurrency.set(
+      currency,
+      await repo.customersWithWallets(
+        db,
+        organizationId,
+        [...new Set(holds.filter((h) => h.currency === currency).map((h) => h.customerId))],
+        currency,
+      ),
+    );
+  const taken: number[] = [];
+  // One at a time: two orders of the same customer must see each other's hold.
+  for (const h of holds)
+    taken.push(
+      byCurrency.get(h.currency)!.has(h.customerId)
+        ? await holdBalance(db, { organizationId, ...h }, h)
+        : 0,
+    );
+  return taken;
+}
+
+/** The order as its balance movements see it. */
+export interface BalanceOrder {
+  id: string;
+  organizationId: string;
+  customerId: string;
+  currency: string;
+  subscriptionId: string | null;
+  billingKey: string | null;
+  billingReason: string;
+  totalAmount: number;
+  appliedBalanceAmount: number;
+}
+
+/**
+ * In the order's transaction, its effect on the balance: the hold it spent now names it, and a
+ * negative total (a credit larger than what the order bills) is credited, as Polar does.
+ */
+export async function settleOrderBalance(tx: Db, order: BalanceOrder, now: Date): Promise<void> {
+  if (order.appliedBalanceAmount < 0 && order.billingKey) {
+    const wallet = await repo.lockWallet(tx, billing(order));
+    if (wallet) await repo.linkOrder(tx, wallet.id, order.billingKey, order.id);
+  }
+  if (order.totalAmount < 0)
+    await creditBalance(tx, order, {
+      amount: -order.totalAmount,
+      reason: order.billingReason === "subscription_update" ? "proration_credit" : "order_surplus",
+      reference: `order:${order.id}`,
+      orderId: order.id,
+      subscriptionId: order.subscriptionId,
+      now,
+    });
+}
+
+/** Gives back a hold no order took (its period was renewed some other way); once. */
+export async function releaseHold(
+  tx: Db,
+  owner: BalanceOwner,
+  reference: string,
+  now: Date,
+): Promise<void> {
+  const wallet = await repo.lockWallet(tx, billing(owner));
+  if (!wallet) return;
+  const held = await repo.transactionOf(tx, wallet.id, "order_payment", reference);
+  if (!held || held.orderId || held.amount === 0) return;
+  await repo.appendTransaction(tx, {
+    walletId: wallet.id,
+    amount: -held.amount,
+    reason: "order_payment_release",
+    reference,
+    subscriptionId: held.subscriptionId,
+    createdAt: now,
+  });
+}
+
+/**
+ * The subscription ended with a renewal's hold still open (its charge never got an answer, and
+ * no retry will make the order): the hold goes back.
+ */
+export async function releaseHoldsOfSubscription(
+  tx: Db,
+  owner: BalanceOwner,
+  subscriptionId: string,
+  now: Date,
+): Promise<void> {
+  const wallet = await repo.lockWallet(tx, billing(owner));
+  if (!wallet) return;
+  for (const held of await repo.openHoldsOfSubscription(tx, wallet.id, subscriptionId))
+    await repo.appendTransaction(tx, {
+      walletId: wallet.id,
+      amount: -held.amount,
+      reason: "order_payment_release",
+      reference: held.reference,
+      subscriptionId,
+      createdAt: now,
+    });
+}
+
+/** A voided order will never be collected: the balance it spent goes back (as Polar's void). */
+export async function returnBalanceOfVoidedOrder(
+  tx: Db,
+  order: {
+    id: string;
+    organizationId: string;
+    customerId: string;
+    currency: string;
+    appliedBalanceAmount: number;
+    subscriptionId: string | null;
+  },
+  now: Date,
+): Promise<void> {
+  if (order.appliedBalanceAmount >= 0) return;
+  const wallet = await repo.lockOrCreateWallet(tx, billing(order), now);
+  await repo.appendTransaction(tx, {
+    walletId: wallet.id,
+    amount: -order.appliedBalanceAmount,
+    reason: "order_payment_release",
+    reference: `void:${order.id}`,
+    orderId: order.id,
+    subscriptionId: order.subscriptionId,
+    createdAt: now,
+  });
+}
+
+type PortalOwner = { organizationId: string; customerId: string };
+
+export async function listCustomerWallets(
+  db: Db,
+  owner: PortalOwner,
+  sorting: { key: repo.WalletSort; desc: boolean }[],
+  page: Pagination,
+) {
+  const { rows, total } = await repo.listCustomerWallets(
+    db,
+    owner,
+    sorting,
+    page.limit,
+    offsetOf(page),
+  );
+  return pageOf(rows.map(serializeWallet), total, page);
+}
+
+export async function getCustomerWallet(
+  db: Db,
+  owner: PortalOwner,
+  id: string,
+): Promise<CustomerWallet> {
+  const row = await repo.customerWalletById(db, owner, id);
+  if (!row) throw new ResourceNotFound();
+  return serializeWallet(row);
+}
