@@ -1,7 +1,6 @@
 // CSV exports of customers, orders and subscriptions, streamed to a writable in keyset batches.
 // The next batch is read while the previous one drains, and nothing more is read until the socket
 // has taken it, so memory stays near two batches whatever the row count or the client's speed.
-import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { Db } from "../../../db/client.ts";
 import type { CopyRows } from "../../../db/copy.ts";
@@ -37,13 +36,20 @@ const AHEAD = 3;
 
 /** Writes the export to `out`; resolves when done or when `out` went away. */
 export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
+  // One listener for the whole file: a listener added per wait would pile up on a stream that
+  // forwards them (the compression middleware does) and never takes them off.
+  let wake: (() => void) | null = null;
+  const resume = () => {
+    wake?.();
+    wake = null;
+  };
+  out.on("drain", resume);
+  out.on("close", resume);
   const write = async (chunk: string | Buffer) => {
-    if (out.write(chunk)) return;
-    const stop = new AbortController();
-    await Promise.race([
-      once(out, "drain", { signal: stop.signal }),
-      once(out, "close", { signal: stop.signal }),
-    ]).finally(() => stop.abort());
+    if (out.write(chunk) || out.destroyed) return;
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+    });
   };
   await write(csv.header);
   // Up to AHEAD batches are read while one is written: the database's reads run side by side,
@@ -71,6 +77,8 @@ export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
       if (data.length > 0) await write(data);
     }
   } finally {
+    out.off("drain", resume);
+    out.off("close", resume);
     // Reads left in flight when the client went away must not surface as unhandled rejections.
     for (const b of ahead) b.then((x) => x.data).catch(() => {});
   }
