@@ -98,8 +98,10 @@ export async function insertOrderOnce(
 }
 
 /**
- * Many insertOrderOnce in a few statements: the orders whose billing key is new are inserted,
- * numbered in insertion order and given their items; the others (made by an earlier run) are left.
+ * Many insertOrderOnce in a few statements: the orders whose billing key is new are inserted and
+ * given their items; the others (made by an earlier run) are left. They are not numbered yet: the
+ * caller numbers them with numberInvoices in the same transaction, as late as it can, because the
+ * organization's counter row stays locked from then to commit and serializes its other writers.
  */
 export async function insertOrdersOnce(
   db: Db,
@@ -130,22 +132,28 @@ export async function insertOrdersOnce(
         ),
       )
   ).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
-  const numbers = new Map<string, string>();
-  for (const organizationId of new Set(inserted.map((o) => o.organizationId))) {
-    const ofOrg = inserted.filter((o) => o.organizationId === organizationId);
-    const reserved = await nextDocumentNumbers(db, organizationId, "invoice", ofOrg.length);
-    for (const [i, o] of ofOrg.entries()) numbers.set(o.id, reserved[i]!);
-  }
-  const values = JSON.stringify([...numbers].map(([id, n]) => ({ id, n })));
-  await db.execute(sql`
-    update ${orders} o set invoice_number = v.n
-    from json_to_recordset(${values}::json) as v(id uuid, n text) where o.id = v.id`);
   const itemsByKey = new Map(list.map((l) => [l.values.billingKey, l.items]));
   const items = ids.flatMap((r) =>
     (itemsByKey.get(r.billing_key) ?? []).map((i) => ({ ...i, orderId: r.id })),
   );
   if (items.length > 0) await db.execute(insertJsonRows(orderItems, items));
-  return inserted.map((o) => ({ ...o, invoiceNumber: numbers.get(o.id)! }));
+  return inserted;
+}
+
+/** Consecutive invoice numbers for `list` (orders of insertOrdersOnce), in the order given. */
+export async function numberInvoices(db: Db, list: OrderRow[]): Promise<OrderRow[]> {
+  const numbers = new Map<string, string>();
+  for (const organizationId of new Set(list.map((o) => o.organizationId))) {
+    const ofOrg = list.filter((o) => o.organizationId === organizationId);
+    const reserved = await nextDocumentNumbers(db, organizationId, "invoice", ofOrg.length);
+    for (const [i, o] of ofOrg.entries()) numbers.set(o.id, reserved[i]!);
+  }
+  if (numbers.size === 0) return list;
+  const values = JSON.stringify([...numbers].map(([id, n]) => ({ id, n })));
+  await db.execute(sql`
+    update ${orders} o set invoice_number = v.n
+    from json_to_recordset(${values}::json) as v(id uuid, n text) where o.id = v.id`);
+  return list.map((o) => ({ ...o, invoiceNumber: numbers.get(o.id)! }));
 }
 
 /** `n` consecutive document numbers of the organization, as nextDocumentNumber gives one. */

@@ -81,6 +81,7 @@ export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
 export const insertOrder = repo.insertOrder;
 export const insertOrderOnce = repo.insertOrderOnce;
 export const insertOrdersOnce = repo.insertOrdersOnce;
+export const numberInvoices = repo.numberInvoices;
 export const pendingOrderOfSubscription = repo.pendingOrderOfSubscription;
 export const updateOrderRow = repo.updateOrder;
 export const insertDraftOrder = repo.insertDraftOrder;

@@ -13,7 +13,12 @@ import { customerStatesOf } from "../customers/states.ts";
 import { discountById } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
 import { queueReceiptMails } from "../invoices/receipt-queue.ts";
-import { insertOrdersOnce, renderOrders, type OrderRow } from "../orders/service.ts";
+import {
+  insertOrdersOnce,
+  numberInvoices,
+  renderOrders,
+  type OrderRow,
+} from "../orders/service.ts";
 import { defaultPaymentMethods } from "../payments/queries.ts";
 import { recordPayments } from "../payments/service.ts";
 import { productsForDisplay } from "../products/service.ts";
@@ -201,15 +206,18 @@ async function writeBatch(
       clock,
       paid.map((d) => d.s.id),
     );
-    const [orderData, subscriptionData, states] = await Promise.all([
-      renderOrders(
-        tx,
-        deps.baseUrl,
-        done.map((d) => d.order),
-      ),
+    const [subscriptionData, states] = await Promise.all([
       renderSubscriptions(tx, deps.baseUrl, updated),
       customerStatesOf(tx, [...new Set(done.map((d) => d.s.customerId))]),
     ]);
+    // Numbered this late: the organization's counter row stays locked from here to commit, and a
+    // concurrent batch of the same organization waits for it only from its own numbering on.
+    const numbered = await numberInvoices(
+      tx,
+      done.map((d) => d.order),
+    );
+    for (const [i, order] of numbered.entries()) done[i]!.order = order;
+    const orderData = await renderOrders(tx, deps.baseUrl, numbered);
     const subscriptionById = new Map(updated.map((u, i) => [u.id, subscriptionData[i]]));
     const events: OutboxEvent[] = [];
     done.forEach((d, i) => {
