@@ -12,6 +12,7 @@ import { hashToken, newToken } from "../../lib/tokens.ts";
 import { createCheckout } from "../checkouts/service.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
 import { discountById } from "../discounts/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
 import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from "./schemas.ts";
@@ -19,7 +20,7 @@ import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from
 async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
   const secret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
+    productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
     row.discountId ? discountById(deps.db, row.discountId) : null,
   ]);
   return checkoutLinkOut(row, {
@@ -31,7 +32,9 @@ async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
 }
 
 async function checkProducts(deps: CheckoutDeps, organizationId: string, ids: string[]) {
-  const found = new Map((await productsOf(deps.db, organizationId, ids)).map((p) => [p.id, p]));
+  const found = new Map(
+    (await productsOf(deps.db, scopeOfResource({ organizationId }), ids)).map((p) => [p.id, p]),
+  );
   ids.forEach((id, i) => {
     if (!found.get(id) || found.get(id)!.isArchived)
       throw RequestValidationError.field(

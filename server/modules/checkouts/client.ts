@@ -7,6 +7,7 @@ import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/er
 import { hashToken } from "../../lib/tokens.ts";
 import { discountByCode, discountById } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { activePrices, productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
@@ -88,7 +89,7 @@ export async function applyUpdate(
   let productId = row.productId;
   let productPriceId = row.productPriceId;
   if (input.product_id || input.product_price_id) {
-    const prices = await activePrices(deps.db, row.productIds);
+    const prices = await activePrices(deps.db, scopeOfResource(row), row.productIds);
     const price = input.product_price_id
       ? prices.find((p) => p.id === input.product_price_id)
       : prices.find((p) => p.productId === input.product_id);
@@ -135,7 +136,9 @@ export async function applyUpdate(
     ? { ...row.customFieldData, ...input.custom_field_data }
     : row.customFieldData;
   if (input.custom_field_data) {
-    const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, [productId]);
+    const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), [
+      productId,
+    ]);
     const issues = customFieldIssues(
       product?.attached_custom_fields ?? [],
       input.custom_field_data,

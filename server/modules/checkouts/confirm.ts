@@ -7,6 +7,7 @@ import { inTransaction } from "../../../db/client.ts";
 import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
 import { openBuyerSession } from "../customer-sessions/service.ts";
 import { redeemDiscount } from "../discounts/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
@@ -45,7 +46,9 @@ export async function confirmCheckout(
     row = (await applyUpdate(deps, row, update, discount_code)).row;
   else if (row.status !== "open") row = (await applyUpdate(deps, row, {}, undefined)).row;
 
-  const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, [row.productId]);
+  const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), [
+    row.productId,
+  ]);
   const issues: ValidationIssue[] = [];
   if (!row.customerEmail)
     issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });

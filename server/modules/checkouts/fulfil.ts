@@ -12,6 +12,7 @@ import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, renderOrders } from "../orders/service.ts";
 import { recordPayment, saveCustomerPaymentMethod } from "../payments/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import {
   createSubscription,
@@ -80,7 +81,9 @@ export async function fulfil(
     // Takes the session's row lock: a racing fulfil waits here, then finds it settled.
     const held = await repo.settleAttempt(tx, row.id, row.paymentAttempts, { modifiedAt: now });
     if (!held) return null;
-    const [product] = await productsForDisplay(tx, deps.config.baseUrl, [row.productId]);
+    const [product] = await productsForDisplay(tx, deps.config.baseUrl, scopeOfResource(row), [
+      row.productId,
+    ]);
     const price = product!.prices.find((p) => p.id === row.productPriceId);
     const trial =
       trialGiven !== undefined

@@ -26,6 +26,7 @@ import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import type { PriceRow } from "../products/repository.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { priceById, productsForDisplay, productsWithPrices } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 import { outboxRow } from "../webhooks/outbox.ts";
@@ -52,7 +53,7 @@ export async function loadView(
 ): Promise<CheckoutView> {
   const clientSecret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.config.baseUrl, row.productIds),
+    productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
     row.discountId ? discountById(deps.db, row.discountId) : null,
   ]);
   const stripe = deps.config.payments.stripe;
@@ -127,7 +128,7 @@ export async function priceCheckout(
   const price =
     preloaded?.id === input.productPriceId
       ? preloaded
-      : await priceById(deps.db, input.productPriceId);
+      : await priceById(deps.db, scopeOfResource(input), input.productPriceId);
   if (!price) throw new ResourceNotFound("Price not found.");
   const seats = seatsOf(price, input.requestedSeats, input.currentSeats, input);
   if (!seats.ok) invalid([{ loc: loc.seats, msg: seats.msg, type: "value_error" }]);
@@ -160,10 +161,12 @@ export async function priceCheckout(
  * serve validation, pricing and the response.
  */
 async function resolveOffer(deps: CheckoutDeps, organizationId: string, input: CheckoutCreate) {
+  // The organization was proven by organizationForWrite.
+  const scope = scopeOfResource({ organizationId });
   let productIds: string[];
   let priceId: string | null = null;
   if (input.product_price_id) {
-    const price = await priceById(deps.db, input.product_price_id);
+    const price = await priceById(deps.db, scope, input.product_price_id);
     if (!price || price.isArchived)
       invalid([
         {
@@ -177,12 +180,7 @@ async function resolveOffer(deps: CheckoutDeps, organizationId: string, input: C
   } else {
     productIds = [...new Set(input.products ?? [input.product_id!])];
   }
-  const products = await productsWithPrices(
-    deps.db,
-    deps.config.baseUrl,
-    organizationId,
-    productIds,
-  );
+  const products = await productsWithPrices(deps.db, deps.config.baseUrl, scope, productIds);
   const found = new Map(products.map((p) => [p.row.id, p]));
   if (priceId && !found.has(productIds[0]!))
     invalid([

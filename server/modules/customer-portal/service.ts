@@ -15,6 +15,7 @@ import type { BillingDeps } from "../subscriptions/deps.ts";
 import { getOrder, listCustomerOrders } from "../orders/service.ts";
 import { portalAllowsPlanChange } from "../organizations/queries.ts";
 import { organizationSummary } from "../organizations/service.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.ts";
 import { updateSubscription } from "../subscriptions/update.ts";
@@ -176,8 +177,8 @@ export async function cancelMySubscription(deps: PortalDeps, ctx: CustomerContex
   return updateMySubscription(deps, ctx, id, { cancel_at_period_end: true });
 }
 
-async function displayProducts(deps: PortalDeps, ids: (string | null)[]) {
-  const products = await productsForDisplay(deps.db, deps.baseUrl, [
+async function displayProducts(deps: PortalDeps, ctx: CustomerContext, ids: (string | null)[]) {
+  const products = await productsForDisplay(deps.db, deps.baseUrl, scopeOfCustomer(ctx), [
     ...new Set(ids.flatMap((id) => (id ? [id] : []))),
   ]);
   return new Map(products.map((p) => [p.id, p]));
@@ -202,6 +203,7 @@ export async function listMyOrders(
   const [products, organization] = await Promise.all([
     displayProducts(
       deps,
+      ctx,
       list.items.map((o) => o.product_id),
     ),
     organizationOf(deps, ctx),
@@ -220,7 +222,7 @@ export async function getMyOrder(deps: PortalDeps, ctx: CustomerContext, id: str
   if (o.customer_id !== ctx.customerId || o.status === "draft")
     throw new ResourceNotFound("Order not found.");
   const [products, organization] = await Promise.all([
-    displayProducts(deps, [o.product_id]),
+    displayProducts(deps, ctx, [o.product_id]),
     organizationOf(deps, ctx),
   ]);
   return portalOrderOut(

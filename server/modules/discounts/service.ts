@@ -10,7 +10,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { productsByIds, productsOf } from "../products/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
+import { productsOf } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import {
@@ -101,7 +102,9 @@ const codeTakenError = () =>
   );
 
 async function checkProducts(db: Db, organizationId: string, ids: string[]): Promise<string[]> {
-  const found = new Set((await productsOf(db, organizationId, ids)).map((p) => p.id));
+  const found = new Set(
+    (await productsOf(db, scopeOfResource({ organizationId }), ids)).map((p) => p.id),
+  );
   const bad = ids.findIndex((id) => !found.has(id));
   if (bad >= 0)
     throw RequestValidationError.field(
@@ -117,7 +120,9 @@ async function render(db: Db, rows: repo.DiscountRow[]) {
     rows.map((r) => r.id),
   );
   const products = new Map(
-    (await productsByIds(db, [...new Set(links.map((l) => l.productId))])).map((p) => [p.id, p]),
+    (
+      await productsOf(db, scopeOfResource(...rows), [...new Set(links.map((l) => l.productId))])
+    ).map((p) => [p.id, p]),
   );
   return rows.map((row) =>
     discountOut(

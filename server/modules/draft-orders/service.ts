@@ -21,6 +21,7 @@ import { defaultCurrencyOf, offSessionChargesEnabled } from "../organizations/qu
 import { DECLINE_MESSAGES, type ChargeResult } from "../payments/processor.ts";
 import { customerPaymentMethods, type PaymentMethodRecord } from "../payments/queries.ts";
 import { MINIMUM_CHARGE } from "../products/currencies.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsWithPrices } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
@@ -51,9 +52,12 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
     externalId: null,
   });
   if (!customer) throw field("customer_id", "Customer not found.");
-  const [product] = await productsWithPrices(deps.db, deps.baseUrl, organizationId, [
-    input.product_id,
-  ]);
+  const [product] = await productsWithPrices(
+    deps.db,
+    deps.baseUrl,
+    scopeOfResource({ organizationId }),
+    [input.product_id],
+  );
   if (!product || product.row.isArchived) throw field("product_id", "Product not found.");
   if (product.row.recurringInterval)
     throw field("product_id", "A draft order is for a one-time product; this one recurs.");

@@ -6,6 +6,7 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import * as repo from "./repository.ts";
@@ -26,7 +27,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
       rows.map((r) => r.id),
     ),
     customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
-    productsForDisplay(db, baseUrl, [
+    productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
       ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
     ]),
     subscriptionsByIds(db, [

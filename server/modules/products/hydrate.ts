@@ -7,6 +7,7 @@ import { benefitsForDisplay } from "../benefits/service.ts";
 import { customFieldsForDisplay } from "../custom-fields/service.ts";
 import { productMediaOut } from "../files/schemas.ts";
 import { filesByIds } from "../files/service.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { metersOf, priceOut } from "./prices.ts";
 import * as repo from "./repository.ts";
 import { productOut, type ProductOut } from "./schemas.ts";
@@ -25,11 +26,13 @@ export async function hydrateProducts(
 ): Promise<ProductOut[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
+  // The rows were read under a scope; their own parts are of their organizations.
+  const scope = scopeOfResource(...rows);
   const [prices, benefitLinks, mediaLinks, fieldLinks] = await Promise.all([
-    repo.activePricesOf(db, ids),
-    repo.benefitLinksOf(db, ids),
-    repo.mediaLinksOf(db, ids),
-    repo.customFieldLinksOf(db, ids),
+    repo.activePricesOf(db, scope, ids),
+    repo.benefitLinksOf(db, scope, ids),
+    repo.mediaLinksOf(db, scope, ids),
+    repo.customFieldLinksOf(db, scope, ids),
   ]);
   const parts = rows.map((row) => ({
     row,
@@ -49,14 +52,14 @@ export async function hydrateProduct(
   return (await hydrateProducts(db, baseUrl, [row]))[0]!;
 }
 
-/** Products by id, in `ids` order (unknown ids left out); only the organization's when it is given. */
+/** Products by id in the scope, in `ids` order (unknown and out-of-scope ids left out). */
 export async function loadProducts(
   db: Db,
   baseUrl: string,
+  scope: OrgScope,
   ids: string[],
-  organizationId: string | null = null,
 ): Promise<LoadedProduct[]> {
-  const loaded = await assemble(db, baseUrl, await repo.productsWithParts(db, ids, organizationId));
+  const loaded = await assemble(db, baseUrl, await repo.productsWithParts(db, scope, ids));
   const byId = new Map(loaded.map((p) => [p.row.id, p]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

@@ -4,6 +4,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitsOf } from "../benefits/service.ts";
 import { revokeBenefitsRemovedFromProduct } from "../grants/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -28,7 +29,9 @@ export async function updateProductBenefits(
       "Benefit not found in this organization.",
     );
   return inTransaction(deps.db, async (tx) => {
-    const before = (await repo.benefitLinksOf(tx, [id])).map((l) => l.benefitId);
+    const before = (await repo.benefitLinksOf(tx, scopeOfResource(current), [id])).map(
+      (l) => l.benefitId,
+    );
     await repo.setBenefits(tx, id, [...new Set(benefitIds)]);
     await revokeBenefitsRemovedFromProduct(
       tx,

@@ -1,5 +1,6 @@
 // SQL for products and their own tables (prices, and the links to benefits, medias and custom
-// fields), scoped to organization ids.
+// fields). Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL; writes go by
+// the id of a product already read under a scope.
 import {
   and,
   asc,
@@ -27,6 +28,7 @@ import {
   products,
   subscriptions,
 } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { preparedQuery } from "../../lib/prepared.ts";
 import { containsPattern } from "../../lib/query.ts";
@@ -43,35 +45,32 @@ export async function insertProduct(
   return row!;
 }
 
-export async function findProduct(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<ProductRow | null> {
-  if (organizationIds.length === 0) return null;
+const inScope = (scope: OrgScope) => inArray(products.organizationId, [...scope]);
+
+/** The ids among `productIds` of products in the scope, as a subquery for the child tables. */
+const scopedProductIds = (db: Db, scope: OrgScope, productIds: string[]) =>
+  db
+    .select({ id: products.id })
+    .from(products)
+    .where(and(inArray(products.id, productIds), inScope(scope)));
+
+export async function findProduct(db: Db, scope: OrgScope, id: string): Promise<ProductRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(products)
-    .where(and(eq(products.id, id), inArray(products.organizationId, [...organizationIds])))
+    .where(and(eq(products.id, id), inScope(scope)))
     .limit(1);
   return row ?? null;
 }
 
-export async function findProducts(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
+/** The products among `ids` in the scope (unknown and out-of-scope ids left out). */
+export async function findProducts(db: Db, scope: OrgScope, ids: string[]): Promise<ProductRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(products)
-    .where(and(eq(products.organizationId, organizationId), inArray(products.id, ids)));
-}
-
-export async function productsByIds(db: Db, ids: string[]): Promise<ProductRow[]> {
-  if (ids.length === 0) return [];
-  return db.select().from(products).where(inArray(products.id, ids));
+    .where(and(inScope(scope), inArray(products.id, ids)));
 }
 
 export async function updateProduct(
@@ -107,17 +106,14 @@ export interface ProductFilter {
 
 export async function listProducts(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   filter: ProductFilter,
   sorting: { key: (typeof PRODUCT_SORTS)[number]; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: ProductRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [
-    inArray(products.organizationId, organizationIds),
-    ...metadataConditions(products.metadata, filter.metadata),
-  ];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inScope(scope), ...metadataConditions(products.metadata, filter.metadata)];
   if (filter.ids?.length) conds.push(inArray(products.id, filter.ids));
   if (filter.query) conds.push(ilike(products.name, containsPattern(filter.query)));
   if (filter.isArchived !== undefined) conds.push(eq(products.isArchived, filter.isArchived));
@@ -162,12 +158,21 @@ export async function listProducts(
 
 // Prices
 
-export async function activePricesOf(db: Db, productIds: string[]): Promise<PriceRow[]> {
-  if (productIds.length === 0) return [];
+export async function activePricesOf(
+  db: Db,
+  scope: OrgScope,
+  productIds: string[],
+): Promise<PriceRow[]> {
+  if (productIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(productPrices)
-    .where(and(inArray(productPrices.productId, productIds), eq(productPrices.isArchived, false)))
+    .where(
+      and(
+        inArray(productPrices.productId, scopedProductIds(db, scope, productIds)),
+        eq(productPrices.isArchived, false),
+      ),
+    )
     .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id));
 }
 
@@ -207,21 +212,21 @@ type Links = Pick<ProductParts, "benefitLinks" | "mediaLinks" | "fieldLinks">;
 /**
  * Products with their active prices and link rows in one statement: one row per active price (a
  * left join, so a product without prices still comes back), the links aggregated as JSON per
- * product. Only the organization's products when organizationId is given. Checkout reads run it on
- * every create, so it is prepared once per number of ids (see lib/prepared.ts).
+ * product; only the scope's products. Checkout reads run it on every create, so it is prepared once
+ * per number of ids and of organizations (see lib/prepared.ts).
  */
 export async function productsWithParts(
   db: Db,
+  scope: OrgScope,
   ids: string[],
-  organizationId: string | null = null,
 ): Promise<ProductParts[]> {
-  if (ids.length === 0) return [];
-  const scoped = organizationId !== null;
-  const query = preparedQuery(db, `products.withParts:${ids.length}:${scoped}`, (d) =>
-    productsWithPartsQuery(d, ids.length, scoped),
+  if (ids.length === 0 || scope.length === 0) return [];
+  const query = preparedQuery(db, `products.withParts:${ids.length}:${scope.length}`, (d) =>
+    productsWithPartsQuery(d, ids.length, scope.length),
   );
-  const params: Record<string, string> = Object.fromEntries(ids.map((id, i) => [`id${i}`, id]));
-  if (organizationId !== null) params.organizationId = organizationId;
+  const params: Record<string, string> = {};
+  for (const [i, id] of ids.entries()) params[`id${i}`] = id;
+  for (const [i, org] of scope.entries()) params[`org${i}`] = org;
   const rows = await query.execute(params);
   const byId = new Map<string, ProductParts>();
   for (const r of rows) {
@@ -236,19 +241,18 @@ export async function productsWithParts(
   return [...byId.values()];
 }
 
-function productsWithPartsQuery(db: Db, count: number, scoped: boolean) {
+function productsWithPartsQuery(db: Db, count: number, orgCount: number) {
   const links = sql<Links | string>`json_build_object(
     'benefitLinks', coalesce((select json_agg(json_build_object('productId', ${productBenefits.productId}, 'benefitId', ${productBenefits.benefitId}, 'order', ${productBenefits.order}) order by ${productBenefits.order}) from ${productBenefits} where ${productBenefits.productId} = ${products.id}), '[]'),
     'mediaLinks', coalesce((select json_agg(json_build_object('productId', ${productMedias.productId}, 'fileId', ${productMedias.fileId}, 'order', ${productMedias.order}) order by ${productMedias.order}) from ${productMedias} where ${productMedias.productId} = ${products.id}), '[]'),
     'fieldLinks', coalesce((select json_agg(json_build_object('productId', ${productCustomFields.productId}, 'customFieldId', ${productCustomFields.customFieldId}, 'order', ${productCustomFields.order}, 'required', ${productCustomFields.required}) order by ${productCustomFields.order}) from ${productCustomFields} where ${productCustomFields.productId} = ${products.id}), '[]')
   )`;
+  const placeholders = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => sql.placeholder(`${prefix}${i}`));
   const conds = [
-    inArray(
-      products.id,
-      Array.from({ length: count }, (_, i) => sql.placeholder(`id${i}`)),
-    ),
+    inArray(products.id, placeholders("id", count)),
+    inArray(products.organizationId, placeholders("org", orgCount)),
   ];
-  if (scoped) conds.push(eq(products.organizationId, sql.placeholder("organizationId")));
   return db
     .select({ product: products, price: productPrices, links })
     .from(products)
@@ -258,17 +262,17 @@ function productsWithPartsQuery(db: Db, count: number, scoped: boolean) {
     )
     .where(and(...conds))
     .orderBy(asc(productPrices.createdAt), asc(productPrices.position), asc(productPrices.id))
-    .prepare(`products_with_parts_${count}_${scoped}`);
+    .prepare(`products_with_parts_${count}_${orgCount}`);
 }
 
 // Links
 
-export async function benefitLinksOf(db: Db, productIds: string[]) {
-  if (productIds.length === 0) return [];
+export async function benefitLinksOf(db: Db, scope: OrgScope, productIds: string[]) {
+  if (productIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(productBenefits)
-    .where(inArray(productBenefits.productId, productIds))
+    .where(inArray(productBenefits.productId, scopedProductIds(db, scope, productIds)))
     .orderBy(asc(productBenefits.order));
 }
 
@@ -280,12 +284,12 @@ export async function setBenefits(db: Db, productId: string, benefitIds: string[
       .values(benefitIds.map((benefitId, order) => ({ productId, benefitId, order })));
 }
 
-export async function mediaLinksOf(db: Db, productIds: string[]) {
-  if (productIds.length === 0) return [];
+export async function mediaLinksOf(db: Db, scope: OrgScope, productIds: string[]) {
+  if (productIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(productMedias)
-    .where(inArray(productMedias.productId, productIds))
+    .where(inArray(productMedias.productId, scopedProductIds(db, scope, productIds)))
     .orderBy(asc(productMedias.order));
 }
 
@@ -297,12 +301,12 @@ export async function setMedias(db: Db, productId: string, fileIds: string[]): P
       .values(fileIds.map((fileId, order) => ({ productId, fileId, order })));
 }
 
-export async function customFieldLinksOf(db: Db, productIds: string[]) {
-  if (productIds.length === 0) return [];
+export async function customFieldLinksOf(db: Db, scope: OrgScope, productIds: string[]) {
+  if (productIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(productCustomFields)
-    .where(inArray(productCustomFields.productId, productIds))
+    .where(inArray(productCustomFields.productId, scopedProductIds(db, scope, productIds)))
     .orderBy(asc(productCustomFields.order));
 }
 
@@ -324,25 +328,34 @@ export async function setCustomFields(
   }
 }
 
-export async function findPrice(db: Db, id: string): Promise<PriceRow | null> {
-  const [row] = await db.select().from(productPrices).where(eq(productPrices.id, id)).limit(1);
-  return row ?? null;
+export async function findPrice(db: Db, scope: OrgScope, id: string): Promise<PriceRow | null> {
+  if (scope.length === 0) return null;
+  const [row] = await db
+    .select({ price: productPrices })
+    .from(productPrices)
+    .innerJoin(products, eq(products.id, productPrices.productId))
+    .where(and(eq(productPrices.id, id), inScope(scope)))
+    .limit(1);
+  return row?.price ?? null;
 }
 
 /**
  * Whether anything refers to the product: an order, a subscription (or one scheduled to move to
- * it), a checkout or checkout link offering it, or a discount restricted to it.
+ * it), a checkout or checkout link offering it, or a discount restricted to it. Only a product of
+ * the scope: what refers to it is of its organization.
  */
-export async function productInUse(db: Db, id: string): Promise<boolean> {
+export async function productInUse(db: Db, scope: OrgScope, id: string): Promise<boolean> {
+  if (scope.length === 0) return false;
   const [row] = rowsOf<{ used: boolean }>(
     await db.execute(sql`select
+    exists (select 1 from ${products} where ${products.id} = ${id} and ${inScope(scope)}) and (
     exists (select 1 from ${orders} where ${orders.productId} = ${id})
     or exists (select 1 from ${subscriptions} where ${subscriptions.productId} = ${id}
       or ${subscriptions.pendingUpdate} ->> 'productId' = ${id})
     or exists (select 1 from ${checkouts} where ${checkouts.productId} = ${id}
       or ${id}::uuid = any(${checkouts.productIds}))
     or exists (select 1 from ${checkoutLinks} where ${id}::uuid = any(${checkoutLinks.productIds}))
-    or exists (select 1 from ${discountProducts} where ${discountProducts.productId} = ${id})
+    or exists (select 1 from ${discountProducts} where ${discountProducts.productId} = ${id}))
     as used`),
   );
   return row?.used === true;

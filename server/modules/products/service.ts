@@ -4,14 +4,11 @@
 // inserts the new ones, so orders keep pointing at what was paid. Every change records
 // product.created / product.updated in the same transaction.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { pgErrorCode } from "../../lib/db-errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
@@ -143,7 +140,7 @@ export async function listProducts(
 ) {
   const { rows, total } = await repo.listProducts(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     {
       ids: query.id,
       query: query.query,
@@ -161,7 +158,7 @@ export async function listProducts(
 }
 
 export async function ownProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findProduct(deps.db, ctx.organizationIds, id);
+  const row = await repo.findProduct(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Product not found.");
   return row;
 }
@@ -182,7 +179,8 @@ export async function deleteProduct(deps: ProductDeps, ctx: AuthContext, id: str
   organizationForWrite(ctx, row.organizationId);
   try {
     await inTransaction(deps.db, async (tx) => {
-      if (await repo.productInUse(tx, row.id)) throw new ProductNotDeletable();
+      if (await repo.productInUse(tx, scopeOfResource(row), row.id))
+        throw new ProductNotDeletable();
       await repo.deleteProduct(tx, row.id);
     });
   } catch (err) {
@@ -236,7 +234,9 @@ export async function updateProduct(
   let priceChange: { keep: string[]; rows: Awaited<ReturnType<typeof newPriceRows>> } | null = null;
   if (input.prices) {
     const items = parsePriceItems(input.prices, ["body", "prices"]);
-    const active = new Map((await repo.activePricesOf(deps.db, [id])).map((p) => [p.id, p]));
+    const active = new Map(
+      (await repo.activePricesOf(deps.db, scopeOfResource(current), [id])).map((p) => [p.id, p]),
+    );
     const keep: string[] = [];
     const set = items.map((item, i) => {
       const loc = ["body", "prices", i];
@@ -299,30 +299,28 @@ export async function updateProduct(
 
 // For other modules.
 
-/** The products among `ids` that belong to the organization. */
-export function productsOf(db: Db, organizationId: string, ids: string[]) {
-  return repo.findProducts(db, organizationId, ids);
-}
+// For other modules. Each read takes the scope its caller holds (lib/org-scope.ts).
 
-export function productsByIds(db: Db, ids: string[]) {
-  return repo.productsByIds(db, ids);
+/** The products among `ids` in the scope (rows, not shown). */
+export function productsOf(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.findProducts(db, scope, ids);
 }
 
 /** Products with everything Polar's Product shows (prices, benefits, medias, custom fields), in `ids` order. */
-export async function productsForDisplay(db: Db, baseUrl: string, ids: string[]) {
-  return (await loadProducts(db, baseUrl, ids)).map((p) => p.out);
+export async function productsForDisplay(db: Db, baseUrl: string, scope: OrgScope, ids: string[]) {
+  return (await loadProducts(db, baseUrl, scope, ids)).map((p) => p.out);
 }
 
-/** The organization's products among `ids` as shown, each with its active price rows, in `ids` order. */
-export function productsWithPrices(db: Db, baseUrl: string, organizationId: string, ids: string[]) {
-  return loadProducts(db, baseUrl, ids, organizationId);
+/** The scope's products among `ids` as shown, each with its active price rows, in `ids` order. */
+export function productsWithPrices(db: Db, baseUrl: string, scope: OrgScope, ids: string[]) {
+  return loadProducts(db, baseUrl, scope, ids);
 }
 
 /** A product's active prices, and any price row by id (archived ones too: orders keep them). */
-export function activePrices(db: Db, productIds: string[]) {
-  return repo.activePricesOf(db, productIds);
+export function activePrices(db: Db, scope: OrgScope, productIds: string[]) {
+  return repo.activePricesOf(db, scope, productIds);
 }
 
-export function priceById(db: Db, id: string) {
-  return repo.findPrice(db, id);
+export function priceById(db: Db, scope: OrgScope, id: string) {
+  return repo.findPrice(db, scope, id);
 }

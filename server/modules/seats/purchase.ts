@@ -5,7 +5,8 @@ import type { Db } from "../../../db/client.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { checkoutOutcome } from "../checkouts/queries.ts";
 import { findOrderRow } from "../orders/service.ts";
-import { productsByIds } from "../products/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
+import { productsOf } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import { InvalidSeatAssignmentRequest, SeatNotAvailable } from "./errors.ts";
 import type { Purchase } from "./repository.ts";
@@ -93,7 +94,7 @@ export async function purchaseOf(
       };
     if (!found) throw new ResourceNotFound("Order not found.");
   }
-  const [product] = await productsByIds(db, [found.productId]);
+  const [product] = await productsOf(db, scopeOfResource(found), [found.productId]);
   return { ...found, productName: product?.name ?? "" };
 }
 

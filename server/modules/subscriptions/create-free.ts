@@ -10,6 +10,7 @@ import type { Interval } from "../../lib/periods.ts";
 import { metadataInput } from "../../lib/metadata.ts";
 import { getCustomer } from "../customers/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
@@ -29,7 +30,9 @@ export async function createFreeSubscription(
   ctx: AuthContext,
   input: SubscriptionCreate,
 ) {
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, [input.product_id]);
+  const [product] = await productsForDisplay(deps.db, deps.baseUrl, scopeOfCaller(ctx), [
+    input.product_id,
+  ]);
   if (!product || !ctx.organizationIds.includes(product.organization_id))
     throw notFree("Product not found.");
   if (!product.is_recurring || product.is_archived)

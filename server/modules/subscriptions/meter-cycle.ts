@@ -13,6 +13,7 @@ import { customersByIds } from "../customers/queries.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -47,7 +48,7 @@ export async function settleMeterCycle(
   const end = s.currentMeterPeriodEnd;
   if (!end) return false;
   const [[product], [customer]] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, [s.productId]),
+    productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [s.productId]),
     customersByIds(deps.db, [s.customerId]),
   ]);
   const cycle = product ? meterCycleOf(product) : null;

@@ -12,6 +12,7 @@ import { RequestValidationError } from "../../lib/errors.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
@@ -121,10 +122,12 @@ export async function changePlan(
   now: Date,
 ): Promise<void> {
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
-  const [oldProduct, product] = await productsForDisplay(deps.db, deps.baseUrl, [
-    s.productId,
-    productId,
-  ]).then((found) => [s.productId, productId].map((id) => found.find((p) => p.id === id)));
+  const [oldProduct, product] = await productsForDisplay(
+    deps.db,
+    deps.baseUrl,
+    scopeOfResource(s),
+    [s.productId, productId],
+  ).then((found) => [s.productId, productId].map((id) => found.find((p) => p.id === id)));
   if (!product || product.organization_id !== s.organizationId)
     throw invalidProduct("Product not found.");
   if (!product.is_recurring || product.is_archived)

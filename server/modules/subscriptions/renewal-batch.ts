@@ -21,6 +21,7 @@ import {
 } from "../orders/service.ts";
 import { defaultPaymentMethods } from "../payments/queries.ts";
 import { recordPayments } from "../payments/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvents, type OutboxEvent } from "../webhooks/outbox.ts";
@@ -131,7 +132,9 @@ export async function renewBatch(
 async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promise<CyclePlan[]> {
   const discountIds = [...new Set(subs.flatMap((s) => (s.discountId ? [s.discountId] : [])))];
   const [products, customers, discounts] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, [...new Set(subs.map(cycleProductId))]),
+    productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(...subs), [
+      ...new Set(subs.map(cycleProductId)),
+    ]),
     customersByIds(deps.db, [...new Set(subs.map((s) => s.customerId))]),
     Promise.all(discountIds.map(async (id) => [id, await discountById(deps.db, id)] as const)),
   ]);

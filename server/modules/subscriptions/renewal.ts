@@ -11,6 +11,7 @@ import { customersByIds } from "../customers/queries.ts";
 import { discountById, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
@@ -77,7 +78,7 @@ export async function planCycle(
   extraLines: CycleLine[] = [],
 ): Promise<CyclePlan> {
   const [[product], [customer], discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, [cycleProductId(s)]),
+    productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [cycleProductId(s)]),
     customersByIds(deps.db, [s.customerId]),
     s.discountId ? discountById(deps.db, s.discountId) : Promise.resolve(null),
   ]);

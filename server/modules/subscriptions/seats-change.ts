@@ -10,6 +10,7 @@ import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { discountAmountOf, discountApplies } from "./amounts.ts";
@@ -31,7 +32,9 @@ export class NotASeatBasedSubscription extends ApiError {
 const invalidSeats = (msg: string) => RequestValidationError.field(["body", "seats"], msg);
 
 async function tiersOf(deps: BillingDeps, s: repo.SubscriptionRow): Promise<SeatTiers> {
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, [s.productId]);
+  const [product] = await productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [
+    s.productId,
+  ]);
   const price = (product?.prices ?? []).find(
     (p) => s.priceIds.includes(p.id) && p.amount_type === "seat_based",
   ) as { seat_tiers?: SeatTiers } | undefined;
@@ -125,7 +128,9 @@ export async function changeSeats(
   }
   // Checked before the charge too, so a refused change charges nothing.
   await inTransaction(deps.db, assertAssigned);
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, [s.productId]);
+  const [product] = await productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [
+    s.productId,
+  ]);
   await chargeChangeNow(deps, s, {
     key: `seats:${s.id}:${seats}:${now.toISOString()}`,
     description: `${product?.name ?? "Subscription"} (seats)`,

@@ -12,6 +12,7 @@ import { customersByIds } from "../customers/queries.ts";
 import { customerStateOf } from "../customers/states.ts";
 import { discountById, discountForDisplay } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -31,7 +32,9 @@ export async function renderSubscriptions(db: Db, baseUrl: string, rows: repo.Su
   if (rows.length === 0) return [];
   const [customers, products] = await Promise.all([
     customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
-    productsForDisplay(db, baseUrl, [...new Set(rows.map((r) => r.productId))]),
+    productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
+      ...new Set(rows.map((r) => r.productId)),
+    ]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));
@@ -113,7 +116,7 @@ export async function createSubscription(
   input: NewSubscription,
 ) {
   const now = (await organizationClock(tx, deps.clock, input.organizationId)).now();
-  const [product] = await productsForDisplay(tx, "", [input.productId]);
+  const [product] = await productsForDisplay(tx, "", scopeOfResource(input), [input.productId]);
   const recurringPrices = (product?.prices ?? [])
     .filter((p) => !p.is_archived && p.id !== input.priceId && p.amount_type === "metered_unit")
     .map((p) => p.id);

@@ -1,0 +1,27 @@
+// Checked by `npm run typecheck`, never run: a products read takes only an OrgScope made by
+// lib/org-scope.ts, never a bare organization id or id list.
+import type { Db } from "../../db/client.ts";
+import * as repo from "../modules/products/repository.ts";
+import * as products from "../modules/products/service.ts";
+import type { AuthContext } from "./auth-context.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
+
+export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
+  // @ts-expect-error a plain string is not a scope
+  void repo.findProduct(db, organizationId, "id");
+  // @ts-expect-error nor is a list of ids
+  void repo.findProducts(db, [organizationId], ["id"]);
+  // @ts-expect-error nor the caller's raw ids
+  void repo.listProducts(db, ctx.organizationIds, { metadata: {} }, [], 10, 0);
+  // @ts-expect-error prices too
+  void repo.findPrice(db, [organizationId], "id");
+  // @ts-expect-error and the readers other modules call
+  void products.productsForDisplay(db, "", [organizationId], ["id"]);
+  // @ts-expect-error casting a string list is refused as well
+  const forged: OrgScope = [organizationId] as string[];
+
+  void repo.findProduct(db, scopeOfCaller(ctx), "id");
+  void repo.findProducts(db, scopeOfResource({ organizationId }), ["id"]);
+  void products.productsForDisplay(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
+  return forged;
+}
