@@ -6,7 +6,12 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDb, type Db } from "../../../db/client.ts";
-import { billingSeller, subscribe, type BillingSeller } from "../../../test/helpers/billing.ts";
+import {
+  billingDepsOn,
+  billingSeller,
+  subscribe,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
 import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { systemClock } from "../../lib/clock.ts";
@@ -25,18 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-function depsOn(db: Db): BillingDeps {
-  return {
-    db,
-    clock: systemClock,
-    baseUrl: t.config.baseUrl,
-    queue: t.server.queue,
-    processor: createProcessor(t.config.payments, db),
-    tax: createTaxCalculator(t.config.taxRates),
-    mailer: null,
-    retryDays: t.config.dunningRetryDays,
-  };
-}
+const depsOn = (db: Db): BillingDeps => billingDepsOn(t, db);
 
 /** A seller with `tokens.length` subscriptions of one monthly product, all due a minute ago. */
 async function dueSet(tokens: string[]) {
