@@ -1,7 +1,7 @@
 // The seats of a seat-based price: a stepper within the price's tiers (narrowed by the session's
 // own min/max), each change sent to the session so the summary shows its new total. A typed number
 // is sent when the field loses focus or on Enter (Enter never submits the payment).
-import { type KeyboardEvent, useEffect, useState } from "react";
+import { type KeyboardEvent, useState } from "react";
 import { Field } from "./fields.tsx";
 import type { Checkout } from "./types.ts";
 
@@ -23,15 +23,17 @@ export function SeatsField(props: {
   const c = props.checkout;
   const range = seatRange(c);
   const seats = c.seats ?? range?.min ?? 1;
-  const [typed, setTyped] = useState(String(seats));
-  useEffect(() => setTyped(String(seats)), [seats]);
+  // What the buyer typed, kept only while the session still has the seats it was typed over, so
+  // a new count from the session shows in the same render as its new total.
+  const [typed, setTyped] = useState<{ text: string; over: number } | null>(null);
+  const text = typed && typed.over === seats ? typed.text : String(seats);
   if (!range) return null;
   const { min, max } = range;
   const inRange = (n: number) => n >= min && (max === null || n <= max);
   function commit() {
-    const n = Number(typed);
+    const n = Number(text);
     if (Number.isInteger(n) && inRange(n) && n !== seats) props.onChange(n);
-    else setTyped(String(seats));
+    else setTyped(null);
   }
   function onKey(e: KeyboardEvent<HTMLInputElement>) {
     if (e.key !== "Enter") return;
@@ -57,9 +59,9 @@ export function SeatsField(props: {
             {...a}
             name="seats"
             inputMode="numeric"
-            value={typed}
+            value={text}
             disabled={props.busy}
-            onChange={(e) => setTyped(e.target.value)}
+            onChange={(e) => setTyped({ text: e.target.value, over: seats })}
             onBlur={commit}
             onKeyDown={onKey}
           />
