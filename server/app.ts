@@ -3,7 +3,6 @@
 // bearer parsing, routes that need the raw body (auth), the JSON parser, the API, and errors last.
 import express, { type Express } from "express";
 import type { Database } from "../db/client.ts";
-import { copyOf } from "../db/copy.ts";
 import type { Config } from "./config.ts";
 import { healthRouter } from "./health.ts";
 import type { QueueHandle } from "./jobs/queue.ts";
@@ -220,7 +219,7 @@ export function createApp(deps: AppDeps): Express {
     openApi.api,
     requestLogRouter({ hub: requestLog, streams: deps.webhooks.streams }, guard),
     // Literal paths (`/customers/export`) before the routers whose `/:id` would take them.
-    exportsRouter({ db: read, copy: copyOf(deps.database) }, guard),
+    exportsRouter({ db: read, batchSize: Number(process.env.EXPORT_BATCH ?? 20000) }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     oauth2Router(oauth2, guard),

@@ -1,9 +1,8 @@
 // SQL for the CSV exports. PostgreSQL renders each row as a finished CSV line (quoting, amounts,
-// dates in the asked time zone), so the server only concatenates text: the cheapest row to carry.
+// dates in the asked time zone) and a batch's lines as one value, so the server only passes bytes on.
 // Rows are read in keyset batches (newest first), so memory stays flat however many rows match.
 import { type SQL, sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../../db/client.ts";
-import type { CopyRows } from "../../../db/copy.ts";
 import type { CustomerColumn, OrderColumn, SubscriptionColumn } from "./schemas.ts";
 
 export interface Cursor {
@@ -15,12 +14,6 @@ export interface Batch {
   data: Promise<Buffer>;
   /** Where the next batch starts; known before `data` arrives when COPY reads it. */
   next: Cursor | null;
-}
-
-/** Where an export reads: the database, and COPY when the driver offers it (PostgreSQL). */
-export interface Source {
-  db: Db;
-  copy: CopyRows | null;
 }
 
 /** Text quoted as Python's csv module does (only when it holds a comma, quote or line break). */
@@ -66,17 +59,12 @@ interface Query {
 }
 
 /**
- * The next `size` rows after the cursor, newest first. With COPY, the batch's last key is read
- * first (an index walk of `size` entries) and answered at once, while the rows down to it are
- * copied out as bytes (a fraction of the cost of `size` row objects): the caller can start the
- * batches after it before this one arrived. Else one keyset read.
+ * The next `size` rows after the cursor, newest first. The batch's last key is read first (an
+ * index walk of `size` entries) and answered at once, so the caller can start the batches after it
+ * before this one arrived; the rows down to it come as one value, their lines joined in order by
+ * PostgreSQL (through COPY when there is one, so the bytes are never decoded to a string here).
  */
-async function readBatch(
-  source: Source,
-  query: Query,
-  after: Cursor | null,
-  size: number,
-): Promise<Batch> {
+async function readBatch(db: Db, query: Query, after: Cursor | null, size: number): Promise<Batch> {
   const { key } = query;
   const where = query.conds.filter((c): c is SQL => c !== null);
   // The bare `<=` lets the (organization_id, created_at) index start at the cursor.
@@ -85,37 +73,23 @@ async function readBatch(
       sql`${key.at} <= ${after.at}::timestamptz and (${key.at}, ${key.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`,
     );
   const order = sql`order by ${key.at} desc, ${key.id} desc`;
-  if (source.copy) {
-    const [last] = await queryRows<{ k_at: string; k_id: string }>(
-      source.db,
-      sql`select ${key.at}::text as k_at, ${key.id}::text as k_id from ${query.base}
-      where ${sql.join(where, sql` and `)} ${order} offset ${size - 1} limit 1`,
-    );
-    if (last)
-      where.push(sql`(${key.at}, ${key.id}) >= (${last.k_at}::timestamptz, ${last.k_id}::uuid)`);
-    const data = source.copy(
-      sql`select ${query.select} from ${query.from} where ${sql.join(where, sql` and `)} ${order}`,
-      "\r\n",
-    );
-    // Awaited only when its turn to be written comes: a failure meanwhile must not count as
-    // unhandled (which would end the process); the await still sees it.
-    data.catch(() => {});
-    return { data, next: last ? { at: last.k_at, id: last.k_id } : null };
-  }
-  const rows = await queryRows<{ line: string; k_at: string; k_id: string }>(
-    source.db,
-    sql`
-    select ${query.select} as line, ${key.at}::text as k_at, ${key.id}::text as k_id
-    from ${query.from}
-    where ${sql.join(where, sql` and `)}
-    ${order}
-    limit ${size}`,
+  const [last] = await queryRows<{ k_at: string; k_id: string }>(
+    db,
+    sql`select ${key.at}::text as k_at, ${key.id}::text as k_id from ${query.base}
+    where ${sql.join(where, sql` and `)} ${order} offset ${size - 1} limit 1`,
   );
-  const last = rows.at(-1);
-  return {
-    data: Promise.resolve(Buffer.from(rows.map((r) => `${r.line}\r\n`).join(""))),
-    next: last && rows.length === size ? { at: last.k_at, id: last.k_id } : null,
-  };
+  if (last)
+    where.push(sql`(${key.at}, ${key.id}) >= (${last.k_at}::timestamptz, ${last.k_id}::uuid)`);
+  // ARRAY(subquery) keeps the subquery's order, which a plain aggregate would not promise.
+  const lines = sql`select array_to_string(array(
+      select ${query.select} || E'\r\n' from ${query.from}
+      where ${sql.join(where, sql` and `)} ${order}
+    ), '') as v`;
+  const data = queryRows<{ v: string }>(db, lines).then(([row]) => Buffer.from(row?.v ?? ""));
+  // Awaited only when its turn to be written comes: a failure meanwhile must not count as
+  // unhandled (which would end the process); the await still sees it.
+  data.catch(() => {});
+  return { data, next: last ? { at: last.k_at, id: last.k_id } : null };
 }
 
 export interface OrderExportFilter {
@@ -159,7 +133,7 @@ function orderColumn(c: OrderColumn, tz: string): SQL {
 }
 
 export function orderBatch(
-  source: Source,
+  db: Db,
   f: OrderExportFilter,
   columns: OrderColumn[],
   tz: string,
@@ -167,7 +141,7 @@ export function orderBatch(
   size: number,
 ): Promise<Batch> {
   return readBatch(
-    source,
+    db,
     {
       select: line(columns.map((c) => orderColumn(c, tz))),
       base: sql`orders o`,
@@ -238,7 +212,7 @@ function subscriptionColumn(c: SubscriptionColumn, tz: string): SQL {
 }
 
 export function subscriptionBatch(
-  source: Source,
+  db: Db,
   f: SubscriptionExportFilter,
   columns: SubscriptionColumn[],
   tz: string,
@@ -246,7 +220,7 @@ export function subscriptionBatch(
   size: number,
 ): Promise<Batch> {
   return readBatch(
-    source,
+    db,
     {
       select: line(columns.map((c) => subscriptionColumn(c, tz))),
       base: sql`subscriptions s`,
@@ -286,13 +260,13 @@ const CUSTOMER_FIELDS: Record<CustomerColumn, SQL> = {
 };
 
 export function customerBatch(
-  source: Source,
+  db: Db,
   organizationIds: string[],
   after: Cursor | null,
   size: number,
 ): Promise<Batch> {
   return readBatch(
-    source,
+    db,
     {
       select: line(Object.values(CUSTOMER_FIELDS)),
       base: sql`customers c`,
