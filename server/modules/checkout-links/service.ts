@@ -11,7 +11,7 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import { createCheckout } from "../checkouts/service.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
-import { discountById } from "../discounts/service.ts";
+import { discountOf } from "../discounts/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
@@ -21,7 +21,7 @@ async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
   const secret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
     productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
-    row.discountId ? discountById(deps.db, row.discountId) : null,
+    row.discountId ? discountOf(deps.db, scopeOfResource(row), row.discountId) : null,
   ]);
   return checkoutLinkOut(row, {
     url: `${deps.config.baseUrl}/buy/${secret}`,
@@ -50,8 +50,8 @@ async function checkDiscount(
   id: string | null | undefined,
 ) {
   if (!id) return;
-  const d = await discountById(deps.db, id);
-  if (!d || d.organizationId !== organizationId || d.deletedAt)
+  const d = await discountOf(deps.db, scopeOfResource({ organizationId }), id);
+  if (!d || d.deletedAt)
     throw RequestValidationError.field(["body", "discount_id"], "Discount not found.");
 }
 
