@@ -1,6 +1,7 @@
-// Checked by `npm run typecheck`, never run: a products or discounts read takes only an OrgScope
-// made by lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products, discounts or checkout links read takes only
+// an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
+import * as linksRepo from "../modules/checkout-links/repository.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
 import * as repo from "../modules/products/repository.ts";
@@ -27,6 +28,8 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void discounts.discountOf(db, [organizationId], "id");
   // @ts-expect-error and their product links
   void discounts.restrictedProductIds(db, organizationId, "id");
+  // @ts-expect-error checkout links
+  void linksRepo.findLink(db, ctx.organizationIds, "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -34,5 +37,6 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void repo.findProducts(db, scopeOfResource({ organizationId }), ["id"]);
   void products.productsForDisplay(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
   void discounts.discountOf(db, scopeOfResource({ organizationId }), "id");
+  void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
   return forged;
 }

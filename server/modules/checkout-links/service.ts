@@ -1,18 +1,14 @@
 // Checkout links: a reusable URL (/buy/{client_secret}) that opens a fresh checkout session for the
 // same products each time it is visited, with the visit's embed origin and prefill parameters.
 import type { z } from "zod";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import { createCheckout } from "../checkouts/service.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
 import { discountOf } from "../discounts/service.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
 import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from "./schemas.ts";
@@ -84,7 +80,7 @@ export async function createLink(
 }
 
 async function own(deps: CheckoutDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findLink(deps.db, ctx.organizationIds, id);
+  const row = await repo.findLink(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Checkout link not found.");
   return row;
 }
@@ -101,7 +97,7 @@ export async function listLinks(
 ) {
   const { rows, total } = await repo.listLinks(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     query.product_id,
     page.limit,
     offsetOf(page),
