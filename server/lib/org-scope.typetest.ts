@@ -1,6 +1,9 @@
-// Checked by `npm run typecheck`, never run: a products read takes only an OrgScope made by
-// lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products, discounts or checkout links read takes only
+// an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
+import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as discountsRepo from "../modules/discounts/repository.ts";
+import * as discounts from "../modules/discounts/service.ts";
 import * as repo from "../modules/products/repository.ts";
 import * as products from "../modules/products/service.ts";
 import type { AuthContext } from "./auth-context.ts";
@@ -17,11 +20,23 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void repo.findPrice(db, [organizationId], "id");
   // @ts-expect-error and the readers other modules call
   void products.productsForDisplay(db, "", [organizationId], ["id"]);
+  // @ts-expect-error discounts: by id
+  void discountsRepo.findDiscount(db, ctx.organizationIds, "id");
+  // @ts-expect-error by code
+  void discounts.discountByCode(db, organizationId, "CODE");
+  // @ts-expect-error deleted ones too
+  void discounts.discountOf(db, [organizationId], "id");
+  // @ts-expect-error and their product links
+  void discounts.restrictedProductIds(db, organizationId, "id");
+  // @ts-expect-error checkout links
+  void linksRepo.findLink(db, ctx.organizationIds, "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
   void repo.findProduct(db, scopeOfCaller(ctx), "id");
   void repo.findProducts(db, scopeOfResource({ organizationId }), ["id"]);
   void products.productsForDisplay(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
+  void discounts.discountOf(db, scopeOfResource({ organizationId }), "id");
+  void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
   return forged;
 }

@@ -1,7 +1,10 @@
 // SQL for checkout links (soft-deleted: a deleted link stops selling, its sessions keep pointing at it).
+// The seller's reads take an OrgScope (lib/org-scope.ts) and filter by it in SQL; a visitor's read
+// goes by the link's secret, which is its own credential. Writes go by the id of a link so read.
 import { and, arrayOverlaps, count, desc, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { checkoutLinks } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type CheckoutLinkRow = typeof checkoutLinks.$inferSelect;
 
@@ -13,26 +16,23 @@ export async function insertLink(
   return row!;
 }
 
+const inScope = (scope: OrgScope) => inArray(checkoutLinks.organizationId, [...scope]);
+
 export async function findLink(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<CheckoutLinkRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(checkoutLinks)
-    .where(
-      and(
-        eq(checkoutLinks.id, id),
-        inArray(checkoutLinks.organizationId, [...organizationIds]),
-        isNull(checkoutLinks.deletedAt),
-      ),
-    )
+    .where(and(eq(checkoutLinks.id, id), inScope(scope), isNull(checkoutLinks.deletedAt)))
     .limit(1);
   return row ?? null;
 }
 
+/** The live link whose secret hashes to `hash`: a public visit, where the secret is the proof. */
 export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutLinkRow | null> {
   const [row] = await db
     .select()
@@ -57,14 +57,14 @@ export async function updateLink(
 
 export async function listLinks(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   productIds: string[] | undefined,
   limit: number,
   offset: number,
 ) {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  if (scope.length === 0) return { rows: [], total: 0 };
   const where = and(
-    inArray(checkoutLinks.organizationId, organizationIds),
+    inScope(scope),
     isNull(checkoutLinks.deletedAt),
     productIds?.length ? arrayOverlaps(checkoutLinks.productIds, productIds) : undefined,
   );

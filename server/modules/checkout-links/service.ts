@@ -1,18 +1,14 @@
 // Checkout links: a reusable URL (/buy/{client_secret}) that opens a fresh checkout session for the
 // same products each time it is visited, with the visit's embed origin and prefill parameters.
 import type { z } from "zod";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import { createCheckout } from "../checkouts/service.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
-import { discountById } from "../discounts/service.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { discountOf } from "../discounts/service.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
 import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from "./schemas.ts";
@@ -21,7 +17,7 @@ async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
   const secret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
     productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
-    row.discountId ? discountById(deps.db, row.discountId) : null,
+    row.discountId ? discountOf(deps.db, scopeOfResource(row), row.discountId) : null,
   ]);
   return checkoutLinkOut(row, {
     url: `${deps.config.baseUrl}/buy/${secret}`,
@@ -50,8 +46,8 @@ async function checkDiscount(
   id: string | null | undefined,
 ) {
   if (!id) return;
-  const d = await discountById(deps.db, id);
-  if (!d || d.organizationId !== organizationId || d.deletedAt)
+  const d = await discountOf(deps.db, scopeOfResource({ organizationId }), id);
+  if (!d || d.deletedAt)
     throw RequestValidationError.field(["body", "discount_id"], "Discount not found.");
 }
 
@@ -84,7 +80,7 @@ export async function createLink(
 }
 
 async function own(deps: CheckoutDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findLink(deps.db, ctx.organizationIds, id);
+  const row = await repo.findLink(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Checkout link not found.");
   return row;
 }
@@ -101,7 +97,7 @@ export async function listLinks(
 ) {
   const { rows, total } = await repo.listLinks(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     query.product_id,
     page.limit,
     offsetOf(page),

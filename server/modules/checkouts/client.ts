@@ -5,7 +5,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken } from "../../lib/tokens.ts";
-import { discountByCode, discountById } from "../discounts/service.ts";
+import { discountByCode, discountOf } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { activePrices, productsForDisplay } from "../products/service.ts";
@@ -105,7 +105,7 @@ export async function applyUpdate(
   }
 
   let discount: DiscountRow | null = row.discountId
-    ? await discountById(deps.db, row.discountId)
+    ? await discountOf(deps.db, scopeOfResource(row), row.discountId)
     : null;
   if (discountCode !== undefined) {
     if (!row.allowDiscountCodes)
@@ -114,7 +114,7 @@ export async function applyUpdate(
         "Discount codes are not accepted for this checkout.",
       );
     discount = discountCode
-      ? await discountByCode(deps.db, row.organizationId, discountCode)
+      ? await discountByCode(deps.db, scopeOfResource(row), discountCode)
       : null;
     if (discountCode && !discount)
       throw RequestValidationError.field(
@@ -123,11 +123,10 @@ export async function applyUpdate(
       );
   }
   if (input.discount_id !== undefined) {
-    discount = input.discount_id ? await discountById(deps.db, input.discount_id) : null;
-    if (
-      input.discount_id &&
-      (!discount || discount.organizationId !== row.organizationId || discount.deletedAt)
-    ) {
+    discount = input.discount_id
+      ? await discountOf(deps.db, scopeOfResource(row), input.discount_id)
+      : null;
+    if (input.discount_id && (!discount || discount.deletedAt)) {
       throw RequestValidationError.field(["body", "discount_id"], "Discount not found.");
     }
   }

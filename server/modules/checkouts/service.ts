@@ -21,7 +21,7 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
 import { findCustomerForCheckout } from "../customers/buyers.ts";
-import { discountById, restrictedProductIds } from "../discounts/service.ts";
+import { discountOf, restrictedProductIds } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
@@ -54,7 +54,7 @@ export async function loadView(
   const clientSecret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
     productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
-    row.discountId ? discountById(deps.db, row.discountId) : null,
+    row.discountId ? discountOf(deps.db, scopeOfResource(row), row.discountId) : null,
   ]);
   const stripe = deps.config.payments.stripe;
   return {
@@ -139,7 +139,7 @@ export async function priceCheckout(
     const refusal = discountRefusal(
       input.discount,
       input.productId,
-      await restrictedProductIds(deps.db, input.discount.id),
+      await restrictedProductIds(deps.db, scopeOfResource(input), input.discount.id),
       currency,
       deps.clock.now(),
     );
@@ -232,8 +232,8 @@ export async function createCheckout(
   const { price, products, ...offer } = await resolveOffer(deps, organizationId, input);
   let discount: DiscountRow | null = null;
   if (input.discount_id) {
-    discount = await discountById(deps.db, input.discount_id);
-    if (!discount || discount.organizationId !== organizationId || discount.deletedAt)
+    discount = await discountOf(deps.db, scopeOfResource({ organizationId }), input.discount_id);
+    if (!discount || discount.deletedAt)
       invalid([{ loc: ["body", "discount_id"], msg: "Discount not found.", type: "value_error" }]);
   }
   const customer = await findCustomerForCheckout(deps.db, organizationId, {

@@ -1,5 +1,6 @@
-// SQL for discounts, scoped to organization ids. Deleted discounts (soft delete) are invisible here
-// and free their code for reuse.
+// SQL for discounts. Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL, the
+// product links through their discount; writes go by the id of a discount read under a scope.
+// Deleted discounts (soft delete) are invisible to the seller's reads and free their code for reuse.
 import {
   and,
   asc,
@@ -16,12 +17,14 @@ import {
 } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { discountProducts, discounts } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { DISCOUNT_SORTS, DiscountRow } from "./schemas.ts";
 
 export type { DiscountRow };
 
 const live = isNull(discounts.deletedAt);
+const inScope = (scope: OrgScope) => inArray(discounts.organizationId, [...scope]);
 
 export async function insertDiscount(
   db: Db,
@@ -31,31 +34,45 @@ export async function insertDiscount(
   return row!;
 }
 
+/** A live discount in the scope. */
 export async function findDiscount(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<DiscountRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(discounts)
-    .where(and(eq(discounts.id, id), inArray(discounts.organizationId, [...organizationIds]), live))
+    .where(and(eq(discounts.id, id), inScope(scope), live))
     .limit(1);
   return row ?? null;
 }
 
+/** A discount in the scope, deleted ones too: checkouts, orders and subscriptions keep theirs. */
+export async function findDiscountEvenDeleted(
+  db: Db,
+  scope: OrgScope,
+  id: string,
+): Promise<DiscountRow | null> {
+  if (scope.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(discounts)
+    .where(and(eq(discounts.id, id), inScope(scope)))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Whether a live discount in the scope has this code (ignoring case), other than `exceptId`. */
 export async function codeTaken(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   code: string,
   exceptId?: string,
 ): Promise<boolean> {
-  const conds = [
-    eq(discounts.organizationId, organizationId),
-    sql`lower(${discounts.code}) = lower(${code})`,
-    live,
-  ];
+  if (scope.length === 0) return false;
+  const conds = [inScope(scope), sql`lower(${discounts.code}) = lower(${code})`, live];
   if (exceptId) conds.push(ne(discounts.id, exceptId));
   const [row] = await db
     .select({ id: discounts.id })
@@ -75,14 +92,14 @@ const SORTS = {
 
 export async function listDiscounts(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   query: string | undefined,
   sorting: { key: (typeof DISCOUNT_SORTS)[number]; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: DiscountRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: (SQL | undefined)[] = [inArray(discounts.organizationId, organizationIds), live];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: (SQL | undefined)[] = [inScope(scope), live];
   if (query) {
     const pattern = containsPattern(query);
     conds.push(or(ilike(discounts.name, pattern), ilike(discounts.code, pattern)));
@@ -113,12 +130,14 @@ export async function updateDiscount(
   return row!;
 }
 
-export async function productLinksOf(db: Db, discountIds: string[]) {
-  if (discountIds.length === 0) return [];
-  return db
-    .select()
-    .from(discountProducts)
-    .where(inArray(discountProducts.discountId, discountIds));
+/** The product links of the discounts among `discountIds` in the scope (deleted ones too). */
+export async function productLinksOf(db: Db, scope: OrgScope, discountIds: string[]) {
+  if (discountIds.length === 0 || scope.length === 0) return [];
+  const scoped = db
+    .select({ id: discounts.id })
+    .from(discounts)
+    .where(and(inArray(discounts.id, discountIds), inScope(scope)));
+  return db.select().from(discountProducts).where(inArray(discountProducts.discountId, scoped));
 }
 
 export async function setProducts(db: Db, discountId: string, productIds: string[]): Promise<void> {
@@ -156,26 +175,17 @@ export async function release(db: Db, id: string): Promise<void> {
     .where(eq(discounts.id, id));
 }
 
+/** The live discount in the scope with this code (ignoring case). */
 export async function findByCode(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   code: string,
 ): Promise<DiscountRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(discounts)
-    .where(
-      and(
-        eq(discounts.organizationId, organizationId),
-        isNull(discounts.deletedAt),
-        sql`lower(${discounts.code}) = lower(${code})`,
-      ),
-    )
+    .where(and(inScope(scope), live, sql`lower(${discounts.code}) = lower(${code})`))
     .limit(1);
-  return row ?? null;
-}
-
-export async function findAnyDiscount(db: Db, id: string): Promise<DiscountRow | null> {
-  const [row] = await db.select().from(discounts).where(eq(discounts.id, id)).limit(1);
   return row ?? null;
 }

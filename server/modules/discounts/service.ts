@@ -1,16 +1,12 @@
 // Discounts: create, list, read, update and soft-delete. A create and an update end in the same
 // state checks, so an update can never reach a discount that could not have been created.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsOf } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
@@ -117,6 +113,7 @@ async function checkProducts(db: Db, organizationId: string, ids: string[]): Pro
 async function render(db: Db, rows: repo.DiscountRow[]) {
   const links = await repo.productLinksOf(
     db,
+    scopeOfResource(...rows),
     rows.map((r) => r.id),
   );
   const products = new Map(
@@ -151,7 +148,10 @@ export async function createDiscount(deps: DiscountDeps, ctx: AuthContext, input
     metadata: input.metadata ?? {},
   };
   checkState(state, 0);
-  if (state.code && (await repo.codeTaken(deps.db, organizationId, state.code)))
+  if (
+    state.code &&
+    (await repo.codeTaken(deps.db, scopeOfResource({ organizationId }), state.code))
+  )
     throw codeTakenError();
   const productIds = await checkProducts(deps.db, organizationId, input.products ?? []);
   try {
@@ -180,7 +180,7 @@ export async function listDiscounts(
 ) {
   const { rows, total } = await repo.listDiscounts(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     query.query,
     query.sorting,
     page.limit,
@@ -190,7 +190,7 @@ export async function listDiscounts(
 }
 
 async function ownDiscount(deps: DiscountDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findDiscount(deps.db, ctx.organizationIds, id);
+  const row = await repo.findDiscount(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Discount not found.");
   return row;
 }
@@ -257,7 +257,7 @@ export async function updateDiscount(
   if (
     next.code &&
     next.code.toLowerCase() !== current.code?.toLowerCase() &&
-    (await repo.codeTaken(deps.db, current.organizationId, next.code, id))
+    (await repo.codeTaken(deps.db, scopeOfResource(current), next.code, id))
   ) {
     throw codeTakenError();
   }
@@ -300,18 +300,26 @@ export async function deleteDiscount(
   });
 }
 
-// For checkouts: the discount rows they price with, the products a discount is restricted to, and
-// the atomic redemption taken on confirm and given back when the payment fails.
-export function discountById(db: Db, id: string) {
-  return repo.findAnyDiscount(db, id);
+// For checkouts, orders and subscriptions: the discount rows they price with, the products a
+// discount is restricted to, and the atomic redemption taken on confirm and given back when the
+// payment fails. Each read takes the scope its caller holds (lib/org-scope.ts).
+
+/** A discount in the scope by id, deleted ones too (what was sold keeps pointing at it). */
+export function discountOf(db: Db, scope: OrgScope, id: string) {
+  return repo.findDiscountEvenDeleted(db, scope, id);
 }
 
-export function discountByCode(db: Db, organizationId: string, code: string) {
-  return repo.findByCode(db, organizationId, code);
+/** The live discount in the scope with this code. */
+export function discountByCode(db: Db, scope: OrgScope, code: string) {
+  return repo.findByCode(db, scope, code);
 }
 
-export async function restrictedProductIds(db: Db, discountId: string): Promise<string[]> {
-  return (await repo.productLinksOf(db, [discountId])).map((l) => l.productId);
+export async function restrictedProductIds(
+  db: Db,
+  scope: OrgScope,
+  discountId: string,
+): Promise<string[]> {
+  return (await repo.productLinksOf(db, scope, [discountId])).map((l) => l.productId);
 }
 
 export const redeemDiscount = repo.redeem;

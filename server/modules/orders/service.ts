@@ -5,7 +5,7 @@ import { organizationsForRead, type AuthContext } from "../../lib/auth-context.t
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/queries.ts";
-import { discountById, discountForDisplay } from "../discounts/service.ts";
+import { discountForDisplay, discountOf } from "../discounts/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
@@ -39,7 +39,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
   const subscriptionById = new Map(subscriptions.map((s) => [s.id, s]));
   return Promise.all(
     rows.map(async (o) => {
-      const discount = o.discountId ? await discountById(db, o.discountId) : null;
+      const discount = o.discountId ? await discountOf(db, scopeOfResource(o), o.discountId) : null;
       return orderOut(o, {
         items: items.filter((i) => i.orderId === o.id),
         customer: customerById.get(o.customerId)!,

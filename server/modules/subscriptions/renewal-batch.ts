@@ -10,7 +10,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerStatesOf } from "../customers/states.ts";
-import { discountById } from "../discounts/service.ts";
+import { discountOf } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
 import { queueReceiptMails } from "../invoices/receipt-queue.ts";
 import {
@@ -131,16 +131,16 @@ export async function renewBatch(
 /** Each subscription's cycle order, from one read of every product, customer and discount. */
 async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promise<CyclePlan[]> {
   const discountIds = [...new Set(subs.flatMap((s) => (s.discountId ? [s.discountId] : [])))];
+  // The subscriptions were read under tenancy: what they point at is of their organizations.
+  const scope = scopeOfResource(...subs);
   const [products, customers, discounts] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(...subs), [
-      ...new Set(subs.map(cycleProductId)),
-    ]),
+    productsForDisplay(deps.db, deps.baseUrl, scope, [...new Set(subs.map(cycleProductId))]),
     customersByIds(deps.db, [...new Set(subs.map((s) => s.customerId))]),
-    Promise.all(discountIds.map(async (id) => [id, await discountById(deps.db, id)] as const)),
+    Promise.all(discountIds.map(async (id) => [id, await discountOf(deps.db, scope, id)] as const)),
   ]);
   const productById = new Map(products.map((p) => [p.id, p]));
   const customerById = new Map(customers.map((c) => [c.id, c]));
-  const discountOf = new Map(discounts);
+  const discountById = new Map(discounts);
   return Promise.all(
     subs.map((s) =>
       planCycleFrom(
@@ -149,7 +149,7 @@ async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promi
         {
           product: productById.get(cycleProductId(s)),
           customer: customerById.get(s.customerId),
-          discount: s.discountId ? (discountOf.get(s.discountId) ?? null) : null,
+          discount: s.discountId ? (discountById.get(s.discountId) ?? null) : null,
         },
         pendingProrations(s),
       ),

@@ -8,7 +8,7 @@ import { inTransaction } from "../../../db/client.ts";
 import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/queries.ts";
-import { discountById, restrictedProductIds } from "../discounts/service.ts";
+import { discountOf, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -57,7 +57,7 @@ export interface CyclePlan {
 
 export type DisplayProduct = Awaited<ReturnType<typeof productsForDisplay>>[number];
 type DisplayCustomer = Awaited<ReturnType<typeof customersByIds>>[number];
-type DiscountRecord = Awaited<ReturnType<typeof discountById>>;
+type DiscountRecord = Awaited<ReturnType<typeof discountOf>>;
 
 /** What a cycle order is made from besides the subscription row (read once per batch). */
 export interface CycleInputs {
@@ -80,7 +80,7 @@ export async function planCycle(
   const [[product], [customer], discount] = await Promise.all([
     productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [cycleProductId(s)]),
     customersByIds(deps.db, [s.customerId]),
-    s.discountId ? discountById(deps.db, s.discountId) : Promise.resolve(null),
+    s.discountId ? discountOf(deps.db, scopeOfResource(s), s.discountId) : Promise.resolve(null),
   ]);
   return planCycleFrom(deps, s, { product, customer, discount: discount ?? null }, extraLines);
 }
@@ -319,8 +319,8 @@ export async function periodDiscount(
 ): Promise<CycleDiscount | null> {
   if (!s.discountId) return null;
   const [d, restricted] = await Promise.all([
-    discountById(deps.db, s.discountId),
-    restrictedProductIds(deps.db, s.discountId),
+    discountOf(deps.db, scopeOfResource(s), s.discountId),
+    restrictedProductIds(deps.db, scopeOfResource(s), s.discountId),
   ]);
   if (!d) return null;
   if (restricted.length > 0 && !restricted.includes(productId)) return null;

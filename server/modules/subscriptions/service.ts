@@ -10,7 +10,7 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerStateOf } from "../customers/states.ts";
-import { discountById, discountForDisplay } from "../discounts/service.ts";
+import { discountForDisplay, discountOf } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
@@ -40,7 +40,7 @@ export async function renderSubscriptions(db: Db, baseUrl: string, rows: repo.Su
   const productById = new Map(products.map((p) => [p.id, p]));
   return Promise.all(
     rows.map(async (s) => {
-      const discount = s.discountId ? await discountById(db, s.discountId) : null;
+      const discount = s.discountId ? await discountOf(db, scopeOfResource(s), s.discountId) : null;
       return subscriptionOut(s, {
         customer: customerById.get(s.customerId)!,
         product: productById.get(s.productId)!,
