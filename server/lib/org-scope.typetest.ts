@@ -1,6 +1,8 @@
-// Checked by `npm run typecheck`, never run: a products read takes only an OrgScope made by
-// lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products or customers read takes only an OrgScope
+// made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
+import * as customerRepo from "../modules/customers/repository.ts";
+import * as customers from "../modules/customers/queries.ts";
 import * as repo from "../modules/products/repository.ts";
 import * as products from "../modules/products/service.ts";
 import type { AuthContext } from "./auth-context.ts";
@@ -17,11 +19,23 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void repo.findPrice(db, [organizationId], "id");
   // @ts-expect-error and the readers other modules call
   void products.productsForDisplay(db, "", [organizationId], ["id"]);
+  // @ts-expect-error customers by id or external id
+  void customerRepo.findCustomer(db, [organizationId], { id: "id" });
+  // @ts-expect-error by email
+  void customerRepo.findByEmail(db, organizationId, "a@example.com");
+  // @ts-expect-error deleted ones included
+  void customerRepo.findAnyCustomer(db, [organizationId], "id");
+  // @ts-expect-error the caller's raw ids for a list
+  void customerRepo.listCustomers(db, ctx.organizationIds, { metadata: {} }, [], 10, 0);
+  // @ts-expect-error and the customers readers other modules call
+  void customers.customersByIds(db, [organizationId], ["id"]);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
   void repo.findProduct(db, scopeOfCaller(ctx), "id");
   void repo.findProducts(db, scopeOfResource({ organizationId }), ["id"]);
   void products.productsForDisplay(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
+  void customerRepo.findCustomer(db, scopeOfCaller(ctx), { externalId: "x" });
+  void customers.customersByIds(db, scopeOfResource({ organizationId }), ["id"]);
   return forged;
 }
