@@ -1,7 +1,9 @@
-// Checked by `npm run typecheck`, never run: a products, discounts or checkout links read takes only
-// an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products, customers, discounts or checkout links
+// read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as customerRepo from "../modules/customers/repository.ts";
+import * as customers from "../modules/customers/queries.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
 import * as repo from "../modules/products/repository.ts";
@@ -30,6 +32,16 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void discounts.restrictedProductIds(db, organizationId, "id");
   // @ts-expect-error checkout links
   void linksRepo.findLink(db, ctx.organizationIds, "id");
+  // @ts-expect-error customers by id or external id
+  void customerRepo.findCustomer(db, [organizationId], { id: "id" });
+  // @ts-expect-error by email
+  void customerRepo.findByEmail(db, organizationId, "a@example.com");
+  // @ts-expect-error deleted ones included
+  void customerRepo.findAnyCustomer(db, [organizationId], "id");
+  // @ts-expect-error the caller's raw ids for a list
+  void customerRepo.listCustomers(db, ctx.organizationIds, { metadata: {} }, [], 10, 0);
+  // @ts-expect-error and the customers readers other modules call
+  void customers.customersByIds(db, [organizationId], ["id"]);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -38,5 +50,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void products.productsForDisplay(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
   void discounts.discountOf(db, scopeOfResource({ organizationId }), "id");
   void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
+  void customerRepo.findCustomer(db, scopeOfCaller(ctx), { externalId: "x" });
+  void customers.customersByIds(db, scopeOfResource({ organizationId }), ["id"]);
   return forged;
 }

@@ -91,7 +91,7 @@ export async function fulfil(
         : payment.processorPaymentId === null
           ? trialOf(product!, row, true)
           : null;
-    const { customer } = await resolveBuyer(tx, clock, row.organizationId, {
+    const { customer } = await resolveBuyer(tx, clock, row, {
       id: row.customerId,
       externalId: row.externalCustomerId,
       email: row.customerEmail!,
@@ -210,7 +210,7 @@ export async function fulfil(
       productId: row.productId,
       subscriptionId: subscription?.id ?? null,
     });
-    await recordCustomerState(tx, clock, row.organizationId, customer.id);
+    await recordCustomerState(tx, clock, order);
     return updated;
   });
 }

@@ -2,6 +2,7 @@
 // product recurs), or for a zero-amount recurring checkout given a card, a setup that saves it
 // without charging. Runs outside any transaction; the idempotency key is the checkout and its
 // attempt number, so the reconciler can ask the processor what became of it after a crash.
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { findBuyer } from "../customers/buyers.ts";
 import { NO_PROCESSOR_MESSAGE } from "../payments/none.ts";
 import type { SavedPaymentMethod } from "../payments/processor.ts";
@@ -128,7 +129,7 @@ export async function takePayment(
 }
 
 async function buyerFor(deps: CheckoutDeps, row: CheckoutRow) {
-  const existing = await findBuyer(deps.db, row.organizationId, {
+  const existing = await findBuyer(deps.db, scopeOfResource(row), {
     id: row.customerId,
     externalId: row.externalCustomerId,
     email: row.customerEmail!,

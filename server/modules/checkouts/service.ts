@@ -236,7 +236,7 @@ export async function createCheckout(
     if (!discount || discount.deletedAt)
       invalid([{ loc: ["body", "discount_id"], msg: "Discount not found.", type: "value_error" }]);
   }
-  const customer = await findCustomerForCheckout(deps.db, organizationId, {
+  const customer = await findCustomerForCheckout(deps.db, scopeOfResource({ organizationId }), {
     id: input.customer_id ?? null,
     externalId: input.external_customer_id ?? null,
   });

@@ -4,6 +4,7 @@ import type { Db } from "../../../db/client.ts";
 import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { meterOut } from "../meters/schemas.ts";
 import { consumedUnits } from "../meters/queries.ts";
@@ -22,10 +23,11 @@ type Found = Awaited<ReturnType<typeof repo.listCustomerMeters>>["rows"];
 
 async function render(db: Db, rows: Found) {
   const customers = new Map(
-    (await customersByIds(db, [...new Set(rows.map((r) => r.cm.customerId))])).map((c) => [
-      c.id,
-      c,
-    ]),
+    (
+      await customersByIds(db, scopeOfResource(...rows.map((r) => r.cm)), [
+        ...new Set(rows.map((r) => r.cm.customerId)),
+      ])
+    ).map((c) => [c.id, c]),
   );
   return Promise.all(
     rows.map(async ({ cm, meter }) => {

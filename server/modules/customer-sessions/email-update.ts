@@ -8,6 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { changeToVerifiedEmail } from "../customers/service.ts";
 import { customersByIds } from "../customers/queries.ts";
 import type { Mailer } from "../email/mailer.ts";
@@ -41,7 +42,7 @@ export async function requestEmailUpdate(
   ctx: CustomerContext,
   email: string,
 ): Promise<void> {
-  const [customer] = await customersByIds(deps.db, [ctx.customerId]);
+  const [customer] = await customersByIds(deps.db, scopeOfCustomer(ctx), [ctx.customerId]);
   if (!customer) throw new InvalidEmailUpdate();
   if (customer.email.toLowerCase() === email.toLowerCase())
     throw RequestValidationError.field(

@@ -4,18 +4,19 @@
 import type { Db } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { customerOut, type CustomerRecord } from "./schemas.ts";
 
-/** The customer a checkout session names, by id or external id, within the organization. */
+/** The customer a checkout session names, by id or external id, within the scope. */
 export async function findCustomerForCheckout(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   by: { id: string | null; externalId: string | null },
 ): Promise<CustomerRecord | null> {
-  if (by.id) return repo.findCustomer(db, [organizationId], { id: by.id });
-  if (by.externalId) return repo.findCustomer(db, [organizationId], { externalId: by.externalId });
+  if (by.id) return repo.findCustomer(db, scope, { id: by.id });
+  if (by.externalId) return repo.findCustomer(db, scope, { externalId: by.externalId });
   return null;
 }
 
@@ -30,25 +31,29 @@ export interface BuyerDetails {
 /** The customer a purchase would resolve to, without creating one (null for a new buyer). */
 export async function findBuyer(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   buyer: Pick<BuyerDetails, "id" | "externalId" | "email">,
 ): Promise<CustomerRecord | null> {
   return (
-    (await findCustomerForCheckout(db, organizationId, buyer)) ??
-    (await repo.findByEmail(db, organizationId, buyer.email))
+    (await findCustomerForCheckout(db, scope, buyer)) ??
+    (await repo.findByEmail(db, scope, buyer.email))
   );
 }
 
-/** The purchase's customer, created when new; an existing one without an address gets the buyer's. */
+/**
+ * The purchase's customer, created when new; an existing one without an address gets the buyer's.
+ * `purchase` is the row being bought through (a checkout, a seat's subscription), read under
+ * tenancy: its organization is where the customer is looked up and created.
+ */
 export async function resolveBuyer(
   db: Db,
   clock: Clock,
-  organizationId: string,
+  purchase: { organizationId: string },
   buyer: BuyerDetails,
 ): Promise<{ customer: CustomerRecord; created: boolean }> {
-  const existing =
-    (await findCustomerForCheckout(db, organizationId, buyer)) ??
-    (await repo.findByEmail(db, organizationId, buyer.email));
+  const { organizationId } = purchase;
+  const scope = scopeOfResource(purchase);
+  const existing = await findBuyer(db, scope, buyer);
   if (existing) {
     if (buyer.billingAddress && !existing.billingAddress) {
       await repo.updateCustomer(db, existing.id, {
@@ -67,7 +72,7 @@ export async function resolveBuyer(
     billingAddress: buyer.billingAddress,
     createdAt: clock.now(),
   });
-  const customer = (await repo.findAnyCustomer(db, id))!;
+  const customer = (await repo.findAnyCustomer(db, scope, id))!;
   await recordEvent(db, clock, {
     organizationId,
     type: "customer.created",

@@ -1,8 +1,11 @@
-// SQL for customers. Every read is scoped to the caller's organizations and skips deleted rows.
+// SQL for customers. Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL, and
+// all but the deleted-included readers skip deleted rows; writes go by the id of a customer already
+// read under a scope (or just inserted into an organization the caller proved).
 import { and, asc, count, desc, eq, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customers, events, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { CustomerRecord, CustomerRow } from "./schemas.ts";
 
@@ -18,6 +21,8 @@ const firstUserEventAt =
   );
 
 const selection = { customer: customers, firstUserEventAt };
+
+const inScope = (scope: OrgScope) => inArray(customers.organizationId, [...scope]);
 
 function record(row: { customer: CustomerRow; firstUserEventAt: Date | null }): CustomerRecord {
   return { ...row.customer, firstUserEventAt: row.firstUserEventAt };
@@ -38,17 +43,14 @@ export interface CustomerFilter {
 
 export async function listCustomers(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   filter: CustomerFilter,
   sorting: { key: keyof typeof SORTS; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: CustomerRecord[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: (SQL | undefined)[] = [
-    inArray(customers.organizationId, organizationIds),
-    isNull(customers.deletedAt),
-  ];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: (SQL | undefined)[] = [inScope(scope), isNull(customers.deletedAt)];
   if (filter.email) conds.push(sql`lower(${customers.email}) = lower(${filter.email})`);
   if (filter.query) {
     const q = containsPattern(filter.query);
@@ -79,42 +81,39 @@ export async function listCustomers(
 
 export async function findCustomer(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   by: { id: string } | { externalId: string },
 ): Promise<CustomerRecord | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const key = "id" in by ? eq(customers.id, by.id) : eq(customers.externalId, by.externalId);
   const [row] = await db
     .select(selection)
     .from(customers)
-    .where(
-      and(
-        key,
-        inArray(customers.organizationId, [...organizationIds]),
-        isNull(customers.deletedAt),
-      ),
-    )
+    .where(and(key, inScope(scope), isNull(customers.deletedAt)))
     .limit(1);
   return row ? record(row) : null;
 }
 
-/** Which of the unique fields are already used by another live customer of the organization. */
+/**
+ * Which of the unique fields are already used by another live customer in the scope: the one
+ * organization a customer is created in or belongs to, since uniqueness is per organization.
+ */
 export async function conflicts(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   values: { email?: string | null | undefined; externalId?: string | null | undefined },
   exceptId?: string,
 ) {
   const checks: SQL[] = [];
   if (values.email) checks.push(sql`lower(${customers.email}) = lower(${values.email})`);
   if (values.externalId) checks.push(eq(customers.externalId, values.externalId));
-  if (checks.length === 0) return { email: false, externalId: false };
+  if (checks.length === 0 || scope.length === 0) return { email: false, externalId: false };
   const rows = await db
     .select({ email: customers.email, externalId: customers.externalId })
     .from(customers)
     .where(
       and(
-        eq(customers.organizationId, organizationId),
+        inScope(scope),
         isNull(customers.deletedAt),
         or(...checks),
         exceptId ? sql`${customers.id} <> ${exceptId}` : undefined,
@@ -145,47 +144,58 @@ export async function updateCustomer(
 }
 
 /** Reads a customer by id whatever its state, for the customer.deleted payload. */
-export async function findAnyCustomer(db: Db, id: string): Promise<CustomerRecord | null> {
-  const [row] = await db.select(selection).from(customers).where(eq(customers.id, id)).limit(1);
+export async function findAnyCustomer(
+  db: Db,
+  scope: OrgScope,
+  id: string,
+): Promise<CustomerRecord | null> {
+  if (scope.length === 0) return null;
+  const [row] = await db
+    .select(selection)
+    .from(customers)
+    .where(and(eq(customers.id, id), inScope(scope)))
+    .limit(1);
   return row ? record(row) : null;
 }
 
-/** Live customers of one organization by id or external id, for resolving ingested events. */
-export async function customerRefs(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-  externalIds: string[],
-) {
-  if (ids.length === 0 && externalIds.length === 0) return [];
+/** Live customers in the scope by id or external id, for resolving ingested events. */
+export async function customerRefs(db: Db, scope: OrgScope, ids: string[], externalIds: string[]) {
+  if ((ids.length === 0 && externalIds.length === 0) || scope.length === 0) return [];
   const match: SQL[] = [];
   if (ids.length > 0) match.push(inArray(customers.id, ids));
   if (externalIds.length > 0) match.push(inArray(customers.externalId, externalIds));
   return db
     .select({ id: customers.id, externalId: customers.externalId })
     .from(customers)
-    .where(
-      and(eq(customers.organizationId, organizationId), isNull(customers.deletedAt), or(...match)),
-    );
+    .where(and(inScope(scope), isNull(customers.deletedAt), or(...match)));
 }
 
-export async function findCustomersByIds(db: Db, ids: string[]): Promise<CustomerRecord[]> {
-  if (ids.length === 0) return [];
-  const rows = await db.select(selection).from(customers).where(inArray(customers.id, ids));
+/** The customers among `ids` in the scope, deleted ones included (unknown and out-of-scope left out). */
+export async function findCustomersByIds(
+  db: Db,
+  scope: OrgScope,
+  ids: string[],
+): Promise<CustomerRecord[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
+  const rows = await db
+    .select(selection)
+    .from(customers)
+    .where(and(inArray(customers.id, ids), inScope(scope)));
   return rows.map(record);
 }
 
 export async function findByEmail(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   email: string,
 ): Promise<CustomerRecord | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select(selection)
     .from(customers)
     .where(
       and(
-        eq(customers.organizationId, organizationId),
+        inScope(scope),
         isNull(customers.deletedAt),
         sql`lower(${customers.email}) = lower(${email})`,
       ),

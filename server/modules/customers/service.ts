@@ -7,11 +7,11 @@ import type { CustomerAddress } from "../../../db/schema/index.ts";
 import {
   assertAccessible,
   organizationForWrite,
-  organizationsForRead,
   type AuthContext,
 } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { uniqueViolation } from "../../lib/db-errors.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { linkCustomerEvents } from "../events/service.ts";
@@ -45,11 +45,10 @@ export async function listCustomers(
   metadata: Record<string, string[]>,
   page: Pagination,
 ) {
-  const orgs = organizationsForRead(ctx, query.organization_id);
   const filter = { email: query.email, query: query.query, active: query.active, metadata };
   const { rows, total } = await repo.listCustomers(
     deps.db,
-    orgs,
+    scopeOfCaller(ctx, query.organization_id),
     filter,
     query.sorting,
     page.limit,
@@ -59,7 +58,7 @@ export async function listCustomers(
 }
 
 async function load(db: Db, ctx: AuthContext, ref: CustomerRef): Promise<CustomerRecord> {
-  const found = await repo.findCustomer(db, ctx.organizationIds, ref);
+  const found = await repo.findCustomer(db, scopeOfCaller(ctx), ref);
   if (!found) throw new ResourceNotFound("Customer not found.");
   assertAccessible(ctx, found.organizationId, "Customer not found.");
   return found;
@@ -94,11 +93,11 @@ function address(input: CustomerUpdate["billing_address"]): CustomerAddress | nu
 
 async function assertUnique(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   values: { email?: string | null | undefined; externalId?: string | null | undefined },
   exceptId?: string,
 ) {
-  const taken = await repo.conflicts(db, organizationId, values, exceptId);
+  const taken = await repo.conflicts(db, scope, values, exceptId);
   if (taken.email)
     throw RequestValidationError.field(
       ["body", "email"],
@@ -133,12 +132,14 @@ async function guardUnique<T>(fn: () => Promise<T>): Promise<T> {
 
 export async function createCustomer(deps: CustomerDeps, ctx: AuthContext, input: CustomerCreate) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
+  // The organization was proven by organizationForWrite.
+  const scope = scopeOfResource({ organizationId });
   const billingAddress = address(input.billing_address);
   const taxId = taxIdFor(input.tax_id, billingAddress?.country ?? null);
   const now = deps.clock.now();
   return guardUnique(() =>
     inTransaction(deps.db, async (tx) => {
-      await assertUnique(tx, organizationId, { email: input.email, externalId: input.external_id });
+      await assertUnique(tx, scope, { email: input.email, externalId: input.external_id });
       const id = await repo.insertCustomer(tx, {
         organizationId,
         email: input.email,
@@ -151,7 +152,7 @@ export async function createCustomer(deps: CustomerDeps, ctx: AuthContext, input
         createdAt: now,
       });
       if (input.external_id) await linkCustomerEvents(tx, organizationId, id, input.external_id);
-      const data = customerOut((await repo.findAnyCustomer(tx, id))!);
+      const data = customerOut((await repo.findAnyCustomer(tx, scope, id))!);
       await recordEvent(tx, deps.clock, { organizationId, type: "customer.created", data });
       return data;
     }),
@@ -193,7 +194,7 @@ export async function updateCustomer(
       if (taxId !== undefined) values.taxId = taxId;
       await assertUnique(
         tx,
-        current.organizationId,
+        scopeOfResource(current),
         { email: values.email, externalId: values.externalId },
         current.id,
       );
@@ -201,7 +202,9 @@ export async function updateCustomer(
       await repo.updateCustomer(tx, current.id, values);
       if (values.externalId)
         await linkCustomerEvents(tx, current.organizationId, current.id, values.externalId);
-      const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
+      const data = customerOut(
+        (await repo.findAnyCustomer(tx, scopeOfResource(current), current.id))!,
+      );
       await recordEvent(tx, deps.clock, {
         organizationId: current.organizationId,
         type: "customer.updated",
@@ -236,7 +239,9 @@ export async function updateCustomerBilling(
     if (taxId !== undefined) values.taxId = taxId;
     values.modifiedAt = deps.clock.now();
     await repo.updateCustomer(tx, current.id, values);
-    const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
+    const data = customerOut(
+      (await repo.findAnyCustomer(tx, scopeOfResource(current), current.id))!,
+    );
     await recordEvent(tx, deps.clock, {
       organizationId: current.organizationId,
       type: "customer.updated",
@@ -257,16 +262,17 @@ export async function changeToVerifiedEmail(
   customer: { organizationId: string; id: string },
   email: string,
 ): Promise<{ previous: string } | null> {
-  const taken = await repo.conflicts(tx, customer.organizationId, { email }, customer.id);
+  const scope = scopeOfResource(customer);
+  const taken = await repo.conflicts(tx, scope, { email }, customer.id);
   if (taken.email) return null;
-  const current = await repo.findAnyCustomer(tx, customer.id);
+  const current = await repo.findAnyCustomer(tx, scope, customer.id);
   if (!current) return null;
   await repo.updateCustomer(tx, customer.id, {
     email,
     emailVerified: true,
     modifiedAt: clock.now(),
   });
-  const data = customerOut((await repo.findAnyCustomer(tx, customer.id))!);
+  const data = customerOut((await repo.findAnyCustomer(tx, scope, customer.id))!);
   await recordEvent(tx, clock, {
     organizationId: customer.organizationId,
     type: "customer.updated",
@@ -298,7 +304,9 @@ export async function deleteCustomer(
       });
     }
     await repo.updateCustomer(tx, current.id, values);
-    const data = customerOut((await repo.findAnyCustomer(tx, current.id))!);
+    const data = customerOut(
+      (await repo.findAnyCustomer(tx, scopeOfResource(current), current.id))!,
+    );
     await recordEvent(tx, deps.clock, {
       organizationId: current.organizationId,
       type: "customer.deleted",

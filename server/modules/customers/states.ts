@@ -3,15 +3,16 @@
 // read-only queries, since their use cases emit it. customerStatesOf gives many customers' states
 // from one read per kind of row instead of one per customer (a batch of renewals).
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { customerStateGrants, customerStateGrantsOf } from "../grants/queries.ts";
 import { stateSubscriptionOut } from "../subscriptions/schemas.ts";
 import { activeSubscriptionsOf, activeSubscriptionsOfCustomers } from "../subscriptions/queries.ts";
 import * as repo from "./repository.ts";
 import { customerOut, type CustomerRecord } from "./schemas.ts";
 
-export async function customerStatesOf(db: Db, customerIds: string[]) {
+export async function customerStatesOf(db: Db, scope: OrgScope, customerIds: string[]) {
   const [customers, active, grants] = await Promise.all([
-    repo.findCustomersByIds(db, customerIds),
+    repo.findCustomersByIds(db, scope, customerIds),
     activeSubscriptionsOfCustomers(db, customerIds),
     customerStateGrantsOf(db, customerIds),
   ]);
@@ -45,9 +46,9 @@ export async function customerStateExtras(deps: { db: Db }, customer: CustomerRe
   };
 }
 
-/** The state of a customer by id (any state), as customer.state_changed carries it. */
-export async function customerStateOf(db: Db, customerId: string) {
-  const customer = await repo.findAnyCustomer(db, customerId);
+/** The state of a customer by id (any state) in the scope, as customer.state_changed carries it. */
+export async function customerStateOf(db: Db, scope: OrgScope, customerId: string) {
+  const customer = await repo.findAnyCustomer(db, scope, customerId);
   if (!customer) return null;
   return { ...customerOut(customer), ...(await customerStateExtras({ db }, customer)) };
 }

@@ -7,6 +7,7 @@ import {
 } from "../../lib/auth-context.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import type { Db } from "../../../db/client.ts";
 import { applyProcessorDispute, type DisputeDeps } from "./apply.ts";
@@ -20,7 +21,9 @@ export class DisputeNotOpen extends ApiError {
 }
 
 async function render(db: Db, rows: repo.DisputeRow[]) {
-  const customers = await customersByIds(db, [...new Set(rows.map((r) => r.customerId))]);
+  const customers = await customersByIds(db, scopeOfResource(...rows), [
+    ...new Set(rows.map((r) => r.customerId)),
+  ]);
   const byId = new Map(customers.map((c) => [c.id, c]));
   return rows.map((r) => disputeOut(r, byId.get(r.customerId)!));
 }

@@ -47,17 +47,14 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
   const organizationId = organizationForWrite(ctx, input.organization_id);
   if (!(await offSessionChargesEnabled(deps.db, organizationId)))
     throw new OffSessionChargesNotEnabled();
-  const customer = await findCustomerForCheckout(deps.db, organizationId, {
+  // The organization was proven by organizationForWrite.
+  const scope = scopeOfResource({ organizationId });
+  const customer = await findCustomerForCheckout(deps.db, scope, {
     id: input.customer_id,
     externalId: null,
   });
   if (!customer) throw field("customer_id", "Customer not found.");
-  const [product] = await productsWithPrices(
-    deps.db,
-    deps.baseUrl,
-    scopeOfResource({ organizationId }),
-    [input.product_id],
-  );
+  const [product] = await productsWithPrices(deps.db, deps.baseUrl, scope, [input.product_id]);
   if (!product || product.row.isArchived) throw field("product_id", "Product not found.");
   if (product.row.recurringInterval)
     throw field("product_id", "A draft order is for a one-time product; this one recurs.");

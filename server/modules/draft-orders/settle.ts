@@ -108,7 +108,7 @@ export async function markPaid(
       productId: paid.productId,
       subscriptionId: null,
     });
-    await recordCustomerState(tx, deps.clock, paid.organizationId, paid.customerId);
+    await recordCustomerState(tx, deps.clock, paid);
     return paid;
   });
 }

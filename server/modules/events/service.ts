@@ -15,6 +15,7 @@ import {
   type ValidationIssue,
 } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds, resolveCustomerRefs } from "../customers/queries.ts";
 import { moveCustomerRollups } from "../meters/rollups.ts";
 import { meterFilterFor } from "../meters/service.ts";
@@ -88,7 +89,11 @@ async function resolveCustomers(
   ];
   if (ids.length === 0) return;
   const found = new Map(
-    (await resolveCustomerRefs(db, organizationId, ids, [])).map((c) => [c.id, c.externalId]),
+    // The events' organization was proven by organizationForWrite.
+    (await resolveCustomerRefs(db, scopeOfResource({ organizationId }), ids, [])).map((c) => [
+      c.id,
+      c.externalId,
+    ]),
   );
   for (const { r, i } of mine) {
     if (!r.customerId) continue;
@@ -153,7 +158,9 @@ export async function linkCustomerEvents(
 
 async function withCustomers(db: Db, rows: EventRecord[]) {
   const ids = [...new Set(rows.map((r) => r.customerId).filter((id): id is string => Boolean(id)))];
-  const byId = new Map((await customersByIds(db, ids)).map((c) => [c.id, c]));
+  const byId = new Map(
+    (await customersByIds(db, scopeOfResource(...rows), ids)).map((c) => [c.id, c]),
+  );
   return rows.map((r) => eventOut(r, (r.customerId && byId.get(r.customerId)) || null));
 }
 

@@ -5,6 +5,7 @@
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import type { CustomerGrantUpdate } from "./schemas.ts";
@@ -39,7 +40,7 @@ export async function updateGrantOfCustomer(
     if (!provider || !("properties" in input) || !("account_id" in input.properties)) return grant;
     const accountId = input.properties.account_id;
     if (accountId !== null) {
-      const [owner] = await customersByIds(tx, [grant.customerId]);
+      const [owner] = await customersByIds(tx, scopeOfResource(grant), [grant.customerId]);
       const linked = await repo.linkedAccounts(tx, owner?.email ?? "", provider);
       if (!linked.some((a) => a.accountId === accountId))
         throw RequestValidationError.field(

@@ -9,6 +9,7 @@ import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerStateOf } from "../customers/states.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -33,7 +34,7 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
   if (!grant?.pendingAction) return "skipped";
   const action = grant.pendingAction as Action;
   const [benefitRow] = await benefitRowsByIds(deps.db, [grant.benefitId]);
-  const [customer] = await customersByIds(deps.db, [grant.customerId]);
+  const [customer] = await customersByIds(deps.db, scopeOfResource(grant), [grant.customerId]);
   const strategy = STRATEGIES[benefitRow!.type]!;
   const input = (db: Db, g: repo.GrantRow) => ({
     db,
@@ -140,7 +141,7 @@ async function recordFailure(
 
 async function emitChange(tx: Db, clock: Clock, grant: repo.GrantRow, type: string): Promise<void> {
   const [[customer], [benefit]] = await Promise.all([
-    customersByIds(tx, [grant.customerId]),
+    customersByIds(tx, scopeOfResource(grant), [grant.customerId]),
     benefitRowsByIds(tx, [grant.benefitId]),
   ]);
   await recordEvent(tx, clock, {
@@ -148,7 +149,7 @@ async function emitChange(tx: Db, clock: Clock, grant: repo.GrantRow, type: stri
     type,
     data: grantWebhookOut(grant, customer!, benefitOut(benefit!)),
   });
-  const state = await customerStateOf(tx, grant.customerId);
+  const state = await customerStateOf(tx, scopeOfResource(grant), grant.customerId);
   if (state)
     await recordEvent(tx, clock, {
       organizationId: grant.organizationId,

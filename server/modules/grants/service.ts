@@ -13,6 +13,7 @@ import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerMetersOf, customersWithMeters } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
@@ -135,7 +136,7 @@ export async function revokeBenefitsRemovedFromProduct(
 
 export async function renderGrants(db: Db, rows: repo.GrantRow[]) {
   const [customers, benefits] = await Promise.all([
-    customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
+    customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
     benefitRowsByIds(db, [...new Set(rows.map((r) => r.benefitId))]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));

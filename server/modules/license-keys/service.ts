@@ -8,6 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval } from "../../lib/periods.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import {
@@ -24,7 +25,9 @@ export interface LicenseKeyDeps {
 }
 
 export async function renderKeys(db: Db, rows: repo.LicenseKeyRow[]) {
-  const customers = await customersByIds(db, [...new Set(rows.map((r) => r.customerId))]);
+  const customers = await customersByIds(db, scopeOfResource(...rows), [
+    ...new Set(rows.map((r) => r.customerId)),
+  ]);
   const byId = new Map(customers.map((c) => [c.id, c]));
   return rows.map((r) => licenseKeyOut(r, byId.get(r.customerId)!));
 }

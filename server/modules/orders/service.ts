@@ -26,7 +26,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
       db,
       rows.map((r) => r.id),
     ),
-    customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
+    customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
     productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
       ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
     ]),

@@ -9,6 +9,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import { processorCustomerId } from "./queries.ts";
@@ -46,7 +47,7 @@ export async function addCustomerPaymentMethod(
 ): Promise<AddedMethod> {
   if (deps.processor.name === "none")
     throw new PaymentMethodSetupFailed("This store takes no payments.");
-  const [customer] = await customersByIds(deps.db, [ctx.customerId]);
+  const [customer] = await customersByIds(deps.db, scopeOfCustomer(ctx), [ctx.customerId]);
   if (!customer) throw new PaymentMethodSetupFailed("The customer no longer exists.");
   const scope = { organizationId: ctx.organizationId };
   const result = await deps.processor.setup({

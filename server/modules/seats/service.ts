@@ -9,6 +9,7 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { findBuyer, findCustomerForCheckout, resolveBuyer } from "../customers/buyers.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { grantBenefitsForOrder, revokeBenefitsOfSeatHolder } from "../grants/service.ts";
@@ -121,7 +122,7 @@ async function holderOf(
     if (!member) throw new ResourceNotFound("Member not found.");
     email = member.email;
   } else if (input.customer_id || input.external_customer_id) {
-    const customer = await findCustomerForCheckout(tx, p.organizationId, {
+    const customer = await findCustomerForCheckout(tx, scopeOfResource(p), {
       id: input.customer_id ?? null,
       externalId: input.external_customer_id ?? null,
     });
@@ -130,11 +131,11 @@ async function holderOf(
   } else {
     email = input.email!;
   }
-  const existing = await findBuyer(tx, p.organizationId, { id: null, externalId: null, email });
+  const existing = await findBuyer(tx, scopeOfResource(p), { id: null, externalId: null, email });
   const customer =
     existing ??
     (
-      await resolveBuyer(tx, clock, p.organizationId, {
+      await resolveBuyer(tx, clock, p, {
         id: null,
         externalId: null,
         email,
@@ -225,7 +226,7 @@ export async function claimInTransaction(
       productId: p.productId,
       subscriptionId: row.subscriptionId,
     });
-    await recordCustomerState(tx, deps.clock, row.organizationId, row.customerId);
+    await recordCustomerState(tx, deps.clock, { ...row, customerId: row.customerId });
   }
   await emit(tx, deps.clock, "customer_seat.claimed", row);
   return row;
@@ -250,7 +251,7 @@ export async function revokeSeat(deps: SeatDeps, lock: SeatLocker, id: string) {
         seat.customerId,
         seat.subscriptionId ?? seat.orderId!,
       );
-      await recordCustomerState(tx, deps.clock, seat.organizationId, seat.customerId);
+      await recordCustomerState(tx, deps.clock, { ...seat, customerId: seat.customerId });
     }
     const now = deps.clock.now();
     const revoked = await repo.updateSeat(tx, seat.id, {

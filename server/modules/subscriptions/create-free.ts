@@ -85,7 +85,7 @@ export async function createFreeSubscription(
       "subscription.created",
       "subscription.active",
     ]);
-    await recordCustomerState(tx, clock, product.organization_id, customer.id);
+    await recordCustomerState(tx, clock, row);
     return renderSubscription(tx, deps.baseUrl, row);
   });
 }

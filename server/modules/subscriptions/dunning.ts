@@ -6,6 +6,7 @@
 // each failure, once the change has committed.
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
@@ -106,7 +107,7 @@ export async function retryPayment(
         s.id,
         isMeterCycle(order) ? "meter_credit" : "all",
       );
-      await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+      await recordCustomerState(tx, clock, s);
       return { order: paidOrder, final: false, failed: false };
     }
     const attempts = attempt + 1;
@@ -126,7 +127,7 @@ export async function retryPayment(
     return { order: failedOrder, final: false, failed: true };
   });
   if (result?.failed) {
-    const [customer] = await customersByIds(deps.db, [s.customerId]);
+    const [customer] = await customersByIds(deps.db, scopeOfResource(s), [s.customerId]);
     await sendPaymentFailedMail(deps, {
       email: customer?.email ?? null,
       productName: null,
@@ -179,7 +180,7 @@ async function endForNonPayment(
   ]);
   await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
   await revokeSeatsOfSubscription(tx, clock, ended.id);
-  await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+  await recordCustomerState(tx, clock, s);
   return voided;
 }
 

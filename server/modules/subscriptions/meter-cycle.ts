@@ -49,7 +49,7 @@ export async function settleMeterCycle(
   if (!end) return false;
   const [[product], [customer]] = await Promise.all([
     productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [s.productId]),
-    customersByIds(deps.db, [s.customerId]),
+    customersByIds(deps.db, scopeOfResource(s), [s.customerId]),
   ]);
   const cycle = product ? meterCycleOf(product) : null;
   const prices = ((product?.prices ?? []) as CyclePrice[]).filter(
@@ -171,7 +171,7 @@ export async function settleMeterCycle(
     ]);
     // Credits renew with the cycle once it is paid for (a failed one renews them at its retry).
     if (paid) await cycleGrantsOfSubscription(tx, clock, s.id, "meter_credit");
-    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    await recordCustomerState(tx, clock, s);
     return { order, paid };
   });
   if (!made) return false;

@@ -36,7 +36,7 @@ export async function endAtPeriodEnd(deps: BillingDeps, id: string, at: Date): P
     ]);
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
     await revokeSeatsOfSubscription(tx, clock, ended.id);
-    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    await recordCustomerState(tx, clock, s);
     return true;
   });
 }
@@ -60,7 +60,7 @@ export async function pauseAtPeriodEnd(deps: BillingDeps, id: string, at: Date):
       "subscription.updated",
       "subscription.paused",
     ]);
-    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    await recordCustomerState(tx, clock, s);
     return true;
   });
 }

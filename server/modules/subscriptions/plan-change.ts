@@ -239,7 +239,7 @@ async function switchProduct(
   await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, row, [
     "subscription.updated",
   ]);
-  await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+  await recordCustomerState(tx, clock, s);
 }
 
 /** A change applied at the period's end (`next_period`): recorded on the row, announced now. */

@@ -135,7 +135,7 @@ async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promi
   const scope = scopeOfResource(...subs);
   const [products, customers, discounts] = await Promise.all([
     productsForDisplay(deps.db, deps.baseUrl, scope, [...new Set(subs.map(cycleProductId))]),
-    customersByIds(deps.db, [...new Set(subs.map((s) => s.customerId))]),
+    customersByIds(deps.db, scope, [...new Set(subs.map((s) => s.customerId))]),
     Promise.all(discountIds.map(async (id) => [id, await discountOf(deps.db, scope, id)] as const)),
   ]);
   const productById = new Map(products.map((p) => [p.id, p]));
@@ -211,7 +211,9 @@ async function writeBatch(
     );
     const [subscriptionData, states] = await Promise.all([
       renderSubscriptions(tx, deps.baseUrl, updated),
-      customerStatesOf(tx, [...new Set(done.map((d) => d.s.customerId))]),
+      customerStatesOf(tx, scopeOfResource(...done.map((d) => d.s)), [
+        ...new Set(done.map((d) => d.s.customerId)),
+      ]),
     ]);
     // Numbered this late: the organization's counter row stays locked from here to commit, and a
     // concurrent batch of the same organization waits for it only from its own numbering on.

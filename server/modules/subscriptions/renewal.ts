@@ -79,7 +79,7 @@ export async function planCycle(
 ): Promise<CyclePlan> {
   const [[product], [customer], discount] = await Promise.all([
     productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [cycleProductId(s)]),
-    customersByIds(deps.db, [s.customerId]),
+    customersByIds(deps.db, scopeOfResource(s), [s.customerId]),
     s.discountId ? discountOf(deps.db, scopeOfResource(s), s.discountId) : Promise.resolve(null),
   ]);
   return planCycleFrom(deps, s, { product, customer, discount: discount ?? null }, extraLines);
@@ -216,7 +216,7 @@ export async function renewSubscription(
         "subscription.cycled",
       ]);
     }
-    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    await recordCustomerState(tx, clock, s);
     return inserted.order;
   });
   if (!made) return false;

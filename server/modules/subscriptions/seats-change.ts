@@ -81,7 +81,7 @@ export async function changeSeats(
     await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, row, [
       "subscription.updated",
     ]);
-    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    await recordCustomerState(tx, clock, s);
   };
 
   if (behavior === "next_period") {

@@ -31,7 +31,7 @@ export interface SubscriptionDeps {
 export async function renderSubscriptions(db: Db, baseUrl: string, rows: repo.SubscriptionRow[]) {
   if (rows.length === 0) return [];
   const [customers, products] = await Promise.all([
-    customersByIds(db, [...new Set(rows.map((r) => r.customerId))]),
+    customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
     productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
       ...new Set(rows.map((r) => r.productId)),
     ]),
@@ -148,16 +148,23 @@ export async function createSubscription(
   return scheduleNext(tx, deps.queue, row);
 }
 
-/** customer.state_changed with the customer's state as it is inside this transaction. */
+/**
+ * customer.state_changed with the customer's state as it is inside this transaction. `owner` is the
+ * row that changed (a subscription, seat, order or checkout), read under tenancy, naming its
+ * customer: the customer is read under its organization.
+ */
 export async function recordCustomerState(
   tx: Db,
   clock: Clock,
-  organizationId: string,
-  customerId: string,
+  owner: { organizationId: string; customerId: string },
 ): Promise<void> {
-  const state = await customerStateOf(tx, customerId);
+  const state = await customerStateOf(tx, scopeOfResource(owner), owner.customerId);
   if (state)
-    await recordEvent(tx, clock, { organizationId, type: "customer.state_changed", data: state });
+    await recordEvent(tx, clock, {
+      organizationId: owner.organizationId,
+      type: "customer.state_changed",
+      data: state,
+    });
 }
 
 export async function subscriptionsByIds(db: Db, ids: string[]) {

@@ -77,7 +77,7 @@ export async function updateSubscription(
     if (!change) return { data: await renderSubscription(tx, deps.baseUrl, s), dueNow: false };
     const data = await renderSubscription(tx, deps.baseUrl, change.row);
     await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
-    await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+    await recordCustomerState(tx, clock, s);
     return { data, dueNow: change.dueNow ?? false };
   });
   if (result.dueNow) {
@@ -102,7 +102,7 @@ export async function revokeSubscriptionNow(
   if (!s || ENDED.has(s.status)) return false;
   const change = (await applyChange(tx, deps, clock, s, { revoke: true }))!;
   await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
-  await recordCustomerState(tx, clock, s.organizationId, s.customerId);
+  await recordCustomerState(tx, clock, s);
   return true;
 }
 
