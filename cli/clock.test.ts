@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../test/helpers/auth.ts";
 import { cliEnv, till } from "../test/helpers/cli.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
-import { addMonths, parseAdvance } from "./commands/clock.ts";
+import { addMonths, advanceBody } from "./commands/clock.ts";
+import { clockAdvanceArgs } from "./commands/clock-flags.ts";
 
 let t: TestServer;
 let env: Record<string, string>;
@@ -26,6 +27,8 @@ type Clock = { organization_id: string; now: string; offset_seconds: number };
 
 describe("till clock", { timeout: 120_000 }, () => {
   it("parses durations and month ends as the server bills", () => {
+    const parseAdvance = (text: string, now: Date) =>
+      advanceBody(clockAdvanceArgs.parse({ when: text }).when, now);
     expect(parseAdvance("14d", new Date())).toEqual({ seconds: 14 * 86_400 });
     expect(parseAdvance("36h", new Date())).toEqual({ seconds: 36 * 3600 });
     expect(parseAdvance("1mo", new Date("2027-01-31T10:00:00Z"))).toEqual({
@@ -48,8 +51,10 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(to.now).toBe(target);
 
     const bad = await till(["clock", "advance", "soon"], env);
-    expect(bad.exitCode).not.toBe(0);
-    expect(bad.stderr).toContain("Expected a duration");
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain(
+      '<when>: must be a duration (1mo, 1y, 2w, 14d, 36h, 90m, 30s) or an RFC 3339 time; got "soon"',
+    );
     const back = await till(["clock", "advance", shown.now], env);
     expect(back.exitCode).not.toBe(0);
     expect(back.stderr).toContain("only moves forward");

@@ -65,7 +65,7 @@ describe("till completion", () => {
   it("an unknown shell is a usage error", async () => {
     const result = await runTill(["completion", "tcsh"]);
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain("use bash, zsh or fish");
+    expect(result.stderr).toContain("<shell>: must be one of bash, zsh or fish");
   });
 });
 

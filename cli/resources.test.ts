@@ -254,9 +254,11 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect(badUrl.stderr).toContain("--success-url:");
   });
 
-  it("every command's flags: a bad value is a usage error naming the flag, and nothing is sent", async () => {
+  it("every command's flags and arguments: a bad value is a usage error naming it, and nothing is sent", async () => {
     const id = "00000000-0000-4000-8000-000000000000";
     const groups = [
+      ["products"],
+      ["customers"],
       ["discounts"],
       ["benefits"],
       ["refunds"],
@@ -301,6 +303,31 @@ describe("resource commands", { timeout: 120_000 }, () => {
       [["listen", "--forward-to", "ftp://localhost/hooks"], "--forward-to:"],
       [["listen", "--replay", "1001"], "--replay:"],
       [["trigger", "order.paid", "--override", "nonsense"], "--override:"],
+      // Positional arguments: ids are UUIDs as the server reads them, so a typo stops here.
+      [["products", "get", "prod_123"], '<id>: must be an id (a UUID), got "prod_123"'],
+      [["products", "update", "pro", "--name", "X"], "<id>:"],
+      [["products", "archive", "1234"], "<id>:"],
+      [["customers", "delete", "jane@example.com"], "<id>:"],
+      [["customers", "state", "cus_1"], "<id>:"],
+      [["meters", "quantities", "tokens"], "<id>:"],
+      [["license-keys", "update", "key_1", "--status", "disabled"], "<id>:"],
+      [["license-keys", "validate", ""], "<key>:"],
+      [["webhooks", "endpoints", "disable", "hook"], "<id>:"],
+      [["webhooks", "redeliver", "evt_1"], "<event-id>:"],
+      [["events", "resend", "evt_1"], "<event-id>:"],
+      [["subscriptions", "revoke", `${id}x`], "<id>:"],
+      [["tokens", "delete", "till_oat_x"], "<id>:"],
+      [["orgs", "switch", ""], "<id-or-slug>:"],
+      [["api", "put", "/v1/products/"], "<method>: must be one of get, post, patch or delete"],
+      [["api", "post", "https://example.com/v1/products/", "-d", "name=X"], "<path>:"],
+      [["open", "checkout"], "<id>: the checkout page needs the checkout's id"],
+      [["open", "portal", "cus_1"], "<id>:"],
+      [["open", "billing"], "<what>:"],
+      [["clock", "advance", "soon"], "<when>:"],
+      [["trigger", "nope.event"], '<event>: no trigger for "nope.event"'],
+      [["fixtures", "run", ""], "<file>:"],
+      [["profiles", "use", ""], "<name>:"],
+      [["completion", "tcsh"], "<shell>: must be one of bash, zsh or fish"],
     ];
     for (const [args, named] of cases) {
       const bad = await till(args, env);

@@ -2,10 +2,7 @@
 // `gh api` or `stripe get`: for the endpoints that have no command of their own.
 import type { Command } from "commander";
 import { contextOf } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
 import { collect } from "../lib/resource.ts";
-
-const METHODS = ["get", "post", "patch", "delete"];
 
 export function configureApiCommand(program: Command): void {
   program
@@ -20,16 +17,15 @@ export function configureApiCommand(program: Command): void {
       "after",
       "\nExamples:\n  $ till api get /v1/products/ -d limit=5\n  $ till api post /v1/customers/ -d email=jane@example.com -d metadata.plan=pro\n  $ till api patch /v1/products/<id> --data @product.json\n  $ till api delete /v1/customers/<id>\n",
     )
-    .action(async (method: string, path: string, flags: { data?: string[] }, c: Command) => {
-      const verb = method.toLowerCase();
-      if (!METHODS.includes(verb))
-        throw new AbortError(`Unknown method "${method}": use ${METHODS.join(", ")}.`, {
-          exitCode: EXIT.usage,
-        });
-      const { buildRequestData } = await import("../services/api-call.ts");
+    .action(async (_method: string, _path: string, flags: { data?: string[] }, c: Command) => {
+      const [{ parseArgs }, { apiArgs }, { buildRequestData }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./api-flags.ts"),
+        import("../services/api-call.ts"),
+      ]);
+      const { method: verb, path: target } = parseArgs(apiArgs, c);
       const ctx = await contextOf(c);
       const data = buildRequestData(flags.data ?? []);
-      const target = path.startsWith("/") ? path : `/${path}`;
       const api = ctx.api();
       let res: unknown;
       if (verb === "get") res = await api.get(target, data as Record<string, string>);

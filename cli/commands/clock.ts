@@ -3,15 +3,13 @@
 // the new time has run, so the next `till subscriptions`/orders read shows them.
 import type { Command } from "commander";
 import { contextOf, organizationParam, type CommandContext } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import type { Advance } from "./clock-flags.ts";
 
 interface ClockOut {
   organization_id: string;
   now: string;
   offset_seconds?: number;
 }
-
-const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
 
 /** Month arithmetic as the server bills: the day clamped to the target month's last day. */
 export function addMonths(from: Date, months: number): Date {
@@ -24,20 +22,9 @@ export function addMonths(from: Date, months: number): Date {
   return d;
 }
 
-/** "1mo", "2y", "14d", "36h", "90m", "30s" from `now`, or an RFC 3339 time: the target. */
-export function parseAdvance(text: string, now: Date): { to: string } | { seconds: number } {
-  const m = /^(\d+)(mo|y|w|d|h|m|s)$/.exec(text.trim());
-  if (m) {
-    const n = Number(m[1]);
-    if (m[2] === "mo") return { to: addMonths(now, n).toISOString() };
-    if (m[2] === "y") return { to: addMonths(now, 12 * n).toISOString() };
-    return { seconds: n * UNITS[m[2]!]! };
-  }
-  if (/^\d{4}-\d{2}-\d{2}T/.test(text) && !Number.isNaN(Date.parse(text))) return { to: text };
-  throw new AbortError(
-    `Expected a duration (1mo, 1y, 2w, 14d, 36h, 90m, 30s) or an RFC 3339 time; got "${text}".`,
-    { exitCode: EXIT.usage },
-  );
+/** The advance request's body: months become a target time counted from the clock's `now`. */
+export function advanceBody(when: Advance, now: Date): { to: string } | { seconds: number } {
+  return "months" in when ? { to: addMonths(now, when.months).toISOString() } : when;
 }
 
 function show(ctx: CommandContext, clock: ClockOut, verb: string): void {
@@ -71,7 +58,12 @@ export function configureClockCommand(program: Command): void {
       "after",
       "\nExamples:\n  $ till clock advance 1mo\n  $ till clock advance 14d\n  $ till clock advance 2027-01-01T00:00:00Z\n",
     )
-    .action(async (when: string, flags, c: Command) => {
+    .action(async (_when: string, flags, c: Command) => {
+      const [{ parseArgs }, { clockAdvanceArgs }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./clock-flags.ts"),
+      ]);
+      const { when } = parseArgs(clockAdvanceArgs, c);
       const ctx = await contextOf(c);
       const org = await organizationParam(ctx, flags.org ?? c.parent?.opts().org);
       const api = ctx.api();
@@ -79,7 +71,7 @@ export function configureClockCommand(program: Command): void {
         "/v1/sandbox/clock",
         org ? { organization_id: org } : {},
       );
-      const body = { ...parseAdvance(when, new Date(current.now)), organization_id: org };
+      const body = { ...advanceBody(when, new Date(current.now)), organization_id: org };
       show(ctx, await api.post<ClockOut>("/v1/sandbox/clock/advance", body), "Sandbox clock now");
     });
   clock

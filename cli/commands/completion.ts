@@ -1,7 +1,7 @@
 // `till completion bash|zsh|fish`: completion scripts generated from the command tree itself, so
 // they never drift from the real commands and flags.
 import type { Command } from "commander";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import { SHELLS, type Shell } from "../lib/choices.ts";
 
 interface Node {
   path: string[];
@@ -29,7 +29,7 @@ function valueFlags(cmd: Command): string[] {
   return [...new Set([...own, ...cmd.commands.flatMap(valueFlags)])];
 }
 
-export function completionScript(program: Command, shell: string): string {
+export function completionScript(program: Command, shell: Shell): string {
   const nodes = walk(program);
   const globals = nodes[0]!.flags;
   const takesValue = valueFlags(program);
@@ -89,22 +89,22 @@ ${completionScript(program, "bash")}`;
         }),
         "",
       ].join("\n");
-    default:
-      throw new AbortError(`Unknown shell "${shell}": use bash, zsh or fish.`, {
-        exitCode: EXIT.usage,
-      });
   }
 }
 
 export function configureCompletionCommand(program: Command): void {
   program
     .command("completion <shell>")
-    .description("print a shell completion script (bash, zsh or fish)")
+    .description(`print a shell completion script (${SHELLS.join(", ")})`)
     .addHelpText(
       "after",
       '\nExamples:\n  $ eval "$(till completion bash)"      # in ~/.bashrc\n  $ till completion fish | source\n',
     )
-    .action((shell: string) => {
-      process.stdout.write(completionScript(program, shell));
+    .action(async (_shell: string, _f, c: Command) => {
+      const [{ parseArgs }, { completionArgs }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./completion-flags.ts"),
+      ]);
+      process.stdout.write(completionScript(program, parseArgs(completionArgs, c).shell));
     });
 }

@@ -9,6 +9,7 @@ import {
   addGetCommand,
   addListCommand,
   collect,
+  idOf,
   parsePairs,
   printOne,
   type ResourceSpec,
@@ -104,11 +105,12 @@ export function configureCustomerCommands(program: Command): void {
     .option("--email <email>", "email address")
     .option("--name <name>", "name")
     .option("--external-id <id>", "your id for this customer")
-    .action(async (id: string, raw: unknown, c: Command) => {
-      const [{ parseFlags }, { customerUpdateFlags }] = await Promise.all([
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { customerUpdateFlags }] = await Promise.all([
         import("../lib/flags.ts"),
         import("./customer-flags.ts"),
       ]);
+      const { id } = parseArgs(idArgs, c);
       const flags = parseFlags(customerUpdateFlags, raw);
       const ctx = await contextOf(c);
       const body = Object.fromEntries(
@@ -125,20 +127,21 @@ export function configureCustomerCommands(program: Command): void {
       printOne(
         ctx,
         customerSpec,
-        await ctx.api().patch<Customer>(`${customerSpec.path}${encodeURIComponent(id)}`, body),
+        await ctx.api().patch<Customer>(`${customerSpec.path}${id}`, body),
       );
     });
   customers
     .command("state <id>")
     .description("active subscriptions, granted benefits and meters of a customer")
-    .action(async (id: string, _f, c: Command) => {
+    .action(async (_id: string, _f, c: Command) => {
+      const { id } = await idOf(c);
       const ctx = await contextOf(c);
       const state = await ctx.api().get<{
         email: string;
         active_subscriptions: unknown[];
         granted_benefits: unknown[];
         active_meters: unknown[];
-      }>(`${customerSpec.path}${encodeURIComponent(id)}/state`);
+      }>(`${customerSpec.path}${id}/state`);
       ctx.out.result(state, () =>
         renderFields(
           [

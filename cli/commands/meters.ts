@@ -84,19 +84,18 @@ export function configureMeterCommands(program: Command): void {
     .command("update <id>")
     .description("rename a meter")
     .requiredOption("--name <name>", "new name")
-    .action(async (id: string, raw: unknown, c: Command) => {
-      const [{ parseFlags }, { meterUpdateFlags }] = await Promise.all([
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { meterUpdateFlags }] = await Promise.all([
         import("../lib/flags.ts"),
         import("./meters-flags.ts"),
       ]);
+      const { id } = parseArgs(idArgs, c);
       const flags = parseFlags(meterUpdateFlags, raw);
       const ctx = await contextOf(c);
       printOne(
         ctx,
         meterSpec,
-        await ctx
-          .api()
-          .patch<Meter>(`${meterSpec.path}${encodeURIComponent(id)}`, { name: flags.name }),
+        await ctx.api().patch<Meter>(`${meterSpec.path}${id}`, { name: flags.name }),
       );
     });
   meters
@@ -111,17 +110,18 @@ export function configureMeterCommands(program: Command): void {
       "after",
       "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n",
     )
-    .action(async (id: string, raw: unknown, c: Command) => {
-      const [{ parseFlags }, { quantitiesFlags }] = await Promise.all([
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { quantitiesFlags }] = await Promise.all([
         import("../lib/flags.ts"),
         import("./meters-flags.ts"),
       ]);
+      const { id } = parseArgs(idArgs, c);
       const flags = parseFlags(quantitiesFlags, raw);
       const ctx = await contextOf(c);
       const res = await ctx
         .api()
         .get<{ quantities: { timestamp: string; quantity: number }[]; total: number }>(
-          `${meterSpec.path}${encodeURIComponent(id)}/quantities`,
+          `${meterSpec.path}${id}/quantities`,
           {
             start_timestamp: parseSince(flags.since).toISOString(),
             end_timestamp: flags.until
@@ -177,9 +177,13 @@ function configureEventCommands(program: Command): void {
       "after",
       "\nExamples:\n  $ till events resend <event-id>\n  $ till events resend <event-id> --endpoint <endpoint-id>\n\nEvent ids are in `till webhooks deliveries list` (the EVENT ID column).\n",
     )
-    .action(async (id: string, flags: { endpoint?: string }, c: Command) => {
-      const { resendEvent } = await import("../services/events.ts");
-      await resendEvent(await contextOf(c), id, flags.endpoint ?? null);
+    .action(async (_id: string, flags: { endpoint?: string }, c: Command) => {
+      const [{ eventIdArgs, parseArgs }, { resendEvent }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("../services/events.ts"),
+      ]);
+      const { eventId } = parseArgs(eventIdArgs, c);
+      await resendEvent(await contextOf(c), eventId, flags.endpoint ?? null);
     });
   events
     .command("ingest")

@@ -1,8 +1,8 @@
 // The options of `till refunds create`, `till license-keys update` and `till webhooks endpoints
-// create` as zod schemas (see lib/flags.ts).
+// create`, and the argument of `till license-keys validate`, as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { oneOf, REFUND_REASONS } from "../lib/choices.ts";
-import { positiveInteger } from "../lib/flags.ts";
+import { nonEmptyText, positiveInteger } from "../lib/flags.ts";
 
 export const refundCreateFlags = z.object({
   order: z.string().min(1),
@@ -26,4 +26,9 @@ export const endpointCreateFlags = z.object({
   name: z.string().optional(),
   format: z.enum(["raw", "discord", "slack"], { error: oneOf(["raw", "discord", "slack"]) }),
   org: z.string().optional(),
+});
+
+// A license key is the customer's text, not an id: only what the server would refuse is refused.
+export const licenseKeyValidateArgs = z.object({
+  key: nonEmptyText.max(500, { error: "must be at most 500 characters" }),
 });

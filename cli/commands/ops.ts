@@ -9,6 +9,7 @@ import {
   addGetCommand,
   addListCommand,
   collect,
+  idOf,
   printOne,
   type ResourceSpec,
 } from "../lib/resource.ts";
@@ -122,11 +123,12 @@ export function configureOpsCommands(program: Command): void {
     .option("--status <status>", "granted | disabled | revoked")
     .option("--limit-usage <n>", "usage limit")
     .option("--limit-activations <n>", "activation limit")
-    .action(async (id: string, raw: unknown, c: Command) => {
-      const [{ parseFlags }, { licenseKeyUpdateFlags }] = await Promise.all([
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { licenseKeyUpdateFlags }] = await Promise.all([
         import("../lib/flags.ts"),
         import("./ops-flags.ts"),
       ]);
+      const { id } = parseArgs(idArgs, c);
       const flags = parseFlags(licenseKeyUpdateFlags, raw);
       const ctx = await contextOf(c);
       const body = Object.fromEntries(
@@ -141,17 +143,18 @@ export function configureOpsCommands(program: Command): void {
           "Nothing to update: pass --status, --limit-usage or --limit-activations.",
           { exitCode: EXIT.usage },
         );
-      printOne(
-        ctx,
-        keySpec,
-        await ctx.api().patch<LicenseKey>(`${keySpec.path}${encodeURIComponent(id)}`, body),
-      );
+      printOne(ctx, keySpec, await ctx.api().patch<LicenseKey>(`${keySpec.path}${id}`, body));
     });
   keys
     .command("validate <key>")
     .description("check a key as your app would (with an organization token)")
     .option("--org <id-or-slug>", "organization (default: the profile's)")
-    .action(async (key: string, flags, c: Command) => {
+    .action(async (_key: string, flags, c: Command) => {
+      const [{ parseArgs }, { licenseKeyValidateArgs }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./ops-flags.ts"),
+      ]);
+      const { key } = parseArgs(licenseKeyValidateArgs, c);
       const ctx = await contextOf(c);
       const res = await ctx.api().post<LicenseKey>("/v1/license-keys/validate", {
         key,
@@ -202,28 +205,26 @@ export function configureOpsCommands(program: Command): void {
     endpoints
       .command(`${verb} <id>`)
       .description(`${verb} an endpoint`)
-      .action(async (id: string, _f, c: Command) => {
+      .action(async (_id: string, _f, c: Command) => {
+        const { id } = await idOf(c);
         const ctx = await contextOf(c);
         printOne(
           ctx,
           endpointSpec,
-          await ctx
-            .api()
-            .patch<Endpoint>(`${endpointSpec.path}${encodeURIComponent(id)}`, { enabled }),
+          await ctx.api().patch<Endpoint>(`${endpointSpec.path}${id}`, { enabled }),
         );
       });
   }
   endpoints
     .command("reset-secret <id>")
     .description("replace the endpoint's signing secret")
-    .action(async (id: string, _f, c: Command) => {
+    .action(async (_id: string, _f, c: Command) => {
+      const { id } = await idOf(c);
       const ctx = await contextOf(c);
       printOne(
         ctx,
         endpointSpec,
-        await ctx
-          .api()
-          .patch<Endpoint>(`/v1/webhooks/endpoints/${encodeURIComponent(id)}/secret`, {}),
+        await ctx.api().patch<Endpoint>(`${endpointSpec.path}${id}/secret`, {}),
         "New secret set.",
       );
     });
@@ -243,9 +244,14 @@ export function configureOpsCommands(program: Command): void {
   webhooks
     .command("redeliver <event-id>")
     .description("send an event again to its endpoints (same webhook-id)")
-    .action(async (id: string, _f, c: Command) => {
+    .action(async (_id: string, _f, c: Command) => {
+      const { eventIdArgs, parseArgs } = await import("../lib/flags.ts");
+      const { eventId } = parseArgs(eventIdArgs, c);
       const ctx = await contextOf(c);
-      await ctx.api().post(`/v1/webhooks/events/${encodeURIComponent(id)}/redeliver`, {});
-      ctx.out.result({ event_id: id, redelivered: true }, () => `Redelivery of ${id} queued.`);
+      await ctx.api().post(`/v1/webhooks/events/${eventId}/redeliver`, {});
+      ctx.out.result(
+        { event_id: eventId, redelivered: true },
+        () => `Redelivery of ${eventId} queued.`,
+      );
     });
 }

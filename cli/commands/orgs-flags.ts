@@ -1,5 +1,7 @@
-// The options of `till orgs create` and `till tokens create` as zod schemas (see lib/flags.ts).
+// The options of `till orgs create` and `till tokens create`, and the argument of `till orgs
+// switch`, as zod schemas (see lib/flags.ts).
 import { z } from "zod";
+import { nonEmptyText } from "../lib/flags.ts";
 
 // ISO 8601 durations as the API reads them (P30D, PT12H, P1W) or plain seconds.
 const DURATION = /^(?:\d+|P(?:\d+W)?(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?)$/;
@@ -28,3 +30,7 @@ export const tokenCreateFlags = z.object({
     .optional(),
   org: z.string().optional(),
 });
+
+// An id or a slug: slugs made through other routes need not follow orgs create's rule, so any
+// non-empty text goes to the lookup, which says when nothing matches.
+export const orgSwitchArgs = z.object({ idOrSlug: nonEmptyText });

@@ -1,6 +1,6 @@
 // `till orgs list|switch|create` and `till tokens create|list|delete`.
 import type { Command } from "commander";
-import { addListCommand } from "../lib/resource.ts";
+import { addListCommand, idOf } from "../lib/resource.ts";
 
 interface AccessTokenRow {
   id: string;
@@ -25,9 +25,14 @@ export function configureOrgCommands(program: Command): void {
     .command("switch <id-or-slug>")
     .description("make an organization the default for this profile")
     .addHelpText("after", "\nExample:\n  $ till orgs switch acme\n")
-    .action(async (ref: string, _f, cmd: Command) => {
-      const { switchOrg } = await import("../services/orgs.ts");
-      await switchOrg(await contextOf(cmd), ref);
+    .action(async (_ref: string, _f, cmd: Command) => {
+      const [{ parseArgs }, { orgSwitchArgs }, { switchOrg }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./orgs-flags.ts"),
+        import("../services/orgs.ts"),
+      ]);
+      const { idOrSlug } = parseArgs(orgSwitchArgs, cmd);
+      await switchOrg(await contextOf(cmd), idOrSlug);
     });
   orgs
     .command("create")
@@ -81,7 +86,8 @@ export function configureOrgCommands(program: Command): void {
   tokens
     .command("delete <id>")
     .description("revoke an organization access token")
-    .action(async (id: string, _f, cmd: Command) => {
+    .action(async (_id: string, _f, cmd: Command) => {
+      const { id } = await idOf(cmd);
       const { deleteToken } = await import("../services/orgs.ts");
       await deleteToken(await contextOf(cmd), id);
     });

@@ -7,6 +7,7 @@ import {
   addGetCommand,
   addListCommand,
   collect,
+  idOf,
   parsePairs,
   printOne,
   type ResourceSpec,
@@ -172,11 +173,12 @@ export function configureProductCommands(program: Command): void {
     .option("--price <cents>", "replace the price with this fixed amount")
     .option("--currency <code>", "currency of the new price", "usd")
     .option("--metadata <key=value>", "replace metadata (repeatable)", collect)
-    .action(async (id: string, raw: unknown, c: Command) => {
-      const [{ parseFlags }, { productUpdateFlags }] = await Promise.all([
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { productUpdateFlags }] = await Promise.all([
         import("../lib/flags.ts"),
         import("./product-flags.ts"),
       ]);
+      const { id } = parseArgs(idArgs, c);
       const flags = parseFlags(productUpdateFlags, raw);
       const ctx = await contextOf(c);
       const body: Record<string, unknown> = {};
@@ -194,7 +196,7 @@ export function configureProductCommands(program: Command): void {
       printOne(
         ctx,
         productSpec,
-        await ctx.api().patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, body),
+        await ctx.api().patch<Product>(`${productSpec.path}${id}`, body),
         `Updated product ${id}.`,
       );
     });
@@ -206,13 +208,12 @@ export function configureProductCommands(program: Command): void {
     products
       .command(`${verb} <id>`)
       .description(`${verb} a product (archived products cannot be bought; orders keep them)`)
-      .action(async (id: string, _f, c: Command) => {
+      .action(async (_id: string, _f, c: Command) => {
+        const { id } = await idOf(c);
         const ctx = await contextOf(c);
         const product = await ctx
           .api()
-          .patch<Product>(`${productSpec.path}${encodeURIComponent(id)}`, {
-            is_archived: archived,
-          });
+          .patch<Product>(`${productSpec.path}${id}`, { is_archived: archived });
         printOne(
           ctx,
           productSpec,

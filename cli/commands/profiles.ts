@@ -18,16 +18,26 @@ export function configureProfileCommands(program: Command): void {
     .command("use <name>")
     .description("use this profile when neither --profile nor TILL_PROFILE names one")
     .addHelpText("after", "\nExample:\n  $ till profiles use staging\n")
-    .action(async (name: string, _f, c: Command) => {
-      const { useProfile } = await import("../services/profiles.ts");
+    .action(async (_name: string, _f, c: Command) => {
+      const [{ parseArgs }, { profileArgs }, { useProfile }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./profiles-flags.ts"),
+        import("../services/profiles.ts"),
+      ]);
+      const { name } = parseArgs(profileArgs, c);
       await useProfile(await contextOf(c), name);
     });
   profiles
     .command("remove <name>")
     .description("forget a saved profile and its token (without signing out on the server)")
     .addHelpText("after", "\nExample:\n  $ till profiles remove staging\n")
-    .action(async (name: string, _f, c: Command) => {
-      const { removeSavedProfile } = await import("../services/profiles.ts");
+    .action(async (_name: string, _f, c: Command) => {
+      const [{ parseArgs }, { profileArgs }, { removeSavedProfile }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./profiles-flags.ts"),
+        import("../services/profiles.ts"),
+      ]);
+      const { name } = parseArgs(profileArgs, c);
       await removeSavedProfile(await contextOf(c), name);
     });
 

@@ -183,16 +183,17 @@ export function configureSalesCommands(program: Command): void {
       .command(`${verb} <id>`)
       .option("--reason <reason>", `why (${CANCELLATION_REASONS.join(", ")})`)
       .option("--comment <text>", "free-text comment")
-      .action(async (id: string, raw: unknown, c: Command) => {
-        const [{ parseFlags }, { subscriptionChangeFlags }] = await Promise.all([
+      .action(async (_id: string, raw: unknown, c: Command) => {
+        const [{ idArgs, parseArgs, parseFlags }, { subscriptionChangeFlags }] = await Promise.all([
           import("../lib/flags.ts"),
           import("./sales-flags.ts"),
         ]);
+        const { id } = parseArgs(idArgs, c);
         const flags = parseFlags(subscriptionChangeFlags, raw);
         const ctx = await contextOf(c);
         const sub = await ctx
           .api()
-          .patch<Subscription>(`${subscriptionSpec.path}${encodeURIComponent(id)}`, body(flags));
+          .patch<Subscription>(`${subscriptionSpec.path}${id}`, body(flags));
         printOne(ctx, subscriptionSpec, sub, `Subscription ${id}: ${verb}.`);
       });
   const reason = (f: { reason?: string; comment?: string }) => ({

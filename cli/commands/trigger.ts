@@ -23,12 +23,14 @@ export function configureTriggerCommands(program: Command): void {
       "after",
       "\nExamples:\n  $ till trigger order.paid\n  $ till trigger subscription.canceled --json\n  $ till trigger order.paid --override product:name=Pro --override price:amount=2500 --add metadata.plan=pro\n  $ till trigger --list\n",
     )
-    .action(async (event: string | undefined, raw: unknown, c: Command) => {
-      const [{ parseFlags }, { triggerFlags }, { TRIGGERS, trigger }] = await Promise.all([
-        import("../lib/flags.ts"),
-        import("./trigger-flags.ts"),
-        import("../services/trigger.ts"),
-      ]);
+    .action(async (_event: string | undefined, raw: unknown, c: Command) => {
+      const [{ parseArgs, parseFlags }, { triggerArgs, triggerFlags }, { TRIGGERS, trigger }] =
+        await Promise.all([
+          import("../lib/flags.ts"),
+          import("./trigger-flags.ts"),
+          import("../services/trigger.ts"),
+        ]);
+      const { event } = parseArgs(triggerArgs, c);
       const flags = parseFlags(triggerFlags, raw);
       const ctx = await contextOf(c);
       if (flags.list || !event) {
@@ -52,8 +54,13 @@ export function configureTriggerCommands(program: Command): void {
       "after",
       '\nExample:\n  $ till fixtures run shop.json\n\nshop.json:\n  {"fixtures": [\n    {"name": "product", "method": "post", "path": "/v1/products/",\n     "params": {"name": "Pro", "prices": [{"amount_type": "fixed", "price_amount": 1500}]}},\n    {"name": "checkout", "method": "post", "path": "/v1/checkouts/",\n     "params": {"products": ["${product:id}"]}}\n  ]}\n',
     )
-    .action(async (file: string, _f, c: Command) => {
-      const { runFixturesFile } = await import("../services/fixtures.ts");
+    .action(async (_file: string, _f, c: Command) => {
+      const [{ parseArgs }, { fixturesRunArgs }, { runFixturesFile }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./trigger-flags.ts"),
+        import("../services/fixtures.ts"),
+      ]);
+      const { file } = parseArgs(fixturesRunArgs, c);
       await runFixturesFile(await contextOf(c), file);
     });
 }

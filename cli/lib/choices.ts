@@ -1,7 +1,7 @@
-// The fixed values some flags take, shared by their --help text (built when the CLI starts, so
-// this file stays free of zod) and the zod schemas that check them (loaded with the action). The CLI
-// ships no server code, so each list is tied to the server's by type: `exactly` fails to compile
-// when the server adds or drops a value.
+// The fixed values some flags and arguments take, shared by their --help text (built when the CLI
+// starts, so this file stays free of zod) and the zod schemas that check them (loaded with the
+// action). The CLI ships no server code, so each list of server values is tied to the server's
+// types: `exactly` fails to compile when the server adds or drops a value.
 import type { Benefit, Discount, Refund, Subscription } from "../../shared/types.ts";
 
 /** `values` as a tuple holding every member of the union `T` and nothing else. */
@@ -39,6 +39,11 @@ export const BENEFIT_TYPES = exactly<
 >()(["custom", "license_keys", "downloadables", "meter_credit", "discord", "github_repository"]);
 
 export const DISCOUNT_DURATIONS = exactly<Discount["duration"]>()(["once", "forever", "repeating"]);
+
+export const SHELLS = ["bash", "zsh", "fish"] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export const OPEN_TARGETS = ["dashboard", "checkout", "portal", "docs", "webhooks"] as const;
 
 /** "must be one of a, b or c", for a zod enum's error. */
 export function oneOf(values: readonly string[]): string {

@@ -96,12 +96,19 @@ export function addListCommand<T>(
   });
 }
 
+/** The command's `<id>`, checked to be a UUID as the server reads every resource id. */
+export async function idOf(cmd: Command): Promise<{ id: string }> {
+  const { idArgs, parseArgs } = await import("./flags.ts");
+  return parseArgs(idArgs, cmd);
+}
+
 export function addGetCommand<T>(group: Command, spec: ResourceSpec<T>): void {
   const cmd = group.command("get <id>").description(`show one ${spec.noun}`);
   examples(cmd, "<id>", "<id> --json");
-  cmd.action(async (id: string, _f, c: Command) => {
+  cmd.action(async (_id: string, _f, c: Command) => {
+    const { id } = await idOf(c);
     const ctx = await contextOf(c);
-    const row = await ctx.api().get<T>(`${spec.path}${encodeURIComponent(id)}`);
+    const row = await ctx.api().get<T>(`${spec.path}${id}`);
     printOne(ctx, spec, row);
   });
 }
@@ -109,9 +116,10 @@ export function addGetCommand<T>(group: Command, spec: ResourceSpec<T>): void {
 export function addDeleteCommand<T>(group: Command, spec: ResourceSpec<T>, verb = "delete"): void {
   const cmd = group.command(`${verb} <id>`).description(`${verb} a ${spec.noun}`);
   examples(cmd, "<id>");
-  cmd.action(async (id: string, _f, c: Command) => {
+  cmd.action(async (_id: string, _f, c: Command) => {
+    const { id } = await idOf(c);
     const ctx = await contextOf(c);
-    await ctx.api().delete(`${spec.path}${encodeURIComponent(id)}`);
+    await ctx.api().delete(`${spec.path}${id}`);
     ctx.out.result({ id, deleted: true }, () => `Deleted ${spec.noun} ${id}.`);
   });
 }

@@ -1,184 +1,26 @@
-// Customer sessions and the customer portal API: a seller opens a session for one customer; its
-// till_cst_ token reads and manages only that customer's subscriptions and orders (another
-// customer's ids are 404), is refused on seller routes, and expires after an hour. Polar's client
-// parses every portal answer.
+// The customer portal API: a customer session's till_cst_ token reads and manages only that
+// customer's subscriptions and orders (another customer's ids are 404), is refused on seller routes,
+// and expires after an hour. Polar's client parses every portal answer. Opening sessions is in
+// customer-portal-sessions.test.ts.
 import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, createSeller } from "../../../test/helpers/auth.ts";
-import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { TestClock } from "../../lib/clock.ts";
+import { describe, expect, it } from "vitest";
+import { api } from "../../../test/helpers/auth.ts";
+import {
+  ada,
+  bob,
+  clock,
+  oneTimeProductId,
+  polar,
+  productId,
+  session,
+  slug,
+  t,
+  token,
+  withPortalShop,
+} from "../../../test/helpers/customer-portal.ts";
 
-const SCOPES = [
-  "products:write",
-  "checkouts:write",
-  "subscriptions:write",
-  "customers:write",
-  "orders:read",
-  "customer_sessions:write",
-];
-const clock = new TestClock();
-let t: TestServer;
-let polar: Polar;
-let slug: string;
-let token: string;
-let productId: string;
-let oneTimeProductId: string;
-let ada: { customerId: string; subscriptionId: string; orderId: string };
-let bob: { customerId: string; subscriptionId: string; orderId: string };
-
-async function buy(product: string, email: string, externalId: string) {
-  const checkout = await polar.checkouts.create({
-    products: [product],
-    externalCustomerId: externalId,
-  });
-  await polar.checkouts.clientUpdate({
-    clientSecret: checkout.clientSecret,
-    checkoutUpdatePublic: {
-      customerEmail: email,
-      customerName: email.split("@")[0]!,
-      customerBillingAddress: { country: "US" },
-    },
-  });
-  await polar.checkouts.clientConfirm({
-    clientSecret: checkout.clientSecret,
-    checkoutConfirmStripe: { confirmationTokenId: "sandbox_token_success" },
-  });
-  const orders = await polar.orders.list({ checkoutId: checkout.id });
-  const order = orders.result.items[0]!;
-  return {
-    customerId: order.customerId,
-    subscriptionId: order.subscriptionId ?? "",
-    orderId: order.id,
-  };
-}
-
-async function session(body: Record<string, unknown>) {
-  const res = await api(t.url, "/v1/customer-sessions/", { token, body });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body as {
-    token: string;
-    customer_portal_url: string;
-    expires_at: string;
-    customer_id: string;
-  };
-}
-
-async function sessionCount(): Promise<number> {
-  const [row] = await t.server.database.rows<{ n: number }>(
-    sql`select count(*)::int as n from customer_sessions`,
-  );
-  return Number(row!.n);
-}
-
-beforeAll(async () => {
-  t = await startTestServer({ clock, worker: false });
-  const seller = await createSeller(t.url, SCOPES);
-  slug = seller.organization.slug;
-  token = seller.token;
-  polar = new Polar({ accessToken: token, serverURL: t.url });
-  productId = (
-    await polar.products.create({
-      name: "Pro",
-      recurringInterval: "month",
-      prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
-    })
-  ).id;
-  oneTimeProductId = (
-    await polar.products.create({
-      name: "Ebook",
-      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
-    })
-  ).id;
-  ada = await buy(productId, "ada@example.com", "user-ada");
-  await buy(oneTimeProductId, "ada@example.com", "user-ada");
-  bob = await buy(productId, "bob@example.com", "user-bob");
-});
-afterAll(() => t.stop());
-
-describe("POST /v1/customer-sessions/", () => {
-  it("opens a one-hour session by customer id or external id, answered as Polar's CustomerSession", async () => {
-    const before = clock.now().getTime();
-    const byId = await session({
-      customer_id: ada.customerId,
-      return_url: "https://shop.example/account",
-    });
-    expect(Object.keys(byId).sort()).toEqual([
-      "created_at",
-      "customer",
-      "customer_id",
-      "customer_portal_url",
-      "expires_at",
-      "id",
-      "modified_at",
-      "return_url",
-      "token",
-    ]);
-    expect(byId).toMatchObject({
-      customer_id: ada.customerId,
-      return_url: "https://shop.example/account",
-      customer: { id: ada.customerId, email: "ada@example.com", external_id: "user-ada" },
-    });
-    expect(byId.token).toMatch(/^till_cst_[A-Za-z0-9_-]{43}$/);
-    expect(byId.customer_portal_url).toBe(`${t.url}/portal?customer_session_token=${byId.token}`);
-    const ttl = new Date(byId.expires_at).getTime() - before;
-    expect(ttl).toBeGreaterThanOrEqual(3_590_000);
-    expect(ttl).toBeLessThanOrEqual(3_610_000);
-    // Stored hashed: the token itself appears nowhere in the table.
-    const [row] = await t.server.database.rows<{ token_hash: string }>(
-      sql`select token_hash from customer_sessions where customer_id = ${ada.customerId} limit 1`,
-    );
-    expect(row!.token_hash).toMatch(/^[0-9a-f]{64}$/);
-
-    const byExternal = await polar.customerSessions.create({ externalCustomerId: "user-bob" });
-    expect(byExternal.customerId).toBe(bob.customerId);
-    expect(byExternal.returnUrl).toBeNull();
-  });
-
-  it("refuses bad input with 422, unknown or foreign customers with 404, a token without the scope with 403, and writes nothing", async () => {
-    const n = await sessionCount();
-    const missing = await api(t.url, "/v1/customer-sessions/", {
-      token,
-      body: { return_url: "https://x.example" },
-    });
-    expect(missing.status).toBe(422);
-    expect(
-      (await api(t.url, "/v1/customer-sessions/", { token, body: { customer_id: "nope" } })).status,
-    ).toBe(422);
-    expect(
-      (
-        await api(t.url, "/v1/customer-sessions/", {
-          token,
-          body: { customer_id: ada.customerId, return_url: "not a url" },
-        })
-      ).status,
-    ).toBe(422);
-    const unknown = await api(t.url, "/v1/customer-sessions/", {
-      token,
-      body: { external_customer_id: "nobody" },
-    });
-    expect(unknown).toMatchObject({ status: 404, body: { error: "ResourceNotFound" } });
-    const other = await createSeller(t.url, ["customer_sessions:write"]);
-    expect(
-      (
-        await api(t.url, "/v1/customer-sessions/", {
-          token: other.token,
-          body: { customer_id: ada.customerId },
-        })
-      ).status,
-    ).toBe(404);
-    const readOnly = await createSeller(t.url, ["customers:read"]);
-    expect(
-      (
-        await api(t.url, "/v1/customer-sessions/", {
-          token: readOnly.token,
-          body: { customer_id: ada.customerId },
-        })
-      ).status,
-    ).toBe(403);
-    expect(await sessionCount()).toBe(n);
-  });
-});
+withPortalShop();
 
 describe("/v1/customer-portal", () => {
   it("is closed to anonymous callers, seller tokens and session cookies; a customer token is refused on seller routes", async () => {

@@ -1,78 +1,24 @@
+// Meters through @polar-sh/sdk: created, read, listed and updated; quantities computed in SQL for
+// every aggregation, customer, interval and time zone; nested filters with every operator; a
+// changed definition read at once; another organization's meter is ResourceNotFound. Validation
+// is in meters-validation.test.ts.
 import { ResourceNotFound } from "@polar-sh/sdk/models/errors/resourcenotfound.js";
 import { HTTPValidationError } from "@polar-sh/sdk/models/errors/httpvalidationerror.js";
-import type { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, createSeller } from "../../../test/helpers/auth.ts";
+import { describe, expect, it } from "vitest";
+import {
+  alice,
+  apiCalls,
+  march,
+  other,
+  polar,
+  seller,
+  t,
+  withMeterEvents,
+} from "../../../test/helpers/meters.ts";
 import { countRows, polarClient } from "../../../test/helpers/polar.ts";
-import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
-type Seller = Awaited<ReturnType<typeof createSeller>>;
-let t: TestServer;
-let seller: Seller;
-let other: Seller;
-let polar: Polar;
-let alice: string;
-beforeAll(async () => {
-  t = await startTestServer();
-  seller = await createSeller(t.url, ["customers:write", "events:write", "meters:write"]);
-  other = await createSeller(t.url, ["meters:write"]);
-  polar = polarClient(t, seller.token);
-  alice = (await polar.customers.create({ email: "alice@example.com", externalId: "usr_alice" }))
-    .id;
-  const ev = (
-    name: string,
-    at: string,
-    metadata: Record<string, string | number | boolean>,
-    who: { customerId: string } | { externalCustomerId: string } = { customerId: alice },
-  ) => ({
-    name,
-    timestamp: new Date(at),
-    metadata,
-    ...who,
-  });
-  await polar.events.ingest({
-    events: [
-      ev("api_call", "2026-03-01T08:00:00Z", {
-        tokens: 10,
-        model: "gpt-small",
-        region: "eu",
-        cached: false,
-      }),
-      ev("api_call", "2026-03-01T23:30:00Z", {
-        tokens: 20,
-        model: "gpt-large",
-        region: "us",
-        cached: true,
-      }),
-      ev("api_call", "2026-03-02T12:00:00Z", {
-        tokens: 5,
-        model: "gpt-small",
-        region: "eu",
-        cached: false,
-      }),
-      ev(
-        "api_call",
-        "2026-03-03T12:00:00Z",
-        { tokens: 7, model: "gpt-small", region: "eu" },
-        { externalCustomerId: "usr_bob" },
-      ),
-      ev("login", "2026-03-01T09:00:00Z", { tokens: 1000 }),
-      ev("api_call", "2026-03-01T10:00:00Z", { tokens: "many" }),
-    ],
-  });
-});
-afterAll(() => t.stop());
-
-const apiCalls = {
-  conjunction: "and" as const,
-  clauses: [{ property: "name", operator: "eq" as const, value: "api_call" }],
-};
-const march = {
-  startTimestamp: new Date("2026-03-01T00:00:00Z"),
-  endTimestamp: new Date("2026-03-03T23:59:59Z"),
-  interval: "day" as const,
-};
+withMeterEvents();
 
 describe("meters through @polar-sh/sdk", () => {
   it("creates, gets, lists with pagination and updates", async () => {
@@ -308,137 +254,5 @@ describe("meters through @polar-sh/sdk", () => {
     await expect(
       polar.meters.create({ name: "ab", filter: apiCalls, aggregation: { func: "count" } }),
     ).rejects.toBeInstanceOf(HTTPValidationError);
-  });
-});
-
-describe("meter validation: 422 in Polar's shape, nothing written", () => {
-  const base = { name: "Valid", filter: apiCalls, aggregation: { func: "count" } };
-  const cases: [string, Record<string, unknown>, (string | number)[]][] = [
-    ["short name", { ...base, name: "ab" }, ["body", "name"]],
-    [
-      "unknown operator",
-      {
-        ...base,
-        filter: {
-          conjunction: "and",
-          clauses: [{ property: "name", operator: "contains", value: "x" }],
-        },
-      },
-      ["body", "filter", "clauses", 0],
-    ],
-    [
-      "unknown conjunction",
-      { ...base, filter: { conjunction: "xor", clauses: [] } },
-      ["body", "filter", "conjunction"],
-    ],
-    [
-      "timestamp clause without a date",
-      {
-        ...base,
-        filter: {
-          conjunction: "and",
-          clauses: [{ property: "timestamp", operator: "gt", value: "soon" }],
-        },
-      },
-      ["body", "filter", "clauses", 0],
-    ],
-    [
-      "boolean with gt",
-      {
-        ...base,
-        filter: { conjunction: "and", clauses: [{ property: "x", operator: "gt", value: true }] },
-      },
-      ["body", "filter", "clauses", 0],
-    ],
-    [
-      "property with spaces",
-      {
-        ...base,
-        filter: { conjunction: "and", clauses: [{ property: "a b", operator: "eq", value: 1 }] },
-      },
-      ["body", "filter", "clauses", 0],
-    ],
-    [
-      "unknown aggregation",
-      { ...base, aggregation: { func: "median", property: "x" } },
-      ["body", "aggregation", "func"],
-    ],
-    [
-      "sum without property",
-      { ...base, aggregation: { func: "sum" } },
-      ["body", "aggregation", "property"],
-    ],
-    ["custom unit without label", { ...base, unit: "custom" }, ["body", "custom_label"]],
-    ["zero multiplier", { ...base, custom_multiplier: 0 }, ["body", "custom_multiplier"]],
-    [
-      "metadata with 51 keys",
-      { ...base, metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) },
-      ["body", "metadata"],
-    ],
-  ];
-  it.each(cases)("%s", async (_label, body, loc) => {
-    const before = await countRows(t, "meters");
-    const res = await api(t.url, "/v1/meters/", { token: seller.token, body });
-    expect(res.status).toBe(422);
-    expect(res.body.error).toBe("RequestValidationError");
-    expect(res.body.detail[0].loc.slice(0, loc.length)).toEqual(loc);
-    expect(await countRows(t, "meters")).toBe(before);
-  });
-
-  it("filters nested too deep are refused", async () => {
-    let filter: Record<string, unknown> = { conjunction: "and", clauses: [] };
-    for (let i = 0; i < 6; i++) filter = { conjunction: "or", clauses: [filter] };
-    const res = await api(t.url, "/v1/meters/", { token: seller.token, body: { ...base, filter } });
-    expect(res.status).toBe(422);
-    expect(res.body.detail[0].msg).toMatch(/nest at most/);
-  });
-
-  it("quantities parameters are validated", async () => {
-    const meter = await api(t.url, "/v1/meters/", { token: seller.token, body: base });
-    const ok = "start_timestamp=2026-03-01T00:00:00Z&end_timestamp=2026-03-02T00:00:00Z";
-    for (const [query, loc] of [
-      ["end_timestamp=2026-03-02T00:00:00Z&interval=day", ["query", "start_timestamp"]],
-      [`${ok}&interval=minute`, ["query", "interval"]],
-      [`${ok}&interval=day&timezone=Mars/Olympus`, ["query", "timezone"]],
-      [
-        "start_timestamp=2026-03-02T00:00:00Z&end_timestamp=2026-03-01T00:00:00Z&interval=day",
-        ["query", "end_timestamp"],
-      ],
-      [
-        "start_timestamp=2000-01-01T00:00:00Z&end_timestamp=2026-03-01T00:00:00Z&interval=hour",
-        ["query", "interval"],
-      ],
-      [`${ok}&interval=day&customer_id=nope`, ["query", "customer_id"]],
-      [
-        `${ok}&interval=day&customer_aggregation_function=sum`,
-        ["query", "customer_aggregation_function"],
-      ],
-    ] as const) {
-      const res = await api(t.url, `/v1/meters/${meter.body.id}/quantities?${query}`, {
-        token: seller.token,
-      });
-      expect(res.status, query).toBe(422);
-      expect(res.body.detail[0].loc).toEqual(loc);
-    }
-  });
-
-  it("an update is validated and leaves the meter unchanged when refused", async () => {
-    const meter = await api(t.url, "/v1/meters/", { token: seller.token, body: base });
-    for (const body of [
-      { name: "x" },
-      { unit: "custom" },
-      { aggregation: { func: "avg" } },
-      { filter: { conjunction: "and" } },
-    ]) {
-      const res = await api(t.url, `/v1/meters/${meter.body.id}`, {
-        method: "PATCH",
-        token: seller.token,
-        body,
-      });
-      expect(res.status, JSON.stringify(body)).toBe(422);
-    }
-    expect((await api(t.url, `/v1/meters/${meter.body.id}`, { token: seller.token })).body).toEqual(
-      meter.body,
-    );
   });
 });

@@ -1,117 +1,23 @@
 // OAuth 2.0 apps end to end over HTTP: register a client, consent with a session cookie, exchange
-// the code with PKCE, call /v1 with the token, refresh, introspect, revoke; and every bad request
-// answered with OAuth's error and no change.
-import { createHash, randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// the code with PKCE, call /v1 with the token, refresh, introspect, revoke; a public client and a
+// user grant. Refusals and the ends of access are in oauth2-denials.test.ts.
+import { describe, expect, it } from "vitest";
 import { api, createOrganization, createSeller } from "../../../test/helpers/auth.ts";
-import { join, orgCall } from "../../../test/helpers/organizations.ts";
-import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import {
+  authorizeParams,
+  client,
+  consent,
+  cookie,
+  pkce,
+  post,
+  REDIRECT,
+  secretOf,
+  seller,
+  t,
+  withOAuthApp,
+} from "../../../test/helpers/oauth2-apps.ts";
 
-type Seller = Awaited<ReturnType<typeof createSeller>>;
-let t: TestServer;
-let seller: Seller;
-let cookie: string;
-let client: { client_id: string; client_secret: string };
-const REDIRECT = "https://app.example.com/callback";
-
-async function signInCookie(email: string, password: string): Promise<string> {
-  const res = await fetch(`${t.url}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: t.url },
-    body: JSON.stringify({ email, password }),
-  });
-  expect(res.status).toBe(200);
-  return res.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-}
-
-function pkce() {
-  const verifier = randomBytes(32).toString("base64url");
-  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
-}
-
-function authorizeParams(challenge: string, extra: Record<string, string> = {}) {
-  return {
-    response_type: "code",
-    client_id: client.client_id,
-    redirect_uri: REDIRECT,
-    scope: "openid products:read",
-    state: "xyz",
-    code_challenge: challenge,
-    code_challenge_method: "S256",
-    sub_type: "organization",
-    ...extra,
-  };
-}
-
-async function post(
-  path: string,
-  form: Record<string, string>,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${t.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
-    body: new URLSearchParams(form),
-    redirect: "manual",
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
-
-/** Consents (as the seller on their organization by default); the code from the redirect. */
-async function consent(
-  challenge: string,
-  organizationId = seller.organization.id,
-  as = cookie,
-  extra: Record<string, string> = {},
-) {
-  const res = await fetch(`${t.url}/v1/oauth2/consent`, {
-    method: "POST",
-    headers: {
-      "content-type": "application/x-www-form-urlencoded",
-      cookie: as,
-      origin: t.url,
-    },
-    body: new URLSearchParams({
-      ...authorizeParams(challenge, extra),
-      action: "allow",
-      organization_id: organizationId,
-    }),
-    redirect: "manual",
-  });
-  expect(res.status).toBe(303);
-  const location = new URL(res.headers.get("location")!);
-  expect(`${location.origin}${location.pathname}`).toBe(REDIRECT);
-  expect(location.searchParams.get("state")).toBe("xyz");
-  return location.searchParams.get("code")!;
-}
-
-const secretOf = () => ({ client_id: client.client_id, client_secret: client.client_secret });
-
-beforeAll(async () => {
-  t = await startTestServer({ worker: false });
-  seller = await createSeller(t.url, ["products:write"]);
-  cookie = await signInCookie(seller.user.email, seller.user.password);
-  const reg = await api(t.url, "/v1/oauth2/register", {
-    token: seller.user.token,
-    body: {
-      client_name: "Acme Analytics",
-      redirect_uris: [REDIRECT],
-      scope: "openid profile email products:read products:write",
-      default_sub_type: "organization",
-    },
-  });
-  expect(reg.status).toBe(200);
-  client = reg.body;
-  await api(t.url, "/v1/products/", {
-    token: seller.token,
-    body: { name: "Mine", prices: [{ amount_type: "free" }] },
-  });
-}, 60_000);
-afterAll(() => t.stop());
+withOAuthApp();
 
 describe("client registration", () => {
   it("publishes the authorization server's metadata", async () => {
@@ -328,80 +234,6 @@ describe("authorization code with PKCE", () => {
     expect(dead.body.error).toBe("invalid_grant");
   });
 
-  it("sends a denial back to the app and never redirects to an unregistered URI", async () => {
-    const { challenge } = pkce();
-    const denied = await fetch(`${t.url}/v1/oauth2/consent`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: t.url },
-      body: new URLSearchParams({ ...authorizeParams(challenge), action: "deny" }),
-      redirect: "manual",
-    });
-    expect(denied.status).toBe(303);
-    const back = new URL(denied.headers.get("location")!);
-    expect(back.searchParams.get("error")).toBe("access_denied");
-    expect(back.searchParams.get("code")).toBeNull();
-
-    const evil = new URLSearchParams(
-      authorizeParams(challenge, { redirect_uri: "https://evil.example/cb" }),
-    );
-    const page = await fetch(`${t.url}/oauth2/authorize?${evil}`, {
-      headers: { cookie },
-      redirect: "manual",
-    });
-    expect(page.status).toBe(400);
-    const json = await api(t.url, `/v1/oauth2/authorize?${evil}`, { headers: { cookie } });
-    expect(json.status).toBe(400);
-    expect(json.body.error).toBe("invalid_request");
-
-    const badScope = new URLSearchParams(authorizeParams(challenge, { scope: "customers:write" }));
-    const redirected = await fetch(`${t.url}/oauth2/authorize?${badScope}`, {
-      headers: { cookie },
-      redirect: "manual",
-    });
-    expect(redirected.status).toBe(302);
-    expect(new URL(redirected.headers.get("location")!).searchParams.get("error")).toBe(
-      "invalid_scope",
-    );
-    // A consent naming an organization the user is not in makes no code.
-    const other = await createSeller(t.url, ["products:read"]);
-    const foreign = await fetch(`${t.url}/v1/oauth2/consent`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: t.url },
-      body: new URLSearchParams({
-        ...authorizeParams(challenge),
-        action: "allow",
-        organization_id: other.organization.id,
-      }),
-      redirect: "manual",
-    });
-    expect(foreign.status).toBe(422);
-  });
-
-  it("stops a member's token once they leave the organization", async () => {
-    const member = await join(
-      t.url,
-      t.server.database,
-      seller.user,
-      seller.organization.id,
-      "member",
-    );
-    const memberCookie = await signInCookie(member.email, member.password);
-    const { verifier, challenge } = pkce();
-    const code = await consent(challenge, seller.organization.id, memberCookie);
-    const ok = await post("/v1/oauth2/token", {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      ...secretOf(),
-    });
-    const token = ok.body.access_token;
-    expect((await api(t.url, "/v1/products/", { token })).status).toBe(200);
-    const left = await orgCall(t.url, member, "leave", { organizationId: seller.organization.id });
-    expect(left.status).toBe(200);
-    expect((await api(t.url, "/v1/products/", { token })).status).toBe(401);
-  });
-
   it("serves a public client with PKCE, and a user grant across the user's organizations", async () => {
     const reg = await api(t.url, "/v1/oauth2/register", {
       token: seller.user.token,
@@ -483,24 +315,5 @@ describe("authorization code with PKCE", () => {
       client_id: app.client_id,
     });
     expect(unknownGrant.body.error).toBe("unsupported_grant_type");
-  });
-
-  it("stops every token of an app when the app is deleted", async () => {
-    const { verifier, challenge } = pkce();
-    const code = await consent(challenge);
-    const ok = await post("/v1/oauth2/token", {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      ...secretOf(),
-    });
-    expect((await api(t.url, "/v1/products/", { token: ok.body.access_token })).status).toBe(200);
-    const del = await api(t.url, `/v1/oauth2/register/${client.client_id}`, {
-      method: "DELETE",
-      token: seller.user.token,
-    });
-    expect(del.status).toBe(204);
-    expect((await api(t.url, "/v1/products/", { token: ok.body.access_token })).status).toBe(401);
   });
 });

@@ -1,0 +1,118 @@
+// What an OAuth 2.0 app does not get, and when its access ends: a denied consent goes back to the
+// app, an unregistered redirect URI or a scope it may not ask for is refused, a consent for a
+// foreign organization makes no code; a member's token stops when they leave, and every token of
+// an app stops when the app is deleted.
+import { describe, expect, it } from "vitest";
+import { api, createSeller } from "../../../test/helpers/auth.ts";
+import {
+  authorizeParams,
+  client,
+  consent,
+  cookie,
+  pkce,
+  post,
+  REDIRECT,
+  secretOf,
+  seller,
+  signInCookie,
+  t,
+  withOAuthApp,
+} from "../../../test/helpers/oauth2-apps.ts";
+import { join, orgCall } from "../../../test/helpers/organizations.ts";
+
+withOAuthApp();
+
+describe("authorization code with PKCE", () => {
+  it("sends a denial back to the app and never redirects to an unregistered URI", async () => {
+    const { challenge } = pkce();
+    const denied = await fetch(`${t.url}/v1/oauth2/consent`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: t.url },
+      body: new URLSearchParams({ ...authorizeParams(challenge), action: "deny" }),
+      redirect: "manual",
+    });
+    expect(denied.status).toBe(303);
+    const back = new URL(denied.headers.get("location")!);
+    expect(back.searchParams.get("error")).toBe("access_denied");
+    expect(back.searchParams.get("code")).toBeNull();
+
+    const evil = new URLSearchParams(
+      authorizeParams(challenge, { redirect_uri: "https://evil.example/cb" }),
+    );
+    const page = await fetch(`${t.url}/oauth2/authorize?${evil}`, {
+      headers: { cookie },
+      redirect: "manual",
+    });
+    expect(page.status).toBe(400);
+    const json = await api(t.url, `/v1/oauth2/authorize?${evil}`, { headers: { cookie } });
+    expect(json.status).toBe(400);
+    expect(json.body.error).toBe("invalid_request");
+
+    const badScope = new URLSearchParams(authorizeParams(challenge, { scope: "customers:write" }));
+    const redirected = await fetch(`${t.url}/oauth2/authorize?${badScope}`, {
+      headers: { cookie },
+      redirect: "manual",
+    });
+    expect(redirected.status).toBe(302);
+    expect(new URL(redirected.headers.get("location")!).searchParams.get("error")).toBe(
+      "invalid_scope",
+    );
+    // A consent naming an organization the user is not in makes no code.
+    const other = await createSeller(t.url, ["products:read"]);
+    const foreign = await fetch(`${t.url}/v1/oauth2/consent`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: t.url },
+      body: new URLSearchParams({
+        ...authorizeParams(challenge),
+        action: "allow",
+        organization_id: other.organization.id,
+      }),
+      redirect: "manual",
+    });
+    expect(foreign.status).toBe(422);
+  });
+
+  it("stops a member's token once they leave the organization", async () => {
+    const member = await join(
+      t.url,
+      t.server.database,
+      seller.user,
+      seller.organization.id,
+      "member",
+    );
+    const memberCookie = await signInCookie(member.email, member.password);
+    const { verifier, challenge } = pkce();
+    const code = await consent(challenge, seller.organization.id, memberCookie);
+    const ok = await post("/v1/oauth2/token", {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      ...secretOf(),
+    });
+    const token = ok.body.access_token;
+    expect((await api(t.url, "/v1/products/", { token })).status).toBe(200);
+    const left = await orgCall(t.url, member, "leave", { organizationId: seller.organization.id });
+    expect(left.status).toBe(200);
+    expect((await api(t.url, "/v1/products/", { token })).status).toBe(401);
+  });
+
+  it("stops every token of an app when the app is deleted", async () => {
+    const { verifier, challenge } = pkce();
+    const code = await consent(challenge);
+    const ok = await post("/v1/oauth2/token", {
+      grant_type: "authorization_code",
+      code,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      ...secretOf(),
+    });
+    expect((await api(t.url, "/v1/products/", { token: ok.body.access_token })).status).toBe(200);
+    const del = await api(t.url, `/v1/oauth2/register/${client.client_id}`, {
+      method: "DELETE",
+      token: seller.user.token,
+    });
+    expect(del.status).toBe(204);
+    expect((await api(t.url, "/v1/products/", { token: ok.body.access_token })).status).toBe(401);
+  });
+});
