@@ -9,7 +9,7 @@ import path from "node:path";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, signUp, type TestUser } from "../test/helpers/auth.ts";
-import { cliEnv, till } from "../test/helpers/cli.ts";
+import { cliEnv } from "../test/helpers/cli.ts";
 import {
   repoRoot,
   spawnTillServer,

@@ -1,7 +1,6 @@
 // Configuration: the only reader of process.env. Parsed once with zod and frozen, so a wrong value
 // fails at start with the variable's name instead of surfacing later as a confusing runtime error.
 import path from "node:path";
-import type { z } from "zod";
 import {
   ConfigError,
   devAuthSecret,

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { CommandContext } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import { AbortError } from "../lib/errors.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 export async function initWebhookHandler(

@@ -97,7 +97,7 @@ export async function settleCheckoutPayment(
   log?: Logger,
 ): Promise<"settled" | "ignored"> {
   const row = await repo.findAnyCheckout(deps.db, checkoutId);
-  if (!row || row.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
+  if (row?.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
   const outcome = await settle(deps, row, log);
   return outcome === "fulfilled" || outcome === "reopened" ? "settled" : "ignored";
 }
@@ -110,7 +110,7 @@ export async function settleCheckoutSetup(
   method: SavedPaymentMethod,
 ): Promise<"settled" | "ignored"> {
   const row = await repo.findAnyCheckout(deps.db, checkoutId);
-  if (!row || row.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
+  if (row?.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
   if (row.totalAmount > 0) return "ignored";
   const done = await fulfil(deps, row, {
     processorPaymentId: null,

@@ -6,7 +6,6 @@ import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import {
-  assertAccessible,
   organizationForWrite,
   organizationsForRead,
   type AuthContext,
@@ -32,7 +31,7 @@ import type { TaxCalculator } from "../tax/calculator.ts";
 import { outboxRow } from "../webhooks/outbox.ts";
 import { computeAmounts, discountRefusal, seatsOf, subtotalOf } from "./amounts.ts";
 import * as repo from "./repository.ts";
-import type { CheckoutCreate, CheckoutListQuery, CheckoutUpdate } from "./schemas.ts";
+import type { CheckoutCreate, CheckoutListQuery } from "./schemas.ts";
 import { checkoutOut, type CheckoutPublicView, type CheckoutView } from "./serialize.ts";
 import { customFieldIssues } from "./validate.ts";
 

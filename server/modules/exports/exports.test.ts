@@ -105,7 +105,11 @@ describe("exports over HTTP", () => {
       const req = http.get(
         `${t.url}/v1/orders/export`,
         { headers: { authorization: `Bearer ${seller.token}`, "accept-encoding": "gzip" } },
-        (res) => res.once("data", () => (req.destroy(), resolve())),
+        (res) =>
+          res.once("data", () => {
+            req.destroy();
+            resolve();
+          }),
       );
     });
     expect((await csvOf("/v1/customers/export")).status).toBe(200);

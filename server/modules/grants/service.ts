@@ -15,13 +15,11 @@ import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
-import { customerMetersOf, customersWithMeters } from "./meter-repository.ts";
+import { customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import {
   customerMeterOut,
   grantOut,
-  stateGrantOut,
-  stateMeterOut,
   type BenefitGrantListQuery,
   type CustomerMeterListQuery,
   type CustomerMeterOut,

@@ -6,7 +6,6 @@ import { RequestValidationError } from "../../lib/errors.ts";
 import * as repo from "./repository.ts";
 import {
   INTERVAL_LIMITS,
-  INTERVALS,
   METRICS,
   type MetricsLimitsOut,
   type MetricsQuery,

@@ -12,7 +12,6 @@ import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-sco
 import { pgErrorCode } from "../../lib/db-errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { benefitsOf } from "../benefits/service.ts";
 import { customFieldsOf } from "../custom-fields/service.ts";
 import { usableFiles } from "../files/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";

@@ -86,6 +86,7 @@ export async function runDueUntil(
     const first = due[0];
     if (!first) break;
     const current = now.now();
+    // biome-ignore lint/complexity/useMathMinMax: Math.max would turn the Dates into numbers
     const start = first.nextActionAt > current ? first.nextActionAt : current;
     const at = start > target ? target : start;
     // Everything due at the same instant: its plain renewals as one batch, the rest one by one.

@@ -14,9 +14,6 @@ import {
 } from "../../../test/helpers/billing.ts";
 import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { systemClock } from "../../lib/clock.ts";
-import { createProcessor } from "../payments/factory.ts";
-import { createTaxCalculator } from "../tax/calculator.ts";
 import { chargeKey } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDueMany } from "./due.ts";

@@ -14,10 +14,8 @@ import {
   FormActions,
   PageHeader,
   Resource,
-  Table,
   submit,
   useAction,
-  when,
 } from "../ui.tsx";
 
 const EVENTS = [
