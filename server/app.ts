@@ -219,7 +219,7 @@ export function createApp(deps: AppDeps): Express {
     openApi.api,
     requestLogRouter({ hub: requestLog, streams: deps.webhooks.streams }, guard),
     // Literal paths (`/customers/export`) before the routers whose `/:id` would take them.
-    exportsRouter({ db: read, batchSize: Number(process.env.EXPORT_BATCH ?? 20000) }, guard),
+    exportsRouter({ db: read }, guard),
     organizationsRouter({ db, clock: deps.clock, auth: deps.auth, config: deps.config }, guard),
     tokensRouter({ db, clock: deps.clock }, guard),
     oauth2Router(oauth2, guard),

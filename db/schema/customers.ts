@@ -46,6 +46,6 @@ export const customers = pgTable(
     uniqueIndex("customers_org_external_id_uq")
       .on(t.organizationId, t.externalId)
       .where(sql`${t.deletedAt} is null and ${t.externalId} is not null`),
-    index("customers_org_created_idx").on(t.organizationId, t.createdAt),
+    index("customers_org_created_idx").on(t.organizationId, t.createdAt, t.id),
   ],
 );

@@ -81,7 +81,7 @@ export const subscriptions = pgTable(
     ...timestamps(),
   },
   (t) => [
-    index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt),
+    index("subscriptions_org_created_idx").on(t.organizationId, t.createdAt, t.id),
     index("subscriptions_customer_idx").on(t.customerId, t.status),
     index("subscriptions_next_action_idx").on(t.organizationId, t.nextActionAt),
     index("subscriptions_due_idx").on(t.nextActionAt),
@@ -140,7 +140,7 @@ export const orders = pgTable(
     ...timestamps(),
   },
   (t) => [
-    index("orders_org_created_idx").on(t.organizationId, t.createdAt),
+    index("orders_org_created_idx").on(t.organizationId, t.createdAt, t.id),
     index("orders_customer_idx").on(t.customerId),
     index("orders_finalizing_idx").on(t.finalizingAt),
   ],

@@ -10,9 +10,9 @@ export interface Cursor {
   id: string;
 }
 export interface Batch {
-  /** Finished CSV lines as UTF-8, each ended by CRLF; may still be on its way. */
-  data: Promise<Buffer>;
-  /** Where the next batch starts; known before `data` arrives when COPY reads it. */
+  /** Finished CSV lines, each ended by CRLF, in pieces; may still be on their way. */
+  data: Promise<string[]>;
+  /** Where the next batch starts; known before `data` arrives. */
   next: Cursor | null;
 }
 
@@ -64,6 +64,9 @@ interface Query {
  * before this one arrived; the rows down to it come as one value, their lines joined in order by
  * PostgreSQL (through COPY when there is one, so the bytes are never decoded to a string here).
  */
+/** Lines per piece of a batch: about 100 KB of text for a typical order line. */
+const PIECE = 1000;
+
 async function readBatch(db: Db, query: Query, after: Cursor | null, size: number): Promise<Batch> {
   const { key } = query;
   const where = query.conds.filter((c): c is SQL => c !== null);
@@ -80,12 +83,17 @@ async function readBatch(db: Db, query: Query, after: Cursor | null, size: numbe
   );
   if (last)
     where.push(sql`(${key.at}, ${key.id}) >= (${last.k_at}::timestamptz, ${last.k_id}::uuid)`);
-  // ARRAY(subquery) keeps the subquery's order, which a plain aggregate would not promise.
-  const lines = sql`select array_to_string(array(
+  // ARRAY(subquery) keeps the subquery's order, which a plain aggregate would not promise. The
+  // lines come back in pieces of PIECE lines: strings that small die young in the server's heap,
+  // where one string per batch would cost a full garbage collection each. (`offset 0` keeps the
+  // array built once: unnested, each use of it would build it again.)
+  const lines = sql`select array_to_string(b.lines[i:i + ${PIECE - 1}], '') as v
+    from (select array(
       select ${query.select} || E'\r\n' from ${query.from}
       where ${sql.join(where, sql` and `)} ${order}
-    ), '') as v`;
-  const data = queryRows<{ v: string }>(db, lines).then(([row]) => Buffer.from(row?.v ?? ""));
+    ) as lines offset 0) b, generate_series(1, cardinality(b.lines), ${PIECE}) i
+    order by i`;
+  const data = queryRows<{ v: string }>(db, lines).then((rows) => rows.map((r) => r.v));
   // Awaited only when its turn to be written comes: a failure meanwhile must not count as
   // unhandled (which would end the process); the await still sees it.
   data.catch(() => {});

@@ -28,7 +28,7 @@ export interface CsvExport {
   read(after: repo.Cursor | null): Promise<repo.Batch>;
 }
 
-const BATCH = 20_000;
+const BATCH = 50_000;
 const AHEAD = 3;
 
 /** Writes the export to `out`; resolves when done or when `out` went away. */
@@ -70,8 +70,7 @@ export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
       await refill();
       const batch = ahead.shift();
       if (!batch) break;
-      const data = await (await batch).data;
-      if (data.length > 0) await write(data);
+      for (const piece of await (await batch).data) await write(piece);
     }
   } finally {
     out.off("drain", resume);
@@ -99,7 +98,7 @@ export function customersCsv(
     read: (after) =>
       organizationIds.length
         ? repo.customerBatch(deps.db, organizationIds, after, deps.batchSize ?? BATCH)
-        : Promise.resolve({ data: Promise.resolve(Buffer.alloc(0)), next: null }),
+        : Promise.resolve({ data: Promise.resolve([]), next: null }),
   };
 }
 
@@ -117,7 +116,7 @@ export function ordersCsv(deps: ExportDeps, ctx: AuthContext, q: OrderExportQuer
     read: (after) =>
       filter.organizationIds.length
         ? repo.orderBatch(deps.db, filter, q.columns, q.timezone, after, deps.batchSize ?? BATCH)
-        : Promise.resolve({ data: Promise.resolve(Buffer.alloc(0)), next: null }),
+        : Promise.resolve({ data: Promise.resolve([]), next: null }),
   };
 }
 
@@ -147,6 +146,6 @@ export function subscriptionsCsv(
             after,
             deps.batchSize ?? BATCH,
           )
-        : Promise.resolve({ data: Promise.resolve(Buffer.alloc(0)), next: null }),
+        : Promise.resolve({ data: Promise.resolve([]), next: null }),
   };
 }
