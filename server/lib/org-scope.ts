@@ -2,7 +2,8 @@
 // OrgScope instead of a bare id or id list, so a read can only be written with a scope that came
 // from one of the constructors below, each naming why it is legitimate. The brand is a symbol
 // private to this file, so a string or list never passes for a scope; TypeScript would still
-// accept an explicit `as OrgScope` downcast, which is why none may appear outside this file.
+// accept an explicit `as OrgScope` downcast, which lint refuses outside this file
+// (lint/org-scope-cast.grit, a Biome plugin).
 import { type AuthContext, organizationsForRead } from "./auth-context.ts";
 import type { CustomerContext } from "./customer-context.ts";
 
