@@ -231,8 +231,7 @@ export function createApp(deps: AppDeps): Express {
         db,
         clock: deps.clock,
         processor: deps.processor,
-        onNewDefault: (organizationId, customerId) =>
-          retryPastDueOfCustomer(billing, organizationId, customerId),
+        onNewDefault: (customer) => retryPastDueOfCustomer(billing, customer),
       },
       guard,
       customerGuard,

@@ -1,5 +1,6 @@
-// Checked by `npm run typecheck`, never run: a products, customers, discounts or checkout links
-// read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links or
+// subscriptions read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id
+// or id list.
 import type { Db } from "../../db/client.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
@@ -8,6 +9,9 @@ import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
 import * as repo from "../modules/products/repository.ts";
 import * as products from "../modules/products/service.ts";
+import * as subscriptionRepo from "../modules/subscriptions/repository.ts";
+import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
+import * as subscriptions from "../modules/subscriptions/service.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
 
@@ -42,6 +46,20 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void customerRepo.listCustomers(db, ctx.organizationIds, { metadata: {} }, [], 10, 0);
   // @ts-expect-error and the customers readers other modules call
   void customers.customersByIds(db, [organizationId], ["id"]);
+  // @ts-expect-error subscriptions by id
+  void subscriptionRepo.findSubscription(db, ctx.organizationIds, "id");
+  // @ts-expect-error under the row lock
+  void subscriptionRepo.lockSubscription(db, organizationId, "id");
+  // @ts-expect-error the caller's raw ids for a list
+  void subscriptionRepo.listSubscriptions(db, ctx.organizationIds, {}, [], 10, 0);
+  // @ts-expect-error a customer's active ones
+  void subscriptionRepo.activeOfCustomer(db, [organizationId], "id");
+  // @ts-expect-error the organization's due work
+  void subscriptionRepo.dueInScope(db, organizationId, new Date(), 10);
+  // @ts-expect-error and the subscriptions readers other modules call, by id
+  void subscriptions.subscriptionsByIds(db, [organizationId], ["id"]);
+  // @ts-expect-error or by customer, for the customer state
+  void subscriptionQueries.activeSubscriptionsOfCustomers(db, [organizationId], ["id"]);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -52,5 +70,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
   void customerRepo.findCustomer(db, scopeOfCaller(ctx), { externalId: "x" });
   void customers.customersByIds(db, scopeOfResource({ organizationId }), ["id"]);
+  void subscriptionRepo.findSubscription(db, scopeOfCaller(ctx), "id");
+  void subscriptions.subscriptionsByIds(db, scopeOfResource({ organizationId }), ["id"]);
   return forged;
 }

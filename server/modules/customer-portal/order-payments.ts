@@ -101,7 +101,7 @@ export async function confirmOrderPayment(
     if (added.status === "requires_action")
       return { status: "requires_action", client_secret: added.clientSecret, error: null };
   }
-  await retryPastDueOfCustomer(deps, ctx.organizationId, ctx.customerId);
+  await retryPastDueOfCustomer(deps, ctx);
   const after = await statusOf(deps, ctx, id);
   return { status: after.status, client_secret: null, error: after.error };
 }

@@ -3,7 +3,7 @@
 // read-only queries, since their use cases emit it. customerStatesOf gives many customers' states
 // from one read per kind of row instead of one per customer (a batch of renewals).
 import type { Db } from "../../../db/client.ts";
-import type { OrgScope } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { customerStateGrants, customerStateGrantsOf } from "../grants/queries.ts";
 import { stateSubscriptionOut } from "../subscriptions/schemas.ts";
 import { activeSubscriptionsOf, activeSubscriptionsOfCustomers } from "../subscriptions/queries.ts";
@@ -13,7 +13,7 @@ import { customerOut, type CustomerRecord } from "./schemas.ts";
 export async function customerStatesOf(db: Db, scope: OrgScope, customerIds: string[]) {
   const [customers, active, grants] = await Promise.all([
     repo.findCustomersByIds(db, scope, customerIds),
-    activeSubscriptionsOfCustomers(db, customerIds),
+    activeSubscriptionsOfCustomers(db, scope, customerIds),
     customerStateGrantsOf(db, customerIds),
   ]);
   const activeByCustomer = new Map<string, typeof active>();
@@ -39,7 +39,7 @@ export async function customerStatesOf(db: Db, scope: OrgScope, customerIds: str
  * real rows (grants and meters join when their issue lands).
  */
 export async function customerStateExtras(deps: { db: Db }, customer: CustomerRecord) {
-  const active = await activeSubscriptionsOf(deps.db, customer.id);
+  const active = await activeSubscriptionsOf(deps.db, scopeOfResource(customer), customer.id);
   return {
     active_subscriptions: active.map(stateSubscriptionOut),
     ...(await customerStateGrants(deps.db, customer.id)),

@@ -6,6 +6,7 @@
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
 import { lockOrder, lockOrderByPayment, renderOrders } from "../orders/service.ts";
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
@@ -109,7 +110,8 @@ async function revokeForLostDispute(
   d: repo.DisputeRow,
 ): Promise<void> {
   const order = (await lockOrder(tx, d.orderId))!;
-  if (order.subscriptionId) await revokeSubscriptionNow(tx, deps, clock, order.subscriptionId);
+  if (order.subscriptionId)
+    await revokeSubscriptionNow(tx, deps, clock, scopeOfResource(order), order.subscriptionId);
   else await revokeBenefitsForOrder(tx, { clock, queue: deps.queue }, order.id);
   const [data] = await renderOrders(tx, deps.baseUrl, [order]);
   await recordEvent(tx, clock, {

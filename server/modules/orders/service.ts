@@ -30,7 +30,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
     productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
       ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
     ]),
-    subscriptionsByIds(db, [
+    subscriptionsByIds(db, scopeOfResource(...rows), [
       ...new Set(rows.flatMap((r) => (r.subscriptionId ? [r.subscriptionId] : []))),
     ]),
   ]);

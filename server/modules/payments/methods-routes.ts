@@ -30,7 +30,7 @@ export function paymentMethodsRouter(
     clock: Clock;
     processor: PaymentProcessor;
     /** A new default card: past-due subscriptions are charged again at once. */
-    onNewDefault(organizationId: string, customerId: string): Promise<unknown>;
+    onNewDefault(customer: CustomerContext): Promise<unknown>;
   },
   guard: Guard,
   customerGuard: RequestHandler,
@@ -70,7 +70,7 @@ export function paymentMethodsRouter(
       res.status(201).json(body);
       return;
     }
-    if (added.madeDefault) await deps.onNewDefault(ctx.organizationId, ctx.customerId);
+    if (added.madeDefault) await deps.onNewDefault(ctx);
     const body: PaymentMethodCreateResponseOut = {
       status: "succeeded",
       payment_method: paymentMethodOut(added.method),

@@ -7,6 +7,7 @@ import type { Db } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { type ExpiryDeps, expireCheckouts } from "../checkouts/jobs.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
 import { runDueUntil } from "../subscriptions/jobs.ts";
@@ -40,7 +41,7 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       `The sandbox clock only moves forward; it is now ${current.toISOString()}.`,
       "value_error",
     );
-  await runDueUntil(deps, orgId, clock, target);
+  await runDueUntil(deps, scopeOfCaller(ctx, orgId), clock, target);
   // Checkout sessions live in real time but expire in the organization's: moving past a
   // session's expiry expires it, as the minute job would when that time comes.
   await expireCheckouts(deps.checkouts, { organizationId: orgId, at: target });

@@ -2,6 +2,7 @@
 // invitation only, revoke, resend), and a seat holder lists the subscriptions their claimed seats
 // give them. Another customer's purchase or seat is a 404.
 import type { CustomerContext } from "../../lib/customer-context.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customerOrganizationOut, portalSubscriptionOut } from "../customer-portal/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
@@ -19,7 +20,7 @@ import {
 } from "./service.ts";
 
 const buyer = (c: CustomerContext): PurchaseScope => ({
-  organizationIds: [c.organizationId],
+  organizationIds: scopeOfCustomer(c),
   billingCustomerId: c.customerId,
 });
 
@@ -51,9 +52,9 @@ export async function listClaimedSubscriptions(
   page: Pagination,
 ) {
   const ids = await repo.claimedSubscriptionIds(deps.db, c.customerId);
-  const rows = (await subscriptionsByIds(deps.db, ids))
-    .filter((s) => s.organizationId === c.organizationId)
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const rows = (await subscriptionsByIds(deps.db, scopeOfCustomer(c), ids)).sort(
+    (a, b) => b.createdAt.getTime() - a.createdAt.getTime(),
+  );
   const start = (page.page - 1) * page.limit;
   const [subscriptions, organization] = await Promise.all([
     renderSubscriptions(deps.db, deps.baseUrl, rows.slice(start, start + page.limit)),

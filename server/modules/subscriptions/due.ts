@@ -22,7 +22,7 @@ export type DueOutcome =
   | "resumed";
 
 export async function runDue(deps: BillingDeps, id: string, at: Date): Promise<DueOutcome> {
-  const s = await repo.subscriptionById(deps.db, id);
+  const s = await repo.subscriptionByIdForJob(deps.db, id);
   if (!s?.nextActionAt || s.nextActionAt > at) return "none";
   switch (s.status) {
     case "active":
@@ -30,14 +30,14 @@ export async function runDue(deps: BillingDeps, id: string, at: Date): Promise<D
       // A meter cycle ends strictly inside the period, so it always comes before the renewal.
       if (meterCycleDue(s, at)) return (await settleMeterCycle(deps, s, at)) ? "metered" : "none";
       if (s.currentPeriodEnd > at) return "none";
-      if (s.cancelAtPeriodEnd) return (await endAtPeriodEnd(deps, id, at)) ? "ended" : "none";
-      if (s.pauseAtPeriodEnd) return (await pauseAtPeriodEnd(deps, id, at)) ? "paused" : "none";
+      if (s.cancelAtPeriodEnd) return (await endAtPeriodEnd(deps, s, at)) ? "ended" : "none";
+      if (s.pauseAtPeriodEnd) return (await pauseAtPeriodEnd(deps, s, at)) ? "paused" : "none";
       return (await renewSubscription(deps, s, at)) ? "renewed" : "none";
     case "past_due":
       return (await retryPayment(deps, s, at)) ? "retried" : "none";
     case "paused":
       if (!s.resumesAt || s.resumesAt > at) return "none";
-      return (await resumeSubscription(deps, id, at)) ? "resumed" : "none";
+      return (await resumeSubscription(deps, s, at)) ? "resumed" : "none";
     default:
       return "none";
   }
@@ -50,7 +50,7 @@ export async function runDue(deps: BillingDeps, id: string, at: Date): Promise<D
  * done, so the jobs are retried and the finished ones find nothing due.
  */
 export async function runDueMany(deps: BillingDeps, ids: string[]): Promise<void> {
-  const rows = await repo.subscriptionsByIds(deps.db, ids);
+  const rows = await repo.subscriptionsByIdsForJob(deps.db, ids);
   const errors: unknown[] = [];
   const single: { id: string; at: Date }[] = [];
   for (const organizationId of new Set(rows.map((r) => r.organizationId))) {

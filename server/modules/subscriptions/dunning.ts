@@ -6,7 +6,8 @@
 // each failure, once the change has committed.
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import type { CustomerContext } from "../../lib/customer-context.ts";
+import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
@@ -49,7 +50,7 @@ export async function retryPayment(
   if (!order) {
     // Nothing left to collect (paid or voided elsewhere): back to the period's schedule.
     await inTransaction(deps.db, async (tx) => {
-      const locked = await repo.lockSubscription(tx, s.id);
+      const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
       if (locked?.status === "past_due")
         await scheduleNext(
           tx,
@@ -69,7 +70,7 @@ export async function retryPayment(
   );
   const clock = fixedClock(at);
   const result = await inTransaction(deps.db, async (tx) => {
-    const locked = await repo.lockSubscription(tx, s.id);
+    const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
     const current = await pendingOrderOfSubscription(tx, s.id);
     if (!locked || !current || current.id !== order.id || current.paymentAttempts !== attempt)
       return null;
@@ -213,12 +214,12 @@ export async function sendPaymentFailedMail(
  */
 export async function retryPastDueOfCustomer(
   deps: BillingDeps,
-  organizationId: string,
-  customerId: string,
+  customer: CustomerContext,
 ): Promise<number> {
-  const now = (await organizationClock(deps.db, deps.clock, organizationId)).now();
+  const now = (await organizationClock(deps.db, deps.clock, customer.organizationId)).now();
   let retried = 0;
-  for (const s of await repo.activeOfCustomer(deps.db, customerId))
+  const scope = scopeOfCustomer(customer);
+  for (const s of await repo.activeOfCustomer(deps.db, scope, customer.customerId))
     if (
       s.status === "past_due" &&
       (await retryPayment(deps, s, now, "retry_payment_method_update"))

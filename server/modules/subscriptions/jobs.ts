@@ -3,6 +3,7 @@
 // in time order before it answers.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDue, runDueMany, type DueOutcome } from "./due.ts";
 import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
@@ -69,20 +70,20 @@ export function subscriptionCatchUpJob(deps: BillingDeps): JobDefinition {
 }
 
 /**
- * Runs the organization's work due up to `target`, earliest first, each piece as of its own due
+ * Runs the work due in the scope (the organization whose clock moves) up to `target`, earliest first, each piece as of its own due
  * time (a renewal due on the 1st is made on the 1st, and a retry it schedules for the 4th runs in
  * the same pass when the target is later). Returns how many pieces did something.
  */
 export async function runDueUntil(
   deps: BillingDeps,
-  organizationId: string,
+  scope: OrgScope,
   now: Clock,
   target: Date,
 ): Promise<number> {
   let done = 0;
   // Bounded: every step moves a subscription's next_action_at forward or clears it.
   for (let guard = 0; guard < 100_000; guard++) {
-    const due = await repo.dueOfOrganization(deps.db, organizationId, target, RENEWAL_BATCH_SIZE);
+    const due = await repo.dueInScope(deps.db, scope, target, RENEWAL_BATCH_SIZE);
     const first = due[0];
     if (!first) break;
     const current = now.now();
@@ -93,6 +94,7 @@ export async function runDueUntil(
     const same = due.filter((d) => d.nextActionAt.getTime() === first.nextActionAt.getTime());
     const rows = await repo.subscriptionsByIds(
       deps.db,
+      scope,
       same.map((d) => d.id),
     );
     const batch = rows.filter((r) => renewableInBatch(r, at));

@@ -94,7 +94,7 @@ export async function settleMeterCycle(
     : s.currentPeriodEnd;
   const clock = fixedClock(at);
   const made = await inTransaction(deps.db, async (tx) => {
-    const locked = await repo.lockSubscription(tx, s.id);
+    const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
     if (
       !locked ||
       !meterCycleDue(locked, at) ||

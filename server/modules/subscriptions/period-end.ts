@@ -3,6 +3,7 @@
 // end, benefits revoked, no cycle order); one set to pause at period end pauses (no order) until
 // resumes_at, when a new period starts with an immediate charge.
 import { inTransaction } from "../../../db/client.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
@@ -10,18 +11,23 @@ import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { renewSubscription } from "./renewal.ts";
 import * as repo from "./repository.ts";
+import type { SubscriptionRow } from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
-export async function endAtPeriodEnd(deps: BillingDeps, id: string, at: Date): Promise<boolean> {
+export async function endAtPeriodEnd(
+  deps: BillingDeps,
+  due: SubscriptionRow,
+  at: Date,
+): Promise<boolean> {
   const clock = fixedClock(at);
   return inTransaction(deps.db, async (tx) => {
-    const s = await repo.lockSubscription(tx, id);
+    const s = await repo.lockSubscription(tx, scopeOfResource(due), due.id);
     if (!s?.cancelAtPeriodEnd || s.currentPeriodEnd > at) return false;
     if (s.status !== "active" && s.status !== "trialing" && s.status !== "past_due") return false;
     const ended = await scheduleAt(
       tx,
       deps.queue,
-      await repo.updateSubscription(tx, id, {
+      await repo.updateSubscription(tx, s.id, {
         status: "canceled",
         endsAt: s.currentPeriodEnd,
         endedAt: s.currentPeriodEnd,
@@ -41,15 +47,19 @@ export async function endAtPeriodEnd(deps: BillingDeps, id: string, at: Date): P
   });
 }
 
-export async function pauseAtPeriodEnd(deps: BillingDeps, id: string, at: Date): Promise<boolean> {
+export async function pauseAtPeriodEnd(
+  deps: BillingDeps,
+  due: SubscriptionRow,
+  at: Date,
+): Promise<boolean> {
   const clock = fixedClock(at);
   return inTransaction(deps.db, async (tx) => {
-    const s = await repo.lockSubscription(tx, id);
+    const s = await repo.lockSubscription(tx, scopeOfResource(due), due.id);
     if (!s?.pauseAtPeriodEnd || s.currentPeriodEnd > at) return false;
     const paused = await scheduleNext(
       tx,
       deps.queue,
-      await repo.updateSubscription(tx, id, {
+      await repo.updateSubscription(tx, s.id, {
         status: "paused",
         pauseAtPeriodEnd: false,
         pausedAt: s.currentPeriodEnd,
@@ -71,14 +81,14 @@ export async function pauseAtPeriodEnd(deps: BillingDeps, id: string, at: Date):
  */
 export async function resumeSubscription(
   deps: BillingDeps,
-  id: string,
+  paused: SubscriptionRow,
   at: Date,
 ): Promise<boolean> {
   const clock = fixedClock(at);
   const resumed = await inTransaction(deps.db, async (tx) => {
-    const s = await repo.lockSubscription(tx, id);
+    const s = await repo.lockSubscription(tx, scopeOfResource(paused), paused.id);
     if (s?.status !== "paused") return null;
-    const updated = await repo.updateSubscription(tx, id, {
+    const updated = await repo.updateSubscription(tx, s.id, {
       status: "active",
       pausedAt: null,
       resumesAt: null,

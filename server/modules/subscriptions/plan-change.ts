@@ -209,7 +209,7 @@ async function switchProduct(
   now: Date,
 ): Promise<void> {
   const clock = fixedClock(now);
-  const locked = (await repo.lockSubscription(tx, s.id))!;
+  const locked = (await repo.lockSubscription(tx, scopeOfResource(s), s.id))!;
   const productId = product.id;
   // Unsettled usage keeps its start; the new product's meter cycle (or the period) says its end.
   const cycle = meterCycleOf(product);

@@ -14,6 +14,7 @@ import {
 } from "../../../test/helpers/billing.ts";
 import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { chargeKey } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDueMany } from "./due.ts";
@@ -134,7 +135,7 @@ describe("renewal batches", () => {
     const types = (await eventsOf(t, s.organizationId)).map((e) => e.type);
     expect(types.filter((x) => x === "subscription.cycled")).toHaveLength(4);
     expect(types.filter((x) => x === "customer.state_changed").length).toBeGreaterThanOrEqual(8);
-    const next = await repo.subscriptionsByIds(t.server.database.db, ids);
+    const next = await repo.subscriptionsByIds(t.server.database.db, scopeOfResource(s), ids);
     // The next wake-up: the new period's end, or the declined one's first retry.
     for (const row of next)
       if (row.status === "active") expect(row.nextActionAt).toEqual(row.currentPeriodEnd);
@@ -144,7 +145,7 @@ describe("renewal batches", () => {
   it("a batch re-run after a crash mid-way makes no second order or charge", async () => {
     const { s, ids } = await dueSet(Array.from({ length: 5 }, () => "sandbox_token_success"));
     const deps = depsOn(t.server.database.db);
-    const rows = await repo.subscriptionsByIds(deps.db, ids);
+    const rows = await repo.subscriptionsByIds(deps.db, scopeOfResource(s), ids);
     const at = new Date();
     // Before the crash: two renewals committed, the other three charged but never written.
     await renewBatch(deps, rows.slice(0, 2), at);

@@ -171,6 +171,7 @@ async function writeBatch(
       (
         await repo.lockUnheld(
           tx,
+          scopeOfResource(...charged.map((c) => c.s)),
           charged.map((c) => c.s.id),
         )
       ).map((r) => [r.id, r]),
@@ -199,6 +200,7 @@ async function writeBatch(
     );
     const updated = await repo.applyRenewals(
       tx,
+      scopeOfResource(...charged.map((c) => c.s)),
       done.map((d) => moveOf(locked.get(d.s.id)!, d.plan, d.order, at)),
     );
     await queueWakeUps(tx, deps.queue, organizationId, updated);

@@ -168,7 +168,7 @@ export async function renewSubscription(
   );
   const clock = fixedClock(at);
   const made = await inTransaction(deps.db, async (tx) => {
-    const locked = await repo.lockSubscription(tx, s.id);
+    const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
     if (!locked || locked.currentPeriodEnd.getTime() !== plan.periodStart.getTime()) {
       await releaseHold(tx, owner, key, at);
       return false;

@@ -1,10 +1,16 @@
-// SQL for subscriptions.
+// SQL for subscriptions. Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL,
+// except the engine's reads named ...ForJob and the cross-organization overdue scan: a job carries
+// only a subscription id, so no caller's tenancy applies there, and what follows is scoped by the
+// row read (scopeOfResource). Writes go by the id of a row read under a scope.
 import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customerSeats, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+const inScope = (scope: OrgScope) => inArray(subscriptions.organizationId, [...scope]);
 
 export async function insertSubscription(
   db: Db,
@@ -16,26 +22,29 @@ export async function insertSubscription(
 
 export async function findSubscription(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<SubscriptionRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(subscriptions)
-    .where(
-      and(eq(subscriptions.id, id), inArray(subscriptions.organizationId, [...organizationIds])),
-    )
+    .where(and(eq(subscriptions.id, id), inScope(scope)))
     .limit(1);
   return row ?? null;
 }
 
 /** Locks the row for the rest of the transaction, so two updates of one subscription take turns. */
-export async function lockSubscription(db: Db, id: string): Promise<SubscriptionRow | null> {
+export async function lockSubscription(
+  db: Db,
+  scope: OrgScope,
+  id: string,
+): Promise<SubscriptionRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(subscriptions)
-    .where(eq(subscriptions.id, id))
+    .where(and(eq(subscriptions.id, id), inScope(scope)))
     .for("update")
     .limit(1);
   return row ?? null;
@@ -54,12 +63,18 @@ export async function updateSubscription(
   return row!;
 }
 
-export async function activeOfCustomer(db: Db, customerId: string): Promise<SubscriptionRow[]> {
+export async function activeOfCustomer(
+  db: Db,
+  scope: OrgScope,
+  customerId: string,
+): Promise<SubscriptionRow[]> {
+  if (scope.length === 0) return [];
   return db
     .select()
     .from(subscriptions)
     .where(
       and(
+        inScope(scope),
         eq(subscriptions.customerId, customerId),
         inArray(subscriptions.status, ["active", "trialing", "past_due"]),
       ),
@@ -68,7 +83,6 @@ export async function activeOfCustomer(db: Db, customerId: string): Promise<Subs
 }
 
 export interface SubscriptionFilter {
-  organizationIds: string[];
   productIds?: string[] | undefined;
   customerIds?: string[] | undefined;
   statuses?: string[] | undefined;
@@ -88,13 +102,14 @@ export type SubscriptionSort = keyof typeof SORTS;
 
 export async function listSubscriptions(
   db: Db,
+  scope: OrgScope,
   f: SubscriptionFilter,
   sorting: { key: SubscriptionSort; desc: boolean }[],
   limit: number,
   offset: number,
 ) {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(subscriptions.organizationId, f.organizationIds)];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inScope(scope)];
   if (f.productIds?.length) conds.push(inArray(subscriptions.productId, f.productIds));
   if (f.customerIds?.length) conds.push(inArray(subscriptions.customerId, f.customerIds));
   if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
@@ -123,30 +138,49 @@ export async function listSubscriptions(
   return { rows, total: totals!.n };
 }
 
-export async function subscriptionsByIds(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
+/** The subscriptions among `ids` in the scope (unknown and out-of-scope ones left out). */
+export async function subscriptionsByIds(
+  db: Db,
+  scope: OrgScope,
+  ids: string[],
+): Promise<SubscriptionRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
+  return db
+    .select()
+    .from(subscriptions)
+    .where(and(inArray(subscriptions.id, ids), inScope(scope)));
+}
+
+/**
+ * System-level: the due-work job's read of subscriptions by id. A job carries only the ids it was
+ * queued with (by the engine itself, from overdue or the row's own schedule), with no caller whose
+ * tenancy could apply; what the job does next is scoped by each row's own organization.
+ */
+export async function subscriptionsByIdsForJob(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
   if (ids.length === 0) return [];
   return db.select().from(subscriptions).where(inArray(subscriptions.id, ids));
 }
 
-/** The engine's read of one subscription by id (jobs carry only the id). */
-export async function subscriptionById(db: Db, id: string): Promise<SubscriptionRow | null> {
+/** System-level: the due-work job's read of one subscription by id, as subscriptionsByIdsForJob. */
+export async function subscriptionByIdForJob(db: Db, id: string): Promise<SubscriptionRow | null> {
   const [row] = await db.select().from(subscriptions).where(eq(subscriptions.id, id)).limit(1);
   return row ?? null;
 }
 
-/** The organization's subscriptions with work due at or before `at`, earliest first (an index range). */
-export async function dueOfOrganization(
+/** The scope's subscriptions with work due at or before `at`, earliest first (an index range). */
+export async function dueInScope(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   at: Date,
   limit: number,
 ): Promise<{ id: string; nextActionAt: Date }[]> {
+  if (scope.length === 0) return [];
   const rows = await db
     .select({ id: subscriptions.id, nextActionAt: subscriptions.nextActionAt })
     .from(subscriptions)
     .where(
       and(
-        eq(subscriptions.organizationId, organizationId),
+        inScope(scope),
         isNotNull(subscriptions.nextActionAt),
         lte(subscriptions.nextActionAt, at),
       ),
@@ -173,7 +207,10 @@ export async function resyncStaleAction(db: Db, id: string, at: Date): Promise<v
     .where(and(eq(subscriptions.id, id), eq(subscriptions.nextActionAt, at)));
 }
 
-/** Subscriptions whose next boundary is at or before `at`, across organizations, earliest first. */
+/**
+ * System-level: subscriptions whose next boundary is at or before `at`, across organizations,
+ * earliest first. Only ids and times, for the catch-up job to queue their wake-ups.
+ */
 export async function overdue(
   db: Db,
   at: Date,
@@ -192,13 +229,19 @@ export async function overdue(
  * The subscription's live (pending or claimed) seats, counted under the same per-purchase lock the
  * seats module assigns under, so seats cannot drop below those assigned by a concurrent assignment.
  */
-export async function lockAndCountLiveSeats(db: Db, subscriptionId: string): Promise<number> {
+export async function lockAndCountLiveSeats(
+  db: Db,
+  scope: OrgScope,
+  subscriptionId: string,
+): Promise<number> {
+  if (scope.length === 0) return 0;
   await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${subscriptionId}, 0))`);
   const [row] = await db
     .select({ n: count() })
     .from(customerSeats)
     .where(
       and(
+        inArray(customerSeats.organizationId, [...scope]),
         eq(customerSeats.subscriptionId, subscriptionId),
         sql`${customerSeats.status} <> 'revoked'`,
       ),
@@ -210,12 +253,16 @@ export async function lockAndCountLiveSeats(db: Db, subscriptionId: string): Pro
  * Locks the rows among `ids` that no other transaction holds, skipping the held ones (another
  * worker is on them; the caller leaves them to the path that waits for the lock).
  */
-export async function lockUnheld(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
-  if (ids.length === 0) return [];
+export async function lockUnheld(
+  db: Db,
+  scope: OrgScope,
+  ids: string[],
+): Promise<SubscriptionRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(subscriptions)
-    .where(inArray(subscriptions.id, ids))
+    .where(and(inArray(subscriptions.id, ids), inScope(scope)))
     .orderBy(asc(subscriptions.id))
     .for("update", { skipLocked: true });
 }
@@ -236,8 +283,15 @@ export interface RenewalMove {
   modifiedAt: Date;
 }
 
-/** Moves many renewed subscriptions in one statement; answers the rows as they now are. */
-export async function applyRenewals(db: Db, moves: RenewalMove[]): Promise<SubscriptionRow[]> {
+/**
+ * Moves many renewed subscriptions (locked under `scope`) in one statement; answers the rows as
+ * they now are.
+ */
+export async function applyRenewals(
+  db: Db,
+  scope: OrgScope,
+  moves: RenewalMove[],
+): Promise<SubscriptionRow[]> {
   if (moves.length === 0) return [];
   const values = JSON.stringify(
     moves.map((m) => ({
@@ -271,18 +325,24 @@ export async function applyRenewals(db: Db, moves: RenewalMove[]): Promise<Subsc
     where s.id = v.id`);
   return subscriptionsByIds(
     db,
+    scope,
     moves.map((m) => m.id),
   );
 }
 
 /** The active, trialing and past_due subscriptions of many customers, oldest first. */
-export async function activeOfCustomers(db: Db, customerIds: string[]): Promise<SubscriptionRow[]> {
-  if (customerIds.length === 0) return [];
+export async function activeOfCustomers(
+  db: Db,
+  scope: OrgScope,
+  customerIds: string[],
+): Promise<SubscriptionRow[]> {
+  if (customerIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(subscriptions)
     .where(
       and(
+        inScope(scope),
         inArray(subscriptions.customerId, customerIds),
         inArray(subscriptions.status, ["active", "trialing", "past_due"]),
       ),

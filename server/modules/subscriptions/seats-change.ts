@@ -63,7 +63,7 @@ export async function changeSeats(
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
   const clock = fixedClock(now);
   const assertAssigned = async (tx: Parameters<typeof repo.lockAndCountLiveSeats>[0]) => {
-    const assigned = await repo.lockAndCountLiveSeats(tx, s.id);
+    const assigned = await repo.lockAndCountLiveSeats(tx, scopeOfResource(s), s.id);
     if (seats < assigned)
       throw invalidSeats(`${assigned} seats are assigned: revoke some before going below that.`);
   };
@@ -71,7 +71,7 @@ export async function changeSeats(
     tx: Parameters<typeof repo.lockAndCountLiveSeats>[0],
     carried: number,
   ) => {
-    const locked = (await repo.lockSubscription(tx, s.id))!;
+    const locked = (await repo.lockSubscription(tx, scopeOfResource(s), s.id))!;
     const row = await repo.updateSubscription(tx, s.id, {
       seats,
       amount: newAmount,

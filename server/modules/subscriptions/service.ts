@@ -2,7 +2,7 @@
 // and the portal. Changes are in update.ts; the billing engine (due.ts: renewal.ts, dunning.ts,
 // period-end.ts) works each subscription at its next boundary, scheduled by schedule.ts.
 import type { Db } from "../../../db/client.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
@@ -12,7 +12,7 @@ import { customersByIds } from "../customers/queries.ts";
 import { customerStateOf } from "../customers/states.ts";
 import { discountForDisplay, discountOf } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -63,8 +63,8 @@ export async function listSubscriptions(
 ) {
   const { rows, total } = await repo.listSubscriptions(
     deps.db,
+    scopeOfCaller(ctx, q.organization_id),
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
       productIds: q.product_id,
       customerIds: q.customer_id,
       statuses: q.status,
@@ -80,7 +80,7 @@ export async function listSubscriptions(
 }
 
 export async function getSubscription(deps: SubscriptionDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findSubscription(deps.db, ctx.organizationIds, id);
+  const row = await repo.findSubscription(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Subscription not found.");
   return renderSubscription(deps.db, deps.baseUrl, row);
 }
@@ -167,6 +167,7 @@ export async function recordCustomerState(
     });
 }
 
-export async function subscriptionsByIds(db: Db, ids: string[]) {
-  return repo.subscriptionsByIds(db, ids);
+/** The subscriptions among `ids` in the scope, for other modules rendering or checking them. */
+export async function subscriptionsByIds(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.subscriptionsByIds(db, scope, ids);
 }

@@ -7,6 +7,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
@@ -45,7 +46,7 @@ export async function updateSubscription(
   id: string,
   input: SubscriptionUpdate,
 ) {
-  const found = await repo.findSubscription(deps.db, ctx.organizationIds, id);
+  const found = await repo.findSubscription(deps.db, scopeOfCaller(ctx), id);
   if (!found) throw new ResourceNotFound("Subscription not found.");
   assertAccessible(ctx, found.organizationId, "Subscription not found.");
   const clock = await organizationClock(deps.db, deps.clock, found.organizationId);
@@ -53,8 +54,8 @@ export async function updateSubscription(
   if ("resume" in input) {
     if (found.status !== "paused")
       throw new ApiError(403, "PauseResumeNotAllowed", "Only a paused subscription can resume.");
-    await resumeSubscription(billing(deps), id, now);
-    return getRendered(deps, id);
+    await resumeSubscription(billing(deps), found, now);
+    return getRendered(deps, found);
   }
   if ("product_id" in input && input.product_id) {
     if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
@@ -69,10 +70,10 @@ export async function updateSubscription(
   if ("seats" in input) {
     if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     await changeSeats(billing(deps), found, input.seats, input.proration_behavior, now);
-    return getRendered(deps, id);
+    return getRendered(deps, found);
   }
   const result = await inTransaction(deps.db, async (tx) => {
-    const s = (await repo.lockSubscription(tx, id))!;
+    const s = (await repo.lockSubscription(tx, scopeOfResource(found), id))!;
     const change = await applyChange(tx, deps, clock, s, input);
     if (!change) return { data: await renderSubscription(tx, deps.baseUrl, s), dueNow: false };
     const data = await renderSubscription(tx, deps.baseUrl, change.row);
@@ -83,22 +84,24 @@ export async function updateSubscription(
   if (result.dueNow) {
     // trial_end "now" or a period end moved to now: the renewal happens before answering.
     await runDue(billing(deps), id, now);
-    return getRendered(deps, id);
+    return getRendered(deps, found);
   }
   return result.data;
 }
 
 /**
  * Revokes a subscription now for another module's use case (a lost dispute), inside its
- * transaction, with the same events as PATCH `revoke`; false when it had already ended.
+ * transaction, with the same events as PATCH `revoke`; false when it had already ended (or is not
+ * in the scope, that of the row the caller revokes it through).
  */
 export async function revokeSubscriptionNow(
   tx: Db,
   deps: SubscriptionDeps,
   clock: Clock,
+  scope: OrgScope,
   id: string,
 ): Promise<boolean> {
-  const s = await repo.lockSubscription(tx, id);
+  const s = await repo.lockSubscription(tx, scope, id);
   if (!s || ENDED.has(s.status)) return false;
   const change = (await applyChange(tx, deps, clock, s, { revoke: true }))!;
   await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
@@ -112,8 +115,10 @@ function billing(deps: UpdateDeps): BillingDeps {
   return deps as BillingDeps;
 }
 
-async function getRendered(deps: UpdateDeps, id: string) {
-  return renderSubscription(deps.db, deps.baseUrl, (await repo.subscriptionById(deps.db, id))!);
+/** The subscription as it is after a change, re-read under the scope it was found in. */
+async function getRendered(deps: UpdateDeps, found: repo.SubscriptionRow) {
+  const row = await repo.findSubscription(deps.db, scopeOfResource(found), found.id);
+  return renderSubscription(deps.db, deps.baseUrl, row!);
 }
 
 interface Change {

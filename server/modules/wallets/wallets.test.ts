@@ -18,6 +18,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { runDueMany } from "../subscriptions/due.ts";
 import { cycleBillingKey, renewSubscription } from "../subscriptions/renewal.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
@@ -250,7 +251,7 @@ describe("concurrent orders of one customer", () => {
     try {
       const one = depsOn(t.server.database.db);
       const two = depsOn(second?.db ?? t.server.database.db);
-      const rows = await subscriptionsByIds(one.db, c.ids);
+      const rows = await subscriptionsByIds(one.db, scopeOfResource(s), c.ids);
       const at = new Date();
       await Promise.all(rows.map((row, i) => renewSubscription(i % 2 ? two : one, row, at)));
     } finally {
