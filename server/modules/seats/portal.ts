@@ -3,6 +3,7 @@
 // give them. Another customer's purchase or seat is a 404.
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { pageOf, type Pagination } from "../../lib/pagination.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { customerOrganizationOut, portalSubscriptionOut } from "../customer-portal/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { renderSubscriptions, subscriptionsByIds } from "../subscriptions/service.ts";
@@ -19,7 +20,7 @@ import {
 } from "./service.ts";
 
 const buyer = (c: CustomerContext): PurchaseScope => ({
-  organizationIds: [c.organizationId],
+  organizationIds: scopeOfCustomer(c),
   billingCustomerId: c.customerId,
 });
 

@@ -5,7 +5,7 @@ import type { Db } from "../../../db/client.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { checkoutOutcome } from "../checkouts/queries.ts";
 import { findOrderRow } from "../orders/service.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsOf } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import { InvalidSeatAssignmentRequest, SeatNotAvailable } from "./errors.ts";
@@ -26,7 +26,7 @@ export interface PurchaseOfSeats {
 
 /** Who may see a purchase: the seller's organizations, and for the portal only its buyer. */
 export interface PurchaseScope {
-  organizationIds: readonly string[];
+  organizationIds: OrgScope;
   billingCustomerId?: string;
 }
 
@@ -105,7 +105,7 @@ export function purchaseOfSeat(
 ) {
   return purchaseOf(
     db,
-    { organizationIds: [seat.organizationId] },
+    { organizationIds: scopeOfResource(seat) },
     { subscription_id: seat.subscriptionId, order_id: seat.orderId },
   );
 }

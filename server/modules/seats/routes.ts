@@ -5,6 +5,7 @@ import type { RequestHandler } from "express";
 import { z } from "zod";
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { customerOf } from "../../lib/customer-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
@@ -37,14 +38,20 @@ export function seatsRouter(deps: SeatDeps, guard: Guard, customerGuard: Request
   });
   r.get([s, `${s}/`], read, async (req, res) => {
     const ctx = authOf(req);
-    res.json(await listSeats(deps, ctx, parseQuery(seatListQuery, req)));
+    res.json(
+      await listSeats(
+        deps,
+        { organizationIds: scopeOfCaller(ctx) },
+        parseQuery(seatListQuery, req),
+      ),
+    );
   });
   r.post([s, `${s}/`], write, async (req, res) => {
     const { subscription_id, order_id, checkout_id, metadata, immediate_claim, ...holder } =
       parseBody(seatAssign, req);
     const seat = await assignSeat(
       deps,
-      authOf(req),
+      { organizationIds: scopeOfCaller(authOf(req)) },
       { subscription_id, order_id, checkout_id },
       { ...holder, metadata: metadata ?? null, immediateClaim: immediate_claim },
     );
