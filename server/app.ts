@@ -7,6 +7,7 @@ import type { Config } from "./config.ts";
 import { healthRouter } from "./health.ts";
 import type { QueueHandle } from "./jobs/queue.ts";
 import { authOf, createGuard } from "./lib/auth-context.ts";
+import { scopeOfCaller } from "./lib/org-scope.ts";
 import { bearerToken } from "./lib/bearer.ts";
 import type { Clock } from "./lib/clock.ts";
 import { errorHandler, notFoundHandler } from "./lib/errors.ts";
@@ -324,7 +325,8 @@ export function createApp(deps: AppDeps): Express {
       guard,
       customerGuard,
       {
-        order: (req, id) => getOrder({ db, baseUrl: deps.config.baseUrl }, authOf(req), id),
+        order: (req, id) =>
+          getOrder({ db, baseUrl: deps.config.baseUrl }, scopeOfCaller(authOf(req)), id),
         portalOrder: (req, id) => getMyOrder({ ...billing, downloads }, customerOf(req), id),
       },
     ),

@@ -1,17 +1,20 @@
-// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links or
-// subscriptions read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id
-// or id list.
+// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
+// subscriptions, orders or refunds read takes only an OrgScope made by lib/org-scope.ts, never a
+// bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
+import * as ordersRepo from "../modules/orders/repository.ts";
+import * as orders from "../modules/orders/service.ts";
 import * as repo from "../modules/products/repository.ts";
 import * as products from "../modules/products/service.ts";
 import * as subscriptionRepo from "../modules/subscriptions/repository.ts";
 import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
 import * as subscriptions from "../modules/subscriptions/service.ts";
+import * as refundsRepo from "../modules/refunds/repository.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
 
@@ -60,6 +63,26 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void subscriptions.subscriptionsByIds(db, [organizationId], ["id"]);
   // @ts-expect-error or by customer, for the customer state
   void subscriptionQueries.activeSubscriptionsOfCustomers(db, [organizationId], ["id"]);
+  // @ts-expect-error orders by id
+  void ordersRepo.findOrder(db, [organizationId], "id");
+  // @ts-expect-error locked for a write
+  void ordersRepo.lockOrder(db, ctx.organizationIds, "id");
+  // @ts-expect-error their items
+  void ordersRepo.itemsOf(db, organizationId, ["id"]);
+  // @ts-expect-error a subscription's pending order
+  void ordersRepo.pendingOrderOfSubscription(db, [organizationId], "id");
+  // @ts-expect-error the caller's raw ids for a list of orders
+  void ordersRepo.listOrders(db, { scope: ctx.organizationIds }, [], 10, 0);
+  // @ts-expect-error and the orders readers other modules call
+  void orders.findOrderRow(db, [organizationId], "id");
+  // @ts-expect-error rendered ones too
+  void orders.getOrder({ db, baseUrl: "" }, ctx.organizationIds, "id");
+  // @ts-expect-error refunds: a list
+  void refundsRepo.listRefunds(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error an order's pending ones
+  void refundsRepo.pendingOfOrder(db, organizationId, "id");
+  // @ts-expect-error by the processor's refund id
+  void refundsRepo.byProcessorRefund(db, [organizationId], "re_1");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -72,5 +95,8 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void customers.customersByIds(db, scopeOfResource({ organizationId }), ["id"]);
   void subscriptionRepo.findSubscription(db, scopeOfCaller(ctx), "id");
   void subscriptions.subscriptionsByIds(db, scopeOfResource({ organizationId }), ["id"]);
+  void orders.findOrderRow(db, scopeOfCaller(ctx), "id");
+  void ordersRepo.itemsOf(db, scopeOfResource({ organizationId }), ["id"]);
+  void refundsRepo.pendingOfOrder(db, scopeOfResource({ organizationId }), "id");
   return forged;
 }

@@ -10,7 +10,7 @@ import { addCustomerPaymentMethod } from "../payments/add-method.ts";
 import { lastPaymentOfOrder, makeCardDefault } from "../payments/queries.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
 import { retryPastDueOfCustomer } from "../subscriptions/dunning.ts";
-import { organizationView } from "../../lib/customer-context.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 
 export const orderConfirmPayment = z
   .object({
@@ -49,7 +49,7 @@ class OrderNotEligibleForRetry extends ApiError {
 }
 
 async function myOrder(deps: BillingDeps, ctx: CustomerContext, id: string) {
-  const order = await getOrder(deps, organizationView(ctx), id);
+  const order = await getOrder(deps, scopeOfCustomer(ctx), id);
   if (order.customer_id !== ctx.customerId) throw new ResourceNotFound("Order not found.");
   return order;
 }

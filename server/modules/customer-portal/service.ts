@@ -195,7 +195,8 @@ export async function listMyOrders(
   const recurring = types.size === 1 ? types.has("recurring") : undefined;
   const list = await listCustomerOrders(
     deps,
-    ctx,
+    scopeOfCustomer(ctx),
+    ctx.customerId,
     { productIds: q.product_id, subscriptionIds: q.subscription_id, recurring },
     q.sorting,
     page,
@@ -217,7 +218,7 @@ export async function listMyOrders(
 }
 
 export async function getMyOrder(deps: PortalDeps, ctx: CustomerContext, id: string) {
-  const o = await getOrder(deps, organizationView(ctx), id);
+  const o = await getOrder(deps, scopeOfCustomer(ctx), id);
   // A draft is the seller's until finalized: the customer does not see it yet.
   if (o.customer_id !== ctx.customerId || o.status === "draft")
     throw new ResourceNotFound("Order not found.");

@@ -8,7 +8,7 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
-import { lockOrder, lockOrderByPayment, renderOrders } from "../orders/service.ts";
+import { lockOrder, lockOrderByPaymentForProcessor, renderOrders } from "../orders/service.ts";
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
 import { paymentByProcessorId } from "../payments/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
@@ -76,8 +76,8 @@ async function insertFromPayment(
   const payment = await paymentByProcessorId(tx, pd.processorPaymentId);
   if (!payment) return null;
   const order = payment.orderId
-    ? await lockOrder(tx, payment.orderId)
-    : await lockOrderByPayment(tx, pd.processorPaymentId);
+    ? await lockOrder(tx, scopeOfResource(payment), payment.orderId)
+    : await lockOrderByPaymentForProcessor(tx, pd.processorPaymentId);
   if (!order) return null;
   // The disputed amount includes tax; tax is its share in the order's proportion (as refunds).
   const gross = order.netAmount + order.taxAmount;
@@ -109,7 +109,7 @@ async function revokeForLostDispute(
   clock: Clock,
   d: repo.DisputeRow,
 ): Promise<void> {
-  const order = (await lockOrder(tx, d.orderId))!;
+  const order = (await lockOrder(tx, scopeOfResource(d), d.orderId))!;
   if (order.subscriptionId)
     await revokeSubscriptionNow(tx, deps, clock, scopeOfResource(order), order.subscriptionId);
   else await revokeBenefitsForOrder(tx, { clock, queue: deps.queue }, order.id);

@@ -8,6 +8,7 @@ import { type BillingSeller, billingSeller, subscribe } from "../../../test/help
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { TestClock } from "../../lib/clock.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { findOrderRow } from "../orders/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { createSandboxProcessor } from "../payments/sandbox-processor.ts";
@@ -182,7 +183,7 @@ describe("a finalize that dies between charge and commit", () => {
   it("a charge that answers after the reconciler released its attempt still pays the order", async () => {
     const id = await newDraft();
     await expect(finalizeOrder(depsWith(diesBeforeCharge), ctx, id, {})).rejects.toThrow();
-    const row = (await findOrderRow(t.server.database.db, [s.organizationId], id))!;
+    const row = (await findOrderRow(t.server.database.db, scopeOfCaller(ctx), id))!;
     stale();
     expect((await reconcileDraftOrders(depsWith(sandbox))).released).toBe(1);
     // The processor answers only now, for the attempt the reconciler gave up on.

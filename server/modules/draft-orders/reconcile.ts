@@ -6,7 +6,7 @@
 // can be (nobody is present to finish it off-session), else asked again on the next run.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { staleFinalizing } from "../orders/service.ts";
+import { staleFinalizingForJob } from "../orders/service.ts";
 import { DECLINE_MESSAGES, type PaymentLookup } from "../payments/processor.ts";
 import { type DraftOrderDeps, finalizeKey, markPaid, releaseAttempt } from "./settle.ts";
 
@@ -25,7 +25,7 @@ export async function reconcileDraftOrders(
 ): Promise<DraftReconcileResult> {
   const result: DraftReconcileResult = { paid: 0, released: 0, pending: 0 };
   const cutoff = new Date(deps.clock.now().getTime() - deps.reconcileAfterSeconds * 1000);
-  for (const order of await staleFinalizing(deps.db, cutoff, BATCH)) {
+  for (const order of await staleFinalizingForJob(deps.db, cutoff, BATCH)) {
     const key = finalizeKey(order);
     const unanswered = (err: unknown): PaymentLookup => {
       log?.warn({ err, orderId: order.id }, "payment lookup failed; retried on the next run");

@@ -21,7 +21,7 @@ import { defaultCurrencyOf, offSessionChargesEnabled } from "../organizations/qu
 import { DECLINE_MESSAGES, type ChargeResult } from "../payments/processor.ts";
 import { customerPaymentMethods, type PaymentMethodRecord } from "../payments/queries.ts";
 import { MINIMUM_CHARGE } from "../products/currencies.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsWithPrices } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
@@ -138,9 +138,8 @@ async function claim(
   input: OrderFinalize,
 ): Promise<Claim> {
   return inTransaction(deps.db, async (tx) => {
-    if (!(await findOrderRow(tx, ctx.organizationIds, id)))
-      throw new ResourceNotFound("Order not found.");
-    const order = (await lockOrder(tx, id))!;
+    const order = await lockOrder(tx, scopeOfCaller(ctx), id);
+    if (!order) throw new ResourceNotFound("Order not found.");
     if (!(await offSessionChargesEnabled(tx, order.organizationId)))
       throw new OffSessionChargesNotEnabled();
     if (order.status !== "draft") throw new OrderNotDraft(order.status);
@@ -247,7 +246,7 @@ export async function finalizeOrder(
 }
 
 async function current(deps: DraftOrderDeps, ctx: AuthContext, id: string) {
-  const row = await findOrderRow(deps.db, ctx.organizationIds, id);
+  const row = await findOrderRow(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Order not found.");
   return render(deps, row);
 }

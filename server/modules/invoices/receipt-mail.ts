@@ -3,7 +3,7 @@
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
-import { ordersByIds, renderOrders } from "../orders/service.ts";
+import { ordersForJob, renderOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { RECEIPT_MAIL_JOB, type ReceiptMail } from "./receipt-queue.ts";
 
@@ -31,7 +31,7 @@ export function receiptMailJob(deps: {
     work: { pollingIntervalSeconds: 1, batchSize: 100, burstWhenBatchFull: true },
     async handle(jobs) {
       if (!deps.mailer) return;
-      const rows = await ordersByIds(deps.db, [...new Set(jobs.map((j) => j.data.orderId))]);
+      const rows = await ordersForJob(deps.db, [...new Set(jobs.map((j) => j.data.orderId))]);
       const [orders, sellers] = await Promise.all([
         renderOrders(deps.db, deps.baseUrl, rows),
         Promise.all(

@@ -7,6 +7,7 @@ import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { customerOf } from "../../lib/customer-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller, scopeOfCustomer } from "../../lib/org-scope.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { orderBillingUpdate } from "./schemas.ts";
 import {
@@ -33,11 +34,11 @@ export function invoicesRouter(
 ): Router {
   const r = apiRouter();
   const seller = (req: Parameters<RequestHandler>[0]): OrderScope => ({
-    organizationIds: authOf(req).organizationIds,
+    organizationIds: scopeOfCaller(authOf(req)),
   });
   const customer = (req: Parameters<RequestHandler>[0]): OrderScope => {
     const ctx = customerOf(req);
-    return { organizationIds: [ctx.organizationId], customerId: ctx.customerId };
+    return { organizationIds: scopeOfCustomer(ctx), customerId: ctx.customerId };
   };
   const read = guard("orders:read", "orders:write");
   for (const [prefix, auth, scopeOf] of [

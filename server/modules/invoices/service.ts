@@ -9,6 +9,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/customers.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import type { FileDeps } from "../files/service.ts";
 import {
   findOrderRow,
@@ -35,7 +36,7 @@ export interface InvoiceDeps {
 
 /** Whose orders a caller reaches: an organization's, or one customer's within it (the portal). */
 export interface OrderScope {
-  organizationIds: readonly string[];
+  organizationIds: OrgScope;
   customerId?: string;
 }
 
@@ -118,7 +119,7 @@ export async function generateInvoice(deps: InvoiceDeps, scope: OrderScope, id: 
     );
   const key = await store(deps.files, row, "invoice", await renderDocument(data));
   await inTransaction(deps.db, async (tx) => {
-    const locked = (await lockOrder(tx, id))!;
+    const locked = (await lockOrder(tx, scopeOfResource(row), id))!;
     if (locked.invoiceFileKey) return;
     const updated = await updateOrderRow(tx, id, {
       invoiceFileKey: key,
@@ -143,7 +144,7 @@ export async function receiptUrl(deps: InvoiceDeps, scope: OrderScope, id: strin
   if (!PAID.has(row.status)) throw new ResourceNotFound("Only a paid order has a receipt.");
   if (!row.receiptFileKey)
     await inTransaction(deps.db, async (tx) => {
-      const locked = (await lockOrder(tx, id))!;
+      const locked = (await lockOrder(tx, scopeOfResource(row), id))!;
       if (locked.receiptFileKey) return;
       const number = locked.receiptNumber ?? (await nextReceiptNumber(tx, locked.organizationId));
       const data = await documentData({ ...deps, db: tx }, locked, "receipt", number);
@@ -165,9 +166,9 @@ export async function updateOrderBilling(
   id: string,
   input: OrderBillingUpdate,
 ): Promise<void> {
-  await scoped(deps.db, scope, id);
+  const found = await scoped(deps.db, scope, id);
   await inTransaction(deps.db, async (tx) => {
-    const row = (await lockOrder(tx, id))!;
+    const row = (await lockOrder(tx, scopeOfResource(found), id))!;
     if (row.invoiceFileKey)
       throw RequestValidationError.field(
         ["body"],

@@ -16,6 +16,7 @@ import {
 import { insertJsonRows } from "../../../db/bulk.ts";
 import { queryRows, rowsOf, type Db } from "../../../db/client.ts";
 import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type OrderRow = typeof orders.$inferSelect;
 export type OrderItemRow = typeof orderItems.$inferSelect;
@@ -182,33 +183,41 @@ async function nextDocumentNumbers(
 /** The subscription's order still waiting for a payment (dunning), newest first. */
 export async function pendingOrderOfSubscription(
   db: Db,
+  scope: OrgScope,
   subscriptionId: string,
 ): Promise<OrderRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(orders)
-    .where(and(eq(orders.subscriptionId, subscriptionId), eq(orders.status, "pending")))
+    .where(
+      and(
+        eq(orders.subscriptionId, subscriptionId),
+        eq(orders.status, "pending"),
+        inArray(orders.organizationId, [...scope]),
+      ),
+    )
     .orderBy(desc(orders.createdAt))
     .limit(1);
   return row ?? null;
 }
 
-export async function findOrder(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<OrderRow | null> {
-  if (organizationIds.length === 0) return null;
+export async function findOrder(db: Db, scope: OrgScope, id: string): Promise<OrderRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(orders)
-    .where(and(eq(orders.id, id), inArray(orders.organizationId, [...organizationIds])))
+    .where(and(eq(orders.id, id), inArray(orders.organizationId, [...scope])))
     .limit(1);
   return row ?? null;
 }
 
-/** The order a processor's payment paid for, locked (refunds made at the processor). */
-export async function lockOrderByPayment(
+/**
+ * The order a processor's payment paid for, locked (refunds and disputes made at the processor).
+ * No scope applies: a processor webhook names only its payment, and the order it finds is the
+ * scope of everything read after.
+ */
+export async function lockOrderByPaymentForProcessor(
   db: Db,
   processorPaymentId: string,
 ): Promise<OrderRow | null> {
@@ -221,19 +230,31 @@ export async function lockOrderByPayment(
   return row ?? null;
 }
 
-/** By id alone: only for a caller whose credential names the order (a signed document URL). */
-export async function findOrderById(db: Db, id: string): Promise<OrderRow | null> {
+/**
+ * By id alone, for a signed document URL: no scope applies, the signature over the order id is the
+ * credential.
+ */
+export async function findOrderForSignedUrl(db: Db, id: string): Promise<OrderRow | null> {
   const [row] = await db.select().from(orders).where(eq(orders.id, id)).limit(1);
   return row ?? null;
 }
 
-export async function findOrdersByIds(db: Db, ids: string[]): Promise<OrderRow[]> {
+/**
+ * By id alone, for a job that holds only order ids (their tenancy was checked when the job was
+ * queued): no scope applies, and the rows read are the scope of everything read after.
+ */
+export async function findOrdersForJob(db: Db, ids: string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];
   return db.select().from(orders).where(inArray(orders.id, ids));
 }
 
-export async function lockOrder(db: Db, id: string): Promise<OrderRow | null> {
-  const [row] = await db.select().from(orders).where(eq(orders.id, id)).for("update");
+export async function lockOrder(db: Db, scope: OrgScope, id: string): Promise<OrderRow | null> {
+  if (scope.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, id), inArray(orders.organizationId, [...scope])))
+    .for("update");
   return row ?? null;
 }
 
@@ -246,17 +267,33 @@ export async function updateOrder(
   return row!;
 }
 
-export async function itemsOf(db: Db, orderIds: string[]): Promise<OrderItemRow[]> {
-  if (orderIds.length === 0) return [];
+/** The items of the orders, read through their order so only the scope's orders give any. */
+export async function itemsOf(
+  db: Db,
+  scope: OrgScope,
+  orderIds: string[],
+): Promise<OrderItemRow[]> {
+  if (orderIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(orderItems)
-    .where(inArray(orderItems.orderId, orderIds))
+    .where(
+      and(
+        inArray(orderItems.orderId, orderIds),
+        inArray(
+          orderItems.orderId,
+          db
+            .select({ id: orders.id })
+            .from(orders)
+            .where(and(inArray(orders.id, orderIds), inArray(orders.organizationId, [...scope]))),
+        ),
+      ),
+    )
     .orderBy(asc(orderItems.createdAt), asc(orderItems.id));
 }
 
 export interface OrderFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   productIds?: string[] | undefined;
   customerIds?: string[] | undefined;
   subscriptionIds?: string[] | undefined;
@@ -281,8 +318,8 @@ export async function listOrders(
   limit: number,
   offset: number,
 ) {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(orders.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(orders.organizationId, [...f.scope])];
   if (f.productIds?.length) conds.push(inArray(orders.productId, f.productIds));
   if (f.customerIds?.length) conds.push(inArray(orders.customerId, f.customerIds));
   if (f.subscriptionIds?.length) conds.push(inArray(orders.subscriptionId, f.subscriptionIds));
@@ -343,8 +380,15 @@ export async function settleDraftAttempt(
   return row ?? null;
 }
 
-/** Drafts whose finalize claimed an attempt before `cutoff` and never settled it (a crash). */
-export async function staleFinalizing(db: Db, cutoff: Date, limit: number): Promise<OrderRow[]> {
+/**
+ * Drafts whose finalize claimed an attempt before `cutoff` and never settled it (a crash), in every
+ * organization: no scope applies to the reconciler's sweep, each row is the scope of what follows.
+ */
+export async function staleFinalizingForJob(
+  db: Db,
+  cutoff: Date,
+  limit: number,
+): Promise<OrderRow[]> {
   return db
     .select()
     .from(orders)

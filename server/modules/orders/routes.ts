@@ -2,6 +2,7 @@
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseParams, parseQuery } from "../../lib/validation.ts";
 import { orderListQuery } from "./schemas.ts";
@@ -22,7 +23,9 @@ export function ordersRouter(deps: service.OrderDeps, guard: Guard): Router {
     );
   });
   r.get("/orders/:id", guard("orders:read"), async (req, res) => {
-    res.json(await service.getOrder(deps, authOf(req), parseParams(idParams, req).id));
+    res.json(
+      await service.getOrder(deps, scopeOfCaller(authOf(req)), parseParams(idParams, req).id),
+    );
   });
   return r;
 }

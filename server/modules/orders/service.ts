@@ -1,12 +1,12 @@
 // Orders: one per paid checkout (and later per renewal), with its line items and the amounts as
 // charged. Read by the seller through the API; written only by checkout fulfilment and refunds.
 import type { Db } from "../../../db/client.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { discountForDisplay, discountOf } from "../discounts/service.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsForDisplay } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import * as repo from "./repository.ts";
@@ -24,6 +24,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
   const [items, customers, products, subscriptions] = await Promise.all([
     repo.itemsOf(
       db,
+      scopeOfResource(...rows),
       rows.map((r) => r.id),
     ),
     customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
@@ -60,7 +61,7 @@ export async function listOrders(
   const { rows, total } = await repo.listOrders(
     deps.db,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      scope: scopeOfCaller(ctx, q.organization_id),
       productIds: q.product_id,
       customerIds: q.customer_id,
       checkoutIds: q.checkout_id,
@@ -73,8 +74,9 @@ export async function listOrders(
   return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
 }
 
-export async function getOrder(deps: OrderDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findOrder(deps.db, ctx.organizationIds, id);
+/** An order rendered, read under the scope the caller holds (an API caller's or a portal session's). */
+export async function getOrder(deps: OrderDeps, scope: OrgScope, id: string) {
+  const row = await repo.findOrder(deps.db, scope, id);
   if (!row) throw new ResourceNotFound("Order not found.");
   return (await renderOrders(deps.db, deps.baseUrl, [row]))[0]!;
 }
@@ -83,17 +85,17 @@ export const insertOrder = repo.insertOrder;
 export const insertOrderOnce = repo.insertOrderOnce;
 export const insertOrdersOnce = repo.insertOrdersOnce;
 export const numberInvoices = repo.numberInvoices;
-export const pendingOrderOfSubscription = repo.pendingOrderOfSubscription;
 export const updateOrderRow = repo.updateOrder;
 export const insertDraftOrder = repo.insertDraftOrder;
 export const settleDraftAttempt = repo.settleDraftAttempt;
-export const staleFinalizing = repo.staleFinalizing;
+export const staleFinalizingForJob = repo.staleFinalizingForJob;
 export type { OrderRow } from "./repository.ts";
 
-/** One customer's orders, for the customer portal (the caller has already scoped it to that customer). */
+/** One customer's orders, for the customer portal, under its session's scope. */
 export async function listCustomerOrders(
   deps: OrderDeps,
-  customer: { organizationId: string; customerId: string },
+  scope: OrgScope,
+  customerId: string,
   f: {
     productIds?: string[] | undefined;
     subscriptionIds?: string[] | undefined;
@@ -105,8 +107,8 @@ export async function listCustomerOrders(
   const { rows, total } = await repo.listOrders(
     deps.db,
     {
-      organizationIds: [customer.organizationId],
-      customerIds: [customer.customerId],
+      scope,
+      customerIds: [customerId],
       ...f,
       excludeDrafts: true,
     },
@@ -119,18 +121,26 @@ export async function listCustomerOrders(
 
 // For refunds: the order row locked for the refund's amounts, and the amounts recorded on it.
 
-export async function findOrderRow(db: Db, organizationIds: readonly string[], id: string) {
-  return repo.findOrder(db, organizationIds, id);
+export async function findOrderRow(db: Db, scope: OrgScope, id: string) {
+  return repo.findOrder(db, scope, id);
+}
+
+/** The subscription's order still waiting for a payment (dunning), under the subscription's scope. */
+export function pendingOrderOfSubscription(
+  db: Db,
+  subscription: { id: string; organizationId: string },
+) {
+  return repo.pendingOrderOfSubscription(db, scopeOfResource(subscription), subscription.id);
 }
 
 /** An order by id alone, for a signed document URL (the signature is the credential). */
 export function orderForSignedUrl(db: Db, id: string) {
-  return repo.findOrderById(db, id);
+  return repo.findOrderForSignedUrl(db, id);
 }
 
 /** Orders by id in any organization (jobs whose tenancy was checked when they were queued). */
-export function ordersByIds(db: Db, ids: string[]) {
-  return repo.findOrdersByIds(db, ids);
+export function ordersForJob(db: Db, ids: string[]) {
+  return repo.findOrdersForJob(db, ids);
 }
 
 /** The organization's next invoice number, taken in the caller's transaction (gapless). */
@@ -143,12 +153,13 @@ export function nextReceiptNumber(tx: Db, organizationId: string) {
   return repo.nextDocumentNumber(tx, organizationId, "receipt");
 }
 
-export function lockOrder(tx: Db, id: string) {
-  return repo.lockOrder(tx, id);
+export function lockOrder(tx: Db, scope: OrgScope, id: string) {
+  return repo.lockOrder(tx, scope, id);
 }
 
-export function lockOrderByPayment(tx: Db, processorPaymentId: string) {
-  return repo.lockOrderByPayment(tx, processorPaymentId);
+/** For processor webhooks that name only the payment: see the repository's reader. */
+export function lockOrderByPaymentForProcessor(tx: Db, processorPaymentId: string) {
+  return repo.lockOrderByPaymentForProcessor(tx, processorPaymentId);
 }
 
 /** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */

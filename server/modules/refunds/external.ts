@@ -5,7 +5,12 @@
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { lockOrderByPayment, recordOrderRefund, renderOrders } from "../orders/service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
+import {
+  lockOrderByPaymentForProcessor,
+  recordOrderRefund,
+  renderOrders,
+} from "../orders/service.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
@@ -23,9 +28,10 @@ export async function recordExternalRefund(
   refund: ExternalRefund,
 ): Promise<"recorded" | "known" | "no_order"> {
   return inTransaction(deps.db, async (tx) => {
-    const order = await lockOrderByPayment(tx, refund.processorPaymentId);
+    const order = await lockOrderByPaymentForProcessor(tx, refund.processorPaymentId);
     if (!order) return "no_order";
-    if (await repo.byProcessorRefund(tx, refund.processorRefundId)) return "known";
+    if (await repo.byProcessorRefund(tx, scopeOfResource(order), refund.processorRefundId))
+      return "known";
     const netLeft = order.netAmount - order.refundedAmount;
     const taxLeft = order.taxAmount - order.refundedTaxAmount;
     const gross = Math.min(refund.grossAmount, netLeft + taxLeft);

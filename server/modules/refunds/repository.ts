@@ -1,7 +1,8 @@
-// SQL for refunds, scoped to organization ids where a seller reads them.
+// SQL for refunds: every read is limited to an OrgScope.
 import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customers, refunds } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type RefundRow = typeof refunds.$inferSelect;
 
@@ -25,20 +26,28 @@ export async function updateRefund(
 /** Amounts of the order's refunds still pending: reserved, so racing refunds cannot pass the total. */
 export async function pendingOfOrder(
   db: Db,
+  scope: OrgScope,
   orderId: string,
 ): Promise<{ amount: number; tax: number }> {
+  if (scope.length === 0) return { amount: 0, tax: 0 };
   const [row] = await db
     .select({
       amount: sql<string>`coalesce(sum(${refunds.amount}), 0)`,
       tax: sql<string>`coalesce(sum(${refunds.taxAmount}), 0)`,
     })
     .from(refunds)
-    .where(and(eq(refunds.orderId, orderId), eq(refunds.status, "pending")));
+    .where(
+      and(
+        eq(refunds.orderId, orderId),
+        eq(refunds.status, "pending"),
+        inArray(refunds.organizationId, [...scope]),
+      ),
+    );
   return { amount: Number(row?.amount ?? 0), tax: Number(row?.tax ?? 0) };
 }
 
 export interface RefundFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   ids?: string[] | undefined;
   orderIds?: string[] | undefined;
   subscriptionIds?: string[] | undefined;
@@ -57,17 +66,27 @@ export async function listRefunds(
   limit: number,
   offset: number,
 ) {
-  if (f.organizationIds.length === 0) return { rows: [] as RefundRow[], total: 0 };
-  const conds: SQL[] = [inArray(refunds.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [] as RefundRow[], total: 0 };
+  const orgs = [...f.scope];
+  const conds: SQL[] = [inArray(refunds.organizationId, orgs)];
   if (f.ids?.length) conds.push(inArray(refunds.id, f.ids));
   if (f.orderIds?.length) conds.push(inArray(refunds.orderId, f.orderIds));
   if (f.subscriptionIds?.length) conds.push(inArray(refunds.subscriptionId, f.subscriptionIds));
   if (f.customerIds?.length) conds.push(inArray(refunds.customerId, f.customerIds));
   if (f.externalCustomerIds?.length)
+    // External ids are unique per organization only: the subselect keeps to the scope too.
     conds.push(
       inArray(
         refunds.customerId,
-        sql`(select ${customers.id} from ${customers} where ${inArray(customers.externalId, f.externalCustomerIds)})`,
+        db
+          .select({ id: customers.id })
+          .from(customers)
+          .where(
+            and(
+              inArray(customers.externalId, f.externalCustomerIds),
+              inArray(customers.organizationId, orgs),
+            ),
+          ),
       ),
     );
   if (f.succeeded === true) conds.push(eq(refunds.status, "succeeded"));
@@ -89,12 +108,19 @@ export async function listRefunds(
 
 export async function byProcessorRefund(
   db: Db,
+  scope: OrgScope,
   processorRefundId: string,
 ): Promise<RefundRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(refunds)
-    .where(eq(refunds.processorRefundId, processorRefundId))
+    .where(
+      and(
+        eq(refunds.processorRefundId, processorRefundId),
+        inArray(refunds.organizationId, [...scope]),
+      ),
+    )
     .limit(1);
   return row ?? null;
 }

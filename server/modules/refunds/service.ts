@@ -6,9 +6,10 @@
 // whatever tax is left, so rounding never strands a cent).
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
 import { findOrderRow, lockOrder, recordOrderRefund, renderOrders } from "../orders/service.ts";
@@ -41,7 +42,7 @@ export async function listRefunds(
   const { rows, total } = await repo.listRefunds(
     deps.db,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      scope: scopeOfCaller(ctx, q.organization_id),
       ids: q.id,
       orderIds: q.order_id,
       subscriptionIds: q.subscription_id,
@@ -57,7 +58,7 @@ export async function listRefunds(
 }
 
 export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: RefundCreate) {
-  const found = await findOrderRow(deps.db, ctx.organizationIds, input.order_id);
+  const found = await findOrderRow(deps.db, scopeOfCaller(ctx), input.order_id);
   if (!found) throw RequestValidationError.field(["body", "order_id"], "Order not found.");
   if (input.revoke_benefits && found.subscriptionId) {
     throw RequestValidationError.field(
@@ -67,11 +68,11 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
   }
 
   const pending = await inTransaction(deps.db, async (tx) => {
-    const order = (await lockOrder(tx, found.id))!;
+    const order = (await lockOrder(tx, scopeOfResource(found), found.id))!;
     if (order.status === "refunded") throw new RefundedAlready();
     if (order.status !== "paid" && order.status !== "partially_refunded")
       throw RequestValidationError.field(["body", "order_id"], "Only paid orders can be refunded.");
-    const reserved = await repo.pendingOfOrder(tx, order.id);
+    const reserved = await repo.pendingOfOrder(tx, scopeOfResource(order), order.id);
     const left = order.netAmount - order.refundedAmount - reserved.amount;
     if (left <= 0) throw new RefundedAlready();
     if (input.amount > left)
@@ -124,7 +125,7 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
 
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();
-    const order = (await lockOrder(tx, pending.row.orderId))!;
+    const order = (await lockOrder(tx, scopeOfResource(pending.row), pending.row.orderId))!;
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
     if (result.status === "failed") {

@@ -46,7 +46,7 @@ export async function retryPayment(
   at: Date,
   trigger: "retry_dunning" | "retry_payment_method_update" = "retry_dunning",
 ): Promise<boolean> {
-  const order = await pendingOrderOfSubscription(deps.db, s.id);
+  const order = await pendingOrderOfSubscription(deps.db, s);
   if (!order) {
     // Nothing left to collect (paid or voided elsewhere): back to the period's schedule.
     await inTransaction(deps.db, async (tx) => {
@@ -71,7 +71,7 @@ export async function retryPayment(
   const clock = fixedClock(at);
   const result = await inTransaction(deps.db, async (tx) => {
     const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
-    const current = await pendingOrderOfSubscription(tx, s.id);
+    const current = await pendingOrderOfSubscription(tx, s);
     if (!locked || !current || current.id !== order.id || current.paymentAttempts !== attempt)
       return null;
     const emit = (type: string, data: unknown) =>

@@ -156,7 +156,7 @@ async function applyChange(
     await revokeSeatsOfSubscription(tx, clock, row.id);
     await releaseHoldsOfSubscription(tx, balanceOwnerOf(row), row.id, now);
     // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
-    const pending = await pendingOrderOfSubscription(tx, s.id);
+    const pending = await pendingOrderOfSubscription(tx, s);
     if (pending) {
       const voided = await updateOrderRow(tx, pending.id, {
         status: "void",
