@@ -1,6 +1,9 @@
-// Checked by `npm run typecheck`, never run: a products, customers, discounts or checkout links
-// read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links or
+// benefits read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
+import * as benefitsQueries from "../modules/benefits/queries.ts";
+import * as benefitsRepo from "../modules/benefits/repository.ts";
+import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
@@ -42,6 +45,16 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void customerRepo.listCustomers(db, ctx.organizationIds, { metadata: {} }, [], 10, 0);
   // @ts-expect-error and the customers readers other modules call
   void customers.customersByIds(db, [organizationId], ["id"]);
+  // @ts-expect-error benefits: by id
+  void benefitsRepo.findBenefit(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void benefitsRepo.listBenefits(db, [organizationId], { metadata: {} }, [], 10, 0);
+  // @ts-expect-error the readers other modules call, deleted ones included
+  void benefits.benefitRowsByIds(db, ["id"]);
+  // @ts-expect-error live ones
+  void benefits.benefitsOf(db, organizationId, ["id"]);
+  // @ts-expect-error the downloadables offering a file
+  void benefitsQueries.benefitsUsingFile(db, organizationId, "file");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -52,5 +65,6 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
   void customerRepo.findCustomer(db, scopeOfCaller(ctx), { externalId: "x" });
   void customers.customersByIds(db, scopeOfResource({ organizationId }), ["id"]);
+  void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
   return forged;
 }

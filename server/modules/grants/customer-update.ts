@@ -28,7 +28,7 @@ export async function updateGrantOfCustomer(
     if (!found || found.customerId !== customer.customerId)
       throw new ResourceNotFound("Benefit grant not found.");
     const grant = (await repo.lockGrant(tx, id))!;
-    const [benefit] = await benefitRowsByIds(tx, [grant.benefitId]);
+    const [benefit] = await benefitRowsByIds(tx, scopeOfResource(grant), [grant.benefitId]);
     if (grant.revokedAt || grant.pendingAction === "revoke")
       throw new NotPermitted("The benefit grant is revoked and cannot be updated.");
     if (benefit!.type !== input.benefit_type)

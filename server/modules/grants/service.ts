@@ -135,7 +135,7 @@ export async function revokeBenefitsRemovedFromProduct(
 export async function renderGrants(db: Db, rows: repo.GrantRow[]) {
   const [customers, benefits] = await Promise.all([
     customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
-    benefitRowsByIds(db, [...new Set(rows.map((r) => r.benefitId))]),
+    benefitRowsByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.benefitId))]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const benefitById = new Map(benefits.map((b) => [b.id, benefitOut(b)]));
