@@ -1,10 +1,11 @@
-// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links or
-// benefits read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
+// benefits or grants read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
 import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as grantsRepo from "../modules/grants/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
@@ -55,6 +56,10 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void benefits.benefitsOf(db, organizationId, ["id"]);
   // @ts-expect-error the downloadables offering a file
   void benefitsQueries.benefitsUsingFile(db, organizationId, "file");
+  // @ts-expect-error grants: by id
+  void grantsRepo.findGrant(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void grantsRepo.listGrants(db, { scope: [organizationId] }, [], 10, 0);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 

@@ -24,7 +24,7 @@ export async function updateGrantOfCustomer(
   input: CustomerGrantUpdate,
 ) {
   const row = await inTransaction(db, async (tx) => {
-    const found = await repo.findGrant(tx, [customer.organizationId], id);
+    const found = await repo.findGrant(tx, scopeOfResource(customer), id);
     if (!found || found.customerId !== customer.customerId)
       throw new ResourceNotFound("Benefit grant not found.");
     const grant = (await repo.lockGrant(tx, id))!;
