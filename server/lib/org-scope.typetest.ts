@@ -1,11 +1,12 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// benefits or grants read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
+// benefits, grants or license keys read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
 import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
+import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
@@ -60,6 +61,10 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void grantsRepo.findGrant(db, ctx.organizationIds, "id");
   // @ts-expect-error the list
   void grantsRepo.listGrants(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error license keys: by id
+  void licenseKeysRepo.findKey(db, [organizationId], "id");
+  // @ts-expect-error the list
+  void licenseKeysRepo.listKeys(db, { scope: ctx.organizationIds }, 10, 0);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
