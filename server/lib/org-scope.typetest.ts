@@ -1,8 +1,13 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders or refunds read takes only an OrgScope made by lib/org-scope.ts, never a
-// bare organization id or id list.
+// subscriptions, orders, refunds, benefits, grants or license keys read takes only an OrgScope
+// made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
+import * as benefitsQueries from "../modules/benefits/queries.ts";
+import * as benefitsRepo from "../modules/benefits/repository.ts";
+import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as grantsRepo from "../modules/grants/repository.ts";
+import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
@@ -83,6 +88,24 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void refundsRepo.pendingOfOrder(db, organizationId, "id");
   // @ts-expect-error by the processor's refund id
   void refundsRepo.byProcessorRefund(db, [organizationId], "re_1");
+  // @ts-expect-error benefits: by id
+  void benefitsRepo.findBenefit(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void benefitsRepo.listBenefits(db, [organizationId], { metadata: {} }, [], 10, 0);
+  // @ts-expect-error the readers other modules call, deleted ones included
+  void benefits.benefitRowsByIds(db, ["id"]);
+  // @ts-expect-error live ones
+  void benefits.benefitsOf(db, organizationId, ["id"]);
+  // @ts-expect-error the downloadables offering a file
+  void benefitsQueries.benefitsUsingFile(db, organizationId, "file");
+  // @ts-expect-error grants: by id
+  void grantsRepo.findGrant(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void grantsRepo.listGrants(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error license keys: by id
+  void licenseKeysRepo.findKey(db, [organizationId], "id");
+  // @ts-expect-error the list
+  void licenseKeysRepo.listKeys(db, { scope: ctx.organizationIds }, 10, 0);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -98,5 +121,6 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void orders.findOrderRow(db, scopeOfCaller(ctx), "id");
   void ordersRepo.itemsOf(db, scopeOfResource({ organizationId }), ["id"]);
   void refundsRepo.pendingOfOrder(db, scopeOfResource({ organizationId }), "id");
+  void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
   return forged;
 }

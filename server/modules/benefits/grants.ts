@@ -3,6 +3,7 @@
 // calls, so that the two modules do not import each other.
 import { inTransaction } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import type { Pagination } from "../../lib/pagination.ts";
 import type { BenefitGrantListQuery } from "../grants/schemas.ts";
 import { listGrantsOfBenefit, revokeGrantsOfBenefit } from "../grants/service.ts";
@@ -32,5 +33,5 @@ export async function listGrants(
   page: Pagination,
 ) {
   const benefit = await ownBenefit(deps, ctx, id);
-  return listGrantsOfBenefit(deps.db, benefit.organizationId, benefit.id, query, page);
+  return listGrantsOfBenefit(deps.db, scopeOfResource(benefit), benefit.id, query, page);
 }

@@ -1,4 +1,6 @@
-// SQL for benefits, scoped to organization ids. Deleted benefits (soft delete) are invisible here.
+// SQL for benefits. Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL; writes
+// go by the id of a benefit read under a scope. Deleted benefits (soft delete) are invisible to the
+// seller's reads; grants still read theirs (benefitsByIds).
 import {
   and,
   asc,
@@ -14,6 +16,7 @@ import {
 } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { benefits } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { BENEFIT_SORTS, BenefitRow } from "./schemas.ts";
@@ -21,6 +24,7 @@ import type { BENEFIT_SORTS, BenefitRow } from "./schemas.ts";
 export type { BenefitRow };
 
 const live = isNull(benefits.deletedAt);
+const inScope = (scope: OrgScope) => inArray(benefits.organizationId, [...scope]);
 
 export async function insertBenefit(
   db: Db,
@@ -30,57 +34,48 @@ export async function insertBenefit(
   return row!;
 }
 
-export async function findBenefit(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<BenefitRow | null> {
-  if (organizationIds.length === 0) return null;
+/** A live benefit in the scope. */
+export async function findBenefit(db: Db, scope: OrgScope, id: string): Promise<BenefitRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(benefits)
-    .where(and(eq(benefits.id, id), inArray(benefits.organizationId, [...organizationIds]), live))
+    .where(and(eq(benefits.id, id), inScope(scope), live))
     .limit(1);
   return row ?? null;
 }
 
-export async function findBenefits(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-): Promise<BenefitRow[]> {
-  if (ids.length === 0) return [];
+/** The live benefits among `ids` in the scope. */
+export async function findBenefits(db: Db, scope: OrgScope, ids: string[]): Promise<BenefitRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(benefits)
-    .where(and(eq(benefits.organizationId, organizationId), inArray(benefits.id, ids), live));
+    .where(and(inScope(scope), inArray(benefits.id, ids), live));
 }
 
-export async function liveBenefitsByIds(db: Db, ids: string[]): Promise<BenefitRow[]> {
-  if (ids.length === 0) return [];
+/** Benefits among `ids` in the scope, deleted ones included (grants keep pointing at them). */
+export async function benefitsByIds(db: Db, scope: OrgScope, ids: string[]): Promise<BenefitRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(benefits)
-    .where(and(inArray(benefits.id, ids), live));
+    .where(and(inScope(scope), inArray(benefits.id, ids)));
 }
 
-/** Benefits by id, deleted ones included (grants keep pointing at them). */
-export async function benefitsByIds(db: Db, ids: string[]): Promise<BenefitRow[]> {
-  if (ids.length === 0) return [];
-  return db.select().from(benefits).where(inArray(benefits.id, ids));
-}
-
+/** Ids of the live downloadables benefits in the scope offering this file. */
 export async function downloadablesUsingFile(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   fileId: string,
 ): Promise<string[]> {
+  if (scope.length === 0) return [];
   const rows = await db
     .select({ id: benefits.id })
     .from(benefits)
     .where(
       and(
-        eq(benefits.organizationId, organizationId),
+        inScope(scope),
         eq(benefits.type, "downloadables"),
         live,
         sql`${benefits.properties} -> 'files' @> ${JSON.stringify(fileId)}::jsonb`,
@@ -106,15 +101,15 @@ export interface BenefitFilter {
 
 export async function listBenefits(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   filter: BenefitFilter,
   sorting: { key: (typeof BENEFIT_SORTS)[number]; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: BenefitRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  if (scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [
-    inArray(benefits.organizationId, organizationIds),
+    inScope(scope),
     live,
     ...metadataConditions(benefits.metadata, filter.metadata),
   ];

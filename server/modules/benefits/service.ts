@@ -1,13 +1,10 @@
 // Benefits: create, list, read, update and soft-delete what a purchase grants, recording
 // benefit.created / benefit.updated in the same transaction as the change.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller, type OrgScope } from "../../lib/org-scope.ts";
 import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
@@ -64,7 +61,7 @@ export async function listBenefits(
 ) {
   const { rows, total } = await repo.listBenefits(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     {
       types: query.type,
       ids: query.id,
@@ -80,7 +77,7 @@ export async function listBenefits(
 }
 
 export async function ownBenefit(deps: BenefitDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findBenefit(deps.db, ctx.organizationIds, id);
+  const row = await repo.findBenefit(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Benefit not found.");
   return row;
 }
@@ -125,17 +122,17 @@ export async function updateBenefit(
 
 // For other modules.
 
-/** The live benefits among `ids` of one organization. */
-export function benefitsOf(db: Db, organizationId: string, ids: string[]) {
-  return repo.findBenefits(db, organizationId, ids);
+/** The live benefits among `ids` in the scope. */
+export function benefitsOf(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.findBenefits(db, scope, ids);
 }
 
-/** Live benefits by id, rendered as the API returns them (deleted ones are left out). */
-export async function benefitsForDisplay(db: Db, ids: string[]) {
-  return (await repo.liveBenefitsByIds(db, ids)).map(benefitOut);
+/** Live benefits in the scope by id, rendered as the API returns them. */
+export async function benefitsForDisplay(db: Db, scope: OrgScope, ids: string[]) {
+  return (await repo.findBenefits(db, scope, ids)).map(benefitOut);
 }
 
-/** Benefits by id as rows, deleted ones included: what existing grants were granted from. */
-export function benefitRowsByIds(db: Db, ids: string[]) {
-  return repo.benefitsByIds(db, ids);
+/** Benefits in the scope by id as rows, deleted ones included: what grants were granted from. */
+export function benefitRowsByIds(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.benefitsByIds(db, scope, ids);
 }

@@ -20,6 +20,7 @@ import {
   RequestValidationError,
   ResourceNotFound,
 } from "../../lib/errors.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitsUsingFile } from "../benefits/queries.ts";
 import * as repo from "./repository.ts";
@@ -313,7 +314,7 @@ export async function deleteFile(deps: FileDeps, ctx: AuthContext, id: string): 
   const row = await repo.findFile(deps.db, ctx.organizationIds, id);
   if (!row) throw new ResourceNotFound("File not found.");
   await inTransaction(deps.db, async (tx) => {
-    const users = await benefitsUsingFile(tx, row.organizationId, row.id);
+    const users = await benefitsUsingFile(tx, scopeOfResource(row), row.id);
     if (users.length > 0) {
       throw new NotPermitted(
         `The file is offered by the downloadables benefit ${users.join(", ")}; remove it from the benefit first.`,

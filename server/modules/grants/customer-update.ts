@@ -24,11 +24,11 @@ export async function updateGrantOfCustomer(
   input: CustomerGrantUpdate,
 ) {
   const row = await inTransaction(db, async (tx) => {
-    const found = await repo.findGrant(tx, [customer.organizationId], id);
+    const found = await repo.findGrant(tx, scopeOfResource(customer), id);
     if (!found || found.customerId !== customer.customerId)
       throw new ResourceNotFound("Benefit grant not found.");
     const grant = (await repo.lockGrant(tx, id))!;
-    const [benefit] = await benefitRowsByIds(tx, [grant.benefitId]);
+    const [benefit] = await benefitRowsByIds(tx, scopeOfResource(grant), [grant.benefitId]);
     if (grant.revokedAt || grant.pendingAction === "revoke")
       throw new NotPermitted("The benefit grant is revoked and cannot be updated.");
     if (benefit!.type !== input.benefit_type)

@@ -6,6 +6,7 @@
 // units, not below them. A separate meter cycle renews only the meter_credit grants.
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { creditRowOf, creditUnits, customerMetersOf } from "./meter-repository.ts";
@@ -21,10 +22,11 @@ export async function cycleGrantsOfSubscription(
   const inForce = await repo.grantedOfSubscription(tx, subscriptionId);
   if (inForce.length === 0) return 0;
   const benefits = new Map(
-    (await benefitRowsByIds(tx, [...new Set(inForce.map((g) => g.benefitId))])).map((b) => [
-      b.id,
-      b,
-    ]),
+    (
+      await benefitRowsByIds(tx, scopeOfResource(...inForce), [
+        ...new Set(inForce.map((g) => g.benefitId)),
+      ])
+    ).map((b) => [b.id, b]),
   );
   const grants =
     only === "all"
@@ -55,10 +57,11 @@ export async function cycleGrantsOfSubscriptions(
   const grants = await repo.grantedOfSubscriptions(tx, subscriptionIds);
   if (grants.length === 0) return bySubscription;
   const benefits = new Map(
-    (await benefitRowsByIds(tx, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
-      b.id,
-      b,
-    ]),
+    (
+      await benefitRowsByIds(tx, scopeOfResource(...grants), [
+        ...new Set(grants.map((g) => g.benefitId)),
+      ])
+    ).map((b) => [b.id, b]),
   );
   await creditAgain(tx, clock.now(), grants, benefits);
   const rendered = await renderGrants(tx, grants);

@@ -5,6 +5,7 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { fileDownloadOut } from "../files/schemas.ts";
@@ -88,7 +89,11 @@ export async function listDownloadablesOfCustomer(
       (!q.benefit_id?.length || q.benefit_id.includes(g.benefitId)),
   );
   const downloadables = new Set(
-    (await benefitRowsByIds(deps.files.db, [...new Set(held.map((g) => g.benefitId))]))
+    (
+      await benefitRowsByIds(deps.files.db, scopeOfResource(...held), [
+        ...new Set(held.map((g) => g.benefitId)),
+      ])
+    )
       .filter((b) => b.type === "downloadables")
       .map((b) => b.id),
   );
@@ -141,9 +146,8 @@ export async function listBenefitFiles(
   benefitId: string,
   page: Pagination,
 ) {
-  const [benefit] = await benefitRowsByIds(deps.files.db, [benefitId]);
-  if (!benefit || benefit.deletedAt || !ctx.organizationIds.includes(benefit.organizationId))
-    throw new ResourceNotFound("Benefit not found.");
+  const [benefit] = await benefitRowsByIds(deps.files.db, scopeOfCaller(ctx), [benefitId]);
+  if (!benefit || benefit.deletedAt) throw new ResourceNotFound("Benefit not found.");
   const ids =
     benefit.type === "downloadables"
       ? ((benefit.properties as { files?: string[] }).files ?? [])

@@ -33,7 +33,7 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
   const grant = await repo.findGrantById(deps.db, grantId);
   if (!grant?.pendingAction) return "skipped";
   const action = grant.pendingAction as Action;
-  const [benefitRow] = await benefitRowsByIds(deps.db, [grant.benefitId]);
+  const [benefitRow] = await benefitRowsByIds(deps.db, scopeOfResource(grant), [grant.benefitId]);
   const [customer] = await customersByIds(deps.db, scopeOfResource(grant), [grant.customerId]);
   const strategy = STRATEGIES[benefitRow!.type]!;
   const input = (db: Db, g: repo.GrantRow) => ({
@@ -142,7 +142,7 @@ async function recordFailure(
 async function emitChange(tx: Db, clock: Clock, grant: repo.GrantRow, type: string): Promise<void> {
   const [[customer], [benefit]] = await Promise.all([
     customersByIds(tx, scopeOfResource(grant), [grant.customerId]),
-    benefitRowsByIds(tx, [grant.benefitId]),
+    benefitRowsByIds(tx, scopeOfResource(grant), [grant.benefitId]),
   ]);
   await recordEvent(tx, clock, {
     organizationId: grant.organizationId,

@@ -1,6 +1,7 @@
 // The grants and meter balances of the customer state: reads only, apart from the grant use cases
 // (which read customers themselves), so the state can gather them without an import cycle.
 import type { Db } from "../../../db/client.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { customerMetersOf, customersWithMeters } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
@@ -10,10 +11,11 @@ import { stateGrantOut, stateMeterOut } from "./schemas.ts";
 export async function customerStateGrants(db: Db, customerId: string) {
   const grants = await repo.grantedOfCustomer(db, customerId);
   const benefits = new Map(
-    (await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
-      b.id,
-      b,
-    ]),
+    (
+      await benefitRowsByIds(db, scopeOfResource(...grants), [
+        ...new Set(grants.map((g) => g.benefitId)),
+      ])
+    ).map((b) => [b.id, b]),
   );
   const meters = await customerMetersOf(db, customerId);
   return {
@@ -29,10 +31,11 @@ export async function customerStateGrantsOf(db: Db, customerIds: string[]) {
     customersWithMeters(db, customerIds),
   ]);
   const benefits = new Map(
-    (await benefitRowsByIds(db, [...new Set(grants.map((g) => g.benefitId))])).map((b) => [
-      b.id,
-      b,
-    ]),
+    (
+      await benefitRowsByIds(db, scopeOfResource(...grants), [
+        ...new Set(grants.map((g) => g.benefitId)),
+      ])
+    ).map((b) => [b.id, b]),
   );
   const meters = new Map(
     await Promise.all(

@@ -15,6 +15,7 @@ import {
   type SQL,
 } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import {
   account,
   benefitGrants,
@@ -92,18 +93,15 @@ export async function findGrantById(db: Db, id: string): Promise<GrantRow | null
   return row ?? null;
 }
 
-export async function findGrant(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<GrantRow | null> {
-  if (organizationIds.length === 0) return null;
+const inScope = (scope: OrgScope) => inArray(benefitGrants.organizationId, [...scope]);
+
+/** A grant in the scope. */
+export async function findGrant(db: Db, scope: OrgScope, id: string): Promise<GrantRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(benefitGrants)
-    .where(
-      and(eq(benefitGrants.id, id), inArray(benefitGrants.organizationId, [...organizationIds])),
-    );
+    .where(and(eq(benefitGrants.id, id), inScope(scope)));
   return row ?? null;
 }
 
@@ -159,7 +157,7 @@ export const byProductBenefits = (productId: string, benefitIds: string[]) =>
   )!;
 
 export interface GrantFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   benefitIds?: string[] | undefined;
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
@@ -180,17 +178,22 @@ export async function listGrants(
   limit: number,
   offset: number,
 ) {
-  if (f.organizationIds.length === 0) return { rows: [] as GrantRow[], total: 0 };
-  const conds: SQL[] = [inArray(benefitGrants.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [] as GrantRow[], total: 0 };
+  const conds: SQL[] = [inScope(f.scope)];
   if (f.benefitIds?.length) conds.push(inArray(benefitGrants.benefitId, f.benefitIds));
   if (f.customerIds?.length) conds.push(inArray(benefitGrants.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
-    conds.push(
-      inArray(
-        benefitGrants.customerId,
-        sql`(select ${customers.id} from ${customers} where ${inArray(customers.externalId, f.externalCustomerIds)})`,
-      ),
-    );
+    // External ids are unique per organization only: resolve them within the scope.
+    const byExternalId = db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(
+        and(
+          inArray(customers.organizationId, [...f.scope]),
+          inArray(customers.externalId, f.externalCustomerIds),
+        ),
+      );
+    conds.push(inArray(benefitGrants.customerId, byExternalId));
   }
   if (f.isGranted === true) conds.push(isNotNull(benefitGrants.grantedAt));
   if (f.isGranted === false) conds.push(isNull(benefitGrants.grantedAt));

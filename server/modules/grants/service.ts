@@ -7,13 +7,13 @@ import { sql } from "drizzle-orm";
 import { fromDrizzle } from "pg-boss";
 import type { Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
@@ -135,7 +135,7 @@ export async function revokeBenefitsRemovedFromProduct(
 export async function renderGrants(db: Db, rows: repo.GrantRow[]) {
   const [customers, benefits] = await Promise.all([
     customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
-    benefitRowsByIds(db, [...new Set(rows.map((r) => r.benefitId))]),
+    benefitRowsByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.benefitId))]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const benefitById = new Map(benefits.map((b) => [b.id, benefitOut(b)]));
@@ -157,7 +157,7 @@ export async function listGrants(
   const { rows, total } = await repo.listGrants(
     deps.db,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      scope: scopeOfCaller(ctx, q.organization_id),
       customerIds: q.customer_id,
       externalCustomerIds: q.external_customer_id,
       isGranted: q.is_granted,
@@ -172,7 +172,7 @@ export async function listGrants(
 /** GET /v1/benefits/{id}/grants; the benefits module has checked the benefit is the caller's. */
 export async function listGrantsOfBenefit(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   benefitId: string,
   q: BenefitGrantListQuery,
   page: Pagination,
@@ -180,7 +180,7 @@ export async function listGrantsOfBenefit(
   const { rows, total } = await repo.listGrants(
     db,
     {
-      organizationIds: [organizationId],
+      scope,
       benefitIds: [benefitId],
       customerIds: q.customer_id,
       isGranted: q.is_granted,
@@ -193,7 +193,7 @@ export async function listGrantsOfBenefit(
 }
 
 export async function getGrant(deps: GrantReadDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findGrant(deps.db, ctx.organizationIds, id);
+  const row = await repo.findGrant(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Benefit grant not found.");
   return row;
 }
@@ -210,7 +210,7 @@ export async function listGrantsOfCustomer(
 ) {
   const { rows, total } = await repo.listGrants(
     db,
-    { organizationIds: [customer.organizationId], customerIds: [customer.customerId] },
+    { scope: scopeOfResource(customer), customerIds: [customer.customerId] },
     [{ key: "created_at", desc: true }],
     page.limit,
     offsetOf(page),
@@ -223,7 +223,7 @@ export async function grantOfCustomer(
   customer: { organizationId: string; customerId: string },
   id: string,
 ) {
-  const row = await repo.findGrant(db, [customer.organizationId], id);
+  const row = await repo.findGrant(db, scopeOfResource(customer), id);
   if (!row || row.customerId !== customer.customerId)
     throw new ResourceNotFound("Benefit grant not found.");
   return (await renderGrants(db, [row]))[0]!;

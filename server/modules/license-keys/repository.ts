@@ -1,6 +1,7 @@
 // SQL for license keys and their activations, scoped to organization ids where a seller reads them.
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { benefitGrants, licenseKeyActivations, licenseKeys } from "../../../db/schema/index.ts";
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
@@ -38,16 +39,12 @@ export async function keyOfGrant(db: Db, grantId: string): Promise<LicenseKeyRow
   return row ?? null;
 }
 
-export async function findKey(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<LicenseKeyRow | null> {
-  if (organizationIds.length === 0) return null;
+export async function findKey(db: Db, scope: OrgScope, id: string): Promise<LicenseKeyRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(licenseKeys)
-    .where(and(eq(licenseKeys.id, id), inArray(licenseKeys.organizationId, [...organizationIds])));
+    .where(and(eq(licenseKeys.id, id), inArray(licenseKeys.organizationId, [...scope])));
   return row ?? null;
 }
 
@@ -66,15 +63,15 @@ export async function lockKeyByText(
 }
 
 export interface KeyFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   customerIds?: string[] | undefined;
   benefitIds?: string[] | undefined;
   statuses?: string[] | undefined;
 }
 
 export async function listKeys(db: Db, f: KeyFilter, limit: number, offset: number) {
-  if (f.organizationIds.length === 0) return { rows: [] as LicenseKeyRow[], total: 0 };
-  const conds = [inArray(licenseKeys.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [] as LicenseKeyRow[], total: 0 };
+  const conds = [inArray(licenseKeys.organizationId, [...f.scope])];
   if (f.customerIds?.length) conds.push(inArray(licenseKeys.customerId, f.customerIds));
   if (f.benefitIds?.length) conds.push(inArray(licenseKeys.benefitId, f.benefitIds));
   if (f.statuses?.length) conds.push(inArray(licenseKeys.status, f.statuses));

@@ -3,12 +3,12 @@
 // and adjusted by the seller (status, usage, limits, expiry).
 import { randomBytes } from "node:crypto";
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval } from "../../lib/periods.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import {
@@ -49,7 +49,7 @@ export async function listLicenseKeys(
   const { rows, total } = await repo.listKeys(
     deps.db,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      scope: scopeOfCaller(ctx, q.organization_id),
       benefitIds: q.benefit_id,
       statuses: q.status,
     },
@@ -60,7 +60,7 @@ export async function listLicenseKeys(
 }
 
 async function ownKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findKey(deps.db, ctx.organizationIds, id);
+  const row = await repo.findKey(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("License key not found.");
   return row;
 }
@@ -139,7 +139,7 @@ export async function listKeysOfCustomer(
   const { rows, total } = await repo.listKeys(
     db,
     {
-      organizationIds: [customer.organizationId],
+      scope: scopeOfResource(customer),
       customerIds: [customer.customerId],
       benefitIds: q.benefit_id,
     },
@@ -154,7 +154,7 @@ export async function keyOfCustomer(
   customer: { organizationId: string; customerId: string },
   id: string,
 ) {
-  const row = await repo.findKey(db, [customer.organizationId], id);
+  const row = await repo.findKey(db, scopeOfResource(customer), id);
   if (!row || row.customerId !== customer.customerId)
     throw new ResourceNotFound("License key not found.");
   return renderWithActivations(db, row);

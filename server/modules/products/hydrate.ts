@@ -78,7 +78,9 @@ async function assemble(
       organizationIds,
       all((p) => p.prices),
     ),
-    benefitsForDisplay(db, [...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId))]),
+    benefitsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
+      ...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId)),
+    ]),
     filesByIds(db, [...new Set(all((p) => p.mediaLinks).map((l) => l.fileId))]),
     customFieldsForDisplay(db, [...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId))]),
   ]);

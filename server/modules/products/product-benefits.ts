@@ -20,7 +20,7 @@ export async function updateProductBenefits(
 ) {
   const current = await ownProduct(deps, ctx, id);
   const found = new Set(
-    (await benefitsOf(deps.db, current.organizationId, benefitIds)).map((b) => b.id),
+    (await benefitsOf(deps.db, scopeOfResource(current), benefitIds)).map((b) => b.id),
   );
   const bad = benefitIds.findIndex((b) => !found.has(b));
   if (bad >= 0)
