@@ -58,19 +58,19 @@ interface Query {
   key: { at: SQL; id: SQL };
 }
 
-/**
- * The next `size` rows after the cursor, newest first. The batch's last key is read first (an
- * index walk of `size` entries) and answered at once, so the caller can start the batches after it
- * before this one arrived; the rows down to it come as one value, their lines joined in order by
- * PostgreSQL (through COPY when there is one, so the bytes are never decoded to a string here).
- */
 /** Lines per piece of a batch: about 100 KB of text for a typical order line. */
 const PIECE = 1000;
 
+/**
+ * The next `size` rows after the cursor, newest first. The batch's last key is read first (an
+ * index-only walk of `size` entries) and answered at once, so the caller can start the batches
+ * after it before this one arrived; the rows down to it come as finished lines joined in order by
+ * the database, in pieces of PIECE lines.
+ */
 async function readBatch(db: Db, query: Query, after: Cursor | null, size: number): Promise<Batch> {
   const { key } = query;
   const where = query.conds.filter((c): c is SQL => c !== null);
-  // The bare `<=` lets the (organization_id, created_at) index start at the cursor.
+  // The bare `<=` lets the (organization_id, created_at, id) index start at the cursor.
   if (after)
     where.push(
       sql`${key.at} <= ${after.at}::timestamptz and (${key.at}, ${key.id}) < (${after.at}::timestamptz, ${after.id}::uuid)`,
