@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { benefitsUsingFile } from "./queries.ts";
 import * as repo from "./repository.ts";
 import { benefitRowsByIds, benefitsForDisplay, benefitsOf } from "./service.ts";
@@ -30,8 +30,8 @@ afterAll(() => t?.stop());
 describe("OrgScope on benefits reads", () => {
   it("returns A's benefit under A's scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findBenefit(db, scopeA, benefitId))?.id).toBe(benefitId);
     expect(await repo.findBenefit(db, scopeB, benefitId)).toBeNull();

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { polarFor, startCatalogServer } from "../../../test/helpers/catalog.ts";
 import type { TestServer } from "../../../test/helpers/server.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
-import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 
 const SCOPES = ["checkout_links:write", "discounts:write", "products:write"];
@@ -51,19 +51,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const caller = (organizationIds: string[]): AuthContext => ({
-  kind: "user",
-  userId: null,
-  organizationIds,
-  scopes: new Set(),
-  tokenId: null,
-});
-
 describe("OrgScope on checkout links reads", () => {
   it("returns A's link under A's scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findLink(db, scopeA, linkId))?.id).toBe(linkId);
     expect(await repo.findLink(db, scopeB, linkId)).toBeNull();
@@ -72,10 +64,10 @@ describe("OrgScope on checkout links reads", () => {
     ]);
     expect(await repo.listLinks(db, scopeB, undefined, 100, 0)).toEqual({ rows: [], total: 0 });
 
-    const both = caller([a.organization.id, b.organization.id]);
+    const both = callerOf([a.organization.id, b.organization.id]);
     expect((await repo.findLink(db, scopeOfCaller(both), linkId))?.id).toBe(linkId);
     expect(await repo.findLink(db, scopeOfCaller(both, b.organization.id), linkId)).toBeNull();
-    expect(await repo.findLink(db, scopeOfCaller(caller([])), linkId)).toBeNull();
+    expect(await repo.findLink(db, scopeOfCaller(callerOf([])), linkId)).toBeNull();
   });
 
   it("answers 404 to another organization and refuses its discount on a link", async () => {

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { polarClient } from "../../../test/helpers/polar.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
-import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { findBuyer, findCustomerForCheckout } from "./buyers.ts";
 import { customersByIds, resolveCustomerRefs } from "./queries.ts";
 import * as repo from "./repository.ts";
@@ -26,19 +26,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const caller = (organizationIds: string[]): AuthContext => ({
-  kind: "user",
-  userId: null,
-  organizationIds,
-  scopes: new Set(),
-  tokenId: null,
-});
-
 describe("OrgScope on customers reads", () => {
   it("returns A's customer under A's scope only, by id, external id and email", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findCustomer(db, scopeA, { id: customerId }))?.id).toBe(customerId);
     expect(await repo.findCustomer(db, scopeB, { id: customerId })).toBeNull();
@@ -72,8 +64,8 @@ describe("OrgScope on customers reads", () => {
 
   it("keeps the readers other modules call to the scope too", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
     const buyer = { id: customerId, externalId, email };
 
     expect((await customersByIds(db, scopeA, [customerId])).map((c) => c.id)).toEqual([customerId]);
@@ -92,12 +84,12 @@ describe("OrgScope on customers reads", () => {
 
   it("narrows the caller's organizations by a filter, to nothing for one they lack", async () => {
     const db = t.server.database.db;
-    const both = caller([a.organization.id, b.organization.id]);
+    const both = callerOf([a.organization.id, b.organization.id]);
     const byId = { id: customerId };
     expect((await repo.findCustomer(db, scopeOfCaller(both), byId))?.id).toBe(customerId);
     expect(await repo.findCustomer(db, scopeOfCaller(both, b.organization.id), byId)).toBeNull();
-    const onlyB = caller([b.organization.id]);
+    const onlyB = callerOf([b.organization.id]);
     expect(await repo.findCustomer(db, scopeOfCaller(onlyB, a.organization.id), byId)).toBeNull();
-    expect(await repo.findCustomer(db, scopeOfCaller(caller([])), byId)).toBeNull();
+    expect(await repo.findCustomer(db, scopeOfCaller(callerOf([])), byId)).toBeNull();
   });
 });

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { polarFor, startCatalogServer } from "../../../test/helpers/catalog.ts";
 import type { TestServer } from "../../../test/helpers/server.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
-import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import { discountByCode, discountOf, restrictedProductIds } from "./service.ts";
 
@@ -45,19 +45,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const caller = (organizationIds: string[]): AuthContext => ({
-  kind: "user",
-  userId: null,
-  organizationIds,
-  scopes: new Set(),
-  tokenId: null,
-});
-
 describe("OrgScope on discounts reads", () => {
   it("returns A's discount, deleted one, code and product links under A's scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findDiscount(db, scopeA, discountId))?.id).toBe(discountId);
     expect(await repo.findDiscount(db, scopeB, discountId)).toBeNull();
@@ -82,16 +74,16 @@ describe("OrgScope on discounts reads", () => {
 
   it("narrows the caller's organizations by a filter, to nothing for one they lack", async () => {
     const db = t.server.database.db;
-    const both = caller([a.organization.id, b.organization.id]);
+    const both = callerOf([a.organization.id, b.organization.id]);
     expect((await repo.findDiscount(db, scopeOfCaller(both), discountId))?.id).toBe(discountId);
     expect(
       await repo.findDiscount(db, scopeOfCaller(both, b.organization.id), discountId),
     ).toBeNull();
-    const onlyB = caller([b.organization.id]);
+    const onlyB = callerOf([b.organization.id]);
     expect(
       await repo.findDiscount(db, scopeOfCaller(onlyB, a.organization.id), discountId),
     ).toBeNull();
-    expect(await repo.findDiscount(db, scopeOfCaller(caller([])), discountId)).toBeNull();
-    expect(await repo.findByCode(db, scopeOfCaller(caller([])), "shared")).toBeNull();
+    expect(await repo.findDiscount(db, scopeOfCaller(callerOf([])), discountId)).toBeNull();
+    expect(await repo.findByCode(db, scopeOfCaller(callerOf([])), "shared")).toBeNull();
   });
 });

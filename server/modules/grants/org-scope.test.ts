@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { polarClient } from "../../../test/helpers/polar.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import * as repo from "./repository.ts";
 
 let t: TestServer;
@@ -40,8 +40,8 @@ afterAll(() => t?.stop());
 describe("OrgScope on grants reads", () => {
   it("returns A's grant under A's scope only, by id and in lists", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findGrant(db, scopeA, grantId))?.id).toBe(grantId);
     expect(await repo.findGrant(db, scopeB, grantId)).toBeNull();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { polarClient } from "../../../test/helpers/polar.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import * as repo from "./repository.ts";
 
 let t: TestServer;
@@ -36,8 +36,8 @@ afterAll(() => t?.stop());
 describe("OrgScope on license keys reads", () => {
   it("returns A's key under A's scope only, by id and in the list", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findKey(db, scopeA, keyId))?.id).toBe(keyId);
     expect(await repo.findKey(db, scopeB, keyId)).toBeNull();

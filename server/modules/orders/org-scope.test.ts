@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { buy } from "../../../test/helpers/grants.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { inTransaction } from "../../../db/client.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
-import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import { findOrderRow, getOrder, listCustomerOrders, lockOrder } from "./service.ts";
 
@@ -41,19 +41,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const caller = (organizationIds: string[]): AuthContext => ({
-  kind: "user",
-  userId: null,
-  organizationIds,
-  scopes: new Set(),
-  tokenId: null,
-});
-
 describe("OrgScope on orders reads", () => {
   it("returns A's order and its items under A's scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findOrder(db, scopeA, order.id))?.id).toBe(order.id);
     expect(await repo.findOrder(db, scopeB, order.id)).toBeNull();
@@ -78,8 +70,8 @@ describe("OrgScope on orders reads", () => {
 
   it("renders A's order for A only, to the seller and to the portal", async () => {
     const deps = { db: t.server.database.db, baseUrl: t.url };
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
     expect((await getOrder(deps, scopeA, order.id)).id).toBe(order.id);
     await expect(getOrder(deps, scopeB, order.id)).rejects.toThrow(ResourceNotFound);
     const page = { page: 1, limit: 10 };
@@ -91,11 +83,11 @@ describe("OrgScope on orders reads", () => {
 
   it("narrows the caller's organizations by a filter, to nothing for one they lack", async () => {
     const db = t.server.database.db;
-    const both = caller([a.organization.id, b.organization.id]);
+    const both = callerOf([a.organization.id, b.organization.id]);
     expect((await repo.findOrder(db, scopeOfCaller(both), order.id))?.id).toBe(order.id);
     expect(await repo.findOrder(db, scopeOfCaller(both, b.organization.id), order.id)).toBeNull();
-    const onlyB = caller([b.organization.id]);
+    const onlyB = callerOf([b.organization.id]);
     expect(await repo.findOrder(db, scopeOfCaller(onlyB, a.organization.id), order.id)).toBeNull();
-    expect(await repo.findOrder(db, scopeOfCaller(caller([])), order.id)).toBeNull();
+    expect(await repo.findOrder(db, scopeOfCaller(callerOf([])), order.id)).toBeNull();
   });
 });

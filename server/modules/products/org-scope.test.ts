@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { polarFor, startCatalogServer } from "../../../test/helpers/catalog.ts";
 import type { TestServer } from "../../../test/helpers/server.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
-import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import { productsForDisplay } from "./service.ts";
 
@@ -27,19 +27,11 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-const caller = (organizationIds: string[]): AuthContext => ({
-  kind: "user",
-  userId: null,
-  organizationIds,
-  scopes: new Set(),
-  tokenId: null,
-});
-
 describe("OrgScope on products reads", () => {
   it("returns A's product, prices and links under A's scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     expect((await repo.findProduct(db, scopeA, productId))?.id).toBe(productId);
     expect(await repo.findProduct(db, scopeB, productId)).toBeNull();
@@ -58,15 +50,15 @@ describe("OrgScope on products reads", () => {
 
   it("narrows the caller's organizations by a filter, to nothing for one they lack", async () => {
     const db = t.server.database.db;
-    const both = caller([a.organization.id, b.organization.id]);
+    const both = callerOf([a.organization.id, b.organization.id]);
     expect((await repo.findProduct(db, scopeOfCaller(both), productId))?.id).toBe(productId);
     expect(
       await repo.findProduct(db, scopeOfCaller(both, b.organization.id), productId),
     ).toBeNull();
-    const onlyB = caller([b.organization.id]);
+    const onlyB = callerOf([b.organization.id]);
     expect(
       await repo.findProduct(db, scopeOfCaller(onlyB, a.organization.id), productId),
     ).toBeNull();
-    expect(await repo.findProduct(db, scopeOfCaller(caller([])), productId)).toBeNull();
+    expect(await repo.findProduct(db, scopeOfCaller(callerOf([])), productId)).toBeNull();
   });
 });

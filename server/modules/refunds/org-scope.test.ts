@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { buy } from "../../../test/helpers/grants.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import * as repo from "./repository.ts";
 
 const SCOPES = ["products:write", "checkouts:write", "orders:read", "refunds:write"];
@@ -34,7 +34,7 @@ beforeAll(async () => {
   const row = (
     await repo.listRefunds(
       t.server.database.db,
-      { scope: scopeOfResource({ organizationId: a.organization.id }), ids: [made.id] },
+      { scope: scopeOfSeller(a), ids: [made.id] },
       [],
       1,
       0,
@@ -55,8 +55,8 @@ afterAll(() => t?.stop());
 describe("OrgScope on refunds reads", () => {
   it("returns A's refunds under A's scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
 
     const list = (scope: typeof scopeA, f: Omit<repo.RefundFilter, "scope">) =>
       repo.listRefunds(db, { scope, ...f, succeeded: true }, [], 10, 0);
@@ -73,8 +73,8 @@ describe("OrgScope on refunds reads", () => {
 
   it("resolves an external customer id within the scope only", async () => {
     const db = t.server.database.db;
-    const scopeA = scopeOfResource({ organizationId: a.organization.id });
-    const scopeB = scopeOfResource({ organizationId: b.organization.id });
+    const scopeA = scopeOfSeller(a);
+    const scopeB = scopeOfSeller(b);
     const byExternal = { externalCustomerIds: [externalId], succeeded: true };
     const mine = await repo.listRefunds(db, { scope: scopeA, ...byExternal }, [], 10, 0);
     expect(mine.rows.map((r) => r.id)).toEqual([refund.id]);

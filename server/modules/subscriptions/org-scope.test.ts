@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingSeller, type BillingSeller } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
+import { callerOf } from "../../../test/helpers/org-scope.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { activeSubscriptionsOf, activeSubscriptionsOfCustomers } from "./queries.ts";
 import * as repo from "./repository.ts";
@@ -32,14 +32,6 @@ beforeAll(async () => {
   id = created.body.id;
 });
 afterAll(() => t?.stop());
-
-const caller = (organizationIds: string[]): AuthContext => ({
-  kind: "user",
-  userId: null,
-  organizationIds,
-  scopes: new Set(),
-  tokenId: null,
-});
 
 describe("OrgScope on subscriptions reads", () => {
   it("returns A's subscription under A's scope only, by id, list, customer and due time", async () => {
@@ -96,12 +88,12 @@ describe("OrgScope on subscriptions reads", () => {
 
   it("narrows the caller's organizations by a filter, to nothing for one they lack", async () => {
     const db = t.server.database.db;
-    const both = caller([a.organizationId, b.organizationId]);
+    const both = callerOf([a.organizationId, b.organizationId]);
     expect((await repo.findSubscription(db, scopeOfCaller(both), id))?.id).toBe(id);
     expect(await repo.findSubscription(db, scopeOfCaller(both, b.organizationId), id)).toBeNull();
-    const onlyB = caller([b.organizationId]);
+    const onlyB = callerOf([b.organizationId]);
     expect(await repo.findSubscription(db, scopeOfCaller(onlyB, a.organizationId), id)).toBeNull();
-    expect(await repo.findSubscription(db, scopeOfCaller(caller([])), id)).toBeNull();
+    expect(await repo.findSubscription(db, scopeOfCaller(callerOf([])), id)).toBeNull();
   });
 
   it("answers B's GET of A's subscription with a 404", async () => {
