@@ -80,6 +80,10 @@ export async function writeCsv(out: Writable, csv: CsvExport): Promise<void> {
   }
 }
 
+/** The batch of a caller who may read no organization: nothing, and nothing after it. */
+const noRows = (): Promise<repo.Batch> =>
+  Promise.resolve({ data: Promise.resolve([]), next: null });
+
 const dated = (name: string, bounds: (Date | undefined)[], tz: string) => {
   const day = new Intl.DateTimeFormat("en-CA", { timeZone: tz, dateStyle: "short" });
   const parts = bounds.filter((d): d is Date => d !== undefined).map((d) => day.format(d));
@@ -98,7 +102,7 @@ export function customersCsv(
     read: (after) =>
       organizationIds.length
         ? repo.customerBatch(deps.db, organizationIds, after, deps.batchSize ?? BATCH)
-        : Promise.resolve({ data: Promise.resolve([]), next: null }),
+        : noRows(),
   };
 }
 
@@ -116,7 +120,7 @@ export function ordersCsv(deps: ExportDeps, ctx: AuthContext, q: OrderExportQuer
     read: (after) =>
       filter.organizationIds.length
         ? repo.orderBatch(deps.db, filter, q.columns, q.timezone, after, deps.batchSize ?? BATCH)
-        : Promise.resolve({ data: Promise.resolve([]), next: null }),
+        : noRows(),
   };
 }
 
@@ -146,6 +150,6 @@ export function subscriptionsCsv(
             after,
             deps.batchSize ?? BATCH,
           )
-        : Promise.resolve({ data: Promise.resolve([]), next: null }),
+        : noRows(),
   };
 }
