@@ -5,7 +5,7 @@ import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
 import { ordersForJob, renderOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
-import { RECEIPT_MAIL_JOB, type ReceiptMail } from "./receipt-queue.ts";
+import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
 
 // Building a NumberFormat costs more than formatting with it: one per currency.
 const formats = new Map<string, Intl.NumberFormat>();
@@ -23,50 +23,62 @@ export function receiptMailJob(deps: {
   db: Db;
   baseUrl: string;
   mailer: Mailer | null;
-}): JobDefinition<ReceiptMail> {
+}): JobDefinition<ReceiptJob> {
   return {
     name: RECEIPT_MAIL_JOB,
     // A sale's receipt goes out within a second or two; a burst of sales (the renewals of the
     // 1st of the month) is taken in batches, each rendered with one read per kind of row.
     work: { pollingIntervalSeconds: 1, batchSize: 100, burstWhenBatchFull: true },
     async handle(jobs) {
-      if (!deps.mailer) return;
-      const rows = await ordersForJob(deps.db, [...new Set(jobs.map((j) => j.data.orderId))]);
-      const [orders, sellers] = await Promise.all([
-        renderOrders(deps.db, deps.baseUrl, rows),
-        Promise.all(
-          [...new Set(rows.map((r) => r.organizationId))].map(
-            async (id) => [id, await organizationSummary(deps.db, id)] as const,
-          ),
-        ),
-      ]);
-      const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
-      const sellerById = new Map(sellers);
-      const mails: OutgoingMail[] = [];
-      for (const { data } of jobs) {
-        const found = rowById.get(data.orderId);
-        if (!found) continue;
-        const { row, order } = found;
-        const seller = sellerById.get(row.organizationId)!;
-        const email = order.customer.email;
-        if (!email) continue;
-        const what = order.product?.name ?? "your order";
-        const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
-        const refunded = data.kind === "refunded";
-        mails.push({
-          kind: refunded ? "refund-receipt" : "receipt",
-          to: email,
-          subject: refunded
-            ? `Your refund from ${seller.name}`
-            : `Your receipt from ${seller.name}`,
-          text: refunded
-            ? `${seller.name} refunded ${money(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
-            : `Thank you for your purchase of ${what}${number}: ${money(row.totalAmount, row.currency)} paid to ${seller.name}. Your invoice and receipt are in your account.`,
-          link: `${deps.baseUrl}/portal`,
-        });
-      }
-      if (deps.mailer.sendMany) await deps.mailer.sendMany(mails);
-      else for (const mail of mails) await deps.mailer.send(mail);
+      const mailer = deps.mailer;
+      if (!mailer) return;
+      // A job holds one mail or a renewal batch's: rendered a bounded number at a time.
+      const wanted = jobs.flatMap((j) => mailsOf(j.data));
+      for (let i = 0; i < wanted.length; i += MAILS_PER_RENDER)
+        await sendReceipts(deps, mailer, wanted.slice(i, i + MAILS_PER_RENDER));
     },
   };
+}
+
+const MAILS_PER_RENDER = 500;
+
+async function sendReceipts(
+  deps: { db: Db; baseUrl: string },
+  mailer: Mailer,
+  wanted: ReceiptMail[],
+): Promise<void> {
+  const rows = await ordersForJob(deps.db, [...new Set(wanted.map((m) => m.orderId))]);
+  const [orders, sellers] = await Promise.all([
+    renderOrders(deps.db, deps.baseUrl, rows),
+    Promise.all(
+      [...new Set(rows.map((r) => r.organizationId))].map(
+        async (id) => [id, await organizationSummary(deps.db, id)] as const,
+      ),
+    ),
+  ]);
+  const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
+  const sellerById = new Map(sellers);
+  const mails: OutgoingMail[] = [];
+  for (const data of wanted) {
+    const found = rowById.get(data.orderId);
+    if (!found) continue;
+    const { row, order } = found;
+    const seller = sellerById.get(row.organizationId)!;
+    const email = order.customer.email;
+    if (!email) continue;
+    const what = order.product?.name ?? "your order";
+    const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
+    const refunded = data.kind === "refunded";
+    mails.push({
+      kind: refunded ? "refund-receipt" : "receipt",
+      to: email,
+      subject: refunded ? `Your refund from ${seller.name}` : `Your receipt from ${seller.name}`,
+      text: refunded
+        ? `${seller.name} refunded ${money(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
+        : `Thank you for your purchase of ${what}${number}: ${money(row.totalAmount, row.currency)} paid to ${seller.name}. Your invoice and receipt are in your account.`,
+      link: `${deps.baseUrl}/portal`,
+    });
+  }
+  if (mailer.sendMany) await mailer.sendMany(mails);
+  else for (const mail of mails) await mailer.send(mail);
 }

@@ -25,7 +25,18 @@ export async function queueReceiptMail(
   await queue.boss.send(RECEIPT_MAIL_JOB, mail, { db, retryLimit: 5, retryBackoff: true });
 }
 
-/** queueReceiptMail for many orders in one statement. */
+/** The job's data: one mail, or the mails of a batch of renewals. */
+export type ReceiptJob = ReceiptMail | { mails: ReceiptMail[] };
+
+/** The mails one job carries. */
+export function mailsOf(job: ReceiptJob): ReceiptMail[] {
+  return "mails" in job ? job.mails : [job];
+}
+
+/** Mails per job of queueReceiptMails: a batch's jobs, not one per order, keep the queue short. */
+export const RECEIPT_MAILS_PER_JOB = 100;
+
+/** queueReceiptMail for many orders: one statement, a job per RECEIPT_MAILS_PER_JOB mails. */
 export async function queueReceiptMails(
   tx: Db,
   queue: QueueHandle | null,
@@ -33,9 +44,12 @@ export async function queueReceiptMails(
 ): Promise<void> {
   if (!queue || mails.length === 0) return;
   const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
-  await queue.boss.insert(
-    RECEIPT_MAIL_JOB,
-    mails.map((data) => ({ data, retryLimit: 5, retryBackoff: true })),
-    { db },
-  );
+  const jobs: { data: ReceiptJob; retryLimit: number; retryBackoff: boolean }[] = [];
+  for (let i = 0; i < mails.length; i += RECEIPT_MAILS_PER_JOB)
+    jobs.push({
+      data: { mails: mails.slice(i, i + RECEIPT_MAILS_PER_JOB) },
+      retryLimit: 5,
+      retryBackoff: true,
+    });
+  await queue.boss.insert(RECEIPT_MAIL_JOB, jobs, { db });
 }
