@@ -21,6 +21,7 @@ import { refreshRollupsJob } from "./modules/meters/jobs.ts";
 import { createProcessor } from "./modules/payments/factory.ts";
 import {
   subscriptionCatchUpJob,
+  SUBSCRIPTION_DUE_JOB,
   subscriptionDueJob,
   wakeOverdue,
 } from "./modules/subscriptions/jobs.ts";
@@ -147,7 +148,7 @@ export async function start(
       );
     billing.queue = queue;
     // Boundaries that passed while no worker ran (or whose worker died) are woken at once.
-    if (worker) await wakeOverdue(billing);
+    if (worker && (await wakeOverdue(billing)) > 0) queue.fetchNow(SUBSCRIPTION_DUE_JOB);
     // Before the queue stops: attempts in flight are recorded with their jobs' completion.
     cleanup.unshift(() => webhooks.stop());
     await webhooks.start(queue, { worker });

@@ -18,6 +18,8 @@ export interface JobDefinition<T extends object = object> {
 export interface QueueHandle {
   boss: PgBoss;
   send<T extends object>(name: string, data: T): Promise<string | null>;
+  /** Has this process's worker of `name` fetch now rather than at its next poll (no-op without). */
+  fetchNow(name: string): void;
   /** Stops; running handlers get `timeoutMs` (default 10 s) to finish. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -52,6 +54,7 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   boss.on("error", (err) => log.error({ err }, "queue error"));
   const started = performance.now();
   await boss.start();
+  const workers = new Map<string, string>();
   for (const job of options.jobs) {
     await boss.createQueue(job.name, job.queue);
     // createQueue drops pg-boss's cached queue entry, and the first send reloads it through pg-boss's
@@ -60,9 +63,10 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
     await boss.complete(job.name, "00000000-0000-0000-0000-000000000000");
     if (options.worker && job.schedule) await boss.schedule(job.name, job.schedule);
     if (options.worker) {
-      await boss.work(job.name, job.work ?? {}, async (jobs: Job<object>[]) => {
+      const id = await boss.work(job.name, job.work ?? {}, async (jobs: Job<object>[]) => {
         return job.handle(jobs);
       });
+      workers.set(job.name, id);
     }
   }
   log.debug(
@@ -72,6 +76,10 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   return {
     boss,
     send: (name, data) => boss.send(name, data),
+    fetchNow(name) {
+      const id = workers.get(name);
+      if (id) boss.notifyWorker(id);
+    },
     async stop(timeoutMs = 10_000) {
       // graceful: let running handlers finish; the database itself is closed by the caller.
       await boss.stop({ graceful: true, timeout: Math.max(500, timeoutMs), close: true });

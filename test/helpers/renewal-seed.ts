@@ -1,6 +1,7 @@
 // Many subscriptions due at one instant, for the renewal crash test and benchmark: one subscription
 // bought through the API is cloned, each clone with its own customer and a copy of the customer's
-// saved payment method, then every subscription of the organization is made due at `dueAt`.
+// saved payment method and a copy of the first order (with its items, as a real subscription has
+// one), then every subscription of the organization is made due at `dueAt`.
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 
@@ -37,6 +38,27 @@ export async function seedDueSubscriptions(
       src.current_period_end, src.started_at, src.metadata, src.custom_field_data,
       src.next_action_at, src.created_at
     from pm, src
+    returning id`);
+  await database.rows(sql`
+    with src as (
+      select * from orders
+      where subscription_id = ${o.subscriptionId} and billing_reason = 'subscription_create'
+    ), ins as (
+      insert into orders (organization_id, customer_id, product_id, subscription_id, status,
+        billing_reason, subtotal_amount, discount_amount, net_amount, tax_amount, total_amount,
+        currency, billing_name, billing_address, metadata, custom_field_data, payment_attempts,
+        seats, created_at)
+      select s.organization_id, s.customer_id, s.product_id, s.id, src.status, src.billing_reason,
+        src.subtotal_amount, src.discount_amount, src.net_amount, src.tax_amount,
+        src.total_amount, src.currency, src.billing_name, src.billing_address, src.metadata,
+        src.custom_field_data, src.payment_attempts, src.seats, src.created_at
+      from subscriptions s, src
+      where s.organization_id = ${o.organizationId} and s.id <> ${o.subscriptionId}
+      returning id
+    )
+    insert into order_items (order_id, label, amount, tax_amount, proration, product_price_id)
+    select ins.id, i.label, i.amount, i.tax_amount, i.proration, i.product_price_id
+    from ins, order_items i join src on i.order_id = src.id
     returning id`);
   await database.rows(sql`
     update subscriptions

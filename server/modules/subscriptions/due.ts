@@ -3,6 +3,7 @@
 // when the row's time comes and by the sandbox clock while it moves; every branch re-checks the
 // row under a lock, so a call with nothing due, or a second call for the same boundary, changes
 // nothing.
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { retryPayment } from "./dunning.ts";
@@ -44,36 +45,108 @@ export async function runDue(deps: BillingDeps, id: string, at: Date): Promise<D
 }
 
 /**
- * runDue for many subscriptions (a batch of wake-up jobs): the plain renewals of each organization
- * go through the set-based batch path; everything else, and any row the batch found held by
- * another worker or could not write, runs one by one. Throws the first failure after the rest is
- * done, so the jobs are retried and the finished ones find nothing due.
+ * runDue for many subscriptions (a batch of wake-up jobs of the earlier one-per-subscription
+ * shape): each organization's rows as runDueRows does them. Throws the first failure after the
+ * rest is done, so the jobs are retried and the finished ones find nothing due.
  */
 export async function runDueMany(deps: BillingDeps, ids: string[]): Promise<void> {
   const rows = await repo.subscriptionsByIdsForJob(deps.db, ids);
   const errors: unknown[] = [];
-  const single: { id: string; at: Date }[] = [];
   for (const organizationId of new Set(rows.map((r) => r.organizationId))) {
     const at = (await organizationClock(deps.db, deps.clock, organizationId)).now();
     const ofOrg = rows.filter((r) => r.organizationId === organizationId);
-    const batch = ofOrg.filter((r) => renewableInBatch(r, at));
-    for (const r of ofOrg) if (!batch.includes(r)) single.push({ id: r.id, at });
-    try {
-      const result = await renewBatch(deps, batch, at);
-      for (const id of result.leftOver) single.push({ id, at });
+    const result = await runDueRows(deps, ofOrg, at);
+    errors.push(...result.errors);
+  }
+  if (errors.length > 0) throw errors[0];
+}
+
+/**
+ * Everything one organization has due in a wake-up job's window (repo.dueInWindow), read in pages
+ * (RENEWAL_BATCH_SIZE rows), two pages worked at once. A page's rows leave the window as they are
+ * done (their next_action_at moves on), so the next read starts past them; the rows still being
+ * worked on, and those a failure left as they were, are excluded from later reads. Throws the first
+ * failure once the window is done, so the job is retried for what is left.
+ */
+export async function runDueWindow(
+  deps: BillingDeps,
+  organizationId: string,
+  window: Date | null,
+  page = RENEWAL_BATCH_SIZE,
+): Promise<number> {
+  const scope = scopeOfResource({ organizationId });
+  const at = (await organizationClock(deps.db, deps.clock, organizationId)).now();
+  const to = window && window < at ? window : at;
+  const from = window ? new Date(window.getTime() - 1000) : null;
+  const excluded = new Set<string>();
+  const errors: unknown[] = [];
+  let done = 0;
+  let finished = false;
+  // Pages are read one at a time, so a read excludes every row handed out before it.
+  let reading: Promise<unknown> = Promise.resolve();
+  const nextPage = (): Promise<repo.SubscriptionRow[]> => {
+    const read = reading.then(async () => {
+      if (finished) return [];
+      const rows = await repo.dueInWindow(deps.db, scope, { from, to }, [...excluded], page);
+      if (rows.length < page) finished = true;
+      for (const r of rows) excluded.add(r.id);
+      return rows;
+    });
+    reading = read.catch(() => undefined);
+    return read;
+  };
+  const lane = async () => {
+    for (let rows = await nextPage(); rows.length > 0; rows = await nextPage()) {
+      const result = await runDueRows(deps, rows, at);
       errors.push(...result.errors);
-    } catch {
-      // The batch's transaction rolled back as a whole: each renews on its own (its charge is
-      // answered again under the same key), so one bad row cannot hold up the others.
-      for (const r of batch) single.push({ id: r.id, at });
+      done += result.done.length;
+      // Done rows have left the window; the others stay excluded so no read returns them again.
+      for (const id of result.done) excluded.delete(id);
     }
+  };
+  await Promise.all([lane(), lane()]);
+  if (errors.length > 0) throw errors[0];
+  return done;
+}
+
+/** The most subscriptions one batch transaction renews: a window's page. */
+export const RENEWAL_BATCH_SIZE = 200;
+
+/**
+ * The due work of rows of one organization as of `at`: the plain renewals through the set-based
+ * batch path, everything else, and any row the batch found held by another worker or could not
+ * write, one by one. Answers the rows that did something and the failures.
+ */
+async function runDueRows(
+  deps: BillingDeps,
+  rows: repo.SubscriptionRow[],
+  at: Date,
+): Promise<{ done: string[]; errors: unknown[] }> {
+  const errors: unknown[] = [];
+  const done: string[] = [];
+  const batch = rows.filter((r) => renewableInBatch(r, at));
+  const single = rows.filter((r) => !batch.includes(r)).map((r) => r.id);
+  try {
+    const result = await renewBatch(deps, batch, at);
+    done.push(...result.renewed);
+    single.push(...result.leftOver);
+    errors.push(...result.errors);
+  } catch {
+    // The batch's transaction rolled back as a whole: each renews on its own (its charge is
+    // answered again under the same key), so one bad row cannot hold up the others.
+    single.push(...batch.map((r) => r.id));
   }
   const lanes = Array.from({ length: Math.min(SINGLE_CONCURRENCY, single.length) }, async () => {
-    for (let next = single.shift(); next; next = single.shift())
-      await runDue(deps, next.id, next.at).catch((err: unknown) => errors.push(err));
+    for (let id = single.shift(); id; id = single.shift()) {
+      const outcome = await runDue(deps, id, at).catch((err: unknown) => {
+        errors.push(err);
+        return "none" as const;
+      });
+      if (outcome !== "none") done.push(id);
+    }
   });
   await Promise.all(lanes);
-  if (errors.length > 0) throw errors[0];
+  return { done, errors };
 }
 
 const SINGLE_CONCURRENCY = 16;

@@ -1,50 +1,60 @@
-// The pg-boss side of the engine: one job per due boundary wakes the subscription at that time (on
-// the organization's clock), and the sandbox clock's advance runs everything due up to its target
-// in time order before it answers.
+// The pg-boss side of the engine: one job per organization and second of its clock wakes the
+// subscriptions whose boundary falls in that second, and the sandbox clock's advance runs
+// everything due up to its target in time order before it answers.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import type { BillingDeps } from "./deps.ts";
-import { runDue, runDueMany, type DueOutcome } from "./due.ts";
+import { RENEWAL_BATCH_SIZE, runDue, runDueMany, runDueWindow, type DueOutcome } from "./due.ts";
 import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
 import * as repo from "./repository.ts";
-import { dueJobKey, SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
+import { type DueJob, dueJobKey, SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
 
 export { SUBSCRIPTION_DUE_JOB };
 
-export function subscriptionDueJob(deps: BillingDeps): JobDefinition<{ subscriptionId: string }> {
+export function subscriptionDueJob(deps: BillingDeps): JobDefinition<DueJob> {
   return {
     name: SUBSCRIPTION_DUE_JOB,
     // A worker that dies mid-renewal leaves its job active; pg-boss hands it out again after this,
     // and the renewal's unique order key and the charge's idempotency key make the re-run safe.
-    // `short`: one queued job per singleton key (the subscription and its due time), so the
+    // `short`: one queued job per singleton key (the organization and its window), so the
     // catch-up below and a re-scheduled boundary never queue the same work twice.
     queue: { policy: "short", retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
-    // Many subscriptions fall due at the same instant (the 1st of the month): a fetched batch of
-    // jobs is renewed set-based (renewal-batch.ts), and full batches are fetched back to back.
-    work: {
-      pollingIntervalSeconds: 1,
-      batchSize: RENEWAL_BATCH_SIZE,
-      burstWhenBatchFull: true,
-      localConcurrency: 2,
-    },
+    // A job is a whole window of an organization (renewed in batches, due.ts), so a few at a
+    // time; jobs of the earlier one-per-subscription shape are still taken, many at once.
+    work: { pollingIntervalSeconds: 1, batchSize: 20, localConcurrency: 2 },
     async handle(jobs) {
       // A failure fails the whole batch of jobs: pg-boss retries them, and those done find
       // nothing due.
-      await runDueMany(deps, [...new Set(jobs.map((job) => job.data.subscriptionId))]);
+      const errors: unknown[] = [];
+      const legacy = jobs.flatMap((j) =>
+        "subscriptionId" in j.data ? [j.data.subscriptionId] : [],
+      );
+      if (legacy.length > 0)
+        await runDueMany(deps, [...new Set(legacy)]).catch((e) => errors.push(e));
+      const windows = new Map<string, { organizationId: string; window: Date | null }>();
+      for (const { data } of jobs)
+        if ("organizationId" in data)
+          windows.set(`${data.organizationId}:${data.window}`, {
+            organizationId: data.organizationId,
+            window: data.window ? new Date(data.window) : null,
+          });
+      for (const w of windows.values())
+        await runDueWindow(deps, w.organizationId, w.window).catch((e) => errors.push(e));
+      if (errors.length > 0) throw errors[0];
     },
   };
 }
 
-/** Wake-up jobs handled together; also the most subscriptions one batch transaction renews. */
-export const RENEWAL_BATCH_SIZE = 200;
+export { RENEWAL_BATCH_SIZE };
 
 export const SUBSCRIPTION_CATCH_UP_JOB = "subscriptions.catch-up";
 
 /**
- * Wakes every subscription whose boundary has passed in real time: after a worker died holding
- * jobs, or a restart, their work is not left waiting for pg-boss to expire the dead jobs. An index
- * range over next_action_at, not a scan of every row; a wake-up with nothing due does nothing.
+ * Wakes every organization with a subscription whose boundary has passed in real time: after a
+ * worker died holding jobs, or a restart, their work is not left waiting for pg-boss to expire the
+ * dead jobs. One job per organization sweeps all it has due (an index range over next_action_at,
+ * not a scan of every row); a wake-up with nothing due does nothing.
  */
 export async function wakeOverdue(deps: BillingDeps): Promise<number> {
   if (!deps.queue) return 0;
@@ -53,8 +63,8 @@ export async function wakeOverdue(deps: BillingDeps): Promise<number> {
     await deps.queue.boss.insert(
       SUBSCRIPTION_DUE_JOB,
       due.map((d) => ({
-        data: { subscriptionId: d.id },
-        singletonKey: dueJobKey(d.id, d.nextActionAt),
+        data: { organizationId: d.organizationId, window: null } satisfies DueJob,
+        singletonKey: dueJobKey(d.organizationId, null),
       })),
     );
   return due.length;

@@ -17,9 +17,10 @@ import { startTestServer, type TestServer } from "../../../test/helpers/server.t
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { chargeKey } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { runDueMany } from "./due.ts";
+import { runDueMany, runDueWindow } from "./due.ts";
 import { renewBatch } from "./renewal-batch.ts";
 import * as repo from "./repository.ts";
+import { dueJobKey, windowOf } from "./schedule.ts";
 
 let t: TestServer;
 
@@ -206,5 +207,46 @@ describe("renewal batches", () => {
     const types = (await eventsOf(t, s.organizationId)).map((e) => e.type);
     expect(types.filter((x) => x === "subscription.cycled")).toHaveLength(6);
     expect(types.filter((x) => x === "order.paid")).toHaveLength(12);
+  });
+
+  it("a window's job renews what falls in its second, page by page, once under two workers", async () => {
+    const { s, ids, due } = await dueSet(Array.from({ length: 5 }, () => "sandbox_token_success"));
+    // One subscription due two seconds earlier: another window's, left to that window's job.
+    const early = new Date(new Date(due).getTime() - 2000).toISOString();
+    await t.server.database.rows(sql`
+      update subscriptions set current_period_end = ${early}::timestamptz,
+        next_action_at = ${early}::timestamptz where id = ${ids[4]!}`);
+    const second = t.testDb.url
+      ? await openDb({ kind: "postgres", url: t.testDb.url, poolSize: 3 })
+      : null;
+    try {
+      const window = windowOf(new Date(due));
+      // Pages of two rows: the four of the window take two pages and a last, empty read.
+      await Promise.all([
+        runDueWindow(depsOn(t.server.database.db), s.organizationId, window, 2),
+        runDueWindow(depsOn(second?.db ?? t.server.database.db), s.organizationId, window, 2),
+      ]);
+    } finally {
+      await second?.close();
+    }
+    const rows = new Map((await counts(s)).map((r) => [r.id, r]));
+    for (const id of ids.slice(0, 4))
+      expect(rows.get(id)).toMatchObject({ status: "active", moved: true, orders: 1, charges: 1 });
+    expect(rows.get(ids[4]!)).toMatchObject({ moved: false, orders: 0, charges: 0 });
+    // The four renewed into the same next window: one wake-up job for all of them.
+    const next = await repo.subscriptionsByIds(t.server.database.db, scopeOfResource(s), ids);
+    const nextEnd = next.find((r) => r.id === ids[0])!.currentPeriodEnd;
+    const jobs = await t.server.database.rows<{ n: number }>(sql`
+      select count(*)::int as n from pgboss.job
+      where name = 'subscriptions.due'
+        and singleton_key = ${dueJobKey(s.organizationId, windowOf(nextEnd))}`);
+    expect(jobs[0]!.n).toBe(1);
+
+    // The catch-up's job (no window) takes everything due up to now.
+    await runDueWindow(depsOn(t.server.database.db), s.organizationId, null);
+    expect((await counts(s)).find((r) => r.id === ids[4])).toMatchObject({
+      moved: true,
+      orders: 1,
+    });
   });
 });

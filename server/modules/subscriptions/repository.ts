@@ -2,7 +2,20 @@
 // except the engine's reads named ...ForJob and the cross-organization overdue scan: a job carries
 // only a subscription id, so no caller's tenancy applies there, and what follows is scoped by the
 // row read (scopeOfResource). Writes go by the id of a row read under a scope.
-import { and, asc, count, desc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  gt,
+  inArray,
+  isNotNull,
+  lte,
+  notInArray,
+  sql,
+  type SQL,
+} from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customerSeats, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
@@ -208,21 +221,53 @@ export async function resyncStaleAction(db: Db, id: string, at: Date): Promise<v
 }
 
 /**
- * System-level: subscriptions whose next boundary is at or before `at`, across organizations,
- * earliest first. Only ids and times, for the catch-up job to queue their wake-ups.
+ * System-level: the organizations of the (at most `limit` earliest) subscriptions whose next
+ * boundary is at or before `at`, for the catch-up job to wake each.
  */
 export async function overdue(
   db: Db,
   at: Date,
   limit: number,
-): Promise<{ id: string; nextActionAt: Date }[]> {
-  const rows = await db
-    .select({ id: subscriptions.id, nextActionAt: subscriptions.nextActionAt })
+): Promise<{ organizationId: string }[]> {
+  return db.selectDistinct({ organizationId: subscriptions.organizationId }).from(
+    db
+      .select({ organizationId: subscriptions.organizationId })
+      .from(subscriptions)
+      .where(and(isNotNull(subscriptions.nextActionAt), lte(subscriptions.nextActionAt, at)))
+      .orderBy(asc(subscriptions.nextActionAt))
+      .limit(limit)
+      .as("subscriptions"),
+  );
+}
+
+/**
+ * The scope's subscriptions due in (from, to] (from null: everything up to `to`), earliest first,
+ * but those in `excluded` (being worked on, or left as they were by a failure): an index range of
+ * (organization_id, next_action_at) that skips at most the excluded rows.
+ */
+export async function dueInWindow(
+  db: Db,
+  scope: OrgScope,
+  window: { from: Date | null; to: Date },
+  excluded: string[],
+  limit: number,
+): Promise<SubscriptionRow[]> {
+  if (scope.length === 0) return [];
+  return db
+    .select()
     .from(subscriptions)
-    .where(and(isNotNull(subscriptions.nextActionAt), lte(subscriptions.nextActionAt, at)))
+    .where(
+      and(
+        inScope(scope),
+        window.from
+          ? gt(subscriptions.nextActionAt, window.from)
+          : isNotNull(subscriptions.nextActionAt),
+        lte(subscriptions.nextActionAt, window.to),
+        excluded.length > 0 ? notInArray(subscriptions.id, excluded) : undefined,
+      ),
+    )
     .orderBy(asc(subscriptions.nextActionAt))
     .limit(limit);
-  return rows.map((r) => ({ id: r.id, nextActionAt: r.nextActionAt! }));
 }
 
 /**

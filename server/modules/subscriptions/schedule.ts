@@ -13,9 +13,33 @@ import * as repo from "./repository.ts";
 
 export const SUBSCRIPTION_DUE_JOB = "subscriptions.due";
 
-/** One queued job per subscription and boundary. */
-export function dueJobKey(subscriptionId: string, at: Date): string {
-  return `${subscriptionId}:${at.toISOString()}`;
+/**
+ * The wake-up job's data. A job wakes an organization for one second of its clock: it runs the
+ * work of every subscription whose next_action_at falls in (window − 1 s, window], so the
+ * renewals due at one instant (the 1st of the month) are one job, not one per subscription.
+ * `window: null` (the catch-up's) takes everything due up to the organization's now.
+ * `subscriptionId` is the earlier shape (one job per subscription), still accepted.
+ */
+export type DueJob = { organizationId: string; window: string | null } | { subscriptionId: string };
+
+/** The end of the one-second window `at` falls in (at itself when it is a whole second). */
+export function windowOf(at: Date): Date {
+  return new Date(Math.ceil(at.getTime() / 1000) * 1000);
+}
+
+/** One queued job per organization and window. */
+export function dueJobKey(organizationId: string, window: Date | null): string {
+  return `${organizationId}:${window ? window.toISOString() : "catch-up"}`;
+}
+
+/** The job that wakes the organization for the window of `at`, on the real clock. */
+function wakeUpJob(organizationId: string, at: Date, offset: number) {
+  const window = windowOf(at);
+  return {
+    data: { organizationId, window: window.toISOString() } satisfies DueJob,
+    startAfter: new Date(window.getTime() - offset),
+    singletonKey: dueJobKey(organizationId, window),
+  };
 }
 
 /** The next boundary of a subscription in its current state; null when nothing will happen. */
@@ -54,11 +78,12 @@ export async function scheduleAt(
     // The job's wake-up is real time: the organization's sandbox offset runs ahead of it.
     const offset = await offsetOfOrganization(tx, s.organizationId);
     const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
-    await queue.boss.send(
-      SUBSCRIPTION_DUE_JOB,
-      { subscriptionId: s.id },
-      { db, startAfter: new Date(at.getTime() - offset), singletonKey: dueJobKey(s.id, at) },
-    );
+    const job = wakeUpJob(s.organizationId, at, offset);
+    await queue.boss.send(SUBSCRIPTION_DUE_JOB, job.data, {
+      db,
+      startAfter: job.startAfter,
+      singletonKey: job.singletonKey,
+    });
   }
   return updated;
 }
@@ -74,7 +99,7 @@ export function scheduleNext(
 
 /**
  * The wake-up jobs of many subscriptions of one organization whose next_action_at the caller has
- * already written (a batch of renewals): one insert, each job keyed as scheduleAt keys it.
+ * already written (a batch of renewals): one insert of one job per window they fall in.
  */
 export async function queueWakeUps(
   tx: Db,
@@ -85,14 +110,11 @@ export async function queueWakeUps(
   const due = rows.filter((r) => r.nextActionAt);
   if (!queue || due.length === 0) return;
   const offset = await offsetOfOrganization(tx, organizationId);
+  const jobs = new Map<string, ReturnType<typeof wakeUpJob>>();
+  for (const r of due) {
+    const job = wakeUpJob(organizationId, r.nextActionAt!, offset);
+    jobs.set(job.singletonKey, job);
+  }
   const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
-  await queue.boss.insert(
-    SUBSCRIPTION_DUE_JOB,
-    due.map((r) => ({
-      data: { subscriptionId: r.id },
-      startAfter: new Date(r.nextActionAt!.getTime() - offset),
-      singletonKey: dueJobKey(r.id, r.nextActionAt!),
-    })),
-    { db },
-  );
+  await queue.boss.insert(SUBSCRIPTION_DUE_JOB, [...jobs.values()], { db });
 }
