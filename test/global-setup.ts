@@ -22,7 +22,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info = await buildTemplate(
     process.env.TEST_DATABASE_URL || undefined,
     process.env.TEST_POOLER_URL || undefined,
-    process.env.TEST_READ_URL || undefined,
+    // One or more replicas of that server, comma-separated, as DATABASE_READ_URL takes them.
+    process.env.TEST_READ_URL?.split(",").filter((u) => u !== ""),
   );
   project.provide("template", info);
   return () => dropTemplate(info);
