@@ -6,6 +6,8 @@
 #   .ci/replica.sh start [primary_port] [replica_port] [replica2_port]
 #                                          prints the directory once all three answer
 #   .ci/replica.sh stop <dir>              stops them all and removes the directory
+#   .ci/replica.sh node <dir> <replica|replica2> stop|start
+#                                          stops one replica at once (-m immediate), or starts it
 #
 # The primary commits with synchronous_commit = remote_apply on both replicas: a commit returns
 # once both have applied it, so a test that writes and then reads through either sees its write
@@ -30,6 +32,25 @@ stop() {
 
 if [ "${1:-start}" = stop ]; then
   stop "${2:?usage: replica.sh stop <dir>}"
+  exit 0
+fi
+if [ "${1:-start}" = node ]; then
+  dir="${2:?usage: replica.sh node <dir> <replica|replica2> stop|start}"
+  node="${3:?}"
+  primary_port="$(sed -n 's/^port = //p' "$dir/primary/postgresql.conf" | tail -n1)"
+  port="$(sed -n 's/^port = //p' "$dir/$node/postgresql.auto.conf" | tail -n1)"
+  sql_at() { "$bin/psql" -X -q -h 127.0.0.1 -U postgres -p "$1" -d postgres -c "$2" >/dev/null; }
+  case "$node:${4:-}" in
+    replica:stop | replica2:stop)
+      # A checkpoint on the primary, then a restartpoint on the replica: restarted after the
+      # crash, it replays the WAL since now, not every test database written since it was made.
+      sql_at "$primary_port" checkpoint
+      sql_at "$port" checkpoint
+      as_postgres "$bin/pg_ctl" -D "$dir/$node" -m immediate -w stop >/dev/null ;;
+    replica:start | replica2:start)
+      as_postgres "$bin/pg_ctl" -D "$dir/$node" -l "$dir/$node.log" -w start >/dev/null ;;
+    *) echo "usage: replica.sh node <dir> <replica|replica2> stop|start" >&2; exit 2 ;;
+  esac
   exit 0
 fi
 
