@@ -8,7 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
-import { replicaReads, type ReplicaStatus } from "./replica.ts";
+import { replicaName, replicaReads, type ReplicasStatus } from "./replica.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -24,7 +24,7 @@ export interface Database {
   db: Db;
   /**
    * For the reads that tolerate a streaming replica's lag (docs/scaling.md, "Read replicas"): the
-   * replica named by DATABASE_READ_URL, else the same handle as `db`. A write here fails.
+   * replicas named by DATABASE_READ_URL, in turn, else the same handle as `db`. A write here fails.
    */
   read: Db;
   driver: "pglite" | "postgres";
@@ -37,10 +37,10 @@ export interface Database {
    * what lives beyond one transaction, LISTEN and session advisory locks.
    */
   direct: postgres.Sql | null;
-  /** The postgres.js client behind `read` when it is a replica; null when `read` is `db`. */
-  replica: postgres.Sql | null;
-  /** The replica's lag and how many of its reads went to the primary; null without a replica. */
-  replicaStatus(): ReplicaStatus | null;
+  /** The postgres.js clients behind `read`, one per replica; empty when `read` is `db`. */
+  replicas: postgres.Sql[];
+  /** Each replica's lag and reads, and how many went to the primary; null without replicas. */
+  replicaStatus(): ReplicasStatus | null;
   /** Runs a raw statement and returns its rows, whichever driver answers. */
   rows<T>(query: SQL): Promise<T[]>;
   /** Runs `select 1`; rejects when the database does not answer. */
@@ -99,7 +99,11 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
           : {}),
       });
     const client = pool(target.url);
-    const replica = target.readUrl ? pool(target.readUrl) : null;
+    const replicas = (target.readUrls ?? []).map((url) => ({ name: replicaName(url), url }));
+    // Two replicas on one host:port (different databases) still get distinct metric labels.
+    for (const [i, r] of replicas.entries())
+      if (replicas.some((o, j) => j !== i && o.name === r.name)) r.name = `${r.name}#${i + 1}`;
+    const readers = replicas.map((r) => ({ name: r.name, sql: pool(r.url) }));
     const direct = pooled
       ? postgresJs(target.directUrl!, {
           max: 2,
@@ -111,20 +115,26 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
     const handle = (sql: postgres.Sql) =>
       drizzle(pooled ? sql : preparing(sql), { schema, casing: "snake_case" }) as unknown as Db;
     const db = handle(client);
-    const routed = replica ? replicaReads(replica, client, target.readMaxLagMs ?? 0) : null;
+    const routed =
+      readers.length > 0 ? replicaReads(readers, client, target.readMaxLagMs ?? 0) : null;
     const handles = { db, read: routed ? handle(routed.sql) : db };
     return wrap(
       handles,
       "postgres",
       null,
-      { client, direct, replica, replicaStatus: () => routed?.status() ?? null },
+      {
+        client,
+        direct,
+        replicas: readers.map((r) => r.sql),
+        replicaStatus: () => routed?.status() ?? null,
+      },
       async (timeoutMs = 5_000) => {
         const timeout = Math.max(0, timeoutMs) / 1000;
         routed?.stop();
         await Promise.all([
           client.end({ timeout }),
           direct !== client && direct.end({ timeout }),
-          replica?.end({ timeout }),
+          ...readers.map((r) => r.sql.end({ timeout })),
         ]);
       },
     );
@@ -138,7 +148,7 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
   });
   yieldBeforeEachStatement(pglite);
   const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
-  const none = { client: null, direct: null, replica: null, replicaStatus: () => null };
+  const none = { client: null, direct: null, replicas: [], replicaStatus: () => null };
   return wrap({ db, read: db }, "pglite", pglite, none, () => pglite.close());
 }
 
@@ -202,7 +212,7 @@ function wrap(
   { db, read }: Pick<Database, "db" | "read">,
   driver: Database["driver"],
   pglite: PGlite | null,
-  clients: Pick<Database, "client" | "direct" | "replica" | "replicaStatus">,
+  clients: Pick<Database, "client" | "direct" | "replicas" | "replicaStatus">,
   close: (timeoutMs?: number) => Promise<void>,
 ): Database {
   let closed: Promise<void> | null = null;

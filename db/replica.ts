@@ -1,64 +1,109 @@
-// The client behind `Database.read` when DATABASE_READ_URL names a streaming replica: the replica's
-// postgres.js client, except that a statement it cannot serve, or should not because it lags too
-// far behind, runs on the primary. Only the lag-tolerant reads use it, so rerunning is safe.
+// The client behind `Database.read` when DATABASE_READ_URL names streaming replicas: each
+// statement goes to the next usable replica in turn, and a statement a replica cannot serve, or
+// should not because it lags too far behind, goes to another one or, with none left, to the
+// primary. Only the lag-tolerant reads use it, so rerunning is safe.
 import type postgres from "postgres";
 import { isDatabaseUnreachable, pgErrorCode } from "../server/lib/db-errors.ts";
 
-/** How long reads stay on the primary after the replica could not be reached. */
+/** How long reads stay off a replica after it could not be reached. */
 const RETRY_MS = 10_000;
-/** How often the replica's lag is measured. */
+/** How often each replica's lag is measured. */
 const LAG_CHECK_MS = 1_000;
 // What a hot standby cancels a read with when replaying would otherwise wait for it.
 export const RECOVERY_CONFLICT = new Set(["40001", "40P01"]);
 
 export interface ReplicaStatus {
-  /** How far the replica is behind the primary, in ms; null when the bound is off. */
+  /** host:port of the replica (never its credentials): the `replica` label in /metrics. */
+  name: string;
+  /** How far it is behind the primary, in ms; null when the bound is off. */
   lagMs: number | null;
-  /** Statements meant for the replica that ran on the primary since start. */
+  /** Statements sent to it since start. */
+  reads: number;
+  /** Whether reads go to it now: not marked down, not past the lag bound. */
+  usable: boolean;
+}
+
+export interface ReplicasStatus {
+  replicas: ReplicaStatus[];
+  /** Statements meant for a replica that ran on the primary since start. */
   onPrimary: number;
 }
 
 export interface ReplicaReads {
   sql: postgres.Sql;
-  status(): ReplicaStatus;
+  status(): ReplicasStatus;
   /** Stops measuring the lag (the clients are closed by their owner). */
   stop(): void;
 }
 
+/** host:port of a postgres URL, to name a replica without its credentials or database. */
+export function replicaName(url: string): string {
+  const { hostname, port } = new URL(url);
+  return `${hostname}:${port || "5432"}`;
+}
+
 /**
- * Reads on `replica`, rerun on `primary` when the replica is unreachable (and then every read for
- * RETRY_MS, so a dead replica costs one failed attempt per period, not one per read) or cancelled
- * the read for a conflict with replay; and sent to `primary` while the replica is more than
- * `maxLagMs` behind it (0: no bound).
+ * Reads spread over `replicas` in turn (round robin: they hold the same data behind equal pools,
+ * and a process sees only its own statements, not a replica's load from other processes, so
+ * counting its own in-flight statements would not say which replica is least busy). A replica is
+ * skipped while it is more than `maxLagMs` behind the primary (0: no bound) and for RETRY_MS after
+ * it could not be reached (so a dead one costs one failed attempt per period, not one per read);
+ * a statement it failed to reach runs on the next usable one. A statement cancelled for a
+ * conflict with replay, or with no usable replica left, runs on `primary`.
  */
 export function replicaReads(
-  replica: postgres.Sql,
+  replicas: readonly { name: string; sql: postgres.Sql }[],
   primary: postgres.Sql,
   maxLagMs: number,
 ): ReplicaReads {
   type Args = Parameters<postgres.Sql["unsafe"]>;
-  let downUntil = 0;
+  const nodes = replicas.map((r) => ({
+    ...r,
+    downUntil: 0,
+    reads: 0,
+    lag: maxLagMs > 0 ? lagMonitor(r.sql, primary) : null,
+  }));
+  type Node = (typeof nodes)[number];
+  const usable = (node: Node) =>
+    Date.now() >= node.downUntil && !(node.lag && node.lag.ms() > maxLagMs);
+  let next = 0;
+  /** The next usable replica in turn that this statement has not tried yet. */
+  const pick = (tried: Set<Node>): Node | null => {
+    for (let i = 0; i < nodes.length; i++) {
+      const at = (next + i) % nodes.length;
+      const node = nodes[at]!;
+      if (!tried.has(node) && usable(node)) {
+        next = (at + 1) % nodes.length;
+        return node;
+      }
+    }
+    return null;
+  };
   let onPrimary = 0;
-  const lag = maxLagMs > 0 ? lagMonitor(replica, primary) : null;
   const run = (sql: postgres.Sql, args: Args, values: boolean) => {
-    if (sql === primary) onPrimary++;
     const query = sql.unsafe(...args);
     return values ? query.values() : query;
   };
   const attempt = async (args: Args, values: boolean): Promise<unknown> => {
-    if (Date.now() < downUntil || (lag && lag.ms() > maxLagMs)) return run(primary, args, values);
-    try {
-      return await run(replica, args, values);
-    } catch (err) {
-      if (isDatabaseUnreachable(err)) downUntil = Date.now() + RETRY_MS;
-      else if (!RECOVERY_CONFLICT.has(pgErrorCode(err) ?? "")) throw err;
-      return run(primary, args, values);
+    const tried = new Set<Node>();
+    for (let node = pick(tried); node; node = pick(tried)) {
+      tried.add(node);
+      node.reads++;
+      try {
+        return await run(node.sql, args, values);
+      } catch (err) {
+        if (isDatabaseUnreachable(err)) node.downUntil = Date.now() + RETRY_MS;
+        else if (RECOVERY_CONFLICT.has(pgErrorCode(err) ?? "")) break;
+        else throw err;
+      }
     }
+    onPrimary++;
+    return run(primary, args, values);
   };
-  const sql = new Proxy(replica, {
+  const sql = new Proxy(nodes[0]!.sql, {
     get(target, key, receiver) {
       if (key !== "unsafe") return Reflect.get(target, key, receiver) as unknown;
-      // drizzle awaits the query or its .values(); both are tried on the replica first.
+      // drizzle awaits the query or its .values(); both are tried on a replica first.
       return (...args: Args) => ({
         values: () => attempt(args, true),
         // biome-ignore lint/suspicious/noThenProperty: lazy like postgres.js's own queries, so .values() runs the statement once.
@@ -69,8 +114,18 @@ export function replicaReads(
   });
   return {
     sql,
-    status: () => ({ lagMs: lag ? lag.ms() : null, onPrimary }),
-    stop: () => lag?.stop(),
+    status: () => ({
+      replicas: nodes.map((n) => ({
+        name: n.name,
+        lagMs: n.lag ? n.lag.ms() : null,
+        reads: n.reads,
+        usable: usable(n),
+      })),
+      onPrimary,
+    }),
+    stop: () => {
+      for (const n of nodes) n.lag?.stop();
+    },
   };
 }
 

@@ -18,6 +18,37 @@ const flag = (fallback: boolean) => z.preprocess(emptyAsUndefined, booleanString
 /** true/false/1/0, or unset when empty (the setting then follows another one). */
 const optionalFlag = () => z.preprocess(emptyAsUndefined, booleanString.optional());
 
+/** A URL as an error may show it: without what precedes an `@` (user and password). */
+const redacted = (url: string) => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^@/]*@/i, "$1…@");
+
+/**
+ * One or more replica URLs, comma-separated: each must be a postgres URL that parses, named by
+ * its position (and without credentials) when it is not, so the wrong one of several is found.
+ */
+const readUrls = z.string().transform((value, ctx) => {
+  const urls = value
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+  const where = (i: number) => (urls.length > 1 ? ` (URL ${i + 1} of ${urls.length})` : "");
+  for (const [i, url] of urls.entries()) {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {}
+    if (!/^postgres(ql)?:\/\//.test(url) || !parsed?.hostname) {
+      ctx.addIssue({
+        code: "custom",
+        message: `must be a postgres:// or postgresql:// URL${where(i)}: ${JSON.stringify(redacted(url))}`,
+      });
+    } else if (urls.indexOf(url) !== i) {
+      ctx.addIssue({ code: "custom", message: `lists ${redacted(url)} twice${where(i)}` });
+    }
+  }
+  if (urls.length === 0) ctx.addIssue({ code: "custom", message: "names no URL" });
+  return urls;
+});
+
 export const envSchema = z.object({
   PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
@@ -36,13 +67,7 @@ export const envSchema = z.object({
       .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
       .optional(),
   ),
-  DATABASE_READ_URL: z.preprocess(
-    emptyAsUndefined,
-    z
-      .string()
-      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-      .optional(),
-  ),
+  DATABASE_READ_URL: z.preprocess(emptyAsUndefined, readUrls.optional()),
   DATABASE_READ_MAX_LAG_MS: int(0, 10_000, 3_600_000),
   DATABASE_POOL_SIZE: int(1, 10, 500),
   DATABASE_CONNECT_TIMEOUT_MS: int(100, 5_000, 120_000),

@@ -66,7 +66,7 @@ describe("loadConfig", () => {
     ).toThrow(/DATABASE_DIRECT_URL: must be a postgres/);
   });
 
-  it("DATABASE_READ_URL: a replica for lag-tolerant reads, only beside DATABASE_URL", () => {
+  it("DATABASE_READ_URL: replicas for lag-tolerant reads, only beside DATABASE_URL", () => {
     const env = { AUTH_SECRET: SECRET, ...FREE, DATABASE_URL: "postgres://u@db:5432/db" };
     const read = "postgres://u@replica:5432/db";
     const config = loadConfig({
@@ -76,8 +76,16 @@ describe("loadConfig", () => {
     });
     expect(config.database).toMatchObject({
       url: "postgres://u@db:5432/db",
-      readUrl: read,
+      readUrls: [read],
       readMaxLagMs: 10_000,
+    });
+    const two = loadConfig({
+      command: "serve",
+      env: { ...env, DATABASE_READ_URL: ` ${read}, postgresql://u@replica2:5433/db ,` },
+      cwd: tmp(),
+    });
+    expect(two.database).toMatchObject({
+      readUrls: [read, "postgresql://u@replica2:5433/db"],
     });
     const unbounded = loadConfig({
       command: "serve",
@@ -90,9 +98,9 @@ describe("loadConfig", () => {
       env: { ...env, DATABASE_READ_URL: read },
       cwd: tmp(),
     });
-    expect(worker.database).not.toHaveProperty("readUrl");
+    expect(worker.database).not.toHaveProperty("readUrls");
     expect(loadConfig({ command: "serve", env, cwd: tmp() }).database).not.toHaveProperty(
-      "readUrl",
+      "readUrls",
     );
     expect(() =>
       loadConfig({ command: "test", env: { DATABASE_READ_URL: read }, cwd: tmp() }),
@@ -106,6 +114,19 @@ describe("loadConfig", () => {
     expect(bad).toThrow(/DATABASE_READ_URL: must be a postgres/);
     // A URL may carry a password: it is never echoed.
     expect(bad).not.toThrow(/secret/);
+    const withRead = (value: string) => () =>
+      loadConfig({ command: "serve", env: { ...env, DATABASE_READ_URL: value }, cwd: tmp() });
+    // Of several, the wrong one is named by its position and host, still without its password.
+    const second = withRead(`${read},mysql://u:secret@replica2:3306/db,postgres://u@r3/db`);
+    expect(second).toThrow(
+      'DATABASE_READ_URL: must be a postgres:// or postgresql:// URL (URL 2 of 3): "mysql://…@replica2:3306/db"',
+    );
+    expect(second).not.toThrow(/secret/);
+    expect(withRead("postgres://u:secret@")).toThrow(/must be a postgres.*"postgres:\/\/…@"/);
+    expect(withRead(`${read},${read}`)).toThrow(
+      "DATABASE_READ_URL: lists postgres://…@replica:5432/db twice (URL 2 of 2)",
+    );
+    expect(withRead(" , ")).toThrow("DATABASE_READ_URL: names no URL");
   });
 
   it("TILL_ADMIN_EMAILS: lower-cased, trimmed, empty entries dropped; anything but emails refused", () => {

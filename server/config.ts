@@ -27,11 +27,12 @@ export type DatabaseTarget =
        */
       directUrl?: string;
       /**
-       * A streaming read replica (or a pooler in front of one, when `directUrl` is set) for the
-       * reads that tolerate its lag: `Database.read`. Unset: those reads go to `url`.
+       * Streaming read replicas (or poolers in front of them, when `directUrl` is set) for the
+       * reads that tolerate their lag: `Database.read`, spread across them. Unset: those reads go
+       * to `url`.
        */
-      readUrl?: string;
-      /** Past this lag (ms) the replica's reads go to the primary until it catches up; 0: no bound. */
+      readUrls?: readonly string[];
+      /** Past this lag (ms) a replica's reads go elsewhere until it catches up; 0: no bound. */
       readMaxLagMs?: number;
       poolSize: number;
       /** Giving up on opening a connection, so an unreachable database fails fast (503). */
@@ -188,7 +189,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         ...(e.DATABASE_DIRECT_URL ? { directUrl: e.DATABASE_DIRECT_URL } : {}),
         // Only the API's reads go to the replica: `till worker` and `till migrate` never connect.
         ...(e.DATABASE_READ_URL && (command === "serve" || command === "dev" || command === "test")
-          ? { readUrl: e.DATABASE_READ_URL, readMaxLagMs: e.DATABASE_READ_MAX_LAG_MS }
+          ? { readUrls: e.DATABASE_READ_URL, readMaxLagMs: e.DATABASE_READ_MAX_LAG_MS }
           : {}),
         poolSize: e.DATABASE_POOL_SIZE,
         connectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,

@@ -1,7 +1,7 @@
-// Reads routed to a streaming replica (DATABASE_READ_URL): they really run there, they answer what
-// the primary answers once the replica has replayed, they lag while it has not, and nothing is
-// written through them. Needs a real replica: `.ci/replica.sh` starts one and `.ci/run` passes it
-// as TEST_READ_URL (the replica of the server TEST_DATABASE_URL names).
+// Reads routed to streaming replicas (DATABASE_READ_URL): they really run there, they answer what
+// the primary answers once the replicas have replayed, they lag while they have not, and nothing is
+// written through them. Needs real replicas: `.ci/replica.sh` starts two and `.ci/run` passes them
+// as TEST_READ_URL (replicas of the server TEST_DATABASE_URL names).
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
@@ -19,7 +19,7 @@ import { createMeter, getQuantities } from "./modules/meters/service.ts";
 import { start, type RunningServer } from "./main.ts";
 
 const info = inject("template");
-const replicated = info.kind === "postgres" && Boolean(info.readUrl);
+const replicated = info.kind === "postgres" && Boolean(info.readUrls?.length);
 
 describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no replica)", () => {
   let t: TestServer;
@@ -53,18 +53,20 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
   const inRecovery = async (handle: Database["db"]) =>
     (await queryRows<{ r: boolean }>(handle, sql`select pg_is_in_recovery() as r`))[0]!.r;
 
-  /** Waits until the replica has replayed everything the primary has written so far. */
+  /** Waits until every replica has replayed everything the primary has written so far. */
   async function caughtUp(): Promise<void> {
     const [{ lsn }] = (await database.client!`select pg_current_wal_lsn()::text as lsn`) as [
       { lsn: string },
     ];
-    for (let i = 0; i < 200; i++) {
-      const [{ ok }] = (await database.replica!`
-        select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as ok`) as [{ ok: boolean }];
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 25));
+    for (const replica of database.replicas) {
+      for (let i = 0; ; i++) {
+        const [{ ok }] = (await replica`
+          select pg_last_wal_replay_lsn() >= ${lsn}::pg_lsn as ok`) as [{ ok: boolean }];
+        if (ok) break;
+        if (i > 200) throw new Error(`a replica did not replay up to ${lsn}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
     }
-    throw new Error(`the replica did not replay up to ${lsn}`);
   }
 
   const quantities = async (id: string) => {
@@ -89,9 +91,9 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
     metadata: { tokens },
   });
 
-  it("the read handle is the replica, the primary is not", async () => {
-    expect(database.replica).not.toBeNull();
-    expect(await inRecovery(database.read)).toBe(true);
+  it("the read handle is the replicas, the primary is not", async () => {
+    expect(database.replicas.length).toBeGreaterThan(0);
+    for (const _ of database.replicas) expect(await inRecovery(database.read)).toBe(true);
     expect(await inRecovery(database.db)).toBe(false);
   });
 
@@ -104,23 +106,26 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
   });
 
   /**
-   * Runs `write` on the primary while the replica's replay is paused, so the replica lags behind
-   * it, then `check`; replay resumes afterwards whatever happens. The CI primary waits for the
-   * replica to apply each commit (remote_apply): this write must not, or it would wait for the
+   * Runs `write` on the primary while every replica's replay is paused, so they lag behind it,
+   * then `check`; replay resumes afterwards whatever happens. The CI primary waits for the
+   * replicas to apply each commit (remote_apply): this write must not, or it would wait for the
    * paused replay.
    */
   async function whileReplayPaused(
     write: (tx: Database["db"], ctx: AuthContext) => Promise<unknown>,
     check: () => Promise<void>,
   ): Promise<void> {
-    await database.replica!`select pg_wal_replay_pause()`;
+    const replicas = database.replicas;
+    await Promise.all(replicas.map((r) => r`select pg_wal_replay_pause()`));
     try {
-      for (let i = 0; ; i++) {
-        const [{ state }] = (await database.replica!`
-          select pg_get_wal_replay_pause_state() as state`) as [{ state: string }];
-        if (state === "paused") break;
-        if (i > 200) throw new Error("replay did not pause");
-        await new Promise((r) => setTimeout(r, 10));
+      for (const replica of replicas) {
+        for (let i = 0; ; i++) {
+          const [{ state }] = (await replica`
+            select pg_get_wal_replay_pause_state() as state`) as [{ state: string }];
+          if (state === "paused") break;
+          if (i > 200) throw new Error("replay did not pause");
+          await new Promise((r) => setTimeout(r, 10));
+        }
       }
       await inTransaction(database.db, async (tx) => {
         await tx.execute(sql`set local synchronous_commit = local`);
@@ -128,7 +133,7 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
       });
       await check();
     } finally {
-      await database.replica!`select pg_wal_replay_resume()`;
+      await Promise.all(replicas.map((r) => r`select pg_wal_replay_resume()`));
     }
     await caughtUp();
   }
@@ -203,7 +208,7 @@ describe.skipIf(!replicated)("read replica (skipped without TEST_READ_URL: no re
     const bounded = await openDb({
       kind: "postgres",
       url: t.testDb.url!,
-      readUrl: t.testDb.env.DATABASE_READ_URL!,
+      readUrls: t.testDb.env.DATABASE_READ_URL!.split(","),
       readMaxLagMs: 300,
       poolSize: 2,
     });
@@ -244,7 +249,7 @@ describe.skipIf(!usingPostgres())("a read replica that goes down", () => {
   let token: string;
   beforeAll(async () => {
     testDb = await openTestDatabase();
-    const replica = new URL(testDb.env.DATABASE_READ_URL ?? testDb.url!);
+    const replica = new URL(testDb.env.DATABASE_READ_URL?.split(",")[0] ?? testDb.url!);
     proxy = new CuttableProxy({ host: replica.hostname, port: Number(replica.port || 5432) });
     replica.host = `127.0.0.1:${await proxy.listen()}`;
     const port = await freePort();

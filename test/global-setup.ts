@@ -7,6 +7,11 @@ import { buildTemplate, dropTemplate, type TemplateInfo } from "./helpers/templa
 declare module "vitest" {
   export interface ProvidedContext {
     template: TemplateInfo;
+    /**
+     * The directory of `.ci/replica.sh`'s clusters (TEST_REPLICA_DIR), whose replicas a test may
+     * stop and start again with `.ci/replica.sh node`; null when there is none.
+     */
+    replicaCluster: string | null;
   }
 }
 
@@ -22,8 +27,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const info = await buildTemplate(
     process.env.TEST_DATABASE_URL || undefined,
     process.env.TEST_POOLER_URL || undefined,
-    process.env.TEST_READ_URL || undefined,
+    // One or more replicas of that server, comma-separated, as DATABASE_READ_URL takes them.
+    process.env.TEST_READ_URL?.split(",").filter((u) => u !== ""),
   );
   project.provide("template", info);
+  project.provide("replicaCluster", process.env.TEST_REPLICA_DIR || null);
   return () => dropTemplate(info);
 }

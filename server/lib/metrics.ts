@@ -103,19 +103,42 @@ export function createMetrics(deps: {
     },
   });
 
-  if (deps.database.replica) {
+  if (deps.database.replicas.length > 0) {
+    const replicas = () => deps.database.replicaStatus()?.replicas ?? [];
     new Gauge({
       name: "till_db_replica_lag_seconds",
-      help: "How far the read replica is behind the primary, as this process measures it (DATABASE_READ_MAX_LAG_MS)",
+      help: "How far each read replica is behind the primary, as this process measures it (DATABASE_READ_MAX_LAG_MS)",
+      labelNames: ["replica"] as const,
       registers: [registry],
       collect() {
-        const lag = deps.database.replicaStatus()?.lagMs;
-        if (lag !== null && lag !== undefined) this.set(lag / 1000);
+        this.reset();
+        for (const r of replicas())
+          if (r.lagMs !== null) this.set({ replica: r.name }, r.lagMs / 1000);
+      },
+    });
+    new Gauge({
+      name: "till_db_replica_up",
+      help: "1 while reads go to the replica, 0 while it is skipped (unreachable lately, or lagging past the bound)",
+      labelNames: ["replica"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const r of replicas()) this.set({ replica: r.name }, r.usable ? 1 : 0);
+      },
+    });
+    new Counter({
+      name: "till_db_replica_reads_total",
+      help: "Reads sent to each read replica (a failed attempt included)",
+      labelNames: ["replica"] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const r of replicas()) this.inc({ replica: r.name }, r.reads);
       },
     });
     new Counter({
       name: "till_db_replica_reads_on_primary_total",
-      help: "Reads meant for the read replica that ran on the primary (replica down, lagging or in conflict)",
+      help: "Reads meant for a read replica that ran on the primary (every replica down or lagging, or a conflict)",
       registers: [registry],
       collect() {
         this.reset();

@@ -13,7 +13,7 @@ export interface TestDatabase {
   url: string | null;
   /**
    * How a till server reaches this database: DATABASE_URL (and DATABASE_DIRECT_URL past a pooler,
-   * DATABASE_READ_URL with a replica).
+   * DATABASE_READ_URL with replicas).
    */
   env: Record<string, string>;
   /** Closes the connection and drops the database. */
@@ -35,12 +35,12 @@ export async function openTestDatabase(): Promise<TestDatabase> {
   await createDatabase(info.adminUrl, name, info.template);
   const url = databaseUrl(info.adminUrl, name);
   const pooled = info.poolerUrl ? databaseUrl(info.poolerUrl, name) : null;
-  const readUrl = info.readUrl ? databaseUrl(info.readUrl, name) : null;
+  const readUrls = (info.readUrls ?? []).map((u) => databaseUrl(u, name));
   const database = await openDb({
     kind: "postgres",
     url: pooled ?? url,
     ...(pooled ? { directUrl: url } : {}),
-    ...(readUrl ? { readUrl } : {}),
+    ...(readUrls.length > 0 ? { readUrls } : {}),
     poolSize: 5,
   });
   return {
@@ -49,7 +49,7 @@ export async function openTestDatabase(): Promise<TestDatabase> {
     env: {
       DATABASE_URL: pooled ?? url,
       ...(pooled ? { DATABASE_DIRECT_URL: url } : {}),
-      ...(readUrl ? { DATABASE_READ_URL: readUrl } : {}),
+      ...(readUrls.length > 0 ? { DATABASE_READ_URL: readUrls.join(",") } : {}),
     },
     async dispose() {
       await database.close();

@@ -16,8 +16,8 @@ export type TemplateInfo =
       prefix: string;
       /** A transaction-mode PgBouncer in front of the same server: servers under test go through it. */
       poolerUrl?: string;
-      /** A streaming replica of the same server: servers under test read from it (DATABASE_READ_URL). */
-      readUrl?: string;
+      /** Streaming replicas of the same server: servers under test read from them (DATABASE_READ_URL). */
+      readUrls?: string[];
     };
 
 export function databaseUrl(adminUrl: string, name: string): string {
@@ -29,7 +29,7 @@ export function databaseUrl(adminUrl: string, name: string): string {
 export async function buildTemplate(
   adminUrl: string | undefined,
   poolerUrl?: string,
-  readUrl?: string,
+  readUrls?: string[],
 ): Promise<TemplateInfo> {
   if (!adminUrl) {
     const database = await openDb({ kind: "pglite", dataDir: null });
@@ -69,7 +69,7 @@ export async function buildTemplate(
     template,
     prefix,
     ...(poolerUrl ? { poolerUrl } : {}),
-    ...(readUrl ? { readUrl } : {}),
+    ...(readUrls?.length ? { readUrls } : {}),
   };
 }
 
