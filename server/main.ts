@@ -17,6 +17,7 @@ import { reconcileDraftOrdersJob } from "./modules/draft-orders/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
+import { ENSURE_PARTITIONS_JOB, ensurePartitionsJob } from "./modules/events/jobs.ts";
 import { refreshRollupsJob } from "./modules/meters/jobs.ts";
 import { createProcessor } from "./modules/payments/factory.ts";
 import {
@@ -121,6 +122,7 @@ export async function start(
       ),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
       refreshRollupsJob({ db: database.db, log }),
+      ensurePartitionsJob({ db: database.db, clock, log }),
       receiptMailJob({ db: database.db, baseUrl: config.baseUrl, mailer }) as JobDefinition,
     ];
 
@@ -146,6 +148,8 @@ export async function start(
           singletonKey: "after-start",
         },
       );
+    // The months ahead exist from the first start, not only after the first daily run.
+    if (worker) await queue.boss.send(ENSURE_PARTITIONS_JOB, {}, { singletonKey: "after-start" });
     billing.queue = queue;
     // Boundaries that passed while no worker ran (or whose worker died) are woken at once.
     if (worker && (await wakeOverdue(billing)) > 0) queue.fetchNow(SUBSCRIPTION_DUE_JOB);

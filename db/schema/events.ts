@@ -1,34 +1,36 @@
 // Usage events: append-only, written in batches by POST /v1/events/ingest and read by meters.
 //
-// Indexes are chosen for the reads that must stay fast as the table grows:
+// Partitioned by month on `timestamp` (PARTITION BY RANGE, written by hand in migration 0032: drizzle
+// cannot declare it). Partitions are named events_YYYY_MM (UTC months) and created ahead by the
+// `events.ensure-partitions` job; a DEFAULT partition takes any other timestamp, so no event is ever
+// rejected, and creating a month moves that month's rows out of it. The primary key is (id,
+// timestamp) because every unique index of a partitioned table must hold the partition key; a read
+// by id alone probes each partition's index. See docs/scaling.md.
+//
+// Indexes (partitioned: one per partition) are chosen for the reads that must stay fast as the
+// table grows:
 // - (organization_id, customer_id, timestamp): a meter read for one customer and period is one
 //   index range scan. Ingest resolves external_customer_id to customer_id when the customer exists,
 //   and creating a customer links its earlier events, so per-customer reads need no OR.
 // - (organization_id, name, timestamp): organization-wide meter reads filter on the event name.
 // - (organization_id, timestamp): event lists, newest first.
-// - (organization_id, external_id) unique where external_id is set: deduplication by
-//   ON CONFLICT DO NOTHING.
+// - (organization_id, external_id) where external_id is set: parents named by external id. It cannot
+//   be unique across partitions; deduplication is event_dedup's primary key instead.
 //
 // - ingest_xid: the (epoch-extended) id of the transaction that inserted the event. The meter rollup
 //   job consumes events by ranges of it, below the oldest transaction still running, so an event
 //   that commits late is never skipped; a BRIN index keeps that range read cheap for ingest.
-//
-// Not partitioned (yet). A partitioned table needs the partition key (timestamp) in every unique
-// index, which would turn dedup into (organization_id, external_id, timestamp): a retried event
-// without a timestamp gets a new one and would no longer be caught. When the table is partitioned by
-// month, dedup moves to a small unpartitioned event_dedup(organization_id, external_id) table
-// written in the same statement. See docs/scaling.md.
 import { sql } from "drizzle-orm";
-import { bigint, index, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, index, jsonb, pgTable, primaryKey, text, uuid } from "drizzle-orm/pg-core";
 import { organization } from "./auth.ts";
-import { id, tstz } from "./columns.ts";
+import { tstz } from "./columns.ts";
 
 export type EventMetadata = Record<string, string | number | boolean | Record<string, unknown>>;
 
 export const events = pgTable(
   "events",
   {
-    id: id(),
+    id: uuid("id").notNull().default(sql`gen_random_uuid()`),
     organizationId: uuid("organization_id")
       .notNull()
       .references(() => organization.id, { onDelete: "cascade" }),
@@ -48,7 +50,8 @@ export const events = pgTable(
       .default(sql`(pg_current_xact_id()::text)::bigint`),
   },
   (t) => [
-    uniqueIndex("events_org_external_id_uq")
+    primaryKey({ columns: [t.id, t.timestamp] }),
+    index("events_org_external_id_idx")
       .on(t.organizationId, t.externalId)
       .where(sql`${t.externalId} is not null`),
     index("events_org_customer_ts_idx").on(t.organizationId, t.customerId, t.timestamp),
@@ -66,4 +69,20 @@ export const events = pgTable(
       .using("brin", t.ingestXid)
       .with({ pages_per_range: 32, autosummarize: true }),
   ],
+);
+
+/**
+ * The external ids ingested per organization, unpartitioned so a retry is caught whatever its
+ * timestamp (a retried event without one gets the server's clock). Ingest inserts here and into
+ * events in one statement; only rows new here reach events.
+ */
+export const eventDedup = pgTable(
+  "event_dedup",
+  {
+    organizationId: uuid("organization_id")
+      .notNull()
+      .references(() => organization.id, { onDelete: "cascade" }),
+    externalId: text("external_id").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.externalId] })],
 );

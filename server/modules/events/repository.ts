@@ -1,5 +1,6 @@
-// SQL for usage events. Ingest is one multi-row INSERT … ON CONFLICT DO NOTHING per batch; reads are
-// scoped to the caller's organizations and lean on the indexes described in db/schema/events.ts.
+// SQL for usage events. Ingest is one statement per batch (event_dedup and events written together);
+// reads are scoped to the caller's organizations and lean on the indexes described in
+// db/schema/events.ts. Monthly partitions are managed in partitions.ts.
 import {
   and,
   asc,
@@ -17,44 +18,56 @@ import {
   type SQL,
 } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { customers, events } from "../../../db/schema/index.ts";
+import { customers, eventDedup, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { EventNameRecord, EventRecord } from "./schemas.ts";
 
 export type EventInsert = typeof events.$inferInsert;
 
-/**
- * Inserts a batch; events whose (organization, external_id) exists already are skipped. One
- * statement whatever the batch size: each column travels as one array parameter and unnest() turns
- * them back into rows, so the text is constant (prepared once, planned once) and building it costs
- * no per-row work in drizzle. An event given by external_customer_id is linked to the live customer
- * with that id, when there is one, by the join on customers_org_external_id_uq.
- */
 /** A PostgreSQL array literal, sent as one text parameter (both drivers take text the same way). */
 function arrayLiteral(values: (string | null | undefined)[]): string {
   return `{${values.map((v) => (v === null || v === undefined ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
 }
 
+/**
+ * Inserts a batch; events whose (organization, external_id) was ingested already are skipped, and
+ * of several in the batch the first is kept. The external ids are claimed in event_dedup (its
+ * primary key waits for a concurrent batch claiming the same id, as a unique index would) and only
+ * the rows that claimed theirs, or have none, reach events. One statement whatever the batch size:
+ * each column travels as one array parameter and unnest() turns them back into rows, so the text is
+ * constant (prepared once, planned once) and building it costs no per-row work in drizzle. An event given by external_customer_id is linked to the live customer
+ * with that id, when there is one, by the join on customers_org_external_id_uq.
+ */
 export async function insertEvents(db: Db, rows: EventInsert[]): Promise<number> {
   const col = (f: (r: EventInsert) => string | null | undefined) => arrayLiteral(rows.map(f));
   const result = (await db.execute(sql`
+    with u as (
+      select u.*, row_number() over (partition by u.organization_id, u.external_id order by u.ord) as nth
+      from unnest(
+        ${col((r) => r.id)}::uuid[], ${col((r) => r.organizationId)}::uuid[], ${col((r) => r.name)}::text[],
+        ${col((r) => r.source ?? "user")}::text[], ${col((r) => (r.timestamp as Date).toISOString())}::timestamptz[],
+        ${col((r) => (r.ingestedAt as Date).toISOString())}::timestamptz[], ${col((r) => r.customerId ?? null)}::uuid[],
+        ${col((r) => r.externalCustomerId ?? null)}::text[], ${col((r) => r.memberId ?? null)}::uuid[],
+        ${col((r) => r.externalMemberId ?? null)}::text[], ${col((r) => r.externalId ?? null)}::text[],
+        ${col((r) => r.parentId ?? null)}::uuid[], ${col((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[]
+      ) with ordinality as u(id, organization_id, name, source, timestamp, ingested_at, customer_id, external_customer_id,
+             member_id, external_member_id, external_id, parent_id, metadata, ord)
+    ), fresh as (
+      insert into ${eventDedup} (organization_id, external_id)
+      select organization_id, external_id from u where external_id is not null and nth = 1
+      on conflict do nothing
+      returning organization_id, external_id
+    )
     insert into ${events} (id, organization_id, name, source, timestamp, ingested_at, customer_id, external_customer_id,
                            member_id, external_member_id, external_id, parent_id, metadata)
     select u.id, u.organization_id, u.name, u.source, u.timestamp, u.ingested_at, coalesce(u.customer_id, c.id),
            u.external_customer_id, u.member_id, u.external_member_id, u.external_id, u.parent_id, u.metadata
-    from unnest(
-      ${col((r) => r.id)}::uuid[], ${col((r) => r.organizationId)}::uuid[], ${col((r) => r.name)}::text[],
-      ${col((r) => r.source ?? "user")}::text[], ${col((r) => (r.timestamp as Date).toISOString())}::timestamptz[],
-      ${col((r) => (r.ingestedAt as Date).toISOString())}::timestamptz[], ${col((r) => r.customerId ?? null)}::uuid[],
-      ${col((r) => r.externalCustomerId ?? null)}::text[], ${col((r) => r.memberId ?? null)}::uuid[],
-      ${col((r) => r.externalMemberId ?? null)}::text[], ${col((r) => r.externalId ?? null)}::text[],
-      ${col((r) => r.parentId ?? null)}::uuid[], ${col((r) => JSON.stringify(r.metadata ?? {}))}::jsonb[]
-    ) as u(id, organization_id, name, source, timestamp, ingested_at, customer_id, external_customer_id,
-           member_id, external_member_id, external_id, parent_id, metadata)
+    from u
+    left join fresh f on f.organization_id = u.organization_id and f.external_id = u.external_id and u.nth = 1
     left join ${customers} c
       on u.customer_id is null and c.organization_id = u.organization_id and c.external_id = u.external_customer_id and c.deleted_at is null
-    on conflict do nothing
+    where u.external_id is null or f.external_id is not null
     returning 1 as inserted
   `)) as unknown as unknown[] | { rows: unknown[] };
   // postgres.js answers with an array of rows, PGlite with {rows}.

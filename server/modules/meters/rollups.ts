@@ -214,7 +214,9 @@ async function summarizeNewRanges(db: Db): Promise<void> {
   try {
     await inTransaction(db, async (tx) => {
       await tx.execute(sql`set local lock_timeout = '200ms'`);
-      await tx.execute(sql`select brin_summarize_new_values('events_ingest_xid_brin'::regclass)`);
+      // events is partitioned: each partition has its own BRIN index under the partitioned one.
+      await tx.execute(sql`select brin_summarize_new_values(inhrelid::regclass) from pg_inherits
+        where inhparent = 'events_ingest_xid_brin'::regclass`);
     });
   } catch (err) {
     if (pgErrorCode(err) !== "55P03") throw err;
