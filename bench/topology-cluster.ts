@@ -41,15 +41,23 @@ const cleanups: (() => unknown)[] = [];
 export function cleanup(fn: () => unknown): void {
   cleanups.push(fn);
 }
-export async function runCleanups(): Promise<void> {
-  while (cleanups.length > 0) {
-    const fn = cleanups.pop()!;
-    try {
-      await fn();
-    } catch (err) {
-      process.stderr.write(`cleanup: ${(err as Error).message}\n`);
+// One run at a time: a signal's cleanup and the main flow's `finally` share it, so neither
+// returns (and exits) while the other still holds steps.
+let running: Promise<void> | null = null;
+export function runCleanups(): Promise<void> {
+  running ??= (async () => {
+    while (cleanups.length > 0) {
+      const fn = cleanups.pop()!;
+      try {
+        await fn();
+      } catch (err) {
+        process.stderr.write(`cleanup: ${(err as Error).message}\n`);
+      }
     }
-  }
+  })().finally(() => {
+    running = null;
+  });
+  return running;
 }
 
 const COMMON_ENV = {

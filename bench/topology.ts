@@ -315,12 +315,17 @@ const STARTERS: Record<TopologyName, () => Promise<Topology>> = {
 
 // Ctrl-C, a kill, or an error thrown outside the awaited chain (autocannon throws from a
 // callback) still stops what was started.
+// Listeners stay registered (`on`, not `once`): execa's exit hook re-raises a signal nobody else
+// listens to, which would end the process before the cleanup has run.
+let bailing = false;
 const bail = (why: string, code: number) => {
+  if (bailing) return;
+  bailing = true;
   log(`${why}: stopping every process and cluster started`);
   void runCleanups().finally(() => process.exit(code));
 };
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => bail(signal, 130));
-process.once("uncaughtException", (err) => bail(String(err.stack ?? err), 1));
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => bail(signal, 130));
+process.on("uncaughtException", (err) => bail(String(err.stack ?? err), 1));
 
 const ms = (s: { p50: number; p99: number }) => `${s.p50.toFixed(1)} / ${s.p99.toFixed(1)} ms`;
 const int = (x: number) => Math.round(x).toLocaleString("en-US");
