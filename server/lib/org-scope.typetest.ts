@@ -1,11 +1,13 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders, refunds, benefits, grants or license keys read takes only an OrgScope
+// subscriptions, orders, refunds, benefits, grants (and customer meters) or license keys read takes only an OrgScope
 // made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
 import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as grantsMeters from "../modules/grants/meter-repository.ts";
+import * as grantsQueries from "../modules/grants/queries.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
 import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
@@ -102,6 +104,30 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void grantsRepo.findGrant(db, ctx.organizationIds, "id");
   // @ts-expect-error the list
   void grantsRepo.listGrants(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error locked for a write
+  void grantsRepo.lockGrant(db, organizationId, "id");
+  // @ts-expect-error a customer's grants in force
+  void grantsRepo.grantedOfCustomer(db, [organizationId], "id");
+  // @ts-expect-error many customers' grants
+  void grantsRepo.grantedOfCustomers(db, ctx.organizationIds, ["id"]);
+  // @ts-expect-error a subscription's grants in force
+  void grantsRepo.grantedOfSubscription(db, organizationId, "id");
+  // @ts-expect-error many subscriptions' grants
+  void grantsRepo.grantedOfSubscriptions(db, [organizationId], ["id"]);
+  // @ts-expect-error a purchase's grant of a benefit
+  void grantsRepo.findByScope(db, organizationId, "c", "b", "s");
+  // @ts-expect-error a product's benefits to grant
+  void grantsRepo.benefitsOfProduct(db, [organizationId], "id");
+  // @ts-expect-error a benefit's download counts
+  void grantsRepo.downloadStats(db, organizationId, "id");
+  // @ts-expect-error the grants of the customer state
+  void grantsQueries.customerStateGrants(db, [organizationId], "id");
+  // @ts-expect-error a customer's meter credit
+  void grantsMeters.creditRowOf(db, organizationId, "c", "m");
+  // @ts-expect-error the customers with meters
+  void grantsMeters.customersWithMeters(db, ctx.organizationIds, ["id"]);
+  // @ts-expect-error a customer's meters
+  void grantsMeters.customerMetersOf(db, [organizationId], "id");
   // @ts-expect-error license keys: by id
   void licenseKeysRepo.findKey(db, [organizationId], "id");
   // @ts-expect-error the list
@@ -122,5 +148,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void ordersRepo.itemsOf(db, scopeOfResource({ organizationId }), ["id"]);
   void refundsRepo.pendingOfOrder(db, scopeOfResource({ organizationId }), "id");
   void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
+  void grantsRepo.grantedOfCustomer(db, scopeOfResource({ organizationId }), "id");
+  void grantsMeters.customerMetersOf(db, scopeOfCaller(ctx), "id");
   return forged;
 }

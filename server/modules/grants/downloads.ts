@@ -12,7 +12,7 @@ import { fileDownloadOut } from "../files/schemas.ts";
 import { filesByIds, fileReadOut, openDownloadable, type FileDeps } from "../files/service.ts";
 import * as repo from "./repository.ts";
 import type { DownloadableOut } from "./schemas.ts";
-import { getGrant, grantById } from "./service.ts";
+import { getGrant, grantForSignedUrl } from "./service.ts";
 
 export interface DownloadDeps {
   files: FileDeps;
@@ -83,11 +83,9 @@ export async function listDownloadablesOfCustomer(
   q: { benefit_id?: string[] | undefined },
   page: Pagination,
 ) {
-  const held = (await repo.grantedOfCustomer(deps.files.db, customer.customerId)).filter(
-    (g) =>
-      g.organizationId === customer.organizationId &&
-      (!q.benefit_id?.length || q.benefit_id.includes(g.benefitId)),
-  );
+  const held = (
+    await repo.grantedOfCustomer(deps.files.db, scopeOfResource(customer), customer.customerId)
+  ).filter((g) => !q.benefit_id?.length || q.benefit_id.includes(g.benefitId));
   const downloadables = new Set(
     (
       await benefitRowsByIds(deps.files.db, scopeOfResource(...held), [
@@ -118,7 +116,7 @@ export async function openDownload(
   if (expected.length !== got.length || !timingSafeEqual(expected, got)) throw notFound;
   if (Number(expires) * 1000 <= deps.files.clock.now().getTime()) throw notFound;
   // The signature already proves till issued this URL for this grant; no tenant check applies.
-  const grant = await grantById(deps.files.db, grantId);
+  const grant = await grantForSignedUrl(deps.files.db, grantId);
   if (
     !grant?.grantedAt ||
     !((grant.properties.files as string[] | undefined) ?? []).includes(fileId)
@@ -154,7 +152,7 @@ export async function listBenefitFiles(
       : [];
   const [files, stats] = await Promise.all([
     filesByIds(deps.files.db, ids),
-    repo.downloadStats(deps.files.db, benefitId),
+    repo.downloadStats(deps.files.db, scopeOfResource(benefit), benefitId),
   ]);
   const byId = new Map(files.map((f) => [f.id, f]));
   const all = ids.flatMap((id) => {

@@ -221,6 +221,7 @@ export async function claimInTransaction(
   });
   if (row.customerId && row.customerId !== p.billingCustomerId) {
     await grantBenefitsForOrder(tx, deps, {
+      organizationId: row.organizationId,
       id: row.orderId,
       customerId: row.customerId,
       productId: p.productId,

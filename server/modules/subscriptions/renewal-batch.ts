@@ -209,7 +209,7 @@ async function writeBatch(
     const grantData = await cycleGrantsOfSubscriptions(
       tx,
       clock,
-      paid.map((d) => d.s.id),
+      paid.map((d) => d.s),
     );
     const [subscriptionData, states] = await Promise.all([
       renderSubscriptions(tx, deps.baseUrl, updated),
