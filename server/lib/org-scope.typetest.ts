@@ -132,6 +132,8 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void licenseKeysRepo.findKey(db, [organizationId], "id");
   // @ts-expect-error the list
   void licenseKeysRepo.listKeys(db, { scope: ctx.organizationIds }, 10, 0);
+  // @ts-expect-error by its text, for a seller's token
+  void licenseKeysRepo.lockKeyByText(db, organizationId, "KEY");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
