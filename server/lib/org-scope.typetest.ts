@@ -1,11 +1,13 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders, refunds, benefits, grants (and customer meters) or license keys read takes only an OrgScope
-// made by lib/org-scope.ts, never a bare organization id or id list.
+// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys or checkouts
+// read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
 import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as checkoutsQueries from "../modules/checkouts/queries.ts";
+import * as checkoutsRepo from "../modules/checkouts/repository.ts";
 import * as grantsMeters from "../modules/grants/meter-repository.ts";
 import * as grantsQueries from "../modules/grants/queries.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
@@ -134,6 +136,14 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void licenseKeysRepo.listKeys(db, { scope: ctx.organizationIds }, 10, 0);
   // @ts-expect-error by its text, for a seller's token
   void licenseKeysRepo.lockKeyByText(db, organizationId, "KEY");
+  // @ts-expect-error checkouts: by id
+  void checkoutsRepo.findCheckout(db, ctx.organizationIds, "id");
+  // @ts-expect-error their status
+  void checkoutsRepo.statusOf(db, organizationId, "id");
+  // @ts-expect-error the list
+  void checkoutsRepo.listCheckouts(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error and the outcome other modules read
+  void checkoutsQueries.checkoutOutcome(db, [organizationId], "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
