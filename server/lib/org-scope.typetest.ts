@@ -1,6 +1,7 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys or checkouts
-// read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id or id list.
+// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts
+// or payments read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id
+// or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
@@ -16,6 +17,8 @@ import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
+import * as paymentsQueries from "../modules/payments/queries.ts";
+import * as paymentsRepo from "../modules/payments/repository.ts";
 import * as ordersRepo from "../modules/orders/repository.ts";
 import * as orders from "../modules/orders/service.ts";
 import * as repo from "../modules/products/repository.ts";
@@ -144,6 +147,14 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void checkoutsRepo.listCheckouts(db, { scope: [organizationId] }, [], 10, 0);
   // @ts-expect-error and the outcome other modules read
   void checkoutsQueries.checkoutOutcome(db, [organizationId], "id");
+  // @ts-expect-error payments: by id
+  void paymentsRepo.findPayment(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void paymentsRepo.listPayments(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error a customer's saved methods
+  void paymentsRepo.listPaymentMethods(db, organizationId, "id");
+  // @ts-expect-error and the readers other modules call
+  void paymentsQueries.defaultPaymentMethod(db, { organizationId }, "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 

@@ -10,7 +10,7 @@ import { scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
 import { lockOrder, lockOrderByPaymentForProcessor, renderOrders } from "../orders/service.ts";
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
-import { paymentByProcessorId } from "../payments/queries.ts";
+import { paymentForProcessor } from "../payments/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { revokeSubscriptionNow } from "../subscriptions/update.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -73,7 +73,7 @@ async function insertFromPayment(
   processor: repo.DisputeRow["processor"],
   pd: ProcessorDispute,
 ): Promise<repo.DisputeRow | null> {
-  const payment = await paymentByProcessorId(tx, pd.processorPaymentId);
+  const payment = await paymentForProcessor(tx, pd.processorPaymentId);
   if (!payment) return null;
   const order = payment.orderId
     ? await lockOrder(tx, scopeOfResource(payment), payment.orderId)

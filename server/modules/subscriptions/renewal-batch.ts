@@ -93,11 +93,9 @@ export async function renewBatch(
       now: at,
     })),
   );
-  const methods = await defaultPaymentMethods(
-    deps.db,
-    { organizationId: subs[0]!.organizationId },
-    [...new Set(subs.map((s) => s.customerId))],
-  );
+  const methods = await defaultPaymentMethods(deps.db, scopeOfResource(...subs), [
+    ...new Set(subs.map((s) => s.customerId)),
+  ]);
   const outcomes = await chargeMany(
     deps,
     subs.map((s, i) => ({
