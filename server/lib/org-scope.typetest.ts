@@ -1,7 +1,7 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts
-// or payments read takes only an OrgScope made by lib/org-scope.ts, never a bare organization id
-// or id list.
+// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts,
+// payments or seats read takes only an OrgScope made by lib/org-scope.ts, never a bare
+// organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
@@ -26,6 +26,7 @@ import * as products from "../modules/products/service.ts";
 import * as subscriptionRepo from "../modules/subscriptions/repository.ts";
 import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
 import * as subscriptions from "../modules/subscriptions/service.ts";
+import * as seatsRepo from "../modules/seats/repository.ts";
 import * as refundsRepo from "../modules/refunds/repository.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
@@ -155,6 +156,12 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void paymentsRepo.listPaymentMethods(db, organizationId, "id");
   // @ts-expect-error and the readers other modules call
   void paymentsQueries.defaultPaymentMethod(db, { organizationId }, "id");
+  // @ts-expect-error seats: a purchase's
+  void seatsRepo.seatsOfPurchase(db, [organizationId], { orderId: "id" });
+  // @ts-expect-error locked for the seller
+  void seatsRepo.lockSeatOfOrganization(db, ctx.organizationIds, "id");
+  // @ts-expect-error or for the buyer
+  void seatsRepo.lockSeatOfBuyer(db, organizationId, "customer", "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
