@@ -1,6 +1,6 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
 // subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts,
-// payments or seats read takes only an OrgScope made by lib/org-scope.ts, never a bare
+// payments, seats or disputes read takes only an OrgScope made by lib/org-scope.ts, never a bare
 // organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
@@ -15,6 +15,7 @@ import * as grantsRepo from "../modules/grants/repository.ts";
 import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
+import * as disputesRepo from "../modules/disputes/repository.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
 import * as paymentsQueries from "../modules/payments/queries.ts";
@@ -162,6 +163,10 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void seatsRepo.lockSeatOfOrganization(db, ctx.organizationIds, "id");
   // @ts-expect-error or for the buyer
   void seatsRepo.lockSeatOfBuyer(db, organizationId, "customer", "id");
+  // @ts-expect-error disputes: by id
+  void disputesRepo.findDispute(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void disputesRepo.listDisputes(db, { scope: [organizationId] }, [], 10, 0);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 

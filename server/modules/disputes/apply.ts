@@ -33,7 +33,7 @@ export async function applyProcessorDispute(
   pd: ProcessorDispute,
 ): Promise<DisputeOutcome> {
   return inTransaction(deps.db, async (tx) => {
-    let row = await repo.lockByProcessorId(tx, processor, pd.processorDisputeId);
+    let row = await repo.lockByProcessorIdForProcessor(tx, processor, pd.processorDisputeId);
     const created = !row;
     if (!row) {
       const inserted = await insertFromPayment(tx, deps.clock, processor, pd);
@@ -99,7 +99,7 @@ async function insertFromPayment(
     pastDue: pd.pastDue,
     createdAt: (await organizationClock(tx, clock, order.organizationId)).now(),
   });
-  return repo.lockByProcessorId(tx, processor, pd.processorDisputeId);
+  return repo.lockByProcessorIdForProcessor(tx, processor, pd.processorDisputeId);
 }
 
 /** Polar's answer to a lost chargeback: the buyer keeps the money, so the purchase's benefits end. */
