@@ -1,7 +1,7 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
 // subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts,
-// payments, seats or disputes read takes only an OrgScope made by lib/org-scope.ts, never a bare
-// organization id or id list.
+// payments, seats, disputes or custom fields read takes only an OrgScope made by
+// lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
@@ -13,6 +13,8 @@ import * as grantsMeters from "../modules/grants/meter-repository.ts";
 import * as grantsQueries from "../modules/grants/queries.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
 import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
+import * as customFieldsRepo from "../modules/custom-fields/repository.ts";
+import * as customFields from "../modules/custom-fields/service.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
 import * as disputesRepo from "../modules/disputes/repository.ts";
@@ -167,6 +169,12 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void disputesRepo.findDispute(db, ctx.organizationIds, "id");
   // @ts-expect-error the list
   void disputesRepo.listDisputes(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error custom fields: by id
+  void customFieldsRepo.findCustomField(db, ctx.organizationIds, "id");
+  // @ts-expect-error the slug check
+  void customFieldsRepo.slugTaken(db, organizationId, "slug");
+  // @ts-expect-error and the readers other modules call
+  void customFields.customFieldsForDisplay(db, ["id"]);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 

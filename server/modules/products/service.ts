@@ -53,7 +53,7 @@ async function checkCustomFields(
     (
       await customFieldsOf(
         db,
-        organizationId,
+        scopeOfResource({ organizationId }),
         items.map((i) => i.custom_field_id),
       )
     ).map((f) => f.id),
