@@ -1,6 +1,6 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
 // subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts,
-// payments, seats, disputes or custom fields read takes only an OrgScope made by
+// payments, seats, disputes, custom fields or files read takes only an OrgScope made by
 // lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
@@ -9,6 +9,8 @@ import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
 import * as checkoutsQueries from "../modules/checkouts/queries.ts";
 import * as checkoutsRepo from "../modules/checkouts/repository.ts";
+import * as filesRepo from "../modules/files/repository.ts";
+import * as files from "../modules/files/service.ts";
 import * as grantsMeters from "../modules/grants/meter-repository.ts";
 import * as grantsQueries from "../modules/grants/queries.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
@@ -175,6 +177,12 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void customFieldsRepo.slugTaken(db, organizationId, "slug");
   // @ts-expect-error and the readers other modules call
   void customFields.customFieldsForDisplay(db, ["id"]);
+  // @ts-expect-error files: by id
+  void filesRepo.findFile(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void filesRepo.listFiles(db, [organizationId], undefined, 10, 0);
+  // @ts-expect-error and the readers other modules call
+  void files.filesByIds(db, ["id"]);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 

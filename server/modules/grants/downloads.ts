@@ -40,10 +40,11 @@ async function downloadablesOf(
   const granted = grants.filter((g) => g.grantedAt);
   const fileIdsOf = (g: repo.GrantRow) => (g.properties.files as string[] | undefined) ?? [];
   const files = new Map(
-    (await filesByIds(deps.files.db, [...new Set(granted.flatMap(fileIdsOf))])).map((f) => [
-      f.id,
-      f,
-    ]),
+    (
+      await filesByIds(deps.files.db, scopeOfResource(...granted), [
+        ...new Set(granted.flatMap(fileIdsOf)),
+      ])
+    ).map((f) => [f.id, f]),
   );
   const expiresAt = new Date(deps.files.clock.now().getTime() + deps.ttlSeconds * 1000);
   const expires = String(Math.floor(expiresAt.getTime() / 1000));
@@ -151,7 +152,7 @@ export async function listBenefitFiles(
       ? ((benefit.properties as { files?: string[] }).files ?? [])
       : [];
   const [files, stats] = await Promise.all([
-    filesByIds(deps.files.db, ids),
+    filesByIds(deps.files.db, scopeOfResource(benefit), ids),
     repo.downloadStats(deps.files.db, scopeOfResource(benefit), benefitId),
   ]);
   const byId = new Map(files.map((f) => [f.id, f]));

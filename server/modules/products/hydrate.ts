@@ -81,7 +81,9 @@ async function assemble(
     benefitsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
       ...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId)),
     ]),
-    filesByIds(db, [...new Set(all((p) => p.mediaLinks).map((l) => l.fileId))]),
+    filesByIds(db, scopeOfResource(...parts.map((p) => p.row)), [
+      ...new Set(all((p) => p.mediaLinks).map((l) => l.fileId)),
+    ]),
     customFieldsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
       ...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId)),
     ]),

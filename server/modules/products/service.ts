@@ -33,7 +33,9 @@ export interface ProductDeps {
 async function checkMedias(db: Db, organizationId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   const found = new Set(
-    (await usableFiles(db, organizationId, unique, "product_media")).map((f) => f.id),
+    (await usableFiles(db, scopeOfResource({ organizationId }), unique, "product_media")).map(
+      (f) => f.id,
+    ),
   );
   const bad = ids.findIndex((id) => !found.has(id));
   if (bad >= 0)
