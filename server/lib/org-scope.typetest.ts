@@ -1,17 +1,29 @@
 // Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders, refunds, benefits, grants or license keys read takes only an OrgScope
-// made by lib/org-scope.ts, never a bare organization id or id list.
+// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts,
+// payments, seats, disputes, custom fields or files read takes only an OrgScope made by
+// lib/org-scope.ts, never a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
 import * as benefits from "../modules/benefits/service.ts";
 import * as linksRepo from "../modules/checkout-links/repository.ts";
+import * as checkoutsQueries from "../modules/checkouts/queries.ts";
+import * as checkoutsRepo from "../modules/checkouts/repository.ts";
+import * as filesRepo from "../modules/files/repository.ts";
+import * as files from "../modules/files/service.ts";
+import * as grantsMeters from "../modules/grants/meter-repository.ts";
+import * as grantsQueries from "../modules/grants/queries.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
 import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
+import * as customFieldsRepo from "../modules/custom-fields/repository.ts";
+import * as customFields from "../modules/custom-fields/service.ts";
 import * as customerRepo from "../modules/customers/repository.ts";
 import * as customers from "../modules/customers/queries.ts";
+import * as disputesRepo from "../modules/disputes/repository.ts";
 import * as discountsRepo from "../modules/discounts/repository.ts";
 import * as discounts from "../modules/discounts/service.ts";
+import * as paymentsQueries from "../modules/payments/queries.ts";
+import * as paymentsRepo from "../modules/payments/repository.ts";
 import * as ordersRepo from "../modules/orders/repository.ts";
 import * as orders from "../modules/orders/service.ts";
 import * as repo from "../modules/products/repository.ts";
@@ -19,6 +31,7 @@ import * as products from "../modules/products/service.ts";
 import * as subscriptionRepo from "../modules/subscriptions/repository.ts";
 import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
 import * as subscriptions from "../modules/subscriptions/service.ts";
+import * as seatsRepo from "../modules/seats/repository.ts";
 import * as refundsRepo from "../modules/refunds/repository.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
@@ -102,10 +115,74 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void grantsRepo.findGrant(db, ctx.organizationIds, "id");
   // @ts-expect-error the list
   void grantsRepo.listGrants(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error locked for a write
+  void grantsRepo.lockGrant(db, organizationId, "id");
+  // @ts-expect-error a customer's grants in force
+  void grantsRepo.grantedOfCustomer(db, [organizationId], "id");
+  // @ts-expect-error many customers' grants
+  void grantsRepo.grantedOfCustomers(db, ctx.organizationIds, ["id"]);
+  // @ts-expect-error a subscription's grants in force
+  void grantsRepo.grantedOfSubscription(db, organizationId, "id");
+  // @ts-expect-error many subscriptions' grants
+  void grantsRepo.grantedOfSubscriptions(db, [organizationId], ["id"]);
+  // @ts-expect-error a purchase's grant of a benefit
+  void grantsRepo.findByScope(db, organizationId, "c", "b", "s");
+  // @ts-expect-error a product's benefits to grant
+  void grantsRepo.benefitsOfProduct(db, [organizationId], "id");
+  // @ts-expect-error a benefit's download counts
+  void grantsRepo.downloadStats(db, organizationId, "id");
+  // @ts-expect-error the grants of the customer state
+  void grantsQueries.customerStateGrants(db, [organizationId], "id");
+  // @ts-expect-error a customer's meter credit
+  void grantsMeters.creditRowOf(db, organizationId, "c", "m");
+  // @ts-expect-error the customers with meters
+  void grantsMeters.customersWithMeters(db, ctx.organizationIds, ["id"]);
+  // @ts-expect-error a customer's meters
+  void grantsMeters.customerMetersOf(db, [organizationId], "id");
   // @ts-expect-error license keys: by id
   void licenseKeysRepo.findKey(db, [organizationId], "id");
   // @ts-expect-error the list
   void licenseKeysRepo.listKeys(db, { scope: ctx.organizationIds }, 10, 0);
+  // @ts-expect-error by its text, for a seller's token
+  void licenseKeysRepo.lockKeyByText(db, organizationId, "KEY");
+  // @ts-expect-error checkouts: by id
+  void checkoutsRepo.findCheckout(db, ctx.organizationIds, "id");
+  // @ts-expect-error their status
+  void checkoutsRepo.statusOf(db, organizationId, "id");
+  // @ts-expect-error the list
+  void checkoutsRepo.listCheckouts(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error and the outcome other modules read
+  void checkoutsQueries.checkoutOutcome(db, [organizationId], "id");
+  // @ts-expect-error payments: by id
+  void paymentsRepo.findPayment(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void paymentsRepo.listPayments(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error a customer's saved methods
+  void paymentsRepo.listPaymentMethods(db, organizationId, "id");
+  // @ts-expect-error and the readers other modules call
+  void paymentsQueries.defaultPaymentMethod(db, { organizationId }, "id");
+  // @ts-expect-error seats: a purchase's
+  void seatsRepo.seatsOfPurchase(db, [organizationId], { orderId: "id" });
+  // @ts-expect-error locked for the seller
+  void seatsRepo.lockSeatOfOrganization(db, ctx.organizationIds, "id");
+  // @ts-expect-error or for the buyer
+  void seatsRepo.lockSeatOfBuyer(db, organizationId, "customer", "id");
+  // @ts-expect-error disputes: by id
+  void disputesRepo.findDispute(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void disputesRepo.listDisputes(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error custom fields: by id
+  void customFieldsRepo.findCustomField(db, ctx.organizationIds, "id");
+  // @ts-expect-error the slug check
+  void customFieldsRepo.slugTaken(db, organizationId, "slug");
+  // @ts-expect-error and the readers other modules call
+  void customFields.customFieldsForDisplay(db, ["id"]);
+  // @ts-expect-error files: by id
+  void filesRepo.findFile(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void filesRepo.listFiles(db, [organizationId], undefined, 10, 0);
+  // @ts-expect-error and the readers other modules call
+  void files.filesByIds(db, ["id"]);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -122,5 +199,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void ordersRepo.itemsOf(db, scopeOfResource({ organizationId }), ["id"]);
   void refundsRepo.pendingOfOrder(db, scopeOfResource({ organizationId }), "id");
   void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
+  void grantsRepo.grantedOfCustomer(db, scopeOfResource({ organizationId }), "id");
+  void grantsMeters.customerMetersOf(db, scopeOfCaller(ctx), "id");
   return forged;
 }

@@ -7,6 +7,7 @@ import { usableFiles } from "../files/service.ts";
 import { findMeter } from "../meters/queries.ts";
 import { guildIdOf } from "./discord.ts";
 import type { BenefitPropertiesInput } from "./properties.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 
 const LOC = ["body", "properties"];
 
@@ -38,9 +39,14 @@ export async function resolveProperties(
       return { ...input.properties };
     case "downloadables": {
       const found = new Set(
-        (await usableFiles(db, organizationId, input.properties.files, "downloadable")).map(
-          (f) => f.id,
-        ),
+        (
+          await usableFiles(
+            db,
+            scopeOfResource({ organizationId }),
+            input.properties.files,
+            "downloadable",
+          )
+        ).map((f) => f.id),
       );
       const bad = input.properties.files.findIndex((id) => !found.has(id));
       if (bad >= 0)

@@ -205,6 +205,7 @@ export async function fulfil(
         decline: null,
       });
     await grantBenefitsForOrder(tx, deps, {
+      organizationId: order.organizationId,
       id: order.id,
       customerId: customer.id,
       productId: row.productId,

@@ -139,12 +139,7 @@ async function buyerFor(deps: CheckoutDeps, row: CheckoutRow) {
     email: row.customerEmail!,
     name: row.customerName,
     processorCustomerId: existing
-      ? await processorCustomerId(
-          deps.db,
-          { organizationId: row.organizationId },
-          existing.id,
-          deps.processor.name,
-        )
+      ? await processorCustomerId(deps.db, scopeOfResource(row), existing.id, deps.processor.name)
       : null,
   };
 }

@@ -1,6 +1,7 @@
-// Checkouts as other modules read them: one checkout of the caller's organizations, with what it
+// Checkouts as other modules read them: one checkout in the scope, with what it
 // sold (the seats module resolves a purchase from the checkout that made it).
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 
 export interface CheckoutOutcome {
@@ -14,10 +15,10 @@ export interface CheckoutOutcome {
 
 export async function checkoutOutcome(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<CheckoutOutcome | null> {
-  const row = await repo.findCheckout(db, organizationIds, id);
+  const row = await repo.findCheckout(db, scope, id);
   if (!row) return null;
   const { organizationId, status, customerId, subscriptionId, orderId } = row;
   return { id: row.id, organizationId, status, customerId, subscriptionId, orderId };

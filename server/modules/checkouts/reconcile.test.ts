@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { TestClock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { createSecretBox } from "../../lib/secret-box.ts";
 import { createSandboxProcessor } from "../payments/sandbox-processor.ts";
 import { createTaxCalculator } from "../tax/calculator.ts";
@@ -60,7 +61,7 @@ async function session(discountId?: string) {
     customerBillingAddress: { country: "DE" },
     ...(discountId ? { discountId } : {}),
   });
-  return (await repo.findCheckout(deps.db, [organizationId], checkout.id))!;
+  return (await repo.findCheckout(deps.db, scopeOfResource({ organizationId }), checkout.id))!;
 }
 
 /** The confirm's own first steps, stopped where a crash would stop them. */
@@ -79,7 +80,7 @@ async function ordersOf(checkoutId: string) {
 }
 
 async function statusOf(id: string) {
-  return (await repo.findCheckout(deps.db, [organizationId], id))!;
+  return (await repo.findCheckout(deps.db, scopeOfResource({ organizationId }), id))!;
 }
 
 describe("checkout reconciler", () => {

@@ -32,7 +32,7 @@ export async function reconcileCheckouts(
   const cutoff = new Date(
     deps.clock.now().getTime() - deps.config.payments.reconcileAfterSeconds * 1000,
   );
-  for (const row of await repo.staleConfirmed(deps.db, cutoff, BATCH)) {
+  for (const row of await repo.staleConfirmedForJob(deps.db, cutoff, BATCH)) {
     const outcome = await settle(deps, row, log);
     if (outcome) result[outcome]++;
   }
@@ -96,7 +96,7 @@ export async function settleCheckoutPayment(
   idempotencyKey: string,
   log?: Logger,
 ): Promise<"settled" | "ignored"> {
-  const row = await repo.findAnyCheckout(deps.db, checkoutId);
+  const row = await repo.findCheckoutForProcessor(deps.db, checkoutId);
   if (row?.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
   const outcome = await settle(deps, row, log);
   return outcome === "fulfilled" || outcome === "reopened" ? "settled" : "ignored";
@@ -109,7 +109,7 @@ export async function settleCheckoutSetup(
   idempotencyKey: string,
   method: SavedPaymentMethod,
 ): Promise<"settled" | "ignored"> {
-  const row = await repo.findAnyCheckout(deps.db, checkoutId);
+  const row = await repo.findCheckoutForProcessor(deps.db, checkoutId);
   if (row?.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
   if (row.totalAmount > 0) return "ignored";
   const done = await fulfil(deps, row, {

@@ -1,7 +1,9 @@
-// SQL for checkout sessions.
+// SQL for checkout sessions, read under an OrgScope but where a reader is named for why none
+// applies (the client secret, a processor webhook, the reconciler's sweep).
 import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { checkouts } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import { encodeValues, preparedQuery, valuePlaceholders } from "../../lib/prepared.ts";
 import { outboxInsert, outboxTable, type OutboxRow } from "../webhooks/outbox.ts";
@@ -38,26 +40,33 @@ export async function insertCheckoutWithEvent(
   });
 }
 
+const inScope = (scope: OrgScope) => inArray(checkouts.organizationId, [...scope]);
+
+/** A session in the scope. */
 export async function findCheckout(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<CheckoutRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(checkouts)
-    .where(and(eq(checkouts.id, id), inArray(checkouts.organizationId, [...organizationIds])))
+    .where(and(eq(checkouts.id, id), inScope(scope)))
     .limit(1);
   return row ?? null;
 }
 
-/** A session by id alone: for processor webhooks, which name it in the payment's metadata. */
-export async function findAnyCheckout(db: Db, id: string): Promise<CheckoutRow | null> {
+/**
+ * A session by id alone, for processor webhooks, which name it in the payment's metadata: no scope
+ * applies, and the row read is the scope of everything read after.
+ */
+export async function findCheckoutForProcessor(db: Db, id: string): Promise<CheckoutRow | null> {
   const [row] = await db.select().from(checkouts).where(eq(checkouts.id, id)).limit(1);
   return row ?? null;
 }
 
+/** The public page's session by its client secret: the secret is the credential, not a scope. */
 export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRow | null> {
   const [row] = await db
     .select()
@@ -67,11 +76,16 @@ export async function findBySecretHash(db: Db, hash: string): Promise<CheckoutRo
   return row ?? null;
 }
 
-export async function statusOf(db: Db, id: string): Promise<CheckoutRow["status"] | null> {
+export async function statusOf(
+  db: Db,
+  scope: OrgScope,
+  id: string,
+): Promise<CheckoutRow["status"] | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select({ status: checkouts.status })
     .from(checkouts)
-    .where(eq(checkouts.id, id))
+    .where(and(eq(checkouts.id, id), inScope(scope)))
     .limit(1);
   return row?.status ?? null;
 }
@@ -124,8 +138,15 @@ export async function settleAttempt(
   return row ?? null;
 }
 
-/** Sessions confirmed before the cutoff and not settled since: a crash or a lost webhook. */
-export async function staleConfirmed(db: Db, cutoff: Date, limit: number): Promise<CheckoutRow[]> {
+/**
+ * Sessions confirmed before the cutoff and not settled since (a crash or a lost webhook), of every
+ * organization, for the reconciler's sweep; each row is the scope of what it reads after.
+ */
+export async function staleConfirmedForJob(
+  db: Db,
+  cutoff: Date,
+  limit: number,
+): Promise<CheckoutRow[]> {
   return db
     .select()
     .from(checkouts)
@@ -154,7 +175,7 @@ export async function expireDue(
 }
 
 export interface CheckoutFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   productIds?: string[] | undefined;
   customerIds?: string[] | undefined;
   statuses?: string[] | undefined;
@@ -174,8 +195,8 @@ export async function listCheckouts(
   limit: number,
   offset: number,
 ) {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(checkouts.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inScope(f.scope)];
   if (f.productIds?.length) conds.push(inArray(checkouts.productId, f.productIds));
   if (f.customerIds?.length) conds.push(inArray(checkouts.customerId, f.customerIds));
   if (f.statuses?.length)

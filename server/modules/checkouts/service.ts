@@ -5,11 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import {
   RequestValidationError,
@@ -25,7 +21,7 @@ import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import type { PriceRow } from "../products/repository.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { priceById, productsForDisplay, productsWithPrices } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 import { outboxRow } from "../webhooks/outbox.ts";
@@ -345,7 +341,7 @@ export function normalizeAddress(a: {
 }
 
 export async function getCheckout(deps: CheckoutDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findCheckout(deps.db, ctx.organizationIds, id);
+  const row = await repo.findCheckout(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Checkout not found.");
   return render(deps, row);
 }
@@ -359,7 +355,7 @@ export async function listCheckouts(
   const { rows, total } = await repo.listCheckouts(
     deps.db,
     {
-      organizationIds: organizationsForRead(ctx, query.organization_id),
+      scope: scopeOfCaller(ctx, query.organization_id),
       productIds: query.product_id,
       customerIds: query.customer_id,
       statuses: query.status,

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import type { Db } from "../../../db/client.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import type { NotificationHub } from "../webhooks/notifications.ts";
 import { committedEvent } from "../webhooks/service.ts";
 import { holdStream, startEventStream, type StreamRegistry } from "../webhooks/stream.ts";
@@ -50,7 +51,7 @@ export function streamStatus(
       );
   };
   const reread = async () => {
-    const current = await repo.statusOf(deps.db, row.id);
+    const current = await repo.statusOf(deps.db, scopeOfResource(row), row.id);
     if (current) send(current);
   };
   const unsubscribe = deps.hub.subscribe((n) => {

@@ -1,6 +1,7 @@
-// SQL for custom fields, always scoped to organization ids.
+// SQL for custom fields, every read under an OrgScope.
 import { and, asc, count, desc, eq, ilike, inArray, ne, or, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { customFields } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { CUSTOM_FIELD_SORTS, CustomFieldRow } from "./schemas.ts";
@@ -15,40 +16,43 @@ export async function insertCustomField(
   return row!;
 }
 
+const inScope = (scope: OrgScope) => inArray(customFields.organizationId, [...scope]);
+
 export async function findCustomField(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<CustomFieldRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(customFields)
-    .where(and(eq(customFields.id, id), inArray(customFields.organizationId, [...organizationIds])))
+    .where(and(eq(customFields.id, id), inScope(scope)))
     .limit(1);
   return row ?? null;
 }
 
-/** The custom fields among `ids` that belong to one organization. */
+/** The custom fields among `ids` in the scope. */
 export async function findCustomFields(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   ids: string[],
 ): Promise<CustomFieldRow[]> {
-  if (ids.length === 0) return [];
+  if (ids.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(customFields)
-    .where(and(eq(customFields.organizationId, organizationId), inArray(customFields.id, ids)));
+    .where(and(inScope(scope), inArray(customFields.id, ids)));
 }
 
 export async function slugTaken(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   slug: string,
   exceptId?: string,
 ): Promise<boolean> {
-  const conds = [eq(customFields.organizationId, organizationId), eq(customFields.slug, slug)];
+  if (scope.length === 0) return false;
+  const conds = [inScope(scope), eq(customFields.slug, slug)];
   if (exceptId) conds.push(ne(customFields.id, exceptId));
   const [row] = await db
     .select({ id: customFields.id })
@@ -72,14 +76,14 @@ export interface CustomFieldFilter {
 
 export async function listCustomFields(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   filter: CustomFieldFilter,
   sorting: { key: (typeof CUSTOM_FIELD_SORTS)[number]; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: CustomFieldRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: (SQL | undefined)[] = [inArray(customFields.organizationId, organizationIds)];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: (SQL | undefined)[] = [inScope(scope)];
   if (filter.query) {
     const pattern = containsPattern(filter.query);
     conds.push(or(ilike(customFields.name, pattern), ilike(customFields.slug, pattern)));
@@ -118,7 +122,14 @@ export async function deleteCustomField(db: Db, id: string): Promise<void> {
   await db.delete(customFields).where(eq(customFields.id, id));
 }
 
-export async function customFieldsByIds(db: Db, ids: string[]): Promise<CustomFieldRow[]> {
-  if (ids.length === 0) return [];
-  return db.select().from(customFields).where(inArray(customFields.id, ids));
+export async function customFieldsByIds(
+  db: Db,
+  scope: OrgScope,
+  ids: string[],
+): Promise<CustomFieldRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
+  return db
+    .select()
+    .from(customFields)
+    .where(and(inArray(customFields.id, ids), inScope(scope)));
 }

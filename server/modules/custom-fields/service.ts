@@ -1,11 +1,8 @@
 // Custom fields: create, list, read, update and delete a seller's checkout questions. The slug is
 // unique within an organization, and a field's type never changes once created.
 import type { Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
@@ -32,7 +29,8 @@ export async function createCustomField(
   input: CustomFieldCreate,
 ) {
   const organizationId = organizationForWrite(ctx, input.organization_id);
-  if (await repo.slugTaken(deps.db, organizationId, input.slug)) throw slugTakenError();
+  if (await repo.slugTaken(deps.db, scopeOfResource({ organizationId }), input.slug))
+    throw slugTakenError();
   try {
     const row = await repo.insertCustomField(deps.db, {
       organizationId,
@@ -58,7 +56,7 @@ export async function listCustomFields(
 ) {
   const { rows, total } = await repo.listCustomFields(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     { query: query.query, types: query.type },
     query.sorting,
     page.limit,
@@ -68,7 +66,7 @@ export async function listCustomFields(
 }
 
 async function ownCustomField(deps: CustomFieldDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findCustomField(deps.db, ctx.organizationIds, id);
+  const row = await repo.findCustomField(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Custom field not found.");
   return row;
 }
@@ -92,7 +90,7 @@ export async function updateCustomField(
   }
   const values: Parameters<typeof repo.updateCustomField>[2] = { modifiedAt: deps.clock.now() };
   if (input.slug && input.slug !== current.slug) {
-    if (await repo.slugTaken(deps.db, current.organizationId, input.slug, id))
+    if (await repo.slugTaken(deps.db, scopeOfResource(current), input.slug, id))
       throw slugTakenError();
     values.slug = input.slug;
   }
@@ -118,12 +116,12 @@ export async function deleteCustomField(
 
 // For other modules.
 
-/** The custom fields among `ids` that belong to the organization. */
-export function customFieldsOf(db: Db, organizationId: string, ids: string[]) {
-  return repo.findCustomFields(db, organizationId, ids);
+/** The custom fields among `ids` in the scope. */
+export function customFieldsOf(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.findCustomFields(db, scope, ids);
 }
 
-/** Custom fields by id, rendered as the API returns them. */
-export async function customFieldsForDisplay(db: Db, ids: string[]) {
-  return (await repo.customFieldsByIds(db, ids)).map(customFieldOut);
+/** Custom fields by id in the scope, rendered as the API returns them. */
+export async function customFieldsForDisplay(db: Db, scope: OrgScope, ids: string[]) {
+  return (await repo.customFieldsByIds(db, scope, ids)).map(customFieldOut);
 }

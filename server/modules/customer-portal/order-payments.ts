@@ -59,7 +59,7 @@ async function statusOf(deps: BillingDeps, ctx: CustomerContext, id: string) {
   if (PAID.has(order.status)) return { status: "succeeded", error: null, order };
   // A void order (dunning gave up, or a plan change replaced it) is said as it is.
   if (order.status !== "pending") return { status: order.status, error: null, order };
-  const last = await lastPaymentOfOrder(deps.db, { organizationId: ctx.organizationId }, id);
+  const last = await lastPaymentOfOrder(deps.db, scopeOfCustomer(ctx), id);
   return last?.status === "failed"
     ? { status: "failed", error: last.declineMessage ?? "The payment failed.", order }
     : { status: "pending", error: null, order };
@@ -86,7 +86,7 @@ export async function confirmOrderPayment(
   if (input.payment_method_id) {
     const ok = await makeCardDefault(
       deps.db,
-      { organizationId: ctx.organizationId },
+      scopeOfCustomer(ctx),
       ctx.customerId,
       input.payment_method_id,
       deps.clock.now(),

@@ -14,7 +14,7 @@ export async function customerStatesOf(db: Db, scope: OrgScope, customerIds: str
   const [customers, active, grants] = await Promise.all([
     repo.findCustomersByIds(db, scope, customerIds),
     activeSubscriptionsOfCustomers(db, scope, customerIds),
-    customerStateGrantsOf(db, customerIds),
+    customerStateGrantsOf(db, scope, customerIds),
   ]);
   const activeByCustomer = new Map<string, typeof active>();
   for (const s of active) {
@@ -42,7 +42,7 @@ export async function customerStateExtras(deps: { db: Db }, customer: CustomerRe
   const active = await activeSubscriptionsOf(deps.db, scopeOfResource(customer), customer.id);
   return {
     active_subscriptions: active.map(stateSubscriptionOut),
-    ...(await customerStateGrants(deps.db, customer.id)),
+    ...(await customerStateGrants(deps.db, scopeOfResource(customer), customer.id)),
   };
 }
 

@@ -10,7 +10,7 @@ import { scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
 import { lockOrder, lockOrderByPaymentForProcessor, renderOrders } from "../orders/service.ts";
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
-import { paymentByProcessorId } from "../payments/queries.ts";
+import { paymentForProcessor } from "../payments/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { revokeSubscriptionNow } from "../subscriptions/update.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -33,7 +33,7 @@ export async function applyProcessorDispute(
   pd: ProcessorDispute,
 ): Promise<DisputeOutcome> {
   return inTransaction(deps.db, async (tx) => {
-    let row = await repo.lockByProcessorId(tx, processor, pd.processorDisputeId);
+    let row = await repo.lockByProcessorIdForProcessor(tx, processor, pd.processorDisputeId);
     const created = !row;
     if (!row) {
       const inserted = await insertFromPayment(tx, deps.clock, processor, pd);
@@ -73,7 +73,7 @@ async function insertFromPayment(
   processor: repo.DisputeRow["processor"],
   pd: ProcessorDispute,
 ): Promise<repo.DisputeRow | null> {
-  const payment = await paymentByProcessorId(tx, pd.processorPaymentId);
+  const payment = await paymentForProcessor(tx, pd.processorPaymentId);
   if (!payment) return null;
   const order = payment.orderId
     ? await lockOrder(tx, scopeOfResource(payment), payment.orderId)
@@ -99,7 +99,7 @@ async function insertFromPayment(
     pastDue: pd.pastDue,
     createdAt: (await organizationClock(tx, clock, order.organizationId)).now(),
   });
-  return repo.lockByProcessorId(tx, processor, pd.processorDisputeId);
+  return repo.lockByProcessorIdForProcessor(tx, processor, pd.processorDisputeId);
 }
 
 /** Polar's answer to a lost chargeback: the buyer keeps the money, so the purchase's benefits end. */

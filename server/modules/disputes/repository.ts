@@ -1,13 +1,15 @@
-// SQL for disputes: the seller's list and reads, and the row the processor's events keep current.
+// SQL for disputes: the seller's list and reads under an OrgScope, and the row the processor's
+// events keep current, read by the processor's id (a webhook names only that).
 import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { disputes } from "../../../db/schema/index.ts";
 
 export type DisputeRow = typeof disputes.$inferSelect;
 export type DisputeInsert = typeof disputes.$inferInsert;
 
 export interface DisputeFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   orderIds?: string[] | undefined;
   statuses?: DisputeRow["status"][] | undefined;
 }
@@ -22,8 +24,8 @@ export async function listDisputes(
   limit: number,
   offset: number,
 ): Promise<{ rows: DisputeRow[]; total: number }> {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(disputes.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(disputes.organizationId, [...f.scope])];
   if (f.orderIds?.length) conds.push(inArray(disputes.orderId, f.orderIds));
   if (f.statuses?.length) conds.push(inArray(disputes.status, f.statuses));
   const where = and(...conds);
@@ -41,21 +43,21 @@ export async function listDisputes(
   return { rows, total: Number(total?.n ?? 0) };
 }
 
-export async function findDispute(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<DisputeRow | null> {
-  if (organizationIds.length === 0) return null;
+export async function findDispute(db: Db, scope: OrgScope, id: string): Promise<DisputeRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(disputes)
-    .where(and(eq(disputes.id, id), inArray(disputes.organizationId, [...organizationIds])))
+    .where(and(eq(disputes.id, id), inArray(disputes.organizationId, [...scope])))
     .limit(1);
   return row ?? null;
 }
 
-export async function lockByProcessorId(
+/**
+ * The dispute a processor's event names, locked: no scope applies (processor ids are global), and
+ * the row read is the scope of everything read after.
+ */
+export async function lockByProcessorIdForProcessor(
   db: Db,
   processor: DisputeRow["processor"],
   processorDisputeId: string,

@@ -1,13 +1,9 @@
 // Polar's disputes API: the seller's list and reads, and accepting (conceding) an open dispute,
 // which the processor closes as lost; applying that answer revokes the purchase's benefits.
-import {
-  assertAccessible,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import type { Db } from "../../../db/client.ts";
 import { applyProcessorDispute, type DisputeDeps } from "./apply.ts";
@@ -37,7 +33,7 @@ export async function listDisputes(
   const { rows, total } = await repo.listDisputes(
     db,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      scope: scopeOfCaller(ctx, q.organization_id),
       orderIds: q.order_id,
       statuses: q.status,
     },
@@ -49,13 +45,13 @@ export async function listDisputes(
 }
 
 export async function getDispute(db: Db, ctx: AuthContext, id: string) {
-  const row = await repo.findDispute(db, ctx.organizationIds, id);
+  const row = await repo.findDispute(db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Dispute not found.");
   return (await render(db, [row]))[0]!;
 }
 
 export async function acceptDispute(deps: DisputeDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findDispute(deps.db, ctx.organizationIds, id);
+  const row = await repo.findDispute(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Dispute not found.");
   assertAccessible(ctx, row.organizationId, "Dispute not found.");
   if (row.status !== "needs_response" || !deps.processor.closeDispute) throw new DisputeNotOpen();

@@ -145,11 +145,7 @@ async function claim(
     if (order.status !== "draft") throw new OrderNotDraft(order.status);
     if (order.totalAmount > 0 && deps.processor.name === "none")
       throw new OrganizationNotReadyForPayments();
-    const methods = await customerPaymentMethods(
-      tx,
-      { organizationId: order.organizationId },
-      order.customerId,
-    );
+    const methods = await customerPaymentMethods(tx, scopeOfResource(order), order.customerId);
     if (order.finalizingAt) {
       const method = methods.find((m) => m.id === order.finalizePaymentMethodId);
       if (order.totalAmount === 0) return { kind: "free", order };

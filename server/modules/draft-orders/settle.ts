@@ -103,6 +103,7 @@ export async function markPaid(
     if (paid.totalAmount > 0)
       await queueReceiptMail(tx, deps.queue, { orderId: paid.id, kind: "paid" });
     await grantBenefitsForOrder(tx, deps, {
+      organizationId: paid.organizationId,
       id: paid.id,
       customerId: paid.customerId,
       productId: paid.productId,

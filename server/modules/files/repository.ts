@@ -1,7 +1,8 @@
-// SQL for files. Reads are scoped to organization ids, except the one lookup the signed upload URL
-// makes (the signature already names the file).
+// SQL for files. Reads take an OrgScope, except the lookups by id alone named for why none applies:
+// a signed upload or download URL (the signature names the file) and a public file's URL.
 import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { files } from "../../../db/schema/index.ts";
 
 export type FileRow = typeof files.$inferSelect;
@@ -13,44 +14,38 @@ export async function insertFile(db: Db, values: typeof files.$inferInsert): Pro
   return row!;
 }
 
-export async function findFile(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<FileRow | null> {
-  if (organizationIds.length === 0) return null;
+export async function findFile(db: Db, scope: OrgScope, id: string): Promise<FileRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(files)
-    .where(and(eq(files.id, id), inArray(files.organizationId, [...organizationIds]), live))
+    .where(and(eq(files.id, id), inArray(files.organizationId, [...scope]), live))
     .limit(1);
   return row ?? null;
 }
 
-export async function findFileForUpload(db: Db, id: string): Promise<FileRow | null> {
+const byIdAlone = async (db: Db, id: string): Promise<FileRow | null> => {
   const [row] = await db
     .select()
     .from(files)
     .where(and(eq(files.id, id), live))
     .limit(1);
   return row ?? null;
-}
+};
 
-/** The live files among `ids` of one organization, in no particular order. */
-export async function findFiles(db: Db, organizationId: string, ids: string[]): Promise<FileRow[]> {
-  if (ids.length === 0) return [];
+/** By id alone, for a signed upload or download URL: the signature is the credential. */
+export const findFileForSignedUrl = byIdAlone;
+
+/** By id alone, for a public file's URL (product media, avatars): anyone may fetch those. */
+export const findPublicFile = byIdAlone;
+
+/** The live files among `ids` in the scope, in no particular order. */
+export async function findFiles(db: Db, scope: OrgScope, ids: string[]): Promise<FileRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(files)
-    .where(and(eq(files.organizationId, organizationId), inArray(files.id, ids), live));
-}
-
-export async function filesByIds(db: Db, ids: string[]): Promise<FileRow[]> {
-  if (ids.length === 0) return [];
-  return db
-    .select()
-    .from(files)
-    .where(and(inArray(files.id, ids), live));
+    .where(and(inArray(files.organizationId, [...scope]), inArray(files.id, ids), live));
 }
 
 /**
@@ -74,13 +69,13 @@ export async function recordPart(
 
 export async function listFiles(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   ids: string[] | undefined,
   limit: number,
   offset: number,
 ) {
-  if (organizationIds.length === 0) return { rows: [] as FileRow[], total: 0 };
-  const conds = [inArray(files.organizationId, organizationIds), live];
+  if (scope.length === 0) return { rows: [] as FileRow[], total: 0 };
+  const conds = [inArray(files.organizationId, [...scope]), live];
   if (ids?.length) conds.push(inArray(files.id, ids));
   const where = and(...conds);
   const [rows, [totals]] = await Promise.all([

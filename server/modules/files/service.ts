@@ -7,11 +7,7 @@ import type { Readable } from "node:stream";
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { FileUploadPart } from "../../../db/schema/index.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import {
   ApiError,
@@ -20,7 +16,7 @@ import {
   RequestValidationError,
   ResourceNotFound,
 } from "../../lib/errors.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { benefitsUsingFile } from "../benefits/queries.ts";
 import * as repo from "./repository.ts";
@@ -156,7 +152,7 @@ export async function receivePart(
       "This upload URL is invalid or has expired. Create the file again to get new URLs.",
     );
   }
-  const row = await repo.findFileForUpload(deps.db, fileId);
+  const row = await repo.findFileForSignedUrl(deps.db, fileId);
   if (!row) throw new ResourceNotFound("File not found.");
   if (row.isUploaded)
     throw new ApiError(
@@ -206,7 +202,7 @@ export async function completeUpload(
   id: string,
   input: FileUploadCompleted,
 ) {
-  const row = await repo.findFile(deps.db, ctx.organizationIds, id);
+  const row = await repo.findFile(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("File not found.");
   if (row.isUploaded) return fileReadOut(deps.baseUrl, row);
   if (input.id !== row.uploadId)
@@ -289,7 +285,7 @@ export async function listFiles(
 ) {
   const { rows, total } = await repo.listFiles(
     deps.db,
-    organizationsForRead(ctx, query.organization_id),
+    scopeOfCaller(ctx, query.organization_id),
     query.ids,
     page.limit,
     offsetOf(page),
@@ -302,7 +298,7 @@ export async function listFiles(
 }
 
 export async function updateFile(deps: FileDeps, ctx: AuthContext, id: string, input: FilePatch) {
-  const row = await repo.findFile(deps.db, ctx.organizationIds, id);
+  const row = await repo.findFile(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("File not found.");
   const values: Parameters<typeof repo.updateFile>[2] = { modifiedAt: deps.clock.now() };
   if (input.name) values.name = input.name;
@@ -311,7 +307,7 @@ export async function updateFile(deps: FileDeps, ctx: AuthContext, id: string, i
 }
 
 export async function deleteFile(deps: FileDeps, ctx: AuthContext, id: string): Promise<void> {
-  const row = await repo.findFile(deps.db, ctx.organizationIds, id);
+  const row = await repo.findFile(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("File not found.");
   await inTransaction(deps.db, async (tx) => {
     const users = await benefitsUsingFile(tx, scopeOfResource(row), row.id);
@@ -327,7 +323,7 @@ export async function deleteFile(deps: FileDeps, ctx: AuthContext, id: string): 
 
 /** Product media and avatars are public: anyone with the URL may fetch them once uploaded. */
 export async function openPublicFile(deps: FileDeps, id: string) {
-  const row = await repo.findFileForUpload(deps.db, id);
+  const row = await repo.findPublicFile(deps.db, id);
   if (!row?.isUploaded || row.service === "downloadable")
     throw new ResourceNotFound("File not found.");
   const object = await deps.storage.open(storageKey(row));
@@ -337,26 +333,22 @@ export async function openPublicFile(deps: FileDeps, id: string) {
 
 // For other modules: validate file references and render them.
 
-/** The files among `ids` of the organization that are uploaded and of the given service. */
-export async function usableFiles(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-  service: FileService,
-) {
-  const rows = await repo.findFiles(db, organizationId, ids);
+/** The files among `ids` in the scope that are uploaded and of the given service. */
+export async function usableFiles(db: Db, scope: OrgScope, ids: string[], service: FileService) {
+  const rows = await repo.findFiles(db, scope, ids);
   return rows.filter((r) => r.isUploaded && r.service === service);
 }
 
-export async function filesByIds(db: Db, ids: string[]) {
-  return repo.filesByIds(db, ids);
+/** The live files among `ids` in the scope (what a product or grant of it refers to). */
+export async function filesByIds(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.findFiles(db, scope, ids);
 }
 
 export { fileReadOut };
 
 /** A downloadable's bytes, for the signed download URLs of benefit grants; null when gone. */
 export async function openDownloadable(deps: FileDeps, id: string) {
-  const row = await repo.findFileForUpload(deps.db, id);
+  const row = await repo.findFileForSignedUrl(deps.db, id);
   if (!row?.isUploaded || row.service !== "downloadable") return null;
   const object = await deps.storage.open(storageKey(row));
   return object ? { row, ...object } : null;

@@ -27,7 +27,7 @@ export async function updateGrantOfCustomer(
     const found = await repo.findGrant(tx, scopeOfResource(customer), id);
     if (!found || found.customerId !== customer.customerId)
       throw new ResourceNotFound("Benefit grant not found.");
-    const grant = (await repo.lockGrant(tx, id))!;
+    const grant = (await repo.lockGrant(tx, scopeOfResource(found), id))!;
     const [benefit] = await benefitRowsByIds(tx, scopeOfResource(grant), [grant.benefitId]);
     if (grant.revokedAt || grant.pendingAction === "revoke")
       throw new NotPermitted("The benefit grant is revoked and cannot be updated.");

@@ -6,7 +6,7 @@
 // units, not below them. A separate meter cycle renews only the meter_credit grants.
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { creditRowOf, creditUnits, customerMetersOf } from "./meter-repository.ts";
@@ -16,10 +16,14 @@ import { renderGrants } from "./service.ts";
 export async function cycleGrantsOfSubscription(
   tx: Db,
   clock: Clock,
-  subscriptionId: string,
+  subscription: { id: string; organizationId: string },
   only: "all" | "meter_credit" = "all",
 ): Promise<number> {
-  const inForce = await repo.grantedOfSubscription(tx, subscriptionId);
+  const inForce = await repo.grantedOfSubscription(
+    tx,
+    scopeOfResource(subscription),
+    subscription.id,
+  );
   if (inForce.length === 0) return 0;
   const benefits = new Map(
     (
@@ -51,10 +55,14 @@ export async function cycleGrantsOfSubscription(
 export async function cycleGrantsOfSubscriptions(
   tx: Db,
   clock: Clock,
-  subscriptionIds: string[],
+  subscriptions: { id: string; organizationId: string }[],
 ): Promise<Map<string, unknown[]>> {
   const bySubscription = new Map<string, unknown[]>();
-  const grants = await repo.grantedOfSubscriptions(tx, subscriptionIds);
+  const grants = await repo.grantedOfSubscriptions(
+    tx,
+    scopeOfResource(...subscriptions),
+    subscriptions.map((s) => s.id),
+  );
   if (grants.length === 0) return bySubscription;
   const benefits = new Map(
     (
@@ -84,7 +92,7 @@ async function creditAgain(
     if (benefit?.type !== "meter_credit") continue;
     const p = g.properties as { meter_id?: string; units?: number; rollover?: boolean };
     if (!p.meter_id || !p.units) continue;
-    const [balance] = (await customerMetersOf(tx, g.customerId)).filter(
+    const [balance] = (await customerMetersOf(tx, scopeOfResource(g), g.customerId)).filter(
       (m) => m.row.meterId === p.meter_id,
     );
     const left = balance ? balance.row.creditedUnits - balance.consumed : 0;
@@ -106,6 +114,6 @@ async function creditAgain(
  * The credit row of a customer's meter (credited units and since when), for billing usage net of
  * credits; null when no meter_credit grant ever credited that meter.
  */
-export function meterCreditOf(db: Db, customerId: string, meterId: string) {
-  return creditRowOf(db, customerId, meterId);
+export function meterCreditOf(db: Db, scope: OrgScope, customerId: string, meterId: string) {
+  return creditRowOf(db, scope, customerId, meterId);
 }

@@ -12,7 +12,7 @@ import { fileDownloadOut } from "../files/schemas.ts";
 import { filesByIds, fileReadOut, openDownloadable, type FileDeps } from "../files/service.ts";
 import * as repo from "./repository.ts";
 import type { DownloadableOut } from "./schemas.ts";
-import { getGrant, grantById } from "./service.ts";
+import { getGrant, grantForSignedUrl } from "./service.ts";
 
 export interface DownloadDeps {
   files: FileDeps;
@@ -40,10 +40,11 @@ async function downloadablesOf(
   const granted = grants.filter((g) => g.grantedAt);
   const fileIdsOf = (g: repo.GrantRow) => (g.properties.files as string[] | undefined) ?? [];
   const files = new Map(
-    (await filesByIds(deps.files.db, [...new Set(granted.flatMap(fileIdsOf))])).map((f) => [
-      f.id,
-      f,
-    ]),
+    (
+      await filesByIds(deps.files.db, scopeOfResource(...granted), [
+        ...new Set(granted.flatMap(fileIdsOf)),
+      ])
+    ).map((f) => [f.id, f]),
   );
   const expiresAt = new Date(deps.files.clock.now().getTime() + deps.ttlSeconds * 1000);
   const expires = String(Math.floor(expiresAt.getTime() / 1000));
@@ -83,11 +84,9 @@ export async function listDownloadablesOfCustomer(
   q: { benefit_id?: string[] | undefined },
   page: Pagination,
 ) {
-  const held = (await repo.grantedOfCustomer(deps.files.db, customer.customerId)).filter(
-    (g) =>
-      g.organizationId === customer.organizationId &&
-      (!q.benefit_id?.length || q.benefit_id.includes(g.benefitId)),
-  );
+  const held = (
+    await repo.grantedOfCustomer(deps.files.db, scopeOfResource(customer), customer.customerId)
+  ).filter((g) => !q.benefit_id?.length || q.benefit_id.includes(g.benefitId));
   const downloadables = new Set(
     (
       await benefitRowsByIds(deps.files.db, scopeOfResource(...held), [
@@ -118,7 +117,7 @@ export async function openDownload(
   if (expected.length !== got.length || !timingSafeEqual(expected, got)) throw notFound;
   if (Number(expires) * 1000 <= deps.files.clock.now().getTime()) throw notFound;
   // The signature already proves till issued this URL for this grant; no tenant check applies.
-  const grant = await grantById(deps.files.db, grantId);
+  const grant = await grantForSignedUrl(deps.files.db, grantId);
   if (
     !grant?.grantedAt ||
     !((grant.properties.files as string[] | undefined) ?? []).includes(fileId)
@@ -153,8 +152,8 @@ export async function listBenefitFiles(
       ? ((benefit.properties as { files?: string[] }).files ?? [])
       : [];
   const [files, stats] = await Promise.all([
-    filesByIds(deps.files.db, ids),
-    repo.downloadStats(deps.files.db, benefitId),
+    filesByIds(deps.files.db, scopeOfResource(benefit), ids),
+    repo.downloadStats(deps.files.db, scopeOfResource(benefit), benefitId),
   ]);
   const byId = new Map(files.map((f) => [f.id, f]));
   const all = ids.flatMap((id) => {

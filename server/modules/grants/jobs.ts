@@ -30,7 +30,7 @@ type Action = "grant" | "revoke";
 export type ApplyOutcome = "granted" | "revoked" | "skipped";
 
 export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promise<ApplyOutcome> {
-  const grant = await repo.findGrantById(deps.db, grantId);
+  const grant = await repo.findGrantForJob(deps.db, grantId);
   if (!grant?.pendingAction) return "skipped";
   const action = grant.pendingAction as Action;
   const [benefitRow] = await benefitRowsByIds(deps.db, scopeOfResource(grant), [grant.benefitId]);
@@ -51,18 +51,18 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
       const properties = noop(grant)
         ? grant.properties
         : await strategy[action](input(deps.db, grant));
-      return await settle(deps, grant.id, action, async () => properties, true);
+      return await settle(deps, grant, action, async () => properties, true);
     }
     return await settle(
       deps,
-      grant.id,
+      grant,
       action,
       (tx, locked) =>
         noop(locked) ? Promise.resolve(locked.properties) : strategy[action](input(tx, locked)),
       false,
     );
   } catch (err) {
-    await recordFailure(deps, grant.id, action, err);
+    await recordFailure(deps, grant, action, err);
     deps.log.warn({ grantId, action, err: (err as Error).message }, "benefit grant attempt failed");
     throw err;
   }
@@ -70,13 +70,13 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
 
 async function settle(
   deps: GrantWorkerDeps,
-  grantId: string,
+  grant: repo.GrantRow,
   action: Action,
   run: (tx: Db, locked: repo.GrantRow) => Promise<Record<string, unknown>>,
   remote: boolean,
 ): Promise<ApplyOutcome> {
   return inTransaction(deps.db, async (tx) => {
-    const locked = await repo.lockGrant(tx, grantId);
+    const locked = await repo.lockGrant(tx, scopeOfResource(grant), grant.id);
     if (!locked) return "skipped";
     const now = deps.clock.now();
     if (locked.pendingAction !== action) {
@@ -118,7 +118,7 @@ async function settle(
 
 async function recordFailure(
   deps: GrantWorkerDeps,
-  grantId: string,
+  grant: repo.GrantRow,
   action: Action,
   err: unknown,
 ): Promise<void> {
@@ -128,9 +128,9 @@ async function recordFailure(
     timestamp: deps.clock.now().toISOString(),
   };
   await inTransaction(deps.db, async (tx) => {
-    const locked = await repo.lockGrant(tx, grantId);
+    const locked = await repo.lockGrant(tx, scopeOfResource(grant), grant.id);
     if (!locked || locked.pendingAction !== action) return;
-    const updated = await repo.updateGrant(tx, grantId, {
+    const updated = await repo.updateGrant(tx, grant.id, {
       error,
       attempts: locked.attempts + 1,
       modifiedAt: deps.clock.now(),

@@ -3,6 +3,7 @@
 // otherwise), so a balance always equals the meter's own quantities.
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { customerMeters, meters } from "../../../db/schema/index.ts";
 import { consumedUnits } from "../meters/queries.ts";
 
@@ -44,15 +45,25 @@ export async function creditUnits(
 }
 
 /** The customer's credit row for one meter, if a meter_credit grant ever credited it. */
+const inScope = (scope: OrgScope) => inArray(customerMeters.organizationId, [...scope]);
+
 export async function creditRowOf(
   db: Db,
+  scope: OrgScope,
   customerId: string,
   meterId: string,
 ): Promise<CustomerMeterRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(customerMeters)
-    .where(and(eq(customerMeters.customerId, customerId), eq(customerMeters.meterId, meterId)));
+    .where(
+      and(
+        eq(customerMeters.customerId, customerId),
+        eq(customerMeters.meterId, meterId),
+        inScope(scope),
+      ),
+    );
   return row ?? null;
 }
 
@@ -63,22 +74,27 @@ export interface CustomerMeterBalance {
 }
 
 /** Which of `customerIds` have a customer meter at all. */
-export async function customersWithMeters(db: Db, customerIds: string[]): Promise<Set<string>> {
-  if (customerIds.length === 0) return new Set();
+export async function customersWithMeters(
+  db: Db,
+  scope: OrgScope,
+  customerIds: string[],
+): Promise<Set<string>> {
+  if (customerIds.length === 0 || scope.length === 0) return new Set();
   const rows = await db
     .selectDistinct({ customerId: customerMeters.customerId })
     .from(customerMeters)
-    .where(inArray(customerMeters.customerId, customerIds));
+    .where(and(inArray(customerMeters.customerId, customerIds), inScope(scope)));
   return new Set(rows.map((r) => r.customerId));
 }
 
 export async function customerMetersOf(
   db: Db,
+  scope: OrgScope,
   customerId: string,
-  only: { organizationId?: string; id?: string } = {},
+  only: { id?: string } = {},
 ): Promise<CustomerMeterBalance[]> {
-  const conds = [eq(customerMeters.customerId, customerId)];
-  if (only.organizationId) conds.push(eq(customerMeters.organizationId, only.organizationId));
+  if (scope.length === 0) return [];
+  const conds = [eq(customerMeters.customerId, customerId), inScope(scope)];
   if (only.id) conds.push(eq(customerMeters.id, only.id));
   const rows = await db
     .select({ cm: customerMeters, meter: meters })

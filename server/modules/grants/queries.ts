@@ -1,15 +1,15 @@
 // The grants and meter balances of the customer state: reads only, apart from the grant use cases
 // (which read customers themselves), so the state can gather them without an import cycle.
 import type { Db } from "../../../db/client.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { customerMetersOf, customersWithMeters } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import { stateGrantOut, stateMeterOut } from "./schemas.ts";
 
 /** Customer state: the benefits granted now, and the customer's meters with their balances. */
-export async function customerStateGrants(db: Db, customerId: string) {
-  const grants = await repo.grantedOfCustomer(db, customerId);
+export async function customerStateGrants(db: Db, scope: OrgScope, customerId: string) {
+  const grants = await repo.grantedOfCustomer(db, scope, customerId);
   const benefits = new Map(
     (
       await benefitRowsByIds(db, scopeOfResource(...grants), [
@@ -17,7 +17,7 @@ export async function customerStateGrants(db: Db, customerId: string) {
       ])
     ).map((b) => [b.id, b]),
   );
-  const meters = await customerMetersOf(db, customerId);
+  const meters = await customerMetersOf(db, scope, customerId);
   return {
     granted_benefits: grants.map((g) => stateGrantOut(g, benefits.get(g.benefitId)!)),
     active_meters: meters.map(stateMeterOut),
@@ -25,10 +25,10 @@ export async function customerStateGrants(db: Db, customerId: string) {
 }
 
 /** customerStateGrants of many customers, in a few reads (a batch of renewals). */
-export async function customerStateGrantsOf(db: Db, customerIds: string[]) {
+export async function customerStateGrantsOf(db: Db, scope: OrgScope, customerIds: string[]) {
   const [grants, withMeters] = await Promise.all([
-    repo.grantedOfCustomers(db, customerIds),
-    customersWithMeters(db, customerIds),
+    repo.grantedOfCustomers(db, scope, customerIds),
+    customersWithMeters(db, scope, customerIds),
   ]);
   const benefits = new Map(
     (
@@ -39,7 +39,7 @@ export async function customerStateGrantsOf(db: Db, customerIds: string[]) {
   );
   const meters = new Map(
     await Promise.all(
-      [...withMeters].map(async (id) => [id, await customerMetersOf(db, id)] as const),
+      [...withMeters].map(async (id) => [id, await customerMetersOf(db, scope, id)] as const),
     ),
   );
   return new Map(

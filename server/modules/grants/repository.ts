@@ -1,5 +1,6 @@
-// SQL for benefit grants, scoped to organization ids where a caller reads them, and the lookups the
-// worker needs (the benefits a product grants, the customer's linked Discord/GitHub account).
+// SQL for benefit grants, every read of them under an OrgScope but the two named for why none
+// applies (a job's grant, a signed download URL's grant), and the lookups the worker needs (the
+// benefits a product grants, the customer's linked Discord/GitHub account).
 import {
   and,
   asc,
@@ -30,24 +31,37 @@ import {
 
 export type GrantRow = typeof benefitGrants.$inferSelect;
 
+const inScope = (scope: OrgScope) => inArray(benefitGrants.organizationId, [...scope]);
+
 export async function benefitsOfProduct(
   db: Db,
+  scope: OrgScope,
   productId: string,
 ): Promise<{ id: string; organizationId: string }[]> {
+  if (scope.length === 0) return [];
   return db
     .select({ id: productBenefits.benefitId, organizationId: benefits.organizationId })
     .from(productBenefits)
     .innerJoin(benefits, eq(benefits.id, productBenefits.benefitId))
-    .where(and(eq(productBenefits.productId, productId), isNull(benefits.deletedAt)))
+    .where(
+      and(
+        eq(productBenefits.productId, productId),
+        isNull(benefits.deletedAt),
+        inArray(benefits.organizationId, [...scope]),
+      ),
+    )
     .orderBy(asc(productBenefits.order));
 }
 
+/** The customer's grant of a benefit within one purchase (`scopeId`), locked. */
 export async function findByScope(
   db: Db,
+  scope: OrgScope,
   customerId: string,
   benefitId: string,
   scopeId: string,
 ): Promise<GrantRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(benefitGrants)
@@ -56,6 +70,7 @@ export async function findByScope(
         eq(benefitGrants.customerId, customerId),
         eq(benefitGrants.benefitId, benefitId),
         eq(benefitGrants.scopeId, scopeId),
+        inScope(scope),
       ),
     )
     .for("update");
@@ -83,17 +98,30 @@ export async function updateGrant(
   return row!;
 }
 
-export async function lockGrant(db: Db, id: string): Promise<GrantRow | null> {
-  const [row] = await db.select().from(benefitGrants).where(eq(benefitGrants.id, id)).for("update");
+/** A grant in the scope, locked for a write. */
+export async function lockGrant(db: Db, scope: OrgScope, id: string): Promise<GrantRow | null> {
+  if (scope.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(benefitGrants)
+    .where(and(eq(benefitGrants.id, id), inScope(scope)))
+    .for("update");
   return row ?? null;
 }
 
-export async function findGrantById(db: Db, id: string): Promise<GrantRow | null> {
+const byIdAlone = async (db: Db, id: string): Promise<GrantRow | null> => {
   const [row] = await db.select().from(benefitGrants).where(eq(benefitGrants.id, id));
   return row ?? null;
-}
+};
 
-const inScope = (scope: OrgScope) => inArray(benefitGrants.organizationId, [...scope]);
+/**
+ * By id alone, for the grant job, which holds only the grant's id (its tenancy was checked when the
+ * job was queued): no scope applies, and the row read is the scope of everything read after.
+ */
+export const findGrantForJob = byIdAlone;
+
+/** By id alone, for a signed download URL: the signature is the credential, not a scope. */
+export const findGrantForSignedUrl = byIdAlone;
 
 /** A grant in the scope. */
 export async function findGrant(db: Db, scope: OrgScope, id: string): Promise<GrantRow | null> {
@@ -212,11 +240,22 @@ export async function listGrants(
   return { rows, total: Number(total?.n ?? 0) };
 }
 
-export async function grantedOfCustomer(db: Db, customerId: string): Promise<GrantRow[]> {
+export async function grantedOfCustomer(
+  db: Db,
+  scope: OrgScope,
+  customerId: string,
+): Promise<GrantRow[]> {
+  if (scope.length === 0) return [];
   return db
     .select()
     .from(benefitGrants)
-    .where(and(eq(benefitGrants.customerId, customerId), isNotNull(benefitGrants.grantedAt)))
+    .where(
+      and(
+        eq(benefitGrants.customerId, customerId),
+        isNotNull(benefitGrants.grantedAt),
+        inScope(scope),
+      ),
+    )
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
 }
 
@@ -251,13 +290,19 @@ export async function linkedAccounts(
 }
 
 /** The subscription's grants that are in force (granted, not revoked), for the cycle. */
-export async function grantedOfSubscription(db: Db, subscriptionId: string): Promise<GrantRow[]> {
+export async function grantedOfSubscription(
+  db: Db,
+  scope: OrgScope,
+  subscriptionId: string,
+): Promise<GrantRow[]> {
+  if (scope.length === 0) return [];
   return db
     .select()
     .from(benefitGrants)
     .where(
       and(
         eq(benefitGrants.subscriptionId, subscriptionId),
+        inScope(scope),
         isNotNull(benefitGrants.grantedAt),
         isNull(benefitGrants.revokedAt),
       ),
@@ -268,15 +313,17 @@ export async function grantedOfSubscription(db: Db, subscriptionId: string): Pro
 /** grantedOfSubscription of many subscriptions in one read. */
 export async function grantedOfSubscriptions(
   db: Db,
+  scope: OrgScope,
   subscriptionIds: string[],
 ): Promise<GrantRow[]> {
-  if (subscriptionIds.length === 0) return [];
+  if (subscriptionIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(benefitGrants)
     .where(
       and(
         inArray(benefitGrants.subscriptionId, subscriptionIds),
+        inScope(scope),
         isNotNull(benefitGrants.grantedAt),
         isNull(benefitGrants.revokedAt),
       ),
@@ -285,12 +332,22 @@ export async function grantedOfSubscriptions(
 }
 
 /** grantedOfCustomer of many customers in one read. */
-export async function grantedOfCustomers(db: Db, customerIds: string[]): Promise<GrantRow[]> {
-  if (customerIds.length === 0) return [];
+export async function grantedOfCustomers(
+  db: Db,
+  scope: OrgScope,
+  customerIds: string[],
+): Promise<GrantRow[]> {
+  if (customerIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(benefitGrants)
-    .where(and(inArray(benefitGrants.customerId, customerIds), isNotNull(benefitGrants.grantedAt)))
+    .where(
+      and(
+        inArray(benefitGrants.customerId, customerIds),
+        isNotNull(benefitGrants.grantedAt),
+        inScope(scope),
+      ),
+    )
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
 }
 
@@ -310,8 +367,10 @@ export async function recordDownload(
 /** Downloads and distinct downloading customers per file of a benefit. */
 export async function downloadStats(
   db: Db,
+  scope: OrgScope,
   benefitId: string,
 ): Promise<Map<string, { downloads: number; downloaders: number }>> {
+  if (scope.length === 0) return new Map();
   const rows = await db
     .select({
       fileId: fileDownloads.fileId,
@@ -319,7 +378,12 @@ export async function downloadStats(
       downloaders: countDistinct(fileDownloads.customerId),
     })
     .from(fileDownloads)
-    .where(eq(fileDownloads.benefitId, benefitId))
+    .where(
+      and(
+        eq(fileDownloads.benefitId, benefitId),
+        inArray(fileDownloads.organizationId, [...scope]),
+      ),
+    )
     .groupBy(fileDownloads.fileId);
   return new Map(
     rows.map((r) => [r.fileId, { downloads: r.downloads, downloaders: r.downloaders }]),

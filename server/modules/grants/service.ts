@@ -47,6 +47,7 @@ export async function enqueue(
 }
 
 export interface PaidOrder {
+  organizationId: string;
   /** Null for a free subscription made without an order (POST /v1/subscriptions/). */
   id: string | null;
   customerId: string;
@@ -65,8 +66,9 @@ export async function grantBenefitsForOrder(
   const scopeId = order.subscriptionId ?? order.id;
   if (!scopeId) return;
   const marked: repo.GrantRow[] = [];
-  for (const benefit of await repo.benefitsOfProduct(tx, order.productId)) {
-    const existing = await repo.findByScope(tx, order.customerId, benefit.id, scopeId);
+  const scope = scopeOfResource(order);
+  for (const benefit of await repo.benefitsOfProduct(tx, scope, order.productId)) {
+    const existing = await repo.findByScope(tx, scope, order.customerId, benefit.id, scopeId);
     if (!existing) {
       marked.push(
         await repo.insertGrant(tx, {
@@ -198,8 +200,9 @@ export async function getGrant(deps: GrantReadDeps, ctx: AuthContext, id: string
   return row;
 }
 
-export function grantById(db: Db, id: string) {
-  return repo.findGrantById(db, id);
+/** A grant by id alone, for a signed download URL: the signature is the credential. */
+export function grantForSignedUrl(db: Db, id: string) {
+  return repo.findGrantForSignedUrl(db, id);
 }
 
 // For the customer portal: one customer's grants, scoped by the session's customer and organization.
@@ -252,9 +255,7 @@ export async function listMetersOfCustomer(
   page: Pagination,
 ) {
   const needle = q.query?.trim().toLowerCase();
-  const all = (
-    await customerMetersOf(db, customer.customerId, { organizationId: customer.organizationId })
-  )
+  const all = (await customerMetersOf(db, scopeOfResource(customer), customer.customerId))
     .map(customerMeterOut)
     .filter(
       (m) =>
@@ -276,8 +277,7 @@ export async function meterOfCustomer(
   customer: { organizationId: string; customerId: string },
   id: string,
 ) {
-  const [found] = await customerMetersOf(db, customer.customerId, {
-    organizationId: customer.organizationId,
+  const [found] = await customerMetersOf(db, scopeOfResource(customer), customer.customerId, {
     id,
   });
   if (!found) throw new ResourceNotFound("Customer meter not found.");

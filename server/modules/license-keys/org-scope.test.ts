@@ -1,10 +1,13 @@
 // Tenancy by type at run time: a license key read under one organization's scope never returns
-// another organization's key, by id or in a list.
+// another organization's key, by id, in a list or by its text; a caller's scope narrowed by the
+// body's organization id finds a key only in an organization the caller proves.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { polarClient } from "../../../test/helpers/polar.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
-import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { inTransaction } from "../../../db/client.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 
 let t: TestServer;
@@ -45,5 +48,23 @@ describe("OrgScope on license keys reads", () => {
       keyId,
     ]);
     expect(await repo.listKeys(db, { scope: scopeB }, 10, 0)).toEqual({ rows: [], total: 0 });
+  });
+
+  it("finds A's key by its text under A's scope only, or for its holder in A", async () => {
+    await inTransaction(t.server.database.db, async (tx) => {
+      const byText = (scope: Parameters<typeof repo.lockKeyByText>[1]) =>
+        repo.lockKeyByText(tx, scope, "SCOPED-KEY");
+      expect((await byText(scopeOfSeller(a)))?.id).toBe(keyId);
+      expect(await byText(scopeOfSeller(b))).toBeNull();
+      // B's token naming A's organization in the body narrows to nothing.
+      const onlyB = callerOf([b.organization.id]);
+      expect(await byText(scopeOfCaller(onlyB, a.organization.id))).toBeNull();
+      const both = callerOf([a.organization.id, b.organization.id]);
+      expect((await byText(scopeOfCaller(both, a.organization.id)))?.id).toBe(keyId);
+      expect(await byText(scopeOfCaller(both, b.organization.id))).toBeNull();
+      const holder = (orgId: string) => repo.lockKeyByTextForKeyHolder(tx, orgId, "SCOPED-KEY");
+      expect((await holder(a.organization.id))?.id).toBe(keyId);
+      expect(await holder(b.organization.id)).toBeNull();
+    });
   });
 });

@@ -1,4 +1,5 @@
-// SQL for license keys and their activations, scoped to organization ids where a seller reads them.
+// SQL for license keys and their activations, under an OrgScope where a seller reads them; the
+// public lookup by key text is named for why none applies (the key text is the credential).
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -48,18 +49,36 @@ export async function findKey(db: Db, scope: OrgScope, id: string): Promise<Lice
   return row ?? null;
 }
 
-/** The key row by its text within one organization, locked for the validation that follows. */
+const lockByText = async (db: Db, organizationIds: readonly string[], key: string) => {
+  if (organizationIds.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(licenseKeys)
+    .where(and(inArray(licenseKeys.organizationId, [...organizationIds]), eq(licenseKeys.key, key)))
+    .for("update");
+  return row ?? null;
+};
+
+/** The key row by its text in the scope, locked for the validation that follows. */
 export async function lockKeyByText(
+  db: Db,
+  scope: OrgScope,
+  key: string,
+): Promise<LicenseKeyRow | null> {
+  return lockByText(db, scope, key);
+}
+
+/**
+ * The key row by its text for the customer's software (the public customer-portal routes), locked:
+ * the key text is the credential, and the organization id only says whose key it is (key texts
+ * are unique per organization).
+ */
+export async function lockKeyByTextForKeyHolder(
   db: Db,
   organizationId: string,
   key: string,
 ): Promise<LicenseKeyRow | null> {
-  const [row] = await db
-    .select()
-    .from(licenseKeys)
-    .where(and(eq(licenseKeys.organizationId, organizationId), eq(licenseKeys.key, key)))
-    .for("update");
-  return row ?? null;
+  return lockByText(db, [organizationId], key);
 }
 
 export interface KeyFilter {

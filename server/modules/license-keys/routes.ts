@@ -4,7 +4,7 @@ import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
 import { ipRateLimit } from "./rate-limit.ts";
@@ -29,11 +29,10 @@ export interface LicenseKeyRouterDeps extends service.LicenseKeyDeps {
 
 export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Router {
   const r = apiRouter();
-  const own = (organizationIds: readonly string[], organizationId: string) => {
-    // Another organization's key is simply not found for this token.
-    if (!organizationIds.includes(organizationId))
-      throw new ResourceNotFound("License key not found.");
-  };
+  // The caller's organizations narrowed by the body's: another organization's key is not found.
+  const callerScope = (req: Parameters<typeof authOf>[0], organizationId: string) => ({
+    scope: scopeOfCaller(authOf(req), organizationId),
+  });
   r.get(["/license-keys", "/license-keys/"], guard("license_keys:read"), async (req, res) => {
     const page = parseQuery(paginationQuery, req);
     res.json(
@@ -42,18 +41,15 @@ export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Rou
   });
   r.post("/license-keys/validate", guard("license_keys:write"), async (req, res) => {
     const body = parseBody(licenseKeyValidate, req);
-    own(authOf(req).organizationIds, body.organization_id);
-    res.json(await validateLicenseKey(deps, body));
+    res.json(await validateLicenseKey(deps, callerScope(req, body.organization_id), body));
   });
   r.post("/license-keys/activate", guard("license_keys:write"), async (req, res) => {
     const body = parseBody(licenseKeyActivate, req);
-    own(authOf(req).organizationIds, body.organization_id);
-    res.json(await activateLicenseKey(deps, body));
+    res.json(await activateLicenseKey(deps, callerScope(req, body.organization_id), body));
   });
   r.post("/license-keys/deactivate", guard("license_keys:write"), async (req, res) => {
     const body = parseBody(licenseKeyDeactivate, req);
-    own(authOf(req).organizationIds, body.organization_id);
-    await deactivateLicenseKey(deps, body);
+    await deactivateLicenseKey(deps, callerScope(req, body.organization_id), body);
     res.status(204).end();
   });
   r.get("/license-keys/:id", guard("license_keys:read"), async (req, res) => {
@@ -85,13 +81,13 @@ export function licenseKeysRouter(deps: LicenseKeyRouterDeps, guard: Guard): Rou
     trustProxy: deps.trustProxy,
   });
   r.post("/customer-portal/license-keys/validate", limited, async (req, res) => {
-    res.json(await validateLicenseKey(deps, parseBody(licenseKeyValidate, req)));
+    res.json(await validateLicenseKey(deps, "key-holder", parseBody(licenseKeyValidate, req)));
   });
   r.post("/customer-portal/license-keys/activate", limited, async (req, res) => {
-    res.json(await activateLicenseKey(deps, parseBody(licenseKeyActivate, req)));
+    res.json(await activateLicenseKey(deps, "key-holder", parseBody(licenseKeyActivate, req)));
   });
   r.post("/customer-portal/license-keys/deactivate", limited, async (req, res) => {
-    await deactivateLicenseKey(deps, parseBody(licenseKeyDeactivate, req));
+    await deactivateLicenseKey(deps, "key-holder", parseBody(licenseKeyDeactivate, req));
     res.status(204).end();
   });
   return r;

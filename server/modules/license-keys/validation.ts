@@ -4,8 +4,9 @@
 // caller learns nothing about keys it cannot use); activations not enabled or at their limit 403;
 // an increment past the usage limit 400. The key row is locked, so racing activations cannot pass
 // the limit and usage increments add up.
-import { inTransaction } from "../../../db/client.ts";
+import { type Db, inTransaction } from "../../../db/client.ts";
 import { BadRequest, NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import {
   activationBaseOut,
@@ -19,13 +20,26 @@ import { renderKey, type LicenseKeyDeps } from "./service.ts";
 
 const NOT_FOUND = "License key not found.";
 
+/**
+ * Whose key the text is looked up among: a seller's token, the organizations it proves narrowed by
+ * the body's organization_id (another organization's key is not found); or, for the customer's
+ * software, the key holder, whose key text is the credential.
+ */
+export type KeyLookup = { scope: OrgScope } | "key-holder";
+
+function lockKey(tx: Db, by: KeyLookup, input: { organization_id: string; key: string }) {
+  return by === "key-holder"
+    ? repo.lockKeyByTextForKeyHolder(tx, input.organization_id, input.key)
+    : repo.lockKeyByText(tx, by.scope, input.key);
+}
+
 async function usableKey(
-  tx: Parameters<typeof repo.lockKeyByText>[0],
+  tx: Db,
   deps: LicenseKeyDeps,
-  organizationId: string,
-  key: string,
+  by: KeyLookup,
+  input: { organization_id: string; key: string },
 ) {
-  const row = await repo.lockKeyByText(tx, organizationId, key);
+  const row = await lockKey(tx, by, input);
   if (row?.status !== "granted") throw new ResourceNotFound(NOT_FOUND);
   if (row.expiresAt && row.expiresAt.getTime() <= deps.clock.now().getTime())
     throw new ResourceNotFound("License key has expired.");
@@ -43,10 +57,11 @@ function sameConditions(
 
 export async function validateLicenseKey(
   deps: LicenseKeyDeps,
+  by: KeyLookup,
   input: LicenseKeyValidate,
 ): Promise<ValidatedLicenseKeyOut> {
   return inTransaction(deps.db, async (tx) => {
-    const row = await usableKey(tx, deps, input.organization_id, input.key);
+    const row = await usableKey(tx, deps, by, input);
     if (
       (input.benefit_id && input.benefit_id !== row.benefitId) ||
       (input.customer_id && input.customer_id !== row.customerId)
@@ -83,10 +98,11 @@ export async function validateLicenseKey(
 
 export async function activateLicenseKey(
   deps: LicenseKeyDeps,
+  by: KeyLookup,
   input: LicenseKeyActivate,
 ): Promise<ActivationReadOut> {
   return inTransaction(deps.db, async (tx) => {
-    const row = await usableKey(tx, deps, input.organization_id, input.key);
+    const row = await usableKey(tx, deps, by, input);
     if (row.limitActivations === null)
       throw new NotPermitted(
         "This license key does not support activations. Use the /validate endpoint instead.",
@@ -106,10 +122,11 @@ export async function activateLicenseKey(
 
 export async function deactivateLicenseKey(
   deps: LicenseKeyDeps,
+  by: KeyLookup,
   input: LicenseKeyDeactivate,
 ): Promise<void> {
   await inTransaction(deps.db, async (tx) => {
-    const row = await repo.lockKeyByText(tx, input.organization_id, input.key);
+    const row = await lockKey(tx, by, input);
     if (!row) throw new ResourceNotFound(NOT_FOUND);
     const activation = await repo.findActivation(tx, row.id, input.activation_id);
     if (!activation) throw new ResourceNotFound("License key activation not found.");

@@ -49,7 +49,7 @@ export async function addCustomerPaymentMethod(
     throw new PaymentMethodSetupFailed("This store takes no payments.");
   const [customer] = await customersByIds(deps.db, scopeOfCustomer(ctx), [ctx.customerId]);
   if (!customer) throw new PaymentMethodSetupFailed("The customer no longer exists.");
-  const scope = { organizationId: ctx.organizationId };
+  const scope = scopeOfCustomer(ctx);
   const result = await deps.processor.setup({
     confirmationTokenId: input.confirmation_token_id,
     // The same token twice saves one card.
@@ -109,7 +109,7 @@ async function storeMethod(
 ): Promise<AddedMethod> {
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();
-    const before = await listPaymentMethods(tx, ctx.organizationId, ctx.customerId);
+    const before = await listPaymentMethods(tx, scopeOfCustomer(ctx), ctx.customerId);
     await saveCustomerPaymentMethod(tx, deps.clock, {
       organizationId: ctx.organizationId,
       customerId: ctx.customerId,
@@ -125,7 +125,7 @@ async function storeMethod(
         saved.processorPaymentMethodId,
         now,
       );
-    const after = await listPaymentMethods(tx, ctx.organizationId, ctx.customerId);
+    const after = await listPaymentMethods(tx, scopeOfCustomer(ctx), ctx.customerId);
     const method = after.find(
       (m) => m.processorPaymentMethodId === saved.processorPaymentMethodId,
     )!;

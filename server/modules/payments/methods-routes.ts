@@ -23,6 +23,7 @@ import type { PaymentProcessor } from "./processor.ts";
 import { customerPaymentMethods } from "./queries.ts";
 import { type PaymentMethodCreateResponseOut, paymentMethodOut } from "./schemas.ts";
 import { deleteCustomerPaymentMethod } from "./service.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 
 export function paymentMethodsRouter(
   deps: {
@@ -43,7 +44,7 @@ export function paymentMethodsRouter(
   ) => {
     const all = await customerPaymentMethods(
       deps.db,
-      { organizationId: customer.organization_id },
+      scopeOfResource({ organizationId: customer.organization_id }),
       customer.id,
     );
     const start = (page.page - 1) * page.limit;

@@ -7,39 +7,35 @@ import {
   listPaymentMethodsOfCustomers,
   listPayments as listPaymentRows,
   makeDefaultMethod,
-  succeededPaymentByProcessorId,
+  succeededPaymentForProcessor,
   type PaymentMethodRow,
   type PaymentRow,
 } from "./repository.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type PaymentMethodRecord = PaymentMethodRow;
 export type PaymentRecord = PaymentRow;
 
 /** The succeeded payment behind a processor's payment id (any organization: processor ids are global). */
-export const paymentByProcessorId = succeededPaymentByProcessorId;
-
-/** The organization a read is scoped to (a tenant read never crosses it). */
-export interface PaymentsScope {
-  organizationId: string;
-}
+export const paymentForProcessor = succeededPaymentForProcessor;
 
 /** The customer's default live payment method, else the newest live one; null when none. */
 export async function defaultPaymentMethod(
   db: Db,
-  scope: PaymentsScope,
+  scope: OrgScope,
   customerId: string,
 ): Promise<PaymentMethodRecord | null> {
-  const [first] = await listPaymentMethods(db, scope.organizationId, customerId);
+  const [first] = await listPaymentMethods(db, scope, customerId);
   return first ?? null;
 }
 
 /** defaultPaymentMethod of many customers at once (one read for a batch of renewals). */
 export async function defaultPaymentMethods(
   db: Db,
-  scope: PaymentsScope,
+  scope: OrgScope,
   customerIds: string[],
 ): Promise<Map<string, PaymentMethodRecord>> {
-  const rows = await listPaymentMethodsOfCustomers(db, scope.organizationId, customerIds);
+  const rows = await listPaymentMethodsOfCustomers(db, scope, customerIds);
   const first = new Map<string, PaymentMethodRecord>();
   for (const row of rows) if (!first.has(row.customerId)) first.set(row.customerId, row);
   return first;
@@ -47,20 +43,20 @@ export async function defaultPaymentMethods(
 
 export async function customerPaymentMethods(
   db: Db,
-  scope: PaymentsScope,
+  scope: OrgScope,
   customerId: string,
 ): Promise<PaymentMethodRecord[]> {
-  return listPaymentMethods(db, scope.organizationId, customerId);
+  return listPaymentMethods(db, scope, customerId);
 }
 
 /** The processor's customer id (Stripe cus_...) the customer's saved methods belong to, if any. */
 export async function processorCustomerId(
   db: Db,
-  scope: PaymentsScope,
+  scope: OrgScope,
   customerId: string,
   processor: PaymentProcessor["name"],
 ): Promise<string | null> {
-  const methods = await listPaymentMethods(db, scope.organizationId, customerId);
+  const methods = await listPaymentMethods(db, scope, customerId);
   return (
     methods.find((m) => m.processor === processor && m.processorCustomerId)?.processorCustomerId ??
     null
@@ -68,10 +64,10 @@ export async function processorCustomerId(
 }
 
 /** The newest payment attempt for an order (a renewal's charges), or null. */
-export async function lastPaymentOfOrder(db: Db, scope: PaymentsScope, orderId: string) {
+export async function lastPaymentOfOrder(db: Db, scope: OrgScope, orderId: string) {
   const { rows } = await listPaymentRows(
     db,
-    { organizationIds: [scope.organizationId], orderIds: [orderId] },
+    { scope, orderIds: [orderId] },
     [{ key: "created_at", desc: true }],
     1,
     0,
@@ -82,15 +78,15 @@ export async function lastPaymentOfOrder(db: Db, scope: PaymentsScope, orderId: 
 /** Makes one of the customer's live cards the default; false when it is not theirs. */
 export async function makeCardDefault(
   db: Db,
-  scope: PaymentsScope,
+  scope: OrgScope,
   customerId: string,
   paymentMethodId: string,
   now: Date,
 ): Promise<boolean> {
-  const mine = (await listPaymentMethods(db, scope.organizationId, customerId)).find(
+  const mine = (await listPaymentMethods(db, scope, customerId)).find(
     (m) => m.id === paymentMethodId,
   );
   if (!mine) return false;
-  await makeDefaultMethod(db, scope.organizationId, customerId, mine.processorPaymentMethodId, now);
+  await makeDefaultMethod(db, mine.organizationId, customerId, mine.processorPaymentMethodId, now);
   return true;
 }

@@ -1,5 +1,6 @@
 // SQL for payments: saved payment methods, Stripe events handled, and the sandbox processor's
-// tokens and charges.
+// tokens and charges. Payments and methods are read under an OrgScope, but for the one reader
+// named for a processor's webhook.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
@@ -11,6 +12,7 @@ import {
   sandboxConfirmationTokens,
   stripeEvents,
 } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type ConfirmationTokenRow = typeof sandboxConfirmationTokens.$inferSelect;
 
@@ -149,25 +151,25 @@ export async function insertPaymentMethod(
 /** The customer's live methods, the default first, then the newest. */
 export function listPaymentMethods(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   customerId: string,
 ): Promise<PaymentMethodRow[]> {
-  return listPaymentMethodsOfCustomers(db, organizationId, [customerId]);
+  return listPaymentMethodsOfCustomers(db, scope, [customerId]);
 }
 
 /** listPaymentMethods of many customers, in the same order within each customer. */
 export async function listPaymentMethodsOfCustomers(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   customerIds: string[],
 ): Promise<PaymentMethodRow[]> {
-  if (customerIds.length === 0) return [];
+  if (customerIds.length === 0 || scope.length === 0) return [];
   return db
     .select()
     .from(paymentMethods)
     .where(
       and(
-        eq(paymentMethods.organizationId, organizationId),
+        inArray(paymentMethods.organizationId, [...scope]),
         inArray(paymentMethods.customerId, customerIds),
         isNull(paymentMethods.deletedAt),
       ),
@@ -225,7 +227,7 @@ export async function insertPayments(db: Db, rows: PaymentInsert[]): Promise<voi
 }
 
 export interface PaymentFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   checkoutIds?: string[] | undefined;
   orderIds?: string[] | undefined;
   customerIds?: string[] | undefined;
@@ -249,8 +251,8 @@ export async function listPayments(
   limit: number,
   offset: number,
 ): Promise<{ rows: PaymentRow[]; total: number }> {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(payments.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inArray(payments.organizationId, [...f.scope])];
   if (f.checkoutIds?.length) conds.push(inArray(payments.checkoutId, f.checkoutIds));
   if (f.orderIds?.length) conds.push(inArray(payments.orderId, f.orderIds));
   if (f.customerIds?.length) conds.push(inArray(payments.customerId, f.customerIds));
@@ -261,7 +263,7 @@ export async function listPayments(
     conds.push(
       inArray(
         payments.customerId,
-        sql`(select ${customers.id} from ${customers} where ${inArray(customers.email, f.customerEmails)})`,
+        sql`(select ${customers.id} from ${customers} where ${and(inArray(customers.organizationId, [...f.scope]), inArray(customers.email, f.customerEmails))})`,
       ),
     );
   const where = and(...conds);
@@ -281,16 +283,12 @@ export async function listPayments(
   return { rows, total: Number(total?.n ?? 0) };
 }
 
-export async function findPayment(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<PaymentRow | null> {
-  if (organizationIds.length === 0) return null;
+export async function findPayment(db: Db, scope: OrgScope, id: string): Promise<PaymentRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(payments)
-    .where(and(eq(payments.id, id), inArray(payments.organizationId, [...organizationIds])))
+    .where(and(eq(payments.id, id), inArray(payments.organizationId, [...scope])))
     .limit(1);
   return row ?? null;
 }
@@ -298,25 +296,26 @@ export async function findPayment(
 /** Soft-deletes one of a customer's methods; the next newest live one becomes the default. */
 export async function deleteCustomerMethod(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   customerId: string,
   id: string,
   now: Date,
 ): Promise<boolean> {
+  if (scope.length === 0) return false;
   const [gone] = await db
     .update(paymentMethods)
     .set({ deletedAt: now, isDefault: false, modifiedAt: now })
     .where(
       and(
         eq(paymentMethods.id, id),
-        eq(paymentMethods.organizationId, organizationId),
+        inArray(paymentMethods.organizationId, [...scope]),
         eq(paymentMethods.customerId, customerId),
         isNull(paymentMethods.deletedAt),
       ),
     )
     .returning({ id: paymentMethods.id });
   if (!gone) return false;
-  const live = await listPaymentMethods(db, organizationId, customerId);
+  const live = await listPaymentMethods(db, scope, customerId);
   // The newest remaining card becomes the default when the default was the one removed.
   const next = live.some((m) => m.isDefault)
     ? null
@@ -352,8 +351,12 @@ export async function makeDefaultMethod(
     .where(and(mine, eq(paymentMethods.processorPaymentMethodId, processorPaymentMethodId)));
 }
 
-/** The succeeded attempt a processor's payment id stands for (a dispute names its payment so). */
-export async function succeededPaymentByProcessorId(
+/**
+ * The succeeded attempt a processor's payment id stands for, for a processor's dispute webhook,
+ * which names only its payment (processor ids are global): no scope applies, and the row read is
+ * the scope of everything read after.
+ */
+export async function succeededPaymentForProcessor(
   db: Db,
   processorPaymentId: string,
 ): Promise<PaymentRow | null> {

@@ -8,6 +8,7 @@ import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { defaultPaymentMethod, customerPaymentMethods } from "./queries.ts";
 import { createSandboxProcessor } from "./sandbox-processor.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 
 let t: TestServer;
 let polar: Polar;
@@ -191,7 +192,7 @@ describe("checkout fulfilment saves the payment method", () => {
       "saver@example.com",
       "sandbox_token_success",
     );
-    const scope = { organizationId };
+    const scope = scopeOfResource({ organizationId });
     const method = await defaultPaymentMethod(t.server.database.db, scope, customerId);
     expect(method).toMatchObject({
       customerId,
@@ -220,7 +221,7 @@ describe("checkout fulfilment saves the payment method", () => {
     expect(
       await defaultPaymentMethod(
         t.server.database.db,
-        { organizationId: "00000000-0000-0000-0000-000000000000" },
+        scopeOfResource({ organizationId: "00000000-0000-0000-0000-000000000000" }),
         customerId,
       ),
     ).toBeNull();
@@ -233,7 +234,11 @@ describe("checkout fulfilment saves the payment method", () => {
     });
     const { customerId } = await buy(product, "once@example.com", "sandbox_token_success");
     expect(
-      await defaultPaymentMethod(t.server.database.db, { organizationId }, customerId),
+      await defaultPaymentMethod(
+        t.server.database.db,
+        scopeOfResource({ organizationId }),
+        customerId,
+      ),
     ).toBeNull();
   });
 
@@ -244,7 +249,11 @@ describe("checkout fulfilment saves the payment method", () => {
       "free@example.com",
       "sandbox_token_success",
     );
-    const method = await defaultPaymentMethod(t.server.database.db, { organizationId }, customerId);
+    const method = await defaultPaymentMethod(
+      t.server.database.db,
+      scopeOfResource({ organizationId }),
+      customerId,
+    );
     expect(method).toMatchObject({ last4: "4242", isDefault: true });
     const [row] = await t.server.database.rows<{ kind: string; amount: number }>(
       sql`select kind, amount::int from sandbox_charges where idempotency_key = ${`${checkoutId}:1`}`,
@@ -315,7 +324,11 @@ describe("customer payment methods API", () => {
     );
     expect(removed.status).toBe(204);
     // The remaining card becomes the default renewals charge.
-    const next = await defaultPaymentMethod(t.server.database.db, { organizationId }, customerId);
+    const next = await defaultPaymentMethod(
+      t.server.database.db,
+      scopeOfResource({ organizationId }),
+      customerId,
+    );
     expect(next).toMatchObject({ last4: "0341", isDefault: true });
     const again = await api(
       t.url,

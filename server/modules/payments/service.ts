@@ -3,7 +3,8 @@
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { paymentOut, type PaymentListQuery } from "./schemas.ts";
@@ -129,7 +130,7 @@ export async function listPayments(
   const { rows, total } = await listPaymentRows(
     db,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      scope: scopeOfCaller(ctx, q.organization_id),
       checkoutIds: q.checkout_id,
       orderIds: q.order_id,
       customerIds: q.customer_id,
@@ -145,7 +146,7 @@ export async function listPayments(
 }
 
 export async function getPayment(db: Db, ctx: AuthContext, id: string) {
-  const row = await findPayment(db, ctx.organizationIds, id);
+  const row = await findPayment(db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Payment not found.");
   return paymentOut(row);
 }
@@ -158,6 +159,6 @@ export async function deleteCustomerPaymentMethod(
   id: string,
 ): Promise<boolean> {
   return inTransaction(db, (tx) =>
-    deleteCustomerMethod(tx, customer.organizationId, customer.customerId, id, clock.now()),
+    deleteCustomerMethod(tx, scopeOfResource(customer), customer.customerId, id, clock.now()),
   );
 }

@@ -81,8 +81,12 @@ async function assemble(
     benefitsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
       ...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId)),
     ]),
-    filesByIds(db, [...new Set(all((p) => p.mediaLinks).map((l) => l.fileId))]),
-    customFieldsForDisplay(db, [...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId))]),
+    filesByIds(db, scopeOfResource(...parts.map((p) => p.row)), [
+      ...new Set(all((p) => p.mediaLinks).map((l) => l.fileId)),
+    ]),
+    customFieldsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
+      ...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId)),
+    ]),
   ]);
   const benefitById = new Map(benefits.map((b) => [b.id, b]));
   const fileById = new Map(files.map((f) => [f.id, f]));

@@ -33,7 +33,9 @@ export interface ProductDeps {
 async function checkMedias(db: Db, organizationId: string, ids: string[]): Promise<string[]> {
   const unique = [...new Set(ids)];
   const found = new Set(
-    (await usableFiles(db, organizationId, unique, "product_media")).map((f) => f.id),
+    (await usableFiles(db, scopeOfResource({ organizationId }), unique, "product_media")).map(
+      (f) => f.id,
+    ),
   );
   const bad = ids.findIndex((id) => !found.has(id));
   if (bad >= 0)
@@ -53,7 +55,7 @@ async function checkCustomFields(
     (
       await customFieldsOf(
         db,
-        organizationId,
+        scopeOfResource({ organizationId }),
         items.map((i) => i.custom_field_id),
       )
     ).map((f) => f.id),

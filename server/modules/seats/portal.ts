@@ -39,11 +39,11 @@ export function assignMySeat(deps: SeatDeps, c: CustomerContext, input: PortalSe
 }
 
 export function revokeMySeat(deps: SeatDeps, c: CustomerContext, id: string) {
-  return revokeSeat(deps, buyerSeat(c.customerId), id);
+  return revokeSeat(deps, buyerSeat(c), id);
 }
 
 export function resendMyInvitation(deps: SeatDeps, c: CustomerContext, id: string) {
-  return resendInvitation(deps, buyerSeat(c.customerId), id);
+  return resendInvitation(deps, buyerSeat(c), id);
 }
 
 export async function listClaimedSubscriptions(
@@ -51,7 +51,7 @@ export async function listClaimedSubscriptions(
   c: CustomerContext,
   page: Pagination,
 ) {
-  const ids = await repo.claimedSubscriptionIds(deps.db, c.customerId);
+  const ids = await repo.claimedSubscriptionIds(deps.db, scopeOfCustomer(c), c.customerId);
   const rows = (await subscriptionsByIds(deps.db, scopeOfCustomer(c), ids)).sort(
     (a, b) => b.createdAt.getTime() - a.createdAt.getTime(),
   );

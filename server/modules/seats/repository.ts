@@ -1,7 +1,9 @@
-// All SQL of the seats module. Seats are read through the organization (seller) or through the
-// buyer who owns the purchase (portal); a claim finds its seat by the invitation token's hash only.
+// All SQL of the seats module. Seats are read under an OrgScope: the seller's, the portal
+// customer's (and through the buyer who owns the purchase), or the purchase's own; a claim finds
+// its seat by the invitation token's hash only, the token being the credential.
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { customerSeats } from "../../../db/schema/index.ts";
 import type { SeatRow } from "./schemas.ts";
 
@@ -10,10 +12,16 @@ export type SeatInsert = typeof customerSeats.$inferInsert;
 /** What a set of seats belongs to: a subscription, or a one-time order. */
 export type Purchase = { subscriptionId: string } | { orderId: string };
 
-const ofPurchase = (p: Purchase) =>
-  "subscriptionId" in p
-    ? eq(customerSeats.subscriptionId, p.subscriptionId)
-    : eq(customerSeats.orderId, p.orderId);
+const inScope = (scope: OrgScope) => inArray(customerSeats.organizationId, [...scope]);
+
+/** The purchase's seats in the scope (an empty scope matches nothing). */
+const ofPurchase = (scope: OrgScope, p: Purchase) =>
+  and(
+    inScope(scope),
+    "subscriptionId" in p
+      ? eq(customerSeats.subscriptionId, p.subscriptionId)
+      : eq(customerSeats.orderId, p.orderId),
+  );
 
 /**
  * Serializes assignments to one purchase until the transaction ends, so two concurrent assigns
@@ -23,21 +31,26 @@ export async function lockPurchase(tx: Db, purchaseId: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${purchaseId}, 0))`);
 }
 
-export async function countLiveSeats(db: Db, p: Purchase): Promise<number> {
+export async function countLiveSeats(db: Db, scope: OrgScope, p: Purchase): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(customerSeats)
-    .where(and(ofPurchase(p), ne(customerSeats.status, "revoked")));
+    .where(and(ofPurchase(scope, p), ne(customerSeats.status, "revoked")));
   return row?.n ?? 0;
 }
 
-export async function liveSeatOfEmail(db: Db, p: Purchase, email: string): Promise<SeatRow | null> {
+export async function liveSeatOfEmail(
+  db: Db,
+  scope: OrgScope,
+  p: Purchase,
+  email: string,
+): Promise<SeatRow | null> {
   const [row] = await db
     .select()
     .from(customerSeats)
     .where(
       and(
-        ofPurchase(p),
+        ofPurchase(scope, p),
         ne(customerSeats.status, "revoked"),
         sql`lower(${customerSeats.email}) = lower(${email})`,
       ),
@@ -46,11 +59,11 @@ export async function liveSeatOfEmail(db: Db, p: Purchase, email: string): Promi
   return row ?? null;
 }
 
-export async function seatsOfPurchase(db: Db, p: Purchase): Promise<SeatRow[]> {
+export async function seatsOfPurchase(db: Db, scope: OrgScope, p: Purchase): Promise<SeatRow[]> {
   return db
     .select()
     .from(customerSeats)
-    .where(ofPurchase(p))
+    .where(ofPurchase(scope, p))
     .orderBy(asc(customerSeats.createdAt), asc(customerSeats.id));
 }
 
@@ -72,19 +85,17 @@ export async function updateSeat(
   return row!;
 }
 
-/** A seat of the organization, locked for a change. */
+/** A seat in the scope, locked for a change. */
 export async function lockSeatOfOrganization(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<SeatRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(customerSeats)
-    .where(
-      and(eq(customerSeats.id, id), inArray(customerSeats.organizationId, [...organizationIds])),
-    )
+    .where(and(eq(customerSeats.id, id), inScope(scope)))
     .for("update");
   return row ?? null;
 }
@@ -92,17 +103,26 @@ export async function lockSeatOfOrganization(
 /** A seat of a purchase this customer made, locked for a change. */
 export async function lockSeatOfBuyer(
   db: Db,
+  scope: OrgScope,
   billingCustomerId: string,
   id: string,
 ): Promise<SeatRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(customerSeats)
-    .where(and(eq(customerSeats.id, id), eq(customerSeats.billingCustomerId, billingCustomerId)))
+    .where(
+      and(
+        eq(customerSeats.id, id),
+        eq(customerSeats.billingCustomerId, billingCustomerId),
+        inScope(scope),
+      ),
+    )
     .for("update");
   return row ?? null;
 }
 
+/** A seat by its invitation token's hash: the token is the credential, not a scope. */
 export async function seatByTokenHash(
   db: Db,
   hash: string,
@@ -118,13 +138,19 @@ export async function seatByTokenHash(
 }
 
 /** The subscriptions on which this customer holds a claimed seat. */
-export async function claimedSubscriptionIds(db: Db, customerId: string): Promise<string[]> {
+export async function claimedSubscriptionIds(
+  db: Db,
+  scope: OrgScope,
+  customerId: string,
+): Promise<string[]> {
+  if (scope.length === 0) return [];
   const rows = await db
     .selectDistinct({ id: customerSeats.subscriptionId })
     .from(customerSeats)
     .where(
       and(
         eq(customerSeats.customerId, customerId),
+        inScope(scope),
         eq(customerSeats.status, "claimed"),
         sql`${customerSeats.subscriptionId} is not null`,
       ),

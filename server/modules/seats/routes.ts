@@ -59,11 +59,11 @@ export function seatsRouter(deps: SeatDeps, guard: Guard, customerGuard: Request
   });
   r.delete(`${s}/:seat_id`, write, async (req, res) => {
     const { seat_id } = parseParams(seatParams, req);
-    res.json(await revokeSeat(deps, sellerSeat(authOf(req).organizationIds), seat_id));
+    res.json(await revokeSeat(deps, sellerSeat(scopeOfCaller(authOf(req))), seat_id));
   });
   r.post(`${s}/:seat_id/resend`, write, async (req, res) => {
     const { seat_id } = parseParams(seatParams, req);
-    res.json(await resendInvitation(deps, sellerSeat(authOf(req).organizationIds), seat_id));
+    res.json(await resendInvitation(deps, sellerSeat(scopeOfCaller(authOf(req))), seat_id));
   });
 
   const p = "/customer-portal/seats";

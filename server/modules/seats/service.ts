@@ -9,7 +9,8 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import type { CustomerContext } from "../../lib/customer-context.ts";
+import { type OrgScope, scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
 import { findBuyer, findCustomerForCheckout, resolveBuyer } from "../customers/buyers.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { grantBenefitsForOrder, revokeBenefitsOfSeatHolder } from "../grants/service.ts";
@@ -78,7 +79,7 @@ export async function listSeats(
   ref: { subscription_id?: string | null; order_id?: string | null },
 ): Promise<SeatsListOut> {
   const p = await purchaseOf(deps.db, scope, ref);
-  const live = (await repo.seatsOfPurchase(deps.db, p.purchase)).filter(
+  const live = (await repo.seatsOfPurchase(deps.db, scopeOfResource(p), p.purchase)).filter(
     (s) => s.status !== "revoked",
   );
   return {
@@ -163,9 +164,10 @@ export async function assignSeat(
     assertSeatBased(p);
     if (p.closed) throw new SeatNotAvailable(p.closed);
     await repo.lockPurchase(tx, p.id);
-    if ((await repo.countLiveSeats(tx, p.purchase)) >= p.seats) throw new SeatNotAvailable();
+    if ((await repo.countLiveSeats(tx, scopeOfResource(p), p.purchase)) >= p.seats)
+      throw new SeatNotAvailable();
     const holder = await holderOf(tx, deps.clock, p, input);
-    if (await repo.liveSeatOfEmail(tx, p.purchase, holder.email))
+    if (await repo.liveSeatOfEmail(tx, scopeOfResource(p), p.purchase, holder.email))
       throw new SeatAlreadyAssigned(holder.email);
     const now = deps.clock.now();
     const token = input.immediateClaim ? null : newToken("till_seat_");
@@ -221,6 +223,7 @@ export async function claimInTransaction(
   });
   if (row.customerId && row.customerId !== p.billingCustomerId) {
     await grantBenefitsForOrder(tx, deps, {
+      organizationId: row.organizationId,
       id: row.orderId,
       customerId: row.customerId,
       productId: p.productId,
@@ -304,12 +307,12 @@ async function sendInvitation(deps: SeatDeps, seat: SeatRow, token: string, prod
 
 // The seller's locks: a seat of the caller's organizations.
 export const sellerSeat =
-  (organizationIds: readonly string[]): SeatLocker =>
+  (scope: OrgScope): SeatLocker =>
   (tx, id) =>
-    repo.lockSeatOfOrganization(tx, organizationIds, id);
+    repo.lockSeatOfOrganization(tx, scope, id);
 
 // The portal's: a seat of a purchase the session's customer made.
 export const buyerSeat =
-  (billingCustomerId: string): SeatLocker =>
+  (c: CustomerContext): SeatLocker =>
   (tx, id) =>
-    repo.lockSeatOfBuyer(tx, billingCustomerId, id);
+    repo.lockSeatOfBuyer(tx, scopeOfCustomer(c), c.customerId, id);

@@ -10,6 +10,7 @@ import {
   WEBHOOK_SECRET,
 } from "../../../test/helpers/stripe-till.ts";
 import { defaultPaymentMethod } from "../payments/queries.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 
 let s: StripeTill;
 let polar: Polar;
@@ -136,7 +137,7 @@ describe("Stripe webhooks", () => {
     const c = await checkout(true, "detach@example.com");
     await confirm(c.clientSecret, await token("pm_card_visa"));
     const done = await polar.checkouts.get({ id: c.id });
-    const scope = { organizationId };
+    const scope = scopeOfResource({ organizationId });
     const method = await defaultPaymentMethod(t.server.database.db, scope, done.customerId!);
     await stripe.sdk().paymentMethods.detach(method!.processorPaymentMethodId);
     await stripe.idle();

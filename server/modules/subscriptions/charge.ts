@@ -9,6 +9,7 @@ import { defaultPaymentMethod, type PaymentMethodRecord } from "../payments/quer
 import { type PaymentAttemptRecord, recordPayment } from "../payments/service.ts";
 import type { BillingDeps } from "./deps.ts";
 import type { SubscriptionRow } from "./repository.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 
 /** What was asked of the processor, for the payment record; null when nothing was charged. */
 interface Attempt {
@@ -85,11 +86,7 @@ export async function chargeSubscription(
   description: string,
 ): Promise<OffSessionOutcome> {
   if (amount <= 0) return { status: "succeeded", processorPaymentId: null, attempt: null };
-  const method = await defaultPaymentMethod(
-    deps.db,
-    { organizationId: s.organizationId },
-    s.customerId,
-  );
+  const method = await defaultPaymentMethod(deps.db, scopeOfResource(s), s.customerId);
   return chargeMethod(deps, s, method, amount, idempotencyKey, description);
 }
 

@@ -75,6 +75,7 @@ export async function createFreeSubscription(
       tx,
       { clock, queue: deps.queue },
       {
+        organizationId: row.organizationId,
         id: null,
         customerId: customer.id,
         productId: product.id,

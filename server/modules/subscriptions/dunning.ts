@@ -102,12 +102,7 @@ export async function retryPayment(
         "subscription.updated",
         "subscription.active",
       ]);
-      await cycleGrantsOfSubscription(
-        tx,
-        clock,
-        s.id,
-        isMeterCycle(order) ? "meter_credit" : "all",
-      );
+      await cycleGrantsOfSubscription(tx, clock, s, isMeterCycle(order) ? "meter_credit" : "all");
       await recordCustomerState(tx, clock, s);
       return { order: paidOrder, final: false, failed: false };
     }

@@ -170,7 +170,7 @@ export async function settleMeterCycle(
       ...(paid ? [] : ["subscription.past_due"]),
     ]);
     // Credits renew with the cycle once it is paid for (a failed one renews them at its retry).
-    if (paid) await cycleGrantsOfSubscription(tx, clock, s.id, "meter_credit");
+    if (paid) await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
     await recordCustomerState(tx, clock, s);
     return { order, paid };
   });

@@ -93,11 +93,9 @@ export async function renewBatch(
       now: at,
     })),
   );
-  const methods = await defaultPaymentMethods(
-    deps.db,
-    { organizationId: subs[0]!.organizationId },
-    [...new Set(subs.map((s) => s.customerId))],
-  );
+  const methods = await defaultPaymentMethods(deps.db, scopeOfResource(...subs), [
+    ...new Set(subs.map((s) => s.customerId)),
+  ]);
   const outcomes = await chargeMany(
     deps,
     subs.map((s, i) => ({
@@ -209,7 +207,7 @@ async function writeBatch(
     const grantData = await cycleGrantsOfSubscriptions(
       tx,
       clock,
-      paid.map((d) => d.s.id),
+      paid.map((d) => d.s),
     );
     const [subscriptionData, states] = await Promise.all([
       renderSubscriptions(tx, deps.baseUrl, updated),

@@ -207,7 +207,7 @@ export async function renewSubscription(
         ...(wasTrialing ? ["subscription.active"] : []),
         "subscription.cycled",
       ]);
-      await cycleGrantsOfSubscription(tx, clock, s.id);
+      await cycleGrantsOfSubscription(tx, clock, s);
     } else {
       updated = await scheduleNext(tx, deps.queue, updated, inserted.order.nextPaymentAttemptAt);
       await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [

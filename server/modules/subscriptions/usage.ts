@@ -3,6 +3,7 @@
 // meter_credit grants left for it at `start` (credited units minus what was used before then), as
 // Polar bills units beyond the credited ones.
 import type { Db } from "../../../db/client.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { meterCreditOf } from "../grants/cycle.ts";
 import { customerUsage } from "../meters/queries.ts";
 import type { CyclePrice } from "./amounts.ts";
@@ -29,7 +30,7 @@ async function creditAt(
   q: { organizationId: string; meterId: string; customerId: string },
   at: Date,
 ): Promise<number> {
-  const row = await meterCreditOf(db, q.customerId, q.meterId);
+  const row = await meterCreditOf(db, scopeOfResource(q), q.customerId, q.meterId);
   if (!row || row.creditedUnits <= 0) return 0;
   const before =
     row.createdAt < at ? await customerUsage(db, { ...q, start: row.createdAt, end: at }) : 0;

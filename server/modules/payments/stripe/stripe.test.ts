@@ -11,6 +11,7 @@ import { reconcileCheckouts } from "../../checkouts/reconcile.ts";
 import { createTaxCalculator } from "../../tax/calculator.ts";
 import { createProcessor } from "../factory.ts";
 import { defaultPaymentMethod } from "../queries.ts";
+import { scopeOfResource } from "../../../lib/org-scope.ts";
 
 const clock = new TestClock();
 let s: StripeTill;
@@ -68,7 +69,7 @@ describe("Stripe processor", () => {
     expect(pi).toMatchObject({ setup_future_usage: "off_session", customer: /^cus_/ });
     const method = await defaultPaymentMethod(
       t.server.database.db,
-      { organizationId },
+      scopeOfResource({ organizationId }),
       done.customerId!,
     );
     expect(method).toMatchObject({
