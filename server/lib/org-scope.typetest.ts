@@ -20,10 +20,15 @@ import * as subscriptionRepo from "../modules/subscriptions/repository.ts";
 import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
 import * as subscriptions from "../modules/subscriptions/service.ts";
 import * as refundsRepo from "../modules/refunds/repository.ts";
+import * as eventsRepo from "../modules/events/repository.ts";
+import * as metersQueries from "../modules/meters/queries.ts";
+import * as metersRepo from "../modules/meters/repository.ts";
+import * as meters from "../modules/meters/service.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
 
 export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
+  const anyEvent = { conditions: [], metadata: {} };
   // @ts-expect-error a plain string is not a scope
   void repo.findProduct(db, organizationId, "id");
   // @ts-expect-error nor is a list of ids
@@ -106,6 +111,31 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void licenseKeysRepo.findKey(db, [organizationId], "id");
   // @ts-expect-error the list
   void licenseKeysRepo.listKeys(db, { scope: ctx.organizationIds }, 10, 0);
+  // @ts-expect-error meters: by id
+  void metersRepo.findMeter(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void metersRepo.listMeters(db, [organizationId], { metadata: {} }, [], 10, 0);
+  // @ts-expect-error a customer's latest event
+  void metersRepo.latestEventAt(db, organizationId, "id");
+  // @ts-expect-error the readers other modules call
+  void metersQueries.findMeter(db, [organizationId], "id");
+  // @ts-expect-error a customer's usage
+  void metersQueries.customerUsage(db, organizationId, {
+    meterId: "",
+    customerId: "",
+    start: new Date(),
+    end: new Date(),
+  });
+  // @ts-expect-error the filter of GET /v1/events/?meter_id=
+  void meters.meterFilterFor(db, ctx.organizationIds, "id");
+  // @ts-expect-error events: by id
+  void eventsRepo.findEvent(db, ctx.organizationIds, "id");
+  // @ts-expect-error parents by id or external id
+  void eventsRepo.findParents(db, organizationId, ["id"], []);
+  // @ts-expect-error the list
+  void eventsRepo.listEvents(db, [organizationId], anyEvent, true, 10, 0);
+  // @ts-expect-error the names
+  void eventsRepo.listEventNames(db, ctx.organizationIds, anyEvent, [], 10, 0);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -122,5 +152,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void ordersRepo.itemsOf(db, scopeOfResource({ organizationId }), ["id"]);
   void refundsRepo.pendingOfOrder(db, scopeOfResource({ organizationId }), "id");
   void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
+  void metersQueries.findMeter(db, scopeOfResource({ organizationId }), "id");
+  void meters.meterFilterFor(db, scopeOfCaller(ctx, organizationId), "id");
   return forged;
 }
