@@ -20,6 +20,10 @@ import * as subscriptionRepo from "../modules/subscriptions/repository.ts";
 import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
 import * as subscriptions from "../modules/subscriptions/service.ts";
 import * as refundsRepo from "../modules/refunds/repository.ts";
+import * as customerMetersRepo from "../modules/customer-meters/repository.ts";
+import * as dashboardsRepo from "../modules/metric-dashboards/repository.ts";
+import * as eventTypesRepo from "../modules/event-types/repository.ts";
+import * as tokensRepo from "../modules/tokens/repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
@@ -136,6 +140,22 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void eventsRepo.listEvents(db, [organizationId], anyEvent, true, 10, 0);
   // @ts-expect-error the names
   void eventsRepo.listEventNames(db, ctx.organizationIds, anyEvent, [], 10, 0);
+  // @ts-expect-error event types: registering names
+  void eventTypesRepo.registerNames(db, [organizationId], new Date());
+  // @ts-expect-error the list
+  void eventTypesRepo.listEventTypes(db, { scope: [organizationId], rootEvents: true }, [], 1, 0);
+  // @ts-expect-error by id
+  void eventTypesRepo.findEventType(db, organizationId, "id");
+  // @ts-expect-error customer meters
+  void customerMetersRepo.listCustomerMeters(db, { scope: [organizationId] }, [], null);
+  // @ts-expect-error metric dashboards: the list
+  void dashboardsRepo.listDashboards(db, ctx.organizationIds);
+  // @ts-expect-error by id
+  void dashboardsRepo.findDashboard(db, [organizationId], "id");
+  // @ts-expect-error organization access tokens: the list
+  void tokensRepo.listTokens(db, ctx.organizationIds, 10, 0);
+  // @ts-expect-error by id
+  void tokensRepo.findToken(db, organizationId, "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
