@@ -24,6 +24,8 @@ import * as customerMetersRepo from "../modules/customer-meters/repository.ts";
 import * as dashboardsRepo from "../modules/metric-dashboards/repository.ts";
 import * as eventTypesRepo from "../modules/event-types/repository.ts";
 import * as tokensRepo from "../modules/tokens/repository.ts";
+import * as webhooksRepo from "../modules/webhooks/repository.ts";
+import * as deliveryRepo from "../modules/webhooks/delivery-repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
@@ -156,6 +158,16 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void tokensRepo.listTokens(db, ctx.organizationIds, 10, 0);
   // @ts-expect-error by id
   void tokensRepo.findToken(db, organizationId, "id");
+  // @ts-expect-error webhook endpoints: the list
+  void webhooksRepo.listEndpoints(db, ctx.organizationIds, 10, 0);
+  // @ts-expect-error by id
+  void webhooksRepo.findEndpoint(db, [organizationId], "id");
+  // @ts-expect-error the enabled ones the dispatcher sends to
+  void deliveryRepo.enabledEndpoints(db, [organizationId]);
+  // @ts-expect-error the delivery log
+  void webhooksRepo.listDeliveries(db, ctx.organizationIds, {}, 10, 0);
+  // @ts-expect-error an endpoint's event
+  void webhooksRepo.findEndpointEvent(db, organizationId, "id");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
