@@ -26,6 +26,7 @@ import * as eventTypesRepo from "../modules/event-types/repository.ts";
 import * as tokensRepo from "../modules/tokens/repository.ts";
 import * as webhooksRepo from "../modules/webhooks/repository.ts";
 import * as deliveryRepo from "../modules/webhooks/delivery-repository.ts";
+import * as metricsRepo from "../modules/metrics/repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
@@ -168,6 +169,12 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void webhooksRepo.listDeliveries(db, ctx.organizationIds, {}, 10, 0);
   // @ts-expect-error an endpoint's event
   void webhooksRepo.findEndpointEvent(db, organizationId, "id");
+  const unfiltered = { productIds: null, customerIds: null, billingTypes: null };
+  const range = { start: "", end: "", interval: "day", timezone: "UTC" } as const;
+  // @ts-expect-error metrics: the periods
+  void metricsRepo.periodRows(db, { organizationIds: [organizationId], ...unfiltered }, range);
+  // @ts-expect-error the limits
+  void metricsRepo.earliestOrganization(db, ctx.organizationIds);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
