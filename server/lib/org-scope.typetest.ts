@@ -27,6 +27,7 @@ import * as tokensRepo from "../modules/tokens/repository.ts";
 import * as webhooksRepo from "../modules/webhooks/repository.ts";
 import * as deliveryRepo from "../modules/webhooks/delivery-repository.ts";
 import * as metricsRepo from "../modules/metrics/repository.ts";
+import * as exportsRepo from "../modules/exports/repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
@@ -175,6 +176,12 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void metricsRepo.periodRows(db, { organizationIds: [organizationId], ...unfiltered }, range);
   // @ts-expect-error the limits
   void metricsRepo.earliestOrganization(db, ctx.organizationIds);
+  // @ts-expect-error exports: customers
+  void exportsRepo.customerBatch(db, ctx.organizationIds, null, 10);
+  // @ts-expect-error orders
+  void exportsRepo.orderBatch(db, { scope: [organizationId] }, [], "UTC", null, 10);
+  // @ts-expect-error subscriptions
+  void exportsRepo.subscriptionBatch(db, { scope: ctx.organizationIds }, [], "UTC", null, 10);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
