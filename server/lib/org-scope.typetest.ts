@@ -28,6 +28,7 @@ import * as webhooksRepo from "../modules/webhooks/repository.ts";
 import * as deliveryRepo from "../modules/webhooks/delivery-repository.ts";
 import * as metricsRepo from "../modules/metrics/repository.ts";
 import * as exportsRepo from "../modules/exports/repository.ts";
+import * as organizationsRepo from "../modules/organizations/repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
@@ -182,6 +183,10 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void exportsRepo.orderBatch(db, { scope: [organizationId] }, [], "UTC", null, 10);
   // @ts-expect-error subscriptions
   void exportsRepo.subscriptionBatch(db, { scope: ctx.organizationIds }, [], "UTC", null, 10);
+  // @ts-expect-error organizations: by id
+  void organizationsRepo.findOrganization(db, [organizationId], organizationId);
+  // @ts-expect-error the caller's list
+  void organizationsRepo.listOrganizations(db, ctx.organizationIds, {}, [], 10, 0);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
