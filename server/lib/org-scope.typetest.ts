@@ -29,6 +29,7 @@ import * as deliveryRepo from "../modules/webhooks/delivery-repository.ts";
 import * as metricsRepo from "../modules/metrics/repository.ts";
 import * as exportsRepo from "../modules/exports/repository.ts";
 import * as organizationsRepo from "../modules/organizations/repository.ts";
+import * as clockRepo from "../modules/sandbox-clock/repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
@@ -187,6 +188,8 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void organizationsRepo.findOrganization(db, [organizationId], organizationId);
   // @ts-expect-error the caller's list
   void organizationsRepo.listOrganizations(db, ctx.organizationIds, {}, [], 10, 0);
+  // @ts-expect-error sandbox clocks: an organization's offset
+  void clockRepo.offsetOf(db, [organizationId], organizationId);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
