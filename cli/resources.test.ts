@@ -247,7 +247,14 @@ describe("resource commands", { timeout: 120_000 }, () => {
       expect(bad.stderr).toContain(`${flag}:`);
     }
     const badUrl = await till(
-      ["checkouts", "create", "--product", "p", "--success-url", "not a url"],
+      [
+        "checkouts",
+        "create",
+        "--product",
+        "00000000-0000-4000-8000-000000000000",
+        "--success-url",
+        "not a url",
+      ],
       env,
     );
     expect(badUrl.exitCode).toBe(2);
@@ -303,6 +310,32 @@ describe("resource commands", { timeout: 120_000 }, () => {
       [["listen", "--forward-to", "ftp://localhost/hooks"], "--forward-to:"],
       [["listen", "--replay", "1001"], "--replay:"],
       [["trigger", "order.paid", "--override", "nonsense"], "--override:"],
+      [["meters", "quantities", id, "--since", "lately"], "--since: expects 30d"],
+      [
+        ["meters", "quantities", id, "--until", "soon"],
+        '--until: expects 30d, 12h, 2w or a timestamp; got "soon"',
+      ],
+      // Flags that take an id are UUIDs too, each named.
+      [
+        ["meters", "quantities", id, "--customer", "cus_1"],
+        '--customer: must be an id (a UUID), got "cus_1"',
+      ],
+      [["events", "ingest", "--name", "x", "--customer", "jane"], "--customer:"],
+      [["events", "resend", id, "--endpoint", "hook"], "--endpoint:"],
+      [
+        ["products", "create", "--name", "X", "--price-type", "metered", "--meter", "tokens"],
+        "--meter:",
+      ],
+      [["products", "create", "--name", "X", "--price", "100", "--benefit", "b1"], "--benefit:"],
+      [["discounts", "create", "--name", "X", "--percent", "10", "--product", "pro"], "--product:"],
+      [["checkouts", "create", "--product", id, "--product", "pro"], "--product:"],
+      [["checkouts", "create", "--product", id, "--discount", "LAUNCH20"], "--discount:"],
+      [["checkout-links", "create", "--product", "pro"], "--product:"],
+      [["refunds", "create", "--order", "ord_1", "--amount", "100"], "--order:"],
+      [["refunds", "list", "--order", "ord_1"], "--order:"],
+      [["orders", "list", "--customer", "jane@example.com"], "--customer:"],
+      [["subscriptions", "list", "--customer", "cus_1"], "--customer:"],
+      [["webhooks", "deliveries", "list", "--endpoint", "hook"], "--endpoint:"],
       // Positional arguments: ids are UUIDs as the server reads them, so a typo stops here.
       [["products", "get", "prod_123"], '<id>: must be an id (a UUID), got "prod_123"'],
       [["products", "update", "pro", "--name", "X"], "<id>:"],

@@ -2,7 +2,7 @@
 // create` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { BENEFIT_TYPES, DISCOUNT_DURATIONS, oneOf } from "../lib/choices.ts";
-import { positiveInteger } from "../lib/flags.ts";
+import { positiveInteger, uuid } from "../lib/flags.ts";
 
 const email = z.email({ error: "must be an email address" });
 
@@ -34,7 +34,7 @@ export const discountCreateFlags = z
     duration: z.enum(DISCOUNT_DURATIONS, { error: oneOf(DISCOUNT_DURATIONS) }),
     months: positiveInteger.optional(),
     maxRedemptions: positiveInteger.optional(),
-    product: z.array(z.string().min(1)).optional(),
+    product: z.array(uuid).optional(),
     org: z.string().optional(),
   })
   .refine((f) => (f.percent === undefined) !== (f.amount === undefined), {

@@ -1,19 +1,35 @@
 // The options of `till meters create|update|quantities` and `till events ingest` as zod schemas
 // (see lib/flags.ts).
 import { z } from "zod";
+import { uuid } from "../lib/flags.ts";
 import { scalarOf } from "../lib/resource.ts";
+
+const HOURS = { h: 1, d: 24, w: 168 } as const;
+
+/** "30d", "12h", "2w" before now, or an RFC 3339 timestamp; each flag names itself when wrong. */
+const pointInTime = z.string().transform((text, ctx) => {
+  const m = /^(\d+)([hdw])$/.exec(text);
+  const at = m
+    ? new Date(Date.now() - Number(m[1]) * HOURS[m[2] as keyof typeof HOURS] * 3600e3)
+    : new Date(text);
+  if (Number.isNaN(at.getTime())) {
+    ctx.addIssue({ code: "custom", message: `expects 30d, 12h, 2w or a timestamp; got "${text}"` });
+    return z.NEVER;
+  }
+  return at;
+});
 
 export const quantitiesFlags = z.object({
   interval: z.enum(["hour", "day", "week", "month", "year"]),
-  since: z.string().min(1),
-  until: z.string().min(1).optional(),
-  customer: z.string().min(1).optional(),
+  since: pointInTime,
+  until: pointInTime.optional(),
+  customer: uuid.optional(),
   externalCustomer: z.string().min(1).optional(),
 });
 
 export const ingestFlags = z.object({
   name: z.string().min(1).optional(),
-  customer: z.string().min(1).optional(),
+  customer: uuid.optional(),
   externalCustomer: z.string().min(1).optional(),
   metadata: z.array(z.string()).optional(),
   file: z.string().min(1).optional(),
@@ -63,3 +79,5 @@ export const meterCreateFlags = z.object({
 });
 
 export const meterUpdateFlags = z.object({ name: z.string().min(1) });
+
+export const resendFlags = z.object({ endpoint: uuid.optional() });

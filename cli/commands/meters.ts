@@ -33,22 +33,6 @@ const meterSpec: ResourceSpec<Meter> = {
   ],
 };
 
-/** "30d", "12h", "2w" before now, or an RFC 3339 timestamp. */
-export function parseSince(text: string, now = new Date()): Date {
-  const m = /^(\d+)([hdw])$/.exec(text);
-  if (m)
-    return new Date(
-      now.getTime() -
-        Number(m[1]) * { h: 3600e3, d: 86400e3, w: 604800e3 }[m[2] as "h" | "d" | "w"],
-    );
-  const d = new Date(text);
-  if (Number.isNaN(d.getTime()))
-    throw new AbortError(`--since expects 30d, 12h, 2w or a timestamp; got "${text}".`, {
-      exitCode: EXIT.usage,
-    });
-  return d;
-}
-
 export function configureMeterCommands(program: Command): void {
   const meters = program.command("meters").description("usage meters");
   addListCommand(meters, meterSpec);
@@ -123,10 +107,8 @@ export function configureMeterCommands(program: Command): void {
         .get<{ quantities: { timestamp: string; quantity: number }[]; total: number }>(
           `${meterSpec.path}${id}/quantities`,
           {
-            start_timestamp: parseSince(flags.since).toISOString(),
-            end_timestamp: flags.until
-              ? parseSince(flags.until).toISOString()
-              : new Date().toISOString(),
+            start_timestamp: flags.since.toISOString(),
+            end_timestamp: (flags.until ?? new Date()).toISOString(),
             interval: flags.interval,
             timezone: "UTC",
             customer_id: flags.customer,
@@ -177,12 +159,15 @@ function configureEventCommands(program: Command): void {
       "after",
       "\nExamples:\n  $ till events resend <event-id>\n  $ till events resend <event-id> --endpoint <endpoint-id>\n\nEvent ids are in `till webhooks deliveries list` (the EVENT ID column).\n",
     )
-    .action(async (_id: string, flags: { endpoint?: string }, c: Command) => {
-      const [{ eventIdArgs, parseArgs }, { resendEvent }] = await Promise.all([
-        import("../lib/flags.ts"),
-        import("../services/events.ts"),
-      ]);
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ eventIdArgs, parseArgs, parseFlags }, { resendEvent }, { resendFlags }] =
+        await Promise.all([
+          import("../lib/flags.ts"),
+          import("../services/events.ts"),
+          import("./meters-flags.ts"),
+        ]);
       const { eventId } = parseArgs(eventIdArgs, c);
+      const flags = parseFlags(resendFlags, raw);
       await resendEvent(await contextOf(c), eventId, flags.endpoint ?? null);
     });
   events

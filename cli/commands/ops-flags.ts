@@ -2,10 +2,10 @@
 // create`, and the argument of `till license-keys validate`, as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { oneOf, REFUND_REASONS } from "../lib/choices.ts";
-import { nonEmptyText, positiveInteger } from "../lib/flags.ts";
+import { nonEmptyText, positiveInteger, uuid } from "../lib/flags.ts";
 
 export const refundCreateFlags = z.object({
-  order: z.string().min(1),
+  order: uuid,
   amount: positiveInteger,
   reason: z.enum(REFUND_REASONS, { error: oneOf(REFUND_REASONS) }),
   comment: z.string().optional(),

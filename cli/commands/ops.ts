@@ -84,6 +84,7 @@ export function configureOpsCommands(program: Command): void {
     refundSpec,
     (c) => c.option("--order <id>", "one order's refunds"),
     (f) => ({ order_id: f.order as string | undefined }),
+    ["order"],
   );
   refunds
     .command("create")
@@ -240,6 +241,7 @@ export function configureOpsCommands(program: Command): void {
       endpoint_id: f.endpoint as string | undefined,
       ...(f.failed ? { succeeded: false } : {}),
     }),
+    ["endpoint"],
   );
   webhooks
     .command("redeliver <event-id>")

@@ -1,5 +1,6 @@
 // The options of `till products create` and `update` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
+import { uuid } from "../lib/flags.ts";
 
 const cents = z
   .string()
@@ -12,7 +13,7 @@ export const priceFlags = z.object({
   priceType: z.enum(["fixed", "custom", "free", "metered"], {
     error: "must be fixed, custom, free or metered",
   }),
-  meter: z.string().optional(),
+  meter: uuid.optional(),
   unitAmount: z.string().optional(),
   cap: cents.optional(),
   min: cents.optional(),
@@ -27,7 +28,7 @@ export const productCreateFlags = priceFlags.extend({
   recurring: z
     .enum(["day", "week", "month", "year"], { error: "must be one of day, week, month, year" })
     .optional(),
-  benefit: repeatable,
+  benefit: z.array(uuid).optional(),
   metadata: repeatable,
   org: z.string().optional(),
 });

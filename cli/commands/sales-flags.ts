@@ -2,13 +2,14 @@
 // cancel|revoke` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { CANCELLATION_REASONS, oneOf } from "../lib/choices.ts";
+import { uuid } from "../lib/flags.ts";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 export const checkoutCreateFlags = z.object({
-  product: z.array(z.string().min(1)).min(1),
+  product: z.array(uuid).min(1),
   email: z.email({ error: "must be an email address" }).optional(),
-  discount: z.string().optional(),
+  discount: uuid.optional(),
   successUrl: httpUrl.optional(),
   metadata: z.array(z.string()).optional(),
   open: z.boolean().optional(),
@@ -16,7 +17,7 @@ export const checkoutCreateFlags = z.object({
 });
 
 export const linkCreateFlags = z.object({
-  product: z.array(z.string().min(1)).min(1),
+  product: z.array(uuid).min(1),
   label: z.string().optional(),
   successUrl: httpUrl.optional(),
   org: z.string().optional(),

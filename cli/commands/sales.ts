@@ -159,6 +159,7 @@ export function configureSalesCommands(program: Command): void {
     orderSpec,
     (c) => c.option("--customer <id>", "one customer's orders"),
     (f) => ({ customer_id: f.customer as string | undefined }),
+    ["customer"],
   );
   addGetCommand(orders, orderSpec);
 
@@ -173,6 +174,7 @@ export function configureSalesCommands(program: Command): void {
       ...(f.active ? { active: true } : {}),
       customer_id: f.customer as string | undefined,
     }),
+    ["customer"],
   );
   addGetCommand(subscriptions, subscriptionSpec);
   const update = (

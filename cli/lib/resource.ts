@@ -69,6 +69,8 @@ export function addListCommand<T>(
   spec: ResourceSpec<T>,
   filters: (cmd: Command) => Command = (c) => c,
   toQuery: (flags: Record<string, unknown>) => Query = () => ({}),
+  /** The filter flags that take an id, checked as UUIDs like every `<id>`. */
+  idFilters: string[] = [],
 ): void {
   const cmd = group
     .command("list")
@@ -78,8 +80,9 @@ export function addListCommand<T>(
     .option("--org <id-or-slug>", "organization (default: the profile's)");
   examples(cmd, "", "--limit 50 --page 2", "--json | jq '.items[].id'");
   filters(cmd).action(async (raw: Record<string, unknown>, c: Command) => {
-    const { listFlags, parseFlags } = await import("./flags.ts");
-    const flags = parseFlags(listFlags, raw);
+    const { listFlags, parseFlags, uuid } = await import("./flags.ts");
+    const ids = Object.fromEntries(idFilters.map((key) => [key, uuid.optional()]));
+    const flags = parseFlags(listFlags.extend(ids), raw);
     const ctx = await contextOf(c);
     const query: Query = {
       page: flags.page,

@@ -1,7 +1,6 @@
-// Checked by `npm run typecheck`, never run: a products, customers, discounts, checkout links,
-// subscriptions, orders, refunds, benefits, grants (and customer meters), license keys, checkouts,
-// payments, seats, disputes, custom fields or files read takes only an OrgScope made by
-// lib/org-scope.ts, never a bare organization id or id list.
+// Checked by `npm run typecheck`, never run: a read of tenant rows (every module listed under
+// "Tenancy by type" in docs/architecture.md) takes only an OrgScope made by lib/org-scope.ts, never
+// a bare organization id or id list.
 import type { Db } from "../../db/client.ts";
 import * as benefitsQueries from "../modules/benefits/queries.ts";
 import * as benefitsRepo from "../modules/benefits/repository.ts";
@@ -33,10 +32,25 @@ import * as subscriptionQueries from "../modules/subscriptions/queries.ts";
 import * as subscriptions from "../modules/subscriptions/service.ts";
 import * as seatsRepo from "../modules/seats/repository.ts";
 import * as refundsRepo from "../modules/refunds/repository.ts";
+import * as customerMetersRepo from "../modules/customer-meters/repository.ts";
+import * as dashboardsRepo from "../modules/metric-dashboards/repository.ts";
+import * as eventTypesRepo from "../modules/event-types/repository.ts";
+import * as tokensRepo from "../modules/tokens/repository.ts";
+import * as webhooksRepo from "../modules/webhooks/repository.ts";
+import * as deliveryRepo from "../modules/webhooks/delivery-repository.ts";
+import * as metricsRepo from "../modules/metrics/repository.ts";
+import * as exportsRepo from "../modules/exports/repository.ts";
+import * as organizationsRepo from "../modules/organizations/repository.ts";
+import * as clockRepo from "../modules/sandbox-clock/repository.ts";
+import * as eventsRepo from "../modules/events/repository.ts";
+import * as metersQueries from "../modules/meters/queries.ts";
+import * as metersRepo from "../modules/meters/repository.ts";
+import * as meters from "../modules/meters/service.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
 
 export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
+  const anyEvent = { conditions: [], metadata: {} };
   // @ts-expect-error a plain string is not a scope
   void repo.findProduct(db, organizationId, "id");
   // @ts-expect-error nor is a list of ids
@@ -183,6 +197,75 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void filesRepo.listFiles(db, [organizationId], undefined, 10, 0);
   // @ts-expect-error and the readers other modules call
   void files.filesByIds(db, ["id"]);
+  // @ts-expect-error meters: by id
+  void metersRepo.findMeter(db, ctx.organizationIds, "id");
+  // @ts-expect-error the list
+  void metersRepo.listMeters(db, [organizationId], { metadata: {} }, [], 10, 0);
+  // @ts-expect-error a customer's latest event
+  void metersRepo.latestEventAt(db, organizationId, "id");
+  // @ts-expect-error the readers other modules call
+  void metersQueries.findMeter(db, [organizationId], "id");
+  // @ts-expect-error a customer's usage
+  void metersQueries.customerUsage(db, organizationId, {
+    meterId: "",
+    customerId: "",
+    start: new Date(),
+    end: new Date(),
+  });
+  // @ts-expect-error the filter of GET /v1/events/?meter_id=
+  void meters.meterFilterFor(db, ctx.organizationIds, "id");
+  // @ts-expect-error events: by id
+  void eventsRepo.findEvent(db, ctx.organizationIds, "id");
+  // @ts-expect-error parents by id or external id
+  void eventsRepo.findParents(db, organizationId, ["id"], []);
+  // @ts-expect-error the list
+  void eventsRepo.listEvents(db, [organizationId], anyEvent, true, 10, 0);
+  // @ts-expect-error the names
+  void eventsRepo.listEventNames(db, ctx.organizationIds, anyEvent, [], 10, 0);
+  // @ts-expect-error event types: registering names
+  void eventTypesRepo.registerNames(db, [organizationId], new Date());
+  // @ts-expect-error the list
+  void eventTypesRepo.listEventTypes(db, { scope: [organizationId], rootEvents: true }, [], 1, 0);
+  // @ts-expect-error by id
+  void eventTypesRepo.findEventType(db, organizationId, "id");
+  // @ts-expect-error customer meters
+  void customerMetersRepo.listCustomerMeters(db, { scope: [organizationId] }, [], null);
+  // @ts-expect-error metric dashboards: the list
+  void dashboardsRepo.listDashboards(db, ctx.organizationIds);
+  // @ts-expect-error by id
+  void dashboardsRepo.findDashboard(db, [organizationId], "id");
+  // @ts-expect-error organization access tokens: the list
+  void tokensRepo.listTokens(db, ctx.organizationIds, 10, 0);
+  // @ts-expect-error by id
+  void tokensRepo.findToken(db, organizationId, "id");
+  // @ts-expect-error webhook endpoints: the list
+  void webhooksRepo.listEndpoints(db, ctx.organizationIds, 10, 0);
+  // @ts-expect-error by id
+  void webhooksRepo.findEndpoint(db, [organizationId], "id");
+  // @ts-expect-error the enabled ones the dispatcher sends to
+  void deliveryRepo.enabledEndpoints(db, [organizationId]);
+  // @ts-expect-error the delivery log
+  void webhooksRepo.listDeliveries(db, ctx.organizationIds, {}, 10, 0);
+  // @ts-expect-error an endpoint's event
+  void webhooksRepo.findEndpointEvent(db, organizationId, "id");
+  const unfiltered = { productIds: null, customerIds: null, billingTypes: null };
+  const range = { start: "", end: "", interval: "day", timezone: "UTC" } as const;
+  // @ts-expect-error metrics: the periods
+  void metricsRepo.periodRows(db, { organizationIds: [organizationId], ...unfiltered }, range);
+  // @ts-expect-error the limits
+  void metricsRepo.earliestOrganization(db, ctx.organizationIds);
+  // @ts-expect-error exports: customers
+  void exportsRepo.customerBatch(db, ctx.organizationIds, null, 10);
+  // @ts-expect-error orders
+  void exportsRepo.orderBatch(db, { scope: [organizationId] }, [], "UTC", null, 10);
+  // @ts-expect-error subscriptions
+  void exportsRepo.subscriptionBatch(db, { scope: ctx.organizationIds }, [], "UTC", null, 10);
+  // @ts-expect-error organizations: by id
+  void organizationsRepo.findOrganization(db, [organizationId], organizationId);
+  // @ts-expect-error the caller's list
+  void organizationsRepo.listOrganizations(db, ctx.organizationIds, {}, [], 10, 0);
+  // @ts-expect-error sandbox clocks: an organization's offset
+  void clockRepo.offsetOf(db, [organizationId], organizationId);
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -201,5 +284,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
   void grantsRepo.grantedOfCustomer(db, scopeOfResource({ organizationId }), "id");
   void grantsMeters.customerMetersOf(db, scopeOfCaller(ctx), "id");
+  void metersQueries.findMeter(db, scopeOfResource({ organizationId }), "id");
+  void meters.meterFilterFor(db, scopeOfCaller(ctx, organizationId), "id");
   return forged;
 }

@@ -3,11 +3,11 @@
 // free of services and other modules' schemas can import them without joining the service cycle.
 import type { Db } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { usableFiles } from "../files/service.ts";
 import { findMeter } from "../meters/queries.ts";
 import { guildIdOf } from "./discord.ts";
 import type { BenefitPropertiesInput } from "./properties.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
 
 const LOC = ["body", "properties"];
 
@@ -66,7 +66,11 @@ export async function resolveProperties(
       };
     }
     case "meter_credit": {
-      const meter = await findMeter(db, [organizationId], input.properties.meter_id);
+      const meter = await findMeter(
+        db,
+        scopeOfResource({ organizationId }),
+        input.properties.meter_id,
+      );
       if (!meter || meter.archivedAt)
         throw RequestValidationError.field(
           [...LOC, "meter_id"],

@@ -2,10 +2,12 @@
 import { and, asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customerMeters, customers, meters } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import type { CustomerMeterSort } from "./schemas.ts";
 
 export interface CustomerMeterFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
   meterIds?: string[] | undefined;
@@ -29,8 +31,8 @@ export async function listCustomerMeters(
   sorting: { key: CustomerMeterSort; desc: boolean }[],
   page: { limit: number; offset: number } | null,
 ) {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(customerMeters.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inScope(customerMeters.organizationId, f.scope)];
   if (f.customerIds?.length) conds.push(inArray(customerMeters.customerId, f.customerIds));
   if (f.externalCustomerIds?.length)
     conds.push(inArray(customers.externalId, f.externalCustomerIds));

@@ -1,7 +1,8 @@
 // Customer meters for the seller: every customer's credited and consumed units per meter. Consumed
 // units come from the meters module, which owns how usage is aggregated.
 import type { Db } from "../../../db/client.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -51,7 +52,7 @@ export async function listCustomerMeters(
   page: Pagination,
 ) {
   const filter: repo.CustomerMeterFilter = {
-    organizationIds: organizationsForRead(ctx, q.organization_id),
+    scope: scopeOfCaller(ctx, q.organization_id),
     customerIds: q.customer_id,
     externalCustomerIds: q.external_customer_id,
     meterIds: q.meter_id,
@@ -92,12 +93,10 @@ export async function listCustomerMeters(
 }
 
 export async function getCustomerMeter(deps: CustomerMeterDeps, ctx: AuthContext, id: string) {
-  const { rows } = await repo.listCustomerMeters(
-    deps.read,
-    { organizationIds: [...ctx.organizationIds], id },
-    [],
-    { limit: 1, offset: 0 },
-  );
+  const { rows } = await repo.listCustomerMeters(deps.read, { scope: scopeOfCaller(ctx), id }, [], {
+    limit: 1,
+    offset: 0,
+  });
   if (rows.length === 0) throw new ResourceNotFound("Customer meter not found.");
   return (await render(deps.read, rows))[0]!;
 }

@@ -3,13 +3,15 @@
 import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../../../db/client.ts";
 import { eventTypes, events } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { EventTypeRow, EventTypeSort, EventTypeStatsRow } from "./schemas.ts";
 
 export type { EventTypeRow, EventTypeStatsRow } from "./schemas.ts";
 
 export interface EventTypeFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   customerIds?: string[] | undefined;
   externalCustomerIds?: string[] | undefined;
   query?: string | undefined;
@@ -18,13 +20,13 @@ export interface EventTypeFilter {
   source?: "system" | "user" | undefined;
 }
 
-/** Gives every event name of these organizations a row (and so an id) if it has none yet. */
-export async function registerNames(db: Db, organizationIds: string[], now: Date): Promise<void> {
-  if (organizationIds.length === 0) return;
+/** Gives every event name of the scope a row (and so an id) if it has none yet. */
+export async function registerNames(db: Db, scope: OrgScope, now: Date): Promise<void> {
+  if (scope.length === 0) return;
   await db.execute(sql`
     insert into ${eventTypes} (organization_id, name, created_at)
     select distinct organization_id, name, ${now.toISOString()}::timestamptz from ${events}
-    where ${inArray(events.organizationId, organizationIds)}
+    where ${inScope(events.organizationId, scope)}
     on conflict (organization_id, name) do nothing`);
 }
 
@@ -43,8 +45,8 @@ export async function listEventTypes(
   limit: number,
   offset: number,
 ): Promise<{ rows: EventTypeStatsRow[]; total: number }> {
-  if (f.organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(events.organizationId, f.organizationIds)];
+  if (f.scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inScope(events.organizationId, f.scope)];
   if (f.customerIds?.length) conds.push(inArray(events.customerId, f.customerIds));
   if (f.externalCustomerIds?.length)
     conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
@@ -107,14 +109,14 @@ export async function listEventTypes(
 
 export async function findEventType(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<EventTypeRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(eventTypes)
-    .where(and(eq(eventTypes.id, id), inArray(eventTypes.organizationId, [...organizationIds])))
+    .where(and(eq(eventTypes.id, id), inScope(eventTypes.organizationId, scope)))
     .limit(1);
   return row ?? null;
 }

@@ -1,7 +1,8 @@
 // Event types: the names seen in a seller's ingested events, with counts, first and last seen, and
 // a label the seller can set.
 import type { Db } from "../../../db/client.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
@@ -24,13 +25,13 @@ export async function listEventTypes(
   q: EventTypeListQuery,
   page: Pagination,
 ) {
-  const organizationIds = organizationsForRead(ctx, q.organization_id);
+  const scope = scopeOfCaller(ctx, q.organization_id);
   // Names are registered when first listed rather than on every ingest, which stays one insert.
-  await repo.registerNames(deps.db, organizationIds, deps.clock.now());
+  await repo.registerNames(deps.db, scope, deps.clock.now());
   const { rows, total } = await repo.listEventTypes(
     deps.db,
     {
-      organizationIds,
+      scope,
       customerIds: q.customer_id,
       externalCustomerIds: q.external_customer_id,
       query: q.query,
@@ -51,7 +52,7 @@ export async function updateEventType(
   id: string,
   input: EventTypeUpdate,
 ) {
-  const current = await repo.findEventType(deps.db, ctx.organizationIds, id);
+  const current = await repo.findEventType(deps.db, scopeOfCaller(ctx), id);
   if (!current) throw new ResourceNotFound("Event type not found.");
   const row = await repo.updateEventType(deps.db, current.id, {
     label: input.label,

@@ -20,6 +20,8 @@ import {
 import type { Db } from "../../../db/client.ts";
 import { customers, eventDedup, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { EventNameRecord, EventRecord } from "./schemas.ts";
 
@@ -74,21 +76,16 @@ export async function insertEvents(db: Db, rows: EventInsert[]): Promise<number>
   return Array.isArray(result) ? result.length : result.rows.length;
 }
 
-/** Events of an organization matched by id or external id, for resolving parent_id. */
-export async function findParents(
-  db: Db,
-  organizationId: string,
-  ids: string[],
-  externalIds: string[],
-) {
+/** Events of the scope matched by id or external id, for resolving parent_id. */
+export async function findParents(db: Db, scope: OrgScope, ids: string[], externalIds: string[]) {
   const match: SQL[] = [];
   if (ids.length > 0) match.push(inArray(events.id, ids));
   if (externalIds.length > 0) match.push(inArray(events.externalId, externalIds));
-  if (match.length === 0) return [];
+  if (match.length === 0 || scope.length === 0) return [];
   return db
     .select({ id: events.id, externalId: events.externalId })
     .from(events)
-    .where(and(eq(events.organizationId, organizationId), or(...match)));
+    .where(and(inScope(events.organizationId, scope), or(...match)));
 }
 
 /**
@@ -145,16 +142,12 @@ const eventSelection = {
   childCount,
 };
 
-export async function findEvent(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<EventRecord | null> {
-  if (organizationIds.length === 0) return null;
+export async function findEvent(db: Db, scope: OrgScope, id: string): Promise<EventRecord | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select(eventSelection)
     .from(events)
-    .where(and(eq(events.id, id), inArray(events.organizationId, [...organizationIds])))
+    .where(and(eq(events.id, id), inScope(events.organizationId, scope)))
     .limit(1);
   return row ?? null;
 }
@@ -172,11 +165,8 @@ export interface EventFilter {
   metadata: Record<string, string[]>;
 }
 
-function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
-  const conds: (SQL | undefined)[] = [
-    inArray(events.organizationId, organizationIds),
-    ...f.conditions,
-  ];
+function whereOf(scope: OrgScope, f: EventFilter): SQL | undefined {
+  const conds: (SQL | undefined)[] = [inScope(events.organizationId, scope), ...f.conditions];
   if (f.customerIds) conds.push(inArray(events.customerId, f.customerIds));
   if (f.externalCustomerIds) conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
   if (f.names) conds.push(inArray(events.name, f.names));
@@ -191,14 +181,14 @@ function whereOf(organizationIds: string[], f: EventFilter): SQL | undefined {
 
 export async function listEvents(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   f: EventFilter,
   descending: boolean,
   limit: number,
   offset: number,
 ) {
-  if (organizationIds.length === 0) return { rows: [] as EventRecord[], total: 0 };
-  const where = whereOf(organizationIds, f);
+  if (scope.length === 0) return { rows: [] as EventRecord[], total: 0 };
+  const where = whereOf(scope, f);
   const order = descending
     ? [desc(events.timestamp), desc(events.id)]
     : [asc(events.timestamp), asc(events.id)];
@@ -227,14 +217,14 @@ const NAME_SORTS = {
 
 export async function listEventNames(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   f: EventFilter,
   sorting: { key: keyof typeof NAME_SORTS; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: EventNameRecord[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const where = whereOf(organizationIds, f);
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const where = whereOf(scope, f);
   const order = sorting.map((s) => (s.desc ? desc(NAME_SORTS[s.key]) : asc(NAME_SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
     db

@@ -3,11 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import {
   RequestValidationError,
@@ -15,7 +11,7 @@ import {
   type ValidationIssue,
 } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds, resolveCustomerRefs } from "../customers/queries.ts";
 import { moveCustomerRollups } from "../meters/rollups.ts";
 import { meterFilterFor } from "../meters/service.ts";
@@ -125,7 +121,8 @@ async function resolveParents(
   const refs = wanted.map(({ i }) => input[i]!.parent_id!).filter((p) => !known.has(p));
   const stored = await repo.findParents(
     db,
-    organizationId,
+    // The events' organization was proven by organizationForWrite.
+    scopeOfResource({ organizationId }),
     refs.filter((p) => UUID.test(p)),
     refs,
   );
@@ -165,7 +162,7 @@ async function withCustomers(db: Db, rows: EventRecord[]) {
 }
 
 export async function getEvent(deps: EventDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findEvent(deps.db, ctx.organizationIds, id);
+  const row = await repo.findEvent(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Event not found.");
   return (await withCustomers(deps.db, [row]))[0]!;
 }
@@ -177,10 +174,11 @@ export async function listEvents(
   metadata: Record<string, string[]>,
   page: Pagination,
 ) {
-  const orgs = organizationsForRead(ctx, q.organization_id);
+  const scope = scopeOfCaller(ctx, q.organization_id);
   const conditions: SQL[] = [];
   if (q.filter) conditions.push(filterCondition(q.filter));
-  if (q.meter_id) conditions.push(filterCondition(await meterFilterFor(deps.db, orgs, q.meter_id)));
+  if (q.meter_id)
+    conditions.push(filterCondition(await meterFilterFor(deps.db, scope, q.meter_id)));
   const filter: repo.EventFilter = {
     customerIds: q.customer_id,
     externalCustomerIds: q.external_customer_id,
@@ -196,7 +194,7 @@ export async function listEvents(
   const descending = q.sorting[0]?.desc ?? true;
   const { rows, total } = await repo.listEvents(
     deps.read,
-    orgs,
+    scope,
     filter,
     descending,
     page.limit,
@@ -211,7 +209,6 @@ export async function listEventNames(
   q: EventNamesQuery,
   page: Pagination,
 ) {
-  const orgs = organizationsForRead(ctx, q.organization_id);
   const filter: repo.EventFilter = {
     customerIds: q.customer_id,
     externalCustomerIds: q.external_customer_id,
@@ -222,7 +219,7 @@ export async function listEventNames(
   };
   const { rows, total } = await repo.listEventNames(
     deps.read,
-    orgs,
+    scopeOfCaller(ctx, q.organization_id),
     filter,
     q.sorting,
     page.limit,

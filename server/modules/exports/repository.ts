@@ -3,6 +3,7 @@
 // Rows are read in keyset batches (newest first), so memory stays flat however many rows match.
 import { type SQL, sql } from "drizzle-orm";
 import { queryRows, type Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import type { CustomerColumn, OrderColumn, SubscriptionColumn } from "./schemas.ts";
 
 export interface Cursor {
@@ -47,6 +48,11 @@ function inList(column: SQL, values: readonly string[] | undefined): SQL | null 
     values.map((v) => sql`${v}`),
     sql`, `,
   )})`;
+}
+
+/** The rows of the scope's organizations; an empty scope matches none (no filter would match all). */
+function inScope(column: SQL, scope: OrgScope): SQL {
+  return inList(column, scope) ?? sql`false`;
 }
 
 interface Query {
@@ -101,7 +107,7 @@ async function readBatch(db: Db, query: Query, after: Cursor | null, size: numbe
 }
 
 export interface OrderExportFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   productIds?: string[] | undefined;
   statuses?: string[] | undefined;
   createdAfter?: Date | undefined;
@@ -155,7 +161,7 @@ export function orderBatch(
       base: sql`orders o`,
       from: sql`orders o join customers c on c.id = o.customer_id left join products p on p.id = o.product_id`,
       conds: [
-        inList(sql`o.organization_id`, f.organizationIds),
+        inScope(sql`o.organization_id`, f.scope),
         inList(sql`o.product_id`, f.productIds),
         inList(sql`o.status`, f.statuses),
         f.createdAfter ? sql`o.created_at > ${f.createdAfter.toISOString()}::timestamptz` : null,
@@ -169,7 +175,7 @@ export function orderBatch(
 }
 
 export interface SubscriptionExportFilter {
-  organizationIds: string[];
+  scope: OrgScope;
   productIds?: string[] | undefined;
   statuses?: string[] | undefined;
   cancelAtPeriodEnd?: boolean | undefined;
@@ -235,7 +241,7 @@ export function subscriptionBatch(
       from: sql`subscriptions s join customers c on c.id = s.customer_id
         join products p on p.id = s.product_id left join discounts d on d.id = s.discount_id`,
       conds: [
-        inList(sql`s.organization_id`, f.organizationIds),
+        inScope(sql`s.organization_id`, f.scope),
         inList(sql`s.product_id`, f.productIds),
         inList(sql`s.status`, f.statuses),
         f.cancelAtPeriodEnd === undefined
@@ -269,7 +275,7 @@ const CUSTOMER_FIELDS: Record<CustomerColumn, SQL> = {
 
 export function customerBatch(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   after: Cursor | null,
   size: number,
 ): Promise<Batch> {
@@ -279,7 +285,7 @@ export function customerBatch(
       select: line(Object.values(CUSTOMER_FIELDS)),
       base: sql`customers c`,
       from: sql`customers c`,
-      conds: [inList(sql`c.organization_id`, organizationIds), sql`c.deleted_at is null`],
+      conds: [inScope(sql`c.organization_id`, scope), sql`c.deleted_at is null`],
       key: { at: sql`c.created_at`, id: sql`c.id` },
     },
     after,

@@ -3,7 +3,8 @@
 // has taken it, so memory stays near two batches whatever the row count or the client's speed.
 import type { Writable } from "node:stream";
 import type { Db } from "../../../db/client.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import {
   CUSTOMER_HEADERS,
@@ -95,20 +96,18 @@ export function customersCsv(
   ctx: AuthContext,
   q: CustomerExportQuery,
 ): CsvExport {
-  const organizationIds = organizationsForRead(ctx, q.organization_id);
+  const scope = scopeOfCaller(ctx, q.organization_id);
   return {
     filename: "polar-customers.csv",
     header: csvHeader(Object.values(CUSTOMER_HEADERS)),
     read: (after) =>
-      organizationIds.length
-        ? repo.customerBatch(deps.db, organizationIds, after, deps.batchSize ?? BATCH)
-        : noRows(),
+      scope.length ? repo.customerBatch(deps.db, scope, after, deps.batchSize ?? BATCH) : noRows(),
   };
 }
 
 export function ordersCsv(deps: ExportDeps, ctx: AuthContext, q: OrderExportQuery): CsvExport {
   const filter: repo.OrderExportFilter = {
-    organizationIds: organizationsForRead(ctx, q.organization_id),
+    scope: scopeOfCaller(ctx, q.organization_id),
     productIds: q.product_id,
     statuses: q.status,
     createdAfter: q.created_after,
@@ -118,7 +117,7 @@ export function ordersCsv(deps: ExportDeps, ctx: AuthContext, q: OrderExportQuer
     filename: dated("polar-orders", [q.created_after, q.created_before], q.timezone),
     header: csvHeader(q.columns.map((c) => ORDER_HEADERS[c])),
     read: (after) =>
-      filter.organizationIds.length
+      filter.scope.length
         ? repo.orderBatch(deps.db, filter, q.columns, q.timezone, after, deps.batchSize ?? BATCH)
         : noRows(),
   };
@@ -130,7 +129,7 @@ export function subscriptionsCsv(
   q: SubscriptionExportQuery,
 ): CsvExport {
   const filter: repo.SubscriptionExportFilter = {
-    organizationIds: organizationsForRead(ctx, q.organization_id),
+    scope: scopeOfCaller(ctx, q.organization_id),
     productIds: q.product_id,
     statuses: q.status,
     cancelAtPeriodEnd: q.cancel_at_period_end,
@@ -141,7 +140,7 @@ export function subscriptionsCsv(
     filename: dated("polar-subscriptions", [q.started_after, q.started_before], q.timezone),
     header: csvHeader(q.columns.map((c) => SUBSCRIPTION_HEADERS[c])),
     read: (after) =>
-      filter.organizationIds.length
+      filter.scope.length
         ? repo.subscriptionBatch(
             deps.db,
             filter,

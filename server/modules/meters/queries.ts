@@ -1,30 +1,27 @@
 // The meters module's read API for other modules (no side effects): they never import its SQL.
 import type { Db } from "../../../db/client.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { meterQuantities } from "./rollup-read.ts";
 import * as repo from "./repository.ts";
 
 export type { MeterRow } from "./repository.ts";
 
-/** The meter with `id` when one of `organizationIds` owns it, else null. */
-export function findMeter(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<repo.MeterRow | null> {
-  return repo.findMeter(db, organizationIds, id);
+/** The meter with `id` when the scope owns it, else null. */
+export function findMeter(db: Db, scope: OrgScope, id: string): Promise<repo.MeterRow | null> {
+  return repo.findMeter(db, scope, id);
 }
 
 /** One customer's usage over a period (the cycle order of a metered price bills it). */
-
 export async function customerUsage(
   db: Db,
-  q: { organizationId: string; meterId: string; customerId: string; start: Date; end: Date },
+  scope: OrgScope,
+  q: { meterId: string; customerId: string; start: Date; end: Date },
 ): Promise<number> {
-  const meter = await repo.findMeter(db, [q.organizationId], q.meterId);
+  const meter = await repo.findMeter(db, scope, q.meterId);
   if (!meter || q.end <= q.start) return 0;
   const result = await meterQuantities(db, {
     meterId: meter.id,
-    organizationId: q.organizationId,
+    organizationId: meter.organizationId,
     filter: meter.filter,
     aggregation: meter.aggregation,
     start: q.start,
@@ -48,7 +45,7 @@ export async function consumedUnits(
   customerId: string,
   since: Date,
 ): Promise<number> {
-  const latest = await repo.latestEventAt(db, meter.organizationId, customerId);
+  const latest = await repo.latestEventAt(db, scopeOfResource(meter), customerId);
   if (!latest || latest < since) return 0;
   const now = new Date();
   const result = await meterQuantities(db, {

@@ -1,34 +1,20 @@
 // SQL for meters.
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  ilike,
-  inArray,
-  isNotNull,
-  isNull,
-  sql,
-  type SQL,
-} from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, isNotNull, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { events, meters } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 
 export type MeterRow = typeof meters.$inferSelect;
 
-/** A meter of one of the given organizations, or null (other organizations' meters do not exist). */
-export async function findMeter(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<MeterRow | null> {
-  if (organizationIds.length === 0) return null;
+/** A meter of the scope, or null (other organizations' meters do not exist). */
+export async function findMeter(db: Db, scope: OrgScope, id: string): Promise<MeterRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(meters)
-    .where(and(eq(meters.id, id), inArray(meters.organizationId, [...organizationIds])))
+    .where(and(eq(meters.id, id), inScope(meters.organizationId, scope)))
     .limit(1);
   return row ?? null;
 }
@@ -37,7 +23,7 @@ const SORTS = { created_at: meters.createdAt, name: meters.name } as const;
 
 export async function listMeters(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   filter: {
     query?: string | undefined;
     isArchived?: boolean | undefined;
@@ -47,8 +33,8 @@ export async function listMeters(
   limit: number,
   offset: number,
 ): Promise<{ rows: MeterRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const conds: (SQL | undefined)[] = [inArray(meters.organizationId, organizationIds)];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: (SQL | undefined)[] = [inScope(meters.organizationId, scope)];
   if (filter.query)
     conds.push(ilike(meters.name, `%${filter.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`));
   if (filter.isArchived === true) conds.push(isNotNull(meters.archivedAt));
@@ -91,16 +77,20 @@ export function definitionUnchanged(
     and ${meters.filter} = ${JSON.stringify(row.filter)}::jsonb and ${meters.aggregation} = ${JSON.stringify(row.aggregation)}::jsonb)`;
 }
 
-/** The latest timestamp among a customer's events (one backward index scan), or null. */
+/**
+ * The latest timestamp among a customer's events in the scope (one backward index scan for the
+ * one organization of a meter), or null.
+ */
 export async function latestEventAt(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   customerId: string,
 ): Promise<Date | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select({ at: events.timestamp })
     .from(events)
-    .where(and(eq(events.organizationId, organizationId), eq(events.customerId, customerId)))
+    .where(and(inScope(events.organizationId, scope), eq(events.customerId, customerId)))
     .orderBy(desc(events.timestamp))
     .limit(1);
   return row?.at ?? null;

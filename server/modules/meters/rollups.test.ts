@@ -9,6 +9,7 @@ import { usingPostgres } from "../../../test/helpers/db.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { systemClock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { createCustomer } from "../customers/service.ts";
 import { ingestEvents } from "../events/service.ts";
 import { rawQuantities, type QuantitiesInput } from "./quantities.ts";
@@ -242,8 +243,7 @@ describe("meter rollups", () => {
     );
     expect(res.status).toBe(200);
     expect(((await res.json()) as { total: number }).total).toBe(1005);
-    const usage = await customerUsage(db, {
-      organizationId,
+    const usage = await customerUsage(db, scopeOfResource({ organizationId }), {
       meterId: meter.id,
       customerId: customer.id,
       start: new Date("2026-06-01T00:00:00Z"),

@@ -2,13 +2,10 @@
 // quantities run entirely in SQL (see quantities.ts).
 import type { Db } from "../../../db/client.ts";
 import type { MeterFilter } from "../../../db/schema/index.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { type OrgScope, scopeOfCaller } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { meterQuantities } from "./rollup-read.ts";
 import * as repo from "./repository.ts";
@@ -38,10 +35,9 @@ export async function listMeters(
   metadata: Record<string, string[]>,
   page: Pagination,
 ) {
-  const orgs = organizationsForRead(ctx, q.organization_id);
   const { rows, total } = await repo.listMeters(
     deps.db,
-    orgs,
+    scopeOfCaller(ctx, q.organization_id),
     { query: q.query, isArchived: q.is_archived, metadata },
     q.sorting,
     page.limit,
@@ -51,7 +47,7 @@ export async function listMeters(
 }
 
 async function load(deps: MeterDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findMeter(deps.db, ctx.organizationIds, id);
+  const row = await repo.findMeter(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Meter not found.");
   return row;
 }
@@ -140,7 +136,7 @@ export async function getQuantities(
     metadata,
   });
   const known = definitions.get(deps.db)?.get(id);
-  if (known && ctx.organizationIds.includes(known.organizationId)) {
+  if (known && scopeOfCaller(ctx).includes(known.organizationId)) {
     const quantities = await meterQuantities(
       deps.read,
       input(known),
@@ -154,12 +150,8 @@ export async function getQuantities(
 }
 
 /** The filter of a meter the caller can read, for GET /v1/events/?meter_id=…; unknown is a 422. */
-export async function meterFilterFor(
-  db: Db,
-  organizationIds: string[],
-  id: string,
-): Promise<MeterFilter> {
-  const row = await repo.findMeter(db, organizationIds, id);
+export async function meterFilterFor(db: Db, scope: OrgScope, id: string): Promise<MeterFilter> {
+  const row = await repo.findMeter(db, scope, id);
   if (!row) throw RequestValidationError.field(["query", "meter_id"], "Meter not found.");
   return row.filter;
 }

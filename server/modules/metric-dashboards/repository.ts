@@ -1,36 +1,30 @@
 // SQL for metric dashboards, every read and write narrowed to the caller's organizations.
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { metricDashboards } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import type { MetricDashboardRow } from "./schemas.ts";
 
-export async function listDashboards(
-  db: Db,
-  organizationIds: readonly string[],
-): Promise<MetricDashboardRow[]> {
-  if (organizationIds.length === 0) return [];
+export async function listDashboards(db: Db, scope: OrgScope): Promise<MetricDashboardRow[]> {
+  if (scope.length === 0) return [];
   return db
     .select()
     .from(metricDashboards)
-    .where(inArray(metricDashboards.organizationId, [...organizationIds]))
+    .where(inScope(metricDashboards.organizationId, scope))
     .orderBy(asc(metricDashboards.createdAt), asc(metricDashboards.id));
 }
 
 export async function findDashboard(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<MetricDashboardRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(metricDashboards)
-    .where(
-      and(
-        eq(metricDashboards.id, id),
-        inArray(metricDashboards.organizationId, [...organizationIds]),
-      ),
-    )
+    .where(and(eq(metricDashboards.id, id), inScope(metricDashboards.organizationId, scope)))
     .limit(1);
   return row ?? null;
 }

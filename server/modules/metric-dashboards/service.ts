@@ -1,13 +1,10 @@
 // Metric dashboards: named selections of the metrics GET /v1/metrics/ computes. A slug till does not
 // compute is refused on write (422 on its index), so a dashboard never names a metric it cannot show.
 import type { Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { METRICS } from "../metrics/schemas.ts";
 import * as repo from "./repository.ts";
 import {
@@ -39,12 +36,12 @@ export async function listDashboards(
   ctx: AuthContext,
   q: MetricDashboardListQuery,
 ) {
-  const rows = await repo.listDashboards(deps.db, organizationsForRead(ctx, q.organization_id));
+  const rows = await repo.listDashboards(deps.db, scopeOfCaller(ctx, q.organization_id));
   return rows.map(serializeMetricDashboard);
 }
 
 export async function getDashboard(deps: MetricDashboardDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findDashboard(deps.db, ctx.organizationIds, id);
+  const row = await repo.findDashboard(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Metric dashboard not found.");
   return serializeMetricDashboard(row);
 }
@@ -71,7 +68,7 @@ export async function updateDashboard(
   id: string,
   input: MetricDashboardUpdate,
 ) {
-  const current = await repo.findDashboard(deps.db, ctx.organizationIds, id);
+  const current = await repo.findDashboard(deps.db, scopeOfCaller(ctx), id);
   if (!current) throw new ResourceNotFound("Metric dashboard not found.");
   const row = await repo.updateDashboard(deps.db, current.id, {
     ...(input.name != null ? { name: input.name } : {}),
@@ -82,7 +79,7 @@ export async function updateDashboard(
 }
 
 export async function deleteDashboard(deps: MetricDashboardDeps, ctx: AuthContext, id: string) {
-  const current = await repo.findDashboard(deps.db, ctx.organizationIds, id);
+  const current = await repo.findDashboard(deps.db, scopeOfCaller(ctx), id);
   if (!current) throw new ResourceNotFound("Metric dashboard not found.");
   await repo.deleteDashboard(deps.db, current.id);
 }

@@ -11,10 +11,11 @@ import {
   products,
   subscriptions,
 } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import type { Interval } from "./schemas.ts";
 
 export interface MetricsScope {
-  organizationIds: readonly string[];
+  organizationIds: OrgScope;
   productIds: readonly string[] | null;
   customerIds: readonly string[] | null;
   billingTypes: readonly ("one_time" | "recurring")[] | null;
@@ -230,10 +231,10 @@ export async function periodRows(
   return rowsOf<PeriodRow>(result);
 }
 
-/** The first day metrics can cover: when the earliest of the organizations was created. */
-export async function earliestOrganization(db: Db, ids: readonly string[]): Promise<Date | null> {
+/** The first day metrics can cover: when the earliest organization of the scope was created. */
+export async function earliestOrganization(db: Db, scope: OrgScope): Promise<Date | null> {
   const result = await db.execute(sql`
-    select min(created_at) as first from ${organizations} where id = any(${arrayParam(ids)}::uuid[])
+    select min(created_at) as first from ${organizations} where id = any(${arrayParam(scope)}::uuid[])
   `);
   const first = rowsOf<{ first: Date | string | null }>(result)[0]?.first;
   return first ? new Date(first) : null;

@@ -1,7 +1,8 @@
 // Polar's metrics over till's orders, subscriptions, seats and checkouts: each period's values from SQL,
 // then the running sums, the ratios and the totals over the range.
 import type { Db } from "../../../db/client.ts";
-import { type AuthContext, organizationsForRead } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import * as repo from "./repository.ts";
 import {
@@ -50,7 +51,7 @@ export async function getMetrics(
   const rows = await repo.periodRows(
     deps.read,
     {
-      organizationIds: organizationsForRead(ctx, q.organization_id),
+      organizationIds: scopeOfCaller(ctx, q.organization_id),
       productIds: q.product_id ?? null,
       customerIds: q.customer_id ?? null,
       billingTypes: q.billing_type ?? null,
@@ -167,7 +168,7 @@ export async function getMetrics(
 }
 
 export async function getLimits(deps: MetricsDeps, ctx: AuthContext): Promise<MetricsLimitsOut> {
-  const first = await repo.earliestOrganization(deps.db, ctx.organizationIds);
+  const first = await repo.earliestOrganization(deps.db, scopeOfCaller(ctx));
   return {
     min_date: (first ?? new Date()).toISOString().slice(0, 10),
     intervals: INTERVAL_LIMITS,

@@ -1,7 +1,16 @@
 // The organizations module's read API for other modules (no side effects).
 import type { Db } from "../../../db/client.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import { settingsOf } from "./schemas.ts";
+
+/**
+ * The organization a caller's row belongs to: callers pass the organization id of a row they read
+ * under its scope, so that organization is the scope.
+ */
+function ownRecord(db: Db, organizationId: string) {
+  return repo.findOrganization(db, scopeOfResource({ organizationId }), organizationId);
+}
 
 /** The ids of the organizations `userId` is a member of, oldest membership first. */
 export function memberOrganizationIds(db: Db, userId: string): Promise<string[]> {
@@ -13,7 +22,7 @@ export async function dunningEndStatus(
   db: Db,
   organizationId: string,
 ): Promise<"canceled" | "unpaid"> {
-  const record = await repo.findOrganization(db, organizationId);
+  const record = await ownRecord(db, organizationId);
   if (!record) return "canceled";
   return (
     settingsOf(record.profile.settings).subscription_settings.dunning_final_status ?? "canceled"
@@ -25,7 +34,7 @@ export async function prorationBehaviorOf(
   db: Db,
   organizationId: string,
 ): Promise<"invoice" | "prorate" | "next_period" | "reset"> {
-  const record = await repo.findOrganization(db, organizationId);
+  const record = await ownRecord(db, organizationId);
   const stored = record
     ? settingsOf(record.profile.settings).subscription_settings.proration_behavior
     : "prorate";
@@ -34,21 +43,21 @@ export async function prorationBehaviorOf(
 
 /** Whether customers may change their plan from the portal (Polar's update_plan, on by default). */
 export async function portalAllowsPlanChange(db: Db, organizationId: string): Promise<boolean> {
-  const record = await repo.findOrganization(db, organizationId);
+  const record = await ownRecord(db, organizationId);
   if (!record) return false;
   return settingsOf(record.profile.settings).customer_portal_settings.subscription.update_plan;
 }
 
 /** Whether the organization may create and finalize draft orders (off-session charges); off by default. */
 export async function offSessionChargesEnabled(db: Db, organizationId: string): Promise<boolean> {
-  const record = await repo.findOrganization(db, organizationId);
+  const record = await ownRecord(db, organizationId);
   if (!record) return false;
   return settingsOf(record.profile.settings).feature_settings.off_session_charges_enabled;
 }
 
 /** The currency an organization charges in when a request names none. */
 export async function defaultCurrencyOf(db: Db, organizationId: string): Promise<string> {
-  const record = await repo.findOrganization(db, organizationId);
+  const record = await ownRecord(db, organizationId);
   return record?.profile.defaultPresentmentCurrency ?? "usd";
 }
 
@@ -57,7 +66,7 @@ export async function organizationSummary(
   db: Db,
   organizationId: string,
 ): Promise<{ id: string; name: string; slug: string; avatarUrl: string | null } | null> {
-  const record = await repo.findOrganization(db, organizationId);
+  const record = await ownRecord(db, organizationId);
   if (!record) return null;
   const { org } = record;
   return { id: org.id, name: org.name, slug: org.slug, avatarUrl: org.logo ?? null };

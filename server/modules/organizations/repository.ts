@@ -1,7 +1,10 @@
 // SQL for organizations: better-auth's organization rows joined with till's seller profile.
-import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { member, organization, organizationProfiles } from "../../../db/schema/index.ts";
+
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 
 export type OrganizationRow = typeof organization.$inferSelect;
 export type ProfileRow = typeof organizationProfiles.$inferSelect;
@@ -32,14 +35,14 @@ export type OrganizationSort = keyof typeof SORTS;
 
 export async function listOrganizations(
   db: Db,
-  ids: string[],
+  scope: OrgScope,
   filter: { slug?: string | undefined },
   sorting: { key: OrganizationSort; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: OrganizationRecord[]; total: number }> {
-  if (ids.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(organization.id, ids)];
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const conds: SQL[] = [inScope(organization.id, scope)];
   if (filter.slug) conds.push(eq(organization.slug, filter.slug));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
@@ -57,7 +60,13 @@ export async function listOrganizations(
   return { rows, total: totals!.n };
 }
 
-export async function findOrganization(db: Db, id: string): Promise<OrganizationRecord | null> {
+/** The organization `id` when the scope holds it, else null. */
+export async function findOrganization(
+  db: Db,
+  scope: OrgScope,
+  id: string,
+): Promise<OrganizationRecord | null> {
+  if (!scope.includes(id)) return null;
   const [row] = await db
     .select({ org: organization, profile: organizationProfiles })
     .from(organization)

@@ -6,6 +6,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { Config } from "../../config.ts";
 import type { Auth } from "../auth/auth.ts";
@@ -36,7 +37,7 @@ export async function listOrganizations(
 ) {
   const { rows, total } = await repo.listOrganizations(
     deps.db,
-    [...ctx.organizationIds],
+    scopeOfCaller(ctx),
     { slug: query.slug },
     query.sorting,
     page.limit,
@@ -47,7 +48,7 @@ export async function listOrganizations(
 
 export async function getOrganization(deps: OrganizationDeps, ctx: AuthContext, id: string) {
   assertAccessible(ctx, id, "Organization not found.");
-  const record = await repo.findOrganization(deps.db, id);
+  const record = await repo.findOrganization(deps.db, scopeOfCaller(ctx), id);
   if (!record) throw new ResourceNotFound("Organization not found.");
   return organizationOut(record);
 }
@@ -83,8 +84,10 @@ export async function createOrganization(
   if (!created) throw new Error("better-auth did not create the organization");
   await repo.ensureProfile(deps.db, created.id);
   const { name: _n, slug: _s, avatar_url: _a, ...rest } = input;
-  await applyUpdate(deps.db, deps.clock, created.id, rest, false);
-  return organizationOut((await repo.findOrganization(deps.db, created.id))!);
+  // The organization the caller just created is theirs, though their credential predates it.
+  const scope = scopeOfResource({ organizationId: created.id });
+  await applyUpdate(deps.db, deps.clock, scope, created.id, rest, false);
+  return organizationOut((await repo.findOrganization(deps.db, scope, created.id))!);
 }
 
 /** The organization with this slug, for server-side seeding (no caller to scope by). */
@@ -100,8 +103,8 @@ export async function updateOrganization(
 ) {
   assertAccessible(ctx, id, "Organization not found.");
   return inTransaction(deps.db, async (tx) => {
-    await applyUpdate(tx, deps.clock, id, input, true);
-    const record = await repo.findOrganization(tx, id);
+    await applyUpdate(tx, deps.clock, scopeOfCaller(ctx), id, input, true);
+    const record = await repo.findOrganization(tx, scopeOfCaller(ctx), id);
     if (!record) throw new ResourceNotFound("Organization not found.");
     const data = organizationOut(record);
     await recordEvent(tx, deps.clock, { organizationId: id, type: "organization.updated", data });
@@ -112,11 +115,12 @@ export async function updateOrganization(
 async function applyUpdate(
   db: Db,
   clock: Clock,
+  scope: OrgScope,
   id: string,
   input: OrganizationEditable,
   touch: boolean,
 ): Promise<void> {
-  const current = await repo.findOrganization(db, id);
+  const current = await repo.findOrganization(db, scope, id);
   if (!current) throw new ResourceNotFound("Organization not found.");
   const org: { name?: string; logo?: string | null } = {};
   if (input.name) org.name = input.name;
@@ -158,7 +162,8 @@ async function applyUpdate(
 
 /** Name, slug and avatar of an organization, for pages its customers see (checkout, portal). */
 export async function organizationSummary(db: Db, id: string) {
-  const record = await repo.findOrganization(db, id);
+  // The id is that of a customer session, seat or public slug: the page's own organization.
+  const record = await repo.findOrganization(db, scopeOfResource({ organizationId: id }), id);
   if (!record) throw new ResourceNotFound("Organization not found.");
   return {
     id: record.org.id,

@@ -70,12 +70,11 @@ async function assemble(
   parts: repo.ProductParts[],
 ): Promise<LoadedProduct[]> {
   if (parts.length === 0) return [];
-  const organizationIds = [...new Set(parts.map((p) => p.row.organizationId))];
   const all = <T>(pick: (p: repo.ProductParts) => T[]) => parts.flatMap(pick);
   const [meters, benefits, files, fields] = await Promise.all([
     metersOf(
       db,
-      organizationIds,
+      scopeOfResource(...parts.map((p) => p.row)),
       all((p) => p.prices),
     ),
     benefitsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [

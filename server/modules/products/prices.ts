@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { productPrices } from "../../../db/schema/index.ts";
 import { fromZodError, RequestValidationError } from "../../lib/errors.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { timestamped } from "../../lib/wire.ts";
 import { findMeter, type MeterRow } from "../meters/queries.ts";
 import { CURRENCIES, MINIMUM_CHARGE } from "./currencies.ts";
@@ -207,7 +208,7 @@ export async function newPriceRows(
     if (price.amount_type === "seat_based")
       row.seatTiers = normalizeSeatTiers(price.seat_tiers, loc);
     if (price.amount_type === "metered_unit") {
-      const meter = await findMeter(db, [organizationId], price.meter_id);
+      const meter = await findMeter(db, scopeOfResource({ organizationId }), price.meter_id);
       if (!meter || meter.archivedAt)
         throw RequestValidationError.field(
           [...loc, "meter_id"],
@@ -341,12 +342,12 @@ export function priceOut(row: PriceRow, meters: Map<string, MeterRow>): PriceOut
 /** The meters the given prices point at, looked up once each. */
 export async function metersOf(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   rows: PriceRow[],
 ): Promise<Map<string, MeterRow>> {
   const map = new Map<string, MeterRow>();
   for (const id of new Set(rows.map((r) => r.meterId).filter((m): m is string => m !== null))) {
-    const meter = await findMeter(db, organizationIds, id);
+    const meter = await findMeter(db, scope, id);
     if (meter) map.set(id, meter);
   }
   return map;

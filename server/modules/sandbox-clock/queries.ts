@@ -2,7 +2,13 @@
 // sandbox offset (zero in production, where the offset is never set).
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf } from "./repository.ts";
+
+/** Callers pass the organization of a row they read under its scope: that organization is the scope. */
+function ownOffset(db: Db, organizationId: string): Promise<number> {
+  return offsetOf(db, scopeOfResource({ organizationId }), organizationId);
+}
 
 export function offsetClock(base: Clock, offsetMs: number): Clock {
   if (offsetMs === 0) return base;
@@ -14,7 +20,7 @@ export async function organizationClock(
   base: Clock,
   organizationId: string,
 ): Promise<Clock> {
-  return offsetClock(base, await offsetOf(db, organizationId));
+  return offsetClock(base, await ownOffset(db, organizationId));
 }
 
 /** A clock stopped at one instant: work due at that instant is done as of then. */
@@ -23,5 +29,5 @@ export function fixedClock(at: Date): Clock {
 }
 
 export function offsetOfOrganization(db: Db, organizationId: string): Promise<number> {
-  return offsetOf(db, organizationId);
+  return ownOffset(db, organizationId);
 }

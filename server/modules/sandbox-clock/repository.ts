@@ -2,8 +2,11 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { sandboxClocks } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 
-export async function offsetOf(db: Db, organizationId: string): Promise<number> {
+/** The organization's clock offset, when the scope holds it; zero otherwise, as for no clock. */
+export async function offsetOf(db: Db, scope: OrgScope, organizationId: string): Promise<number> {
+  if (!scope.includes(organizationId)) return 0;
   const [row] = await db
     .select({ offsetMs: sandboxClocks.offsetMs })
     .from(sandboxClocks)

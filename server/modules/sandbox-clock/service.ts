@@ -23,13 +23,16 @@ export async function showClock(
   organizationId: string | null | undefined,
 ) {
   const orgId = organizationForWrite(ctx, organizationId, ["query", "organization_id"]);
-  const offset = await repo.offsetOf(deps.db, orgId);
+  const offset = await repo.offsetOf(deps.db, scopeOfCaller(ctx, orgId), orgId);
   return clockOut(orgId, offsetClock(deps.clock, offset).now(), offset);
 }
 
 export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, input: ClockAdvance) {
   const orgId = organizationForWrite(ctx, input.organization_id);
-  const clock = offsetClock(deps.clock, await repo.offsetOf(deps.db, orgId));
+  const clock = offsetClock(
+    deps.clock,
+    await repo.offsetOf(deps.db, scopeOfCaller(ctx, orgId), orgId),
+  );
   const current = clock.now();
   const target = input.to
     ? new Date(input.to)

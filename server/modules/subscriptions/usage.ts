@@ -19,7 +19,7 @@ export async function billableUsage(
   for (const p of prices) {
     if (p.amount_type !== "metered_unit" || !p.meter_id) continue;
     const q = { organizationId: s.organizationId, meterId: p.meter_id, customerId: s.customerId };
-    const used = await customerUsage(db, { ...q, start, end });
+    const used = await customerUsage(db, scopeOfResource(s), { ...q, start, end });
     usage.set(p.id, Math.max(0, used - (await creditAt(db, q, start))));
   }
   return usage;
@@ -33,6 +33,8 @@ async function creditAt(
   const row = await meterCreditOf(db, scopeOfResource(q), q.customerId, q.meterId);
   if (!row || row.creditedUnits <= 0) return 0;
   const before =
-    row.createdAt < at ? await customerUsage(db, { ...q, start: row.createdAt, end: at }) : 0;
+    row.createdAt < at
+      ? await customerUsage(db, scopeOfResource(q), { ...q, start: row.createdAt, end: at })
+      : 0;
   return Math.max(0, row.creditedUnits - before);
 }

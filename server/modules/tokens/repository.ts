@@ -1,7 +1,9 @@
 // SQL for organization access tokens. Reads are scoped to the organizations the caller may see.
-import { and, count, desc, eq, gt, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { organizationAccessTokens as oat } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import { preparedQuery } from "../../lib/prepared.ts";
 
 export type TokenRow = typeof oat.$inferSelect;
@@ -51,12 +53,12 @@ export async function touchLastUsed(db: Db, id: string, now: Date): Promise<void
 
 export async function listTokens(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   limit: number,
   offset: number,
 ): Promise<{ rows: TokenRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const where = inArray(oat.organizationId, organizationIds);
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const where = inScope(oat.organizationId, scope);
   const [rows, [totals]] = await Promise.all([
     db
       .select()
@@ -70,16 +72,12 @@ export async function listTokens(
   return { rows, total: totals!.n };
 }
 
-export async function findToken(
-  db: Db,
-  organizationIds: readonly string[],
-  id: string,
-): Promise<TokenRow | null> {
-  if (organizationIds.length === 0) return null;
+export async function findToken(db: Db, scope: OrgScope, id: string): Promise<TokenRow | null> {
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(oat)
-    .where(and(eq(oat.id, id), inArray(oat.organizationId, [...organizationIds])))
+    .where(and(eq(oat.id, id), inScope(oat.organizationId, scope)))
     .limit(1);
   return row ?? null;
 }

@@ -1,12 +1,9 @@
 // Organization access tokens: created by a member for CI and servers, shown once, stored as a hash.
 import type { Db } from "../../../db/client.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { Scope } from "../../lib/scopes.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
@@ -93,7 +90,7 @@ export async function listTokens(
   usersOnly(ctx);
   const { rows, total } = await repo.listTokens(
     deps.db,
-    organizationsForRead(ctx, filter),
+    scopeOfCaller(ctx, filter),
     page.limit,
     offsetOf(page),
   );
@@ -102,7 +99,7 @@ export async function listTokens(
 
 async function ownToken(deps: TokenDeps, ctx: AuthContext, id: string) {
   usersOnly(ctx);
-  const row = await repo.findToken(deps.db, ctx.organizationIds, id);
+  const row = await repo.findToken(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Organization access token not found.");
   return row;
 }

@@ -12,6 +12,8 @@ import {
   webhookEvents,
 } from "../../../db/schema/index.ts";
 import type { EndpointEventStatus } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import type { EventPayload } from "./events.ts";
 import type { EndpointEventRow, EndpointRow } from "./repository.ts";
 
@@ -41,16 +43,14 @@ export async function claimUndispatched(tx: Db, limit: number): Promise<OutboxRo
     .for("update", { skipLocked: true });
 }
 
-export async function enabledEndpoints(tx: Db, organizationIds: string[]): Promise<EndpointRow[]> {
-  if (organizationIds.length === 0) return [];
+/** The enabled endpoints of the scope (the organizations of the outbox rows being dispatched). */
+export async function enabledEndpoints(tx: Db, scope: OrgScope): Promise<EndpointRow[]> {
+  if (scope.length === 0) return [];
   return tx
     .select()
     .from(webhookEndpoints)
     .where(
-      and(
-        inArray(webhookEndpoints.organizationId, organizationIds),
-        eq(webhookEndpoints.enabled, true),
-      ),
+      and(inScope(webhookEndpoints.organizationId, scope), eq(webhookEndpoints.enabled, true)),
     );
 }
 

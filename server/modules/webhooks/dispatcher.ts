@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { JobInsert, PgBoss } from "pg-boss";
 import { inTransaction, rowsOf, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import type { Logger } from "../../lib/logger.ts";
 import * as repo from "./delivery-repository.ts";
 import { formatPayload } from "./formats.ts";
@@ -103,9 +104,7 @@ export class Dispatcher {
       const rows = await repo.claimUndispatched(tx, BATCH);
       if (rows.length === 0) return 0;
       const now = clock.now();
-      const endpoints = await repo.enabledEndpoints(tx, [
-        ...new Set(rows.map((r) => r.organizationId)),
-      ]);
+      const endpoints = await repo.enabledEndpoints(tx, scopeOfResource(...rows));
       const values: Parameters<typeof repo.insertEndpointEvents>[1] = [];
       for (const row of rows) {
         for (const endpoint of endpoints) {

@@ -8,6 +8,8 @@ import {
   webhookEndpoints,
   webhookListenSecrets,
 } from "../../../db/schema/index.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import type {
   DeliveryListQuery,
   DeliveryRecord,
@@ -28,12 +30,12 @@ export async function insertEndpoint(
 
 export async function listEndpoints(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   limit: number,
   offset: number,
 ): Promise<{ rows: EndpointRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
-  const where = inArray(webhookEndpoints.organizationId, organizationIds);
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const where = inScope(webhookEndpoints.organizationId, scope);
   const [rows, [totals]] = await Promise.all([
     db
       .select()
@@ -49,19 +51,14 @@ export async function listEndpoints(
 
 export async function findEndpoint(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<EndpointRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(webhookEndpoints)
-    .where(
-      and(
-        eq(webhookEndpoints.id, id),
-        inArray(webhookEndpoints.organizationId, [...organizationIds]),
-      ),
-    )
+    .where(and(eq(webhookEndpoints.id, id), inScope(webhookEndpoints.organizationId, scope)))
     .limit(1);
   return row ?? null;
 }
@@ -85,15 +82,15 @@ export async function deleteEndpoint(db: Db, id: string): Promise<void> {
 
 export async function listDeliveries(
   db: Db,
-  organizationIds: string[],
+  scope: OrgScope,
   filter: DeliveryListQuery,
   limit: number,
   offset: number,
 ): Promise<{ rows: DeliveryRecord[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  if (scope.length === 0) return { rows: [], total: 0 };
   const d = webhookDeliveries;
   const e = webhookEndpointEvents;
-  const conds: SQL[] = [inArray(d.organizationId, organizationIds)];
+  const conds: SQL[] = [inScope(d.organizationId, scope)];
   if (filter.endpoint_id) conds.push(inArray(d.endpointId, filter.endpoint_id));
   if (filter.start_timestamp) conds.push(gte(d.createdAt, new Date(filter.start_timestamp)));
   if (filter.end_timestamp) conds.push(lte(d.createdAt, new Date(filter.end_timestamp)));
@@ -124,18 +121,15 @@ export async function listDeliveries(
 
 export async function findEndpointEvent(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   id: string,
 ): Promise<EndpointEventRow | null> {
-  if (organizationIds.length === 0) return null;
+  if (scope.length === 0) return null;
   const [row] = await db
     .select()
     .from(webhookEndpointEvents)
     .where(
-      and(
-        eq(webhookEndpointEvents.id, id),
-        inArray(webhookEndpointEvents.organizationId, [...organizationIds]),
-      ),
+      and(eq(webhookEndpointEvents.id, id), inScope(webhookEndpointEvents.organizationId, scope)),
     )
     .limit(1);
   return row ?? null;

@@ -4,13 +4,10 @@
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import {
-  organizationForWrite,
-  organizationsForRead,
-  type AuthContext,
-} from "../../lib/auth-context.ts";
+import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { eventBySeq } from "./delivery-repository.ts";
 import type { EventPayload } from "./events.ts";
@@ -62,7 +59,7 @@ export async function listEndpoints(
 ) {
   const { rows, total } = await repo.listEndpoints(
     deps.db,
-    organizationsForRead(ctx, filter),
+    scopeOfCaller(ctx, filter),
     page.limit,
     offsetOf(page),
   );
@@ -70,7 +67,7 @@ export async function listEndpoints(
 }
 
 async function ownEndpoint(deps: WebhookDeps, ctx: AuthContext, id: string) {
-  const row = await repo.findEndpoint(deps.db, ctx.organizationIds, id);
+  const row = await repo.findEndpoint(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Webhook endpoint not found.");
   return row;
 }
@@ -123,7 +120,7 @@ export async function listDeliveries(
 ) {
   const { rows, total } = await repo.listDeliveries(
     deps.db,
-    [...ctx.organizationIds],
+    scopeOfCaller(ctx),
     filter,
     page.limit,
     offsetOf(page),
@@ -136,7 +133,7 @@ export async function redeliverEvent(
   ctx: AuthContext,
   id: string,
 ): Promise<void> {
-  const event = await repo.findEndpointEvent(deps.db, ctx.organizationIds, id);
+  const event = await repo.findEndpointEvent(deps.db, scopeOfCaller(ctx), id);
   if (!event) throw new ResourceNotFound("Webhook event not found.");
   if (event.archivedAt || event.payload === null)
     throw new ResourceNotFound("Webhook event is archived; its payload is no longer kept.");
