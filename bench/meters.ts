@@ -276,7 +276,7 @@ async function runOn(
     await server.database.rows(sql`analyze meter_hourly`);
     await server.database.rows(sql`analyze meter_customer_hourly`);
     const [disk] = await server.database.rows<Record<string, string>>(sql`
-      select pg_total_relation_size('events') as events, pg_total_relation_size('meter_hourly') as hourly,
+      select (select sum(pg_total_relation_size(relid)) from pg_partition_tree('events')) as events, pg_total_relation_size('meter_hourly') as hourly,
              pg_total_relation_size('meter_customer_hourly') as customer_hourly,
              (select count(*) from meter_customer_hourly) as customer_rows, (select count(*) from meter_hourly) as hourly_rows`);
     lines.push(
@@ -405,7 +405,8 @@ async function runOn(
       `rollups / raw                    p50 ${(tillOrg!.p50 / directStats!.p50).toFixed(3)}x p99 ${(tillOrg!.p99 / directStats!.p99).toFixed(3)}x`,
     );
     lines.push(
-      /Seq Scan on events/.test(explained)
+      // Empty months' partitions may plan a sequential scan that never runs.
+      /^.*Seq Scan on events(?!.*never executed).*$/m.test(explained)
         ? `!! till's organization-wide statement plans a sequential scan of events:\n${explained}`
         : "-> till's organization-wide statement: no sequential scan of events",
     );
