@@ -1,7 +1,7 @@
 // SQL for subscriptions. Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL,
 // except the engine's reads named ...ForJob and the cross-organization overdue scan: a job carries
-// only a subscription id, so no caller's tenancy applies there, and what follows is scoped by the
-// row read (scopeOfResource). Writes go by the id of a row read under a scope.
+// only ids (a subscription's, or the organization it wakes), so no caller's tenancy applies there,
+// and what follows is scoped by the row or organization read (scopeOfResource). Writes go by the id of a row read under a scope.
 import {
   and,
   asc,
@@ -165,9 +165,9 @@ export async function subscriptionsByIds(
 }
 
 /**
- * System-level: the due-work job's read of subscriptions by id. A job carries only the ids it was
- * queued with (by the engine itself, from overdue or the row's own schedule), with no caller whose
- * tenancy could apply; what the job does next is scoped by each row's own organization.
+ * System-level: the due-work job's read of subscriptions by id (jobs of the earlier
+ * one-per-subscription shape, and a single row's due work). A job carries only the ids it was
+ * queued with by the engine itself, with no caller whose tenancy could apply; what the job does next is scoped by each row's own organization.
  */
 export async function subscriptionsByIdsForJob(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
   if (ids.length === 0) return [];
