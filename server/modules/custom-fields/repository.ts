@@ -121,15 +121,3 @@ export async function updateCustomField(
 export async function deleteCustomField(db: Db, id: string): Promise<void> {
   await db.delete(customFields).where(eq(customFields.id, id));
 }
-
-export async function customFieldsByIds(
-  db: Db,
-  scope: OrgScope,
-  ids: string[],
-): Promise<CustomFieldRow[]> {
-  if (ids.length === 0 || scope.length === 0) return [];
-  return db
-    .select()
-    .from(customFields)
-    .where(and(inArray(customFields.id, ids), inScope(scope)));
-}

@@ -123,5 +123,5 @@ export function customFieldsOf(db: Db, scope: OrgScope, ids: string[]) {
 
 /** Custom fields by id in the scope, rendered as the API returns them. */
 export async function customFieldsForDisplay(db: Db, scope: OrgScope, ids: string[]) {
-  return (await repo.customFieldsByIds(db, scope, ids)).map(customFieldOut);
+  return (await repo.findCustomFields(db, scope, ids)).map(customFieldOut);
 }

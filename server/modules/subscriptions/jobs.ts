@@ -46,8 +46,6 @@ export function subscriptionDueJob(deps: BillingDeps): JobDefinition<DueJob> {
   };
 }
 
-export { RENEWAL_BATCH_SIZE };
-
 export const SUBSCRIPTION_CATCH_UP_JOB = "subscriptions.catch-up";
 
 /**
