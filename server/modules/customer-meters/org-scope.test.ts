@@ -3,7 +3,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
-import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { created, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import * as repo from "./repository.ts";
 
@@ -11,28 +11,18 @@ let t: TestServer;
 let a: Awaited<ReturnType<typeof createSeller>>;
 let b: Awaited<ReturnType<typeof createSeller>>;
 
-async function post<T>(path: string, token: string, body: unknown): Promise<T> {
-  const res = await fetch(`${t.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return (await res.json()) as T;
-}
-
 let customerMeterId: string;
 beforeAll(async () => {
   t = await startTestServer();
   const scopes = ["meters:write", "customers:write"];
   a = await createSeller(t.url, scopes);
   b = await createSeller(t.url, scopes);
-  const meter = await post<{ id: string }>("/v1/meters/", a.token, {
+  const meter = await created<{ id: string }>(t.url, "/v1/meters/", a.token, {
     name: "Credits",
     filter: { conjunction: "and", clauses: [] },
     aggregation: { func: "count" },
   });
-  const customer = await post<{ id: string }>("/v1/customers/", a.token, {
+  const customer = await created<{ id: string }>(t.url, "/v1/customers/", a.token, {
     email: "credited@example.com",
   });
   // A meter_credit grant writes this row; made directly, the read is what is under test.

@@ -2,7 +2,7 @@
 // another organization's names, in the list, the names registered for it, or by id.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
-import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { created, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import * as repo from "./repository.ts";
 
@@ -10,21 +10,11 @@ let t: TestServer;
 let a: Awaited<ReturnType<typeof createSeller>>;
 let b: Awaited<ReturnType<typeof createSeller>>;
 
-async function post<T>(path: string, token: string, body: unknown): Promise<T> {
-  const res = await fetch(`${t.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return (await res.json()) as T;
-}
-
 beforeAll(async () => {
   t = await startTestServer();
   a = await createSeller(t.url, ["events:write"]);
   b = await createSeller(t.url, ["events:write"]);
-  await post("/v1/events/ingest", a.token, {
+  await created(t.url, "/v1/events/ingest", a.token, {
     events: [{ name: "scoped.type", external_customer_id: "usr_1" }],
   });
 });

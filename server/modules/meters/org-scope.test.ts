@@ -2,7 +2,7 @@
 // organization's meter, its filter or its usage, nor that organization's customers' events.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
-import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { created, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import { customerUsage, findMeter } from "./queries.ts";
@@ -15,30 +15,20 @@ let b: Awaited<ReturnType<typeof createSeller>>;
 let meterId: string;
 let customerId: string;
 
-async function post<T>(path: string, token: string, body: unknown): Promise<T> {
-  const res = await fetch(`${t.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return (await res.json()) as T;
-}
-
 beforeAll(async () => {
   t = await startTestServer();
   const scopes = ["meters:write", "customers:write", "events:write"];
   a = await createSeller(t.url, scopes);
   b = await createSeller(t.url, scopes);
-  ({ id: meterId } = await post<{ id: string }>("/v1/meters/", a.token, {
+  ({ id: meterId } = await created<{ id: string }>(t.url, "/v1/meters/", a.token, {
     name: "Calls",
     filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: "call" }] },
     aggregation: { func: "count" },
   }));
-  ({ id: customerId } = await post<{ id: string }>("/v1/customers/", a.token, {
+  ({ id: customerId } = await created<{ id: string }>(t.url, "/v1/customers/", a.token, {
     email: "metered@example.com",
   }));
-  await post("/v1/events/ingest", a.token, {
+  await created(t.url, "/v1/events/ingest", a.token, {
     events: [{ name: "call", customer_id: customerId, timestamp: "2026-05-01T10:00:00Z" }],
   });
 });

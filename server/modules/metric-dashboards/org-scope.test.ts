@@ -2,7 +2,7 @@
 // another organization's dashboard, by id or in the list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
-import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
+import { created, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import * as repo from "./repository.ts";
 
@@ -10,22 +10,12 @@ let t: TestServer;
 let a: Awaited<ReturnType<typeof createSeller>>;
 let b: Awaited<ReturnType<typeof createSeller>>;
 
-async function post<T>(path: string, token: string, body: unknown): Promise<T> {
-  const res = await fetch(`${t.url}${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, await res.clone().text()).toBeLessThan(300);
-  return (await res.json()) as T;
-}
-
 let dashboardId: string;
 beforeAll(async () => {
   t = await startTestServer();
   a = await createSeller(t.url, ["metrics:write"]);
   b = await createSeller(t.url, ["metrics:write"]);
-  ({ id: dashboardId } = await post<{ id: string }>("/v1/metrics/dashboards", a.token, {
+  ({ id: dashboardId } = await created<{ id: string }>(t.url, "/v1/metrics/dashboards", a.token, {
     name: "Scoped",
   }));
 });
