@@ -27,6 +27,7 @@ import { parseArgs } from "node:util";
 import { Polar } from "@polar-sh/sdk";
 import autocannon from "autocannon";
 import { sql } from "drizzle-orm";
+import { inTransaction } from "../db/client.ts";
 import { systemClock } from "../server/lib/clock.ts";
 import { refreshRollups } from "../server/modules/meters/rollups.ts";
 import { recordEvents } from "../server/modules/webhooks/outbox.ts";
@@ -187,14 +188,16 @@ async function webhooks(t: Topology, base: string, token: string, organizationId
   }
   const pad = "x".repeat(1_850);
   await t.withWorkerStopped((db) =>
-    recordEvents(
-      db.db,
-      systemClock,
-      Array.from({ length: WEBHOOKS }, (_, n) => ({
-        organizationId,
-        type: WEBHOOK_TYPES[n % WEBHOOK_TYPES.length]!,
-        data: { n, pad },
-      })),
+    inTransaction(db.db, (tx) =>
+      recordEvents(
+        tx,
+        systemClock,
+        Array.from({ length: WEBHOOKS }, (_, n) => ({
+          organizationId,
+          type: WEBHOOK_TYPES[n % WEBHOOK_TYPES.length]!,
+          data: { n, pad },
+        })),
+      ),
     ),
   );
   const ids = new Set<string>();

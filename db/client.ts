@@ -5,7 +5,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PGlite } from "@electric-sql/pglite";
 import { sql, type SQL } from "drizzle-orm";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { type PgDatabase, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
 import { replicaName, replicaReads, type ReplicasStatus } from "./replica.ts";
@@ -268,7 +268,25 @@ export async function migrate(database: Database): Promise<void> {
   }
 }
 
-/** Runs fn in one transaction; the transaction has the same type as the database. */
-export function inTransaction<T>(db: Db, fn: (tx: Db) => Promise<T>): Promise<T> {
-  return db.transaction((tx) => fn(tx as unknown as Db));
+declare const txBrand: unique symbol;
+
+/**
+ * A handle inside an open transaction. It reads and writes like `Db`, and only `inTransaction`
+ * makes one, so a function whose writes must commit together (an outbox event with its change)
+ * takes a `Tx` and cannot be handed the bare pool.
+ */
+export type Tx = Db & { readonly [txBrand]: true };
+
+/**
+ * Runs fn in one transaction. The caller that opens it owns it: a `Tx` cannot be passed here again
+ * (no nested transaction, i.e. no hidden savepoint), so what runs inside takes the `Tx` it is given.
+ */
+export function inTransaction<T>(
+  db: Db & { readonly [txBrand]?: never },
+  fn: (tx: Tx) => Promise<T>,
+): Promise<T> {
+  // The type refuses a Tx, but a Tx held as a plain Db still gets here: caught at run time too.
+  if (db instanceof PgTransaction)
+    throw new Error("inTransaction inside a transaction: pass the caller's Tx down instead");
+  return db.transaction((tx) => fn(tx as unknown as Tx));
 }

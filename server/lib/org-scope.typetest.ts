@@ -43,9 +43,11 @@ import * as exportsRepo from "../modules/exports/repository.ts";
 import * as organizationsRepo from "../modules/organizations/repository.ts";
 import * as clockRepo from "../modules/sandbox-clock/repository.ts";
 import * as eventsRepo from "../modules/events/repository.ts";
+import * as membersRepo from "../modules/members/repository.ts";
 import * as metersQueries from "../modules/meters/queries.ts";
 import * as metersRepo from "../modules/meters/repository.ts";
 import * as meters from "../modules/meters/service.ts";
+import * as walletsRepo from "../modules/wallets/repository.ts";
 import type { AuthContext } from "./auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "./org-scope.ts";
 
@@ -266,6 +268,16 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void organizationsRepo.listOrganizations(db, ctx.organizationIds, {}, [], 10, 0);
   // @ts-expect-error sandbox clocks: an organization's offset
   void clockRepo.offsetOf(db, [organizationId], organizationId);
+  // @ts-expect-error members: a team's list
+  void membersRepo.listMembers(db, ctx.organizationIds, {}, [], 10, 0);
+  // @ts-expect-error a member by id
+  void membersRepo.findMember(db, "customer", { id: "id" });
+  // @ts-expect-error members by ids
+  void membersRepo.membersByIds(db, ["id"]);
+  // @ts-expect-error wallets: a customer's list
+  void walletsRepo.listCustomerWallets(db, { organizationId, customerId: "c" }, [], 10, 0);
+  // @ts-expect-error the customers of a batch with a wallet
+  void walletsRepo.customersWithWallets(db, organizationId, ["c"], "usd");
   // @ts-expect-error casting a string list is refused as well
   const forged: OrgScope = [organizationId] as string[];
 
@@ -286,5 +298,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void grantsMeters.customerMetersOf(db, scopeOfCaller(ctx), "id");
   void metersQueries.findMeter(db, scopeOfResource({ organizationId }), "id");
   void meters.meterFilterFor(db, scopeOfCaller(ctx, organizationId), "id");
+  void membersRepo.membersByIds(db, scopeOfResource({ organizationId }), ["id"]);
+  void walletsRepo.customerWalletById(db, scopeOfResource({ organizationId }), "c", "id");
   return forged;
 }

@@ -20,7 +20,7 @@ export async function deleteBenefit(
   const now = deps.clock.now();
   await inTransaction(deps.db, async (tx) => {
     await repo.updateBenefit(tx, current.id, { deletedAt: now, modifiedAt: now });
-    await revokeGrantsOfBenefit(tx, { clock: deps.clock, queue: deps.queue ?? null }, current.id);
+    await revokeGrantsOfBenefit(tx, { clock: deps.clock, queue: deps.queue ?? null }, current);
   });
 }
 

@@ -1,7 +1,7 @@
 // The checkout page's side: read and update a session by its client secret (no other credential),
 // and the update rules shared with the seller's PATCH. An expired session answers 410; one that is
 // no longer open cannot change.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { hashToken } from "../../lib/tokens.ts";
@@ -224,7 +224,7 @@ export async function applyUpdate(
 
 export async function checkoutEventData(
   deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">,
-  tx: Db,
+  tx: Tx,
   row: repo.CheckoutRow,
 ) {
   return checkoutOut(await loadView({ ...deps, db: tx }, row));

@@ -4,6 +4,7 @@
 // time it moves to.
 import { inTransaction } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { checkoutEventData } from "./client.ts";
 import * as repo from "./repository.ts";
@@ -13,12 +14,15 @@ export const EXPIRE_CHECKOUTS_JOB = "checkouts.expire";
 
 export type ExpiryDeps = Pick<CheckoutDeps, "db" | "clock" | "config" | "secretBox">;
 
+/** Every organization's expired sessions, or (a sandbox clock's move) those of `only` as of `at`. */
 export async function expireCheckouts(
   deps: ExpiryDeps,
-  scope?: { organizationId: string; at: Date },
+  only?: { scope: OrgScope; at: Date },
 ): Promise<number> {
   return inTransaction(deps.db, async (tx) => {
-    const expired = await repo.expireDue(tx, scope?.at ?? deps.clock.now(), scope?.organizationId);
+    const expired = only
+      ? await repo.expireDue(tx, only.scope, only.at)
+      : await repo.expireDueForJob(tx, deps.clock.now());
     for (const row of expired) {
       const data = await checkoutEventData(deps, tx, row);
       await recordEvent(tx, deps.clock, {

@@ -1,10 +1,12 @@
 // Tenancy by type at run time: a checkout read under one organization's scope never returns another
-// organization's session, by id, its status, in a list, or as the outcome other modules read.
+// organization's session, by id, its status, in a list, or as the outcome other modules read; a
+// sandbox clock's expiry under one scope expires no other organization's session.
 import { Polar } from "@polar-sh/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { inTransaction } from "../../../db/client.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { checkoutOutcome } from "./queries.ts";
 import * as repo from "./repository.ts";
@@ -55,5 +57,21 @@ describe("OrgScope on checkouts reads", () => {
       rows: [],
       total: 0,
     });
+  });
+
+  it("expires the scope's sessions only (rolled back, so A's session stays open)", async () => {
+    const db = t.server.database.db;
+    const later = new Date(Date.now() + 400 * 86_400_000);
+    const rollback = new Error("rollback");
+    await expect(
+      inTransaction(db, async (tx) => {
+        expect(await repo.expireDue(tx, scopeOfSeller(b), later)).toEqual([]);
+        expect(await repo.statusOf(tx, scopeOfSeller(a), checkoutId)).toBe("open");
+        const expired = await repo.expireDue(tx, scopeOfSeller(a), later);
+        expect(expired.map((r) => r.id)).toEqual([checkoutId]);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect(await repo.statusOf(db, scopeOfSeller(a), checkoutId)).toBe("open");
   });
 });

@@ -1,7 +1,7 @@
 // SQL for checkout sessions, read under an OrgScope but where a reader is named for why none
 // applies (the client secret, a processor webhook, the reconciler's sweep).
 import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import { checkouts } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
@@ -156,21 +156,21 @@ export async function staleConfirmedForJob(
 }
 
 /** Open sessions past their expiry at `now` become expired (one organization's, when given). */
-export async function expireDue(
-  db: Db,
-  now: Date,
-  organizationId?: string,
-): Promise<CheckoutRow[]> {
-  return db
+/** Expires the scope's open sessions past their expiry as of `now` (a sandbox clock's move). */
+export function expireDue(tx: Tx, scope: OrgScope, now: Date): Promise<CheckoutRow[]> {
+  return expireWhere(tx, now, inScope(scope));
+}
+
+/** The minute job's sweep: every organization's open sessions past their expiry. */
+export function expireDueForJob(tx: Tx, now: Date): Promise<CheckoutRow[]> {
+  return expireWhere(tx, now, undefined);
+}
+
+function expireWhere(tx: Tx, now: Date, scope: SQL | undefined): Promise<CheckoutRow[]> {
+  return tx
     .update(checkouts)
     .set({ status: "expired", modifiedAt: now })
-    .where(
-      and(
-        eq(checkouts.status, "open"),
-        lte(checkouts.expiresAt, now),
-        organizationId ? eq(checkouts.organizationId, organizationId) : undefined,
-      ),
-    )
+    .where(and(eq(checkouts.status, "open"), lte(checkouts.expiresAt, now), scope))
     .returning();
 }
 

@@ -1,7 +1,7 @@
 // The customer a purchase belongs to: the one a checkout or draft order names (by id or external
 // id), else the organization's live customer with the buyer's email, else a new one, created with
 // its customer.created event in the caller's transaction.
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
@@ -46,7 +46,7 @@ export async function findBuyer(
  * tenancy: its organization is where the customer is looked up and created.
  */
 export async function resolveBuyer(
-  db: Db,
+  db: Tx,
   clock: Clock,
   purchase: { organizationId: string },
   buyer: BuyerDetails,

@@ -2,7 +2,7 @@
 // and external_id are unique per organization among live customers; every change records its
 // customer.* webhook event in the same transaction.
 import { createHash } from "node:crypto";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/index.ts";
 import {
   assertAccessible,
@@ -257,7 +257,7 @@ export async function updateCustomerBilling(
  * organization has it; else the previous address.
  */
 export async function changeToVerifiedEmail(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   customer: { organizationId: string; id: string },
   email: string,
@@ -312,11 +312,7 @@ export async function deleteCustomer(
       type: "customer.deleted",
       data,
     });
-    await revokeBenefitsOfCustomer(
-      tx,
-      { clock: deps.clock, queue: deps.queue ?? null },
-      current.id,
-    );
+    await revokeBenefitsOfCustomer(tx, { clock: deps.clock, queue: deps.queue ?? null }, current);
   });
 }
 

@@ -3,7 +3,7 @@
 // lost dispute the benefits go (a subscription is revoked now, a one-time order's grants are
 // revoked) exactly once, with order.updated. Events may come twice or out of order: each applies
 // the dispute as the processor reports it now, under the row lock.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -68,7 +68,7 @@ export async function applyProcessorDispute(
 }
 
 async function insertFromPayment(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   processor: repo.DisputeRow["processor"],
   pd: ProcessorDispute,
@@ -104,7 +104,7 @@ async function insertFromPayment(
 
 /** Polar's answer to a lost chargeback: the buyer keeps the money, so the purchase's benefits end. */
 async function revokeForLostDispute(
-  tx: Db,
+  tx: Tx,
   deps: DisputeDeps,
   clock: Clock,
   d: repo.DisputeRow,
@@ -112,7 +112,7 @@ async function revokeForLostDispute(
   const order = (await lockOrder(tx, scopeOfResource(d), d.orderId))!;
   if (order.subscriptionId)
     await revokeSubscriptionNow(tx, deps, clock, scopeOfResource(order), order.subscriptionId);
-  else await revokeBenefitsForOrder(tx, { clock, queue: deps.queue }, order.id);
+  else await revokeBenefitsForOrder(tx, { clock, queue: deps.queue }, order);
   const [data] = await renderOrders(tx, deps.baseUrl, [order]);
   await recordEvent(tx, clock, {
     organizationId: order.organizationId,

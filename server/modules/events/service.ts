@@ -2,7 +2,7 @@
 // the batch; duplicates by external_id are counted, not errors), and read them back.
 import { randomUUID } from "node:crypto";
 import type { SQL } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import {
@@ -144,7 +144,7 @@ async function resolveParents(
 
 /** Runs inside the caller's transaction: the meter rollups move with the events they count. */
 export async function linkCustomerEvents(
-  db: Db,
+  db: Tx,
   organizationId: string,
   customerId: string,
   externalId: string,

@@ -4,7 +4,7 @@
 // credit when the benefit rolls over (at most one period's units, as Polar's rollover). Usage
 // beyond the credit was billed by the cycle's order, so an overdrawn balance starts again at the
 // units, not below them. A separate meter cycle renews only the meter_credit grants.
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
@@ -14,7 +14,7 @@ import * as repo from "./repository.ts";
 import { renderGrants } from "./service.ts";
 
 export async function cycleGrantsOfSubscription(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   subscription: { id: string; organizationId: string },
   only: "all" | "meter_credit" = "all",
@@ -53,7 +53,7 @@ export async function cycleGrantsOfSubscription(
  * record among that subscription's other events.
  */
 export async function cycleGrantsOfSubscriptions(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   subscriptions: { id: string; organizationId: string }[],
 ): Promise<Map<string, unknown[]>> {
@@ -82,7 +82,7 @@ export async function cycleGrantsOfSubscriptions(
 }
 
 async function creditAgain(
-  tx: Db,
+  tx: Tx,
   now: Date,
   grants: repo.GrantRow[],
   benefits: Map<string, { type: string }>,

@@ -3,7 +3,7 @@
 // cleared, and benefit_grant.created/updated/revoked and customer.state_changed recorded with it.
 // A failure records {message, type, timestamp} on the grant and rethrows, so pg-boss retries the
 // job with backoff; the grant stays marked until an attempt succeeds.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -36,7 +36,7 @@ export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promis
   const [benefitRow] = await benefitRowsByIds(deps.db, scopeOfResource(grant), [grant.benefitId]);
   const [customer] = await customersByIds(deps.db, scopeOfResource(grant), [grant.customerId]);
   const strategy = STRATEGIES[benefitRow!.type]!;
-  const input = (db: Db, g: repo.GrantRow) => ({
+  const input = <D extends Db>(db: D, g: repo.GrantRow) => ({
     db,
     clock: deps.clock,
     config: deps.config,
@@ -72,7 +72,7 @@ async function settle(
   deps: GrantWorkerDeps,
   grant: repo.GrantRow,
   action: Action,
-  run: (tx: Db, locked: repo.GrantRow) => Promise<Record<string, unknown>>,
+  run: (tx: Tx, locked: repo.GrantRow) => Promise<Record<string, unknown>>,
   remote: boolean,
 ): Promise<ApplyOutcome> {
   return inTransaction(deps.db, async (tx) => {
@@ -139,7 +139,7 @@ async function recordFailure(
   });
 }
 
-async function emitChange(tx: Db, clock: Clock, grant: repo.GrantRow, type: string): Promise<void> {
+async function emitChange(tx: Tx, clock: Clock, grant: repo.GrantRow, type: string): Promise<void> {
   const [[customer], [benefit]] = await Promise.all([
     customersByIds(tx, scopeOfResource(grant), [grant.customerId]),
     benefitRowsByIds(tx, scopeOfResource(grant), [grant.benefitId]),

@@ -175,4 +175,26 @@ describe("OrgScope on grants reads", () => {
     expect(statsA.get(fileId)).toEqual({ downloads: 1, downloaders: 1 });
     expect((await repo.downloadStats(db, scopeB, benefitId)).size).toBe(0);
   });
+
+  it("marks for revoke the scope's grants only (rolled back)", async () => {
+    const db = t.server.database.db;
+    const rollback = new Error("rollback");
+    await expect(
+      inTransaction(db, async (tx) => {
+        const now = new Date();
+        expect(
+          await repo.markForRevoke(tx, scopeOfSeller(b), repo.byBenefit(benefitId), now),
+        ).toEqual([]);
+        const marked = await repo.markForRevoke(
+          tx,
+          scopeOfSeller(a),
+          repo.byBenefit(benefitId),
+          now,
+        );
+        expect(marked.map((g) => g.id)).toContain(grantId);
+        throw rollback;
+      }),
+    ).rejects.toBe(rollback);
+    expect((await repo.findGrant(db, scopeOfSeller(a), grantId))?.pendingAction).toBeNull();
+  });
 });

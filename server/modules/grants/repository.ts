@@ -15,7 +15,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import {
   account,
@@ -137,14 +137,19 @@ export async function findGrant(db: Db, scope: OrgScope, id: string): Promise<Gr
 const live = or(isNotNull(benefitGrants.grantedAt), eq(benefitGrants.pendingAction, "grant"));
 
 /** Marks the live grants matching `where` for revocation and returns them (locked). */
-export async function markForRevoke(db: Db, where: SQL, now: Date): Promise<GrantRow[]> {
-  const ids = await db
+export async function markForRevoke(
+  tx: Tx,
+  scope: OrgScope,
+  where: SQL,
+  now: Date,
+): Promise<GrantRow[]> {
+  const ids = await tx
     .select({ id: benefitGrants.id })
     .from(benefitGrants)
-    .where(and(where, live))
+    .where(and(inScope(scope), where, live))
     .for("update");
   if (ids.length === 0) return [];
-  return db
+  return tx
     .update(benefitGrants)
     .set({ pendingAction: "revoke", modifiedAt: now })
     .where(

@@ -5,7 +5,7 @@
 // the change committed, and a third party that fails never fails the change itself.
 import { sql } from "drizzle-orm";
 import { fromDrizzle } from "pg-boss";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -36,7 +36,7 @@ export interface GrantQueueDeps {
 
 /** Queues the grant jobs of rows just marked, in the caller's transaction. */
 export async function enqueue(
-  tx: Db,
+  tx: Tx,
   deps: GrantQueueDeps,
   grants: { id: string }[],
 ): Promise<void> {
@@ -57,7 +57,7 @@ export interface PaidOrder {
 
 /** One grant per benefit of the product, scoped to the subscription when there is one, else the order. */
 export async function grantBenefitsForOrder(
-  tx: Db,
+  tx: Tx,
   deps: GrantQueueDeps,
   order: PaidOrder,
 ): Promise<void> {
@@ -94,42 +94,42 @@ export async function grantBenefitsForOrder(
   await enqueue(tx, deps, marked);
 }
 
+/** The row whose grants are revoked (a subscription, order, customer, benefit or product). */
+type Owner = { id: string; organizationId: string };
+
 async function revokeWhere(
-  tx: Db,
+  tx: Tx,
   deps: GrantQueueDeps,
-  where: Parameters<typeof repo.markForRevoke>[1],
+  owner: { organizationId: string },
+  where: Parameters<typeof repo.markForRevoke>[2],
 ): Promise<number> {
-  const marked = await repo.markForRevoke(tx, where, deps.clock.now());
+  const marked = await repo.markForRevoke(tx, scopeOfResource(owner), where, deps.clock.now());
   await enqueue(tx, deps, marked);
   return marked.length;
 }
 
-export const revokeBenefitsForSubscription = (
-  tx: Db,
-  deps: GrantQueueDeps,
-  subscription: { id: string },
-) => revokeWhere(tx, deps, repo.bySubscription(subscription.id));
-export const revokeBenefitsForOrder = (tx: Db, deps: GrantQueueDeps, orderId: string) =>
-  revokeWhere(tx, deps, repo.byOneTimeOrder(orderId));
-export const revokeBenefitsOfCustomer = (tx: Db, deps: GrantQueueDeps, customerId: string) =>
-  revokeWhere(tx, deps, repo.byCustomer(customerId));
+export const revokeBenefitsForSubscription = (tx: Tx, deps: GrantQueueDeps, subscription: Owner) =>
+  revokeWhere(tx, deps, subscription, repo.bySubscription(subscription.id));
+export const revokeBenefitsForOrder = (tx: Tx, deps: GrantQueueDeps, order: Owner) =>
+  revokeWhere(tx, deps, order, repo.byOneTimeOrder(order.id));
+export const revokeBenefitsOfCustomer = (tx: Tx, deps: GrantQueueDeps, customer: Owner) =>
+  revokeWhere(tx, deps, customer, repo.byCustomer(customer.id));
 /** A seat holder's grants from the purchase their seat belonged to. */
 export const revokeBenefitsOfSeatHolder = (
-  tx: Db,
+  tx: Tx,
   deps: GrantQueueDeps,
-  customerId: string,
-  scopeId: string,
-) => revokeWhere(tx, deps, repo.byCustomerScope(customerId, scopeId));
-export const revokeGrantsOfBenefit = (tx: Db, deps: GrantQueueDeps, benefitId: string) =>
-  revokeWhere(tx, deps, repo.byBenefit(benefitId));
+  seat: { organizationId: string; customerId: string; purchaseId: string },
+) => revokeWhere(tx, deps, seat, repo.byCustomerScope(seat.customerId, seat.purchaseId));
+export const revokeGrantsOfBenefit = (tx: Tx, deps: GrantQueueDeps, benefit: Owner) =>
+  revokeWhere(tx, deps, benefit, repo.byBenefit(benefit.id));
 export async function revokeBenefitsRemovedFromProduct(
-  tx: Db,
+  tx: Tx,
   deps: GrantQueueDeps,
-  productId: string,
+  product: Owner,
   removedBenefitIds: string[],
 ): Promise<number> {
   if (removedBenefitIds.length === 0) return 0;
-  return revokeWhere(tx, deps, repo.byProductBenefits(productId, removedBenefitIds));
+  return revokeWhere(tx, deps, product, repo.byProductBenefits(product.id, removedBenefitIds));
 }
 
 // Reading grants.

@@ -7,7 +7,7 @@
 // the account a till user with the customer's email linked through social sign-in (better-auth's
 // `account` table, provider "discord" or "github"). Discord's member-add also needs that user's
 // OAuth access token (scope guilds.join), which only the linked account has.
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import {
   issueLicenseKey,
@@ -25,8 +25,8 @@ export interface GrantsConfig {
   github: GitHubConfig;
 }
 
-export interface StrategyInput {
-  db: Db;
+export interface StrategyInput<D extends Db = Db> {
+  db: D;
   clock: Clock;
   config: GrantsConfig;
   grant: GrantRow;
@@ -34,11 +34,21 @@ export interface StrategyInput {
   customerEmail: string;
 }
 
-export interface Strategy {
-  remote: boolean;
-  grant(i: StrategyInput): Promise<Record<string, unknown>>;
-  revoke(i: StrategyInput): Promise<Record<string, unknown>>;
-}
+/**
+ * A local strategy writes in the grant's transaction; a remote one calls another service, so it
+ * runs before that transaction opens and gets the pool.
+ */
+export type Strategy =
+  | {
+      remote: false;
+      grant(i: StrategyInput<Tx>): Promise<Record<string, unknown>>;
+      revoke(i: StrategyInput<Tx>): Promise<Record<string, unknown>>;
+    }
+  | {
+      remote: true;
+      grant(i: StrategyInput): Promise<Record<string, unknown>>;
+      revoke(i: StrategyInput): Promise<Record<string, unknown>>;
+    };
 
 const custom: Strategy = { remote: false, grant: async () => ({}), revoke: async () => ({}) };
 

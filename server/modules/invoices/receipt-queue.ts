@@ -3,7 +3,7 @@
 // that take payments depend on nothing but the queue.
 import { sql } from "drizzle-orm";
 import { fromDrizzle } from "pg-boss";
-import type { Db } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 
 export const RECEIPT_MAIL_JOB = "invoices.receipt-mail";
@@ -16,7 +16,7 @@ export interface ReceiptMail {
 }
 
 export async function queueReceiptMail(
-  tx: Db,
+  tx: Tx,
   queue: QueueHandle | null,
   mail: ReceiptMail,
 ): Promise<void> {
@@ -38,7 +38,7 @@ export const RECEIPT_MAILS_PER_JOB = 100;
 
 /** queueReceiptMail for many orders: one statement, a job per RECEIPT_MAILS_PER_JOB mails. */
 export async function queueReceiptMails(
-  tx: Db,
+  tx: Tx,
   queue: QueueHandle | null,
   mails: ReceiptMail[],
 ): Promise<void> {

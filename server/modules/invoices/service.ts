@@ -5,7 +5,7 @@
 // kept in file storage and handed out as short-lived signed URLs.
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/customers.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
@@ -203,7 +203,7 @@ export async function updateOrderBilling(
   });
 }
 
-async function emitUpdated(tx: Db, deps: InvoiceDeps, row: OrderRow) {
+async function emitUpdated(tx: Tx, deps: InvoiceDeps, row: OrderRow) {
   const [data] = await renderOrders(tx, deps.baseUrl, [row]);
   await recordEvent(tx, deps.clock, {
     organizationId: row.organizationId,

@@ -2,7 +2,7 @@
 // prefix, expiry from ttl/timeframe, activation and usage limits), revoked with the grant, and read
 // and adjusted by the seller (status, usage, limits, expiry).
 import { randomBytes } from "node:crypto";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -178,7 +178,7 @@ function generateKey(prefix: string | null | undefined): string {
 
 /** Issues the grant's key, or grants its existing key again (a re-grant keeps the same key). */
 export async function issueLicenseKey(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   grant: { id: string; organizationId: string; customerId: string; benefitId: string },
   p: LicenseKeyBenefit,
@@ -204,7 +204,7 @@ export async function issueLicenseKey(
   return { license_key_id: row.id, display_key: displayKey(row.key) };
 }
 
-export async function revokeLicenseKey(tx: Db, clock: Clock, grantId: string): Promise<void> {
+export async function revokeLicenseKey(tx: Tx, clock: Clock, grantId: string): Promise<void> {
   const existing = await repo.keyOfGrant(tx, grantId);
   if (existing)
     await repo.updateKey(tx, existing.id, { status: "revoked", modifiedAt: clock.now() });

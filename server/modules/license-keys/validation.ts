@@ -4,7 +4,7 @@
 // caller learns nothing about keys it cannot use); activations not enabled or at their limit 403;
 // an increment past the usage limit 400. The key row is locked, so racing activations cannot pass
 // the limit and usage increments add up.
-import { type Db, inTransaction } from "../../../db/client.ts";
+import { type Tx, inTransaction } from "../../../db/client.ts";
 import { BadRequest, NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
@@ -27,14 +27,14 @@ const NOT_FOUND = "License key not found.";
  */
 export type KeyLookup = { scope: OrgScope } | "key-holder";
 
-function lockKey(tx: Db, by: KeyLookup, input: { organization_id: string; key: string }) {
+function lockKey(tx: Tx, by: KeyLookup, input: { organization_id: string; key: string }) {
   return by === "key-holder"
     ? repo.lockKeyByTextForKeyHolder(tx, input.organization_id, input.key)
     : repo.lockKeyByText(tx, by.scope, input.key);
 }
 
 async function usableKey(
-  tx: Db,
+  tx: Tx,
   deps: LicenseKeyDeps,
   by: KeyLookup,
   input: { organization_id: string; key: string },

@@ -3,6 +3,7 @@
 // an address already on the team returns that member, as Polar does.
 import { inTransaction } from "../../../db/client.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
+import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import * as repo from "./repository.ts";
 import { portalMemberOut, type PortalMemberCreate, type PortalMemberUpdate } from "./schemas.ts";
@@ -26,6 +27,7 @@ const teamOf = (c: CustomerContext): TeamOf => ({
 export async function listMyMembers(deps: MemberDeps, c: CustomerContext, page: Pagination) {
   const { rows, total } = await repo.membersOfCustomer(
     deps.db,
+    scopeOfCustomer(c),
     c.customerId,
     page.limit,
     offsetOf(page),
@@ -38,7 +40,7 @@ export async function addMyMember(deps: MemberDeps, c: CustomerContext, input: P
     refuse("portal", ["body", "role"], "A member cannot be added as owner: promote them after.");
   return guardUnique("portal", () =>
     inTransaction(deps.db, async (tx) => {
-      const existing = await repo.findByEmail(tx, c.customerId, input.email);
+      const existing = await repo.findByEmail(tx, scopeOfCustomer(c), c.customerId, input.email);
       if (existing) return portalMemberOut(existing);
       const row = await addMember(
         tx,

@@ -1,7 +1,10 @@
-// SQL for members. Every read names the customer (already scoped to the caller) or the caller's
-// organizations, and skips members of deleted customers.
+// SQL for members. Every read takes an OrgScope and names the customer whose team it reads (a
+// customer read under the same scope), or the caller's organizations; lists skip members of
+// deleted customers.
 import { and, asc, count, desc, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import { customers, members, type MemberRole } from "../../../db/schema/index.ts";
 import type { MemberRow } from "./schemas.ts";
 
@@ -15,18 +18,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function listMembers(
   db: Db,
-  organizationIds: readonly string[],
+  scope: OrgScope,
   filter: MemberFilter,
   sorting: { desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: MemberRow[]; total: number }> {
-  if (organizationIds.length === 0) return { rows: [], total: 0 };
+  if (scope.length === 0) return { rows: [], total: 0 };
   // A customer id that is not a UUID names no customer (and must not reach a uuid comparison).
   if (filter.customerId !== undefined && !UUID.test(filter.customerId))
     return { rows: [], total: 0 };
   const conds: (SQL | undefined)[] = [
-    inArray(members.organizationId, [...organizationIds]),
+    inScope(members.organizationId, scope),
     isNull(customers.deletedAt),
     filter.customerId ? eq(members.customerId, filter.customerId) : undefined,
     filter.externalCustomerId ? eq(customers.externalId, filter.externalCustomerId) : undefined,
@@ -52,13 +55,17 @@ export async function listMembers(
   return { rows: rows.map((r) => r.member), total: totals!.n };
 }
 
+const ofTeam = (scope: OrgScope, customerId: string) =>
+  and(inScope(members.organizationId, scope), eq(members.customerId, customerId));
+
 export async function membersOfCustomer(
   db: Db,
+  scope: OrgScope,
   customerId: string,
   limit: number,
   offset: number,
 ): Promise<{ rows: MemberRow[]; total: number }> {
-  const where = eq(members.customerId, customerId);
+  const where = ofTeam(scope, customerId);
   const [rows, [totals]] = await Promise.all([
     db
       .select()
@@ -74,6 +81,7 @@ export async function membersOfCustomer(
 
 export async function findMember(
   db: Db,
+  scope: OrgScope,
   customerId: string,
   by: { id: string } | { externalId: string },
 ): Promise<MemberRow | null> {
@@ -81,13 +89,14 @@ export async function findMember(
   const [row] = await db
     .select()
     .from(members)
-    .where(and(eq(members.customerId, customerId), key))
+    .where(and(ofTeam(scope, customerId), key))
     .limit(1);
   return row ?? null;
 }
 
 export async function findByEmail(
   db: Db,
+  scope: OrgScope,
   customerId: string,
   email: string,
   exceptId?: string,
@@ -97,7 +106,7 @@ export async function findByEmail(
     .from(members)
     .where(
       and(
-        eq(members.customerId, customerId),
+        ofTeam(scope, customerId),
         sql`lower(${members.email}) = lower(${email})`,
         exceptId ? ne(members.id, exceptId) : undefined,
       ),
@@ -106,11 +115,15 @@ export async function findByEmail(
   return row ?? null;
 }
 
-export async function findOwner(db: Db, customerId: string): Promise<MemberRow | null> {
+export async function findOwner(
+  db: Db,
+  scope: OrgScope,
+  customerId: string,
+): Promise<MemberRow | null> {
   const [row] = await db
     .select()
     .from(members)
-    .where(and(eq(members.customerId, customerId), eq(members.role, "owner")))
+    .where(and(ofTeam(scope, customerId), eq(members.role, "owner")))
     .limit(1);
   return row ?? null;
 }
@@ -136,7 +149,10 @@ export async function deleteMember(db: Db, id: string): Promise<void> {
   await db.delete(members).where(eq(members.id, id));
 }
 
-export async function membersByIds(db: Db, ids: string[]): Promise<MemberRow[]> {
+export async function membersByIds(db: Db, scope: OrgScope, ids: string[]): Promise<MemberRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(members).where(inArray(members.id, ids));
+  return db
+    .select()
+    .from(members)
+    .where(and(inScope(members.organizationId, scope), inArray(members.id, ids)));
 }

@@ -2,9 +2,9 @@
 // customer has at most one owner: promoting a member to owner moves ownership (the old owner becomes
 // a billing manager), and the owner can be neither demoted nor removed — ownership must be given to
 // someone else first. Every change records its member.* events in the same transaction.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { MemberRole } from "../../../db/schema/index.ts";
-import { organizationsForRead, type AuthContext } from "../../lib/auth-context.ts";
+import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { uniqueViolation } from "../../lib/db-errors.ts";
 import {
@@ -13,6 +13,7 @@ import {
   ResourceAlreadyExists,
   ResourceNotFound,
 } from "../../lib/errors.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { getCustomer } from "../customers/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -76,26 +77,29 @@ async function teamOf(tx: Db, clock: Clock, ctx: AuthContext, ref: CustomerRef):
 }
 
 export async function loadMember(tx: Db, team: TeamOf, ref: MemberRef): Promise<MemberRow> {
-  const found = await repo.findMember(tx, team.id, ref);
+  const found = await repo.findMember(tx, scopeOfResource(team), team.id, ref);
   if (!found) throw new ResourceNotFound("Member not found.");
   return found;
 }
 
-async function emitted(tx: Db, clock: Clock, type: string, row: MemberRow): Promise<void> {
+async function emitted(tx: Tx, clock: Clock, type: string, row: MemberRow): Promise<void> {
   await recordEvent(tx, clock, { organizationId: row.organizationId, type, data: memberOut(row) });
 }
 
 /** Adds a member, in the caller's transaction; the email must be free within the team. */
 export async function addMember(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   team: TeamOf,
   input: { email: string; name?: string | null; externalId?: string | null; role: MemberRole },
   surface: Surface,
 ): Promise<MemberRow> {
-  if (await repo.findByEmail(tx, team.id, input.email))
+  if (await repo.findByEmail(tx, scopeOfResource(team), team.id, input.email))
     refuse(surface, ["body", "email"], DUPLICATE_EMAIL);
-  if (input.externalId && (await repo.findMember(tx, team.id, { externalId: input.externalId })))
+  if (
+    input.externalId &&
+    (await repo.findMember(tx, scopeOfResource(team), team.id, { externalId: input.externalId }))
+  )
     refuse(surface, ["body", "external_id"], DUPLICATE_EXTERNAL_ID);
   const row = await repo.insertMember(tx, {
     organizationId: team.organizationId,
@@ -115,7 +119,7 @@ export async function addMember(
  * first turns the current owner into a billing manager (the index allows one owner at a time).
  */
 export async function changeMember(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   team: TeamOf,
   current: MemberRow,
@@ -126,7 +130,7 @@ export async function changeMember(
   const values: Partial<MemberRow> = {};
   if (input.name !== undefined) values.name = input.name;
   if (input.email && input.email !== current.email) {
-    if (await repo.findByEmail(tx, team.id, input.email, current.id))
+    if (await repo.findByEmail(tx, scopeOfResource(team), team.id, input.email, current.id))
       refuse(surface, ["body", "email"], DUPLICATE_EMAIL);
     values.email = input.email;
   }
@@ -138,7 +142,7 @@ export async function changeMember(
         "The owner cannot be demoted: make another member the owner instead.",
       );
     if (input.role === "owner") {
-      const owner = await repo.findOwner(tx, team.id);
+      const owner = await repo.findOwner(tx, scopeOfResource(team), team.id);
       if (owner) {
         const demoted = await repo.updateMember(tx, owner.id, {
           role: "billing_manager",
@@ -156,7 +160,7 @@ export async function changeMember(
 
 /** Removes a member, in the caller's transaction; never the owner. */
 export async function removeMember(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   current: MemberRow,
   surface: Surface,
@@ -176,7 +180,7 @@ export async function listMembers(
 ) {
   const { rows, total } = await repo.listMembers(
     deps.db,
-    organizationsForRead(ctx, undefined),
+    scopeOfCaller(ctx),
     {
       customerId: query.customer_id,
       externalCustomerId: query.external_customer_id,
@@ -199,7 +203,7 @@ export async function listCustomerMembers(
   const team = await teamOf(deps.db, deps.clock, ctx, customer);
   const { rows, total } = await repo.listMembers(
     deps.db,
-    [team.organizationId],
+    scopeOfResource(team),
     { customerId: team.id, role: query.role },
     query.sorting,
     page.limit,

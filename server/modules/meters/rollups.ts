@@ -14,7 +14,7 @@
 // The tick and linkCustomerEvents (which moves rollups between customer columns) take the same
 // advisory lock, so a tick never writes rollups from events read before a link changed them.
 import { sql, type SQL } from "drizzle-orm";
-import { inTransaction, queryRows, type Db } from "../../../db/client.ts";
+import { inTransaction, queryRows, type Db, type Tx } from "../../../db/client.ts";
 import {
   events,
   meterCustomerHourly,
@@ -167,7 +167,7 @@ async function rebuild(
 }
 
 async function rebuildStep(
-  tx: Db,
+  tx: Tx,
   p: Pending,
   horizon: number,
   chunk: number,
@@ -303,7 +303,7 @@ export function rollupStatement(
  * transaction, under the rollup lock, before the events are updated.
  */
 export async function moveCustomerRollups(
-  tx: Db,
+  tx: Tx,
   organizationId: string,
   customerId: string,
   externalId: string,

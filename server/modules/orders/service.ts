@@ -1,6 +1,6 @@
 // Orders: one per paid checkout (and later per renewal), with its line items and the amounts as
 // charged. Read by the seller through the API; written only by checkout fulfilment and refunds.
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
@@ -144,27 +144,27 @@ export function ordersForJob(db: Db, ids: string[]) {
 }
 
 /** The organization's next invoice number, taken in the caller's transaction (gapless). */
-export function nextInvoiceNumber(tx: Db, organizationId: string) {
+export function nextInvoiceNumber(tx: Tx, organizationId: string) {
   return repo.nextDocumentNumber(tx, organizationId, "invoice");
 }
 
 /** The organization's next receipt number, taken in the caller's transaction (gapless). */
-export function nextReceiptNumber(tx: Db, organizationId: string) {
+export function nextReceiptNumber(tx: Tx, organizationId: string) {
   return repo.nextDocumentNumber(tx, organizationId, "receipt");
 }
 
-export function lockOrder(tx: Db, scope: OrgScope, id: string) {
+export function lockOrder(tx: Tx, scope: OrgScope, id: string) {
   return repo.lockOrder(tx, scope, id);
 }
 
 /** For processor webhooks that name only the payment: see the repository's reader. */
-export function lockOrderByPaymentForProcessor(tx: Db, processorPaymentId: string) {
+export function lockOrderByPaymentForProcessor(tx: Tx, processorPaymentId: string) {
   return repo.lockOrderByPaymentForProcessor(tx, processorPaymentId);
 }
 
 /** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */
 export async function recordOrderRefund(
-  tx: Db,
+  tx: Tx,
   order: repo.OrderRow,
   amount: number,
   taxAmount: number,

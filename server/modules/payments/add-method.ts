@@ -120,7 +120,7 @@ async function storeMethod(
     if (setDefault)
       await makeDefaultMethod(
         tx,
-        ctx.organizationId,
+        scopeOfCustomer(ctx),
         ctx.customerId,
         saved.processorPaymentMethodId,
         now,

@@ -13,9 +13,9 @@ import {
   defaultPaymentMethod,
   defaultPaymentMethods,
   lastPaymentOfOrder,
-  makeCardDefault,
   processorCustomerId,
 } from "./queries.ts";
+import { makeCardDefault } from "./service.ts";
 import * as repo from "./repository.ts";
 
 let t: TestServer;

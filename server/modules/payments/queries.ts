@@ -6,7 +6,6 @@ import {
   listPaymentMethods,
   listPaymentMethodsOfCustomers,
   listPayments as listPaymentRows,
-  makeDefaultMethod,
   succeededPaymentForProcessor,
   type PaymentMethodRow,
   type PaymentRow,
@@ -73,20 +72,4 @@ export async function lastPaymentOfOrder(db: Db, scope: OrgScope, orderId: strin
     0,
   );
   return rows[0] ?? null;
-}
-
-/** Makes one of the customer's live cards the default; false when it is not theirs. */
-export async function makeCardDefault(
-  db: Db,
-  scope: OrgScope,
-  customerId: string,
-  paymentMethodId: string,
-  now: Date,
-): Promise<boolean> {
-  const mine = (await listPaymentMethods(db, scope, customerId)).find(
-    (m) => m.id === paymentMethodId,
-  );
-  if (!mine) return false;
-  await makeDefaultMethod(db, mine.organizationId, customerId, mine.processorPaymentMethodId, now);
-  return true;
 }

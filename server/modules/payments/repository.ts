@@ -3,7 +3,7 @@
 // named for a processor's webhook.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import {
   paymentMethods,
   sandboxCharges,
@@ -13,6 +13,7 @@ import {
   stripeEvents,
 } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 
 export type ConfirmationTokenRow = typeof sandboxConfirmationTokens.$inferSelect;
 
@@ -329,23 +330,24 @@ export async function deleteCustomerMethod(
 }
 
 /** Makes the customer's live method with this processor id the default (and no other). */
+/** Two updates that must commit together, so the customer never has two defaults or none. */
 export async function makeDefaultMethod(
-  db: Db,
-  organizationId: string,
+  tx: Tx,
+  scope: OrgScope,
   customerId: string,
   processorPaymentMethodId: string,
   now: Date,
 ): Promise<void> {
   const mine = and(
-    eq(paymentMethods.organizationId, organizationId),
+    inScope(paymentMethods.organizationId, scope),
     eq(paymentMethods.customerId, customerId),
     isNull(paymentMethods.deletedAt),
   );
-  await db
+  await tx
     .update(paymentMethods)
     .set({ isDefault: false, modifiedAt: now })
     .where(and(mine, eq(paymentMethods.isDefault, true)));
-  await db
+  await tx
     .update(paymentMethods)
     .set({ isDefault: true, modifiedAt: now })
     .where(and(mine, eq(paymentMethods.processorPaymentMethodId, processorPaymentMethodId)));

@@ -4,7 +4,7 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
-import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { paymentOut, type PaymentListQuery } from "./schemas.ts";
@@ -15,6 +15,8 @@ import {
   listPayments as listPaymentRows,
   insertPayments,
   insertPaymentMethod,
+  listPaymentMethods,
+  makeDefaultMethod,
   recordStripeEvent,
   stripeEventSeen,
 } from "./repository.ts";
@@ -161,4 +163,22 @@ export async function deleteCustomerPaymentMethod(
   return inTransaction(db, (tx) =>
     deleteCustomerMethod(tx, scopeOfResource(customer), customer.customerId, id, clock.now()),
   );
+}
+
+/** Makes one of the customer's live cards the default; false when it is not theirs. */
+export async function makeCardDefault(
+  db: Db,
+  scope: OrgScope,
+  customerId: string,
+  paymentMethodId: string,
+  now: Date,
+): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
+    const mine = (await listPaymentMethods(tx, scope, customerId)).find(
+      (m) => m.id === paymentMethodId,
+    );
+    if (!mine) return false;
+    await makeDefaultMethod(tx, scope, customerId, mine.processorPaymentMethodId, now);
+    return true;
+  });
 }

@@ -36,7 +36,7 @@ export async function updateProductBenefits(
     await revokeBenefitsRemovedFromProduct(
       tx,
       { clock: deps.clock, queue: deps.queue ?? null },
-      id,
+      current,
       before.filter((b) => !benefitIds.includes(b)),
     );
     const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });

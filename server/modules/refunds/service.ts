@@ -158,7 +158,7 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
       amount: succeeded.amount + succeeded.taxAmount,
     });
     await emit("order.updated", orderData);
-    if (succeeded.revokeBenefits) await revokeBenefitsForOrder(tx, deps, order.id);
+    if (succeeded.revokeBenefits) await revokeBenefitsForOrder(tx, deps, order);
     return refundOut(succeeded);
   });
 }

@@ -44,10 +44,11 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       `The sandbox clock only moves forward; it is now ${current.toISOString()}.`,
       "value_error",
     );
-  await runDueUntil(deps, scopeOfCaller(ctx, orgId), clock, target);
+  const scope = scopeOfCaller(ctx, orgId);
+  await runDueUntil(deps, scope, clock, target);
   // Checkout sessions live in real time but expire in the organization's: moving past a
   // session's expiry expires it, as the minute job would when that time comes.
-  await expireCheckouts(deps.checkouts, { organizationId: orgId, at: target });
+  await expireCheckouts(deps.checkouts, { scope, at: target });
   const wanted = target.getTime() - deps.clock.now().getTime();
   const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());
   // The answer names the target itself (the clock runs on from it in real time).

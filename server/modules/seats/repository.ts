@@ -2,7 +2,7 @@
 // customer's (and through the buyer who owns the purchase), or the purchase's own; a claim finds
 // its seat by the invitation token's hash only, the token being the credential.
 import { and, asc, count, eq, inArray, ne, sql } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { customerSeats } from "../../../db/schema/index.ts";
 import type { SeatRow } from "./schemas.ts";
@@ -27,7 +27,7 @@ const ofPurchase = (scope: OrgScope, p: Purchase) =>
  * Serializes assignments to one purchase until the transaction ends, so two concurrent assigns
  * cannot both take the last free seat.
  */
-export async function lockPurchase(tx: Db, purchaseId: string): Promise<void> {
+export async function lockPurchase(tx: Tx, purchaseId: string): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${purchaseId}, 0))`);
 }
 
@@ -160,11 +160,12 @@ export async function claimedSubscriptionIds(
 
 /** Revokes every live seat of a subscription that has ended; returns the seats as revoked. */
 export async function revokeLiveSeatsOfSubscription(
-  db: Db,
+  tx: Tx,
+  scope: OrgScope,
   subscriptionId: string,
   now: Date,
 ): Promise<SeatRow[]> {
-  return db
+  return tx
     .update(customerSeats)
     .set({
       status: "revoked",
@@ -175,7 +176,11 @@ export async function revokeLiveSeatsOfSubscription(
       modifiedAt: now,
     })
     .where(
-      and(eq(customerSeats.subscriptionId, subscriptionId), ne(customerSeats.status, "revoked")),
+      and(
+        inScope(scope),
+        eq(customerSeats.subscriptionId, subscriptionId),
+        ne(customerSeats.status, "revoked"),
+      ),
     )
     .returning();
 }

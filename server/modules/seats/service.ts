@@ -4,7 +4,7 @@
 // serialized by a lock and counted inside it. Each change records its customer_seat.* event in its
 // own transaction; the invitation mail is sent after the commit (a crash in between loses only the
 // mail, and resend issues a new link).
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
@@ -55,17 +55,19 @@ export interface SeatDeps {
 const INVITATION_TTL_MS = 24 * 60 * 60 * 1000;
 
 export async function renderSeat(db: Db, row: SeatRow): Promise<SeatOut> {
-  const [member] = row.memberId ? await membersByIds(db, [row.memberId]) : [];
+  const [member] = row.memberId ? await membersByIds(db, scopeOfResource(row), [row.memberId]) : [];
   return seatOut(row, member ?? null);
 }
 
 async function renderSeats(db: Db, rows: SeatRow[]) {
   const ids = rows.map((r) => r.memberId).filter((m): m is string => m !== null);
-  const members = new Map((await membersByIds(db, ids)).map((m) => [m.id, m]));
+  const members = new Map(
+    (await membersByIds(db, scopeOfResource(...rows), ids)).map((m) => [m.id, m]),
+  );
   return rows.map((r) => seatOut(r, r.memberId ? (members.get(r.memberId) ?? null) : null));
 }
 
-async function emit(tx: Db, clock: Clock, type: string, row: SeatRow) {
+async function emit(tx: Tx, clock: Clock, type: string, row: SeatRow) {
   await recordEvent(tx, clock, {
     organizationId: row.organizationId,
     type,
@@ -96,7 +98,7 @@ type HolderInput = Pick<
 
 /** The person a seat goes to, as a customer of the organization (created for a new email). */
 async function holderOf(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   p: PurchaseOfSeats,
   input: HolderInput,
@@ -117,6 +119,7 @@ async function holderOf(
   if (input.member_id || input.external_member_id) {
     member = await memberOfTeam(
       tx,
+      scopeOfResource(p),
       p.billingCustomerId,
       input.member_id ? { id: input.member_id } : { externalId: input.external_member_id! },
     );
@@ -200,7 +203,7 @@ export async function assignSeat(
  * The buyer holding a seat already has the purchase's benefits, so nothing more is granted.
  */
 export async function claimInTransaction(
-  tx: Db,
+  tx: Tx,
   deps: SeatDeps,
   seat: SeatRow,
   p: PurchaseOfSeats,
@@ -209,7 +212,7 @@ export async function claimInTransaction(
   let memberId = seat.memberId;
   if (!memberId) {
     const member =
-      (await memberOfTeamByEmail(tx, team.id, seat.email)) ??
+      (await memberOfTeamByEmail(tx, scopeOfResource(team), team.id, seat.email)) ??
       (await addMember(tx, deps.clock, team, { email: seat.email, role: "member" }, "seller"));
     memberId = member.id;
   }
@@ -235,7 +238,7 @@ export async function claimInTransaction(
   return row;
 }
 
-type SeatLocker = (tx: Db, id: string) => Promise<SeatRow | null>;
+type SeatLocker = (tx: Tx, id: string) => Promise<SeatRow | null>;
 
 /** Revokes a seat: its holder loses the benefits it gave; the seat is free for someone else. */
 export async function revokeSeat(deps: SeatDeps, lock: SeatLocker, id: string) {
@@ -248,12 +251,11 @@ export async function revokeSeat(deps: SeatDeps, lock: SeatLocker, id: string) {
       seat.customerId &&
       seat.customerId !== seat.billingCustomerId
     ) {
-      await revokeBenefitsOfSeatHolder(
-        tx,
-        deps,
-        seat.customerId,
-        seat.subscriptionId ?? seat.orderId!,
-      );
+      await revokeBenefitsOfSeatHolder(tx, deps, {
+        organizationId: seat.organizationId,
+        customerId: seat.customerId,
+        purchaseId: seat.subscriptionId ?? seat.orderId!,
+      });
       await recordCustomerState(tx, deps.clock, { ...seat, customerId: seat.customerId });
     }
     const now = deps.clock.now();

@@ -1,18 +1,21 @@
 // When a subscription ends, its seats end with it, in the transaction that ends it: each live seat
 // is revoked with customer_seat.revoked. The holders' benefits are revoked with the subscription's
 // own grants, so nothing more is taken back here. Imports nothing from subscriptions, which calls it.
-import type { Db } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { seatOut } from "./schemas.ts";
 
 export async function revokeSeatsOfSubscription(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
-  subscriptionId: string,
+  subscription: { id: string; organizationId: string },
 ): Promise<void> {
-  for (const row of await repo.revokeLiveSeatsOfSubscription(tx, subscriptionId, clock.now()))
+  const now = clock.now();
+  const scope = scopeOfResource(subscription);
+  for (const row of await repo.revokeLiveSeatsOfSubscription(tx, scope, subscription.id, now))
     await recordEvent(tx, clock, {
       organizationId: row.organizationId,
       type: "customer_seat.revoked",

@@ -4,7 +4,7 @@
 // charges nothing: its order totals the (negative) credit, which goes to the customer's balance. As
 // Polar, a declined charge leaves the subscription as it was: the decline is recorded as a payment
 // and the request answered 402.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { insertOrderOnce, renderOrders } from "../orders/service.ts";
@@ -28,7 +28,7 @@ export interface ChangeCharge {
   lines: { label: string; amount: number }[];
   now: Date;
   /** Applies the change, in the order's transaction. */
-  apply: (tx: Db) => Promise<void>;
+  apply: (tx: Tx) => Promise<void>;
 }
 
 export async function chargeChangeNow(

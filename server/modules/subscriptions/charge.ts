@@ -1,7 +1,7 @@
 // Off-session charges of a subscription: the customer's default saved payment method, through the
 // processor, under an idempotency key per (subscription, period, attempt) so a renewal re-run after
 // a crash asks the processor the same question and gets the same answer instead of a second charge.
-import type { Db } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ServiceUnavailable } from "../../lib/errors.ts";
 import type { ChargeResult, DeclineCode } from "../payments/processor.ts";
@@ -28,7 +28,7 @@ export type OffSessionOutcome = { attempt: Attempt | null } & (
  * in the transaction that applies its outcome; once per idempotency key.
  */
 export async function recordAttempt(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   deps: Pick<BillingDeps, "processor">,
   s: SubscriptionRow,

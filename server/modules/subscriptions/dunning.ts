@@ -4,7 +4,7 @@
 // subscription ends as the organization chose (Polar's default: revoked, status canceled; or
 // unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
 // each failure, once the change has committed.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
@@ -136,7 +136,7 @@ export async function retryPayment(
 
 /** The last retry failed: the order is voided and the subscription ends with its benefits. */
 async function endForNonPayment(
-  tx: Db,
+  tx: Tx,
   deps: BillingDeps,
   s: repo.SubscriptionRow,
   order: OrderRow,
@@ -175,7 +175,7 @@ async function endForNonPayment(
     "subscription.revoked",
   ]);
   await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
-  await revokeSeatsOfSubscription(tx, clock, ended.id);
+  await revokeSeatsOfSubscription(tx, clock, ended);
   await recordCustomerState(tx, clock, s);
   return voided;
 }

@@ -1,12 +1,12 @@
 // Recording a subscription's webhook events inside the transaction of its change, in Polar's order.
-import type { Db } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import type { SubscriptionRow } from "./repository.ts";
 import { recordCustomerState, renderSubscription } from "./service.ts";
 
 export async function recordSubscriptionEvents(
-  tx: Db,
+  tx: Tx,
   deps: { clock: Clock; baseUrl: string },
   row: SubscriptionRow,
   types: string[],

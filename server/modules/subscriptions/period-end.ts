@@ -41,7 +41,7 @@ export async function endAtPeriodEnd(
       "subscription.revoked",
     ]);
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, ended);
-    await revokeSeatsOfSubscription(tx, clock, ended.id);
+    await revokeSeatsOfSubscription(tx, clock, ended);
     await recordCustomerState(tx, clock, s);
     return true;
   });

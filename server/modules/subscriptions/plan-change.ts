@@ -7,7 +7,7 @@
 // `prorate` carries the difference to the next cycle order; `next_period` records a pending update applied at renewal;
 // `reset` switches now and starts a new period at once, charged in full.
 import { randomUUID } from "node:crypto";
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
@@ -244,7 +244,7 @@ async function switchProduct(
 
 /** A change applied at the period's end (`next_period`): recorded on the row, announced now. */
 export async function schedulePendingUpdate(
-  tx: Db,
+  tx: Tx,
   deps: Pick<BillingDeps, "clock" | "baseUrl">,
   s: repo.SubscriptionRow,
   now: Date,

@@ -5,7 +5,7 @@
 // the row's own time and does nothing, so extra jobs are harmless.
 import { sql } from "drizzle-orm";
 import { fromDrizzle } from "pg-boss";
-import type { Db } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { offsetOfOrganization } from "../sandbox-clock/queries.ts";
 import type { SubscriptionRow } from "./repository.ts";
@@ -65,7 +65,7 @@ export function nextActionOf(
 }
 
 export async function scheduleAt(
-  tx: Db,
+  tx: Tx,
   queue: QueueHandle | null,
   s: SubscriptionRow,
   at: Date | null,
@@ -89,7 +89,7 @@ export async function scheduleAt(
 }
 
 export function scheduleNext(
-  tx: Db,
+  tx: Tx,
   queue: QueueHandle | null,
   s: SubscriptionRow,
   pendingAttemptAt: Date | null = null,
@@ -102,7 +102,7 @@ export function scheduleNext(
  * already written (a batch of renewals): one insert of one job per window they fall in.
  */
 export async function queueWakeUps(
-  tx: Db,
+  tx: Tx,
   queue: QueueHandle | null,
   organizationId: string,
   rows: SubscriptionRow[],

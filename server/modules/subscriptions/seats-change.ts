@@ -5,7 +5,7 @@
 // at renewal, `reset` starts a new period at once. Seats cannot go below those assigned. As for a
 // plan change, the discount of the period is netted from the old and the new seats' amounts before
 // they are prorated, so a fixed discount is not counted twice.
-import { inTransaction } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
@@ -62,15 +62,12 @@ export async function changeSeats(
   const oldAmount = seatAmount(tiers, s.seats) ?? 0;
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
   const clock = fixedClock(now);
-  const assertAssigned = async (tx: Parameters<typeof repo.lockAndCountLiveSeats>[0]) => {
+  const assertAssigned = async (tx: Tx) => {
     const assigned = await repo.lockAndCountLiveSeats(tx, scopeOfResource(s), s.id);
     if (seats < assigned)
       throw invalidSeats(`${assigned} seats are assigned: revoke some before going below that.`);
   };
-  const switchSeats = async (
-    tx: Parameters<typeof repo.lockAndCountLiveSeats>[0],
-    carried: number,
-  ) => {
+  const switchSeats = async (tx: Tx, carried: number) => {
     const locked = (await repo.lockSubscription(tx, scopeOfResource(s), s.id))!;
     const row = await repo.updateSubscription(tx, s.id, {
       seats,

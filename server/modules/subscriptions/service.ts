@@ -1,7 +1,7 @@
 // Subscriptions: created active (or trialing) when a recurring checkout is paid, read by the seller
 // and the portal. Changes are in update.ts; the billing engine (due.ts: renewal.ts, dunning.ts,
 // period-end.ts) works each subscription at its next boundary, scheduled by schedule.ts.
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
@@ -111,7 +111,7 @@ export interface NewSubscription {
  * one is billed at each cycle), and its renewal scheduled in the same transaction.
  */
 export async function createSubscription(
-  tx: Db,
+  tx: Tx,
   deps: { clock: Clock; queue: QueueHandle | null },
   input: NewSubscription,
 ) {
@@ -154,7 +154,7 @@ export async function createSubscription(
  * customer: the customer is read under its organization.
  */
 export async function recordCustomerState(
-  tx: Db,
+  tx: Tx,
   clock: Clock,
   owner: { organizationId: string; customerId: string },
 ): Promise<void> {

@@ -3,7 +3,7 @@
 // change metadata or discount, and change the plan (plan-change.ts). Each change takes the row lock,
 // runs on the organization's clock, records its events and customer.state_changed in the same
 // transaction, and re-schedules the subscription's next boundary.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
@@ -95,7 +95,7 @@ export async function updateSubscription(
  * in the scope, that of the row the caller revokes it through).
  */
 export async function revokeSubscriptionNow(
-  tx: Db,
+  tx: Tx,
   deps: SubscriptionDeps,
   clock: Clock,
   scope: OrgScope,
@@ -128,7 +128,7 @@ interface Change {
 }
 
 async function applyChange(
-  tx: Db,
+  tx: Tx,
   deps: UpdateDeps,
   clock: Clock,
   s: repo.SubscriptionRow,
@@ -153,7 +153,7 @@ async function applyChange(
       null,
     );
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
-    await revokeSeatsOfSubscription(tx, clock, row.id);
+    await revokeSeatsOfSubscription(tx, clock, row);
     await releaseHoldsOfSubscription(tx, balanceOwnerOf(row), row.id, now);
     // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
     const pending = await pendingOrderOfSubscription(tx, s);

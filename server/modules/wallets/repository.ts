@@ -1,7 +1,9 @@
 // All SQL of wallets. A wallet's balance is never stored: it is the sum of its ledger, read under
 // the wallet row's lock whenever it is about to change, so concurrent writers queue on the row.
 import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
 import {
   walletTransactions,
   wallets,
@@ -33,13 +35,13 @@ const ofKey = (k: WalletKey) =>
   );
 
 /** The wallet, locked until the transaction ends; null when the customer has none. */
-export async function lockWallet(tx: Db, k: WalletKey): Promise<WalletRow | null> {
+export async function lockWallet(tx: Tx, k: WalletKey): Promise<WalletRow | null> {
   const [row] = await tx.select().from(wallets).where(ofKey(k)).for("update");
   return row ?? null;
 }
 
 /** The wallet, created on first use (a concurrent creation is absorbed), then locked. */
-export async function lockOrCreateWallet(tx: Db, k: WalletKey, now: Date): Promise<WalletRow> {
+export async function lockOrCreateWallet(tx: Tx, k: WalletKey, now: Date): Promise<WalletRow> {
   await tx
     .insert(wallets)
     .values({ ...k, createdAt: now })
@@ -47,7 +49,7 @@ export async function lockOrCreateWallet(tx: Db, k: WalletKey, now: Date): Promi
   return (await lockWallet(tx, k))!;
 }
 
-export async function balanceOf(tx: Db, walletId: string): Promise<number> {
+export async function balanceOf(tx: Tx, walletId: string): Promise<number> {
   const [row] = await tx
     .select({ n: sql<string>`coalesce(sum(${walletTransactions.amount}), 0)` })
     .from(walletTransactions)
@@ -58,7 +60,7 @@ export async function balanceOf(tx: Db, walletId: string): Promise<number> {
 export type WalletTransactionRow = typeof walletTransactions.$inferSelect;
 
 export async function transactionOf(
-  tx: Db,
+  tx: Tx,
   walletId: string,
   reason: WalletReason,
   reference: string,
@@ -78,7 +80,7 @@ export async function transactionOf(
 
 /** Appends a movement; one with the same (wallet, reason, reference) already there wins. */
 export async function appendTransaction(
-  tx: Db,
+  tx: Tx,
   row: typeof walletTransactions.$inferInsert,
 ): Promise<void> {
   await tx.insert(walletTransactions).values(row).onConflictDoNothing();
@@ -90,7 +92,7 @@ export async function appendTransaction(
 
 /** Points the hold taken for `reference` (before the order existed) at the order. */
 export async function linkOrder(
-  tx: Db,
+  tx: Tx,
   walletId: string,
   reference: string,
   orderId: string,
@@ -109,7 +111,7 @@ export async function linkOrder(
 
 /** Holds of a subscription no order took and nothing gave back yet. */
 export async function openHoldsOfSubscription(
-  tx: Db,
+  tx: Tx,
   walletId: string,
   subscriptionId: string,
 ): Promise<WalletTransactionRow[]> {
@@ -132,7 +134,7 @@ export async function openHoldsOfSubscription(
 /** Customers among `customerIds` with a wallet in `currency` (the rest have nothing to spend). */
 export async function customersWithWallets(
   db: Db,
-  organizationId: string,
+  scope: OrgScope,
   customerIds: string[],
   currency: string,
 ): Promise<Set<string>> {
@@ -142,7 +144,7 @@ export async function customersWithWallets(
     .from(wallets)
     .where(
       and(
-        eq(wallets.organizationId, organizationId),
+        inScope(wallets.organizationId, scope),
         inArray(wallets.customerId, customerIds),
         eq(wallets.currency, currency),
         eq(wallets.type, "billing"),
@@ -157,15 +159,13 @@ export type WalletSort = keyof typeof SORTS;
 /** A customer's own wallets, as the portal lists them. */
 export async function listCustomerWallets(
   db: Db,
-  owner: { organizationId: string; customerId: string },
+  scope: OrgScope,
+  customerId: string,
   sorting: { key: WalletSort; desc: boolean }[],
   limit: number,
   offset: number,
 ): Promise<{ rows: WalletWithBalance[]; total: number }> {
-  const where = and(
-    eq(wallets.organizationId, owner.organizationId),
-    eq(wallets.customerId, owner.customerId),
-  );
+  const where = and(inScope(wallets.organizationId, scope), eq(wallets.customerId, customerId));
   const order: SQL[] = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
   const [rows, [totals]] = await Promise.all([
     db
@@ -185,7 +185,8 @@ export async function listCustomerWallets(
 
 export async function customerWalletById(
   db: Db,
-  owner: { organizationId: string; customerId: string },
+  scope: OrgScope,
+  customerId: string,
   id: string,
 ): Promise<WalletWithBalance | null> {
   const [row] = await db
@@ -194,8 +195,8 @@ export async function customerWalletById(
     .where(
       and(
         eq(wallets.id, id),
-        eq(wallets.organizationId, owner.organizationId),
-        eq(wallets.customerId, owner.customerId),
+        inScope(wallets.organizationId, scope),
+        eq(wallets.customerId, customerId),
       ),
     );
   return row ? { ...row.wallet, balance: Number(row.balance) } : null;

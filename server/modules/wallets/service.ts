@@ -4,8 +4,10 @@
 // An order's spend is taken before its charge (renewals charge outside any transaction) under the
 // order's billing key: a re-run of the same renewal finds the same hold and charges the same
 // remainder, and a second order racing for the same credit waits on the lock and sees it spent.
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { WalletReason } from "../../../db/schema/index.ts";
+import type { CustomerContext } from "../../lib/customer-context.ts";
+import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import * as repo from "./repository.ts";
@@ -22,7 +24,7 @@ const billing = (o: BalanceOwner): repo.WalletKey => ({ ...o, type: "billing" })
 
 /** Credits the customer's balance (creating the wallet on first credit); once per reference. */
 export async function creditBalance(
-  tx: Db,
+  tx: Tx,
   owner: BalanceOwner,
   c: {
     amount: number;
@@ -88,7 +90,7 @@ export async function holdBalances(
       currency,
       await repo.customersWithWallets(
         db,
-        organizationId,
+        scopeOfResource({ organizationId }),
         [...new Set(holds.filter((h) => h.currency === currency).map((h) => h.customerId))],
         currency,
       ),
@@ -121,7 +123,7 @@ export interface BalanceOrder {
  * In the order's transaction, its effect on the balance: the hold it spent now names it, and a
  * negative total (a credit larger than what the order bills) is credited, as Polar does.
  */
-export async function settleOrderBalance(tx: Db, order: BalanceOrder, now: Date): Promise<void> {
+export async function settleOrderBalance(tx: Tx, order: BalanceOrder, now: Date): Promise<void> {
   if (order.appliedBalanceAmount < 0 && order.billingKey) {
     const wallet = await repo.lockWallet(tx, billing(order));
     if (wallet) await repo.linkOrder(tx, wallet.id, order.billingKey, order.id);
@@ -139,7 +141,7 @@ export async function settleOrderBalance(tx: Db, order: BalanceOrder, now: Date)
 
 /** Gives back a hold no order took (its period was renewed some other way); once. */
 export async function releaseHold(
-  tx: Db,
+  tx: Tx,
   owner: BalanceOwner,
   reference: string,
   now: Date,
@@ -163,7 +165,7 @@ export async function releaseHold(
  * no retry will make the order): the hold goes back.
  */
 export async function releaseHoldsOfSubscription(
-  tx: Db,
+  tx: Tx,
   owner: BalanceOwner,
   subscriptionId: string,
   now: Date,
@@ -183,7 +185,7 @@ export async function releaseHoldsOfSubscription(
 
 /** A voided order will never be collected: the balance it spent goes back (as Polar's void). */
 export async function returnBalanceOfVoidedOrder(
-  tx: Db,
+  tx: Tx,
   order: {
     id: string;
     organizationId: string;
@@ -207,17 +209,16 @@ export async function returnBalanceOfVoidedOrder(
   });
 }
 
-type PortalOwner = { organizationId: string; customerId: string };
-
 export async function listCustomerWallets(
   db: Db,
-  owner: PortalOwner,
+  owner: CustomerContext,
   sorting: { key: repo.WalletSort; desc: boolean }[],
   page: Pagination,
 ) {
   const { rows, total } = await repo.listCustomerWallets(
     db,
-    owner,
+    scopeOfCustomer(owner),
+    owner.customerId,
     sorting,
     page.limit,
     offsetOf(page),
@@ -227,10 +228,10 @@ export async function listCustomerWallets(
 
 export async function getCustomerWallet(
   db: Db,
-  owner: PortalOwner,
+  owner: CustomerContext,
   id: string,
 ): Promise<CustomerWallet> {
-  const row = await repo.customerWalletById(db, owner, id);
+  const row = await repo.customerWalletById(db, scopeOfCustomer(owner), owner.customerId, id);
   if (!row) throw new ResourceNotFound();
   return serializeWallet(row);
 }

@@ -6,7 +6,7 @@
 // A job whose workers died RETRY_LIMIT times (one that kills its worker, say) is not handed back
 // again: pg-boss would give up on it quietly, so its event is ended as failed with it.
 import type { PgBoss } from "pg-boss";
-import type { Db } from "../../../db/client.ts";
+import { type Db, inTransaction } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { activeJobs, bossDb, endPending } from "./delivery-repository.ts";
@@ -78,7 +78,7 @@ export class Claims {
       this.#d.log.info({ count: again.length }, `delivery jobs handed back: ${why}`);
     }
     if (spent.length > 0) {
-      const { given, eventIds } = await this.#d.db.transaction(async (tx) => {
+      const { given, eventIds } = await inTransaction(this.#d.db, async (tx) => {
         // No output object: through this transaction's driver (postgres.js) pg-boss's jsonb parameter
         // would go unserialized; the log line below carries the reason.
         const result = await this.#d.boss.fail(DELIVER_JOB, spent.map(attempt), null, {

@@ -2,7 +2,7 @@
 // batch of jobs needs, the FIFO question, recording attempts, and disabling failing endpoints.
 import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { fromDrizzle, type Db as BossDb, type DrizzleTransactionLike } from "pg-boss";
-import { rowsOf, type Db } from "../../../db/client.ts";
+import { rowsOf, type Db, type Tx } from "../../../db/client.ts";
 import {
   member,
   user,
@@ -26,7 +26,7 @@ export interface OutboxRow {
 }
 
 /** Committed, not yet fanned-out outbox rows, oldest first, locked for this transaction. */
-export async function claimUndispatched(tx: Db, limit: number): Promise<OutboxRow[]> {
+export async function claimUndispatched(tx: Tx, limit: number): Promise<OutboxRow[]> {
   const e = webhookEvents;
   return tx
     .select({
@@ -55,7 +55,7 @@ export async function enabledEndpoints(tx: Db, scope: OrgScope): Promise<Endpoin
 }
 
 export async function insertEndpointEvents(
-  tx: Db,
+  tx: Tx,
   values: (typeof webhookEndpointEvents.$inferInsert)[],
 ): Promise<{ id: string; endpointId: string; seq: number }[]> {
   if (values.length === 0) return [];
@@ -66,7 +66,7 @@ export async function insertEndpointEvents(
   });
 }
 
-export async function markDispatched(tx: Db, ids: string[], at: Date): Promise<void> {
+export async function markDispatched(tx: Tx, ids: string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
   await tx.update(webhookEvents).set({ dispatchedAt: at }).where(inArray(webhookEvents.id, ids));
 }
@@ -122,7 +122,7 @@ export interface AttemptRecord {
 }
 
 /** One delivery row per attempt and the event's new state, in the caller's transaction. */
-export async function recordAttempts(tx: Db, records: AttemptRecord[]): Promise<void> {
+export async function recordAttempts(tx: Tx, records: AttemptRecord[]): Promise<void> {
   if (records.length === 0) return;
   await tx.insert(webhookDeliveries).values(
     records.map((r) => ({
@@ -157,7 +157,7 @@ export async function recordAttempts(tx: Db, records: AttemptRecord[]): Promise<
 
 /** Ends events still pending: skipped (not to be sent), or failed (no job is left to send them). */
 export async function endPending(
-  tx: Db,
+  tx: Tx,
   ids: string[],
   status: "skipped" | "failed",
   at: Date,
@@ -189,7 +189,7 @@ export async function lastCompletedAllFailed(
 
 /** Disables an enabled endpoint and skips its pending events; null when it was not enabled. */
 export async function disableEndpoint(
-  tx: Db,
+  tx: Tx,
   endpointId: string,
   at: Date,
 ): Promise<EndpointRow | null> {
@@ -320,6 +320,6 @@ export async function activeJobs(
 }
 
 /** The transaction as pg-boss's database, so jobs are inserted and completed inside it. */
-export function bossDb(tx: Db): BossDb {
+export function bossDb(tx: Tx): BossDb {
   return fromDrizzle(tx as unknown as DrizzleTransactionLike, sql);
 }

@@ -4,7 +4,7 @@
 // which is atomic by itself.
 import type { SQL } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import { webhookEvents } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 
@@ -37,13 +37,13 @@ export function outboxInsert(db: Db, row: OutboxRow | { [K in keyof OutboxRow]: 
   return db.insert(webhookEvents).values(row).returning({ id: webhookEvents.id });
 }
 
-export async function recordEvent(tx: Db, clock: Clock, event: OutboxEvent): Promise<string> {
+export async function recordEvent(tx: Tx, clock: Clock, event: OutboxEvent): Promise<string> {
   const [row] = await outboxInsert(tx, outboxRow(clock, event));
   return row!.id;
 }
 
 /** Many events in one statement, recorded (and later delivered) in the order given. */
-export async function recordEvents(tx: Db, clock: Clock, events: OutboxEvent[]): Promise<void> {
+export async function recordEvents(tx: Tx, clock: Clock, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
   await tx.execute(
     insertJsonRows(
