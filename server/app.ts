@@ -21,7 +21,7 @@ import { createMetrics } from "./lib/metrics.ts";
 import { idempotency } from "./lib/idempotency.ts";
 import { hashToken } from "./lib/tokens.ts";
 import { securityHeaders } from "./lib/security-headers.ts";
-import { bySecret } from "./modules/checkouts/client.ts";
+import { bySecret } from "./modules/checkouts/public.ts";
 import { buyRouter, checkoutLinksRouter } from "./modules/checkout-links/routes.ts";
 import { createCustomerGuard, customerOf } from "./lib/customer-context.ts";
 import { demoRouter } from "./demo/routes.ts";

@@ -62,7 +62,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   // @ts-expect-error prices too
   void repo.findPrice(db, [organizationId], "id");
   // @ts-expect-error and the readers other modules call
-  void products.productsForDisplay(db, "", [organizationId], ["id"]);
+  void products.serializeProductsByIds(db, "", [organizationId], ["id"]);
   // @ts-expect-error discounts: by id
   void discountsRepo.findDiscount(db, ctx.organizationIds, "id");
   // @ts-expect-error by code
@@ -192,7 +192,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   // @ts-expect-error the slug check
   void customFieldsRepo.slugTaken(db, organizationId, "slug");
   // @ts-expect-error and the readers other modules call
-  void customFields.customFieldsForDisplay(db, ["id"]);
+  void customFields.serializeCustomFieldsByIds(db, ["id"]);
   // @ts-expect-error files: by id
   void filesRepo.findFile(db, ctx.organizationIds, "id");
   // @ts-expect-error the list
@@ -283,7 +283,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
 
   void repo.findProduct(db, scopeOfCaller(ctx), "id");
   void repo.findProducts(db, scopeOfResource({ organizationId }), ["id"]);
-  void products.productsForDisplay(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
+  void products.serializeProductsByIds(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
   void discounts.discountOf(db, scopeOfResource({ organizationId }), "id");
   void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
   void customerRepo.findCustomer(db, scopeOfCaller(ctx), { externalId: "x" });
@@ -293,7 +293,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void orders.findOrderRow(db, scopeOfCaller(ctx), "id");
   void ordersRepo.itemsOf(db, scopeOfResource({ organizationId }), ["id"]);
   void refundsRepo.pendingOfOrder(db, scopeOfResource({ organizationId }), "id");
-  void benefits.benefitsForDisplay(db, scopeOfResource({ organizationId }), ["id"]);
+  void benefits.serializeBenefitsByIds(db, scopeOfResource({ organizationId }), ["id"]);
   void grantsRepo.grantedOfCustomer(db, scopeOfResource({ organizationId }), "id");
   void grantsMeters.customerMetersOf(db, scopeOfCaller(ctx), "id");
   void metersQueries.findMeter(db, scopeOfResource({ organizationId }), "id");

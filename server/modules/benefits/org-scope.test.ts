@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from "../../../test/helpers/server.t
 import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { benefitsUsingFile } from "./queries.ts";
 import * as repo from "./repository.ts";
-import { benefitRowsByIds, benefitsForDisplay, benefitsOf } from "./service.ts";
+import { benefitRowsByIds, serializeBenefitsByIds, benefitsOf } from "./service.ts";
 
 let t: TestServer;
 let a: Awaited<ReturnType<typeof createSeller>>;
@@ -37,10 +37,10 @@ describe("OrgScope on benefits reads", () => {
     expect(await repo.findBenefit(db, scopeB, benefitId)).toBeNull();
     expect((await benefitsOf(db, scopeA, [benefitId])).map((r) => r.id)).toEqual([benefitId]);
     expect(await benefitsOf(db, scopeB, [benefitId])).toEqual([]);
-    expect((await benefitsForDisplay(db, scopeA, [benefitId])).map((r) => r.id)).toEqual([
+    expect((await serializeBenefitsByIds(db, scopeA, [benefitId])).map((r) => r.id)).toEqual([
       benefitId,
     ]);
-    expect(await benefitsForDisplay(db, scopeB, [benefitId])).toEqual([]);
+    expect(await serializeBenefitsByIds(db, scopeB, [benefitId])).toEqual([]);
     expect((await benefitRowsByIds(db, scopeA, [benefitId])).map((r) => r.id)).toEqual([benefitId]);
     expect(await benefitRowsByIds(db, scopeB, [benefitId])).toEqual([]);
     expect(await benefitsUsingFile(db, scopeA, fileId)).toEqual([benefitId]);

@@ -128,7 +128,7 @@ export function benefitsOf(db: Db, scope: OrgScope, ids: string[]) {
 }
 
 /** Live benefits in the scope by id, rendered as the API returns them. */
-export async function benefitsForDisplay(db: Db, scope: OrgScope, ids: string[]) {
+export async function serializeBenefitsByIds(db: Db, scope: OrgScope, ids: string[]) {
   return (await repo.findBenefits(db, scope, ids)).map(benefitOut);
 }
 

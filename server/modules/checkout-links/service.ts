@@ -9,14 +9,14 @@ import { createCheckout } from "../checkouts/service.ts";
 import type { CheckoutDeps } from "../checkouts/service.ts";
 import { discountOf } from "../discounts/service.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay, productsOf } from "../products/service.ts";
+import { serializeProductsByIds, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
 import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from "./schemas.ts";
 
 async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
   const secret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
+    serializeProductsByIds(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
     row.discountId ? discountOf(deps.db, scopeOfResource(row), row.discountId) : null,
   ]);
   return checkoutLinkOut(row, {

@@ -8,7 +8,7 @@ import { RequestValidationError, type ValidationIssue } from "../../lib/errors.t
 import { openBuyerSession } from "../customer-sessions/service.ts";
 import { redeemDiscount } from "../discounts/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
   applyUpdate,
@@ -16,7 +16,7 @@ import {
   checkoutEventData,
   NotOpenCheckout,
   PaymentError,
-} from "./client.ts";
+} from "./public.ts";
 import { fulfil, reopen } from "./fulfil.ts";
 import { trialOf } from "./trial.ts";
 import { refusePayment, takePayment } from "./payment.ts";
@@ -46,9 +46,12 @@ export async function confirmCheckout(
     row = (await applyUpdate(deps, row, update, discount_code)).row;
   else if (row.status !== "open") row = (await applyUpdate(deps, row, {}, undefined)).row;
 
-  const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), [
-    row.productId,
-  ]);
+  const [product] = await serializeProductsByIds(
+    deps.db,
+    deps.config.baseUrl,
+    scopeOfResource(row),
+    [row.productId],
+  );
   const issues: ValidationIssue[] = [];
   if (!row.customerEmail)
     issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });

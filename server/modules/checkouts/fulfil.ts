@@ -10,17 +10,17 @@ import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { resolveBuyer } from "../customers/buyers.ts";
 import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
-import { insertOrder, renderOrders } from "../orders/service.ts";
+import { insertOrder, serializeOrders } from "../orders/service.ts";
 import { recordPayment, saveCustomerPaymentMethod } from "../payments/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import {
   createSubscription,
   recordCustomerState,
-  renderSubscription,
+  serializeSubscription,
 } from "../subscriptions/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { checkoutEventData } from "./client.ts";
+import { checkoutEventData } from "./public.ts";
 import { paymentKey, type TakenPayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
@@ -81,7 +81,7 @@ export async function fulfil(
     // Takes the session's row lock: a racing fulfil waits here, then finds it settled.
     const held = await repo.settleAttempt(tx, row.id, row.paymentAttempts, { modifiedAt: now });
     if (!held) return null;
-    const [product] = await productsForDisplay(tx, deps.config.baseUrl, scopeOfResource(row), [
+    const [product] = await serializeProductsByIds(tx, deps.config.baseUrl, scopeOfResource(row), [
       row.productId,
     ]);
     const price = product!.prices.find((p) => p.id === row.productPriceId);
@@ -181,12 +181,12 @@ export async function fulfil(
     });
 
     // Polar's order of events for a purchase: the order, the subscription, payment, then the session.
-    const orderData = (await renderOrders(tx, deps.config.baseUrl, [order]))[0]!;
+    const orderData = (await serializeOrders(tx, deps.config.baseUrl, [order]))[0]!;
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, clock, { organizationId: row.organizationId, type, data });
     await emit("order.created", orderData);
     if (subscription) {
-      const subscriptionData = await renderSubscription(tx, deps.config.baseUrl, subscription);
+      const subscriptionData = await serializeSubscription(tx, deps.config.baseUrl, subscription);
       await emit("subscription.created", subscriptionData);
       await emit("subscription.active", subscriptionData);
     }

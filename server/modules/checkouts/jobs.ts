@@ -6,7 +6,7 @@ import { inTransaction } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { checkoutEventData } from "./client.ts";
+import { checkoutEventData } from "./public.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
 

@@ -7,7 +7,7 @@ import { findBuyer } from "../customers/buyers.ts";
 import { NO_PROCESSOR_MESSAGE } from "../payments/none.ts";
 import type { SavedPaymentMethod } from "../payments/processor.ts";
 import { processorCustomerId } from "../payments/queries.ts";
-import { PaymentError } from "./client.ts";
+import { PaymentError } from "./public.ts";
 import type { CheckoutRow } from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
 

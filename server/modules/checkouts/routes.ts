@@ -5,7 +5,7 @@ import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { bySecret, getClientCheckout, updateCheckout, updateClientCheckout } from "./client.ts";
+import { bySecret, getClientCheckout, updateCheckout, updateClientCheckout } from "./public.ts";
 import { confirmCheckout } from "./confirm.ts";
 import {
   checkoutConfirm,

@@ -22,7 +22,7 @@ import { organizationSummary } from "../organizations/service.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import type { PriceRow } from "../products/repository.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import { priceById, productsForDisplay, productsWithPrices } from "../products/service.ts";
+import { priceById, serializeProductsByIds, productsWithPrices } from "../products/service.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 import { outboxRow } from "../webhooks/outbox.ts";
 import { computeAmounts, discountRefusal, seatsOf, subtotalOf } from "./amounts.ts";
@@ -48,7 +48,7 @@ export async function loadView(
 ): Promise<CheckoutView> {
   const clientSecret = deps.secretBox.open(row.clientSecretEnc);
   const [products, discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
+    serializeProductsByIds(deps.db, deps.config.baseUrl, scopeOfResource(row), row.productIds),
     row.discountId ? discountOf(deps.db, scopeOfResource(row), row.discountId) : null,
   ]);
   const stripe = deps.config.payments.stripe;
@@ -88,7 +88,7 @@ export async function loadPublicView(
   return { ...view, organization };
 }
 
-export async function render(
+export async function serializeCheckout(
   deps: Pick<CheckoutDeps, "db" | "config" | "secretBox">,
   row: repo.CheckoutRow,
 ) {
@@ -343,7 +343,7 @@ export function normalizeAddress(a: {
 export async function getCheckout(deps: CheckoutDeps, ctx: AuthContext, id: string) {
   const row = await repo.findCheckout(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Checkout not found.");
-  return render(deps, row);
+  return serializeCheckout(deps, row);
 }
 
 export async function listCheckouts(
@@ -365,5 +365,5 @@ export async function listCheckouts(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await Promise.all(rows.map((r) => render(deps, r))), total, page);
+  return pageOf(await Promise.all(rows.map((r) => serializeCheckout(deps, r))), total, page);
 }

@@ -6,7 +6,7 @@ import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
-import { customFieldsForDisplay, customFieldsOf } from "./service.ts";
+import { serializeCustomFieldsByIds, customFieldsOf } from "./service.ts";
 
 let t: TestServer;
 let a: Awaited<ReturnType<typeof createSeller>>;
@@ -38,8 +38,8 @@ describe("OrgScope on custom fields reads", () => {
     expect(await repo.findCustomField(db, scopeB, fieldId)).toBeNull();
     expect(ids(await customFieldsOf(db, scopeA, [fieldId]))).toEqual([fieldId]);
     expect(await customFieldsOf(db, scopeB, [fieldId])).toEqual([]);
-    expect(ids(await customFieldsForDisplay(db, scopeA, [fieldId]))).toEqual([fieldId]);
-    expect(await customFieldsForDisplay(db, scopeB, [fieldId])).toEqual([]);
+    expect(ids(await serializeCustomFieldsByIds(db, scopeA, [fieldId]))).toEqual([fieldId]);
+    expect(await serializeCustomFieldsByIds(db, scopeB, [fieldId])).toEqual([]);
     expect(await repo.slugTaken(db, scopeA, "scoped-field")).toBe(true);
     expect(await repo.slugTaken(db, scopeB, "scoped-field")).toBe(false);
     const list = (scope: typeof scopeA) => repo.listCustomFields(db, scope, {}, [], 10, 0);

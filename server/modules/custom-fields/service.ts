@@ -122,6 +122,6 @@ export function customFieldsOf(db: Db, scope: OrgScope, ids: string[]) {
 }
 
 /** Custom fields by id in the scope, rendered as the API returns them. */
-export async function customFieldsForDisplay(db: Db, scope: OrgScope, ids: string[]) {
+export async function serializeCustomFieldsByIds(db: Db, scope: OrgScope, ids: string[]) {
   return (await repo.findCustomFields(db, scope, ids)).map(customFieldOut);
 }

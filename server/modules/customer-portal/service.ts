@@ -16,7 +16,7 @@ import { getOrder, listCustomerOrders } from "../orders/service.ts";
 import { portalAllowsPlanChange } from "../organizations/queries.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.ts";
 import { updateSubscription } from "../subscriptions/update.ts";
 import {
@@ -178,7 +178,7 @@ export async function cancelMySubscription(deps: PortalDeps, ctx: CustomerContex
 }
 
 async function displayProducts(deps: PortalDeps, ctx: CustomerContext, ids: (string | null)[]) {
-  const products = await productsForDisplay(deps.db, deps.baseUrl, scopeOfCustomer(ctx), [
+  const products = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfCustomer(ctx), [
     ...new Set(ids.flatMap((id) => (id ? [id] : []))),
   ]);
   return new Map(products.map((p) => [p.id, p]));

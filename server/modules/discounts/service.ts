@@ -325,6 +325,6 @@ export async function restrictedProductIds(
 export const redeemDiscount = repo.redeem;
 export const releaseDiscount = repo.release;
 
-export async function discountForDisplay(db: Db, row: repo.DiscountRow) {
+export async function serializeDiscount(db: Db, row: repo.DiscountRow) {
   return (await render(db, [row]))[0]!;
 }

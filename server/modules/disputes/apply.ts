@@ -8,7 +8,7 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
-import { lockOrder, lockOrderByPaymentForProcessor, renderOrders } from "../orders/service.ts";
+import { lockOrder, lockOrderByPaymentForProcessor, serializeOrders } from "../orders/service.ts";
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
 import { paymentForProcessor } from "../payments/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
@@ -113,7 +113,7 @@ async function revokeForLostDispute(
   if (order.subscriptionId)
     await revokeSubscriptionNow(tx, deps, clock, scopeOfResource(order), order.subscriptionId);
   else await revokeBenefitsForOrder(tx, { clock, queue: deps.queue }, order);
-  const [data] = await renderOrders(tx, deps.baseUrl, [order]);
+  const [data] = await serializeOrders(tx, deps.baseUrl, [order]);
   await recordEvent(tx, clock, {
     organizationId: order.organizationId,
     type: "order.updated",

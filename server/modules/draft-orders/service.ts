@@ -13,7 +13,7 @@ import {
   insertDraftOrder,
   lockOrder,
   type OrderRow,
-  renderOrders,
+  serializeOrders,
   updateOrderRow,
 } from "../orders/service.ts";
 import type { OrderOut } from "../orders/schemas.ts";
@@ -39,7 +39,7 @@ export type { DraftOrderDeps } from "./settle.ts";
 const field = (name: string, msg: string) => RequestValidationError.field(["body", name], msg);
 
 async function render(deps: DraftOrderDeps, row: OrderRow): Promise<OrderOut> {
-  return (await renderOrders(deps.db, deps.baseUrl, [row]))[0]!;
+  return (await serializeOrders(deps.db, deps.baseUrl, [row]))[0]!;
 }
 
 /** POST /v1/orders/: a draft for a one-time product, no invoice number yet; order.created. */
@@ -114,7 +114,7 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
         },
       ],
     );
-    const data = (await renderOrders(tx, deps.baseUrl, [order]))[0]!;
+    const data = (await serializeOrders(tx, deps.baseUrl, [order]))[0]!;
     await recordEvent(tx, deps.clock, { organizationId, type: "order.created", data });
     return order;
   });

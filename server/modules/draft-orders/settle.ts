@@ -12,7 +12,7 @@ import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import {
   nextInvoiceNumber,
   type OrderRow,
-  renderOrders,
+  serializeOrders,
   settleDraftAttempt,
   updateOrderRow,
 } from "../orders/service.ts";
@@ -95,7 +95,7 @@ export async function markPaid(
         card: charged.card,
         decline: null,
       });
-    const data = (await renderOrders(tx, deps.baseUrl, [paid]))[0]!;
+    const data = (await serializeOrders(tx, deps.baseUrl, [paid]))[0]!;
     const emit = (type: string) =>
       recordEvent(tx, deps.clock, { organizationId: paid.organizationId, type, data });
     await emit("order.updated");

@@ -9,7 +9,7 @@ import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import type { CustomerGrantUpdate } from "./schemas.ts";
-import { enqueue, type GrantQueueDeps, renderGrants } from "./service.ts";
+import { enqueue, type GrantQueueDeps, serializeGrants } from "./service.ts";
 
 const PROVIDERS: Record<string, "discord" | "github"> = {
   discord: "discord",
@@ -57,5 +57,5 @@ export async function updateGrantOfCustomer(
     await enqueue(tx, deps, [updated]);
     return updated;
   });
-  return (await renderGrants(db, [row]))[0]!;
+  return (await serializeGrants(db, [row]))[0]!;
 }

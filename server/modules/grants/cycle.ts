@@ -11,7 +11,7 @@ import { benefitRowsByIds } from "../benefits/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { creditRowOf, creditUnits, customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
-import { renderGrants } from "./service.ts";
+import { serializeGrants } from "./service.ts";
 
 export async function cycleGrantsOfSubscription(
   tx: Tx,
@@ -38,7 +38,7 @@ export async function cycleGrantsOfSubscription(
       : inForce.filter((g) => benefits.get(g.benefitId)?.type === "meter_credit");
   if (grants.length === 0) return 0;
   await creditAgain(tx, clock.now(), grants, benefits);
-  for (const data of await renderGrants(tx, grants))
+  for (const data of await serializeGrants(tx, grants))
     await recordEvent(tx, clock, {
       organizationId: grants[0]!.organizationId,
       type: "benefit_grant.cycled",
@@ -72,7 +72,7 @@ export async function cycleGrantsOfSubscriptions(
     ).map((b) => [b.id, b]),
   );
   await creditAgain(tx, clock.now(), grants, benefits);
-  const rendered = await renderGrants(tx, grants);
+  const rendered = await serializeGrants(tx, grants);
   grants.forEach((g, i) => {
     const list = bySubscription.get(g.subscriptionId!) ?? [];
     list.push(rendered[i]);

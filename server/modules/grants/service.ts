@@ -134,7 +134,7 @@ export async function revokeBenefitsRemovedFromProduct(
 
 // Reading grants.
 
-export async function renderGrants(db: Db, rows: repo.GrantRow[]) {
+export async function serializeGrants(db: Db, rows: repo.GrantRow[]) {
   const [customers, benefits] = await Promise.all([
     customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
     benefitRowsByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.benefitId))]),
@@ -168,7 +168,7 @@ export async function listGrants(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderGrants(deps.db, rows), total, page);
+  return pageOf(await serializeGrants(deps.db, rows), total, page);
 }
 
 /** GET /v1/benefits/{id}/grants; the benefits module has checked the benefit is the caller's. */
@@ -191,7 +191,7 @@ export async function listGrantsOfBenefit(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderGrants(db, rows), total, page);
+  return pageOf(await serializeGrants(db, rows), total, page);
 }
 
 export async function getGrant(deps: GrantReadDeps, ctx: AuthContext, id: string) {
@@ -218,7 +218,7 @@ export async function listGrantsOfCustomer(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderGrants(db, rows), total, page);
+  return pageOf(await serializeGrants(db, rows), total, page);
 }
 
 export async function grantOfCustomer(
@@ -229,7 +229,7 @@ export async function grantOfCustomer(
   const row = await repo.findGrant(db, scopeOfResource(customer), id);
   if (!row || row.customerId !== customer.customerId)
     throw new ResourceNotFound("Benefit grant not found.");
-  return (await renderGrants(db, [row]))[0]!;
+  return (await serializeGrants(db, [row]))[0]!;
 }
 
 // Customer meters for the customer portal: a customer has one per meter credited, so the page is cut

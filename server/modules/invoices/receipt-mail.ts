@@ -3,7 +3,7 @@
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
-import { ordersForJob, renderOrders } from "../orders/service.ts";
+import { ordersForJob, serializeOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
 
@@ -49,7 +49,7 @@ async function sendReceipts(
 ): Promise<void> {
   const rows = await ordersForJob(deps.db, [...new Set(wanted.map((m) => m.orderId))]);
   const [orders, sellers] = await Promise.all([
-    renderOrders(deps.db, deps.baseUrl, rows),
+    serializeOrders(deps.db, deps.baseUrl, rows),
     Promise.all(
       [...new Set(rows.map((r) => r.organizationId))].map(
         async (id) => [id, await organizationSummary(deps.db, id)] as const,

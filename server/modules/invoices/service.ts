@@ -16,7 +16,7 @@ import {
   lockOrder,
   nextReceiptNumber,
   orderForSignedUrl,
-  renderOrders,
+  serializeOrders,
   updateOrderRow,
   type OrderRow,
 } from "../orders/service.ts";
@@ -58,7 +58,7 @@ async function documentData(
   number: string,
 ): Promise<DocumentData & { billing: { name: string | null; address: CustomerAddress | null } }> {
   const [[order], seller] = await Promise.all([
-    renderOrders(deps.db, deps.baseUrl, [row]),
+    serializeOrders(deps.db, deps.baseUrl, [row]),
     organizationSummary(deps.db, row.organizationId),
   ]);
   const name = row.billingName ?? order!.customer.billing_name ?? null;
@@ -204,7 +204,7 @@ export async function updateOrderBilling(
 }
 
 async function emitUpdated(tx: Tx, deps: InvoiceDeps, row: OrderRow) {
-  const [data] = await renderOrders(tx, deps.baseUrl, [row]);
+  const [data] = await serializeOrders(tx, deps.baseUrl, [row]);
   await recordEvent(tx, deps.clock, {
     organizationId: row.organizationId,
     type: "order.updated",

@@ -24,7 +24,7 @@ export interface LicenseKeyDeps {
   clock: Clock;
 }
 
-export async function renderKeys(db: Db, rows: repo.LicenseKeyRow[]) {
+export async function serializeKeys(db: Db, rows: repo.LicenseKeyRow[]) {
   const customers = await customersByIds(db, scopeOfResource(...rows), [
     ...new Set(rows.map((r) => r.customerId)),
   ]);
@@ -32,8 +32,8 @@ export async function renderKeys(db: Db, rows: repo.LicenseKeyRow[]) {
   return rows.map((r) => licenseKeyOut(r, byId.get(r.customerId)!));
 }
 
-export async function renderKey(db: Db, row: repo.LicenseKeyRow) {
-  return (await renderKeys(db, [row]))[0]!;
+export async function serializeKey(db: Db, row: repo.LicenseKeyRow) {
+  return (await serializeKeys(db, [row]))[0]!;
 }
 
 export async function listLicenseKeys(
@@ -56,7 +56,7 @@ export async function listLicenseKeys(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderKeys(deps.db, rows), total, page);
+  return pageOf(await serializeKeys(deps.db, rows), total, page);
 }
 
 async function ownKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
@@ -68,7 +68,7 @@ async function ownKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
 /** Polar's LicenseKeyWithActivations. */
 async function renderWithActivations(db: Db, row: repo.LicenseKeyRow) {
   const activations = await repo.activationsOf(db, row.id);
-  return { ...(await renderKey(db, row)), activations: activations.map(activationBaseOut) };
+  return { ...(await serializeKey(db, row)), activations: activations.map(activationBaseOut) };
 }
 
 export async function getLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, id: string) {
@@ -89,7 +89,7 @@ export async function updateLicenseKey(
   if (input.limit_usage !== undefined) values.limitUsage = input.limit_usage;
   if (input.expires_at !== undefined)
     values.expiresAt = input.expires_at === null ? null : new Date(input.expires_at);
-  return renderKey(deps.db, await repo.updateKey(deps.db, row.id, values));
+  return serializeKey(deps.db, await repo.updateKey(deps.db, row.id, values));
 }
 
 /** Polar's rotation: a granted or disabled key gets a new key string; nothing else changes. */
@@ -113,7 +113,7 @@ export async function rotateLicenseKey(deps: LicenseKeyDeps, ctx: AuthContext, i
       await repo.setGrantDisplayKey(tx, updated.grantId, displayKey(updated.key));
     return updated;
   });
-  return renderKey(deps.db, rotated);
+  return serializeKey(deps.db, rotated);
 }
 
 export async function getActivation(
@@ -125,7 +125,7 @@ export async function getActivation(
   const row = await ownKey(deps, ctx, id);
   const activation = await repo.findActivation(deps.db, row.id, activationId);
   if (!activation) throw new ResourceNotFound("License key activation not found.");
-  return { ...activationBaseOut(activation), license_key: await renderKey(deps.db, row) };
+  return { ...activationBaseOut(activation), license_key: await serializeKey(deps.db, row) };
 }
 
 // For the customer portal: one customer's keys, scoped by the session's customer and organization.
@@ -146,7 +146,7 @@ export async function listKeysOfCustomer(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderKeys(db, rows), total, page);
+  return pageOf(await serializeKeys(db, rows), total, page);
 }
 
 export async function keyOfCustomer(

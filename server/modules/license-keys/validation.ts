@@ -16,7 +16,7 @@ import {
   type LicenseKeyValidate,
   type ValidatedLicenseKeyOut,
 } from "./schemas.ts";
-import { renderKey, type LicenseKeyDeps } from "./service.ts";
+import { serializeKey, type LicenseKeyDeps } from "./service.ts";
 
 const NOT_FOUND = "License key not found.";
 
@@ -90,7 +90,7 @@ export async function validateLicenseKey(
       lastValidatedAt: now,
     });
     return {
-      ...(await renderKey(tx, updated)),
+      ...(await serializeKey(tx, updated)),
       activation: activation ? activationBaseOut(activation) : null,
     };
   });
@@ -116,7 +116,7 @@ export async function activateLicenseKey(
       conditions: input.conditions ?? {},
       createdAt: deps.clock.now(),
     });
-    return { ...activationBaseOut(activation), license_key: await renderKey(tx, row) };
+    return { ...activationBaseOut(activation), license_key: await serializeKey(tx, row) };
   });
 }
 

@@ -5,9 +5,9 @@ import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/queries.ts";
-import { discountForDisplay, discountOf } from "../discounts/service.ts";
+import { serializeDiscount, discountOf } from "../discounts/service.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import * as repo from "./repository.ts";
 import { orderOut, type OrderListQuery } from "./schemas.ts";
@@ -19,7 +19,7 @@ export interface OrderDeps {
   baseUrl: string;
 }
 
-export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[]) {
+export async function serializeOrders(db: Db, baseUrl: string, rows: repo.OrderRow[]) {
   if (rows.length === 0) return [];
   const [items, customers, products, subscriptions] = await Promise.all([
     repo.itemsOf(
@@ -28,7 +28,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
       rows.map((r) => r.id),
     ),
     customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
-    productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
+    serializeProductsByIds(db, baseUrl, scopeOfResource(...rows), [
       ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
     ]),
     subscriptionsByIds(db, scopeOfResource(...rows), [
@@ -45,7 +45,7 @@ export async function renderOrders(db: Db, baseUrl: string, rows: repo.OrderRow[
         items: items.filter((i) => i.orderId === o.id),
         customer: customerById.get(o.customerId)!,
         product: o.productId ? (productById.get(o.productId) ?? null) : null,
-        discount: discount ? await discountForDisplay(db, discount) : null,
+        discount: discount ? await serializeDiscount(db, discount) : null,
         subscription: o.subscriptionId ? (subscriptionById.get(o.subscriptionId) ?? null) : null,
       });
     }),
@@ -71,14 +71,14 @@ export async function listOrders(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
+  return pageOf(await serializeOrders(deps.db, deps.baseUrl, rows), total, page);
 }
 
 /** An order rendered, read under the scope the caller holds (an API caller's or a portal session's). */
 export async function getOrder(deps: OrderDeps, scope: OrgScope, id: string) {
   const row = await repo.findOrder(deps.db, scope, id);
   if (!row) throw new ResourceNotFound("Order not found.");
-  return (await renderOrders(deps.db, deps.baseUrl, [row]))[0]!;
+  return (await serializeOrders(deps.db, deps.baseUrl, [row]))[0]!;
 }
 
 export const insertOrder = repo.insertOrder;
@@ -116,7 +116,7 @@ export async function listCustomerOrders(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderOrders(deps.db, deps.baseUrl, rows), total, page);
+  return pageOf(await serializeOrders(deps.db, deps.baseUrl, rows), total, page);
 }
 
 // For refunds: the order row locked for the refund's amounts, and the amounts recorded on it.

@@ -7,7 +7,7 @@ import type { TestServer } from "../../../test/helpers/server.ts";
 import { callerOf, scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
-import { productsForDisplay } from "./service.ts";
+import { serializeProductsByIds } from "./service.ts";
 
 let t: TestServer;
 let a: Awaited<ReturnType<typeof createSeller>>;
@@ -40,8 +40,8 @@ describe("OrgScope on products reads", () => {
     expect(await repo.findPrice(db, scopeB, priceId)).toBeNull();
     expect(await repo.activePricesOf(db, scopeB, [productId])).toEqual([]);
     expect(await repo.productsWithParts(db, scopeB, [productId])).toEqual([]);
-    expect(await productsForDisplay(db, "", scopeB, [productId])).toEqual([]);
-    expect((await productsForDisplay(db, "", scopeA, [productId])).map((p) => p.id)).toEqual([
+    expect(await serializeProductsByIds(db, "", scopeB, [productId])).toEqual([]);
+    expect((await serializeProductsByIds(db, "", scopeA, [productId])).map((p) => p.id)).toEqual([
       productId,
     ]);
     const list = await repo.listProducts(db, scopeB, { metadata: {} }, [], 10, 0);

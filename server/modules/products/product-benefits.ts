@@ -8,7 +8,7 @@ import { scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitsOf } from "../benefits/service.ts";
 import { revokeBenefitsRemovedFromProduct } from "../grants/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { hydrateProduct } from "./hydrate.ts";
+import { serializeProduct } from "./serialize.ts";
 import * as repo from "./repository.ts";
 import { ownProduct, type ProductDeps } from "./service.ts";
 
@@ -40,7 +40,7 @@ export async function updateProductBenefits(
       before.filter((b) => !benefitIds.includes(b)),
     );
     const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });
-    const data = await hydrateProduct(tx, deps.baseUrl, row);
+    const data = await serializeProduct(tx, deps.baseUrl, row);
     await recordEvent(tx, deps.clock, {
       organizationId: current.organizationId,
       type: "product.updated",

@@ -15,7 +15,7 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import { customFieldsOf } from "../custom-fields/service.ts";
 import { usableFiles } from "../files/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { hydrateProduct, hydrateProducts, loadProducts } from "./hydrate.ts";
+import { serializeProduct, serializeProducts, loadProducts } from "./serialize.ts";
 import { checkPriceSet, newPriceRows, parsePriceItems, type PriceCreate } from "./prices.ts";
 import { checkMeterInterval, checkRecurringFields } from "./recurring.ts";
 import * as repo from "./repository.ts";
@@ -123,7 +123,7 @@ export async function createProduct(deps: ProductDeps, ctx: AuthContext, input: 
     );
     await repo.setMedias(tx, row.id, medias);
     await repo.setCustomFields(tx, row.id, fields);
-    const data = await hydrateProduct(tx, deps.baseUrl, row);
+    const data = await serializeProduct(tx, deps.baseUrl, row);
     await recordEvent(tx, deps.clock, { organizationId, type: "product.created", data });
     return data;
   });
@@ -155,7 +155,7 @@ export async function listProducts(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await hydrateProducts(deps.db, deps.baseUrl, rows), total, page);
+  return pageOf(await serializeProducts(deps.db, deps.baseUrl, rows), total, page);
 }
 
 export async function ownProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
@@ -192,7 +192,7 @@ export async function deleteProduct(deps: ProductDeps, ctx: AuthContext, id: str
 }
 
 export async function getProduct(deps: ProductDeps, ctx: AuthContext, id: string) {
-  return hydrateProduct(deps.db, deps.baseUrl, await ownProduct(deps, ctx, id));
+  return serializeProduct(deps.db, deps.baseUrl, await ownProduct(deps, ctx, id));
 }
 
 export async function updateProduct(
@@ -292,7 +292,7 @@ export async function updateProduct(
     }
     if (medias) await repo.setMedias(tx, id, medias);
     if (fields) await repo.setCustomFields(tx, id, fields);
-    const data = await hydrateProduct(tx, deps.baseUrl, row);
+    const data = await serializeProduct(tx, deps.baseUrl, row);
     await recordEvent(tx, deps.clock, { organizationId, type: "product.updated", data });
     return data;
   });
@@ -308,7 +308,12 @@ export function productsOf(db: Db, scope: OrgScope, ids: string[]) {
 }
 
 /** Products with everything Polar's Product shows (prices, benefits, medias, custom fields), in `ids` order. */
-export async function productsForDisplay(db: Db, baseUrl: string, scope: OrgScope, ids: string[]) {
+export async function serializeProductsByIds(
+  db: Db,
+  baseUrl: string,
+  scope: OrgScope,
+  ids: string[],
+) {
   return (await loadProducts(db, baseUrl, scope, ids)).map((p) => p.out);
 }
 

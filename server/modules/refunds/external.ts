@@ -9,7 +9,7 @@ import { scopeOfResource } from "../../lib/org-scope.ts";
 import {
   lockOrderByPaymentForProcessor,
   recordOrderRefund,
-  renderOrders,
+  serializeOrders,
 } from "../orders/service.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -62,7 +62,7 @@ export async function recordExternalRefund(
       createdAt: now,
     });
     const updated = await recordOrderRefund(tx, order, row.amount, row.taxAmount, now);
-    const orderData = (await renderOrders(tx, deps.baseUrl, [updated]))[0]!;
+    const orderData = (await serializeOrders(tx, deps.baseUrl, [updated]))[0]!;
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
     await emit("refund.created", refundOut(row));

@@ -12,7 +12,7 @@ import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
-import { findOrderRow, lockOrder, recordOrderRefund, renderOrders } from "../orders/service.ts";
+import { findOrderRow, lockOrder, recordOrderRefund, serializeOrders } from "../orders/service.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -149,7 +149,7 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
       succeeded.taxAmount,
       now,
     );
-    const orderData = (await renderOrders(tx, deps.baseUrl, [updatedOrder]))[0]!;
+    const orderData = (await serializeOrders(tx, deps.baseUrl, [updatedOrder]))[0]!;
     await emit("refund.updated", refundOut(succeeded));
     await emit("order.refunded", orderData);
     await queueReceiptMail(tx, deps.queue, {

@@ -10,7 +10,7 @@ import { InvalidInvitationToken } from "./errors.ts";
 import { purchaseOfSeat } from "./purchase.ts";
 import * as repo from "./repository.ts";
 import type { SeatClaimInfoOut, SeatClaimResponseOut, SeatRow } from "./schemas.ts";
-import { claimInTransaction, renderSeat, type SeatDeps } from "./service.ts";
+import { claimInTransaction, serializeSeat, type SeatDeps } from "./service.ts";
 
 function claimable(seat: SeatRow | null, now: Date): seat is SeatRow {
   return (
@@ -52,5 +52,5 @@ export async function claimSeat(deps: SeatDeps, token: string): Promise<SeatClai
     );
     return { row, sessionToken };
   });
-  return { seat: await renderSeat(deps.db, row), customer_session_token: sessionToken };
+  return { seat: await serializeSeat(deps.db, row), customer_session_token: sessionToken };
 }

@@ -6,7 +6,7 @@ import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customerOrganizationOut, portalSubscriptionOut } from "../customer-portal/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
-import { renderSubscriptions, subscriptionsByIds } from "../subscriptions/service.ts";
+import { serializeSubscriptions, subscriptionsByIds } from "../subscriptions/service.ts";
 import type { PurchaseScope } from "./purchase.ts";
 import * as repo from "./repository.ts";
 import type { PortalSeatAssign, SeatListQuery } from "./schemas.ts";
@@ -57,7 +57,7 @@ export async function listClaimedSubscriptions(
   );
   const start = (page.page - 1) * page.limit;
   const [subscriptions, organization] = await Promise.all([
-    renderSubscriptions(deps.db, deps.baseUrl, rows.slice(start, start + page.limit)),
+    serializeSubscriptions(deps.db, deps.baseUrl, rows.slice(start, start + page.limit)),
     organizationSummary(deps.db, c.organizationId),
   ]);
   const org = customerOrganizationOut(organization);

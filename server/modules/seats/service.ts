@@ -54,12 +54,12 @@ export interface SeatDeps {
 /** As Polar: an invitation link works for a day. */
 const INVITATION_TTL_MS = 24 * 60 * 60 * 1000;
 
-export async function renderSeat(db: Db, row: SeatRow): Promise<SeatOut> {
+export async function serializeSeat(db: Db, row: SeatRow): Promise<SeatOut> {
   const [member] = row.memberId ? await membersByIds(db, scopeOfResource(row), [row.memberId]) : [];
   return seatOut(row, member ?? null);
 }
 
-async function renderSeats(db: Db, rows: SeatRow[]) {
+async function serializeSeats(db: Db, rows: SeatRow[]) {
   const ids = rows.map((r) => r.memberId).filter((m): m is string => m !== null);
   const members = new Map(
     (await membersByIds(db, scopeOfResource(...rows), ids)).map((m) => [m.id, m]),
@@ -71,7 +71,7 @@ async function emit(tx: Tx, clock: Clock, type: string, row: SeatRow) {
   await recordEvent(tx, clock, {
     organizationId: row.organizationId,
     type,
-    data: await renderSeat(tx, row),
+    data: await serializeSeat(tx, row),
   });
 }
 
@@ -85,7 +85,7 @@ export async function listSeats(
     (s) => s.status !== "revoked",
   );
   return {
-    seats: await renderSeats(deps.db, live),
+    seats: await serializeSeats(deps.db, live),
     available_seats: Math.max(0, p.seats - live.length),
     total_seats: p.seats,
   };
@@ -194,7 +194,7 @@ export async function assignSeat(
     return { row, token, purchase: p };
   });
   if (token) await sendInvitation(deps, row, token, purchase.productName);
-  return renderSeat(deps.db, row);
+  return serializeSeat(deps.db, row);
 }
 
 /**
@@ -270,7 +270,7 @@ export async function revokeSeat(deps: SeatDeps, lock: SeatLocker, id: string) {
     await emit(tx, deps.clock, "customer_seat.revoked", revoked);
     return revoked;
   });
-  return renderSeat(deps.db, row);
+  return serializeSeat(deps.db, row);
 }
 
 /** Sends a pending seat's invitation again, with a new link (the old one stops working). */
@@ -290,7 +290,7 @@ export async function resendInvitation(deps: SeatDeps, lock: SeatLocker, id: str
   });
   const p = await purchaseOfSeat(deps.db, row);
   await sendInvitation(deps, row, token, p.productName);
-  return renderSeat(deps.db, row);
+  return serializeSeat(deps.db, row);
 }
 
 export function claimUrl(baseUrl: string, token: string): string {

@@ -7,7 +7,7 @@
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { settleOrderBalance } from "../wallets/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -86,7 +86,7 @@ export async function chargeChangeNow(
     if (!inserted) return;
     await settleOrderBalance(tx, inserted.order, c.now);
     await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
-    const [data] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
+    const [data] = await serializeOrders(tx, deps.baseUrl, [inserted.order]);
     for (const type of ["order.created", "order.paid"])
       await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
     if (total > 0)

@@ -11,10 +11,10 @@ import { metadataInput } from "../../lib/metadata.ts";
 import { getCustomer } from "../customers/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { createSubscription, renderSubscription, type SubscriptionDeps } from "./service.ts";
+import { createSubscription, serializeSubscription, type SubscriptionDeps } from "./service.ts";
 
 const common = { product_id: z.uuid(), metadata: metadataInput.optional() };
 export const subscriptionCreate = z.union([
@@ -30,7 +30,7 @@ export async function createFreeSubscription(
   ctx: AuthContext,
   input: SubscriptionCreate,
 ) {
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, scopeOfCaller(ctx), [
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfCaller(ctx), [
     input.product_id,
   ]);
   if (!product || !ctx.organizationIds.includes(product.organization_id))
@@ -87,6 +87,6 @@ export async function createFreeSubscription(
       "subscription.active",
     ]);
     await recordCustomerState(tx, clock, row);
-    return renderSubscription(tx, deps.baseUrl, row);
+    return serializeSubscription(tx, deps.baseUrl, row);
   });
 }

@@ -15,7 +15,7 @@ import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import {
   dueAmountOf,
   pendingOrderOfSubscription,
-  renderOrders,
+  serializeOrders,
   updateOrderRow,
   type OrderRow,
 } from "../orders/service.ts";
@@ -94,7 +94,7 @@ export async function retryPayment(
           modifiedAt: at,
         }),
       );
-      const [data] = await renderOrders(tx, deps.baseUrl, [paidOrder]);
+      const [data] = await serializeOrders(tx, deps.baseUrl, [paidOrder]);
       await emit("order.updated", data);
       await emit("order.paid", data);
       await queueReceiptMail(tx, deps.queue, { orderId: paidOrder.id, kind: "paid" });
@@ -118,7 +118,7 @@ export async function retryPayment(
       modifiedAt: at,
     });
     await scheduleAt(tx, deps.queue, locked, next);
-    const [data] = await renderOrders(tx, deps.baseUrl, [failedOrder]);
+    const [data] = await serializeOrders(tx, deps.baseUrl, [failedOrder]);
     await emit("order.updated", data);
     return { order: failedOrder, final: false, failed: true };
   });
@@ -163,7 +163,7 @@ async function endForNonPayment(
     }),
     null,
   );
-  const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
+  const [data] = await serializeOrders(tx, deps.baseUrl, [voided]);
   await recordEvent(tx, clock, {
     organizationId: s.organizationId,
     type: "order.updated",

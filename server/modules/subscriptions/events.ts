@@ -3,7 +3,7 @@ import type { Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import type { SubscriptionRow } from "./repository.ts";
-import { recordCustomerState, renderSubscription } from "./service.ts";
+import { recordCustomerState, serializeSubscription } from "./service.ts";
 
 export async function recordSubscriptionEvents(
   tx: Tx,
@@ -12,7 +12,7 @@ export async function recordSubscriptionEvents(
   types: string[],
 ): Promise<void> {
   if (types.length === 0) return;
-  const data = await renderSubscription(tx, deps.baseUrl, row);
+  const data = await serializeSubscription(tx, deps.baseUrl, row);
   for (const type of types)
     await recordEvent(tx, deps.clock, { organizationId: row.organizationId, type, data });
 }

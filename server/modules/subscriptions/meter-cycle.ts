@@ -12,9 +12,9 @@ import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { holdBalance, releaseHold, settleOrderBalance } from "../wallets/service.ts";
@@ -48,7 +48,7 @@ export async function settleMeterCycle(
   const end = s.currentMeterPeriodEnd;
   if (!end) return false;
   const [[product], [customer]] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [s.productId]),
+    serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [s.productId]),
     customersByIds(deps.db, scopeOfResource(s), [s.customerId]),
   ]);
   const cycle = product ? meterCycleOf(product) : null;
@@ -158,7 +158,7 @@ export async function settleMeterCycle(
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
     if (order) {
-      const [orderData] = await renderOrders(tx, deps.baseUrl, [order]);
+      const [orderData] = await serializeOrders(tx, deps.baseUrl, [order]);
       await emit("order.created", orderData);
       if (paid) {
         await emit("order.paid", orderData);

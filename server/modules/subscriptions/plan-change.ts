@@ -13,7 +13,7 @@ import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
@@ -122,7 +122,7 @@ export async function changePlan(
   now: Date,
 ): Promise<void> {
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
-  const [oldProduct, product] = await productsForDisplay(
+  const [oldProduct, product] = await serializeProductsByIds(
     deps.db,
     deps.baseUrl,
     scopeOfResource(s),

@@ -16,13 +16,13 @@ import { queueReceiptMails } from "../invoices/receipt-queue.ts";
 import {
   insertOrdersOnce,
   numberInvoices,
-  renderOrders,
+  serializeOrders,
   type OrderRow,
 } from "../orders/service.ts";
 import { defaultPaymentMethods } from "../payments/queries.ts";
 import { recordPayments } from "../payments/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvents, type OutboxEvent } from "../webhooks/outbox.ts";
 import { holdBalances, releaseHold, settleOrderBalance } from "../wallets/service.ts";
@@ -41,7 +41,7 @@ import {
 } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { nextActionOf, queueWakeUps } from "./schedule.ts";
-import { renderSubscriptions } from "./service.ts";
+import { serializeSubscriptions } from "./service.ts";
 
 /** Whether `s` is due a plain renewal at `at` (no meter cycle, end or pause comes first). */
 export function renewableInBatch(s: repo.SubscriptionRow, at: Date): boolean {
@@ -132,7 +132,7 @@ async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promi
   // The subscriptions were read under tenancy: what they point at is of their organizations.
   const scope = scopeOfResource(...subs);
   const [products, customers, discounts] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, scope, [...new Set(subs.map(cycleProductId))]),
+    serializeProductsByIds(deps.db, deps.baseUrl, scope, [...new Set(subs.map(cycleProductId))]),
     customersByIds(deps.db, scope, [...new Set(subs.map((s) => s.customerId))]),
     Promise.all(discountIds.map(async (id) => [id, await discountOf(deps.db, scope, id)] as const)),
   ]);
@@ -210,7 +210,7 @@ async function writeBatch(
       paid.map((d) => d.s),
     );
     const [subscriptionData, states] = await Promise.all([
-      renderSubscriptions(tx, deps.baseUrl, updated),
+      serializeSubscriptions(tx, deps.baseUrl, updated),
       customerStatesOf(tx, scopeOfResource(...done.map((d) => d.s)), [
         ...new Set(done.map((d) => d.s.customerId)),
       ]),
@@ -222,7 +222,7 @@ async function writeBatch(
       done.map((d) => d.order),
     );
     for (const [i, order] of numbered.entries()) done[i]!.order = order;
-    const orderData = await renderOrders(tx, deps.baseUrl, numbered);
+    const orderData = await serializeOrders(tx, deps.baseUrl, numbered);
     const subscriptionById = new Map(updated.map((u, i) => [u.id, subscriptionData[i]]));
     const events: OutboxEvent[] = [];
     done.forEach((d, i) => {

@@ -10,9 +10,9 @@ import { fixedClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { discountOf, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
-import { insertOrderOnce, renderOrders } from "../orders/service.ts";
+import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
   type BalanceOwner,
@@ -55,7 +55,7 @@ export interface CyclePlan {
   customerEmail: string | null;
 }
 
-export type DisplayProduct = Awaited<ReturnType<typeof productsForDisplay>>[number];
+export type DisplayProduct = Awaited<ReturnType<typeof serializeProductsByIds>>[number];
 type DisplayCustomer = Awaited<ReturnType<typeof customersByIds>>[number];
 type DiscountRecord = Awaited<ReturnType<typeof discountOf>>;
 
@@ -78,7 +78,7 @@ export async function planCycle(
   extraLines: CycleLine[] = [],
 ): Promise<CyclePlan> {
   const [[product], [customer], discount] = await Promise.all([
-    productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [cycleProductId(s)]),
+    serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [cycleProductId(s)]),
     customersByIds(deps.db, scopeOfResource(s), [s.customerId]),
     s.discountId ? discountOf(deps.db, scopeOfResource(s), s.discountId) : Promise.resolve(null),
   ]);
@@ -193,7 +193,7 @@ export async function renewSubscription(
       pastDueAt: paid ? null : at,
       modifiedAt: at,
     });
-    const [orderData] = await renderOrders(tx, deps.baseUrl, [inserted.order]);
+    const [orderData] = await serializeOrders(tx, deps.baseUrl, [inserted.order]);
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
     await emit("order.created", orderData);

@@ -11,7 +11,7 @@ import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { discountAmountOf, discountApplies } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
@@ -32,7 +32,7 @@ export class NotASeatBasedSubscription extends ApiError {
 const invalidSeats = (msg: string) => RequestValidationError.field(["body", "seats"], msg);
 
 async function tiersOf(deps: BillingDeps, s: repo.SubscriptionRow): Promise<SeatTiers> {
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
     s.productId,
   ]);
   const price = (product?.prices ?? []).find(
@@ -125,7 +125,7 @@ export async function changeSeats(
   }
   // Checked before the charge too, so a refused change charges nothing.
   await inTransaction(deps.db, assertAssigned);
-  const [product] = await productsForDisplay(deps.db, deps.baseUrl, scopeOfResource(s), [
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
     s.productId,
   ]);
   await chargeChangeNow(deps, s, {

@@ -10,10 +10,10 @@ import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerStateOf } from "../customers/states.ts";
-import { discountForDisplay, discountOf } from "../discounts/service.ts";
+import { serializeDiscount, discountOf } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import { productsForDisplay } from "../products/service.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
@@ -28,11 +28,15 @@ export interface SubscriptionDeps {
   queue: QueueHandle | null;
 }
 
-export async function renderSubscriptions(db: Db, baseUrl: string, rows: repo.SubscriptionRow[]) {
+export async function serializeSubscriptions(
+  db: Db,
+  baseUrl: string,
+  rows: repo.SubscriptionRow[],
+) {
   if (rows.length === 0) return [];
   const [customers, products] = await Promise.all([
     customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
-    productsForDisplay(db, baseUrl, scopeOfResource(...rows), [
+    serializeProductsByIds(db, baseUrl, scopeOfResource(...rows), [
       ...new Set(rows.map((r) => r.productId)),
     ]),
   ]);
@@ -44,14 +48,14 @@ export async function renderSubscriptions(db: Db, baseUrl: string, rows: repo.Su
       return subscriptionOut(s, {
         customer: customerById.get(s.customerId)!,
         product: productById.get(s.productId)!,
-        discount: discount ? await discountForDisplay(db, discount) : null,
+        discount: discount ? await serializeDiscount(db, discount) : null,
       });
     }),
   );
 }
 
-export async function renderSubscription(db: Db, baseUrl: string, row: repo.SubscriptionRow) {
-  return (await renderSubscriptions(db, baseUrl, [row]))[0]!;
+export async function serializeSubscription(db: Db, baseUrl: string, row: repo.SubscriptionRow) {
+  return (await serializeSubscriptions(db, baseUrl, [row]))[0]!;
 }
 
 export async function listSubscriptions(
@@ -76,13 +80,13 @@ export async function listSubscriptions(
     page.limit,
     offsetOf(page),
   );
-  return pageOf(await renderSubscriptions(deps.db, deps.baseUrl, rows), total, page);
+  return pageOf(await serializeSubscriptions(deps.db, deps.baseUrl, rows), total, page);
 }
 
 export async function getSubscription(deps: SubscriptionDeps, ctx: AuthContext, id: string) {
   const row = await repo.findSubscription(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Subscription not found.");
-  return renderSubscription(deps.db, deps.baseUrl, row);
+  return serializeSubscription(deps.db, deps.baseUrl, row);
 }
 
 export interface NewSubscription {
@@ -116,7 +120,7 @@ export async function createSubscription(
   input: NewSubscription,
 ) {
   const now = (await organizationClock(tx, deps.clock, input.organizationId)).now();
-  const [product] = await productsForDisplay(tx, "", scopeOfResource(input), [input.productId]);
+  const [product] = await serializeProductsByIds(tx, "", scopeOfResource(input), [input.productId]);
   const recurringPrices = (product?.prices ?? [])
     .filter((p) => !p.is_archived && p.id !== input.priceId && p.amount_type === "metered_unit")
     .map((p) => p.id);

@@ -10,7 +10,7 @@ import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/er
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
-import { pendingOrderOfSubscription, renderOrders, updateOrderRow } from "../orders/service.ts";
+import { pendingOrderOfSubscription, serializeOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
@@ -24,7 +24,7 @@ import { resumeSubscription } from "./period-end.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 import type { SubscriptionUpdate } from "./schemas.ts";
-import { renderSubscription, type SubscriptionDeps } from "./service.ts";
+import { serializeSubscription, type SubscriptionDeps } from "./service.ts";
 
 export class AlreadyCanceledSubscription extends ApiError {
   constructor() {
@@ -75,8 +75,8 @@ export async function updateSubscription(
   const result = await inTransaction(deps.db, async (tx) => {
     const s = (await repo.lockSubscription(tx, scopeOfResource(found), id))!;
     const change = await applyChange(tx, deps, clock, s, input);
-    if (!change) return { data: await renderSubscription(tx, deps.baseUrl, s), dueNow: false };
-    const data = await renderSubscription(tx, deps.baseUrl, change.row);
+    if (!change) return { data: await serializeSubscription(tx, deps.baseUrl, s), dueNow: false };
+    const data = await serializeSubscription(tx, deps.baseUrl, change.row);
     await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
     await recordCustomerState(tx, clock, s);
     return { data, dueNow: change.dueNow ?? false };
@@ -118,7 +118,7 @@ function billing(deps: UpdateDeps): BillingDeps {
 /** The subscription as it is after a change, re-read under the scope it was found in. */
 async function getRendered(deps: UpdateDeps, found: repo.SubscriptionRow) {
   const row = await repo.findSubscription(deps.db, scopeOfResource(found), found.id);
-  return renderSubscription(deps.db, deps.baseUrl, row!);
+  return serializeSubscription(deps.db, deps.baseUrl, row!);
 }
 
 interface Change {
@@ -164,7 +164,7 @@ async function applyChange(
         modifiedAt: now,
       });
       await returnBalanceOfVoidedOrder(tx, voided, now);
-      const [data] = await renderOrders(tx, deps.baseUrl, [voided]);
+      const [data] = await serializeOrders(tx, deps.baseUrl, [voided]);
       await recordEvent(tx, clock, {
         organizationId: s.organizationId,
         type: "order.updated",

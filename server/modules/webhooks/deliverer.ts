@@ -19,7 +19,7 @@ import type { Mailer } from "../email/mailer.ts";
 import * as repo from "./delivery-repository.ts";
 import type { DeliveryTarget } from "./delivery-repository.ts";
 import { AttemptRecorder, attemptOutcome, type Outcome } from "./recorder.ts";
-import type { Sender } from "./delivery.ts";
+import type { Sender } from "./attempt.ts";
 import { CircuitBreaker } from "./backoff.ts";
 import { Claims } from "./claims.ts";
 import { FetchPacer, IDLE_POLL_MS } from "./fetch-pacer.ts";

@@ -9,7 +9,7 @@ import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { archiveBefore } from "./delivery-repository.ts";
 import { HEARTBEAT_SECONDS, RETRY_LIMIT } from "./claims.ts";
-import { Sender } from "./delivery.ts";
+import { Sender } from "./attempt.ts";
 import { Deliverer } from "./deliverer.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { ARCHIVE_JOB, DELIVER_JOB } from "./job-names.ts";

@@ -8,7 +8,7 @@ import type { Config } from "../../config.ts";
 import { retryDelayMs } from "./backoff.ts";
 import * as repo from "./delivery-repository.ts";
 import type { AttemptRecord, DeliveryTarget } from "./delivery-repository.ts";
-import type { AttemptResult } from "./delivery.ts";
+import type { AttemptResult } from "./attempt.ts";
 import { type DisableDeps, disableIfFailing } from "./disable.ts";
 import { DELIVER_JOB, type DeliverJobData, priorityOf } from "./job-names.ts";
 

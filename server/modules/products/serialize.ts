@@ -3,8 +3,8 @@
 // by id come with their prices and link rows in one statement (productsWithParts); only benefits,
 // files, custom fields and meters that are actually linked cost one more query each.
 import type { Db } from "../../../db/client.ts";
-import { benefitsForDisplay } from "../benefits/service.ts";
-import { customFieldsForDisplay } from "../custom-fields/service.ts";
+import { serializeBenefitsByIds } from "../benefits/service.ts";
+import { serializeCustomFieldsByIds } from "../custom-fields/service.ts";
 import { productMediaOut } from "../files/schemas.ts";
 import { filesByIds } from "../files/service.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
@@ -19,7 +19,7 @@ export interface LoadedProduct {
   out: ProductOut;
 }
 
-export async function hydrateProducts(
+export async function serializeProducts(
   db: Db,
   baseUrl: string,
   rows: repo.ProductRow[],
@@ -44,12 +44,12 @@ export async function hydrateProducts(
   return (await assemble(db, baseUrl, parts)).map((p) => p.out);
 }
 
-export async function hydrateProduct(
+export async function serializeProduct(
   db: Db,
   baseUrl: string,
   row: repo.ProductRow,
 ): Promise<ProductOut> {
-  return (await hydrateProducts(db, baseUrl, [row]))[0]!;
+  return (await serializeProducts(db, baseUrl, [row]))[0]!;
 }
 
 /** Products by id in the scope, in `ids` order (unknown and out-of-scope ids left out). */
@@ -77,13 +77,13 @@ async function assemble(
       scopeOfResource(...parts.map((p) => p.row)),
       all((p) => p.prices),
     ),
-    benefitsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
+    serializeBenefitsByIds(db, scopeOfResource(...parts.map((p) => p.row)), [
       ...new Set(all((p) => p.benefitLinks).map((l) => l.benefitId)),
     ]),
     filesByIds(db, scopeOfResource(...parts.map((p) => p.row)), [
       ...new Set(all((p) => p.mediaLinks).map((l) => l.fileId)),
     ]),
-    customFieldsForDisplay(db, scopeOfResource(...parts.map((p) => p.row)), [
+    serializeCustomFieldsByIds(db, scopeOfResource(...parts.map((p) => p.row)), [
       ...new Set(all((p) => p.fieldLinks).map((l) => l.customFieldId)),
     ]),
   ]);

@@ -8,7 +8,7 @@ import { hashToken } from "../../lib/tokens.ts";
 import { discountByCode, discountOf } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import { activePrices, productsForDisplay } from "../products/service.ts";
+import { activePrices, serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutUpdate, CheckoutUpdatePublic } from "./schemas.ts";
@@ -135,9 +135,12 @@ export async function applyUpdate(
     ? { ...row.customFieldData, ...input.custom_field_data }
     : row.customFieldData;
   if (input.custom_field_data) {
-    const [product] = await productsForDisplay(deps.db, deps.config.baseUrl, scopeOfResource(row), [
-      productId,
-    ]);
+    const [product] = await serializeProductsByIds(
+      deps.db,
+      deps.config.baseUrl,
+      scopeOfResource(row),
+      [productId],
+    );
     const issues = customFieldIssues(
       product?.attached_custom_fields ?? [],
       input.custom_field_data,
