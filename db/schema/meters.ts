@@ -70,13 +70,16 @@ export const meterRollupState = pgTable("meter_rollup_state", {
 });
 
 // The aggregates an hour keeps: count of events, and over the numeric values the aggregation reads,
-// their count (for avg), sum, min and max. Numeric sums stay exact, as in the raw path.
+// their count (for avg), sum, min and max. Numeric sums stay exact, as in the raw path. A `unique`
+// meter keeps the hour's distinct values instead (as text, as the raw path compares them), or null
+// once there are more than the rollups keep: reads touching such an hour use raw events.
 const partials = () => ({
   eventCount: bigint("event_count", { mode: "number" }).notNull(),
   valueCount: bigint("value_count", { mode: "number" }).notNull(),
   sum: numeric("sum").notNull(),
   min: numeric("min"),
   max: numeric("max"),
+  distinctValues: text("distinct_values").array(),
 });
 
 /** Organization-wide: one row per (meter, hour), so a month of one meter is ~720 rows. */

@@ -4,7 +4,9 @@
 //   - hours a bucket boundary cuts (zones whose offset is not a whole hour: their days start at :30),
 //   - the events not rolled up yet (ingest_xid at or past the meter's `through`).
 // These parts partition the period exactly, so the answer is the raw path's. An edge hour mostly
-// inside the period is read, for count/sum/avg, as its rollup minus the events outside the period. The statement checks
+// inside the period is read, for count/sum/avg, as its rollup minus the events outside the period.
+// A `unique` read unions the hours' distinct values with the raw parts' values and counts them; if
+// an hour of the period kept no values (more than the rollups keep), raw events answer. The statement checks
 // in its own snapshot that the rollups match the meter definition it was given and are built; if
 // not, it scans nothing and says so, and the caller reads raw events.
 import { sql, type SQL } from "drizzle-orm";
@@ -62,9 +64,14 @@ function remember(db: Db, meterId: string, through: number): void {
   if (byMeter.size > HINTS_KEPT) byMeter.delete(byMeter.keys().next().value!);
 }
 
-/** The aggregate over partial rows (e events, n numeric values, s their sum, mn/mx), as float8. */
+/**
+ * The aggregate over partial rows (e events, n numeric values, s their sum, mn/mx, u one distinct
+ * value of a unique meter), as float8.
+ */
 function finalOf(a: MeterAggregation): SQL {
   switch (a.func) {
+    case "unique":
+      return sql`count(distinct u)::float8`;
     case "count":
       return sql`coalesce(sum(e), 0)::float8`;
     case "sum":
@@ -75,8 +82,6 @@ function finalOf(a: MeterAggregation): SQL {
       return sql`coalesce(max(mx), 0)::float8`;
     case "avg":
       return sql`coalesce(sum(s) / nullif(sum(n), 0), 0)::float8`;
-    default:
-      throw new Error(`no rollups for ${a.func}`);
   }
 }
 
@@ -84,15 +89,15 @@ type RollupRow = Row & { rollups: boolean; through: string | null };
 
 /**
  * The quantities from rollups, null when `guard` was false, or undefined when rollups cannot answer
- * this read (no meter id, `unique`, a metadata filter, no whole hour, or rollups not built).
+ * this read (no meter id, a metadata filter, no whole hour, rollups not built, or a unique meter's
+ * hour with more distinct values than the rollups keep).
  */
 export async function rollupQuantities(
   db: Db,
   q: QuantitiesInput,
   guard: SQL = sql`true`,
 ): Promise<Quantities | null | undefined> {
-  if (!q.meterId || q.aggregation.func === "unique" || Object.keys(q.metadata).length > 0)
-    return undefined;
+  if (!q.meterId || Object.keys(q.metadata).length > 0) return undefined;
   const hlo = Math.ceil(q.start.getTime() / HOUR) * HOUR;
   const hhi = Math.floor(q.end.getTime() / HOUR) * HOUR;
   if (hlo >= hhi) return undefined;
@@ -135,12 +140,20 @@ export function rollupSql(
   const rollupWhere =
     rollupConds.length > 0 ? sql`and ${sql.join(rollupConds, sql` and `)}` : sql``;
   const conds = sql.join(eventConditions(q), sql` and `);
+  const unique = q.aggregation.func === "unique";
   const value = aggregationValue(q.aggregation);
+  // The value as the raw path reads it: text for a unique meter (u), numeric for the others (v).
+  const values = unique
+    ? sql`select null::numeric as v, (${value})::text as u`
+    : sql`select (${value})::numeric as v, null::text as u`;
   const raw = (where: SQL, from: SQL = sql`${events}`) => sql`
     select date_trunc(${iv}, ${events.timestamp}, ${tz}) as bucket, 1 as e, (p.v is not null)::int as n,
-           coalesce(p.v, 0) as s, p.v as mn, p.v as mx
-    from ${from} cross join lateral (select (${value})::numeric as v) p
+           coalesce(p.v, 0) as s, p.v as mn, p.v as mx, p.u as u
+    from ${from} cross join lateral (${values}) p
     where ${conds} and ${where} and ${ok}`;
+  // A rollup row's distinct values, one part each (a unique meter), or the row itself as one part.
+  const distinct = unique ? sql`cross join lateral unnest(r.distinct_values) as dv(u)` : sql``;
+  const u = unique ? sql`dv.u` : sql`null::text`;
   const rolled = sql`${events.ingestXid} < (select through from st)`;
   const pending = sql`${events.ingestXid} >= ${hint} and ${events.ingestXid} < ${XID_CEILING}
         and ${events.ingestXid} >= (select through from st)`;
@@ -156,12 +169,12 @@ export function rollupSql(
     const whole = sql`(date_trunc(${iv}, ${h}, ${tz}) = date_trunc(${iv}, ${h} + interval '1 hour' - interval '1 microsecond', ${tz}))`;
     return sql`${raw(sql`${part} and not ${whole}`)}
       union all
-      select date_trunc(${iv}, r.hour, ${tz}), r.event_count, r.value_count, r.sum, r.min, r.max
+      select date_trunc(${iv}, r.hour, ${tz}), r.event_count, r.value_count, r.sum, r.min, r.max, null::text
       from ${table} r
       where r.meter_id = ${meterId} and r.hour = ${h} and ${whole} and ${ok} ${rollupWhere}
       union all
-      select date_trunc(${iv}, ${ts}, ${tz}), -1, -((p.v is not null)::int), -coalesce(p.v, 0), null::numeric, null::numeric
-      from ${events} cross join lateral (select (${value})::numeric as v) p
+      select date_trunc(${iv}, ${ts}, ${tz}), -1, -((p.v is not null)::int), -coalesce(p.v, 0), null::numeric, null::numeric, null::text
+      from ${events} cross join lateral (${values}) p
       where ${conds} and ${outside} and ${rolled} and ${whole} and ${ok}
       union all ${raw(sql`${part} and ${pending} and ${whole}`)}`;
   };
@@ -184,7 +197,12 @@ export function rollupSql(
       where meter_id = ${meterId} and filter = ${JSON.stringify(q.filter)}::jsonb
         and aggregation = ${JSON.stringify(q.aggregation)}::jsonb and through > 0
     ), use as (
-      select (select ok from guard) and exists (select 1 from st) as ok
+      select (select ok from guard) and exists (select 1 from st)${
+        unique
+          ? sql` and not exists (select 1 from ${table} r where r.meter_id = ${meterId}
+              and r.hour >= ${hlo} and r.hour < ${hhi} and r.distinct_values is null ${rollupWhere})`
+          : sql``
+      } as ok
     ), buckets as (
       select ts from ${bucketSeries(q)}
     ), cut as (
@@ -192,8 +210,8 @@ export function rollupSql(
       where ts > ${hlo} and ts < ${hhi} and ts <> date_trunc('hour', ts, 'UTC')
     ), parts as (
       select date_trunc(${iv}, r.hour, ${tz}) as bucket, r.event_count as e, r.value_count as n,
-             r.sum as s, r.min as mn, r.max as mx
-      from ${table} r
+             r.sum as s, r.min as mn, r.max as mx, ${u} as u
+      from ${table} r ${distinct}
       where r.meter_id = ${meterId} and r.hour >= ${hlo} and r.hour < ${hhi}
         ${rollupWhere} and r.hour not in (select h from cut) and ${ok}
       union all ${startEdge}

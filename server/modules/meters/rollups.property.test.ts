@@ -125,6 +125,11 @@ const aggregationArb: fc.Arbitrary<MeterAggregation> = fc.oneof(
     func: fc.constantFrom("sum", "min", "max", "avg"),
     property: fc.constant("tokens"),
   }) as fc.Arbitrary<MeterAggregation>,
+  // Distinct text, numbers of either kind and strings mixed, and the event name.
+  fc.record({
+    func: fc.constant("unique"),
+    property: fc.constantFrom("model", "tokens", "name"),
+  }) as fc.Arbitrary<MeterAggregation>,
 );
 
 const readArb = fc.record({

@@ -13,6 +13,8 @@
 //
 // The tick and linkCustomerEvents (which moves rollups between customer columns) take the same
 // advisory lock, so a tick never writes rollups from events read before a link changed them.
+// A unique meter's rows keep the hour's distinct values (up to DISTINCT_VALUES_KEPT) in place of
+// the numeric aggregates; merging rows unions them.
 import { sql, type SQL } from "drizzle-orm";
 import { inTransaction, queryRows, type Db, type Tx } from "../../../db/client.ts";
 import {
@@ -35,6 +37,17 @@ const METERS_PER_STATEMENT = 20;
 const REBUILD_CHUNK_EVENTS = 50_000;
 /** Rebuild work one tick does before leaving the rest to the next one. */
 const REBUILD_BUDGET_MS = 20_000;
+/**
+ * Distinct values an hour's row of a `unique` meter keeps. Past it the row keeps null and reads
+ * touching that hour count raw events, so a high-cardinality property never makes rows huge.
+ */
+export const DISTINCT_VALUES_KEPT = 1000;
+
+/** The union of two rows' distinct values, null when either overflowed or the union does. */
+const mergeDistinct = (a: string, b: string) =>
+  sql.raw(`case when ${a}.distinct_values is null or ${b}.distinct_values is null then null
+    else (select case when count(*) > ${DISTINCT_VALUES_KEPT} then null else coalesce(array_agg(x order by x), '{}') end
+          from (select distinct unnest(${a}.distinct_values || ${b}.distinct_values) as x) d) end`);
 
 export function lockRollups(db: Db): Promise<unknown> {
   return db.execute(sql`select pg_advisory_xact_lock(${ROLLUP_LOCK})`);
@@ -94,14 +107,11 @@ export async function refreshRollups(
   const horizon = await currentHorizon(db);
   const reset = await inTransaction(db, async (tx) => {
     await lockRollups(tx);
-    await tx.execute(sql`
-      delete from ${meterRollupState} s using ${meters} m
-      where m.id = s.meter_id and m.aggregation ->> 'func' = 'unique'`);
     const changed = await queryRows<{ meter_id: string }>(
       tx,
       sql`
       insert into ${meterRollupState} as s (meter_id, filter, aggregation, through)
-      select m.id, m.filter, m.aggregation, 0 from ${meters} m where m.aggregation ->> 'func' <> 'unique'
+      select m.id, m.filter, m.aggregation, 0 from ${meters} m
       on conflict (meter_id) do update set filter = excluded.filter, aggregation = excluded.aggregation, through = 0,
         rebuild_horizon = null, rebuilt_through = null
         where s.filter <> excluded.filter or s.aggregation <> excluded.aggregation
@@ -259,18 +269,26 @@ export function rollupStatement(
   ids?: { after: string | null; through: string | null },
 ): SQL {
   const orgs = [...new Set(group.map((g) => g.organization_id))];
-  const picks = group.map(
-    (g) => sql`
+  // A unique meter's value is text (u), any other's numeric (v): the raw path compares them so.
+  const picks = group.map((g) => {
+    const unique = g.aggregation.func === "unique";
+    const value = aggregationValue(g.aggregation);
+    return sql`
       select ${g.meter_id}::uuid as meter_id, date_trunc('hour', ${events.timestamp}, 'UTC') as hour,
              ${events.customerId} as customer_id, ${events.externalCustomerId} as external_customer_id,
-             (${aggregationValue(g.aggregation)})::numeric as v
+             ${unique ? sql`null::numeric` : sql`(${value})::numeric`} as v,
+             ${unique ? sql`(${value})::text` : sql`null::text`} as u, ${unique}::boolean as uq
       from ${events}
-      where ${events.organizationId} = ${g.organization_id}::uuid and ${filterCondition(g.filter)}`,
-  );
+      where ${events.organizationId} = ${g.organization_id}::uuid and ${filterCondition(g.filter)}`;
+  });
+  const distinctOf =
+    sql.raw(`case when bool_and(uq) then case when count(distinct u) > ${DISTINCT_VALUES_KEPT} then null
+      else coalesce(array_agg(distinct u) filter (where u is not null), '{}') end end`);
   const combine = (t: string) =>
-    sql.raw(`
-      event_count = ${t}.event_count + excluded.event_count, value_count = ${t}.value_count + excluded.value_count,
-      sum = ${t}.sum + excluded.sum, min = least(${t}.min, excluded.min), max = greatest(${t}.max, excluded.max)`);
+    sql`
+      event_count = ${sql.raw(t)}.event_count + excluded.event_count, value_count = ${sql.raw(t)}.value_count + excluded.value_count,
+      sum = ${sql.raw(t)}.sum + excluded.sum, min = least(${sql.raw(t)}.min, excluded.min), max = greatest(${sql.raw(t)}.max, excluded.max),
+      distinct_values = ${mergeDistinct(t, "excluded")}`;
   return sql`
     with ${events} as ${sql.raw(ids ? "not materialized" : "materialized")} (
       select * from ${events}
@@ -280,17 +298,20 @@ export function rollupStatement(
     ), picked as (${sql.join(picks, sql` union all `)}
     ), per_customer as (
       select meter_id, hour, customer_id, external_customer_id, count(*) as event_count, count(v) as value_count,
-             coalesce(sum(v), 0) as sum, min(v) as min, max(v) as max
+             coalesce(sum(v), 0) as sum, min(v) as min, max(v) as max, ${distinctOf} as distinct_values
       from picked group by meter_id, hour, customer_id, external_customer_id
+    ), per_hour as (
+      select meter_id, hour, count(*) as event_count, count(v) as value_count,
+             coalesce(sum(v), 0) as sum, min(v) as min, max(v) as max, ${distinctOf} as distinct_values
+      from picked group by meter_id, hour
     ), customer_rows as (
-      insert into ${meterCustomerHourly} as r (meter_id, hour, customer_id, external_customer_id, event_count, value_count, sum, min, max)
+      insert into ${meterCustomerHourly} as r (meter_id, hour, customer_id, external_customer_id, event_count, value_count, sum, min, max, distinct_values)
       select * from per_customer
       on conflict (meter_id, hour, customer_id, external_customer_id) do update set ${combine("r")}
       returning 1
     ), hourly_rows as (
-      insert into ${meterHourly} as r (meter_id, hour, event_count, value_count, sum, min, max)
-      select meter_id, hour, sum(event_count), sum(value_count), sum(sum), min(min), max(max)
-      from per_customer group by meter_id, hour
+      insert into ${meterHourly} as r (meter_id, hour, event_count, value_count, sum, min, max, distinct_values)
+      select * from per_hour
       on conflict (meter_id, hour) do update set ${combine("r")}
       returning 1
     )
@@ -313,13 +334,14 @@ export async function moveCustomerRollups(
   const move = (where: SQL) => sql`
     with moved as (
       delete from ${meterCustomerHourly} where meter_id in ${orgMeters} and ${where}
-      returning meter_id, hour, event_count, value_count, sum, min, max
+      returning meter_id, hour, event_count, value_count, sum, min, max, distinct_values
     )
-    insert into ${meterCustomerHourly} as r (meter_id, hour, customer_id, external_customer_id, event_count, value_count, sum, min, max)
-    select meter_id, hour, ${customerId}::uuid, ${externalId}::text, event_count, value_count, sum, min, max from moved
+    insert into ${meterCustomerHourly} as r (meter_id, hour, customer_id, external_customer_id, event_count, value_count, sum, min, max, distinct_values)
+    select meter_id, hour, ${customerId}::uuid, ${externalId}::text, event_count, value_count, sum, min, max, distinct_values from moved
     on conflict (meter_id, hour, customer_id, external_customer_id) do update set
       event_count = r.event_count + excluded.event_count, value_count = r.value_count + excluded.value_count,
-      sum = r.sum + excluded.sum, min = least(r.min, excluded.min), max = greatest(r.max, excluded.max)`;
+      sum = r.sum + excluded.sum, min = least(r.min, excluded.min), max = greatest(r.max, excluded.max),
+      distinct_values = ${mergeDistinct("r", "excluded")}`;
   await tx.execute(move(sql`customer_id is null and external_customer_id = ${externalId}`));
   await tx.execute(move(sql`customer_id = ${customerId}::uuid and external_customer_id is null`));
 }
