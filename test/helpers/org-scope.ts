@@ -14,6 +14,18 @@ export const callerOf = (organizationIds: string[]): AuthContext => ({
   tokenId: null,
 });
 
+/** What an organization token of the test seller's organization with `scopes` proves. */
+export const organizationCaller = (
+  seller: { organization: { id: string } },
+  scopes: string[],
+): AuthContext => ({
+  kind: "organization",
+  userId: null,
+  organizationIds: [seller.organization.id],
+  scopes: new Set(scopes),
+  tokenId: null,
+});
+
 /** The scope of the organization a test seller made. */
 export const scopeOfSeller = (seller: { organization: { id: string } }): OrgScope =>
   scopeOfResource({ organizationId: seller.organization.id });

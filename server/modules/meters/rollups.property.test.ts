@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { Db } from "../../../db/client.ts";
 import type { MeterAggregation, MeterFilter, MeterFilterClause } from "../../../db/schema/index.ts";
 import { createSeller } from "../../../test/helpers/auth.ts";
+import { organizationCaller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { systemClock } from "../../lib/clock.ts";
@@ -32,13 +33,7 @@ beforeAll(async () => {
   t = await startTestServer({ worker: false });
   db = t.testDb.database.db;
   const seller = await createSeller(t.url, ["meters:write", "events:write", "customers:write"]);
-  ctx = {
-    kind: "organization",
-    userId: null,
-    organizationIds: [seller.organization.id],
-    scopes: new Set(["meters:write", "events:write", "customers:write"]),
-    tokenId: null,
-  };
+  ctx = organizationCaller(seller, ["meters:write", "events:write", "customers:write"]);
 });
 afterAll(() => t.stop());
 

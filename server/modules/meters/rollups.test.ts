@@ -6,6 +6,7 @@ import type { Db } from "../../../db/client.ts";
 import type { MeterAggregation, MeterFilter } from "../../../db/schema/index.ts";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { usingPostgres } from "../../../test/helpers/db.ts";
+import { organizationCaller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { systemClock } from "../../lib/clock.ts";
@@ -31,13 +32,12 @@ beforeAll(async () => {
   const seller = await createSeller(t.url, ["meters:write", "events:write", "customers:write"]);
   organizationId = seller.organization.id;
   token = seller.token;
-  ctx = {
-    kind: "organization",
-    userId: null,
-    organizationIds: [organizationId],
-    scopes: new Set(["meters:read", "meters:write", "events:write", "customers:write"]),
-    tokenId: null,
-  };
+  ctx = organizationCaller(seller, [
+    "meters:read",
+    "meters:write",
+    "events:write",
+    "customers:write",
+  ]);
 });
 afterAll(() => t.stop());
 
