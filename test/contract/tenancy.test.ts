@@ -1,11 +1,14 @@
-// Tenancy over every route, from the contract rather than from memory: each operation of Polar's
-// contract that names a resource by id is called with another organization's token (a customer of
-// another organization for the customer portal) and a real id of the first organization. Every one
-// must answer 404 and change nothing. An operation till serves whose id the seed does not know
-// fails the test, so a new route is covered by adding one line to the seed, not a new test.
+// Tenancy over every route, from the route tables rather than from memory: each operation of Polar's
+// contract, and of till's own document (server/openapi, which registers every route till describes,
+// its own additions included), that names a resource by id is called with another organization's
+// token (a customer of another organization for the customer portal) and a real id of the first
+// organization. Every one must answer 404 and change nothing. An operation till serves whose id the
+// seed does not know fails the test, so a new route is covered by adding one line to the seed, not a
+// new test.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { operations as tillOperations } from "../../server/openapi/operations.ts";
 import { api } from "../helpers/auth.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { seedTenant, type Tenant } from "../helpers/tenant-seed.ts";
@@ -70,15 +73,21 @@ interface Op {
   portal: boolean;
 }
 
-const operations: Op[] = Object.entries(contract.paths).flatMap(([path, item]) =>
-  path.includes("{") && !NOT_TENANT_IDS.some((r) => r.test(path))
-    ? METHODS.filter((m) => m in item).map((m) => ({
-        method: m.toUpperCase(),
-        path,
-        portal: path.startsWith("/v1/customer-portal/"),
-      }))
-    : [],
+const byId = (path: string) => path.includes("{") && !NOT_TENANT_IDS.some((r) => r.test(path));
+const op = (method: string, path: string): Op => ({
+  method: method.toUpperCase(),
+  path,
+  portal: path.startsWith("/v1/customer-portal/"),
+});
+const fromContract = Object.entries(contract.paths).flatMap(([path, item]) =>
+  byId(path) ? METHODS.filter((m) => m in item).map((m) => op(m, path)) : [],
 );
+const known = new Set(fromContract.map((o) => `${o.method} ${o.path}`));
+// till's own operations beyond the contract (its document names parameters as Polar does).
+const tillOnly = tillOperations
+  .filter((o) => byId(o.path) && !known.has(`${o.method.toUpperCase()} ${o.path}`))
+  .map((o) => op(o.method, o.path));
+const operations: Op[] = [...fromContract, ...tillOnly];
 
 /** The path with every parameter replaced by the tenant's id for it, or the parameter missing. */
 function fill(path: string, ids: Record<string, string>): { url: string } | { missing: string } {
@@ -172,10 +181,11 @@ describe("tenancy on every route that names a resource", () => {
       }
     }
     process.stdout.write(
-      `tenancy: ${checked} operations checked with another organization's credentials; ` +
-        `${unrouted.length} not served\n`,
+      `tenancy: ${checked} operations checked with another organization's credentials ` +
+        `(${tillOnly.length} of them till's own); ${unrouted.length} not served\n`,
     );
     expect(unseeded).toEqual([]);
+    expect(tillOnly.length).toBeGreaterThan(0);
     expect(leaks).toEqual([]);
     expect(checked).toBeGreaterThan(40);
     expect(await ownerView()).toEqual(before);
