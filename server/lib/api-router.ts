@@ -10,6 +10,14 @@ export type Segments = Set<string> | typeof EVERY;
 
 const known = new WeakMap<object, { segments: Segments }>();
 
+/** Every method and path the API routers of this process were given, for the route-table tests. */
+const routes = new Set<string>();
+export function recordedRoutes(): string[] {
+  return [...routes];
+}
+
+const VERBS = new Set(["get", "post", "put", "patch", "delete"]);
+
 const METHODS = ["all", "get", "post", "put", "patch", "delete", "head", "options", "route"];
 
 function segmentsOfPath(p: unknown): Segments {
@@ -46,6 +54,9 @@ export function apiRouter(): Router {
     const original = target[method]!.bind(router);
     target[method] = (path: unknown, ...rest: unknown[]) => {
       add(entry, segmentsOfPath(path));
+      if (VERBS.has(method))
+        for (const p of Array.isArray(path) ? path : [path])
+          if (typeof p === "string") routes.add(`${method.toUpperCase()} ${p}`);
       return original(path, ...rest);
     };
   }

@@ -1,13 +1,14 @@
-// Tenancy over every route, from the route tables rather than from memory: each operation of Polar's
-// contract, and of till's own document (server/openapi, which registers every route till describes,
-// its own additions included), that names a resource by id is called with another organization's
-// token (a customer of another organization for the customer portal) and a real id of the first
-// organization. Every one must answer 404 and change nothing. An operation till serves whose id the
-// seed does not know fails the test, so a new route is covered by adding one line to the seed, not a
-// new test.
+// Tenancy over every route, from the route tables rather than from memory: each operation that names
+// a resource by id, from Polar's contract, till's own document (server/openapi) and the routes the
+// running server's API routers were given (lib/api-router.ts records them, so a route nobody
+// described is tried too), is called with another organization's token (a customer of another
+// organization for the customer portal) and a real id of the first organization. Every one must
+// answer 404 and change nothing. An operation till serves whose id the seed does not know fails the
+// test, so a new route is covered by adding one line to the seed, not a new test.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { recordedRoutes } from "../../server/lib/api-router.ts";
 import { operations as tillOperations } from "../../server/openapi/operations.ts";
 import { api } from "../helpers/auth.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -23,10 +24,19 @@ const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 // Operations whose parameter is not a tenant's resource id: public by secret or slug, or owned
 // by a user rather than an organization.
 const NOT_TENANT_IDS = [
-  /^\/v1\/checkouts\/client\/\{client_secret\}/,
+  /^\/v1\/checkouts\/client\/\{[^}]+\}/,
   /^\/v1\/customer-portal\/organizations\/\{slug\}$/,
   /^\/v1\/customer-seats\/claim\/\{invitation_token\}$/,
   /^\/v1\/oauth2\//,
+  // Signed URLs and a checkout link's secret: the signature or secret is the credential.
+  /^\/v1\/storage\//,
+  /^\/v1\/downloads\//,
+  /^\/v1\/documents\//,
+  /^\/v1\/buy\//,
+  // A signed-in user's own: an organization token is refused before the id is read, and
+  // tokens.test.ts and stream-revoke.test.ts try them with another organization's user.
+  /^\/v1\/organization-access-tokens\/\{id\}$/,
+  /^\/v1\/cli\/listen\//,
 ];
 
 // Bodies that pass validation, so that the answer is about the id and not about the body.
@@ -88,6 +98,26 @@ const tillOnly = tillOperations
   .filter((o) => byId(o.path) && !known.has(`${o.method.toUpperCase()} ${o.path}`))
   .map((o) => op(o.method, o.path));
 const operations: Op[] = [...fromContract, ...tillOnly];
+
+/**
+ * The id routes the running server's API routers were given and no document describes (Express's
+ * `:id` read as `{id}`). Known only once the server has started in this process.
+ */
+function undescribedRoutes(): Op[] {
+  // Compared by shape: a route may name a parameter differently from the document.
+  const shape = (route: string) => route.replace(/\{[^}]+\}/g, "{}").replace(/\/$/, "");
+  const described = new Set(operations.map((o) => shape(`${o.method} ${o.path}`)));
+  return [
+    ...new Set(
+      recordedRoutes()
+        .map((r) => r.replace(/:([A-Za-z_]+)/g, "{$1}").replace(" /", " /v1/"))
+        .filter((r) => !described.has(shape(r))),
+    ),
+  ]
+    .map((r) => r.split(" ") as [string, string])
+    .filter(([, path]) => byId(path))
+    .map(([method, path]) => op(method, path));
+}
 
 /** The path with every parameter replaced by the tenant's id for it, or the parameter missing. */
 function fill(path: string, ids: Record<string, string>): { url: string } | { missing: string } {
@@ -155,7 +185,8 @@ describe("tenancy on every route that names a resource", () => {
     const unseeded: string[] = [];
     const unrouted: string[] = [];
     let checked = 0;
-    for (const op of operations) {
+    const undescribed = undescribedRoutes();
+    for (const op of [...operations, ...undescribed]) {
       const filled = fill(op.path, owner.ids);
       if ("missing" in filled) {
         // Only a route till serves needs a seeded id; an unserved one is listed by coverage.
@@ -182,7 +213,8 @@ describe("tenancy on every route that names a resource", () => {
     }
     process.stdout.write(
       `tenancy: ${checked} operations checked with another organization's credentials ` +
-        `(${tillOnly.length} of them till's own); ${unrouted.length} not served\n`,
+        `(${tillOnly.length} of them till's own, ${undescribed.length} from routes no document ` +
+        `describes); ${unrouted.length} not served\n`,
     );
     expect(unseeded).toEqual([]);
     expect(tillOnly.length).toBeGreaterThan(0);

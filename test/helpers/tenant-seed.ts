@@ -196,6 +196,7 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     customerSessionToken: session.token,
     ids: {
       "organizations/{id}": organizationId,
+      "cli/logs/{organization_id}": organizationId,
       "subscriptions/{id}": subscription.id,
       "benefits/{id}": benefit.id,
       "webhooks/endpoints/{id}": endpoint.id,
