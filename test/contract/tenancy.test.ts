@@ -34,7 +34,7 @@ const NOT_TENANT_IDS = [
   /^\/v1\/documents\//,
   /^\/v1\/buy\//,
   // A signed-in user's own: an organization token is refused before the id is read, and
-  // tokens.test.ts and stream-revoke.test.ts try them with another organization's user.
+  // tokens.test.ts and stream.test.ts try them with another organization's user.
   /^\/v1\/organization-access-tokens\/\{id\}$/,
   /^\/v1\/cli\/listen\//,
 ];
