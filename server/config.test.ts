@@ -224,6 +224,14 @@ describe("loadConfig", () => {
     expect(() =>
       loadConfig({ command: "test", env: { WEBHOOK_MAX_ATTEMPTS: "0" }, cwd: tmp() }),
     ).toThrow(/WEBHOOK_MAX_ATTEMPTS/);
+    expect(config.eventDedupRetentionDays).toBe(0);
+    expect(
+      loadConfig({ command: "test", env: { EVENT_DEDUP_RETENTION_DAYS: "30" }, cwd: tmp() })
+        .eventDedupRetentionDays,
+    ).toBe(30);
+    expect(() =>
+      loadConfig({ command: "test", env: { EVENT_DEDUP_RETENTION_DAYS: "-1" }, cwd: tmp() }),
+    ).toThrow(/EVENT_DEDUP_RETENTION_DAYS/);
   });
 
   it("runs `till dev` in sandbox mode and refuses TILL_MODE=production there", () => {

@@ -83,6 +83,8 @@ export interface Config {
   checkoutTtlSeconds: number;
   /** Days after each failed renewal payment before the next attempt; after the last, it ends. */
   dunningRetryDays: readonly number[];
+  /** Days an event's external id keeps catching duplicates; 0 keeps it for good. */
+  eventDedupRetentionDays: number;
   /** Uploaded files: largest accepted size in bytes; how long a signed upload URL stays valid, in seconds. */
   files: { maxSize: number; uploadUrlTtlSeconds: number };
   /** Benefit grants: third-party API endpoints and credentials, job retries, download URL lifetime. */
@@ -292,6 +294,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
     ),
     checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
     dunningRetryDays: e.DUNNING_RETRY_DAYS.split(",").map(Number),
+    eventDedupRetentionDays: e.EVENT_DEDUP_RETENTION_DAYS,
     files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },
     grants: {
       discord: {

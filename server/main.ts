@@ -17,7 +17,11 @@ import { reconcileDraftOrdersJob } from "./modules/draft-orders/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
-import { ENSURE_PARTITIONS_JOB, ensurePartitionsJob } from "./modules/events/jobs.ts";
+import {
+  ENSURE_PARTITIONS_JOB,
+  ensurePartitionsJob,
+  pruneDedupJob,
+} from "./modules/events/jobs.ts";
 import { refreshRollupsJob } from "./modules/meters/jobs.ts";
 import { createProcessor } from "./modules/payments/factory.ts";
 import {
@@ -123,6 +127,12 @@ export async function start(
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,
       refreshRollupsJob({ db: database.db, log }),
       ensurePartitionsJob({ db: database.db, clock, log }),
+      pruneDedupJob({
+        db: database.db,
+        clock,
+        log,
+        retentionDays: config.eventDedupRetentionDays,
+      }),
       receiptMailJob({ db: database.db, baseUrl: config.baseUrl, mailer }) as JobDefinition,
     ];
 

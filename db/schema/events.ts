@@ -74,7 +74,9 @@ export const events = pgTable(
 /**
  * The external ids ingested per organization, unpartitioned so a retry is caught whatever its
  * timestamp (a retried event without one gets the server's clock). Ingest inserts here and into
- * events in one statement; only rows new here reach events.
+ * events in one statement; only rows new here reach events. With EVENT_DEDUP_RETENTION_DAYS set, a
+ * daily job deletes the ids claimed before that window (by `claimed_at`, which rows get in insert
+ * order, so a BRIN index finds them at almost no cost to ingest).
  */
 export const eventDedup = pgTable(
   "event_dedup",
@@ -83,6 +85,10 @@ export const eventDedup = pgTable(
       .notNull()
       .references(() => organization.id, { onDelete: "cascade" }),
     externalId: text("external_id").notNull(),
+    claimedAt: tstz("claimed_at").notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.externalId] })],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.externalId] }),
+    index("event_dedup_claimed_at_brin").using("brin", t.claimedAt),
+  ],
 );

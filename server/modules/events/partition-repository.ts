@@ -3,7 +3,7 @@
 // timestamp no partition covers, so ingest never fails for want of one.
 import { sql } from "drizzle-orm";
 import { inTransaction, queryRows, type Db } from "../../../db/client.ts";
-import { events } from "../../../db/schema/index.ts";
+import { eventDedup, events } from "../../../db/schema/index.ts";
 
 const DEFAULT_PARTITION = sql.identifier("events_default");
 
@@ -89,4 +89,39 @@ export async function detachEventPartition(db: Db, month: Date): Promise<string 
   if (!(await isPartition(db, name))) return null;
   await db.execute(sql`alter table ${events} detach partition ${sql.identifier(name)}`);
   return name;
+}
+
+export interface PrunedDedup {
+  deleted: number;
+  /** False when the budget ran out first: the next run goes on. */
+  done: boolean;
+}
+
+/**
+ * Deletes the external ids claimed before `before`, a batch per statement (no long transaction,
+ * each batch's rows found through the BRIN index on claimed_at), until none is left or `budgetMs`
+ * has passed. A retry of a deleted id is then stored as a new event.
+ */
+export async function pruneEventDedup(
+  db: Db,
+  before: Date,
+  { batch = 10_000, budgetMs = 300_000 }: { batch?: number; budgetMs?: number } = {},
+): Promise<PrunedDedup> {
+  const t0 = performance.now();
+  let deleted = 0;
+  for (;;) {
+    const [row] = await queryRows<{ n: number }>(
+      db,
+      sql`with gone as (
+            delete from ${eventDedup} where ctid = any(array(
+              select ctid from ${eventDedup} where claimed_at < ${before.toISOString()}::timestamptz limit ${batch}
+            ))
+            returning 1
+          )
+          select count(*)::int as n from gone`,
+    );
+    deleted += row!.n;
+    if (row!.n < batch) return { deleted, done: true };
+    if (performance.now() - t0 > budgetMs) return { deleted, done: false };
+  }
 }
