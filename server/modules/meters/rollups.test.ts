@@ -304,6 +304,46 @@ describe("meter rollups", () => {
     expect((await rawQuantities(db, q))!.total).toBe(8);
   });
 
+  it("rolls up the largest and smallest doubles (their partials are index keys) as raw reads them", async () => {
+    const big = Number.MAX_VALUE;
+    await ingestEvents(
+      deps(),
+      ctx,
+      [big, Number.MIN_VALUE, -big, 2.5].map((tokens, i) =>
+        ev(`2026-07-01T10:0${i}:00Z`, tokens, { external_customer_id: "usr_extreme" }),
+      ),
+    );
+    for (const aggregation of [
+      sumTokens,
+      { func: "max", property: "tokens" },
+      { func: "min", property: "tokens" },
+    ] as MeterAggregation[]) {
+      const meter = await createMeter(deps(), ctx, {
+        name: `Extremes ${aggregation.func}`,
+        unit: "scalar",
+        filter: apiCalls,
+        aggregation,
+      });
+      await refreshRollups(db);
+      const q = input(meter.id, {
+        aggregation,
+        start: new Date("2026-07-01T00:00:00Z"),
+        end: new Date("2026-07-01T23:59:59Z"),
+        externalCustomerIds: ["usr_extreme"],
+      });
+      const { viaRollups, raw } = await both(q);
+      expect(viaRollups).toBeDefined();
+      expect(viaRollups).toEqual(raw);
+      expect(raw!.total).toBe(
+        aggregation.func === "sum"
+          ? 2.5 + Number.MIN_VALUE
+          : aggregation.func === "max"
+            ? big
+            : -big,
+      );
+    }
+  });
+
   it.runIf(usingPostgres())(
     "never skips an event whose transaction commits after a later one was rolled up",
     async () => {
