@@ -34,6 +34,19 @@ const HOUR = 3_600_000;
 const ADDITIVE = new Set(["count", "sum", "avg"]);
 /** Above every transaction id: gives the planner a bounded range to estimate on the BRIN index. */
 const XID_CEILING = 2 ** 62;
+/** Zones whose buckets all start on a UTC hour: no hour is cut by a bucket boundary. */
+const UTC_ZONES = new Set([
+  "UTC",
+  "Etc/UTC",
+  "Etc/UCT",
+  "UCT",
+  "Etc/GMT",
+  "GMT",
+  "Etc/Universal",
+  "Universal",
+  "Zulu",
+  "Etc/Zulu",
+]);
 
 /**
  * Per database and meter, the last `through` seen. It only grows (a rebuild resets it to 0, which
@@ -185,6 +198,10 @@ export function rollupSql(
     sql`${ts} >= ${startHour.toISOString()}::timestamptz and ${ts} < ${start}`,
     hloDate.getTime() - q.start.getTime() > HOUR / 2,
   );
+  // Planning each branch over every partition costs more than running it: branches that can only
+  // be empty are left out (no start edge when the period starts on the hour; no cut hours in UTC).
+  const cuts = !UTC_ZONES.has(q.timezone);
+  const notCut = (hour: SQL) => (cuts ? sql`and ${hour} not in (select h from cut)` : sql``);
   const endEdge = edge(
     hhiDate,
     sql`${ts} >= ${hhi} and ${ts} <= ${end}`,
@@ -213,20 +230,24 @@ export function rollupSql(
              r.sum as s, r.min as mn, r.max as mx, ${u} as u
       from ${table} r ${distinct}
       where r.meter_id = ${meterId} and r.hour >= ${hlo} and r.hour < ${hhi}
-        ${rollupWhere} and r.hour not in (select h from cut) and ${ok}
-      union all ${startEdge}
+        ${rollupWhere} ${notCut(sql`r.hour`)} and ${ok}
+      ${q.start.getTime() < hloDate.getTime() ? sql`union all ${startEdge}` : sql``}
       union all ${endEdge}
-      union all ${raw(
-        sql`true`,
-        // One index range scan per cut hour (offset 0 keeps the planner from turning it into a join
-        // over every event of the organization).
-        sql`cut cross join lateral (
+      ${
+        cuts
+          ? sql`union all ${raw(
+              sql`true`,
+              // One index range scan per cut hour (offset 0 keeps the planner from turning it into a join
+              // over every event of the organization).
+              sql`cut cross join lateral (
           select * from ${events} where ${events.organizationId} = ${q.organizationId}
             and ${events.timestamp} >= cut.h and ${events.timestamp} < cut.h + interval '1 hour' offset 0
         ) as ${events}`,
-      )}
+            )}`
+          : sql``
+      }
       union all ${raw(sql`${events.timestamp} >= ${hlo} and ${events.timestamp} < ${hhi} and ${pending}
-        and date_trunc('hour', ${events.timestamp}, 'UTC') not in (select h from cut)`)}
+        ${notCut(sql`date_trunc('hour', ${events.timestamp}, 'UTC')`)}`)}
     ), agg as (
       select bucket, grouping(bucket) as g, ${finalOf(q.aggregation)} as q
       from parts group by grouping sets ((bucket), ())
