@@ -14,6 +14,11 @@
 //   node bench/meters.ts [--events 1000000,10000000] [--iterations 1000] [--only postgres|pglite]
 //                        [--raw-iterations 20] [--aggregations count,sum,max,min,avg,unique] [--pg postgres://postgres@127.0.0.1:5432/postgres]
 //                        [--pglite-events 200000] [--keep] [--rebuild-chunk-events 50000]
+//                        [--reuse till_bench_meters_xxxxxxxx]
+// --keep keeps the PostgreSQL database; --reuse reads a kept one again (its events and meters as
+// generated, migrated to the current schema, rollups brought up to date by one tick), so a large
+// run's reads can be repeated without generating it again. Reads over HTTP need the seller's token
+// and are left out then.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -55,6 +60,7 @@ const { values } = parseArgs({
     // Events per rebuild transaction (the job's default when unset); a huge value builds each
     // meter in one statement, which is faster for a bulk-loaded table nobody else writes to.
     "rebuild-chunk-events": { type: "string" },
+    reuse: { type: "string" },
   },
 });
 
@@ -122,6 +128,30 @@ async function generate(
   return c!.id;
 }
 
+/** A kept run's organization and customer usr_42. */
+async function generated(
+  database: Database,
+): Promise<{ organizationId: string; customerId: string }> {
+  const [c] = await database.rows<{ id: string; organization_id: string }>(
+    sql`select id, organization_id from customers where external_id = 'usr_42'`,
+  );
+  if (!c) throw new Error("--reuse: this database holds no generated run");
+  return { organizationId: c.organization_id, customerId: c.id };
+}
+
+/** The meter of that name, created unless a kept run has it already. */
+async function meterNamed(
+  database: Database,
+  deps: Parameters<typeof meters.createMeter>[0],
+  ctx: AuthContext,
+  input: Parameters<typeof meters.createMeter>[2],
+): ReturnType<typeof meters.createMeter> {
+  const [found] = await database.rows<{ id: string }>(
+    sql`select id from meters where name = ${input.name} and organization_id = ${ctx.organizationIds[0]!}`,
+  );
+  return found ? meters.getMeter(deps, ctx, found.id) : meters.createMeter(deps, ctx, input);
+}
+
 interface Stats {
   p50: number;
   p99: number;
@@ -182,12 +212,14 @@ async function runOn(
   let env: Record<string, string>;
   let drop: (() => Promise<void>) | null = null;
   const dir = mkdtempSync(path.join(os.tmpdir(), "till-bench-meters-"));
+  const reuse = kind === "postgres" ? values.reuse : undefined;
   if (kind === "postgres") {
-    const name = `till_bench_meters_${randomBytes(4).toString("hex")}`;
-    await createDatabase(values.pg!, name);
-    drop = values.keep
-      ? async () => void process.stdout.write(`kept database ${name}\n`)
-      : () => dropDatabase(values.pg!, name);
+    const name = reuse ?? `till_bench_meters_${randomBytes(4).toString("hex")}`;
+    if (!reuse) await createDatabase(values.pg!, name);
+    drop =
+      values.keep || reuse
+        ? async () => void process.stdout.write(`kept database ${name}\n`)
+        : () => dropDatabase(values.pg!, name);
     env = { DATABASE_URL: databaseUrl(values.pg!, name) };
   } else {
     env = { TILL_DATA_DIR: dir };
@@ -214,13 +246,15 @@ async function runOn(
   const customerStats: Stats[] = [];
   let orgStats: Stats;
   try {
-    const seller = await createSeller(server.url, [
-      "meters:write",
-      "events:write",
-      "customers:write",
-    ]);
-    const organizationId = seller.organization.id;
-    const customerId = await generate(server.database, organizationId, count);
+    const seller = reuse
+      ? null
+      : await createSeller(server.url, ["meters:write", "events:write", "customers:write"]);
+    const { organizationId, customerId } = seller
+      ? {
+          organizationId: seller.organization.id,
+          customerId: await generate(server.database, seller.organization.id, count),
+        }
+      : await generated(server.database);
     const { db, read } = server.database;
     const deps = { db, read, clock: systemClock };
     const ctx: AuthContext = {
@@ -251,7 +285,7 @@ async function runOn(
     for (const aggregation of AGGREGATIONS) {
       perAggregation.push({
         aggregation,
-        meter: await meters.createMeter(deps, ctx, {
+        meter: await meterNamed(server.database, deps, ctx, {
           name: `bench ${aggregation.func}`,
           unit: "scalar",
           filter: apiCalls,
@@ -259,7 +293,7 @@ async function runOn(
         }),
       });
     }
-    const orgMeter = await meters.createMeter(deps, ctx, {
+    const orgMeter = await meterNamed(server.database, deps, ctx, {
       name: "bench org-wide",
       unit: "scalar",
       filter: usCalls,
@@ -267,7 +301,7 @@ async function runOn(
     });
     // The distinct count organization-wide, from the hours' kept values.
     const orgUniqueMeter = AGGREGATIONS.some((a) => a.func === "unique")
-      ? await meters.createMeter(deps, ctx, {
+      ? await meterNamed(server.database, deps, ctx, {
           name: "bench org-wide unique",
           unit: "scalar",
           filter: usCalls,
@@ -339,6 +373,7 @@ async function runOn(
         () => raw(server.database, same.sql, same.params),
         () => meters.getQuantities(deps, ctx, meter.id, query, {}),
         async () => {
+          if (!seller) return;
           const res = await fetch(url, { headers: { authorization: `Bearer ${seller.token}` } });
           if (res.status !== 200)
             throw new Error(`quantities answered ${res.status}: ${await res.text()}`);
@@ -347,7 +382,7 @@ async function runOn(
       ]);
       customerStats.push(till!);
       lines.push(
-        `${aggregation.func.padEnd(12)}${ms(hand!.p99)}${ms(direct!.p50)}${ms(direct!.p99)}${ms(till!.p50)}${ms(till!.p99)}${ms(http!.p50)}${ms(http!.p99)}` +
+        `${aggregation.func.padEnd(12)}${ms(hand!.p99)}${ms(direct!.p50)}${ms(direct!.p99)}${ms(till!.p50)}${ms(till!.p99)}${seller ? ms(http!.p50) + ms(http!.p99) : `${"-".padStart(10)}${"-".padStart(10)}`}` +
           `  ${(till!.p99 / direct!.p99).toFixed(2).padStart(10)}x  ${answer}`,
       );
     }
