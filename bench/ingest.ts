@@ -76,11 +76,13 @@ async function serveTill(db: string, port: string): Promise<void> {
   const tickMs = Number(values["tick-ms"]);
   let ticking = false;
   let ticks = 0;
+  let tickMsTotal = 0;
   const loop = async () => {
     while (ticking) {
       const t0 = performance.now();
       await refreshRollups(tickDb);
       ticks++;
+      tickMsTotal += performance.now() - t0;
       await new Promise((r) => setTimeout(r, Math.max(0, tickMs - (performance.now() - t0))));
     }
   };
@@ -89,6 +91,7 @@ async function serveTill(db: string, port: string): Promise<void> {
     if (req.url === "/on" && !ticking) {
       ticking = true;
       ticks = 0;
+      tickMsTotal = 0;
       running = loop();
     } else if (req.url === "/off") {
       ticking = false;
@@ -96,7 +99,7 @@ async function serveTill(db: string, port: string): Promise<void> {
     } else if (req.url === "/catch-up") {
       await refreshRollups(tickDb);
     }
-    res.end(JSON.stringify({ ticks }));
+    res.end(JSON.stringify({ ticks, tickMs: ticks ? tickMsTotal / ticks : 0 }));
   });
   control.listen(0, "127.0.0.1", () => {
     process.stderr.write(`CONTROL ${(control.address() as { port: number }).port}\n`);
@@ -432,8 +435,11 @@ async function runOn(
         );
         let note = "";
         if (name === "till+rollups") {
-          const { ticks } = (await (await control("off")).json()) as { ticks: number };
-          note = `  (${ticks} rollup ticks)`;
+          const { ticks, tickMs } = (await (await control("off")).json()) as {
+            ticks: number;
+            tickMs: number;
+          };
+          note = `  (${ticks} rollup ticks, ${tickMs.toFixed(0)} ms each)`;
         }
         samples[name]!.push(s);
         process.stdout.write(
