@@ -139,6 +139,7 @@ export async function refreshRollups(
     return ids.length;
   });
   await summarizeNewRanges(db);
+  await analyzeGrownPartitions(db);
   const pending = await queryRows<Pending>(
     db,
     sql`select s.meter_id, m.organization_id, s.filter, s.aggregation, s.through
@@ -246,6 +247,38 @@ async function summarizeNewRanges(db: Db): Promise<void> {
     if (pgErrorCode(err) !== "55P03") throw err;
   }
 }
+
+/**
+ * Analyzes the events partitions that grew by a tenth since their size was last recorded (by an
+ * ANALYZE or VACUUM), or have never been. Until then the planner rates a read's scan of new events
+ * through the ingest_xid BRIN index poorly and walks every event of the period through the
+ * organization's index instead: a fresh month's partition for up to a minute on PostgreSQL (till
+ * autovacuum gets to it), and for good on PGlite, which has no autovacuum. Sizes, not the
+ * statistics system's change counters, which backends report up to a second late.
+ */
+async function analyzeGrownPartitions(db: Db): Promise<void> {
+  const grown = await queryRows<{ name: string }>(
+    db,
+    sql`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+        where i.inhparent = 'events'::regclass
+          and pg_relation_size(c.oid) / current_setting('block_size')::int
+            > greatest(${ANALYZE_MIN_PAGES}, c.relpages * 1.1)`,
+  );
+  for (const { name } of grown) {
+    try {
+      await inTransaction(db, async (tx) => {
+        await tx.execute(sql`set local lock_timeout = '200ms'`);
+        await tx.execute(sql`analyze ${sql.identifier(name)}`);
+      });
+    } catch (err) {
+      // Held by autovacuum's VACUUM or ANALYZE, which records the size anyway.
+      if (pgErrorCode(err) !== "55P03") throw err;
+    }
+  }
+}
+
+/** A partition smaller than this (about a thousand events) keeps whatever statistics it has. */
+const ANALYZE_MIN_PAGES = 32;
 
 /** Adds the events with ingest_xid in [from, to) to the meters' rollups and moves them to `to`. */
 async function advance(db: Db, group: Pending[], from: number, to: number): Promise<number> {

@@ -80,7 +80,10 @@ describe.skipIf(!usingPostgres())("currentHorizon against PostgreSQL", () => {
         const [row] = await o<{ id: string }[]>`select pg_current_xact_id()::text as id`;
         const id = row!.id;
         expect(Number(id)).toBeGreaterThan(Number(snap!.xmax));
-        expect(await currentHorizon(tx)).toBe(Number(snap!.xmax));
+        // Exactly xmax unless some older transaction runs meanwhile (autovacuum's ANALYZE has one).
+        const horizon = await currentHorizon(tx);
+        expect(horizon).toBeGreaterThan(0);
+        expect(horizon).toBeLessThanOrEqual(Number(snap!.xmax));
       });
     });
   });
@@ -90,7 +93,9 @@ describe.skipIf(!usingPostgres())("currentHorizon against PostgreSQL", () => {
       const [row] = await o<{ id: string }[]>`select pg_current_xact_id()::text as id`;
       const id = row!.id;
       await inTransaction(testDb.database.db, async (tx) => {
-        expect(await currentHorizon(tx)).toBe(Number(id));
+        const horizon = await currentHorizon(tx);
+        expect(horizon).toBeGreaterThan(0);
+        expect(horizon).toBeLessThanOrEqual(Number(id));
       });
     });
   });
@@ -108,7 +113,7 @@ function nodesOf(node: PlanNode): PlanNode[] {
 }
 
 describe("a tick's scan of new events", () => {
-  it("is the ingest_xid BRIN range, not the organization's events", async () => {
+  it("is the ingest_xid BRIN range, not the organization's events, on fresh statistics", async () => {
     const t = await startTestServer({ worker: false });
     try {
       const db = t.testDb.database.db;
@@ -133,6 +138,13 @@ describe("a tick's scan of new events", () => {
         aggregation: { func: "sum", property: "tokens" },
       });
       await refreshRollups(db);
+      // The tick took the statistics of the partition the 5,000 events went to (none before).
+      const [stats] = await queryRows<{ rows: number }>(
+        db,
+        sql`select max(c.reltuples)::int as rows from pg_inherits i join pg_class c on c.oid = i.inhrelid
+            where i.inhparent = 'events'::regclass`,
+      );
+      expect(stats!.rows).toBe(5000);
       await ingestEvents(deps, ctx, batch(10));
       const [state] = await queryRows<{ through: string }>(
         db,
