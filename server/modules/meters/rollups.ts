@@ -139,7 +139,6 @@ export async function refreshRollups(
     return ids.length;
   });
   await summarizeNewRanges(db);
-  await analyzeGrownPartitions(db);
   const pending = await queryRows<Pending>(
     db,
     sql`select s.meter_id, m.organization_id, s.filter, s.aggregation, s.through
@@ -167,6 +166,8 @@ export async function refreshRollups(
       advanced += await advance(db, group.slice(i, i + METERS_PER_STATEMENT), through, horizon);
     }
   }
+  // After the rollups moved: statistics help the reads, and the tick's own scan does not need them.
+  await analyzeGrownPartitions(db);
   return { reset, advanced, horizon };
 }
 
@@ -268,6 +269,8 @@ async function analyzeGrownPartitions(db: Db): Promise<void> {
     try {
       await inTransaction(db, async (tx) => {
         await tx.execute(sql`set local lock_timeout = '200ms'`);
+        // A large partition's sample may take longer than the pool's per-request timeout.
+        await tx.execute(sql`set local statement_timeout = 0`);
         await tx.execute(sql`analyze ${sql.identifier(name)}`);
       });
     } catch (err) {
