@@ -28,6 +28,7 @@ import {
 } from "../../../db/schema/index.ts";
 import { pgErrorCode } from "../../lib/db-errors.ts";
 import { aggregationValue, filterCondition } from "../events/filter.ts";
+import { currentHorizon } from "./rollup-horizon.ts";
 
 /** The advisory lock key of rollup writers ("metr"). */
 const ROLLUP_LOCK = 0x6d657472;
@@ -67,46 +68,6 @@ export interface RefreshResult {
   /** Meters advanced to the horizon. */
   advanced: number;
   horizon: number;
-}
-
-/**
- * The oldest transaction that may still insert events: the snapshot's next id, or lower, the oldest
- * one running (or prepared) in this database. Transactions of other databases on the cluster cannot
- * write these events, so unlike pg_snapshot_xmin they do not hold the rollups back.
- */
-export async function currentHorizon(db: Db): Promise<number> {
-  const [h] = await queryRows<{ xmax: string; running: string | null }>(
-    db,
-    sql`
-    select pg_snapshot_xmax(pg_current_snapshot())::text as xmax,
-      (select string_agg(x, ',') from (
-        select backend_xid::text as x from pg_stat_activity
-        where datname = current_database() and backend_xid is not null
-        union all
-        select transaction::text from pg_prepared_xacts where database = current_database()
-      ) r) as running`,
-  );
-  return horizonOf(Number(h!.xmax), h!.running ? h!.running.split(",").map(Number) : []);
-}
-
-const EPOCH = 2 ** 32;
-
-/**
- * The horizon from the snapshot's 64-bit xmax and the running transactions' 32-bit xids. Each xid
- * is widened to the 64-bit id nearest xmax: live ids are always within 2^31 of each other, and one
- * may be at or past xmax, since pg_stat_activity is read after the snapshot is taken and a
- * transaction that got its id in between is already listed. Such an id is above the horizon anyway.
- */
-export function horizonOf(xmax: number, running: number[]): number {
-  const epochStart = Math.floor(xmax / EPOCH) * EPOCH;
-  let horizon = xmax;
-  for (const xid of running) {
-    let wide = epochStart + xid;
-    if (wide - xmax > EPOCH / 2) wide -= EPOCH;
-    else if (xmax - wide > EPOCH / 2) wide += EPOCH;
-    if (wide < horizon) horizon = wide;
-  }
-  return horizon;
 }
 
 /**
@@ -237,16 +198,11 @@ async function rebuildStep(
  * by a running VACUUM is left for the next tick.
  */
 async function summarizeNewRanges(db: Db): Promise<void> {
-  try {
-    await inTransaction(db, async (tx) => {
-      await tx.execute(sql`set local lock_timeout = '200ms'`);
-      // events is partitioned: each partition has its own BRIN index under the partitioned one.
-      await tx.execute(sql`select brin_summarize_new_values(inhrelid::regclass) from pg_inherits
-        where inhparent = 'events_ingest_xid_brin'::regclass`);
-    });
-  } catch (err) {
-    if (pgErrorCode(err) !== "55P03") throw err;
-  }
+  await unlessHeld(db, (tx) =>
+    // events is partitioned: each partition has its own BRIN index under the partitioned one.
+    tx.execute(sql`select brin_summarize_new_values(inhrelid::regclass) from pg_inherits
+      where inhparent = 'events_ingest_xid_brin'::regclass`),
+  );
 }
 
 /**
@@ -255,7 +211,8 @@ async function summarizeNewRanges(db: Db): Promise<void> {
  * through the ingest_xid BRIN index poorly and walks every event of the period through the
  * organization's index instead: a fresh month's partition for up to a minute on PostgreSQL (till
  * autovacuum gets to it), and for good on PGlite, which has no autovacuum. Sizes, not the
- * statistics system's change counters, which backends report up to a second late.
+ * statistics system's change counters, which backends report up to a second late. A partition
+ * held by autovacuum's VACUUM or ANALYZE is left: that records its size anyway.
  */
 async function analyzeGrownPartitions(db: Db): Promise<void> {
   const grown = await queryRows<{ name: string }>(
@@ -266,17 +223,23 @@ async function analyzeGrownPartitions(db: Db): Promise<void> {
             > greatest(${ANALYZE_MIN_PAGES}, c.relpages * 1.1)`,
   );
   for (const { name } of grown) {
-    try {
-      await inTransaction(db, async (tx) => {
-        await tx.execute(sql`set local lock_timeout = '200ms'`);
-        // A large partition's sample may take longer than the pool's per-request timeout.
-        await tx.execute(sql`set local statement_timeout = 0`);
-        await tx.execute(sql`analyze ${sql.identifier(name)}`);
-      });
-    } catch (err) {
-      // Held by autovacuum's VACUUM or ANALYZE, which records the size anyway.
-      if (pgErrorCode(err) !== "55P03") throw err;
-    }
+    await unlessHeld(db, async (tx) => {
+      // A large partition's sample may take longer than the pool's per-request timeout.
+      await tx.execute(sql`set local statement_timeout = 0`);
+      await tx.execute(sql`analyze ${sql.identifier(name)}`);
+    });
+  }
+}
+
+/** Runs maintenance in its own transaction, or skips it when another session holds the lock. */
+async function unlessHeld(db: Db, fn: (tx: Tx) => Promise<unknown>): Promise<void> {
+  try {
+    await inTransaction(db, async (tx) => {
+      await tx.execute(sql`set local lock_timeout = '200ms'`);
+      await fn(tx);
+    });
+  } catch (err) {
+    if (pgErrorCode(err) !== "55P03") throw err;
   }
 }
 

@@ -13,14 +13,8 @@ import { organizationCaller } from "../../../test/helpers/org-scope.ts";
 import { startTestServer } from "../../../test/helpers/server.ts";
 import { systemClock } from "../../lib/clock.ts";
 import { ingestEvents } from "../events/service.ts";
-import {
-  currentHorizon,
-  horizonOf,
-  refreshRollups,
-  rollupStatement,
-  tickPlanning,
-  type Pending,
-} from "./rollups.ts";
+import { currentHorizon, horizonOf } from "./rollup-horizon.ts";
+import { refreshRollups, rollupStatement, tickPlanning, type Pending } from "./rollups.ts";
 import { createMeter } from "./service.ts";
 
 const EPOCH = 2 ** 32;
