@@ -2,8 +2,7 @@
 // recorded exactly when the change commits and never for a change that rolled back. A change made
 // by a single statement may instead embed outboxInsert in that statement (a data-modifying CTE),
 // which is atomic by itself.
-import type { SQL } from "drizzle-orm";
-import { insertJsonRows } from "../../../db/bulk.ts";
+import { type SQL, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
 import { webhookEvents } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -42,13 +41,26 @@ export async function recordEvent(tx: Tx, clock: Clock, event: OutboxEvent): Pro
   return row!.id;
 }
 
-/** Many events in one statement, recorded (and later delivered) in the order given. */
+/**
+ * Many events in one statement, recorded (and later delivered) in the order given. The columns go
+ * as three texts split on U+0001, which JSON.stringify always escapes, so no value contains it:
+ * PostgreSQL then parses each payload once, as it enters its json column, instead of first
+ * parsing one document of all the rows (insertJsonRows) and then each payload again; a batch of
+ * renewals records over a thousand events of a few kilobytes each.
+ */
 export async function recordEvents(tx: Tx, clock: Clock, events: OutboxEvent[]): Promise<void> {
   if (events.length === 0) return;
-  await tx.execute(
-    insertJsonRows(
-      webhookEvents,
-      events.map((e) => outboxRow(clock, e)),
-    ),
-  );
+  const rows = events.map((e) => outboxRow(clock, e));
+  const column = (f: (r: OutboxRow) => string) => rows.map(f).join(SEPARATOR);
+  await tx.execute(sql`
+    insert into ${webhookEvents} (organization_id, type, payload)
+    select o::uuid, t, p::json
+    from unnest(
+      string_to_array(${column((r) => r.organizationId)}::text, ${SEPARATOR}),
+      string_to_array(${column((r) => r.type)}::text, ${SEPARATOR}),
+      string_to_array(${column((r) => JSON.stringify(r.payload))}::text, ${SEPARATOR})
+    ) with ordinality as r(o, t, p, n)
+    order by n`);
 }
+
+const SEPARATOR = "\u0001";

@@ -1,0 +1,50 @@
+// recordEvents sends its rows as texts split on U+0001: payloads holding that character, quotes,
+// backslashes, non-ASCII text and nested key order must come back exactly, in the order given.
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inTransaction, queryRows } from "../../../db/client.ts";
+import { openTestDatabase, type TestDatabase } from "../../../test/helpers/db.ts";
+import { fixedClock } from "../sandbox-clock/queries.ts";
+import { recordEvents } from "./outbox.ts";
+
+let t: TestDatabase;
+let organizationId: string;
+beforeAll(async () => {
+  t = await openTestDatabase();
+  const [org] = await queryRows<{ id: string }>(
+    t.database.db,
+    sql`insert into organization (name, slug, created_at) values ('Outbox', 'outbox', now())
+        returning id`,
+  );
+  organizationId = org!.id;
+});
+afterAll(() => t?.dispose());
+
+describe("recordEvents", () => {
+  it("stores every payload as given, in order", async () => {
+    const data = [
+      { z: 1, a: "first \u0001 second", nested: { b: [1, "\u0001\u0001"], a: null } },
+      { name: 'quote " backslash \\ tab \t newline \n', emoji: "zażółć 🧾" },
+      { empty: "", list: [] },
+    ];
+    const at = new Date("2026-03-01T00:00:00.000Z");
+    await inTransaction(t.database.db, (tx) =>
+      recordEvents(
+        tx,
+        fixedClock(at),
+        data.map((d, i) => ({ organizationId, type: `probe.${i}`, data: d })),
+      ),
+    );
+    const rows = await queryRows<{ type: string; payload: string }>(
+      t.database.db,
+      sql`select type, payload::text as payload from webhook_events
+          where organization_id = ${organizationId} order by seq`,
+    );
+    expect(rows.map((r) => r.type)).toEqual(["probe.0", "probe.1", "probe.2"]);
+    expect(rows.map((r) => r.payload)).toEqual(
+      data.map((d, i) =>
+        JSON.stringify({ type: `probe.${i}`, timestamp: at.toISOString(), data: d }),
+      ),
+    );
+  });
+});
