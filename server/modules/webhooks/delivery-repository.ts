@@ -2,6 +2,7 @@
 // batch of jobs needs, the FIFO question, recording attempts, and disabling failing endpoints.
 import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { fromDrizzle, type Db as BossDb, type DrizzleTransactionLike } from "pg-boss";
+import { arrayLiteral } from "../../../db/bulk.ts";
 import { rowsOf, type Db, type Tx } from "../../../db/client.ts";
 import {
   member,
@@ -22,25 +23,31 @@ export interface OutboxRow {
   seq: number;
   organizationId: string;
   type: string;
-  payload: EventPayload;
 }
 
-/** Committed, not yet fanned-out outbox rows, oldest first, locked for this transaction. */
+/**
+ * Committed, not yet fanned-out outbox rows, oldest first, locked for this transaction. Without
+ * their payloads: most events go to no endpoint, and those that do are read with payloadsOf.
+ */
 export async function claimUndispatched(tx: Tx, limit: number): Promise<OutboxRow[]> {
   const e = webhookEvents;
   return tx
-    .select({
-      id: e.id,
-      seq: e.seq,
-      organizationId: e.organizationId,
-      type: e.type,
-      payload: e.payload,
-    })
+    .select({ id: e.id, seq: e.seq, organizationId: e.organizationId, type: e.type })
     .from(e)
     .where(isNull(e.dispatchedAt))
     .orderBy(e.seq)
     .limit(limit)
     .for("update", { skipLocked: true });
+}
+
+/** The payloads of outbox rows, by id. */
+export async function payloadsOf(tx: Tx, ids: string[]): Promise<Map<string, EventPayload>> {
+  if (ids.length === 0) return new Map();
+  const rows = await tx
+    .select({ id: webhookEvents.id, payload: webhookEvents.payload })
+    .from(webhookEvents)
+    .where(sql`${webhookEvents.id} = any(${arrayLiteral(ids)}::uuid[])`);
+  return new Map(rows.map((r) => [r.id, r.payload]));
 }
 
 /** The enabled endpoints of the scope (the organizations of the outbox rows being dispatched). */
@@ -68,7 +75,10 @@ export async function insertEndpointEvents(
 
 export async function markDispatched(tx: Tx, ids: string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
-  await tx.update(webhookEvents).set({ dispatchedAt: at }).where(inArray(webhookEvents.id, ids));
+  await tx
+    .update(webhookEvents)
+    .set({ dispatchedAt: at })
+    .where(sql`${webhookEvents.id} = any(${arrayLiteral(ids)}::uuid[])`);
 }
 
 export interface DeliveryTarget {

@@ -105,22 +105,23 @@ export class Dispatcher {
       if (rows.length === 0) return 0;
       const now = clock.now();
       const endpoints = await repo.enabledEndpoints(tx, scopeOfResource(...rows));
-      const values: Parameters<typeof repo.insertEndpointEvents>[1] = [];
-      for (const row of rows) {
-        for (const endpoint of endpoints) {
-          if (endpoint.organizationId !== row.organizationId || !endpoint.events.includes(row.type))
-            continue;
-          values.push({
-            organizationId: row.organizationId,
-            endpointId: endpoint.id,
-            eventId: row.id,
-            seq: row.seq,
-            type: row.type,
-            payload: formatPayload(endpoint.format, row.payload),
-            createdAt: now,
-          });
-        }
-      }
+      const owed = rows.flatMap((row) =>
+        endpoints
+          .filter((e) => e.organizationId === row.organizationId && e.events.includes(row.type))
+          .map((endpoint) => ({ row, endpoint })),
+      );
+      const payloads = await repo.payloadsOf(tx, [...new Set(owed.map((o) => o.row.id))]);
+      const values: Parameters<typeof repo.insertEndpointEvents>[1] = owed.map(
+        ({ row, endpoint }) => ({
+          organizationId: row.organizationId,
+          endpointId: endpoint.id,
+          eventId: row.id,
+          seq: row.seq,
+          type: row.type,
+          payload: formatPayload(endpoint.format, payloads.get(row.id)!),
+          createdAt: now,
+        }),
+      );
       const created = await repo.insertEndpointEvents(tx, values);
       if (created.length > 0) {
         const jobs: JobInsert<DeliverJobData>[] = created.map((c) => ({
