@@ -2,7 +2,7 @@
 // tokens and charges. Payments and methods are read under an OrgScope, but for the one reader
 // named for a processor's webhook.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
-import { insertJsonRows } from "../../../db/bulk.ts";
+import { arrayLiteral, insertJsonRows } from "../../../db/bulk.ts";
 import type { Db, Tx } from "../../../db/client.ts";
 import {
   paymentMethods,
@@ -57,15 +57,29 @@ export async function recordSandboxCharges(
   rows: SandboxChargeInsert[],
 ): Promise<SandboxChargeRow[]> {
   if (rows.length === 0) return [];
-  const inserted = await db.insert(sandboxCharges).values(rows).onConflictDoNothing().returning();
-  if (inserted.length === rows.length) return inserted;
-  const mine = new Set(inserted.map((r) => r.idempotencyKey));
-  const others = await findSandboxCharges(
+  // One JSON parameter rather than a placeholder per value (db/bulk.ts); read back by key, which
+  // also answers the rows a racing request recorded first.
+  // insertJsonRows takes the columns of the first row: every row names all of them.
+  const full = rows.map((r) => ({ ...OPTIONAL_CHARGE_COLUMNS, ...r }));
+  await db.execute(sql`${insertJsonRows(sandboxCharges, full)} on conflict do nothing`);
+  const recorded = await findSandboxCharges(
     db,
-    rows.filter((r) => !mine.has(r.idempotencyKey)).map((r) => r.idempotencyKey),
+    rows.map((r) => r.idempotencyKey),
   );
-  return [...inserted, ...others.values()];
+  return [...recorded.values()];
 }
+
+const OPTIONAL_CHARGE_COLUMNS = {
+  outcome: null,
+  processorPaymentId: null,
+  brand: null,
+  last4: null,
+  expMonth: null,
+  expYear: null,
+  paymentMethodId: null,
+  failureCode: null,
+  failureMessage: null,
+} satisfies Partial<SandboxChargeInsert>;
 
 export async function findSandboxCharges(
   db: Db,
@@ -75,7 +89,7 @@ export async function findSandboxCharges(
   const rows = await db
     .select()
     .from(sandboxCharges)
-    .where(inArray(sandboxCharges.idempotencyKey, keys));
+    .where(sql`${sandboxCharges.idempotencyKey} = any(${arrayLiteral(keys)}::text[])`);
   return new Map(rows.map((r) => [r.idempotencyKey, r]));
 }
 

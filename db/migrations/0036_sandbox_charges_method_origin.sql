@@ -1,0 +1,1 @@
+CREATE INDEX "sandbox_charges_method_origin_idx" ON "sandbox_charges" USING btree ("payment_method_id") WHERE "sandbox_charges"."status" = 'succeeded' and "sandbox_charges"."kind" <> 'off_session';
