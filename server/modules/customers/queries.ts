@@ -14,5 +14,10 @@ export function resolveCustomerRefs(db: Db, scope: OrgScope, ids: string[], exte
 
 /** Customers by id in the scope, deleted ones included, as embedded in the rows that refer to them. */
 export async function customersByIds(db: Db, scope: OrgScope, ids: string[]) {
-  return (await repo.findCustomersByIds(db, scope, ids)).map(customerOut);
+  return (await customerRecordsByIds(db, scope, ids)).map(customerOut);
+}
+
+/** customersByIds as records: one read a batch renders several ways (customerStatesOf, customerOut). */
+export function customerRecordsByIds(db: Db, scope: OrgScope, ids: string[]) {
+  return repo.findCustomersByIds(db, scope, ids);
 }

@@ -10,9 +10,15 @@ import { activeSubscriptionsOf, activeSubscriptionsOfCustomers } from "../subscr
 import * as repo from "./repository.ts";
 import { customerOut, type CustomerRecord } from "./schemas.ts";
 
-export async function customerStatesOf(db: Db, scope: OrgScope, customerIds: string[]) {
+export async function customerStatesOf(
+  db: Db,
+  scope: OrgScope,
+  customerIds: string[],
+  /** The customers' records when the caller has just read them in its transaction. */
+  records?: CustomerRecord[],
+) {
   const [customers, active, grants] = await Promise.all([
-    repo.findCustomersByIds(db, scope, customerIds),
+    records ?? repo.findCustomersByIds(db, scope, customerIds),
     activeSubscriptionsOfCustomers(db, scope, customerIds),
     customerStateGrantsOf(db, scope, customerIds),
   ]);

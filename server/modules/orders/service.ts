@@ -5,8 +5,10 @@ import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/queries.ts";
+import type { CustomerOut } from "../customers/schemas.ts";
 import { serializeDiscount, discountOf } from "../discounts/service.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import type { ProductOut } from "../products/schemas.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import * as repo from "./repository.ts";
@@ -19,21 +21,38 @@ export interface OrderDeps {
   baseUrl: string;
 }
 
-export async function serializeOrders(db: Db, baseUrl: string, rows: repo.OrderRow[]) {
+/**
+ * The orders as the API shows them. `known` holds what the caller has already read in its
+ * transaction (a batch of renewals renders its orders and subscriptions from one read of their
+ * customers and products); each list must cover every row.
+ */
+export async function serializeOrders(
+  db: Db,
+  baseUrl: string,
+  rows: repo.OrderRow[],
+  known: {
+    customers?: CustomerOut[];
+    products?: ProductOut[];
+    subscriptions?: Awaited<ReturnType<typeof subscriptionsByIds>>;
+  } = {},
+) {
   if (rows.length === 0) return [];
+  const scope = scopeOfResource(...rows);
   const [items, customers, products, subscriptions] = await Promise.all([
     repo.itemsOf(
       db,
-      scopeOfResource(...rows),
+      scope,
       rows.map((r) => r.id),
     ),
-    customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
-    serializeProductsByIds(db, baseUrl, scopeOfResource(...rows), [
-      ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
-    ]),
-    subscriptionsByIds(db, scopeOfResource(...rows), [
-      ...new Set(rows.flatMap((r) => (r.subscriptionId ? [r.subscriptionId] : []))),
-    ]),
+    known.customers ?? customersByIds(db, scope, [...new Set(rows.map((r) => r.customerId))]),
+    known.products ??
+      serializeProductsByIds(db, baseUrl, scope, [
+        ...new Set(rows.flatMap((r) => (r.productId ? [r.productId] : []))),
+      ]),
+    known.subscriptions ??
+      subscriptionsByIds(db, scope, [
+        ...new Set(rows.flatMap((r) => (r.subscriptionId ? [r.subscriptionId] : []))),
+      ]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));

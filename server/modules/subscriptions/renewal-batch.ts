@@ -8,7 +8,8 @@
 // worker inserts nothing for what was renewed, and its charges are answered from the processor's
 // idempotency record rather than charged again.
 import { inTransaction } from "../../../db/client.ts";
-import { customersByIds } from "../customers/queries.ts";
+import { customerRecordsByIds, customersByIds } from "../customers/queries.ts";
+import { customerOut } from "../customers/schemas.ts";
 import { customerStatesOf } from "../customers/states.ts";
 import { discountOf } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
@@ -209,11 +210,19 @@ async function writeBatch(
       clock,
       paid.map((d) => d.s),
     );
-    const [subscriptionData, states] = await Promise.all([
-      serializeSubscriptions(tx, deps.baseUrl, updated),
-      customerStatesOf(tx, scopeOfResource(...done.map((d) => d.s)), [
-        ...new Set(done.map((d) => d.s.customerId)),
+    // One read of the batch's customers and products for every payload below.
+    const scope = scopeOfResource(...done.map((d) => d.s));
+    const customerIds = [...new Set(done.map((d) => d.s.customerId))];
+    const [records, products] = await Promise.all([
+      customerRecordsByIds(tx, scope, customerIds),
+      serializeProductsByIds(tx, deps.baseUrl, scope, [
+        ...new Set(updated.map((u) => u.productId)),
       ]),
+    ]);
+    const known = { customers: records.map(customerOut), products };
+    const [subscriptionData, states] = await Promise.all([
+      serializeSubscriptions(tx, deps.baseUrl, updated, known),
+      customerStatesOf(tx, scope, customerIds, records),
     ]);
     // Numbered this late: the organization's counter row stays locked from here to commit, and a
     // concurrent batch of the same organization waits for it only from its own numbering on.
@@ -222,7 +231,10 @@ async function writeBatch(
       done.map((d) => d.order),
     );
     for (const [i, order] of numbered.entries()) done[i]!.order = order;
-    const orderData = await serializeOrders(tx, deps.baseUrl, numbered);
+    const orderData = await serializeOrders(tx, deps.baseUrl, numbered, {
+      ...known,
+      subscriptions: updated,
+    });
     const subscriptionById = new Map(updated.map((u, i) => [u.id, subscriptionData[i]]));
     const events: OutboxEvent[] = [];
     done.forEach((d, i) => {

@@ -9,10 +9,12 @@ import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { addInterval, firstMeterPeriod, meterCycleOf, type Interval } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/queries.ts";
+import type { CustomerOut } from "../customers/schemas.ts";
 import { customerStateOf } from "../customers/states.ts";
 import { serializeDiscount, discountOf } from "../discounts/service.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import type { ProductOut } from "../products/schemas.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -28,17 +30,19 @@ export interface SubscriptionDeps {
   queue: QueueHandle | null;
 }
 
+/** The subscriptions as the API shows them; `known` as serializeOrders takes it. */
 export async function serializeSubscriptions(
   db: Db,
   baseUrl: string,
   rows: repo.SubscriptionRow[],
+  known: { customers?: CustomerOut[]; products?: ProductOut[] } = {},
 ) {
   if (rows.length === 0) return [];
+  const scope = scopeOfResource(...rows);
   const [customers, products] = await Promise.all([
-    customersByIds(db, scopeOfResource(...rows), [...new Set(rows.map((r) => r.customerId))]),
-    serializeProductsByIds(db, baseUrl, scopeOfResource(...rows), [
-      ...new Set(rows.map((r) => r.productId)),
-    ]),
+    known.customers ?? customersByIds(db, scope, [...new Set(rows.map((r) => r.customerId))]),
+    known.products ??
+      serializeProductsByIds(db, baseUrl, scope, [...new Set(rows.map((r) => r.productId))]),
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));
