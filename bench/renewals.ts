@@ -4,10 +4,12 @@
 // call, then one transaction of multi-row statements for the cycle orders, payments, period moves,
 // webhook events, customer states and next wake-ups), beside a hand-written reference in the same
 // run on the same rows: one INSERT … SELECT of the orders and one UPDATE of the periods (no charge,
-// no events; rolled back so the engine sees the rows untouched).
+// no events; rolled back so the engine sees the rows untouched). Then the floor (renewals-floor.ts):
+// the rows the engine wrote, webhook payloads included, written again with no logic at all.
 //
 //   node bench/renewals.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--n 10000]
-// Prints renewals/s and statements per renewal for both, and their ratio.
+// Prints renewals/s and statements per renewal for each, and the engine's and the floor's ratio to
+// the reference. Each timed part starts after a CHECKPOINT, so none pays for another's writes.
 import { randomBytes } from "node:crypto";
 import { parseArgs } from "node:util";
 import { sql } from "drizzle-orm";
@@ -16,9 +18,11 @@ import { migrate, openDb } from "../db/client.ts";
 import { loadConfig } from "../server/config.ts";
 import { migrateQueue } from "../server/jobs/queue.ts";
 import { start } from "../server/main.ts";
+import { RENEWAL_BATCH_SIZE, RENEWAL_LANES } from "../server/modules/subscriptions/due.ts";
 import { api, createAccessToken, createOrganization, signUp } from "../test/helpers/auth.ts";
 import { seedDueSubscriptions } from "../test/helpers/renewal-seed.ts";
 import { freePort } from "../test/helpers/server.ts";
+import { writeFloor } from "./renewals-floor.ts";
 
 const { values } = parseArgs({
   options: {
@@ -90,6 +94,7 @@ try {
   });
   await db.rows(sql`analyze`);
 
+  await db.rows(sql`checkpoint`);
   // The reference: the whole renewal as two set statements, timed, then rolled back.
   const ref = postgres(dbUrl, { max: 1, onnotice: () => {} });
   const r0 = performance.now();
@@ -113,6 +118,7 @@ try {
   const refMs = performance.now() - r0;
   await ref.end();
 
+  await db.rows(sql`checkpoint`);
   // The engine: one worker process (no HTTP) wakes the overdue subscriptions at start.
   let statements = 0;
   const workerDb = await openDb(
@@ -127,6 +133,7 @@ try {
         )
       )[0]!.n,
     );
+  const since = new Date();
   const t0 = performance.now();
   const worker = await start(loadConfig({ command: "test", env: { ...env, PORT: "0" } }), {
     database: workerDb,
@@ -142,18 +149,32 @@ try {
   const engineMs = performance.now() - t0;
   const engineStatements = statements;
   await worker.stop();
+  await db.rows(sql`checkpoint`);
   await db.close();
+  const floor = await writeFloor(dbUrl, {
+    organizationId: org.id,
+    since,
+    pageSize: RENEWAL_BATCH_SIZE,
+    lanes: RENEWAL_LANES,
+  });
 
   const engineRate = (done / engineMs) * 1000;
   const refRate = (N / refMs) * 1000;
   console.log(`renewals: ${N} subscriptions due at one instant, PostgreSQL, one worker`);
   console.log(
-    `  engine     ${done} renewed in ${(engineMs / 1000).toFixed(1)} s: ${engineRate.toFixed(0)} renewals/s, ${(engineStatements / Math.max(done, 1)).toFixed(1)} statements per renewal (pg-boss's own not counted)`,
+    `  engine     ${done} renewed in ${(engineMs / 1000).toFixed(1)} s: ${engineRate.toFixed(0)} renewals/s, ${(engineStatements / Math.max(done, 1)).toFixed(2)} statements per renewal (pg-boss's own not counted)`,
   );
   console.log(
     `  reference  ${N} in ${(refMs / 1000).toFixed(2)} s: ${refRate.toFixed(0)} renewals/s, ${(2 / N).toFixed(4)} statements per renewal (INSERT … SELECT + UPDATE)`,
   );
+  const floorRate = (floor.renewals / floor.ms) * 1000;
+  console.log(
+    `  floor      ${floor.renewals} in ${(floor.ms / 1000).toFixed(2)} s: ${floorRate.toFixed(0)} renewals/s (the engine's rows, ${floor.eventsPerRenewal} events of ${(floor.payloadBytes / 1024).toFixed(1)} KB a renewal, no logic)`,
+  );
   console.log(`  ratio      ${(engineRate / refRate).toFixed(4)}× the reference`);
+  console.log(
+    `             floor ${(floorRate / refRate).toFixed(4)}× the reference; engine ${(engineRate / floorRate).toFixed(2)}× the floor`,
+  );
 } finally {
   await admin.unsafe(`drop database if exists "${name}" with (force)`);
   await admin.end();

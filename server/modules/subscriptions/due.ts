@@ -118,7 +118,7 @@ export const RENEWAL_BATCH_SIZE = 200;
  * the organization's invoice counter, locked from a page's numbering to its commit, keeps more
  * from helping (bench/renewals.ts: 10,000 due renewals, 5-7 % faster than two).
  */
-const RENEWAL_LANES = 3;
+export const RENEWAL_LANES = 3;
 
 /**
  * The due work of rows of one organization as of `at`: the plain renewals through the set-based

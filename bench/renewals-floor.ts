@@ -1,0 +1,94 @@
+// The floor under bench/renewals.ts: the rows the engine wrote for its renewals (each renewal's
+// order, order item, payment, period move and webhook events, copied from the engine's own rows
+// and payloads) written again for every subscription as plain multi-row statements, in pages and
+// lanes as the engine works, with no reads, charges, rendering or jobs. No renewal engine that
+// writes those rows can be faster than this on the same machine.
+import { randomUUID } from "node:crypto";
+import postgres from "postgres";
+
+const SEPARATOR = "\u0001";
+
+export async function writeFloor(
+  url: string,
+  o: { organizationId: string; since: Date; pageSize: number; lanes: number },
+): Promise<{ ms: number; renewals: number; eventsPerRenewal: number; payloadBytes: number }> {
+  const pg = postgres(url, { max: o.lanes, onnotice: () => {} });
+  try {
+    // One renewal's rows as the engine wrote them: a cycle order with its item and payment, and
+    // the events recorded since the engine started, averaged per renewal.
+    const [order] = await pg`
+      select row_to_json(o)::text as j from orders o
+      where organization_id = ${o.organizationId} and billing_reason = 'subscription_cycle'
+      limit 1`;
+    const template = JSON.parse(order!.j) as Record<string, unknown>;
+    const [item] = await pg`select row_to_json(i)::text as j from order_items i
+      where order_id = ${template.id as string}`;
+    const [payment] = await pg`select row_to_json(p)::text as j from payments p
+      where order_id = ${template.id as string}`;
+    const renewals = await pg`select id, customer_id from subscriptions
+      where organization_id = ${o.organizationId} order by id`;
+    const [count] = await pg`select count(*)::int as n from webhook_events
+      where organization_id = ${o.organizationId} and created_at >= ${o.since}`;
+    const perRenewal = Math.ceil((count!.n as number) / renewals.length);
+    const events = await pg`select type, payload::text as payload from webhook_events
+      where organization_id = ${o.organizationId} and created_at >= ${o.since}
+      order by seq limit ${perRenewal}`;
+    const payloadBytes = events.reduce((sum, e) => sum + Buffer.byteLength(e.payload), 0);
+    const itemRow = JSON.parse(item!.j) as Record<string, unknown>;
+    const paymentRow = JSON.parse(payment!.j) as Record<string, unknown>;
+    for (const row of [template, itemRow, paymentRow]) delete row.id;
+
+    const pages: { id: string; customer_id: string }[][] = [];
+    for (let i = 0; i < renewals.length; i += o.pageSize)
+      pages.push(renewals.slice(i, i + o.pageSize) as never);
+    const t0 = performance.now();
+    const lane = async () => {
+      for (let page = pages.shift(); page; page = pages.shift()) {
+        await pg.begin(async (tx) => {
+          const orders = page.map((s) => ({
+            ...template,
+            id: randomUUID(),
+            subscription_id: s.id,
+            customer_id: s.customer_id,
+            billing_key: `floor:${s.id}`,
+            invoice_number: null,
+          }));
+          await tx`insert into orders
+            select * from json_populate_recordset(null::orders, ${JSON.stringify(orders)}::text::json)`;
+          const items = orders.map((x) => ({ ...itemRow, id: randomUUID(), order_id: x.id }));
+          await tx`insert into order_items
+            select * from json_populate_recordset(null::order_items, ${JSON.stringify(items)}::text::json)`;
+          const payments = orders.map((x) => ({
+            ...paymentRow,
+            id: randomUUID(),
+            order_id: x.id,
+            idempotency_key: `floor:${x.id}`,
+          }));
+          await tx`insert into payments
+            select * from json_populate_recordset(null::payments, ${JSON.stringify(payments)}::text::json)`;
+          await tx`update subscriptions s set current_period_start = current_period_end,
+              current_period_end = current_period_end + interval '1 month',
+              next_action_at = current_period_end + interval '1 month', modified_at = now()
+            where s.id = any(${page.map((s) => s.id)}::uuid[])`;
+          const types = page.flatMap(() => events.map((e) => e.type));
+          const payloads = page.flatMap(() => events.map((e) => e.payload));
+          await tx`insert into webhook_events (organization_id, type, payload)
+            select ${o.organizationId}::uuid, t, p::json
+            from unnest(string_to_array(${types.join(SEPARATOR)}::text, ${SEPARATOR}),
+                        string_to_array(${payloads.join(SEPARATOR)}::text, ${SEPARATOR}))
+              with ordinality as r(t, p, n)
+            order by n`;
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: o.lanes }, lane));
+    return {
+      ms: performance.now() - t0,
+      renewals: renewals.length,
+      eventsPerRenewal: events.length,
+      payloadBytes,
+    };
+  } finally {
+    await pg.end();
+  }
+}
