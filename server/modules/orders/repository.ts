@@ -101,9 +101,7 @@ export async function insertOrderOnce(
 
 /**
  * Many insertOrderOnce in a few statements: the orders whose billing key is new are inserted and
- * given their items; the others (made by an earlier run) are left. They are not numbered yet: the
- * caller numbers them with numberInvoices in the same transaction, as late as it can, because the
- * organization's counter row stays locked from then to commit and serializes its other writers.
+ * given their items; the others (made by an earlier run) are left.
  */
 export async function insertOrdersOnce(
   db: Db,
@@ -142,20 +140,29 @@ export async function insertOrdersOnce(
   return inserted;
 }
 
-/** Consecutive invoice numbers for `list` (orders of insertOrdersOnce), in the order given. */
-export async function numberInvoices(db: Db, list: OrderRow[]): Promise<OrderRow[]> {
-  const numbers = new Map<string, string>();
-  for (const organizationId of new Set(list.map((o) => o.organizationId))) {
-    const ofOrg = list.filter((o) => o.organizationId === organizationId);
-    const reserved = await nextDocumentNumbers(db, organizationId, "invoice", ofOrg.length);
-    for (const [i, o] of ofOrg.entries()) numbers.set(o.id, reserved[i]!);
+/**
+ * insertOrdersOnce of orders that are all new, each given the next invoice number of its
+ * organization, in the order given. The caller calls it as late as it can in its transaction: the
+ * organization's counter row stays locked from here to commit. An order whose billing key exists
+ * would leave a gap in the numbers, so one throws instead, and the caller's transaction rolls back.
+ */
+export async function insertNumberedOrders(
+  db: Db,
+  list: Parameters<typeof insertOrdersOnce>[1],
+): Promise<OrderRow[]> {
+  const numbered = [...list];
+  for (const organizationId of new Set(list.map((l) => l.values.organizationId))) {
+    const at = list.flatMap((l, i) => (l.values.organizationId === organizationId ? [i] : []));
+    const reserved = await nextDocumentNumbers(db, organizationId, "invoice", at.length);
+    for (const [k, i] of at.entries())
+      numbered[i] = { ...list[i]!, values: { ...list[i]!.values, invoiceNumber: reserved[k]! } };
   }
-  if (numbers.size === 0) return list;
-  const values = JSON.stringify([...numbers].map(([id, n]) => ({ id, n })));
-  await db.execute(sql`
-    update ${orders} o set invoice_number = v.n
-    from json_to_recordset(${values}::json) as v(id uuid, n text) where o.id = v.id`);
-  return list.map((o) => ({ ...o, invoiceNumber: numbers.get(o.id)! }));
+  const inserted = await insertOrdersOnce(db, numbered);
+  if (inserted.length !== list.length)
+    throw new Error(
+      `${list.length - inserted.length} of ${list.length} orders were made before: not numbered`,
+    );
+  return inserted;
 }
 
 /** `n` consecutive document numbers of the organization, as nextDocumentNumber gives one. */

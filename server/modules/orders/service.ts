@@ -102,8 +102,7 @@ export async function getOrder(deps: OrderDeps, scope: OrgScope, id: string) {
 
 export const insertOrder = repo.insertOrder;
 export const insertOrderOnce = repo.insertOrderOnce;
-export const insertOrdersOnce = repo.insertOrdersOnce;
-export const numberInvoices = repo.numberInvoices;
+export const insertNumberedOrders = repo.insertNumberedOrders;
 export const updateOrderRow = repo.updateOrder;
 export const insertDraftOrder = repo.insertDraftOrder;
 export const settleDraftAttempt = repo.settleDraftAttempt;

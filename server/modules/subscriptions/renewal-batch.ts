@@ -14,12 +14,7 @@ import { customerStatesOf } from "../customers/states.ts";
 import { discountOf } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
 import { queueReceiptMails } from "../invoices/receipt-queue.ts";
-import {
-  insertOrdersOnce,
-  numberInvoices,
-  serializeOrders,
-  type OrderRow,
-} from "../orders/service.ts";
+import { insertNumberedOrders, serializeOrders, type OrderRow } from "../orders/service.ts";
 import { defaultPaymentMethods } from "../payments/queries.ts";
 import { recordPayments } from "../payments/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -182,37 +177,26 @@ async function writeBatch(
     );
     for (const c of charged.filter((c) => locked.has(c.s.id) && !ready.includes(c)))
       await releaseHold(tx, balanceOwnerOf(c.s), cycleBillingKey(c.s.id, c.plan.periodStart), at);
-    const inserted = await insertOrdersOnce(
-      tx,
-      ready.map((c) => cycleOrderOf(deps, c.s, c.plan, c.outcome, at, c.applied)),
-    );
-    if (inserted.length === 0) return { made: [], leftOver };
-    for (const order of inserted) await settleOrderBalance(tx, order, at);
-    const byId = new Map(ready.map((c) => [c.s.id, c]));
-    const done = inserted.map((order) => ({ order, ...byId.get(order.subscriptionId!)! }));
-    await recordPayments(
-      tx,
-      clock,
-      done.flatMap(
-        (d) => attemptRecord(deps, d.s, d.order.id, d.outcome, "subscription_cycle") ?? [],
-      ),
+    if (ready.length === 0) return { made: [], leftOver };
+    const orderOf = new Map(
+      ready.map((c) => [c.s.id, cycleOrderOf(deps, c.s, c.plan, c.outcome, at, c.applied)]),
     );
     const updated = await repo.applyRenewals(
       tx,
       scopeOfResource(...charged.map((c) => c.s)),
-      done.map((d) => moveOf(locked.get(d.s.id)!, d.plan, d.order, at)),
+      ready.map((c) => moveOf(locked.get(c.s.id)!, c.plan, orderOf.get(c.s.id)!.values, at)),
     );
     await queueWakeUps(tx, deps.queue, organizationId, updated);
-    const paid = done.filter((d) => d.order.status === "paid");
+    const paid = ready.filter((c) => orderOf.get(c.s.id)!.values.status === "paid");
     // Grants first: a meter credit they renew is part of the customer's state.
     const grantData = await cycleGrantsOfSubscriptions(
       tx,
       clock,
-      paid.map((d) => d.s),
+      paid.map((c) => c.s),
     );
     // One read of the batch's customers and products for every payload below.
-    const scope = scopeOfResource(...done.map((d) => d.s));
-    const customerIds = [...new Set(done.map((d) => d.s.customerId))];
+    const scope = scopeOfResource(...ready.map((c) => c.s));
+    const customerIds = [...new Set(ready.map((c) => c.s.customerId))];
     const [records, products] = await Promise.all([
       customerRecordsByIds(tx, scope, customerIds),
       serializeProductsByIds(tx, deps.baseUrl, scope, [
@@ -224,14 +208,24 @@ async function writeBatch(
       serializeSubscriptions(tx, deps.baseUrl, updated, known),
       customerStatesOf(tx, scope, customerIds, records),
     ]);
-    // Numbered this late: the organization's counter row stays locked from here to commit, and a
-    // concurrent batch of the same organization waits for it only from its own numbering on.
-    const numbered = await numberInvoices(
+    // The orders go in this late, numbered as they go: the organization's invoice counter stays
+    // locked from here to commit, so a concurrent batch of the same organization waits for it
+    // only from its own orders on.
+    const inserted = await insertNumberedOrders(
       tx,
-      done.map((d) => d.order),
+      ready.map((c) => orderOf.get(c.s.id)!),
     );
-    for (const [i, order] of numbered.entries()) done[i]!.order = order;
-    const orderData = await serializeOrders(tx, deps.baseUrl, numbered, {
+    for (const order of inserted) await settleOrderBalance(tx, order, at);
+    const byId = new Map(ready.map((c) => [c.s.id, c]));
+    const done = inserted.map((order) => ({ order, ...byId.get(order.subscriptionId!)! }));
+    await recordPayments(
+      tx,
+      clock,
+      done.flatMap(
+        (d) => attemptRecord(deps, d.s, d.order.id, d.outcome, "subscription_cycle") ?? [],
+      ),
+    );
+    const orderData = await serializeOrders(tx, deps.baseUrl, inserted, {
       ...known,
       subscriptions: updated,
     });
@@ -259,8 +253,8 @@ async function writeBatch(
     await queueReceiptMails(
       tx,
       deps.queue,
-      paid
-        .filter((d) => d.order.totalAmount > 0)
+      done
+        .filter((d) => d.order.status === "paid" && d.order.totalAmount > 0)
         .map((d) => ({ orderId: d.order.id, kind: "paid" as const })),
     );
     return { made: done.map((d) => d.order), leftOver };
@@ -271,7 +265,7 @@ async function writeBatch(
 function moveOf(
   locked: repo.SubscriptionRow,
   plan: CyclePlan,
-  order: OrderRow,
+  order: Pick<OrderRow, "status" | "nextPaymentAttemptAt">,
   at: Date,
 ): repo.RenewalMove {
   const paid = order.status === "paid";
