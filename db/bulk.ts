@@ -25,10 +25,10 @@ export function insertJsonRows(table: PgTable, rows: Record<string, unknown>[]):
 }
 
 /**
- * A PostgreSQL array literal of strings (uuids, keys), for `= any(${…}::uuid[])`: one
- * parameter instead of the one per value inArray builds, which costs more to build than to run
- * when a batch names hundreds of rows. Both drivers take it as text.
+ * A PostgreSQL array literal (null and undefined as NULL), for `= any(${…}::uuid[])` or unnest():
+ * one text parameter, which both drivers take the same way, instead of the one per value inArray
+ * builds, which costs more to build than to run when a batch names hundreds of rows.
  */
-export function arrayLiteral(values: readonly string[]): string {
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+export function arrayLiteral(values: readonly (string | null | undefined)[]): string {
+  return `{${values.map((v) => (v === null || v === undefined ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
 }

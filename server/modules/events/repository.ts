@@ -17,6 +17,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
+import { arrayLiteral } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
 import { customers, eventDedup, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
@@ -26,11 +27,6 @@ import { containsPattern } from "../../lib/query.ts";
 import type { EventNameRecord, EventRecord } from "./schemas.ts";
 
 export type EventInsert = typeof events.$inferInsert;
-
-/** A PostgreSQL array literal, sent as one text parameter (both drivers take text the same way). */
-function arrayLiteral(values: (string | null | undefined)[]): string {
-  return `{${values.map((v) => (v === null || v === undefined ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
-}
 
 /**
  * Inserts a batch; events whose (organization, external_id) was ingested already are skipped, and

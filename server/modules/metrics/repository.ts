@@ -1,6 +1,7 @@
 // The metrics' SQL: the periods of the range in the requested timezone, and per period the
 // orders, subscriptions, seats and checkouts of the organizations in scope, in one statement.
 import { sql } from "drizzle-orm";
+import { arrayLiteral } from "../../../db/bulk.ts";
 import { type Db, rowsOf } from "../../../db/client.ts";
 import {
   checkouts,
@@ -59,8 +60,7 @@ export interface PeriodRow {
 
 /** A PostgreSQL array literal sent as one text parameter, or null for "no filter". */
 function arrayParam(values: readonly string[] | null): string | null {
-  if (!values || values.length === 0) return null;
-  return `{${values.map((v) => `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+  return values && values.length > 0 ? arrayLiteral(values) : null;
 }
 
 export async function periodRows(

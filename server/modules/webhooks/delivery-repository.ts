@@ -107,7 +107,7 @@ export async function oldestUnattempted(
   if (endpointIds.length === 0) return new Map();
   // One array parameter each, not one parameter per id: hundreds of parameters cost more to parse
   // and bind than the probes themselves.
-  const uuids = (ids: string[]) => sql`${`{${ids.join(",")}}`}::uuid[]`;
+  const uuids = (ids: string[]) => sql`${arrayLiteral(ids)}::uuid[]`;
   const result = await db.execute(sql`
     select ep.id as endpoint_id,
       (select e.seq from webhook_endpoint_events e
