@@ -5,7 +5,7 @@
 // take their defaults; every row must name the same columns. json, not jsonb, keeps the key order
 // of json columns (webhook payloads). Rows go in in the order given.
 import { getTableColumns, getTableName, sql, type SQL } from "drizzle-orm";
-import type { PgTable } from "drizzle-orm/pg-core";
+import type { PgColumn, PgTable } from "drizzle-orm/pg-core";
 
 export function insertJsonRows(table: PgTable, rows: Record<string, unknown>[]): SQL {
   const columns = getTableColumns(table);
@@ -31,4 +31,19 @@ export function insertJsonRows(table: PgTable, rows: Record<string, unknown>[]):
  */
 export function arrayLiteral(values: readonly (string | null | undefined)[]): string {
   return `{${values.map((v) => (v === null || v === undefined ? "NULL" : `"${v.replace(/[\\"]/g, (c) => `\\${c}`)}"`)).join(",")}}`;
+}
+
+/**
+ * `column = any($1::<type>[])`: inArray for a list of ids gathered from rows, in one parameter
+ * (arrayLiteral) however long the list. The statement's text stays the same for every length, so
+ * it is prepared once per connection, where inArray's placeholders made a new statement for each.
+ * An empty list matches nothing, as inArray's does.
+ */
+export function anyOf(column: PgColumn, values: readonly string[]): SQL {
+  return sql`${column} = any(${arrayLiteral(values)}::${sql.raw(column.getSQLType())}[])`;
+}
+
+/** notInArray as anyOf does inArray: `column <> all(…)`; an empty list excludes nothing. */
+export function noneOf(column: PgColumn, values: readonly string[]): SQL {
+  return sql`${column} <> all(${arrayLiteral(values)}::${sql.raw(column.getSQLType())}[])`;
 }

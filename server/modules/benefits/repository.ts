@@ -1,25 +1,14 @@
 // SQL for benefits. Every read takes an OrgScope (lib/org-scope.ts) and filters by it in SQL; writes
 // go by the id of a benefit read under a scope. Deleted benefits (soft delete) are invisible to the
 // seller's reads; grants still read theirs (benefitsByIds).
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  ilike,
-  inArray,
-  isNull,
-  notInArray,
-  sql,
-  type SQL,
-} from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { benefits } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { BENEFIT_SORTS, BenefitRow } from "./schemas.ts";
+import { anyOf, noneOf } from "../../../db/bulk.ts";
 
 export type { BenefitRow };
 
@@ -51,7 +40,7 @@ export async function findBenefits(db: Db, scope: OrgScope, ids: string[]): Prom
   return db
     .select()
     .from(benefits)
-    .where(and(inScope(scope), inArray(benefits.id, ids), live));
+    .where(and(inScope(scope), anyOf(benefits.id, ids), live));
 }
 
 /** Benefits among `ids` in the scope, deleted ones included (grants keep pointing at them). */
@@ -60,7 +49,7 @@ export async function benefitsByIds(db: Db, scope: OrgScope, ids: string[]): Pro
   return db
     .select()
     .from(benefits)
-    .where(and(inScope(scope), inArray(benefits.id, ids)));
+    .where(and(inScope(scope), anyOf(benefits.id, ids)));
 }
 
 /** Ids of the live downloadables benefits in the scope offering this file. */
@@ -114,8 +103,8 @@ export async function listBenefits(
     ...metadataConditions(benefits.metadata, filter.metadata),
   ];
   if (filter.types?.length) conds.push(inArray(benefits.type, filter.types));
-  if (filter.ids?.length) conds.push(inArray(benefits.id, filter.ids));
-  if (filter.excludeIds?.length) conds.push(notInArray(benefits.id, filter.excludeIds));
+  if (filter.ids?.length) conds.push(anyOf(benefits.id, filter.ids));
+  if (filter.excludeIds?.length) conds.push(noneOf(benefits.id, filter.excludeIds));
   if (filter.query) conds.push(ilike(benefits.description, containsPattern(filter.query)));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));

@@ -7,6 +7,7 @@ import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import { encodeValues, preparedQuery, valuePlaceholders } from "../../lib/prepared.ts";
 import { outboxInsert, outboxTable, type OutboxRow } from "../webhooks/outbox.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type CheckoutRow = typeof checkouts.$inferSelect;
 export type CheckoutInsert = typeof checkouts.$inferInsert;
@@ -197,8 +198,8 @@ export async function listCheckouts(
 ) {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inScope(f.scope)];
-  if (f.productIds?.length) conds.push(inArray(checkouts.productId, f.productIds));
-  if (f.customerIds?.length) conds.push(inArray(checkouts.customerId, f.customerIds));
+  if (f.productIds?.length) conds.push(anyOf(checkouts.productId, f.productIds));
+  if (f.customerIds?.length) conds.push(anyOf(checkouts.customerId, f.customerIds));
   if (f.statuses?.length)
     conds.push(inArray(checkouts.status, f.statuses as CheckoutRow["status"][]));
   if (f.query) conds.push(sql`${checkouts.customerEmail} ilike ${containsPattern(f.query)}`);

@@ -5,6 +5,7 @@ import type { OrgScope } from "../../lib/org-scope.ts";
 import { customFields } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { CUSTOM_FIELD_SORTS, CustomFieldRow } from "./schemas.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type { CustomFieldRow };
 
@@ -42,7 +43,7 @@ export async function findCustomFields(
   return db
     .select()
     .from(customFields)
-    .where(and(inScope(scope), inArray(customFields.id, ids)));
+    .where(and(inScope(scope), anyOf(customFields.id, ids)));
 }
 
 export async function slugTaken(

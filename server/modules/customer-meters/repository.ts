@@ -1,10 +1,11 @@
 // SQL for the seller's view of customer meters (rows written by meter_credit grants).
-import { and, asc, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customerMeters, customers, meters } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
 import type { CustomerMeterSort } from "./schemas.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export interface CustomerMeterFilter {
   scope: OrgScope;
@@ -33,10 +34,9 @@ export async function listCustomerMeters(
 ) {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inScope(customerMeters.organizationId, f.scope)];
-  if (f.customerIds?.length) conds.push(inArray(customerMeters.customerId, f.customerIds));
-  if (f.externalCustomerIds?.length)
-    conds.push(inArray(customers.externalId, f.externalCustomerIds));
-  if (f.meterIds?.length) conds.push(inArray(customerMeters.meterId, f.meterIds));
+  if (f.customerIds?.length) conds.push(anyOf(customerMeters.customerId, f.customerIds));
+  if (f.externalCustomerIds?.length) conds.push(anyOf(customers.externalId, f.externalCustomerIds));
+  if (f.meterIds?.length) conds.push(anyOf(customerMeters.meterId, f.meterIds));
   if (f.id) conds.push(eq(customerMeters.id, f.id));
   const where = and(...conds);
   const order = sorting.flatMap((s) => {

@@ -8,6 +8,7 @@ import { metadataCondition } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { CustomerRecord, CustomerRow } from "./schemas.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type { CustomerRow };
 
@@ -162,8 +163,8 @@ export async function findAnyCustomer(
 export async function customerRefs(db: Db, scope: OrgScope, ids: string[], externalIds: string[]) {
   if ((ids.length === 0 && externalIds.length === 0) || scope.length === 0) return [];
   const match: SQL[] = [];
-  if (ids.length > 0) match.push(inArray(customers.id, ids));
-  if (externalIds.length > 0) match.push(inArray(customers.externalId, externalIds));
+  if (ids.length > 0) match.push(anyOf(customers.id, ids));
+  if (externalIds.length > 0) match.push(anyOf(customers.externalId, externalIds));
   return db
     .select({ id: customers.id, externalId: customers.externalId })
     .from(customers)
@@ -180,7 +181,7 @@ export async function findCustomersByIds(
   const rows = await db
     .select(selection)
     .from(customers)
-    .where(and(inArray(customers.id, ids), inScope(scope)));
+    .where(and(anyOf(customers.id, ids), inScope(scope)));
   return rows.map(record);
 }
 

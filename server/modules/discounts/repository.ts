@@ -20,6 +20,7 @@ import { discountProducts, discounts } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { DISCOUNT_SORTS, DiscountRow } from "./schemas.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type { DiscountRow };
 
@@ -136,7 +137,7 @@ export async function productLinksOf(db: Db, scope: OrgScope, discountIds: strin
   const scoped = db
     .select({ id: discounts.id })
     .from(discounts)
-    .where(and(inArray(discounts.id, discountIds), inScope(scope)));
+    .where(and(anyOf(discounts.id, discountIds), inScope(scope)));
   return db.select().from(discountProducts).where(inArray(discountProducts.discountId, scoped));
 }
 

@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, inArray, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { disputes } from "../../../db/schema/index.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type DisputeRow = typeof disputes.$inferSelect;
 export type DisputeInsert = typeof disputes.$inferInsert;
@@ -26,7 +27,7 @@ export async function listDisputes(
 ): Promise<{ rows: DisputeRow[]; total: number }> {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inArray(disputes.organizationId, [...f.scope])];
-  if (f.orderIds?.length) conds.push(inArray(disputes.orderId, f.orderIds));
+  if (f.orderIds?.length) conds.push(anyOf(disputes.orderId, f.orderIds));
   if (f.statuses?.length) conds.push(inArray(disputes.status, f.statuses));
   const where = and(...conds);
   const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));

@@ -1,12 +1,13 @@
 // SQL for event types: the names of ingested events per organization (and source), counted with
 // their first and last timestamps, joined to the rows that carry each name's id and label.
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, type SQL, sql } from "drizzle-orm";
 import { type Db, rowsOf } from "../../../db/client.ts";
 import { eventTypes, events } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { EventTypeRow, EventTypeSort, EventTypeStatsRow } from "./schemas.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type { EventTypeRow, EventTypeStatsRow } from "./schemas.ts";
 
@@ -47,9 +48,9 @@ export async function listEventTypes(
 ): Promise<{ rows: EventTypeStatsRow[]; total: number }> {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inScope(events.organizationId, f.scope)];
-  if (f.customerIds?.length) conds.push(inArray(events.customerId, f.customerIds));
+  if (f.customerIds?.length) conds.push(anyOf(events.customerId, f.customerIds));
   if (f.externalCustomerIds?.length)
-    conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
+    conds.push(anyOf(events.externalCustomerId, f.externalCustomerIds));
   if (f.rootEvents) conds.push(sql`${events.parentId} is null`);
   if (f.parentId) conds.push(eq(events.parentId, f.parentId));
   if (f.source) conds.push(eq(events.source, f.source));

@@ -17,7 +17,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import { arrayLiteral } from "../../../db/bulk.ts";
+import { anyOf, arrayLiteral } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
 import { customers, eventDedup, events } from "../../../db/schema/index.ts";
 import { metadataCondition } from "../../lib/metadata.ts";
@@ -75,8 +75,8 @@ export async function insertEvents(db: Db, rows: EventInsert[]): Promise<number>
 /** Events of the scope matched by id or external id, for resolving parent_id. */
 export async function findParents(db: Db, scope: OrgScope, ids: string[], externalIds: string[]) {
   const match: SQL[] = [];
-  if (ids.length > 0) match.push(inArray(events.id, ids));
-  if (externalIds.length > 0) match.push(inArray(events.externalId, externalIds));
+  if (ids.length > 0) match.push(anyOf(events.id, ids));
+  if (externalIds.length > 0) match.push(anyOf(events.externalId, externalIds));
   if (match.length === 0 || scope.length === 0) return [];
   return db
     .select({ id: events.id, externalId: events.externalId })
@@ -163,8 +163,8 @@ export interface EventFilter {
 
 function whereOf(scope: OrgScope, f: EventFilter): SQL | undefined {
   const conds: (SQL | undefined)[] = [inScope(events.organizationId, scope), ...f.conditions];
-  if (f.customerIds) conds.push(inArray(events.customerId, f.customerIds));
-  if (f.externalCustomerIds) conds.push(inArray(events.externalCustomerId, f.externalCustomerIds));
+  if (f.customerIds) conds.push(anyOf(events.customerId, f.customerIds));
+  if (f.externalCustomerIds) conds.push(anyOf(events.externalCustomerId, f.externalCustomerIds));
   if (f.names) conds.push(inArray(events.name, f.names));
   if (f.sources) conds.push(inArray(events.source, f.sources as ("system" | "user")[]));
   if (f.query) conds.push(sql`${events.name} ilike ${containsPattern(f.query)}`);

@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { files } from "../../../db/schema/index.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type FileRow = typeof files.$inferSelect;
 
@@ -45,7 +46,7 @@ export async function findFiles(db: Db, scope: OrgScope, ids: string[]): Promise
   return db
     .select()
     .from(files)
-    .where(and(inArray(files.organizationId, [...scope]), inArray(files.id, ids), live));
+    .where(and(inArray(files.organizationId, [...scope]), anyOf(files.id, ids), live));
 }
 
 /**
@@ -76,7 +77,7 @@ export async function listFiles(
 ) {
   if (scope.length === 0) return { rows: [] as FileRow[], total: 0 };
   const conds = [inArray(files.organizationId, [...scope]), live];
-  if (ids?.length) conds.push(inArray(files.id, ids));
+  if (ids?.length) conds.push(anyOf(files.id, ids));
   const where = and(...conds);
   const [rows, [totals]] = await Promise.all([
     db

@@ -6,6 +6,7 @@ import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { customerMeters, meters } from "../../../db/schema/index.ts";
 import { consumedUnits } from "../meters/queries.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type CustomerMeterRow = typeof customerMeters.$inferSelect;
 
@@ -83,7 +84,7 @@ export async function customersWithMeters(
   const rows = await db
     .selectDistinct({ customerId: customerMeters.customerId })
     .from(customerMeters)
-    .where(and(inArray(customerMeters.customerId, customerIds), inScope(scope)));
+    .where(and(anyOf(customerMeters.customerId, customerIds), inScope(scope)));
   return new Set(rows.map((r) => r.customerId));
 }
 

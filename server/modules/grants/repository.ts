@@ -28,6 +28,7 @@ import {
   subscriptions,
   user,
 } from "../../../db/schema/index.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type GrantRow = typeof benefitGrants.$inferSelect;
 
@@ -173,7 +174,7 @@ export const byCustomerScope = (customerId: string, scopeId: string) =>
 /** Grants of these benefits that came from buying this product (its orders or subscriptions). */
 export const byProductBenefits = (productId: string, benefitIds: string[]) =>
   and(
-    inArray(benefitGrants.benefitId, benefitIds),
+    anyOf(benefitGrants.benefitId, benefitIds),
     or(
       inArray(
         benefitGrants.subscriptionId,
@@ -213,8 +214,8 @@ export async function listGrants(
 ) {
   if (f.scope.length === 0) return { rows: [] as GrantRow[], total: 0 };
   const conds: SQL[] = [inScope(f.scope)];
-  if (f.benefitIds?.length) conds.push(inArray(benefitGrants.benefitId, f.benefitIds));
-  if (f.customerIds?.length) conds.push(inArray(benefitGrants.customerId, f.customerIds));
+  if (f.benefitIds?.length) conds.push(anyOf(benefitGrants.benefitId, f.benefitIds));
+  if (f.customerIds?.length) conds.push(anyOf(benefitGrants.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
     // External ids are unique per organization only: resolve them within the scope.
     const byExternalId = db
@@ -223,7 +224,7 @@ export async function listGrants(
       .where(
         and(
           inArray(customers.organizationId, [...f.scope]),
-          inArray(customers.externalId, f.externalCustomerIds),
+          anyOf(customers.externalId, f.externalCustomerIds),
         ),
       );
     conds.push(inArray(benefitGrants.customerId, byExternalId));
@@ -327,7 +328,7 @@ export async function grantedOfSubscriptions(
     .from(benefitGrants)
     .where(
       and(
-        inArray(benefitGrants.subscriptionId, subscriptionIds),
+        anyOf(benefitGrants.subscriptionId, subscriptionIds),
         inScope(scope),
         isNotNull(benefitGrants.grantedAt),
         isNull(benefitGrants.revokedAt),
@@ -348,7 +349,7 @@ export async function grantedOfCustomers(
     .from(benefitGrants)
     .where(
       and(
-        inArray(benefitGrants.customerId, customerIds),
+        anyOf(benefitGrants.customerId, customerIds),
         isNotNull(benefitGrants.grantedAt),
         inScope(scope),
       ),

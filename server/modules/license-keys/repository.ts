@@ -4,6 +4,7 @@ import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { benefitGrants, licenseKeyActivations, licenseKeys } from "../../../db/schema/index.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type LicenseKeyRow = typeof licenseKeys.$inferSelect;
 export type ActivationRow = typeof licenseKeyActivations.$inferSelect;
@@ -91,8 +92,8 @@ export interface KeyFilter {
 export async function listKeys(db: Db, f: KeyFilter, limit: number, offset: number) {
   if (f.scope.length === 0) return { rows: [] as LicenseKeyRow[], total: 0 };
   const conds = [inArray(licenseKeys.organizationId, [...f.scope])];
-  if (f.customerIds?.length) conds.push(inArray(licenseKeys.customerId, f.customerIds));
-  if (f.benefitIds?.length) conds.push(inArray(licenseKeys.benefitId, f.benefitIds));
+  if (f.customerIds?.length) conds.push(anyOf(licenseKeys.customerId, f.customerIds));
+  if (f.benefitIds?.length) conds.push(anyOf(licenseKeys.benefitId, f.benefitIds));
   if (f.statuses?.length) conds.push(inArray(licenseKeys.status, f.statuses));
   const where = and(...conds);
   const [rows, [total]] = await Promise.all([

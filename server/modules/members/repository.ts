@@ -1,12 +1,13 @@
 // SQL for members. Every read takes an OrgScope and names the customer whose team it reads (a
 // customer read under the same scope), or the caller's organizations; lists skip members of
 // deleted customers.
-import { and, asc, count, desc, eq, inArray, isNull, ne, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, ne, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
 import { customers, members, type MemberRole } from "../../../db/schema/index.ts";
 import type { MemberRow } from "./schemas.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export interface MemberFilter {
   customerId?: string | undefined;
@@ -154,5 +155,5 @@ export async function membersByIds(db: Db, scope: OrgScope, ids: string[]): Prom
   return db
     .select()
     .from(members)
-    .where(and(inScope(members.organizationId, scope), inArray(members.id, ids)));
+    .where(and(inScope(members.organizationId, scope), anyOf(members.id, ids)));
 }

@@ -14,7 +14,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import { insertJsonRows } from "../../../db/bulk.ts";
+import { anyOf, insertJsonRows } from "../../../db/bulk.ts";
 import { queryRows, rowsOf, type Db } from "../../../db/client.ts";
 import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -253,7 +253,7 @@ export async function findOrderForSignedUrl(db: Db, id: string): Promise<OrderRo
  */
 export async function findOrdersForJob(db: Db, ids: string[]): Promise<OrderRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(orders).where(inArray(orders.id, ids));
+  return db.select().from(orders).where(anyOf(orders.id, ids));
 }
 
 export async function lockOrder(db: Db, scope: OrgScope, id: string): Promise<OrderRow | null> {
@@ -288,7 +288,7 @@ export async function itemsOf(
     .select(getTableColumns(orderItems))
     .from(orderItems)
     .innerJoin(orders, eq(orders.id, orderItems.orderId))
-    .where(and(inArray(orderItems.orderId, orderIds), inArray(orders.organizationId, [...scope])))
+    .where(and(anyOf(orderItems.orderId, orderIds), inArray(orders.organizationId, [...scope])))
     .orderBy(asc(orderItems.createdAt), asc(orderItems.id));
 }
 
@@ -320,10 +320,10 @@ export async function listOrders(
 ) {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inArray(orders.organizationId, [...f.scope])];
-  if (f.productIds?.length) conds.push(inArray(orders.productId, f.productIds));
-  if (f.customerIds?.length) conds.push(inArray(orders.customerId, f.customerIds));
-  if (f.subscriptionIds?.length) conds.push(inArray(orders.subscriptionId, f.subscriptionIds));
-  if (f.checkoutIds?.length) conds.push(inArray(orders.checkoutId, f.checkoutIds));
+  if (f.productIds?.length) conds.push(anyOf(orders.productId, f.productIds));
+  if (f.customerIds?.length) conds.push(anyOf(orders.customerId, f.customerIds));
+  if (f.subscriptionIds?.length) conds.push(anyOf(orders.subscriptionId, f.subscriptionIds));
+  if (f.checkoutIds?.length) conds.push(anyOf(orders.checkoutId, f.checkoutIds));
   if (f.recurring !== undefined)
     conds.push(f.recurring ? isNotNull(orders.subscriptionId) : isNull(orders.subscriptionId));
   if (f.excludeDrafts) conds.push(ne(orders.status, "draft"));

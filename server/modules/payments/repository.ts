@@ -2,7 +2,7 @@
 // tokens and charges. Payments and methods are read under an OrgScope, but for the one reader
 // named for a processor's webhook.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
-import { arrayLiteral, insertJsonRows } from "../../../db/bulk.ts";
+import { anyOf, arrayLiteral, insertJsonRows } from "../../../db/bulk.ts";
 import type { Db, Tx } from "../../../db/client.ts";
 import {
   paymentMethods,
@@ -104,7 +104,7 @@ export async function findSandboxMethodOrigins(
     .from(sandboxCharges)
     .where(
       and(
-        inArray(sandboxCharges.paymentMethodId, paymentMethodIds),
+        anyOf(sandboxCharges.paymentMethodId, paymentMethodIds),
         eq(sandboxCharges.status, "succeeded"),
         ne(sandboxCharges.kind, "off_session"),
       ),
@@ -185,7 +185,7 @@ export async function listPaymentMethodsOfCustomers(
     .where(
       and(
         inArray(paymentMethods.organizationId, [...scope]),
-        inArray(paymentMethods.customerId, customerIds),
+        anyOf(paymentMethods.customerId, customerIds),
         isNull(paymentMethods.deletedAt),
       ),
     )
@@ -268,9 +268,9 @@ export async function listPayments(
 ): Promise<{ rows: PaymentRow[]; total: number }> {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inArray(payments.organizationId, [...f.scope])];
-  if (f.checkoutIds?.length) conds.push(inArray(payments.checkoutId, f.checkoutIds));
-  if (f.orderIds?.length) conds.push(inArray(payments.orderId, f.orderIds));
-  if (f.customerIds?.length) conds.push(inArray(payments.customerId, f.customerIds));
+  if (f.checkoutIds?.length) conds.push(anyOf(payments.checkoutId, f.checkoutIds));
+  if (f.orderIds?.length) conds.push(anyOf(payments.orderId, f.orderIds));
+  if (f.customerIds?.length) conds.push(anyOf(payments.customerId, f.customerIds));
   if (f.statuses?.length)
     conds.push(inArray(payments.status, f.statuses as PaymentRow["status"][]));
   if (f.methods?.length) conds.push(inArray(payments.method, f.methods));

@@ -11,7 +11,6 @@ import {
   inArray,
   isNotNull,
   isNull,
-  notInArray,
   sql,
   type SQL,
 } from "drizzle-orm";
@@ -33,6 +32,7 @@ import { metadataConditions, type MetadataFilter } from "../../lib/metadata.ts";
 import { preparedQuery } from "../../lib/prepared.ts";
 import { containsPattern } from "../../lib/query.ts";
 import type { PRODUCT_SORTS, ProductRow } from "./schemas.ts";
+import { anyOf, noneOf } from "../../../db/bulk.ts";
 
 export type { ProductRow };
 export type PriceRow = typeof productPrices.$inferSelect;
@@ -52,7 +52,7 @@ const scopedProductIds = (db: Db, scope: OrgScope, productIds: string[]) =>
   db
     .select({ id: products.id })
     .from(products)
-    .where(and(inArray(products.id, productIds), inScope(scope)));
+    .where(and(anyOf(products.id, productIds), inScope(scope)));
 
 export async function findProduct(db: Db, scope: OrgScope, id: string): Promise<ProductRow | null> {
   if (scope.length === 0) return null;
@@ -70,7 +70,7 @@ export async function findProducts(db: Db, scope: OrgScope, ids: string[]): Prom
   return db
     .select()
     .from(products)
-    .where(and(inScope(scope), inArray(products.id, ids)));
+    .where(and(inScope(scope), anyOf(products.id, ids)));
 }
 
 export async function updateProduct(
@@ -114,7 +114,7 @@ export async function listProducts(
 ): Promise<{ rows: ProductRow[]; total: number }> {
   if (scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inScope(scope), ...metadataConditions(products.metadata, filter.metadata)];
-  if (filter.ids?.length) conds.push(inArray(products.id, filter.ids));
+  if (filter.ids?.length) conds.push(anyOf(products.id, filter.ids));
   if (filter.query) conds.push(ilike(products.name, containsPattern(filter.query)));
   if (filter.isArchived !== undefined) conds.push(eq(products.isArchived, filter.isArchived));
   if (filter.isRecurring !== undefined)
@@ -133,7 +133,7 @@ export async function listProducts(
           .where(
             and(
               eq(productBenefits.productId, products.id),
-              inArray(productBenefits.benefitId, filter.benefitIds),
+              anyOf(productBenefits.benefitId, filter.benefitIds),
             ),
           ),
       ),
@@ -191,7 +191,7 @@ export async function archivePricesExcept(
   now: Date,
 ): Promise<void> {
   const conds = [eq(productPrices.productId, productId), eq(productPrices.isArchived, false)];
-  if (keepIds.length > 0) conds.push(notInArray(productPrices.id, keepIds));
+  if (keepIds.length > 0) conds.push(noneOf(productPrices.id, keepIds));
   await db
     .update(productPrices)
     .set({ isArchived: true, modifiedAt: now })

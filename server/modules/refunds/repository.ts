@@ -3,6 +3,7 @@ import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customers, refunds } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type RefundRow = typeof refunds.$inferSelect;
 
@@ -69,10 +70,10 @@ export async function listRefunds(
   if (f.scope.length === 0) return { rows: [] as RefundRow[], total: 0 };
   const orgs = [...f.scope];
   const conds: SQL[] = [inArray(refunds.organizationId, orgs)];
-  if (f.ids?.length) conds.push(inArray(refunds.id, f.ids));
-  if (f.orderIds?.length) conds.push(inArray(refunds.orderId, f.orderIds));
-  if (f.subscriptionIds?.length) conds.push(inArray(refunds.subscriptionId, f.subscriptionIds));
-  if (f.customerIds?.length) conds.push(inArray(refunds.customerId, f.customerIds));
+  if (f.ids?.length) conds.push(anyOf(refunds.id, f.ids));
+  if (f.orderIds?.length) conds.push(anyOf(refunds.orderId, f.orderIds));
+  if (f.subscriptionIds?.length) conds.push(anyOf(refunds.subscriptionId, f.subscriptionIds));
+  if (f.customerIds?.length) conds.push(anyOf(refunds.customerId, f.customerIds));
   if (f.externalCustomerIds?.length)
     // External ids are unique per organization only: the subselect keeps to the scope too.
     conds.push(
@@ -83,7 +84,7 @@ export async function listRefunds(
           .from(customers)
           .where(
             and(
-              inArray(customers.externalId, f.externalCustomerIds),
+              anyOf(customers.externalId, f.externalCustomerIds),
               inArray(customers.organizationId, orgs),
             ),
           ),

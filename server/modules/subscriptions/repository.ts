@@ -2,24 +2,12 @@
 // except the engine's reads named ...ForJob and the cross-organization overdue scan: a job carries
 // only ids (a subscription's, or the organization it wakes), so no caller's tenancy applies there,
 // and what follows is scoped by the row or organization read (scopeOfResource). Writes go by the id of a row read under a scope.
-import {
-  and,
-  asc,
-  count,
-  desc,
-  eq,
-  gt,
-  inArray,
-  isNotNull,
-  lte,
-  notInArray,
-  sql,
-  type SQL,
-} from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customerSeats, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import { anyOf, noneOf } from "../../../db/bulk.ts";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
@@ -123,8 +111,8 @@ export async function listSubscriptions(
 ) {
   if (scope.length === 0) return { rows: [], total: 0 };
   const conds: SQL[] = [inScope(scope)];
-  if (f.productIds?.length) conds.push(inArray(subscriptions.productId, f.productIds));
-  if (f.customerIds?.length) conds.push(inArray(subscriptions.customerId, f.customerIds));
+  if (f.productIds?.length) conds.push(anyOf(subscriptions.productId, f.productIds));
+  if (f.customerIds?.length) conds.push(anyOf(subscriptions.customerId, f.customerIds));
   if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
   if (f.active !== undefined)
     conds.push(
@@ -161,7 +149,7 @@ export async function subscriptionsByIds(
   return db
     .select()
     .from(subscriptions)
-    .where(and(inArray(subscriptions.id, ids), inScope(scope)));
+    .where(and(anyOf(subscriptions.id, ids), inScope(scope)));
 }
 
 /**
@@ -171,7 +159,7 @@ export async function subscriptionsByIds(
  */
 export async function subscriptionsByIdsForJob(db: Db, ids: string[]): Promise<SubscriptionRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(subscriptions).where(inArray(subscriptions.id, ids));
+  return db.select().from(subscriptions).where(anyOf(subscriptions.id, ids));
 }
 
 /** System-level: the due-work job's read of one subscription by id, as subscriptionsByIdsForJob. */
@@ -263,7 +251,7 @@ export async function dueInWindow(
           ? gt(subscriptions.nextActionAt, window.from)
           : isNotNull(subscriptions.nextActionAt),
         lte(subscriptions.nextActionAt, window.to),
-        excluded.length > 0 ? notInArray(subscriptions.id, excluded) : undefined,
+        excluded.length > 0 ? noneOf(subscriptions.id, excluded) : undefined,
       ),
     )
     .orderBy(asc(subscriptions.nextActionAt))
@@ -307,7 +295,7 @@ export async function lockUnheld(
   return db
     .select()
     .from(subscriptions)
-    .where(and(inArray(subscriptions.id, ids), inScope(scope)))
+    .where(and(anyOf(subscriptions.id, ids), inScope(scope)))
     .orderBy(asc(subscriptions.id))
     .for("update", { skipLocked: true });
 }
@@ -388,7 +376,7 @@ export async function activeOfCustomers(
     .where(
       and(
         inScope(scope),
-        inArray(subscriptions.customerId, customerIds),
+        anyOf(subscriptions.customerId, customerIds),
         inArray(subscriptions.status, ["active", "trialing", "past_due"]),
       ),
     )

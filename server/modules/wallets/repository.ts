@@ -1,6 +1,6 @@
 // All SQL of wallets. A wallet's balance is never stored: it is the sum of its ledger, read under
 // the wallet row's lock whenever it is about to change, so concurrent writers queue on the row.
-import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
@@ -10,6 +10,7 @@ import {
   type WalletReason,
   type WalletType,
 } from "../../../db/schema/index.ts";
+import { anyOf } from "../../../db/bulk.ts";
 
 export type WalletRow = typeof wallets.$inferSelect;
 export type WalletWithBalance = WalletRow & { balance: number };
@@ -145,7 +146,7 @@ export async function customersWithWallets(
     .where(
       and(
         inScope(wallets.organizationId, scope),
-        inArray(wallets.customerId, customerIds),
+        anyOf(wallets.customerId, customerIds),
         eq(wallets.currency, currency),
         eq(wallets.type, "billing"),
       ),

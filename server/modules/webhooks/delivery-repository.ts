@@ -2,7 +2,7 @@
 // batch of jobs needs, the FIFO question, recording attempts, and disabling failing endpoints.
 import { and, desc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import { fromDrizzle, type Db as BossDb, type DrizzleTransactionLike } from "pg-boss";
-import { arrayLiteral } from "../../../db/bulk.ts";
+import { anyOf, arrayLiteral } from "../../../db/bulk.ts";
 import { rowsOf, type Db, type Tx } from "../../../db/client.ts";
 import {
   member,
@@ -92,7 +92,7 @@ export async function loadTargets(db: Db, ids: string[]): Promise<DeliveryTarget
     .select({ event: webhookEndpointEvents, endpoint: webhookEndpoints })
     .from(webhookEndpointEvents)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookEndpointEvents.endpointId))
-    .where(inArray(webhookEndpointEvents.id, ids));
+    .where(anyOf(webhookEndpointEvents.id, ids));
 }
 
 /**
@@ -176,9 +176,7 @@ export async function endPending(
   await tx
     .update(webhookEndpointEvents)
     .set({ status, modifiedAt: at })
-    .where(
-      and(inArray(webhookEndpointEvents.id, ids), eq(webhookEndpointEvents.status, "pending")),
-    );
+    .where(and(anyOf(webhookEndpointEvents.id, ids), eq(webhookEndpointEvents.status, "pending")));
 }
 
 /** Whether the endpoint's `n` most recently completed events all failed. */
