@@ -47,3 +47,24 @@ export function anyOf(column: PgColumn, values: readonly string[]): SQL {
 export function noneOf(column: PgColumn, values: readonly string[]): SQL {
   return sql`${column} <> all(${arrayLiteral(values)}::${sql.raw(column.getSQLType())}[])`;
 }
+
+/**
+ * Rows a raw statement returned (`returning *` after insertJsonRows), as drizzle's select of
+ * `table` gives them: keyed by property, each value through its column's mapping. Both drivers
+ * answer raw statements with the same untouched timestamps drizzle's own selects get.
+ */
+export function tableRows<T extends PgTable>(
+  table: T,
+  raw: readonly Record<string, unknown>[],
+): T["$inferSelect"][] {
+  const columns = Object.entries(getTableColumns(table));
+  return raw.map(
+    (r) =>
+      Object.fromEntries(
+        columns.map(([key, c]) => {
+          const v = r[c.name];
+          return [key, v === null || v === undefined ? null : c.mapFromDriverValue(v)];
+        }),
+      ) as T["$inferSelect"],
+  );
+}

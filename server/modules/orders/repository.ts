@@ -14,7 +14,7 @@ import {
   sql,
   type SQL,
 } from "drizzle-orm";
-import { anyOf, insertJsonRows } from "../../../db/bulk.ts";
+import { anyOf, insertJsonRows, tableRows } from "../../../db/bulk.ts";
 import { queryRows, rowsOf, type Db } from "../../../db/client.ts";
 import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -101,7 +101,8 @@ export async function insertOrderOnce(
 
 /**
  * Many insertOrderOnce in a few statements: the orders whose billing key is new are inserted and
- * given their items; the others (made by an earlier run) are left.
+ * given their items; the others (made by an earlier run) are left. Answers what was inserted, as
+ * the statements returned it (no read back).
  */
 export async function insertOrdersOnce(
   db: Db,
@@ -109,35 +110,31 @@ export async function insertOrdersOnce(
     values: typeof orders.$inferInsert & { billingKey: string };
     items: Omit<typeof orderItems.$inferInsert, "orderId">[];
   }[],
-): Promise<OrderRow[]> {
-  if (list.length === 0) return [];
-  const ids = rowsOf<{ id: string; billing_key: string }>(
-    await db.execute(
-      sql`${insertJsonRows(
-        orders,
-        list.map((l) => l.values),
-      )} on conflict (billing_key) do nothing returning id, billing_key`,
+): Promise<{ orders: OrderRow[]; items: OrderItemRow[] }> {
+  if (list.length === 0) return { orders: [], items: [] };
+  const inserted = tableRows(
+    orders,
+    rowsOf<Record<string, unknown>>(
+      await db.execute(
+        sql`${insertJsonRows(
+          orders,
+          list.map((l) => l.values),
+        )} on conflict (billing_key) do nothing returning *`,
+      ),
     ),
   );
-  if (ids.length === 0) return [];
-  const position = new Map(ids.map((r, i) => [r.id, i]));
-  const inserted = (
-    await db
-      .select()
-      .from(orders)
-      .where(
-        inArray(
-          orders.id,
-          ids.map((r) => r.id),
-        ),
-      )
-  ).sort((a, b) => position.get(a.id)! - position.get(b.id)!);
   const itemsByKey = new Map(list.map((l) => [l.values.billingKey, l.items]));
-  const items = ids.flatMap((r) =>
-    (itemsByKey.get(r.billing_key) ?? []).map((i) => ({ ...i, orderId: r.id })),
+  const items = inserted.flatMap((o) =>
+    (itemsByKey.get(o.billingKey!) ?? []).map((i) => ({ ...i, orderId: o.id })),
   );
-  if (items.length > 0) await db.execute(insertJsonRows(orderItems, items));
-  return inserted;
+  if (items.length === 0) return { orders: inserted, items: [] };
+  const insertedItems = tableRows(
+    orderItems,
+    rowsOf<Record<string, unknown>>(
+      await db.execute(sql`${insertJsonRows(orderItems, items)} returning *`),
+    ),
+  );
+  return { orders: inserted, items: insertedItems };
 }
 
 /**
@@ -149,7 +146,7 @@ export async function insertOrdersOnce(
 export async function insertNumberedOrders(
   db: Db,
   list: Parameters<typeof insertOrdersOnce>[1],
-): Promise<OrderRow[]> {
+): Promise<{ orders: OrderRow[]; items: OrderItemRow[] }> {
   const numbered = [...list];
   for (const organizationId of new Set(list.map((l) => l.values.organizationId))) {
     const at = list.flatMap((l, i) => (l.values.organizationId === organizationId ? [i] : []));
@@ -158,9 +155,9 @@ export async function insertNumberedOrders(
       numbered[i] = { ...list[i]!, values: { ...list[i]!.values, invoiceNumber: reserved[k]! } };
   }
   const inserted = await insertOrdersOnce(db, numbered);
-  if (inserted.length !== list.length)
+  if (inserted.orders.length !== list.length)
     throw new Error(
-      `${list.length - inserted.length} of ${list.length} orders were made before: not numbered`,
+      `${list.length - inserted.orders.length} of ${list.length} orders were made before: not numbered`,
     );
   return inserted;
 }

@@ -22,9 +22,9 @@ export interface OrderDeps {
 }
 
 /**
- * The orders as the API shows them. `known` holds what the caller has already read in its
- * transaction (a batch of renewals renders its orders and subscriptions from one read of their
- * customers and products); each list must cover every row.
+ * The orders as the API shows them. `known` holds what the caller has already read or written in
+ * its transaction (a batch of renewals renders its orders from one read of their customers and
+ * products, and from the items it has just inserted); each list must cover every row.
  */
 export async function serializeOrders(
   db: Db,
@@ -34,16 +34,18 @@ export async function serializeOrders(
     customers?: CustomerOut[];
     products?: ProductOut[];
     subscriptions?: Awaited<ReturnType<typeof subscriptionsByIds>>;
+    items?: repo.OrderItemRow[];
   } = {},
 ) {
   if (rows.length === 0) return [];
   const scope = scopeOfResource(...rows);
   const [items, customers, products, subscriptions] = await Promise.all([
-    repo.itemsOf(
-      db,
-      scope,
-      rows.map((r) => r.id),
-    ),
+    known.items ??
+      repo.itemsOf(
+        db,
+        scope,
+        rows.map((r) => r.id),
+      ),
     known.customers ?? customersByIds(db, scope, [...new Set(rows.map((r) => r.customerId))]),
     known.products ??
       serializeProductsByIds(db, baseUrl, scope, [
@@ -57,11 +59,18 @@ export async function serializeOrders(
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));
   const subscriptionById = new Map(subscriptions.map((s) => [s.id, s]));
+  // Grouped in itemsOf's order (created, then id), so known items render as a read would.
+  const itemsByOrder = new Map<string, repo.OrderItemRow[]>();
+  for (const i of [...items].sort(byCreatedThenId)) {
+    const list = itemsByOrder.get(i.orderId) ?? [];
+    list.push(i);
+    itemsByOrder.set(i.orderId, list);
+  }
   return Promise.all(
     rows.map(async (o) => {
       const discount = o.discountId ? await discountOf(db, scopeOfResource(o), o.discountId) : null;
       return orderOut(o, {
-        items: items.filter((i) => i.orderId === o.id),
+        items: itemsByOrder.get(o.id) ?? [],
         customer: customerById.get(o.customerId)!,
         product: o.productId ? (productById.get(o.productId) ?? null) : null,
         discount: discount ? await serializeDiscount(db, discount) : null,
@@ -69,6 +78,10 @@ export async function serializeOrders(
       });
     }),
   );
+}
+
+function byCreatedThenId(a: repo.OrderItemRow, b: repo.OrderItemRow): number {
+  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 export async function listOrders(

@@ -211,7 +211,7 @@ async function writeBatch(
     // The orders go in this late, numbered as they go: the organization's invoice counter stays
     // locked from here to commit, so a concurrent batch of the same organization waits for it
     // only from its own orders on.
-    const inserted = await insertNumberedOrders(
+    const { orders: inserted, items } = await insertNumberedOrders(
       tx,
       ready.map((c) => orderOf.get(c.s.id)!),
     );
@@ -228,6 +228,7 @@ async function writeBatch(
     const orderData = await serializeOrders(tx, deps.baseUrl, inserted, {
       ...known,
       subscriptions: updated,
+      items,
     });
     const subscriptionById = new Map(updated.map((u, i) => [u.id, subscriptionData[i]]));
     const events: OutboxEvent[] = [];
