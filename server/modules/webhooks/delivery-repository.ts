@@ -40,11 +40,14 @@ export async function claimUndispatched(tx: Tx, limit: number): Promise<OutboxRo
     .for("update", { skipLocked: true });
 }
 
-/** The payloads of outbox rows, by id. */
-export async function payloadsOf(tx: Tx, ids: string[]): Promise<Map<string, EventPayload>> {
+/**
+ * The payloads of outbox rows, by id, as the text they were recorded as: a raw endpoint is sent
+ * exactly that, with no parse and stringify of every payload on the way.
+ */
+export async function payloadsOf(tx: Tx, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await tx
-    .select({ id: webhookEvents.id, payload: webhookEvents.payload })
+    .select({ id: webhookEvents.id, payload: sql<string>`${webhookEvents.payload}::text` })
     .from(webhookEvents)
     .where(sql`${webhookEvents.id} = any(${arrayLiteral(ids)}::uuid[])`);
   return new Map(rows.map((r) => [r.id, r.payload]));

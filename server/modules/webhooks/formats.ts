@@ -1,9 +1,12 @@
-// The bytes sent to an endpoint: the outbox payload as JSON for `raw`; a chat message for the
-// `discord` and `slack` formats, which post into a channel through the service's incoming webhook.
+// The bytes sent to an endpoint: the outbox payload's JSON text as recorded for `raw`; a chat
+// message for the `discord` and `slack` formats, which post into a channel through the service's
+// incoming webhook.
 import type { EventPayload, WebhookFormat } from "./events.ts";
 
-export function formatPayload(format: WebhookFormat, payload: EventPayload): string {
-  if (format === "raw") return JSON.stringify(payload);
+/** `recorded` is the outbox payload's JSON text, which a raw endpoint gets as it is. */
+export function formatPayload(format: WebhookFormat, recorded: string): string {
+  if (format === "raw") return recorded;
+  const payload = JSON.parse(recorded) as EventPayload;
   const summary = summarize(payload);
   if (format === "discord") {
     return JSON.stringify({
