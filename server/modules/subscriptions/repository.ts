@@ -3,11 +3,11 @@
 // only ids (a subscription's, or the organization it wakes), so no caller's tenancy applies there,
 // and what follows is scoped by the row or organization read (scopeOfResource). Writes go by the id of a row read under a scope.
 import { and, asc, count, desc, eq, gt, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
-import type { Db } from "../../../db/client.ts";
+import { rowsOf, type Db } from "../../../db/client.ts";
 import { customerSeats, subscriptions } from "../../../db/schema/index.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
-import { anyOf, noneOf } from "../../../db/bulk.ts";
+import { anyOf, arrayLiteral, noneOf, tableRows } from "../../../db/bulk.ts";
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
@@ -318,7 +318,7 @@ export interface RenewalMove {
 
 /**
  * Moves many renewed subscriptions (locked under `scope`) in one statement; answers the rows as
- * they now are.
+ * they now are, as the statement returned them.
  */
 export async function applyRenewals(
   db: Db,
@@ -342,7 +342,7 @@ export async function applyRenewals(
       modified_at: m.modifiedAt,
     })),
   );
-  await db.execute(sql`
+  const updated = await db.execute(sql`
     update ${subscriptions} s set product_id = v.product_id, seats = v.seats,
       price_ids = v.price_ids,
       pending_update = null, proration_amount = 0,
@@ -355,12 +355,9 @@ export async function applyRenewals(
       current_period_start timestamptz, current_period_end timestamptz,
       current_meter_period_start timestamptz, current_meter_period_end timestamptz, status text,
       past_due_at timestamptz, next_action_at timestamptz, modified_at timestamptz)
-    where s.id = v.id`);
-  return subscriptionsByIds(
-    db,
-    scope,
-    moves.map((m) => m.id),
-  );
+    where s.id = v.id and s.organization_id = any(${arrayLiteral([...scope])}::uuid[])
+    returning s.*`);
+  return tableRows(subscriptions, rowsOf<Record<string, unknown>>(updated));
 }
 
 /** The active, trialing and past_due subscriptions of many customers, oldest first. */
