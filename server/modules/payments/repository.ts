@@ -2,8 +2,8 @@
 // tokens and charges. Payments and methods are read under an OrgScope, but for the one reader
 // named for a processor's webhook.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
-import { anyOf, arrayLiteral, insertJsonRows } from "../../../db/bulk.ts";
-import type { Db, Tx } from "../../../db/client.ts";
+import { anyOf, arrayLiteral, insertJsonRows, tableRows } from "../../../db/bulk.ts";
+import { rowsOf, type Db, type Tx } from "../../../db/client.ts";
 import {
   paymentMethods,
   sandboxCharges,
@@ -57,16 +57,24 @@ export async function recordSandboxCharges(
   rows: SandboxChargeInsert[],
 ): Promise<SandboxChargeRow[]> {
   if (rows.length === 0) return [];
-  // One JSON parameter rather than a placeholder per value (db/bulk.ts); read back by key, which
-  // also answers the rows a racing request recorded first.
+  // One JSON parameter rather than a placeholder per value (db/bulk.ts); a key a racing request
+  // recorded first is read back, so it is answered with that request's row.
   // insertJsonRows takes the columns of the first row: every row names all of them.
   const full = rows.map((r) => ({ ...OPTIONAL_CHARGE_COLUMNS, ...r }));
-  await db.execute(sql`${insertJsonRows(sandboxCharges, full)} on conflict do nothing`);
-  const recorded = await findSandboxCharges(
-    db,
-    rows.map((r) => r.idempotencyKey),
+  const inserted = tableRows(
+    sandboxCharges,
+    rowsOf<Record<string, unknown>>(
+      await db.execute(
+        sql`${insertJsonRows(sandboxCharges, full)} on conflict do nothing returning *`,
+      ),
+    ),
   );
-  return [...recorded.values()];
+  const recorded = new Set(inserted.map((r) => r.idempotencyKey));
+  const raced = await findSandboxCharges(
+    db,
+    rows.map((r) => r.idempotencyKey).filter((k) => !recorded.has(k)),
+  );
+  return [...inserted, ...raced.values()];
 }
 
 const OPTIONAL_CHARGE_COLUMNS = {
