@@ -7,6 +7,12 @@ export default defineConfig({
     globalSetup: ["test/global-setup.ts"],
     pool: "forks",
     maxWorkers: 2,
+    // On PostgreSQL (TEST_DATABASE_URL, the harness's own switch) a worker runs its test files one
+    // after another in one module graph instead of importing the server afresh for each: the same
+    // suite in 581 s instead of 955 s on the 2-core machine. Every file still gets its own
+    // database and servers. PGlite runs stay isolated: each file holds an embedded database whose
+    // memory a fresh process gives back.
+    isolate: !process.env.TEST_DATABASE_URL,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     teardownTimeout: 30_000,
