@@ -2,7 +2,7 @@
 // tokens and charges. Payments and methods are read under an OrgScope, but for the one reader
 // named for a processor's webhook.
 import { and, asc, count, desc, eq, inArray, isNull, ne, type SQL, sql } from "drizzle-orm";
-import { anyOf, arrayLiteral, insertJsonRows, tableRows } from "../../../db/bulk.ts";
+import { anyOf, insertJsonRows, tableRows } from "../../../db/bulk.ts";
 import { rowsOf, type Db, type Tx } from "../../../db/client.ts";
 import {
   paymentMethods,
@@ -97,7 +97,7 @@ export async function findSandboxCharges(
   const rows = await db
     .select()
     .from(sandboxCharges)
-    .where(sql`${sandboxCharges.idempotencyKey} = any(${arrayLiteral(keys)}::text[])`);
+    .where(anyOf(sandboxCharges.idempotencyKey, keys));
   return new Map(rows.map((r) => [r.idempotencyKey, r]));
 }
 

@@ -49,7 +49,7 @@ export async function payloadsOf(tx: Tx, ids: string[]): Promise<Map<string, str
   const rows = await tx
     .select({ id: webhookEvents.id, payload: sql<string>`${webhookEvents.payload}::text` })
     .from(webhookEvents)
-    .where(sql`${webhookEvents.id} = any(${arrayLiteral(ids)}::uuid[])`);
+    .where(anyOf(webhookEvents.id, ids));
   return new Map(rows.map((r) => [r.id, r.payload]));
 }
 
@@ -78,10 +78,7 @@ export async function insertEndpointEvents(
 
 export async function markDispatched(tx: Tx, ids: string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
-  await tx
-    .update(webhookEvents)
-    .set({ dispatchedAt: at })
-    .where(sql`${webhookEvents.id} = any(${arrayLiteral(ids)}::uuid[])`);
+  await tx.update(webhookEvents).set({ dispatchedAt: at }).where(anyOf(webhookEvents.id, ids));
 }
 
 export interface DeliveryTarget {
