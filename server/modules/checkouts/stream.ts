@@ -2,14 +2,14 @@
 // the checkout page. Each message is Polar's checkout event shape, {"id", "key": "checkout.updated",
 // "payload": {"status"}}: the status on connect, then every change (open → confirmed → succeeded,
 // back to open after a failed payment, expired). Every status change records checkout.updated in
-// the outbox, whose NOTIFY reaches every instance; the stream reads the announced event and passes
-// its status on, so no transition is skipped however fast they follow each other.
+// the outbox, whose NOTIFY reaches every instance; the stream reads the announced events and passes
+// their statuses on, so no transition is skipped however fast they follow each other.
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import type { Db } from "../../../db/client.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import type { NotificationHub } from "../webhooks/notifications.ts";
-import { committedEvent } from "../webhooks/service.ts";
+import { committedEvents } from "../webhooks/service.ts";
 import { holdStream, startEventStream, type StreamRegistry } from "../webhooks/stream.ts";
 import * as repo from "./repository.ts";
 
@@ -21,7 +21,7 @@ export interface StatusStreamDeps {
 
 type Status = repo.CheckoutRow["status"];
 
-const STATUS_EVENTS = new Set(["checkout.updated", "checkout.expired"]);
+const STATUS_EVENTS = ["checkout.updated", "checkout.expired"];
 
 /** Streams the status of a session already found by its secret (unknown or expired: answered before). */
 export function streamStatus(
@@ -59,10 +59,10 @@ export function streamStatus(
     if (n.kind === "resync") enqueue(reread);
     if (n.kind !== "event" || n.organizationId !== row.organizationId) return;
     enqueue(async () => {
-      const event = await committedEvent(deps.db, n.organizationId, n.seq);
-      const data = event?.data as { id?: string; status?: Status } | undefined;
-      if (event && STATUS_EVENTS.has(event.type) && data?.id === row.id && data.status)
-        send(data.status);
+      for (const event of await committedEvents(deps.db, n.organizationId, STATUS_EVENTS, n)) {
+        const data = event.data as { id?: string; status?: Status } | undefined;
+        if (data?.id === row.id && data.status) send(data.status);
+      }
     });
   });
   const stream = holdStream(req, res, deps.streams, unsubscribe);

@@ -248,12 +248,16 @@ export async function archiveBefore(
   return { events: archived.length, outbox: deleted.length };
 }
 
-/** Outbox rows of an organization after a seq, for the live stream's replay. */
+/**
+ * Outbox rows of an organization after a seq (up to `through`, when given), in seq order: the live
+ * stream's replay, and the rows of an announced range.
+ */
 export async function eventsAfter(
   db: Db,
   organizationId: string,
   afterSeq: number,
   limit: number,
+  through?: number,
 ): Promise<{ id: string; seq: number; payload: EventPayload }[]> {
   return db
     .select({ id: webhookEvents.id, seq: webhookEvents.seq, payload: webhookEvents.payload })
@@ -262,22 +266,33 @@ export async function eventsAfter(
       and(
         eq(webhookEvents.organizationId, organizationId),
         sql`${webhookEvents.seq} > ${afterSeq}`,
+        through === undefined ? undefined : sql`${webhookEvents.seq} <= ${through}`,
       ),
     )
     .orderBy(webhookEvents.seq)
     .limit(limit);
 }
 
-export async function eventBySeq(
+/** The payloads of an organization's events of `types` with seqs in [first, last], in seq order. */
+export async function eventsOfTypes(
   db: Db,
   organizationId: string,
-  seq: number,
-): Promise<{ id: string; seq: number; payload: EventPayload } | null> {
-  const [row] = await db
-    .select({ id: webhookEvents.id, seq: webhookEvents.seq, payload: webhookEvents.payload })
+  types: readonly string[],
+  first: number,
+  last: number,
+): Promise<EventPayload[]> {
+  const rows = await db
+    .select({ payload: webhookEvents.payload })
     .from(webhookEvents)
-    .where(and(eq(webhookEvents.organizationId, organizationId), eq(webhookEvents.seq, seq)));
-  return row ?? null;
+    .where(
+      and(
+        eq(webhookEvents.organizationId, organizationId),
+        sql`${webhookEvents.seq} between ${first} and ${last}`,
+        inArray(webhookEvents.type, [...types]),
+      ),
+    )
+    .orderBy(webhookEvents.seq);
+  return rows.map((r) => r.payload);
 }
 
 export async function latestSeq(db: Db, organizationId: string): Promise<number> {

@@ -1,6 +1,6 @@
 // PostgreSQL LISTEN/NOTIFY for this process: one listening connection (postgres.js) or PGlite's
 // in-process listen, fanned out to local subscribers. Every instance on the same database hears
-// every committed outbox row, which is how a `till listen` stream on one instance gets events
+// every committed outbox statement, which is how a `till listen` stream on one instance gets events
 // produced on another. After a reconnect a "resync" is announced, since NOTIFYs sent while the
 // connection was down are gone; subscribers then catch up from the database.
 import type { Database } from "../../../db/client.ts";
@@ -11,7 +11,8 @@ import { EVENTS_CHANNEL } from "./events.ts";
 export const JOBS_CHANNEL = "till_webhook_jobs";
 
 export type Notification =
-  | { kind: "event"; organizationId: string; seq: number }
+  /** Outbox rows of one statement: the organization's seqs in [first, last] (maybe others' too). */
+  | { kind: "event"; organizationId: string; first: number; last: number }
   | { kind: "jobs" }
   | { kind: "resync" };
 type Listener = (n: Notification) => void;
@@ -43,8 +44,9 @@ export class NotificationHub {
   }
 
   #onEvent = (payload: string | undefined): void => {
-    const [organizationId, seq] = (payload ?? "").split(":");
-    if (organizationId && seq) this.#emit({ kind: "event", organizationId, seq: Number(seq) });
+    const [organizationId, first, last = first] = (payload ?? "").split(":");
+    if (organizationId && first)
+      this.#emit({ kind: "event", organizationId, first: Number(first), last: Number(last) });
   };
 
   #onJobs = (): void => this.#emit({ kind: "jobs" });

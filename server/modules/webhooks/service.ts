@@ -9,7 +9,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { eventBySeq } from "./delivery-repository.ts";
+import { eventsOfTypes } from "./delivery-repository.ts";
 import type { EventPayload } from "./events.ts";
 import { DELIVER_JOB, type DeliverJobData } from "./job-names.ts";
 import * as repo from "./repository.ts";
@@ -142,11 +142,15 @@ export async function redeliverEvent(
   await deps.queue.send(DELIVER_JOB, data);
 }
 
-/** A committed outbox event by the seq NOTIFY announced it with, for live streams of other modules. */
-export async function committedEvent(
+/**
+ * The committed outbox events of `types` in a range NOTIFY announced, in seq order, for live
+ * streams of other modules.
+ */
+export async function committedEvents(
   db: Db,
   organizationId: string,
-  seq: number,
-): Promise<EventPayload | null> {
-  return (await eventBySeq(db, organizationId, seq))?.payload ?? null;
+  types: readonly string[],
+  range: { first: number; last: number },
+): Promise<EventPayload[]> {
+  return eventsOfTypes(db, organizationId, types, range.first, range.last);
 }

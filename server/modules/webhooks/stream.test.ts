@@ -1,7 +1,7 @@
 // GET /v1/cli/listen/{organization_id}: the live stream `till listen` reads.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inTransaction } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import { api, createAccessToken, createSeller } from "../../../test/helpers/auth.ts";
 import { startSibling } from "../../../test/helpers/cluster.ts";
 import { usingPostgres } from "../../../test/helpers/db.ts";
@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from "../../../test/helpers/server.t
 import { openSse, type SseClient } from "../../../test/helpers/sse.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 import { systemClock } from "../../lib/clock.ts";
-import { recordEvent } from "./outbox.ts";
+import { recordEvent, recordEvents } from "./outbox.ts";
 
 let t: TestServer;
 beforeAll(async () => {
@@ -25,6 +25,21 @@ const emit = (organizationId: string, n: number) =>
   inTransaction(t.server.database.db, (tx) =>
     recordEvent(tx, systemClock, { organizationId, type: "order.created", data: { n } }),
   );
+
+/** Runs `record` in a transaction held open until `commit()`; `slow` settles when it committed. */
+async function recordedNotCommitted(record: (tx: Tx) => Promise<unknown>) {
+  let commit!: () => void;
+  const held = new Promise<void>((resolve) => (commit = resolve));
+  let recorded!: () => void;
+  const inserted = new Promise<void>((resolve) => (recorded = resolve));
+  const slow = inTransaction(t.server.database.db, async (tx) => {
+    await record(tx);
+    recorded();
+    await held;
+  });
+  await inserted;
+  return { commit, slow };
+}
 
 describe("live webhook stream", () => {
   it("first message carries the listen secret (stored per user and organization); then each payload with its seq as the SSE id", async () => {
@@ -124,20 +139,13 @@ describe("live webhook stream", () => {
       const a = await listen(t.url, seller.organization.id, seller.user.token);
       await waitFor(() => a.events.length >= 1, 5_000, "connected");
       // The first event takes its seq, then waits to commit until the second has been streamed.
-      let commit!: () => void;
-      const held = new Promise<void>((resolve) => (commit = resolve));
-      let recorded!: () => void;
-      const inserted = new Promise<void>((resolve) => (recorded = resolve));
-      const slow = inTransaction(t.server.database.db, async (tx) => {
-        await recordEvent(tx, systemClock, {
+      const { commit, slow } = await recordedNotCommitted((tx) =>
+        recordEvent(tx, systemClock, {
           organizationId: seller.organization.id,
           type: "order.created",
           data: { n: 1 },
-        });
-        recorded();
-        await held;
-      });
-      await inserted;
+        }),
+      );
       await emit(seller.organization.id, 2);
       await waitFor(() => a.events.length === 2, 5_000, "the second event");
       commit();
@@ -156,6 +164,30 @@ describe("live webhook stream", () => {
       await waitFor(() => b.events.length === 2, 5_000, "the next live event");
       expect(payloads(b).map((p) => p.data.n)).toEqual([3]);
       b.close();
+    });
+
+    it("a statement of several events committed after a later event: all of them reach the listener late, in order, once", async () => {
+      const seller = await createSeller(t.url, ["webhooks:read"]);
+      const a = await listen(t.url, seller.organization.id, seller.user.token);
+      await waitFor(() => a.events.length >= 1, 5_000, "connected");
+      const organizationId = seller.organization.id;
+      const { commit, slow } = await recordedNotCommitted((tx) =>
+        recordEvents(
+          tx,
+          systemClock,
+          [1, 2, 3].map((n) => ({ organizationId, type: "order.created", data: { n } })),
+        ),
+      );
+      await emit(organizationId, 4);
+      await waitFor(() => a.events.length === 2, 5_000, "the later event");
+      commit();
+      await slow;
+      await waitFor(() => a.events.length === 5, 5_000, "the statement's events, late");
+      await emit(organizationId, 5);
+      await waitFor(() => a.events.length === 6, 5_000, "the next live event");
+      expect(payloads(a).map((p) => p.data.n)).toEqual([4, 1, 2, 3, 5]);
+      expect(a.events.slice(1).map((e) => e.id === null)).toEqual([false, true, true, true, false]);
+      a.close();
     });
 
     it("two instances on one PostgreSQL: a listener on A receives an event produced through the API of B", async () => {

@@ -12,7 +12,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
 import { NotPermitted } from "../../lib/errors.ts";
 import { parseParams, parseQuery } from "../../lib/validation.ts";
-import { eventBySeq, eventsAfter, latestSeq, seqBeforeLast } from "./delivery-repository.ts";
+import { eventsAfter, latestSeq, seqBeforeLast } from "./delivery-repository.ts";
 import type { NotificationHub } from "./notifications.ts";
 import { listenSecret } from "./repository.ts";
 import { newWebhookSecret, signatureHeader, signingKeys } from "./signing.ts";
@@ -150,8 +150,9 @@ function openStream(
   let cursor = startAfter;
   let running = false;
   let again = false;
-  // Seqs at or below the cursor that were announced but not sent: a transaction that took its seq
-  // before another's yet committed after it. Sent individually so nothing is skipped.
+  // Seqs at or below the cursor that were announced but not sent: a transaction that took its seqs
+  // before another's yet committed after it. Their span is read again and those go out, so nothing
+  // is skipped. (An announced range may hold other organizations' seqs; those are never found.)
   const late = new Set<number>();
   const sent = new Set<number>();
 
@@ -192,10 +193,18 @@ function openStream(
           if (rows.length > 0) cursor = rows[rows.length - 1]!.seq;
           if (rows.length < PAGE || stream.closed) break;
         }
-        for (const seq of [...late]) {
-          late.delete(seq);
-          const row = await eventBySeq(deps.db, organizationId, seq);
-          if (row && !stream.closed) write(row, true);
+        if (late.size > 0) {
+          const seqs = [...late];
+          late.clear();
+          const wanted = new Set(seqs);
+          let after = Math.min(...seqs) - 1;
+          const through = Math.max(...seqs);
+          for (;;) {
+            const rows = await eventsAfter(deps.db, organizationId, after, PAGE, through);
+            for (const row of rows) if (wanted.has(row.seq) && !stream.closed) write(row, true);
+            if (rows.length < PAGE || stream.closed) break;
+            after = rows[rows.length - 1]!.seq;
+          }
         }
       } while (again && !stream.closed);
     } catch (err) {
@@ -209,7 +218,8 @@ function openStream(
     if (stream.closed) return;
     if (n.kind === "event") {
       if (n.organizationId !== organizationId) return;
-      if (n.seq <= cursor && !sent.has(n.seq)) late.add(n.seq);
+      for (let seq = n.first; seq <= Math.min(n.last, cursor); seq++)
+        if (!sent.has(seq)) late.add(seq);
       void catchUp();
     } else if (n.kind === "resync") void catchUp();
   });
