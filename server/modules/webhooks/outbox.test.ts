@@ -35,11 +35,7 @@ describe("recordEvents", () => {
         data.map((d, i) => ({ organizationId, type: `probe.${i}`, data: d })),
       ),
     );
-    const rows = await queryRows<{ type: string; payload: string }>(
-      t.database.db,
-      sql`select type, payload::text as payload from webhook_events
-          where organization_id = ${organizationId} order by seq`,
-    );
+    const rows = await recorded();
     expect(rows.map((r) => r.type)).toEqual(["probe.0", "probe.1", "probe.2"]);
     expect(rows.map((r) => r.payload)).toEqual(
       data.map((d, i) =>
@@ -47,4 +43,40 @@ describe("recordEvents", () => {
       ),
     );
   });
+
+  it("an object shared by several events is stored in each exactly as its own payload would be", async () => {
+    await queryRows(
+      t.database.db,
+      sql`delete from webhook_events where organization_id = ${organizationId}`,
+    );
+    const shared = { id: "o1", at: new Date("2026-03-01T00:00:00.000Z"), items: [{ n: 1 }] };
+    const events = [
+      { type: "order.created", data: shared },
+      { type: "order.paid", data: shared },
+      { type: "probe.scalar", data: 7 },
+      { type: "probe.null", data: null },
+      { type: "order.updated", data: { ...shared } },
+    ];
+    const at = new Date("2026-03-02T00:00:00.000Z");
+    await inTransaction(t.database.db, (tx) =>
+      recordEvents(
+        tx,
+        fixedClock(at),
+        events.map((e) => ({ organizationId, ...e })),
+      ),
+    );
+    expect((await recorded()).map((r) => r.payload)).toEqual(
+      events.map((e) =>
+        JSON.stringify({ type: e.type, timestamp: at.toISOString(), data: e.data }),
+      ),
+    );
+  });
 });
+
+function recorded() {
+  return queryRows<{ type: string; payload: string }>(
+    t.database.db,
+    sql`select type, payload::text as payload from webhook_events
+        where organization_id = ${organizationId} order by seq`,
+  );
+}

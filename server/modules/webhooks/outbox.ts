@@ -52,13 +52,24 @@ export async function recordEvents(tx: Tx, clock: Clock, events: OutboxEvent[]):
   if (events.length === 0) return;
   const rows = events.map((e) => outboxRow(clock, e));
   const column = (f: (r: OutboxRow) => string) => rows.map(f).join(SEPARATOR);
+  // Events of one change often carry the same object (order.created and order.paid, or
+  // subscription.updated and subscription.cycled): it is serialized once, into the same bytes
+  // JSON.stringify gives the whole payload.
+  const serialized = new Map<unknown, string>();
+  const payloadText = ({ payload }: OutboxRow) => {
+    if (payload.data === undefined || payload.data === null || typeof payload.data !== "object")
+      return JSON.stringify(payload);
+    let data = serialized.get(payload.data);
+    if (data === undefined) serialized.set(payload.data, (data = JSON.stringify(payload.data)));
+    return `{"type":${JSON.stringify(payload.type)},"timestamp":${JSON.stringify(payload.timestamp)},"data":${data}}`;
+  };
   await tx.execute(sql`
     insert into ${webhookEvents} (organization_id, type, payload)
     select o::uuid, t, p::json
     from unnest(
       string_to_array(${column((r) => r.organizationId)}::text, ${SEPARATOR}),
       string_to_array(${column((r) => r.type)}::text, ${SEPARATOR}),
-      string_to_array(${column((r) => JSON.stringify(r.payload))}::text, ${SEPARATOR})
+      string_to_array(${column(payloadText)}::text, ${SEPARATOR})
     ) with ordinality as r(o, t, p, n)
     order by n`);
 }
