@@ -30,7 +30,8 @@ export async function writeFloor(
     const [count] = await pg`select count(*)::int as n from webhook_events
       where organization_id = ${o.organizationId} and created_at >= ${o.since}`;
     const perRenewal = Math.ceil((count!.n as number) / renewals.length);
-    const events = await pg`select type, payload::text as payload from webhook_events
+    const events = await pg`select type, payload::text as payload,
+        dispatched_at is not null as dispatched from webhook_events
       where organization_id = ${o.organizationId} and created_at >= ${o.since}
       order by seq limit ${perRenewal}`;
     const payloadBytes = events.reduce((sum, e) => sum + Buffer.byteLength(e.payload), 0);
@@ -72,11 +73,14 @@ export async function writeFloor(
             where s.id = any(${page.map((s) => s.id)}::uuid[])`;
           const types = page.flatMap(() => events.map((e) => e.type));
           const payloads = page.flatMap(() => events.map((e) => e.payload));
-          await tx`insert into webhook_events (organization_id, type, payload)
-            select ${o.organizationId}::uuid, t, p::json
+          // An event the engine recorded already dispatched (no endpoint takes it) goes in so too.
+          const dispatched = `{${page.flatMap(() => events.map((e) => (e.dispatched ? "t" : "f"))).join(",")}}`;
+          await tx`insert into webhook_events (organization_id, type, payload, dispatched_at)
+            select ${o.organizationId}::uuid, t, p::json, case when d then now() end
             from unnest(string_to_array(${types.join(SEPARATOR)}::text, ${SEPARATOR}),
-                        string_to_array(${payloads.join(SEPARATOR)}::text, ${SEPARATOR}))
-              with ordinality as r(t, p, n)
+                        string_to_array(${payloads.join(SEPARATOR)}::text, ${SEPARATOR}),
+                        ${dispatched}::boolean[])
+              with ordinality as r(t, p, d, n)
             order by n`;
         });
       }

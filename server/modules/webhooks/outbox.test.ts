@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inTransaction, queryRows } from "../../../db/client.ts";
 import { openTestDatabase, type TestDatabase } from "../../../test/helpers/db.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
-import { recordEvents } from "./outbox.ts";
+import { recordEvent, recordEvents } from "./outbox.ts";
 
 let t: TestDatabase;
 let organizationId: string;
@@ -70,6 +70,45 @@ describe("recordEvents", () => {
         JSON.stringify({ type: e.type, timestamp: at.toISOString(), data: e.data }),
       ),
     );
+  });
+
+  it("an event no enabled endpoint of its organization takes is recorded already dispatched", async () => {
+    const [other] = await queryRows<{ id: string }>(
+      t.database.db,
+      sql`insert into organization (name, slug, created_at) values ('Other', 'outbox-other', now())
+          returning id`,
+    );
+    await queryRows(
+      t.database.db,
+      sql`insert into webhook_endpoints (organization_id, url, secret, events, enabled) values
+        (${organizationId}, 'https://a.test', 's', '{order.created,order.paid}', true),
+        (${organizationId}, 'https://b.test', 's', '{subscription.updated}', false),
+        (${other!.id}, 'https://c.test', 's', '{customer.updated}', true)`,
+    );
+    await queryRows(
+      t.database.db,
+      sql`delete from webhook_events where organization_id = ${organizationId}`,
+    );
+    const types = ["order.created", "subscription.updated", "customer.updated", "order.paid"];
+    const clock = fixedClock(new Date("2026-03-03T00:00:00.000Z"));
+    await inTransaction(t.database.db, async (tx) => {
+      await recordEvents(
+        tx,
+        clock,
+        types.map((type) => ({ organizationId, type, data: {} })),
+      );
+      for (const type of types) await recordEvent(tx, clock, { organizationId, type, data: {} });
+    });
+    const rows = await queryRows<{ type: string; undispatched: boolean }>(
+      t.database.db,
+      sql`select type, dispatched_at is null as undispatched from webhook_events
+          where organization_id = ${organizationId} order by seq`,
+    );
+    const expected = types.map((type) => ({
+      type,
+      undispatched: type === "order.created" || type === "order.paid",
+    }));
+    expect(rows).toEqual([...expected, ...expected]);
   });
 });
 

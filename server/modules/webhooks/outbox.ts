@@ -2,9 +2,13 @@
 // recorded exactly when the change commits and never for a change that rolled back. A change made
 // by a single statement may instead embed outboxInsert in that statement (a data-modifying CTE),
 // which is atomic by itself.
+// An event no enabled endpoint of its organization takes is recorded already dispatched: the
+// dispatcher has nothing to fan out, so it never claims or updates it (a page of renewals records a
+// thousand events). Like Polar, an event goes to the endpoints there are when it is recorded. It
+// stays in the outbox for `till listen` and its replay either way.
 import { type SQL, sql } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
-import { webhookEvents } from "../../../db/schema/index.ts";
+import { webhookEndpoints, webhookEvents } from "../../../db/schema/index.ts";
 import type { Clock } from "../../lib/clock.ts";
 
 export interface OutboxEvent {
@@ -33,7 +37,12 @@ export function outboxRow(clock: Clock, event: OutboxEvent): OutboxRow {
 
 /** The outbox row's insert, not yet run (values may be placeholders of a prepared statement). */
 export function outboxInsert(db: Db, row: OutboxRow | { [K in keyof OutboxRow]: SQL }) {
-  return db.insert(webhookEvents).values(row).returning({ id: webhookEvents.id });
+  const wanted = sql`exists (select 1 from ${webhookEndpoints} w
+    where w.organization_id = ${row.organizationId} and w.enabled and ${row.type} = any(w.events))`;
+  return db
+    .insert(webhookEvents)
+    .values({ ...row, dispatchedAt: sql`case when ${wanted} then null else now() end` })
+    .returning({ id: webhookEvents.id });
 }
 
 export async function recordEvent(tx: Tx, clock: Clock, event: OutboxEvent): Promise<string> {
@@ -60,18 +69,28 @@ export async function recordEvents(tx: Tx, clock: Clock, events: OutboxEvent[]):
     if (payload.data === undefined || payload.data === null || typeof payload.data !== "object")
       return JSON.stringify(payload);
     let data = serialized.get(payload.data);
-    if (data === undefined) serialized.set(payload.data, (data = JSON.stringify(payload.data)));
+    if (data === undefined) {
+      data = JSON.stringify(payload.data);
+      serialized.set(payload.data, data);
+    }
     return `{"type":${JSON.stringify(payload.type)},"timestamp":${JSON.stringify(payload.timestamp)},"data":${data}}`;
   };
   await tx.execute(sql`
-    insert into ${webhookEvents} (organization_id, type, payload)
-    select o::uuid, t, p::json
-    from unnest(
-      string_to_array(${column((r) => r.organizationId)}::text, ${SEPARATOR}),
-      string_to_array(${column((r) => r.type)}::text, ${SEPARATOR}),
-      string_to_array(${column(payloadText)}::text, ${SEPARATOR})
-    ) with ordinality as r(o, t, p, n)
-    order by n`);
+    with r as (
+      select o::uuid as o, t, p, n
+      from unnest(
+        string_to_array(${column((r) => r.organizationId)}::text, ${SEPARATOR}),
+        string_to_array(${column((r) => r.type)}::text, ${SEPARATOR}),
+        string_to_array(${column(payloadText)}::text, ${SEPARATOR})
+      ) with ordinality as u(o, t, p, n)
+    ), wanted as (
+      select distinct w.organization_id as o, unnest(w.events) as t from ${webhookEndpoints} w
+      where w.enabled and w.organization_id in (select distinct o from r)
+    )
+    insert into ${webhookEvents} (organization_id, type, payload, dispatched_at)
+    select r.o, r.t, r.p::json, case when wanted.o is null then now() end
+    from r left join wanted on wanted.o = r.o and wanted.t = r.t
+    order by r.n`);
 }
 
 const SEPARATOR = "\u0001";
