@@ -35,13 +35,21 @@ export function outboxRow(clock: Clock, event: OutboxEvent): OutboxRow {
   };
 }
 
+/**
+ * A new outbox row's dispatched_at: null while an enabled endpoint of the organization subscribes
+ * to the type (the dispatcher then fans it out), else now.
+ */
+function dispatchedAtOf(organizationId: SQL | string, type: SQL | string): SQL {
+  return sql`case when exists (select 1 from ${webhookEndpoints} w
+    where w.organization_id = ${organizationId} and w.enabled and ${type} = any(w.events))
+    then null else now() end`;
+}
+
 /** The outbox row's insert, not yet run (values may be placeholders of a prepared statement). */
 export function outboxInsert(db: Db, row: OutboxRow | { [K in keyof OutboxRow]: SQL }) {
-  const wanted = sql`exists (select 1 from ${webhookEndpoints} w
-    where w.organization_id = ${row.organizationId} and w.enabled and ${row.type} = any(w.events))`;
   return db
     .insert(webhookEvents)
-    .values({ ...row, dispatchedAt: sql`case when ${wanted} then null else now() end` })
+    .values({ ...row, dispatchedAt: dispatchedAtOf(row.organizationId, row.type) })
     .returning({ id: webhookEvents.id });
 }
 
@@ -66,8 +74,7 @@ export async function recordEvents(tx: Tx, clock: Clock, events: OutboxEvent[]):
   // JSON.stringify gives the whole payload.
   const serialized = new Map<unknown, string>();
   const payloadText = ({ payload }: OutboxRow) => {
-    if (payload.data === undefined || payload.data === null || typeof payload.data !== "object")
-      return JSON.stringify(payload);
+    if (payload.data === null || typeof payload.data !== "object") return JSON.stringify(payload);
     let data = serialized.get(payload.data);
     if (data === undefined) {
       data = JSON.stringify(payload.data);
@@ -76,21 +83,14 @@ export async function recordEvents(tx: Tx, clock: Clock, events: OutboxEvent[]):
     return `{"type":${JSON.stringify(payload.type)},"timestamp":${JSON.stringify(payload.timestamp)},"data":${data}}`;
   };
   await tx.execute(sql`
-    with r as (
-      select o::uuid as o, t, p, n
-      from unnest(
-        string_to_array(${column((r) => r.organizationId)}::text, ${SEPARATOR}),
-        string_to_array(${column((r) => r.type)}::text, ${SEPARATOR}),
-        string_to_array(${column(payloadText)}::text, ${SEPARATOR})
-      ) with ordinality as u(o, t, p, n)
-    ), wanted as (
-      select distinct w.organization_id as o, unnest(w.events) as t from ${webhookEndpoints} w
-      where w.enabled and w.organization_id in (select distinct o from r)
-    )
     insert into ${webhookEvents} (organization_id, type, payload, dispatched_at)
-    select r.o, r.t, r.p::json, case when wanted.o is null then now() end
-    from r left join wanted on wanted.o = r.o and wanted.t = r.t
-    order by r.n`);
+    select o, t, p::json, ${dispatchedAtOf(sql`o`, sql`t`)}
+    from unnest(
+      string_to_array(${column((r) => r.organizationId)}::text, ${SEPARATOR})::uuid[],
+      string_to_array(${column((r) => r.type)}::text, ${SEPARATOR}),
+      string_to_array(${column(payloadText)}::text, ${SEPARATOR})
+    ) with ordinality as r(o, t, p, n)
+    order by n`);
 }
 
 const SEPARATOR = "\u0001";

@@ -194,11 +194,15 @@ function openStream(
           if (rows.length < PAGE || stream.closed) break;
         }
         if (late.size > 0) {
-          const seqs = [...late];
+          const wanted = new Set(late);
           late.clear();
-          const wanted = new Set(seqs);
-          let after = Math.min(...seqs) - 1;
-          const through = Math.max(...seqs);
+          // A loop, not Math.min(...): a late statement may hold more seqs than a call takes.
+          let after = Number.POSITIVE_INFINITY;
+          let through = 0;
+          for (const seq of wanted) {
+            after = Math.min(after, seq - 1);
+            through = Math.max(through, seq);
+          }
           for (;;) {
             const rows = await eventsAfter(deps.db, organizationId, after, PAGE, through);
             for (const row of rows) if (wanted.has(row.seq) && !stream.closed) write(row, true);
@@ -218,8 +222,8 @@ function openStream(
     if (stream.closed) return;
     if (n.kind === "event") {
       if (n.organizationId !== organizationId) return;
-      for (let seq = n.first; seq <= Math.min(n.last, cursor); seq++)
-        if (!sent.has(seq)) late.add(seq);
+      const through = Math.min(n.last, cursor);
+      for (let seq = n.first; seq <= through; seq++) if (!sent.has(seq)) late.add(seq);
       void catchUp();
     } else if (n.kind === "resync") void catchUp();
   });
