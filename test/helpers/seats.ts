@@ -25,8 +25,12 @@ export async function seatsWorld(t: TestServer) {
   let n = 0;
   const email = (who: string) => `${who}-${++n}@example.com`;
 
-  /** A seat-based monthly product with the benefit, bought with `seats` seats. */
-  async function seatSubscription(seats: number, as: Seller = seller) {
+  /** A seat-based monthly product with the benefit, bought with `seats` seats (and the token). */
+  async function seatSubscription(
+    seats: number,
+    as: Seller = seller,
+    confirmationToken = "sandbox_token_success",
+  ) {
     const product = await api(t.url, "/v1/products/", {
       token: as.token,
       body: {
@@ -54,7 +58,7 @@ export async function seatsWorld(t: TestServer) {
         body: {
           customer_email: email("buyer"),
           customer_billing_address: { country: "US" },
-          confirmation_token_id: "sandbox_token_success",
+          confirmation_token_id: confirmationToken,
         },
       },
     );

@@ -29,6 +29,16 @@ export async function dunningEndStatus(
   );
 }
 
+/**
+ * Days a past_due subscription keeps its benefits, counted from past_due_at (Polar's
+ * benefit_revocation_grace_period; 0 revokes them as soon as a renewal fails).
+ */
+export async function revocationGraceDays(db: Db, organizationId: string): Promise<number> {
+  const record = await ownRecord(db, organizationId);
+  if (!record) return 0;
+  return settingsOf(record.profile.settings).subscription_settings.benefit_revocation_grace_period;
+}
+
 /** The proration behavior a plan change uses when the request names none. */
 export async function prorationBehaviorOf(
   db: Db,

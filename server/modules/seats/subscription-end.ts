@@ -22,3 +22,18 @@ export async function revokeSeatsOfSubscription(
       data: seatOut(row, null),
     });
 }
+
+/** The holders of a subscription's claimed seats (not the buyer), with the purchase's order. */
+export async function claimedSeatHolders(
+  tx: Tx,
+  subscription: { id: string; organizationId: string },
+): Promise<{ customerId: string; orderId: string | null }[]> {
+  const seats = await repo.seatsOfPurchase(tx, scopeOfResource(subscription), {
+    subscriptionId: subscription.id,
+  });
+  return seats.flatMap((s) =>
+    s.status === "claimed" && s.customerId
+      ? [{ customerId: s.customerId, orderId: s.orderId }]
+      : [],
+  );
+}

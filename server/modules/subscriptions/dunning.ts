@@ -26,6 +26,7 @@ import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { restoreBenefits, revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
@@ -51,12 +52,13 @@ export async function retryPayment(
     // Nothing left to collect (paid or voided elsewhere): back to the period's schedule.
     await inTransaction(deps.db, async (tx) => {
       const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
-      if (locked?.status === "past_due")
-        await scheduleNext(
-          tx,
-          deps.queue,
-          await repo.updateSubscription(tx, s.id, { status: "active", pastDueAt: null }),
-        );
+      if (locked?.status !== "past_due") return;
+      await scheduleNext(
+        tx,
+        deps.queue,
+        await repo.updateSubscription(tx, s.id, { status: "active", pastDueAt: null }),
+      );
+      await restoreBenefits(tx, { clock: fixedClock(at), queue: deps.queue }, locked, null);
     });
     return false;
   }
@@ -102,6 +104,7 @@ export async function retryPayment(
         "subscription.updated",
         "subscription.active",
       ]);
+      await restoreBenefits(tx, { clock, queue: deps.queue }, locked, paidOrder.id);
       await cycleGrantsOfSubscription(tx, clock, s, isMeterCycle(order) ? "meter_credit" : "all");
       await recordCustomerState(tx, clock, s);
       return { order: paidOrder, final: false, failed: false };
@@ -118,6 +121,7 @@ export async function retryPayment(
       modifiedAt: at,
     });
     await scheduleAt(tx, deps.queue, locked, next);
+    await revokeAfterGrace(tx, { clock, queue: deps.queue }, [locked], at);
     const [data] = await serializeOrders(tx, deps.baseUrl, [failedOrder]);
     await emit("order.updated", data);
     return { order: failedOrder, final: false, failed: true };

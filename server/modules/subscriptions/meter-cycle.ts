@@ -24,6 +24,7 @@ import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { balanceOwnerOf, retryMs } from "./renewal.ts";
+import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { billableUsage } from "./usage.ts";
@@ -171,6 +172,7 @@ export async function settleMeterCycle(
     ]);
     // Credits renew with the cycle once it is paid for (a failed one renews them at its retry).
     if (paid) await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
+    else await revokeAfterGrace(tx, { clock, queue: deps.queue }, [updated], at);
     await recordCustomerState(tx, clock, s);
     return { order, paid };
   });

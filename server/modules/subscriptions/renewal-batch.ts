@@ -35,6 +35,7 @@ import {
   planCycleFrom,
   type CyclePlan,
 } from "./renewal.ts";
+import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { nextActionOf, queueWakeUps } from "./schedule.ts";
 import { serializeSubscriptions } from "./service.ts";
@@ -187,6 +188,12 @@ async function writeBatch(
       ready.map((c) => moveOf(locked.get(c.s.id)!, c.plan, orderOf.get(c.s.id)!.values, at)),
     );
     await queueWakeUps(tx, deps.queue, organizationId, updated);
+    await revokeAfterGrace(
+      tx,
+      { clock, queue: deps.queue },
+      updated.filter((u) => u.status === "past_due"),
+      at,
+    );
     const paid = ready.filter((c) => orderOf.get(c.s.id)!.values.status === "paid");
     // Grants first: a meter credit they renew is part of the customer's state.
     const grantData = await cycleGrantsOfSubscriptions(

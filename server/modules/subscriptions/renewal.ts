@@ -32,6 +32,7 @@ import { chargeKey, chargeSubscription, type OffSessionOutcome, recordAttempt } 
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { billableUsage } from "./usage.ts";
@@ -210,6 +211,7 @@ export async function renewSubscription(
       await cycleGrantsOfSubscription(tx, clock, s);
     } else {
       updated = await scheduleNext(tx, deps.queue, updated, inserted.order.nextPaymentAttemptAt);
+      await revokeAfterGrace(tx, { clock, queue: deps.queue }, [updated], at);
       await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
         "subscription.updated",
         "subscription.past_due",
