@@ -1,8 +1,9 @@
 // Meter cycles through the public API and the sandbox clock: a yearly plan with monthly usage
 // settles each month's usage beyond its credits in a subscription_meter_cycle order, renews the
 // credits each month, bills the last month with the yearly renewal, and a declined settlement goes
-// to dunning. Also: a renewal bills usage net of credits, an overdrawn credit starts afresh, and
-// a month's usage is paid from the customer's balance first.
+// to dunning (its benefits revoked, as the organization's grace period says). Also: a renewal
+// bills usage net of credits, an overdrawn credit starts afresh, and a month's usage is paid from
+// the customer's balance first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -179,20 +180,20 @@ describe("meter cycles", () => {
     );
   });
 
-  it("a declined settlement leaves the order pending and the subscription past_due", async () => {
+  it("a declined settlement leaves the order pending, the subscription past_due, its credit revoked", async () => {
     const plan = await meteredPlan({
       name: "declined",
       interval: "year",
       meterInterval: "month",
-      credit: 0,
+      credit: 5,
     });
-    const { subscriptionId, customerId } = await subscribe(
-      s,
+    const { subscriptionId, customerId } = await subscribed(
       plan.product.id,
+      plan.meterId,
       "sandbox_token_renewal_declined",
     );
     const sub = await subscriptionOf(s, subscriptionId);
-    await use(plan.event, customerId, sub.current_period_start, 7);
+    await use(plan.event, customerId, sub.current_period_start, 12);
     await advance(s, { to: sub.current_meter_period_end });
     const [order] = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_meter_cycle",
@@ -205,6 +206,15 @@ describe("meter cycles", () => {
     const payments = await s.call(`/v1/payments/?order_id=${order!.id}`);
     expect(payments.body.items).toHaveLength(1);
     expect(payments.body.items[0]).toMatchObject({ status: "failed", amount: 70 });
+    // No grace period (the organization's default): the meter credit goes with the failure.
+    await waitFor(
+      async () => {
+        const grants = await s.call(`/v1/benefit-grants/?customer_id=${customerId}`);
+        return grants.body.items.length === 1 && grants.body.items[0].is_revoked === true;
+      },
+      10_000,
+      "credit revoked",
+    );
     // Every retry declines too: after the last one the subscription ends.
     await advance(s, { seconds: 16 * 86_400 });
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");
