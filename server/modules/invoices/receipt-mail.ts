@@ -4,6 +4,8 @@ import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
 import { ordersForJob, serializeOrders } from "../orders/service.ts";
+import { customerEmailsOf } from "../organizations/queries.ts";
+import type { CustomerEmail } from "../organizations/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
 
@@ -18,6 +20,37 @@ const money = (minor: number, currency: string) => {
   }
   return format.format(minor / 100);
 };
+
+/**
+ * The setting of customer_email_settings that says whether a paid order's receipt goes out, by
+ * billing reason, as Polar's emails for them; refunds always do.
+ */
+function settingOf(
+  reason: string,
+  order: { subscription: { trial_end: string | null } | null },
+  billingKey: string | null,
+): CustomerEmail | null {
+  switch (reason) {
+    case "purchase":
+      return "order_confirmation";
+    case "subscription_create":
+      return "subscription_confirmation";
+    case "subscription_update":
+      return "subscription_updated";
+    case "subscription_cycle": {
+      // The first charge after a trial: the period it pays for starts at the trial's end.
+      const start = billingKey?.split(":").slice(2).join(":");
+      const trialEnd = order.subscription?.trial_end;
+      return start && trialEnd && Date.parse(start) === Date.parse(trialEnd)
+        ? "subscription_cycled_after_trial"
+        : "subscription_cycled";
+    }
+    case "subscription_meter_cycle":
+      return "subscription_cycled";
+    default:
+      return null;
+  }
+}
 
 export function receiptMailJob(deps: {
   db: Db;
@@ -48,16 +81,19 @@ async function sendReceipts(
   wanted: ReceiptMail[],
 ): Promise<void> {
   const rows = await ordersForJob(deps.db, [...new Set(wanted.map((m) => m.orderId))]);
-  const [orders, sellers] = await Promise.all([
+  const organizationIds = [...new Set(rows.map((r) => r.organizationId))];
+  const [orders, sellers, emails] = await Promise.all([
     serializeOrders(deps.db, deps.baseUrl, rows),
     Promise.all(
-      [...new Set(rows.map((r) => r.organizationId))].map(
-        async (id) => [id, await organizationSummary(deps.db, id)] as const,
-      ),
+      organizationIds.map(async (id) => [id, await organizationSummary(deps.db, id)] as const),
+    ),
+    Promise.all(
+      organizationIds.map(async (id) => [id, await customerEmailsOf(deps.db, id)] as const),
     ),
   ]);
   const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
   const sellerById = new Map(sellers);
+  const emailsById = new Map(emails);
   const mails: OutgoingMail[] = [];
   for (const data of wanted) {
     const found = rowById.get(data.orderId);
@@ -69,6 +105,8 @@ async function sendReceipts(
     const what = order.product?.name ?? "your order";
     const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
     const refunded = data.kind === "refunded";
+    const setting = refunded ? null : settingOf(row.billingReason, order, row.billingKey);
+    if (setting && emailsById.get(row.organizationId)?.[setting] === false) continue;
     mails.push({
       kind: refunded ? "refund-receipt" : "receipt",
       to: email,

@@ -2,7 +2,7 @@
 import type { Db } from "../../../db/client.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
-import { settingsOf } from "./schemas.ts";
+import { type CustomerEmail, settingsOf } from "./schemas.ts";
 
 /**
  * The organization a caller's row belongs to: callers pass the organization id of a row they read
@@ -37,6 +37,18 @@ export async function revocationGraceDays(db: Db, organizationId: string): Promi
   const record = await ownRecord(db, organizationId);
   if (!record) return 0;
   return settingsOf(record.profile.settings).subscription_settings.benefit_revocation_grace_period;
+}
+
+/**
+ * The customer emails the organization sends (customer_email_settings; each on unless switched
+ * off); null when the organization is gone.
+ */
+export async function customerEmailsOf(
+  db: Db,
+  organizationId: string,
+): Promise<Record<CustomerEmail, boolean> | null> {
+  const record = await ownRecord(db, organizationId);
+  return record ? settingsOf(record.profile.settings).customer_email_settings : null;
 }
 
 /** The proration behavior a plan change uses when the request names none. */

@@ -50,6 +50,8 @@ const EMAIL_SETTINGS = [
   "subscription_uncanceled",
   "subscription_updated",
 ] as const;
+/** A customer email an organization can switch off (customer_email_settings). */
+export type CustomerEmail = (typeof EMAIL_SETTINGS)[number];
 const customerEmailSettings = boolMap(EMAIL_SETTINGS);
 const customerPortalSettings = z.object({
   usage: z.object({ show: z.boolean() }),

@@ -19,7 +19,7 @@ import {
   updateOrderRow,
   type OrderRow,
 } from "../orders/service.ts";
-import { dunningEndStatus } from "../organizations/queries.ts";
+import { customerEmailsOf, dunningEndStatus } from "../organizations/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
@@ -189,10 +189,13 @@ function money(amount: number, currency: string): string {
 }
 
 export async function sendPaymentFailedMail(
-  deps: Pick<BillingDeps, "mailer" | "baseUrl">,
+  deps: Pick<BillingDeps, "db" | "mailer" | "baseUrl">,
   m: { email: string | null; productName: string | null; order: OrderRow; final: boolean },
 ): Promise<void> {
   if (!deps.mailer || !m.email) return;
+  // Polar's settings for these two: the failed payment, and the subscription it ends.
+  const emails = await customerEmailsOf(deps.db, m.order.organizationId);
+  if (emails?.[m.final ? "subscription_revoked" : "subscription_past_due"] === false) return;
   const what = m.productName ? `your ${m.productName} subscription` : "your subscription";
   const next = m.order.nextPaymentAttemptAt;
   const text = m.final
