@@ -45,13 +45,8 @@ export async function billingSeller(t: TestServer): Promise<BillingSeller> {
   };
 }
 
-/** Buys the product through the checkout client endpoints; returns the subscription id. */
-export async function subscribe(
-  s: BillingSeller,
-  productId: string,
-  token = "sandbox_token_success",
-  email = `buyer-${Math.random().toString(36).slice(2, 8)}@example.com`,
-): Promise<{ subscriptionId: string; customerId: string; checkoutId: string }> {
+/** Buys the product through the checkout client endpoints; answers the checkout. */
+export async function buy(s: BillingSeller, productId: string, token: string, email: string) {
   const checkout = await s.polar.checkouts.create({ products: [productId] });
   await s.polar.checkouts.clientUpdate({
     clientSecret: checkout.clientSecret,
@@ -61,6 +56,17 @@ export async function subscribe(
     clientSecret: checkout.clientSecret,
     checkoutConfirmStripe: { confirmationTokenId: token },
   });
+  return checkout;
+}
+
+/** Buys the product through the checkout client endpoints; returns the subscription id. */
+export async function subscribe(
+  s: BillingSeller,
+  productId: string,
+  token = "sandbox_token_success",
+  email = `buyer-${Math.random().toString(36).slice(2, 8)}@example.com`,
+): Promise<{ subscriptionId: string; customerId: string; checkoutId: string }> {
+  const checkout = await buy(s, productId, token, email);
   const done = await s.polar.checkouts.get({ id: checkout.id });
   const orders = await s.polar.orders.list({ checkoutId: checkout.id });
   const subscriptionId = orders.result.items[0]?.subscriptionId;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  buy,
   type BillingSeller,
   subscribe,
   subscriptionOf,
@@ -41,18 +42,6 @@ async function setEmails(settings: Record<string, boolean>, seller = s) {
   return res.body.customer_email_settings as Record<string, boolean>;
 }
 
-async function buyOnce(productId: string, email: string) {
-  const checkout = await s.polar.checkouts.create({ products: [productId] });
-  await s.polar.checkouts.clientUpdate({
-    clientSecret: checkout.clientSecret,
-    checkoutUpdatePublic: { customerEmail: email, customerBillingAddress: { country: "US" } },
-  });
-  await s.polar.checkouts.clientConfirm({
-    clientSecret: checkout.clientSecret,
-    checkoutConfirmStripe: { confirmationTokenId: "sandbox_token_success" },
-  });
-}
-
 describe("customer email settings", () => {
   it("emails switched off are not sent; the others are", async () => {
     const settings = await setEmails({ order_confirmation: false, subscription_past_due: false });
@@ -70,7 +59,7 @@ describe("customer email settings", () => {
       recurringInterval: "month",
       prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
     });
-    await buyOnce(once.id, "reader@example.com");
+    await buy(s, once.id, "sandbox_token_success", "reader@example.com");
     const { subscriptionId } = await subscribe(
       s,
       plan.id,
