@@ -1,8 +1,9 @@
 // The checkout form in a real browser: every problem shown at once beside its field (tied by
 // aria-describedby) with focus on the first; Enter in the discount field applies the code and never
 // pays; the summary's subtotal, discount, total and "then …" line; the country from the browser's
-// locale with the address words following it; a lost connection said plainly; a keyboard-only
-// purchase; screenshots on desktop, phone and dark.
+// locale with the address words following it; a lost connection said plainly; a second
+// subscription refused above the form; a keyboard-only purchase; screenshots on desktop, phone and
+// dark.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
@@ -209,6 +210,35 @@ describe("checkout form", () => {
     expect(await page.textContent("#general-error")).toContain("connection was lost");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("general-error");
     expect(await page.inputValue("#email")).toBe("ada@example.com");
+    await page.close();
+  });
+
+  it("a buyer who already subscribes is told so above the form, not beside the card", async () => {
+    const first = await newCheckout({ require_billing_address: false });
+    const bought = await api(t.url, `/v1/checkouts/client/${first.client_secret}/confirm`, {
+      body: {
+        customer_email: "held@example.com",
+        customer_billing_address: { country: "US" },
+        custom_field_data: { terms: true },
+        confirmation_token_id: "sandbox_token_success",
+      },
+    });
+    expect(bought.status, JSON.stringify(bought.body)).toBe(200);
+    const checkout = await newCheckout({ require_billing_address: false });
+    const page = await browser.newPage();
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await page.fill("#email", "held@example.com");
+    await page.check("#custom-terms");
+    await page.fill("#card-number", "4242 4242 4242 4242");
+    await page.fill("#card-expiry", "12/34");
+    await page.fill("#card-cvc", "123");
+    await page.click("button.pay");
+    await page.waitForSelector("#general-error");
+    expect(await page.textContent("#general-error")).toContain(
+      "You already have an active subscription.",
+    );
+    expect(await page.$("#payment-error")).toBeNull();
     await page.close();
   });
 

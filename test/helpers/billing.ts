@@ -45,6 +45,26 @@ export async function billingSeller(t: TestServer): Promise<BillingSeller> {
   };
 }
 
+/**
+ * Sets fields of the organization's subscription_settings (the contract takes them all at once),
+ * e.g. allow_multiple_subscriptions for a test whose one customer buys several subscriptions.
+ */
+export async function setSubscriptionSettings(
+  url: string,
+  seller: { token: string; organizationId: string },
+  settings: Record<string, unknown>,
+): Promise<void> {
+  const path = `/v1/organizations/${seller.organizationId}`;
+  const org = (await api(url, path, { token: seller.token })).body;
+  const patched = await api(url, path, {
+    token: seller.token,
+    method: "PATCH",
+    body: { subscription_settings: { ...org.subscription_settings, ...settings } },
+  });
+  if (patched.status !== 200)
+    throw new Error(`subscription_settings: ${patched.status} ${JSON.stringify(patched.body)}`);
+}
+
 /** Buys the product through the checkout client endpoints; answers the checkout. */
 export async function buy(s: BillingSeller, productId: string, token: string, email: string) {
   const checkout = await s.polar.checkouts.create({ products: [productId] });

@@ -204,7 +204,7 @@ describe("checkout to paid subscription through Polar's client", () => {
       const product = await recurringProduct("Retry");
       const checkout = await polar.checkouts.create({
         products: [product.id],
-        customerEmail: "retry@example.com",
+        customerEmail: `retry-${token.replaceAll("_", "-")}@example.com`,
         customerBillingAddress: { country: "DE" },
       });
       const failed = await fetch(`${t.url}/v1/checkouts/client/${checkout.clientSecret}/confirm`, {

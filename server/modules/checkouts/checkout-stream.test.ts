@@ -23,6 +23,8 @@ afterAll(async () => {
   if (!stopped) await t.stop();
 });
 
+let buyers = 0;
+
 async function openCheckout() {
   const product = await api(t.url, "/v1/products/", {
     token,
@@ -37,7 +39,8 @@ async function openCheckout() {
     token,
     body: {
       products: [product.body.id],
-      customer_email: "buyer@example.com",
+      // A new buyer each time: a customer holds one subscription of the organization by default.
+      customer_email: `buyer-${++buyers}@example.com`,
       customer_billing_address: { country: "US" },
     },
   });

@@ -19,6 +19,7 @@ import {
 } from "./public.ts";
 import { fulfil, reopen } from "./fulfil.ts";
 import { trialOf } from "./trial.ts";
+import { assertNoOtherSubscription, assertTrialAllowed } from "./purchase-rules.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
@@ -67,6 +68,10 @@ export async function confirmCheckout(
     });
   if (issues.length) throw new RequestValidationError(issues);
   refusePayment(deps, row, tokenId);
+  await assertNoOtherSubscription(deps.db, row);
+  // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
+  const trial = product ? trialOf(product, row, allowTrial !== false) : null;
+  if (trial) await assertTrialAllowed(deps.db, row);
 
   const claimed = await claimCheckout(deps, row);
   if (!claimed) {
@@ -74,8 +79,6 @@ export async function confirmCheckout(
     throw new NotOpenCheckout();
   }
 
-  // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
-  const trial = product ? trialOf(product, claimed, allowTrial !== false) : null;
   const attempt = await takePayment(deps, claimed, {
     tokenId: tokenId ?? undefined,
     recurring: product?.is_recurring ?? false,

@@ -21,6 +21,7 @@ import {
   withOrganization,
   type CheckoutDeps,
 } from "./service.ts";
+import { assertNoOtherSubscription } from "./purchase-rules.ts";
 import { customFieldIssues } from "./validate.ts";
 
 export class ExpiredCheckoutError extends ApiError {
@@ -213,6 +214,12 @@ export async function applyUpdate(
     ),
     modifiedAt: deps.clock.now(),
   };
+  await assertNoOtherSubscription(deps.db, {
+    organizationId: row.organizationId,
+    productId,
+    customerId: row.customerId,
+    customerEmail: input.customer_email === undefined ? row.customerEmail : input.customer_email,
+  });
   return inTransaction(deps.db, async (tx) => {
     const updated = await repo.updateCheckout(tx, row.id, values);
     const view = await loadView({ ...deps, db: tx }, updated);

@@ -30,13 +30,12 @@ export async function dunningEndStatus(
 }
 
 /**
- * Days a past_due subscription keeps its benefits, counted from past_due_at (Polar's
- * benefit_revocation_grace_period; 0 revokes them as soon as a renewal fails).
+ * The organization's subscription_settings, defaults filled in (Polar's: one subscription per
+ * customer, benefits revoked as soon as a renewal fails, trials not limited); null when it is gone.
  */
-export async function revocationGraceDays(db: Db, organizationId: string): Promise<number> {
+export async function subscriptionSettingsOf(db: Db, organizationId: string) {
   const record = await ownRecord(db, organizationId);
-  if (!record) return 0;
-  return settingsOf(record.profile.settings).subscription_settings.benefit_revocation_grace_period;
+  return record ? settingsOf(record.profile.settings).subscription_settings : null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
+import { setSubscriptionSettings } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { defaultPaymentMethod, customerPaymentMethods } from "./queries.ts";
 import { createSandboxProcessor } from "./sandbox-processor.ts";
@@ -24,9 +25,16 @@ beforeAll(async () => {
     "orders:read",
     "discounts:write",
     "customer_sessions:write",
+    "organizations:write",
   ]);
   sellerToken = seller.token;
   organizationId = seller.organization.id;
+  // Some tests buy two subscriptions as one customer, to see the second card saved.
+  await setSubscriptionSettings(
+    t.url,
+    { token: seller.token, organizationId },
+    { allow_multiple_subscriptions: true },
+  );
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
 });
 afterAll(() => t.stop());

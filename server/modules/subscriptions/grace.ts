@@ -9,7 +9,7 @@ import {
   grantBenefitsForOrder,
   revokeBenefitsForSubscription,
 } from "../grants/seam.ts";
-import { revocationGraceDays } from "../organizations/queries.ts";
+import { subscriptionSettingsOf } from "../organizations/queries.ts";
 import { claimedSeatHolders } from "../seats/subscription-end.ts";
 
 const DAY_MS = 86_400_000;
@@ -24,7 +24,8 @@ export async function revokeAfterGrace(
   at: Date,
 ): Promise<void> {
   if (subscriptions.length === 0) return;
-  const days = await revocationGraceDays(tx, subscriptions[0]!.organizationId);
+  const settings = await subscriptionSettingsOf(tx, subscriptions[0]!.organizationId);
+  const days = settings?.benefit_revocation_grace_period ?? 0;
   for (const s of subscriptions)
     if (s.pastDueAt && at.getTime() >= s.pastDueAt.getTime() + days * DAY_MS)
       await revokeBenefitsForSubscription(tx, deps, s);

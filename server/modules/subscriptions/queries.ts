@@ -2,6 +2,7 @@
 // repository reads only, so the state can gather them without importing the use cases.
 import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import * as purchases from "./purchase-repository.ts";
 import * as repo from "./repository.ts";
 
 export function activeSubscriptionsOf(db: Db, scope: OrgScope, customerId: string) {
@@ -10,4 +11,18 @@ export function activeSubscriptionsOf(db: Db, scope: OrgScope, customerId: strin
 
 export function activeSubscriptionsOfCustomers(db: Db, scope: OrgScope, customerIds: string[]) {
   return repo.activeOfCustomers(db, scope, customerIds);
+}
+
+/** Whether the customer (by id, else by email) has a subscription of the organization to pay for. */
+export function hasBillableSubscription(
+  db: Db,
+  scope: OrgScope,
+  who: { customerId: string } | { email: string },
+) {
+  return purchases.hasBillable(db, scope, who);
+}
+
+/** Whether a customer with this email (+alias ignored) had a trial of the organization. */
+export function hadTrial(db: Db, scope: OrgScope, email: string) {
+  return purchases.hadTrial(db, scope, email);
 }

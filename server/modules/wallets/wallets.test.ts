@@ -16,6 +16,7 @@ import {
   subscribe,
   subscriptionOf,
   type BillingSeller,
+  setSubscriptionSettings,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -206,10 +207,11 @@ describe("customer balance", () => {
 
 const depsOn = (db: Db) => billingDepsOn(t, db);
 
-/** One customer with a credit and `n` subscriptions of 1200 due a minute ago. */
+/** One customer with a credit and `n` subscriptions of 1200 due a minute ago (several allowed). */
 async function dueWithCredit(n: number) {
   // A seller of its own: its sandbox clock has not been moved by the tests above.
   s = await billingSeller(t);
+  await setSubscriptionSettings(t.url, s, { allow_multiple_subscriptions: true });
   const email = `many-${Math.random().toString(36).slice(2, 8)}@example.com`;
   const d = await downgradeAtHalf(3000, 1000, { email });
   const product = await monthly("Twin", 1200);

@@ -17,6 +17,9 @@ import { SeatsField } from "./seats.tsx";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
 import { OrderSummary } from "./summary.tsx";
 
+/** Refusals of the buyer rather than of their card (checkouts/purchase-rules.ts). */
+const BUYER_REFUSALS = new Set(["AlreadyActiveSubscriptionError", "TrialAlreadyRedeemed"]);
+
 export function CheckoutPage(props: { secret: string }) {
   const [state, dispatch] = useReducer(reducer, { kind: "loading" } as State);
   const checkout = state.kind === "ready" || state.kind === "done" ? state.checkout : null;
@@ -223,6 +226,9 @@ export function CheckoutPage(props: { secret: string }) {
             ? "The connection was lost while the payment was processed. Do not pay again: reload this page to see whether it went through."
             : LOST_CONNECTION,
         });
+      // Refused for who is buying (a subscription already held, a trial already had): not the card.
+      if (BUYER_REFUSALS.has(err.name_))
+        return dispatch({ type: "invalid", errors: {}, general: err.message });
       // A decline (or any refusal of the payment) belongs beside the card.
       dispatch({
         type: "invalid",

@@ -1,0 +1,157 @@
+// The organization's allow_multiple_subscriptions (Polar's default: off): a customer paying for a
+// subscription cannot start a second one through a checkout, by email (any case) on the page's
+// update or by the session's customer at confirm; one-time products, a seller who allows it and a
+// customer whose subscription ended are not held back. And prevent_trial_abuse (default: off): a
+// second trial for the same email, +alias or not, is refused; without the trial it sells.
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "../../../test/helpers/auth.ts";
+import {
+  billingSeller,
+  type BillingSeller,
+  setSubscriptionSettings,
+  subscribe,
+  subscriptionOf,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t?.stop());
+
+async function product(name: string, recurring: boolean) {
+  return s.polar.products.create({
+    name,
+    ...(recurring ? { recurringInterval: "month" as const } : {}),
+    prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }],
+  });
+}
+
+async function subscriptionsOf(customerId: string): Promise<number> {
+  const [row] = await t.server.database.rows<{ n: number }>(
+    sql`select count(*)::int as n from subscriptions where customer_id = ${customerId}`,
+  );
+  return row!.n;
+}
+
+describe("purchase rules", () => {
+  it("off: a second subscription is refused by email and by customer, nothing changed", async () => {
+    const plan = await product("Basic", true);
+    const other = await product("Pro", true);
+    const book = await product("Guide", false);
+    const { customerId } = await subscribe(s, plan.id, undefined, "one@example.com");
+
+    const checkout = await s.call("/v1/checkouts/", { body: { products: [other.id] } });
+    const client = `/v1/checkouts/client/${checkout.body.client_secret}`;
+    const refused = await api(t.url, client, {
+      method: "PATCH",
+      body: { customer_email: "ONE@example.com" },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toEqual({
+      error: "AlreadyActiveSubscriptionError",
+      detail: "You already have an active subscription.",
+    });
+    expect((await api(t.url, client)).body.customer_email).toBeNull();
+
+    // A one-time product is not a subscription: the same customer buys it.
+    const once = await s.call("/v1/checkouts/", { body: { products: [book.id] } });
+    const bought = await api(t.url, `/v1/checkouts/client/${once.body.client_secret}`, {
+      method: "PATCH",
+      body: { customer_email: "one@example.com" },
+    });
+    expect(bought.status).toBe(200);
+
+    // A session made for the customer is refused at confirm, before any charge.
+    const forCustomer = await s.call("/v1/checkouts/", {
+      body: { products: [other.id], customer_id: customerId },
+    });
+    const confirm = await api(
+      t.url,
+      `/v1/checkouts/client/${forCustomer.body.client_secret}/confirm`,
+      { body: { confirmation_token_id: "sandbox_token_success" } },
+    );
+    expect(confirm.status).toBe(403);
+    expect(confirm.body.error).toBe("AlreadyActiveSubscriptionError");
+    expect((await s.call(`/v1/checkouts/${forCustomer.body.id}`)).body.status).toBe("open");
+    expect(await subscriptionsOf(customerId)).toBe(1);
+  });
+
+  it("a customer whose subscription ended may subscribe again", async () => {
+    const plan = await product("Returning", true);
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      plan.id,
+      undefined,
+      "back@example.com",
+    );
+    const revoked = await s.call(`/v1/subscriptions/${subscriptionId}`, { method: "DELETE" });
+    expect(revoked.status).toBe(200);
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");
+    await subscribe(s, plan.id, undefined, "back@example.com");
+    expect(await subscriptionsOf(customerId)).toBe(2);
+  });
+
+  it("on: the same customer holds two subscriptions", async () => {
+    const seller = await billingSeller(t);
+    await setSubscriptionSettings(t.url, seller, { allow_multiple_subscriptions: true });
+    const plans = await Promise.all(
+      ["Plan A", "Plan B"].map((name) =>
+        seller.polar.products.create({
+          name,
+          recurringInterval: "month",
+          prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+        }),
+      ),
+    );
+    const first = await subscribe(seller, plans[0]!.id, undefined, "two@example.com");
+    await subscribe(seller, plans[1]!.id, undefined, "two@example.com");
+    expect(await subscriptionsOf(first.customerId)).toBe(2);
+  });
+
+  it("prevent_trial_abuse: a second trial for the same email is refused, the purchase without it sells", async () => {
+    const seller = await billingSeller(t);
+    const trial = await seller.polar.products.create({
+      name: "Trial plan",
+      recurringInterval: "month",
+      trialInterval: "day",
+      trialIntervalCount: 14,
+      prices: [{ amountType: "fixed", priceAmount: 800, priceCurrency: "usd" }],
+    });
+    // Off (the default): the same email may have a trial again once its subscription ended.
+    const first = await subscribe(seller, trial.id, undefined, "trier@example.com");
+    expect((await subscriptionOf(seller, first.subscriptionId)).status).toBe("trialing");
+    await seller.call(`/v1/subscriptions/${first.subscriptionId}`, { method: "DELETE" });
+    const second = await subscribe(seller, trial.id, undefined, "trier@example.com");
+    expect((await subscriptionOf(seller, second.subscriptionId)).status).toBe("trialing");
+    await seller.call(`/v1/subscriptions/${second.subscriptionId}`, { method: "DELETE" });
+
+    await setSubscriptionSettings(t.url, seller, { prevent_trial_abuse: true });
+    const checkout = await seller.call("/v1/checkouts/", { body: { products: [trial.id] } });
+    const confirm = (body: Record<string, unknown>) =>
+      api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
+        body: {
+          customer_email: "Trier+again@example.com",
+          customer_billing_address: { country: "US" },
+          confirmation_token_id: "sandbox_token_success",
+          ...body,
+        },
+      });
+    const refused = await confirm({});
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("TrialAlreadyRedeemed");
+    expect((await seller.call(`/v1/checkouts/${checkout.body.id}`)).body.status).toBe("open");
+    const paid = await confirm({ allow_trial: false });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const done = (await seller.call(`/v1/checkouts/${checkout.body.id}`)).body;
+    expect(done.status).toBe("succeeded");
+    const sub = await subscriptionOf(seller, done.subscription_id);
+    expect(sub.status).toBe("active");
+    expect(sub.trial_end).toBeNull();
+  });
+});

@@ -1,0 +1,64 @@
+// The organization's rules on who may buy a subscription, as Polar's:
+// - allow_multiple_subscriptions, off by default: a customer who already has a subscription of the
+//   organization to pay for (active, trialing or past_due) cannot start another through a checkout.
+//   Checked on every update of the session and again at confirm, by the customer when the session
+//   names one, else by the email entered.
+// - prevent_trial_abuse, off by default: a trial is refused at confirm to an email (its +alias
+//   ignored) whose customer had a trial of the organization before.
+import type { Db } from "../../../db/client.ts";
+import { ApiError } from "../../lib/errors.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
+import { subscriptionSettingsOf } from "../organizations/queries.ts";
+import { productsOf } from "../products/service.ts";
+import { hadTrial, hasBillableSubscription } from "../subscriptions/queries.ts";
+
+export class AlreadyActiveSubscriptionError extends ApiError {
+  constructor() {
+    super(403, "AlreadyActiveSubscriptionError", "You already have an active subscription.");
+  }
+}
+
+export class TrialAlreadyRedeemed extends ApiError {
+  constructor() {
+    super(
+      403,
+      "TrialAlreadyRedeemed",
+      "You have already used a trial for this product. Trials can only be used once per customer.",
+    );
+  }
+}
+
+export async function assertNoOtherSubscription(
+  db: Db,
+  checkout: {
+    organizationId: string;
+    productId: string;
+    customerId: string | null;
+    customerEmail: string | null;
+  },
+): Promise<void> {
+  const who = checkout.customerId
+    ? { customerId: checkout.customerId }
+    : checkout.customerEmail
+      ? { email: checkout.customerEmail }
+      : null;
+  if (!who) return;
+  const scope = scopeOfResource(checkout);
+  const [product] = await productsOf(db, scope, [checkout.productId]);
+  if (!product?.recurringInterval) return;
+  const settings = await subscriptionSettingsOf(db, checkout.organizationId);
+  if (settings?.allow_multiple_subscriptions) return;
+  if (await hasBillableSubscription(db, scope, who)) throw new AlreadyActiveSubscriptionError();
+}
+
+/** At confirm, for a checkout whose purchase starts a trial. */
+export async function assertTrialAllowed(
+  db: Db,
+  checkout: { organizationId: string; customerEmail: string | null },
+): Promise<void> {
+  if (!checkout.customerEmail) return;
+  const settings = await subscriptionSettingsOf(db, checkout.organizationId);
+  if (!settings?.prevent_trial_abuse) return;
+  if (await hadTrial(db, scopeOfResource(checkout), checkout.customerEmail))
+    throw new TrialAlreadyRedeemed();
+}
