@@ -83,6 +83,14 @@ export interface OrganizationSummary {
   slug: string;
   avatarUrl: string | null;
   createdAt: Date;
+  /** What the organization lets its customers do in the portal (its settings, defaults filled). */
+  portal: {
+    prorationBehavior: "invoice" | "prorate" | "next_period" | "reset";
+    allowCustomerUpdates: boolean;
+    showUsage: boolean;
+    updateSeats: boolean;
+    updatePlan: boolean;
+  };
 }
 
 export const customerOrganizationSchema = z
@@ -217,13 +225,13 @@ export function customerOrganizationOut(o: OrganizationSummary): CustomerOrganiz
     name: o.name,
     slug: o.slug,
     avatar_url: o.avatarUrl,
-    proration_behavior: "prorate" as const,
-    // Plan changes from the portal are not offered (yet); cancel and uncancel are.
-    allow_customer_updates: false,
+    proration_behavior: o.portal.prorationBehavior,
+    allow_customer_updates: o.portal.allowCustomerUpdates,
     customer_portal_settings: {
-      usage: { show: true },
-      subscription: { update_seats: false, update_plan: false },
-      customer: { allow_email_change: false },
+      usage: { show: o.portal.showUsage },
+      subscription: { update_seats: o.portal.updateSeats, update_plan: o.portal.updatePlan },
+      // The portal's email change (customers/me/email-update) is always offered.
+      customer: { allow_email_change: true },
     },
     organization_features: { member_model_enabled: false, checkout_localization_enabled: false },
   };

@@ -6,14 +6,13 @@ import type { Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { organizationView, type CustomerContext } from "../../lib/customer-context.ts";
-import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import type { Pagination } from "../../lib/pagination.ts";
 import { customerSessionSummary } from "../customer-sessions/service.ts";
 import { getCustomer, updateCustomerBilling } from "../customers/service.ts";
 import type { DownloadDeps } from "../grants/downloads.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
 import { getOrder, listCustomerOrders } from "../orders/service.ts";
-import { portalAllowsPlanChange } from "../organizations/queries.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { serializeProductsByIds } from "../products/service.ts";
@@ -145,6 +144,13 @@ export async function updateMySubscription(
 ) {
   await mySubscription(deps, ctx, id);
   if ("seats" in input) {
+    const { portal } = await organizationSummary(deps.db, ctx.organizationId);
+    if (!portal.updateSeats)
+      throw new ApiError(
+        403,
+        "UpdateSubscriptionSeatsNotAllowed",
+        "Updating subscription seats is not allowed.",
+      );
     // The buyer sizes their own team, with the organization's proration_behavior.
     const changed = await updateSubscription(deps, organizationView(ctx), id, {
       seats: input.seats,
@@ -152,9 +158,12 @@ export async function updateMySubscription(
     return portalSubscriptionOut(changed, await organizationOf(deps, ctx));
   }
   if ("product_id" in input) {
-    if (!(await portalAllowsPlanChange(deps.db, ctx.organizationId)))
-      throw new NotPermitted(
-        "Changing the plan of a subscription from the customer portal is not enabled for this organization.",
+    const { portal } = await organizationSummary(deps.db, ctx.organizationId);
+    if (!portal.updatePlan)
+      throw new ApiError(
+        403,
+        "UpdateSubscriptionPlanNotAllowed",
+        "Updating subscription plan is not allowed.",
       );
     // The organization's proration_behavior applies, as in Polar's portal.
     const changed = await updateSubscription(deps, organizationView(ctx), id, {

@@ -62,13 +62,6 @@ export async function prorationBehaviorOf(
   return stored as "invoice" | "prorate" | "next_period" | "reset";
 }
 
-/** Whether customers may change their plan from the portal (Polar's update_plan, on by default). */
-export async function portalAllowsPlanChange(db: Db, organizationId: string): Promise<boolean> {
-  const record = await ownRecord(db, organizationId);
-  if (!record) return false;
-  return settingsOf(record.profile.settings).customer_portal_settings.subscription.update_plan;
-}
-
 /** Whether the organization may create and finalize draft orders (off-session charges); off by default. */
 export async function offSessionChargesEnabled(db: Db, organizationId: string): Promise<boolean> {
   const record = await ownRecord(db, organizationId);

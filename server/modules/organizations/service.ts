@@ -165,11 +165,20 @@ export async function organizationSummary(db: Db, id: string) {
   // The id is that of a customer session, seat or public slug: the page's own organization.
   const record = await repo.findOrganization(db, scopeOfResource({ organizationId: id }), id);
   if (!record) throw new ResourceNotFound("Organization not found.");
+  const settings = settingsOf(record.profile.settings);
+  const portal = settings.customer_portal_settings;
   return {
     id: record.org.id,
     name: record.org.name,
     slug: record.org.slug,
     avatarUrl: record.org.logo ?? null,
     createdAt: record.org.createdAt,
+    portal: {
+      prorationBehavior: settings.subscription_settings.proration_behavior,
+      allowCustomerUpdates: settings.subscription_settings.allow_customer_updates,
+      showUsage: portal.usage.show,
+      updateSeats: portal.subscription.update_seats,
+      updatePlan: portal.subscription.update_plan,
+    },
   };
 }
