@@ -1,7 +1,7 @@
 // The customer portal page in a real browser: opened from a customer session's URL (dark theme),
 // it drops the token from the address bar, shows the subscription, order and balance, cancels at period end
 // with a reason and takes the cancellation back, and links back to the session's return URL; a page
-// without a token or with an expired one says so.
+// without a token or with an expired one says so; the usage section follows the seller's setting.
 import { sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,20 +12,22 @@ import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 let t: TestServer;
 let browser: Browser;
 let token: string;
+let organizationId: string;
 let subscriptionId: string;
 let customerId: string;
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
-  token = (
-    await createSeller(t.url, [
-      "products:write",
-      "checkouts:write",
-      "orders:read",
-      "subscriptions:read",
-      "customer_sessions:write",
-    ])
-  ).token;
+  const seller = await createSeller(t.url, [
+    "products:write",
+    "checkouts:write",
+    "orders:read",
+    "subscriptions:read",
+    "customer_sessions:write",
+    "organizations:write",
+  ]);
+  token = seller.token;
+  organizationId = seller.organization.id;
   const product = await api(t.url, "/v1/products/", {
     token,
     body: {
@@ -159,6 +161,32 @@ describe("customer portal page", () => {
     expect(page.url()).toBe(`${t.url}/portal`);
     await page.goto(link);
     await expect.poll(() => page.locator("[role=status]").textContent()).toContain("expired");
+    await page.close();
+  });
+
+  it("shows the usage section unless the seller switches it off", async () => {
+    const session = await api(t.url, "/v1/customer-sessions/", {
+      token,
+      body: { customer_id: customerId },
+    });
+    const page = await browser.newPage();
+    await page.goto(session.body.customer_portal_url);
+    await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
+    expect(await page.locator("#usage-h").count()).toBe(1);
+    const usage = async (show: boolean) => {
+      const org = (await api(t.url, `/v1/organizations/${organizationId}`, { token })).body;
+      const res = await api(t.url, `/v1/organizations/${organizationId}`, {
+        token,
+        method: "PATCH",
+        body: { customer_portal_settings: { ...org.customer_portal_settings, usage: { show } } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    await usage(false);
+    await page.reload();
+    await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
+    expect(await page.locator("#usage-h").count()).toBe(0);
+    await usage(true);
     await page.close();
   });
 });

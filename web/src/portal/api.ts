@@ -9,7 +9,11 @@ export interface Price {
 export interface Product {
   id: string;
   name: string;
-  organization: { name: string; avatar_url: string | null };
+  organization: {
+    name: string;
+    avatar_url: string | null;
+    customer_portal_settings?: { usage: { show: boolean } };
+  };
 }
 export interface Subscription {
   id: string;

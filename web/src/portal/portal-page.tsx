@@ -220,23 +220,31 @@ export function PortalPage({
           </div>
         ))}
       </section>
-      <section aria-labelledby="usage-h">
-        <h2 id="usage-h">Usage</h2>
-        {data.meters.length === 0 ? (
-          <p className="muted">No usage to show.</p>
-        ) : (
-          data.meters.map((m) => (
-            <div key={m.id} className="card row meter" data-meter={m.meter_id}>
-              <span>{m.meter.name}</span>
-              <span>
-                {m.consumed_units} used of {m.credited_units} ({m.balance} left)
-              </span>
-            </div>
-          ))
-        )}
-      </section>
+      {showsUsage(data) && (
+        <section aria-labelledby="usage-h">
+          <h2 id="usage-h">Usage</h2>
+          {data.meters.length === 0 ? (
+            <p className="muted">No usage to show.</p>
+          ) : (
+            data.meters.map((m) => (
+              <div key={m.id} className="card row meter" data-meter={m.meter_id}>
+                <span>{m.meter.name}</span>
+                <span>
+                  {m.consumed_units} used of {m.credited_units} ({m.balance} left)
+                </span>
+              </div>
+            ))
+          )}
+        </section>
+      )}
     </main>
   );
+}
+
+/** The seller's customer_portal_settings.usage.show, as its subscriptions' products carry it. */
+function showsUsage(data: Data): boolean {
+  const organization = data.subscriptions[0]?.product.organization;
+  return organization?.customer_portal_settings?.usage.show !== false;
 }
 
 function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
