@@ -24,6 +24,10 @@ export interface CheckoutPublicView extends CheckoutView {
     slug: string;
     avatarUrl: string | null;
     createdAt: Date;
+    portal: {
+      prorationBehavior: "invoice" | "prorate" | "next_period" | "reset";
+      allowCustomerUpdates: boolean;
+    };
   };
 }
 
@@ -170,8 +174,8 @@ export function checkoutPublicOut(view: CheckoutPublicView): CheckoutPublicOut {
       name: o.name,
       slug: o.slug,
       avatar_url: o.avatarUrl,
-      proration_behavior: "prorate",
-      allow_customer_updates: true,
+      proration_behavior: o.portal.prorationBehavior,
+      allow_customer_updates: o.portal.allowCustomerUpdates,
     },
     customer_session_token: null,
   };

@@ -1,6 +1,7 @@
-// What the portal says of the seller (Polar's CustomerOrganization) follows the organization's
-// settings, and the portal holds to them: with update_plan or update_seats off, the customer's plan
-// or seat change is a 403 in Polar's names and the subscription stays as it was.
+// What the portal and the checkout page say of the seller (Polar's CustomerOrganization and
+// CheckoutOrganization) follows the organization's settings, and the portal holds to them: with
+// update_plan or update_seats off, the customer's plan or seat change is a 403 in Polar's names
+// and the subscription stays as it was.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
 import {
@@ -25,6 +26,13 @@ async function portalOf(customerId: string) {
   const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
   return (path: string, init: { method?: string; body?: unknown } = {}) =>
     api(t.url, `/v1/customer-portal/${path}`, { token: session.body.token, ...init });
+}
+
+/** The seller as a new checkout's page sees it (Polar's CheckoutOrganization). */
+async function checkoutOrganization(productId: string) {
+  const checkout = await s.call("/v1/checkouts/", { body: { products: [productId] } });
+  const page = await api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}`);
+  return page.body.organization;
 }
 
 async function sellerOrganization() {
@@ -56,6 +64,10 @@ describe("portal settings", () => {
         customer: { allow_email_change: true },
       },
     });
+    expect(await checkoutOrganization(plans[1]!.id)).toMatchObject({
+      proration_behavior: "prorate",
+      allow_customer_updates: true,
+    });
 
     const org = (await s.call(`/v1/organizations/${s.organizationId}`)).body;
     const patched = await s.call(`/v1/organizations/${s.organizationId}`, {
@@ -82,6 +94,10 @@ describe("portal settings", () => {
       },
     };
     expect(await sellerOrganization()).toMatchObject(shown);
+    expect(await checkoutOrganization(plans[1]!.id)).toMatchObject({
+      proration_behavior: "invoice",
+      allow_customer_updates: false,
+    });
     const mine = await portal(`subscriptions/${subscriptionId}`);
     expect(mine.body.product.organization).toMatchObject(shown);
 
