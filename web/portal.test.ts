@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
+import { setOrganizationSettings } from "../test/helpers/billing.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
@@ -173,15 +174,10 @@ describe("customer portal page", () => {
     await page.goto(session.body.customer_portal_url);
     await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
     expect(await page.locator("#usage-h").count()).toBe(1);
-    const usage = async (show: boolean) => {
-      const org = (await api(t.url, `/v1/organizations/${organizationId}`, { token })).body;
-      const res = await api(t.url, `/v1/organizations/${organizationId}`, {
-        token,
-        method: "PATCH",
-        body: { customer_portal_settings: { ...org.customer_portal_settings, usage: { show } } },
+    const usage = (show: boolean) =>
+      setOrganizationSettings(t.url, { token, organizationId }, "customer_portal_settings", {
+        usage: { show },
       });
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-    };
     await usage(false);
     await page.reload();
     await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();

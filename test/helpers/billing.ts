@@ -46,23 +46,34 @@ export async function billingSeller(t: TestServer): Promise<BillingSeller> {
 }
 
 /**
- * Sets fields of the organization's subscription_settings (the contract takes them all at once),
- * e.g. allow_multiple_subscriptions for a test whose one customer buys several subscriptions.
+ * Sets fields of one group of the organization's settings (the contract takes a group whole);
+ * answers the group as saved.
  */
-export async function setSubscriptionSettings(
+export async function setOrganizationSettings(
   url: string,
   seller: { token: string; organizationId: string },
+  group: "subscription_settings" | "customer_email_settings" | "customer_portal_settings",
   settings: Record<string, unknown>,
-): Promise<void> {
+): Promise<Record<string, any>> {
   const path = `/v1/organizations/${seller.organizationId}`;
   const org = (await api(url, path, { token: seller.token })).body;
   const patched = await api(url, path, {
     token: seller.token,
     method: "PATCH",
-    body: { subscription_settings: { ...org.subscription_settings, ...settings } },
+    body: { [group]: { ...org[group], ...settings } },
   });
   if (patched.status !== 200)
-    throw new Error(`subscription_settings: ${patched.status} ${JSON.stringify(patched.body)}`);
+    throw new Error(`${group}: ${patched.status} ${JSON.stringify(patched.body)}`);
+  return patched.body[group];
+}
+
+/** setOrganizationSettings for subscription_settings, e.g. allow_multiple_subscriptions. */
+export function setSubscriptionSettings(
+  url: string,
+  seller: { token: string; organizationId: string },
+  settings: Record<string, unknown>,
+) {
+  return setOrganizationSettings(url, seller, "subscription_settings", settings);
 }
 
 /** Buys the product through the checkout client endpoints; answers the checkout. */

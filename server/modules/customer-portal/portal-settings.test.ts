@@ -7,6 +7,7 @@ import { api } from "../../../test/helpers/auth.ts";
 import {
   billingSeller,
   type BillingSeller,
+  setOrganizationSettings,
   setSubscriptionSettings,
   subscribe,
   subscriptionOf,
@@ -69,18 +70,10 @@ describe("portal settings", () => {
       allow_customer_updates: true,
     });
 
-    const org = (await s.call(`/v1/organizations/${s.organizationId}`)).body;
-    const patched = await s.call(`/v1/organizations/${s.organizationId}`, {
-      method: "PATCH",
-      body: {
-        customer_portal_settings: {
-          ...org.customer_portal_settings,
-          usage: { show: false },
-          subscription: { update_seats: false, update_plan: false },
-        },
-      },
+    await setOrganizationSettings(t.url, s, "customer_portal_settings", {
+      usage: { show: false },
+      subscription: { update_seats: false, update_plan: false },
     });
-    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
     await setSubscriptionSettings(t.url, s, {
       proration_behavior: "invoice",
       allow_customer_updates: false,

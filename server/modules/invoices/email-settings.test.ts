@@ -8,6 +8,7 @@ import {
   advance,
   billingSeller,
   buy,
+  setOrganizationSettings,
   type BillingSeller,
   subscribe,
   subscriptionOf,
@@ -31,16 +32,8 @@ async function mailsTo(to: string): Promise<string[]> {
   return rows.map((r) => r.kind);
 }
 
-/** The contract takes every switch at once: the current ones, with `settings` changed. */
-async function setEmails(settings: Record<string, boolean>, seller = s) {
-  const current = (await seller.call(`/v1/organizations/${seller.organizationId}`)).body;
-  const res = await seller.call(`/v1/organizations/${seller.organizationId}`, {
-    method: "PATCH",
-    body: { customer_email_settings: { ...current.customer_email_settings, ...settings } },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body.customer_email_settings as Record<string, boolean>;
-}
+const setEmails = (settings: Record<string, boolean>, seller = s) =>
+  setOrganizationSettings(t.url, seller, "customer_email_settings", settings);
 
 describe("customer email settings", () => {
   it("emails switched off are not sent; the others are", async () => {

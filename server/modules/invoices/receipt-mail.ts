@@ -3,8 +3,7 @@
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
-import { ordersForJob, serializeOrders } from "../orders/service.ts";
-import { customerEmailsOf } from "../organizations/queries.ts";
+import { ordersForJob, periodStartOfKey, serializeOrders } from "../orders/service.ts";
 import type { CustomerEmail } from "../organizations/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
@@ -39,9 +38,9 @@ function settingOf(
       return "subscription_updated";
     case "subscription_cycle": {
       // The first charge after a trial: the period it pays for starts at the trial's end.
-      const start = billingKey?.split(":").slice(2).join(":");
+      const start = periodStartOfKey(billingKey);
       const trialEnd = order.subscription?.trial_end;
-      return start && trialEnd && Date.parse(start) === Date.parse(trialEnd)
+      return start && trialEnd && start.getTime() === Date.parse(trialEnd)
         ? "subscription_cycled_after_trial"
         : "subscription_cycled";
     }
@@ -82,18 +81,14 @@ async function sendReceipts(
 ): Promise<void> {
   const rows = await ordersForJob(deps.db, [...new Set(wanted.map((m) => m.orderId))]);
   const organizationIds = [...new Set(rows.map((r) => r.organizationId))];
-  const [orders, sellers, emails] = await Promise.all([
+  const [orders, sellers] = await Promise.all([
     serializeOrders(deps.db, deps.baseUrl, rows),
     Promise.all(
       organizationIds.map(async (id) => [id, await organizationSummary(deps.db, id)] as const),
     ),
-    Promise.all(
-      organizationIds.map(async (id) => [id, await customerEmailsOf(deps.db, id)] as const),
-    ),
   ]);
   const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
   const sellerById = new Map(sellers);
-  const emailsById = new Map(emails);
   const mails: OutgoingMail[] = [];
   for (const data of wanted) {
     const found = rowById.get(data.orderId);
@@ -106,7 +101,7 @@ async function sendReceipts(
     const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
     const refunded = data.kind === "refunded";
     const setting = refunded ? null : settingOf(row.billingReason, order, row.billingKey);
-    if (setting && emailsById.get(row.organizationId)?.[setting] === false) continue;
+    if (setting && !seller.customerEmails[setting]) continue;
     mails.push({
       kind: refunded ? "refund-receipt" : "receipt",
       to: email,

@@ -100,6 +100,12 @@ export const orderSchema = z
 export type OrderOut = z.output<typeof orderSchema>;
 
 /** What is left to collect of an order once its customer's balance has paid its part. */
+/** The period start a cycle order's billing key names (`cycle|meter:<subscription>:<start>`). */
+export function periodStartOfKey(billingKey: string | null): Date | null {
+  const iso = billingKey?.split(":").slice(2).join(":");
+  return iso ? new Date(iso) : null;
+}
+
 export function dueAmountOf(o: Pick<OrderRow, "totalAmount" | "appliedBalanceAmount">): number {
   return Math.max(0, o.totalAmount + o.appliedBalanceAmount);
 }

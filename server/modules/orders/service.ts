@@ -14,7 +14,7 @@ import { subscriptionsByIds } from "../subscriptions/service.ts";
 import * as repo from "./repository.ts";
 import { orderOut, type OrderListQuery } from "./schemas.ts";
 
-export { dueAmountOf } from "./schemas.ts";
+export { dueAmountOf, periodStartOfKey } from "./schemas.ts";
 
 export interface OrderDeps {
   db: Db;

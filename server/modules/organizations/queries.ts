@@ -22,11 +22,7 @@ export async function dunningEndStatus(
   db: Db,
   organizationId: string,
 ): Promise<"canceled" | "unpaid"> {
-  const record = await ownRecord(db, organizationId);
-  if (!record) return "canceled";
-  return (
-    settingsOf(record.profile.settings).subscription_settings.dunning_final_status ?? "canceled"
-  );
+  return (await subscriptionSettingsOf(db, organizationId))?.dunning_final_status ?? "canceled";
 }
 
 /**
@@ -55,11 +51,7 @@ export async function prorationBehaviorOf(
   db: Db,
   organizationId: string,
 ): Promise<"invoice" | "prorate" | "next_period" | "reset"> {
-  const record = await ownRecord(db, organizationId);
-  const stored = record
-    ? settingsOf(record.profile.settings).subscription_settings.proration_behavior
-    : "prorate";
-  return stored as "invoice" | "prorate" | "next_period" | "reset";
+  return (await subscriptionSettingsOf(db, organizationId))?.proration_behavior ?? "prorate";
 }
 
 /** Whether the organization may create and finalize draft orders (off-session charges); off by default. */

@@ -173,6 +173,7 @@ export async function organizationSummary(db: Db, id: string) {
     slug: record.org.slug,
     avatarUrl: record.org.logo ?? null,
     createdAt: record.org.createdAt,
+    customerEmails: settings.customer_email_settings,
     portal: {
       prorationBehavior: settings.subscription_settings.proration_behavior,
       allowCustomerUpdates: settings.subscription_settings.allow_customer_updates,

@@ -15,6 +15,7 @@ import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import {
   dueAmountOf,
   pendingOrderOfSubscription,
+  periodStartOfKey,
   serializeOrders,
   updateOrderRow,
   type OrderRow,
@@ -30,10 +31,9 @@ import { restoreBenefits, revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
-/** The period an order of the cycle was for, from its billing key `cycle|meter:<id>:<start>`. */
+/** The period an order of the cycle was for, from its billing key. */
 function periodStartOf(order: OrderRow): Date {
-  const iso = order.billingKey?.split(":").slice(2).join(":");
-  return iso ? new Date(iso) : order.createdAt;
+  return periodStartOfKey(order.billingKey) ?? order.createdAt;
 }
 
 function isMeterCycle(order: OrderRow): boolean {

@@ -11,6 +11,7 @@ import {
   billingDepsOn,
   billingSeller,
   type BillingSeller,
+  setSubscriptionSettings,
   subscribe,
   subscriptionOf,
 } from "../../../test/helpers/billing.ts";
@@ -106,18 +107,8 @@ describe("benefit revocation grace period", () => {
 
   it("7 days: kept through the retry on day 3, revoked at the failed retry on day 8", async () => {
     const s = await billingSeller(t);
-    const org = await s.call(`/v1/organizations/${s.organizationId}`);
-    const patched = await s.call(`/v1/organizations/${s.organizationId}`, {
-      method: "PATCH",
-      body: {
-        subscription_settings: {
-          ...org.body.subscription_settings,
-          benefit_revocation_grace_period: 7,
-        },
-      },
-    });
-    expect(patched.status).toBe(200);
-    expect(patched.body.subscription_settings.benefit_revocation_grace_period).toBe(7);
+    const saved = await setSubscriptionSettings(t.url, s, { benefit_revocation_grace_period: 7 });
+    expect(saved.benefit_revocation_grace_period).toBe(7);
     const { subscriptionId, customerId, end } = await decliningSubscriber(s, "Seven days");
 
     await advance(s, { to: end });
