@@ -177,3 +177,18 @@ export const documentCounters = pgTable(
   },
   (t) => [primaryKey({ columns: [t.organizationId, t.kind] })],
 );
+
+/**
+ * Per-customer sequences, for organizations that number per customer (Polar's default,
+ * order_settings.invoice_numbering = "customer"): taken like documentCounters, but orders of
+ * different customers never wait for each other.
+ */
+export const customerDocumentCounters = pgTable(
+  "customer_document_counters",
+  {
+    customerId: customerRef(),
+    kind: text("kind").$type<"invoice" | "receipt">().notNull(),
+    last: integer("last").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.kind] })],
+);

@@ -52,7 +52,11 @@ export async function billingSeller(t: TestServer): Promise<BillingSeller> {
 export async function setOrganizationSettings(
   url: string,
   seller: { token: string; organizationId: string },
-  group: "subscription_settings" | "customer_email_settings" | "customer_portal_settings",
+  group:
+    | "subscription_settings"
+    | "customer_email_settings"
+    | "customer_portal_settings"
+    | "order_settings",
   settings: Record<string, unknown>,
 ): Promise<Record<string, any>> {
   const path = `/v1/organizations/${seller.organizationId}`;

@@ -85,7 +85,7 @@ export async function markPaid(
     if (!settled) return null;
     // Numbered only once the row is ours: a lost race must not take (and waste) a number.
     const paid = await updateOrderRow(tx, order.id, {
-      invoiceNumber: await nextInvoiceNumber(tx, order.organizationId),
+      invoiceNumber: await nextInvoiceNumber(tx, order),
     });
     if (charged.processorPaymentId)
       await recordPayment(tx, deps.clock, {

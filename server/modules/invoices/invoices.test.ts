@@ -1,12 +1,16 @@
-// Invoices and receipts through the public API: orders are numbered per organization without gaps
-// or duplicates however many are paid at once; an invoice is generated from a paid order with its
+// Invoices and receipts through the public API: orders are numbered per customer (or, when the
+// seller chooses, per organization) without gaps or duplicates however many are paid at once; an invoice is generated from a paid order with its
 // billing details (which then freeze) and fetched as a PDF by a signed URL; a receipt is numbered
 // on first request; the customer reaches only their own orders' documents in the portal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { api } from "../../../test/helpers/auth.ts";
 import { eventually } from "../../../test/helpers/grants.ts";
-import { billingSeller, type BillingSeller } from "../../../test/helpers/billing.ts";
+import {
+  billingSeller,
+  setOrganizationSettings,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 let t: TestServer;
@@ -65,8 +69,34 @@ const pdfAt = async (url: string) => {
 };
 
 describe("invoices and receipts", () => {
-  it("numbers orders per organization: 20 paid at once take the next 20 numbers exactly", async () => {
+  it("numbers each customer's orders in their own series, gapless however many are paid at once", async () => {
     const first = await buy("first@example.com");
+    expect(first.invoice_number).toMatch(/^[A-Z0-9]+-[A-Z]{8}-0001$/);
+    const [prefix, shortId] = first.invoice_number.split("-");
+    const again = await Promise.all(Array.from({ length: 12 }, () => buy("first@example.com")));
+    const numbers = again.map((o) => o.invoice_number as string);
+    for (const n of numbers) expect(n.startsWith(`${prefix}-${shortId}-`)).toBe(true);
+    expect(numbers.map((n) => Number(n.split("-")[2])).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 12 }, (_, i) => i + 2),
+    );
+    // Other customers start their own series at 0001, under their own short ids.
+    const others = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => buy(`other${i}@example.com`)),
+    );
+    const ids = others.map((o) => {
+      const [p, id, n] = o.invoice_number.split("-");
+      expect([p, n]).toEqual([prefix, "0001"]);
+      return id;
+    });
+    expect(new Set([shortId, ...ids]).size).toBe(9);
+  });
+
+  it("numbers orders per organization when the seller chooses one series", async () => {
+    const set = await setOrganizationSettings(t.url, s, "order_settings", {
+      invoice_numbering: "organization",
+    });
+    expect(set).toEqual({ invoice_numbering: "organization" });
+    const first = await buy("series@example.com");
     expect(first.invoice_number).toMatch(/^[A-Z0-9]+-\d{4}$/);
     const [prefix, n] = first.invoice_number.split("-");
     const orders = await Promise.all(
@@ -75,6 +105,12 @@ describe("invoices and receipts", () => {
     const numbers = orders.map((o) => Number(o.invoice_number.split("-")[1])).sort((a, b) => a - b);
     expect(numbers).toEqual(Array.from({ length: 20 }, (_, i) => Number(n) + 1 + i));
     for (const o of orders) expect(o.invoice_number.startsWith(`${prefix}-`)).toBe(true);
+    const bad = await s.call(`/v1/organizations/${s.organizationId}`, {
+      method: "PATCH",
+      body: { order_settings: { invoice_numbering: "yearly" } },
+    });
+    expect(bad.status).toBe(422);
+    await setOrganizationSettings(t.url, s, "order_settings", { invoice_numbering: "customer" });
   });
 
   it("generates the invoice once from a paid order, then its billing details are frozen", async () => {
@@ -151,7 +187,9 @@ describe("invoices and receipts", () => {
     const a = await s.call(`/v1/orders/${order.id}/receipt`);
     expect(a.status).toBe(200);
     const numbered = (await s.call(`/v1/orders/${order.id}`)).body.receipt_number as string;
-    expect(numbered).toMatch(/^[A-Z0-9]+-R\d{4}$/);
+    expect(numbered).toMatch(/^[A-Z0-9]+-[A-Z]{8}-R\d{4}$/);
+    // The customer's receipts are their own series, under the short id of their invoices.
+    expect(numbered).toBe(order.invoice_number.replace(/-\d{4}$/, "-R0001"));
     const b = await s.call(`/v1/orders/${order.id}/receipt`);
     expect((await s.call(`/v1/orders/${order.id}`)).body.receipt_number).toBe(numbered);
     const pdf = await pdfAt(b.body.url);

@@ -146,7 +146,7 @@ export async function receiptUrl(deps: InvoiceDeps, scope: OrderScope, id: strin
     await inTransaction(deps.db, async (tx) => {
       const locked = (await lockOrder(tx, scopeOfResource(row), id))!;
       if (locked.receiptFileKey) return;
-      const number = locked.receiptNumber ?? (await nextReceiptNumber(tx, locked.organizationId));
+      const number = locked.receiptNumber ?? (await nextReceiptNumber(tx, locked));
       const data = await documentData({ ...deps, db: tx }, locked, "receipt", number);
       const key = await store(deps.files, locked, "receipt", await renderDocument(data));
       const updated = await updateOrderRow(tx, id, {

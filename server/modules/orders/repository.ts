@@ -15,8 +15,8 @@ import {
   type SQL,
 } from "drizzle-orm";
 import { anyOf, insertJsonRows, tableRows } from "../../../db/bulk.ts";
-import { queryRows, rowsOf, type Db } from "../../../db/client.ts";
-import { documentCounters, orderItems, orders } from "../../../db/schema/index.ts";
+import { rowsOf, type Db } from "../../../db/client.ts";
+import { orderItems, orders } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -28,43 +28,12 @@ export async function insertOrder(
   items: Omit<typeof orderItems.$inferInsert, "orderId">[],
 ): Promise<{ order: OrderRow; items: OrderItemRow[] }> {
   const [order] = await db.insert(orders).values(values).returning();
-  return withItems(db, await numbered(db, order!), items);
+  return withItems(db, order!, items);
 }
 
-/**
- * Gives a new order the organization's next invoice number (PREFIX-0001, the prefix from the
- * organization's slug). The counter row stays locked until the order's transaction ends, so a
- * rollback returns the number and concurrent orders of one organization never share or skip one.
- */
-async function numbered(db: Db, order: OrderRow): Promise<OrderRow> {
-  const invoiceNumber = await nextDocumentNumber(db, order.organizationId, "invoice");
-  await db.update(orders).set({ invoiceNumber }).where(eq(orders.id, order.id));
-  return { ...order, invoiceNumber };
-}
-
-/**
- * The organization's next invoice (PREFIX-0001) or receipt (PREFIX-R0001) number, the prefix from
- * its slug. Its counter row stays locked until the caller's transaction ends.
- */
-export async function nextDocumentNumber(
-  db: Db,
-  organizationId: string,
-  kind: "invoice" | "receipt",
-): Promise<string> {
-  const [row] = await queryRows<{ number: string }>(
-    db,
-    sql`
-    with c as (
-      insert into ${documentCounters} as dc (organization_id, kind, last)
-      values (${organizationId}, ${kind}, 1)
-      on conflict (organization_id, kind) do update set last = dc.last + 1
-      returning last
-    )
-    select coalesce(nullif(upper(left(regexp_replace(o.slug, '[^a-zA-Z0-9]', '', 'g'), 12)), ''), 'INV')
-      || ${kind === "invoice" ? "-" : "-R"} || lpad(c.last::text, 4, '0') as number
-    from c, organization o where o.id = ${organizationId}`,
-  );
-  return row!.number;
+/** Records the invoice number an order was given (numbers.ts). */
+export async function setInvoiceNumber(db: Db, id: string, invoiceNumber: string): Promise<void> {
+  await db.update(orders).set({ invoiceNumber }).where(eq(orders.id, id));
 }
 
 async function withItems(
@@ -96,7 +65,7 @@ export async function insertOrderOnce(
     .onConflictDoNothing({ target: orders.billingKey })
     .returning();
   if (!order) return null;
-  return withItems(db, await numbered(db, order), items);
+  return withItems(db, order, items);
 }
 
 /**
@@ -135,54 +104,6 @@ export async function insertOrdersOnce(
     ),
   );
   return { orders: inserted, items: insertedItems };
-}
-
-/**
- * insertOrdersOnce of orders that are all new, each given the next invoice number of its
- * organization, in the order given. The caller calls it as late as it can in its transaction: the
- * organization's counter row stays locked from here to commit. An order whose billing key exists
- * would leave a gap in the numbers, so one throws instead, and the caller's transaction rolls back.
- */
-export async function insertNumberedOrders(
-  db: Db,
-  list: Parameters<typeof insertOrdersOnce>[1],
-): Promise<{ orders: OrderRow[]; items: OrderItemRow[] }> {
-  const numbered = [...list];
-  for (const organizationId of new Set(list.map((l) => l.values.organizationId))) {
-    const at = list.flatMap((l, i) => (l.values.organizationId === organizationId ? [i] : []));
-    const reserved = await nextDocumentNumbers(db, organizationId, "invoice", at.length);
-    for (const [k, i] of at.entries())
-      numbered[i] = { ...list[i]!, values: { ...list[i]!.values, invoiceNumber: reserved[k]! } };
-  }
-  const inserted = await insertOrdersOnce(db, numbered);
-  if (inserted.orders.length !== list.length)
-    throw new Error(
-      `${list.length - inserted.orders.length} of ${list.length} orders were made before: not numbered`,
-    );
-  return inserted;
-}
-
-/** `n` consecutive document numbers of the organization, as nextDocumentNumber gives one. */
-async function nextDocumentNumbers(
-  db: Db,
-  organizationId: string,
-  kind: "invoice" | "receipt",
-  n: number,
-): Promise<string[]> {
-  const rows = rowsOf<{ number: string }>(
-    await db.execute(sql`
-    with c as (
-      insert into ${documentCounters} as dc (organization_id, kind, last)
-      values (${organizationId}, ${kind}, ${n})
-      on conflict (organization_id, kind) do update set last = dc.last + ${n}
-      returning last
-    )
-    select coalesce(nullif(upper(left(regexp_replace(o.slug, '[^a-zA-Z0-9]', '', 'g'), 12)), ''), 'INV')
-      || ${kind === "invoice" ? "-" : "-R"} || lpad((c.last - ${n} + g)::text, 4, '0') as number
-    from c, organization o, generate_series(1, ${n}::int) g
-    where o.id = ${organizationId} order by g`),
-  );
-  return rows.map((r) => r.number);
 }
 
 /** The subscription's order still waiting for a payment (dunning), newest first. */

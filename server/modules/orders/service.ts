@@ -11,6 +11,7 @@ import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-sco
 import type { ProductOut } from "../products/schemas.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
+import { takeDocumentNumber } from "./numbers.ts";
 import * as repo from "./repository.ts";
 import { orderOut, type OrderListQuery } from "./schemas.ts";
 
@@ -113,9 +114,7 @@ export async function getOrder(deps: OrderDeps, scope: OrgScope, id: string) {
   return (await serializeOrders(deps.db, deps.baseUrl, [row]))[0]!;
 }
 
-export const insertOrder = repo.insertOrder;
-export const insertOrderOnce = repo.insertOrderOnce;
-export const insertNumberedOrders = repo.insertNumberedOrders;
+export { insertNumberedOrders, insertOrder, insertOrderOnce } from "./numbers.ts";
 export const updateOrderRow = repo.updateOrder;
 export const insertDraftOrder = repo.insertDraftOrder;
 export const settleDraftAttempt = repo.settleDraftAttempt;
@@ -174,14 +173,16 @@ export function ordersForJob(db: Db, ids: string[]) {
   return repo.findOrdersForJob(db, ids);
 }
 
-/** The organization's next invoice number, taken in the caller's transaction (gapless). */
-export function nextInvoiceNumber(tx: Tx, organizationId: string) {
-  return repo.nextDocumentNumber(tx, organizationId, "invoice");
+type Numbered = Pick<repo.OrderRow, "organizationId" | "customerId">;
+
+/** The order's next invoice number, taken in the caller's transaction (gapless). */
+export function nextInvoiceNumber(tx: Tx, order: Numbered) {
+  return takeDocumentNumber(tx, order, "invoice");
 }
 
-/** The organization's next receipt number, taken in the caller's transaction (gapless). */
-export function nextReceiptNumber(tx: Tx, organizationId: string) {
-  return repo.nextDocumentNumber(tx, organizationId, "receipt");
+/** The order's next receipt number, taken in the caller's transaction (gapless). */
+export function nextReceiptNumber(tx: Tx, order: Numbered) {
+  return takeDocumentNumber(tx, order, "receipt");
 }
 
 export function lockOrder(tx: Tx, scope: OrgScope, id: string) {

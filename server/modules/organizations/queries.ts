@@ -77,3 +77,23 @@ export async function organizationSummary(
   const { org } = record;
   return { id: org.id, name: org.name, slug: org.slug, avatarUrl: org.logo ?? null };
 }
+
+/**
+ * How the organization numbers its invoices and receipts (order_settings.invoice_numbering: per
+ * customer by default, as Polar) and the prefix its numbers start with, from its slug.
+ */
+export async function documentNumberingOf(
+  db: Db,
+  organizationId: string,
+): Promise<{ numbering: "customer" | "organization"; prefix: string }> {
+  const record = await ownRecord(db, organizationId);
+  if (!record) throw new Error(`organization ${organizationId} not found for numbering`);
+  return {
+    numbering: settingsOf(record.profile.settings).order_settings.invoice_numbering,
+    prefix:
+      record.org.slug
+        .replace(/[^a-zA-Z0-9]/g, "")
+        .slice(0, 12)
+        .toUpperCase() || "INV",
+  };
+}

@@ -85,6 +85,13 @@ const details = z.object({
 const currency = z.string().regex(/^[a-z]{3}$/, "must be a lowercase ISO 4217 code");
 const taxBehavior = z.enum(["location", "inclusive", "exclusive"]);
 
+/**
+ * How invoices and receipts are numbered: per customer (PREFIX-SHORTID-0001, Polar's default) or
+ * in one series for the organization (PREFIX-0001). Not in the 2026-10 contract; Polar keeps it in
+ * Organization.order_settings.
+ */
+const orderSettings = z.object({ invoice_numbering: z.enum(["customer", "organization"]) });
+
 const editable = {
   avatar_url: z.url().nullish(),
   email: z.email().nullish(),
@@ -99,6 +106,7 @@ const editable = {
   subscription_settings: subscriptionSettings.nullish(),
   customer_email_settings: customerEmailSettings.nullish(),
   customer_portal_settings: customerPortalSettings.nullish(),
+  order_settings: orderSettings.partial().nullish(),
   default_tax_behavior: taxBehavior.nullish(),
 };
 
@@ -171,6 +179,7 @@ const DEFAULT_SETTINGS = {
     merchant_migration_enabled: false,
   },
   dispute_settings: { auto_accept_below_amount: null },
+  order_settings: { invoice_numbering: "customer" as "customer" | "organization" },
   // Not in the 2026-10 contract, but Polar's 0.4x client requires it on every Organization.
   notification_settings: {
     new_order: true,
@@ -259,6 +268,7 @@ export const organizationSchema = z
     dispute_settings: z
       .object({ auto_accept_below_amount: z.number().int().nullable() })
       .meta({ id: "OrganizationDisputeSettings" }),
+    order_settings: orderSettings.meta({ id: "OrganizationOrderSettings" }),
     notification_settings: boolMap([
       "new_order",
       "new_subscription",
@@ -307,6 +317,7 @@ export function organizationOut({ org, profile }: OrganizationRecord): Organizat
     customer_email_settings: settings.customer_email_settings,
     customer_portal_settings: settings.customer_portal_settings,
     dispute_settings: settings.dispute_settings,
+    order_settings: settings.order_settings,
     notification_settings: settings.notification_settings,
     embed_hosts: profile.embedHosts,
     embed_hosts_enforced: profile.embedHosts.length > 0,

@@ -149,6 +149,7 @@ async function applyUpdate(
     "feature_settings",
     "dispute_settings",
     "notification_settings",
+    "order_settings",
   ] as const) {
     const value = input[key];
     if (value) settings[key] = { ...merged[key], ...value };

@@ -114,12 +114,20 @@ describe("renewal batches", () => {
     expect(orders.map((o) => o.status).sort()).toEqual(["paid", "paid", "paid", "pending"]);
     expect(orders.find((o) => o.status === "pending")!.subscription_id).toBe(ids[1]);
     expect(orders.every((o) => o.total_amount === 1200)).toBe(true);
-    // Invoice numbers continue the organization's sequence without a gap or a repeat.
-    const numbers = await t.server.database.rows<{ invoice_number: string }>(
-      sql`select invoice_number from orders where organization_id = ${s.organizationId} order by invoice_number`,
+    // Each customer's invoice numbers continue their own series: the checkout's, then the renewal's.
+    const numbers = await t.server.database.rows<{ customer_id: string; invoice_number: string }>(
+      sql`select customer_id, invoice_number from orders where organization_id = ${s.organizationId}
+        order by customer_id, created_at`,
     );
-    expect(new Set(numbers.map((n) => n.invoice_number)).size).toBe(8);
-    expect(numbers.at(-1)!.invoice_number.endsWith("-0008")).toBe(true);
+    expect(numbers).toHaveLength(8);
+    const series = new Map<string, typeof numbers>();
+    for (const n of numbers) series.set(n.customer_id, [...(series.get(n.customer_id) ?? []), n]);
+    expect(series.size).toBe(4);
+    for (const own of series.values()) {
+      const [first, renewal] = own.map((n) => n.invoice_number);
+      expect(first).toMatch(/-[A-Z]{8}-0001$/);
+      expect(renewal).toBe(first!.replace(/-0001$/, "-0002"));
+    }
 
     expect(await renewalEvents(s, ids[0]!)).toEqual([
       "order.created",
