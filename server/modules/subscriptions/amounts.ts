@@ -71,13 +71,13 @@ export function discountApplies(
   return false;
 }
 
-/** What a discount takes off a fixed amount: a percentage rounded half up, never beyond it. */
-export function discountAmountOf(d: CycleDiscount, fixedAmount: number): number {
+/** What a discount takes off an amount: a percentage rounded half up, never beyond it. */
+export function discountAmountOf(d: CycleDiscount, base: number): number {
   const amount =
     d.type === "percentage"
-      ? Math.floor((fixedAmount * (d.basisPoints ?? 0) + 5000) / 10000)
+      ? Math.floor((base * (d.basisPoints ?? 0) + 5000) / 10000)
       : (d.amount ?? 0);
-  return Math.max(0, Math.min(amount, fixedAmount));
+  return Math.max(0, Math.min(amount, base));
 }
 
 export function cycleAmounts(input: {
@@ -98,17 +98,14 @@ export function cycleAmounts(input: {
   extraLines?: CycleLine[];
 }): CycleAmounts {
   const lines: CycleLine[] = [];
-  let fixedSubtotal = 0;
   for (const p of input.prices) {
     if (p.amount_type === "fixed" || p.amount_type === "custom") {
       const amount = p.amount_type === "fixed" ? (p.price_amount ?? 0) : input.customAmount;
-      fixedSubtotal += amount;
       lines.push({ label: input.productName, amount, productPriceId: p.id, proration: false });
     } else if (p.amount_type === "seat_based") {
       const seats = input.seats ?? 0;
       // Seats outside the tiers (the tiers changed since the sale) bill nothing rather than guess.
       const amount = p.seat_tiers ? (seatAmount(p.seat_tiers, seats) ?? 0) : 0;
-      fixedSubtotal += amount;
       lines.push({
         label: `${input.productName} (${seats} seats)`,
         amount,
@@ -128,9 +125,11 @@ export function cycleAmounts(input: {
   for (const extra of input.extraLines ?? []) lines.push(extra);
   const subtotalAmount = lines.reduce((sum, l) => sum + l.amount, 0);
   const discounted = discountApplies(input.discount, input.startedAt, input.periodStart);
-  // As at checkout, the discount reduces the fixed part (metered usage is billed as measured).
+  // As Polar: every line but a proration is discountable, metered usage included; a proration
+  // was priced with the discount of the period it settles.
+  const discountable = lines.reduce((sum, l) => sum + (l.proration ? 0 : l.amount), 0);
   const discountAmount =
-    discounted && input.discount ? discountAmountOf(input.discount, fixedSubtotal) : 0;
+    discounted && input.discount ? discountAmountOf(input.discount, discountable) : 0;
   // Negative when a carried credit exceeds the period's charges: the rest goes to the balance.
   const netAmount = subtotalAmount - discountAmount;
   const { taxAmount } =

@@ -10,6 +10,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/queries.ts";
+import { discountOf } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
@@ -48,9 +49,10 @@ export async function settleMeterCycle(
   const start = s.currentMeterPeriodStart ?? s.currentPeriodStart;
   const end = s.currentMeterPeriodEnd;
   if (!end) return false;
-  const [[product], [customer]] = await Promise.all([
+  const [[product], [customer], discount] = await Promise.all([
     serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [s.productId]),
     customersByIds(deps.db, scopeOfResource(s), [s.customerId]),
+    s.discountId ? discountOf(deps.db, scopeOfResource(s), s.discountId) : null,
   ]);
   const cycle = product ? meterCycleOf(product) : null;
   const prices = ((product?.prices ?? []) as CyclePrice[]).filter(
@@ -63,10 +65,11 @@ export async function settleMeterCycle(
     prices,
     usage: await billableUsage(deps.db, s, prices, start, end),
     customAmount: 0,
-    // A discount reduces the fixed part, which meter cycles do not bill.
-    discount: null,
+    // As Polar: a percentage discount applies to each settlement as it would to the period's
+    // renewal; a fixed amount would be given again at every meter cycle, so none is.
+    discount: discount?.type === "percentage" ? discount : null,
     startedAt: s.startedAt ?? s.createdAt,
-    periodStart: end,
+    periodStart: s.currentPeriodStart,
     currency: s.currency,
     country: address?.country ?? null,
     tax: deps.tax,
@@ -113,12 +116,12 @@ export async function settleMeterCycle(
             customerId: s.customerId,
             productId: s.productId,
             subscriptionId: s.id,
-            discountId: null,
+            discountId: amounts.discounted ? s.discountId : null,
             status: paid ? "paid" : "pending",
             billingReason: "subscription_meter_cycle",
             billingKey: key,
             subtotalAmount: amounts.subtotalAmount,
-            discountAmount: 0,
+            discountAmount: amounts.discountAmount,
             netAmount: amounts.netAmount,
             taxAmount: amounts.taxAmount,
             totalAmount: amounts.totalAmount,

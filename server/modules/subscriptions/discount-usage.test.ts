@@ -1,0 +1,145 @@
+// Discounts on usage, through the public API and the sandbox clock, as Polar bills them: a
+// renewal's discount applies to every line but a proration, metered usage included; a meter
+// cycle's settlement takes a percentage discount, never a fixed amount (which would be given again
+// at every cycle).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t.stop());
+
+const HOUR = 3_600_000;
+
+/** $100 a period plus $0.10 a call of `name`, optionally with monthly meter cycles. */
+async function usagePlan(name: string, interval: "month" | "year", meterInterval?: "month") {
+  const meter = await s.polar.meters.create({
+    name: `${name} calls`,
+    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: name }] },
+    aggregation: { func: "count" },
+  });
+  const res = await s.call("/v1/products/", {
+    body: {
+      name,
+      recurring_interval: interval,
+      ...(meterInterval ? { meter_interval: meterInterval } : {}),
+      prices: [
+        { amount_type: "fixed", price_amount: 10_000, price_currency: "usd" },
+        {
+          amount_type: "metered_unit",
+          meter_id: meter.id,
+          unit_amount: "10",
+          price_currency: "usd",
+        },
+      ],
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function use(name: string, customerId: string, from: string, count: number) {
+  const events = Array.from({ length: count }, (_, i) => ({
+    name,
+    customer_id: customerId,
+    timestamp: new Date(Date.parse(from) + (i + 1) * HOUR).toISOString(),
+  }));
+  expect((await s.call("/v1/events/ingest", { body: { events } })).status).toBe(200);
+}
+
+async function discount(
+  body: { type: "percentage"; basis_points: number } | { type: "fixed"; amount: number },
+) {
+  const res = await s.call("/v1/discounts/", {
+    body: {
+      name: `${body.type} ${Math.random().toString(36).slice(2, 6)}`,
+      duration: "forever",
+      ...(body.type === "fixed" ? { currency: "usd" } : {}),
+      ...body,
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.id as string;
+}
+
+async function setDiscount(subscriptionId: string, discountId: string) {
+  const res = await s.call(`/v1/subscriptions/${subscriptionId}`, {
+    method: "PATCH",
+    body: { discount_id: discountId },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  expect(res.body.discount_id).toBe(discountId);
+}
+
+describe("discounts on usage", () => {
+  it("a renewal's percentage discount takes its share of the metered usage too", async () => {
+    const productId = await usagePlan("renewal_calls", "month");
+    const { subscriptionId, customerId } = await subscribe(s, productId);
+    const twenty = await discount({ type: "percentage", basis_points: 2000 });
+    await setDiscount(subscriptionId, twenty);
+    const sub = await subscriptionOf(s, subscriptionId);
+    await use("renewal_calls", customerId, sub.current_period_start, 50);
+    await advance(s, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    // $100 + 50 × $0.10 = $105.00, less 20 %: $21.00 off.
+    expect(cycle).toMatchObject({
+      status: "paid",
+      subtotal_amount: 10_500,
+      discount_amount: 2_100,
+      net_amount: 8_400,
+      discount_id: twenty,
+    });
+  });
+
+  it("a meter cycle takes a percentage discount and no fixed one", async () => {
+    const productId = await usagePlan("cycle_calls", "year", "month");
+    const { subscriptionId, customerId } = await subscribe(s, productId);
+    const percent = await discount({ type: "percentage", basis_points: 2500 });
+    await setDiscount(subscriptionId, percent);
+    const sub = await subscriptionOf(s, subscriptionId);
+    await use("cycle_calls", customerId, sub.current_meter_period_start, 40);
+    await advance(s, { to: sub.current_meter_period_end });
+    let settled = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(settled).toHaveLength(1);
+    expect(settled[0]).toMatchObject({
+      status: "paid",
+      subtotal_amount: 400,
+      discount_amount: 100,
+      total_amount: 300,
+      discount_id: percent,
+    });
+
+    await setDiscount(subscriptionId, await discount({ type: "fixed", amount: 500 }));
+    const second = await subscriptionOf(s, subscriptionId);
+    await use("cycle_calls", customerId, second.current_meter_period_start, 40);
+    await advance(s, { to: second.current_meter_period_end });
+    settled = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(settled).toHaveLength(2);
+    expect(settled[1]).toMatchObject({
+      status: "paid",
+      subtotal_amount: 400,
+      discount_amount: 0,
+      total_amount: 400,
+      discount_id: null,
+    });
+  });
+});
