@@ -140,3 +140,20 @@ export function billingDepsOn(t: TestServer, db: Db): BillingDeps {
     retryDays: t.config.dunningRetryDays,
   };
 }
+
+/** `count` usage events named `name` for the customer, one an hour after `from`. */
+export async function ingestHourly(
+  s: BillingSeller,
+  name: string,
+  customerId: string,
+  from: string,
+  count: number,
+): Promise<void> {
+  const events = Array.from({ length: count }, (_, i) => ({
+    name,
+    customer_id: customerId,
+    timestamp: new Date(Date.parse(from) + (i + 1) * 3_600_000).toISOString(),
+  }));
+  const res = await s.call("/v1/events/ingest", { body: { events } });
+  if (res.status !== 200) throw new Error(`ingest: ${res.status} ${JSON.stringify(res.body)}`);
+}

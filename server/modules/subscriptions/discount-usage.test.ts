@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  ingestHourly,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -21,8 +22,6 @@ beforeAll(async () => {
   s = await billingSeller(t);
 });
 afterAll(() => t.stop());
-
-const HOUR = 3_600_000;
 
 /** $100 a period plus $0.10 a call of `name`, optionally with monthly meter cycles. */
 async function usagePlan(name: string, interval: "month" | "year", meterInterval?: "month") {
@@ -51,14 +50,8 @@ async function usagePlan(name: string, interval: "month" | "year", meterInterval
   return res.body.id as string;
 }
 
-async function use(name: string, customerId: string, from: string, count: number) {
-  const events = Array.from({ length: count }, (_, i) => ({
-    name,
-    customer_id: customerId,
-    timestamp: new Date(Date.parse(from) + (i + 1) * HOUR).toISOString(),
-  }));
-  expect((await s.call("/v1/events/ingest", { body: { events } })).status).toBe(200);
-}
+const use = (name: string, customerId: string, from: string, count: number) =>
+  ingestHourly(s, name, customerId, from, count);
 
 async function discount(
   body: { type: "percentage"; basis_points: number } | { type: "fixed"; amount: number },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  ingestHourly,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -76,15 +77,8 @@ async function meteredPlan(opts: {
   return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
 }
 
-async function use(name: string, customerId: string, from: string, count: number) {
-  const events = Array.from({ length: count }, (_, i) => ({
-    name,
-    customer_id: customerId,
-    timestamp: plus(from, (i + 1) * HOUR),
-  }));
-  const res = await s.call("/v1/events/ingest", { body: { events } });
-  expect(res.status).toBe(200);
-}
+const use = (name: string, customerId: string, from: string, count: number) =>
+  ingestHourly(s, name, customerId, from, count);
 
 async function balanceOf(customerId: string, meterId: string) {
   const res = await s.call(`/v1/customer-meters/?customer_id=${customerId}&meter_id=${meterId}`);
