@@ -143,6 +143,10 @@ export const orders = pgTable(
     index("orders_org_created_idx").on(t.organizationId, t.createdAt, t.id),
     index("orders_customer_idx").on(t.customerId),
     index("orders_finalizing_idx").on(t.finalizingAt),
+    // The orders still owed on a subscription (dunning, meter-cycle retries): few, read often.
+    index("orders_pending_subscription_idx")
+      .on(t.subscriptionId)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
 

@@ -10,6 +10,7 @@ import {
   isNotNull,
   isNull,
   lt,
+  lte,
   ne,
   sql,
   type SQL,
@@ -106,6 +107,18 @@ export async function insertOrdersOnce(
   return { orders: inserted, items: insertedItems };
 }
 
+/** Pending orders of the subscriptions (the partial index on subscription_id), under `scope`. */
+function pendingOf(scope: OrgScope, subscriptionIds: string[], ...more: (SQL | undefined)[]) {
+  return and(
+    anyOf(orders.subscriptionId, subscriptionIds),
+    eq(orders.status, "pending"),
+    inArray(orders.organizationId, [...scope]),
+    ...more,
+  );
+}
+
+const meterCycle = eq(orders.billingReason, "subscription_meter_cycle");
+
 /** The subscription's order still waiting for a payment (dunning), newest first. */
 export async function pendingOrderOfSubscription(
   db: Db,
@@ -116,16 +129,48 @@ export async function pendingOrderOfSubscription(
   const [row] = await db
     .select()
     .from(orders)
-    .where(
-      and(
-        eq(orders.subscriptionId, subscriptionId),
-        eq(orders.status, "pending"),
-        inArray(orders.organizationId, [...scope]),
-      ),
-    )
+    .where(pendingOf(scope, [subscriptionId]))
     .orderBy(desc(orders.createdAt))
     .limit(1);
   return row ?? null;
+}
+
+/**
+ * The subscription's oldest meter-cycle order whose next payment attempt is due at `at`: such an
+ * order is retried on its own, without the subscription going past_due (as Polar).
+ */
+export async function dueMeterOrderOfSubscription(
+  db: Db,
+  scope: OrgScope,
+  subscriptionId: string,
+  at: Date,
+): Promise<OrderRow | null> {
+  if (scope.length === 0) return null;
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(pendingOf(scope, [subscriptionId], meterCycle, lte(orders.nextPaymentAttemptAt, at)))
+    .orderBy(asc(orders.createdAt))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The next payment attempt of each subscription's pending meter-cycle orders, the earliest. */
+export async function meterRetriesOf(
+  db: Db,
+  scope: OrgScope,
+  subscriptionIds: string[],
+): Promise<Map<string, Date>> {
+  if (scope.length === 0 || subscriptionIds.length === 0) return new Map();
+  const rows = await db
+    .select({
+      subscriptionId: orders.subscriptionId,
+      at: sql<Date>`min(${orders.nextPaymentAttemptAt})`.mapWith(orders.nextPaymentAttemptAt),
+    })
+    .from(orders)
+    .where(pendingOf(scope, subscriptionIds, meterCycle, isNotNull(orders.nextPaymentAttemptAt)))
+    .groupBy(orders.subscriptionId);
+  return new Map(rows.map((r) => [r.subscriptionId!, r.at]));
 }
 
 export async function findOrder(db: Db, scope: OrgScope, id: string): Promise<OrderRow | null> {

@@ -3,15 +3,19 @@
 // when the row's time comes and by the sandbox clock while it moves; every branch re-checks the
 // row under a lock, so a call with nothing due, or a second call for the same boundary, changes
 // nothing.
+import { inTransaction } from "../../../db/client.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
+import { dueMeterOrderOfSubscription } from "../orders/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { retryPayment } from "./dunning.ts";
+import { retryMeterOrder } from "./meter-dunning.ts";
 import { meterCycleDue, settleMeterCycle } from "./meter-cycle.ts";
 import { endAtPeriodEnd, pauseAtPeriodEnd, resumeSubscription } from "./period-end.ts";
 import { renewSubscription } from "./renewal.ts";
 import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
 import * as repo from "./repository.ts";
+import { nextActionOf, scheduleNext, takesMeterRetries } from "./schedule.ts";
 
 export type DueOutcome =
   | "none"
@@ -25,6 +29,17 @@ export type DueOutcome =
 export async function runDue(deps: BillingDeps, id: string, at: Date): Promise<DueOutcome> {
   const s = await repo.subscriptionByIdForJob(deps.db, id);
   if (!s?.nextActionAt || s.nextActionAt > at) return "none";
+  // Woken before its own boundary: a declined meter-cycle settlement is due a retry.
+  const boundary = nextActionOf(s);
+  if (takesMeterRetries(s) && (!boundary || s.nextActionAt < boundary)) {
+    const owed = await dueMeterOrderOfSubscription(deps.db, s, at);
+    if (owed) return (await retryMeterOrder(deps, s, owed, at)) ? "retried" : "none";
+    // Paid or voided meanwhile (the portal pays pending orders): back to its own boundary.
+    await inTransaction(deps.db, async (tx) => {
+      const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
+      if (locked) await scheduleNext(tx, deps.queue, locked);
+    });
+  }
   switch (s.status) {
     case "active":
     case "trialing":

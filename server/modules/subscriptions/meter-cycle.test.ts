@@ -1,7 +1,7 @@
 // Meter cycles through the public API and the sandbox clock: a yearly plan with monthly usage
 // settles each month's usage beyond its credits in a subscription_meter_cycle order, renews the
-// credits each month, bills the last month with the yearly renewal, and a declined settlement goes
-// to dunning (its benefits revoked, as the organization's grace period says). Also: a renewal
+// credits each month, bills the last month with the yearly renewal, and a declined settlement is
+// retried on its own and voided, the subscription left active (as Polar). Also: a renewal
 // bills usage net of credits, an overdrawn credit starts afresh, and a month's usage is paid from
 // the customer's balance first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,7 @@ import {
   subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
+import { api } from "../../../test/helpers/auth.ts";
 import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
@@ -174,7 +175,7 @@ describe("meter cycles", () => {
     );
   });
 
-  it("a declined settlement leaves the order pending, the subscription past_due, its credit revoked", async () => {
+  it("a declined settlement is retried on its own: the subscription stays active, then the order is voided", async () => {
     const plan = await meteredPlan({
       name: "declined",
       interval: "year",
@@ -188,34 +189,103 @@ describe("meter cycles", () => {
     );
     const sub = await subscriptionOf(s, subscriptionId);
     await use(plan.event, customerId, sub.current_period_start, 12);
-    await advance(s, { to: sub.current_meter_period_end });
-    const [order] = (await ordersOf(s, subscriptionId)).filter(
-      (o) => o.billing_reason === "subscription_meter_cycle",
-    );
-    expect(order).toMatchObject({ status: "pending", total_amount: 70 });
-    expect(order!.next_payment_attempt_at).not.toBeNull();
+    const cycleEnd = sub.current_meter_period_end as string;
+    await advance(s, { to: cycleEnd });
+    const settlement = async () =>
+      (await ordersOf(s, subscriptionId)).find(
+        (o) => o.billing_reason === "subscription_meter_cycle",
+      )!;
+    const attempts = async (orderId: string) =>
+      (await s.call(`/v1/payments/?order_id=${orderId}`)).body.items as { status: string }[];
+    const order = await settlement();
+    expect(order).toMatchObject({
+      status: "pending",
+      total_amount: 70,
+      next_payment_attempt_at: plus(cycleEnd, 3 * 24 * HOUR),
+    });
+    expect(await attempts(order.id)).toEqual([expect.objectContaining({ status: "failed" })]);
+    // As Polar: the overage does not touch the plan; the credit renews with the cycle.
     const after = await subscriptionOf(s, subscriptionId);
-    expect(after.status).toBe("past_due");
-    expect(after.current_meter_period_start).toBe(sub.current_meter_period_end);
-    const payments = await s.call(`/v1/payments/?order_id=${order!.id}`);
-    expect(payments.body.items).toHaveLength(1);
-    expect(payments.body.items[0]).toMatchObject({ status: "failed", amount: 70 });
-    // No grace period (the organization's default): the meter credit goes with the failure.
-    await waitFor(
-      async () => {
-        const grants = await s.call(`/v1/benefit-grants/?customer_id=${customerId}`);
-        return grants.body.items.length === 1 && grants.body.items[0].is_revoked === true;
-      },
-      10_000,
-      "credit revoked",
+    expect(after).toMatchObject({ status: "active", past_due_at: null });
+    expect(after.current_meter_period_start).toBe(cycleEnd);
+    expect((await balanceOf(customerId, plan.meterId))?.balance).toBe(5);
+    const grants = await s.call(`/v1/benefit-grants/?customer_id=${customerId}`);
+    expect(grants.body.items.map((g: { is_revoked: boolean }) => g.is_revoked)).toEqual([false]);
+
+    // The retries follow the dunning days (3, 5, 7), each one attempt, the order still owed.
+    await advance(s, { to: plus(cycleEnd, 3 * 24 * HOUR) });
+    expect(await attempts(order.id)).toHaveLength(2);
+    expect(await settlement()).toMatchObject({
+      status: "pending",
+      next_payment_attempt_at: plus(cycleEnd, 8 * 24 * HOUR),
+    });
+    await advance(s, { to: plus(cycleEnd, 8 * 24 * HOUR) });
+    expect(await attempts(order.id)).toHaveLength(3);
+    // The last one declines too: the order is voided, the subscription goes on.
+    await advance(s, { to: plus(cycleEnd, 15 * 24 * HOUR) });
+    expect(await attempts(order.id)).toHaveLength(4);
+    expect(await settlement()).toMatchObject({ status: "void", next_payment_attempt_at: null });
+    const last = await subscriptionOf(s, subscriptionId);
+    expect(last).toMatchObject({ status: "active", current_period_end: sub.current_period_end });
+    const types = (await eventsOf(t, s.organizationId))
+      .filter((e) => e.payload.data.id === order.id || e.payload.data.id === subscriptionId)
+      .map((e) => e.type);
+    expect(types).not.toContain("subscription.past_due");
+    expect(types.filter((x) => x === "order.updated")).toHaveLength(3);
+    // The next month settles as usual (nothing used: no order), the subscription due its boundary.
+    await advance(s, { to: last.current_meter_period_end });
+    expect((await subscriptionOf(s, subscriptionId)).current_meter_period_start).toBe(
+      last.current_meter_period_end,
     );
-    // Every retry declines too: after the last one the subscription ends.
-    await advance(s, { seconds: 16 * 86_400 });
-    expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");
-    const [voided] = (await ordersOf(s, subscriptionId)).filter(
+  });
+});
+
+describe("a declined settlement paid at its retry", () => {
+  it("a new default card pays the order at the next attempt", async () => {
+    const plan = await meteredPlan({
+      name: "repaid",
+      interval: "year",
+      meterInterval: "month",
+      credit: 0,
+    });
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      plan.product.id,
+      "sandbox_token_renewal_declined",
+    );
+    const sub = await subscriptionOf(s, subscriptionId);
+    await use(plan.event, customerId, sub.current_period_start, 30);
+    await advance(s, { to: sub.current_meter_period_end });
+    const token = await api(t.url, "/v1/sandbox/confirmation-tokens", {
+      body: { card: { number: "4242424242424242", exp_month: 12, exp_year: 2034, cvc: "123" } },
+    });
+    const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+    const added = await api(t.url, "/v1/customer-portal/customers/me/payment-methods", {
+      token: session.body.token,
+      body: {
+        confirmation_token_id: token.body.id,
+        set_default: true,
+        return_url: "https://shop.example.com/account",
+      },
+    });
+    expect(added.status).toBe(201);
+    const [owed] = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_meter_cycle",
     );
-    expect(voided!.status).toBe("void");
+    expect(owed).toMatchObject({ status: "pending", total_amount: 300 });
+    await advance(s, { to: owed!.next_payment_attempt_at });
+    const [paid] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_meter_cycle",
+    );
+    expect(paid).toMatchObject({ status: "paid", next_payment_attempt_at: null });
+    const types = (await eventsOf(t, s.organizationId))
+      .filter((e) => e.payload.data.id === owed!.id)
+      .map((e) => e.type);
+    expect(types).toEqual(["order.created", "order.updated", "order.paid"]);
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      status: "active",
+      current_meter_period_start: sub.current_meter_period_end,
+    });
   });
 });
 

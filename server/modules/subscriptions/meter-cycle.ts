@@ -5,8 +5,8 @@
 // key per (subscription, cycle, attempt), then one transaction inserts the order under its unique
 // billing key and moves the meter cycle, so a re-run after a crash or by another worker changes
 // nothing. A cycle with nothing to bill makes no order. Only an active subscription settles
-// cycles (a trial's usage is billed with its first renewal); a failed charge goes to dunning as
-// a failed renewal does.
+// cycles (a trial's usage is billed with its first renewal). A failed charge leaves the order
+// pending and the subscription as it is (meter-dunning.ts retries the order, as Polar does).
 import { inTransaction } from "../../../db/client.ts";
 import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
 import { customersByIds } from "../customers/queries.ts";
@@ -25,7 +25,6 @@ import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { balanceOwnerOf, retryMs } from "./renewal.ts";
-import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { billableUsage } from "./usage.ts";
@@ -151,14 +150,13 @@ export async function settleMeterCycle(
     if (order) await settleOrderBalance(tx, order, at);
     if (outcome && order)
       await recordAttempt(tx, clock, deps, s, order.id, outcome, "subscription_cycle");
+    // A declined settlement leaves the subscription as it is (its order is retried on its own).
     let updated = await repo.updateSubscription(tx, s.id, {
       currentMeterPeriodStart: end,
       currentMeterPeriodEnd: nextEnd,
-      status: paid ? "active" : "past_due",
-      pastDueAt: paid ? null : at,
       modifiedAt: at,
     });
-    updated = await scheduleNext(tx, deps.queue, updated, order?.nextPaymentAttemptAt ?? null);
+    updated = await scheduleNext(tx, deps.queue, updated);
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
     if (order) {
@@ -171,11 +169,9 @@ export async function settleMeterCycle(
     }
     await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
       "subscription.updated",
-      ...(paid ? [] : ["subscription.past_due"]),
     ]);
-    // Credits renew with the cycle once it is paid for (a failed one renews them at its retry).
-    if (paid) await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
-    else await revokeAfterGrace(tx, { clock, queue: deps.queue }, [updated], at);
+    // Credits renew with every cycle, paid or not, as Polar's cycle_meters renews them.
+    await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
     await recordCustomerState(tx, clock, s);
     return { order, paid };
   });

@@ -14,6 +14,7 @@ import { customerStatesOf } from "../customers/states.ts";
 import { discountOf } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
 import { queueReceiptMails } from "../invoices/receipt-queue.ts";
+import { meterRetriesOf } from "../orders/queries.ts";
 import { insertNumberedOrders, serializeOrders, type OrderRow } from "../orders/service.ts";
 import { defaultPaymentMethods } from "../payments/queries.ts";
 import { recordPayments } from "../payments/service.ts";
@@ -37,7 +38,7 @@ import {
 } from "./renewal.ts";
 import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
-import { nextActionOf, queueWakeUps } from "./schedule.ts";
+import { earliest, nextActionOf, queueWakeUps, takesMeterRetries } from "./schedule.ts";
 import { serializeSubscriptions } from "./service.ts";
 
 /** Whether `s` is due a plain renewal at `at` (no meter cycle, end or pause comes first). */
@@ -182,10 +183,22 @@ async function writeBatch(
     const orderOf = new Map(
       ready.map((c) => [c.s.id, cycleOrderOf(deps, c.s, c.plan, c.outcome, at, c.applied)]),
     );
+    const meterRetries = await meterRetriesOf(
+      tx,
+      ready.map((c) => c.s),
+    );
     const updated = await repo.applyRenewals(
       tx,
       scopeOfResource(...charged.map((c) => c.s)),
-      ready.map((c) => moveOf(locked.get(c.s.id)!, c.plan, orderOf.get(c.s.id)!.values, at)),
+      ready.map((c) =>
+        moveOf(
+          locked.get(c.s.id)!,
+          c.plan,
+          orderOf.get(c.s.id)!.values,
+          at,
+          meterRetries.get(c.s.id),
+        ),
+      ),
     );
     await queueWakeUps(tx, deps.queue, organizationId, updated);
     await revokeAfterGrace(
@@ -275,6 +288,7 @@ function moveOf(
   plan: CyclePlan,
   order: Pick<OrderRow, "status" | "nextPaymentAttemptAt">,
   at: Date,
+  meterRetry: Date | undefined,
 ): repo.RenewalMove {
   const paid = order.status === "paid";
   const moved = {
@@ -301,6 +315,8 @@ function moveOf(
     status: moved.status,
     pastDueAt: moved.pastDueAt,
     modifiedAt: at,
-    nextActionAt: nextActionOf(moved, paid ? null : order.nextPaymentAttemptAt),
+    nextActionAt: takesMeterRetries(moved)
+      ? earliest(nextActionOf(moved, null), meterRetry)
+      : nextActionOf(moved, order.nextPaymentAttemptAt),
   };
 }

@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import { fromDrizzle } from "pg-boss";
 import type { Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
+import { meterRetriesOf } from "../orders/queries.ts";
 import { offsetOfOrganization } from "../sandbox-clock/queries.ts";
 import type { SubscriptionRow } from "./repository.ts";
 import * as repo from "./repository.ts";
@@ -64,12 +65,33 @@ export function nextActionOf(
   }
 }
 
+/** The earlier of two times, either of which may be none. */
+export function earliest(a: Date | null, b: Date | null | undefined): Date | null {
+  if (!a || !b) return a ?? b ?? null;
+  return a <= b ? a : b;
+}
+
+/**
+ * Whether a pending meter-cycle order's retry wakes the subscription: always but while it is
+ * past_due, when its own dunning comes first (the meter order's retries resume once it is paid).
+ */
+export function takesMeterRetries(s: Pick<SubscriptionRow, "status">): boolean {
+  return s.status !== "past_due";
+}
+
+/**
+ * Sets the subscription's next action to `at`, or to its pending meter-cycle order's retry when
+ * that comes first, and sends the wake-up job.
+ */
 export async function scheduleAt(
   tx: Tx,
   queue: QueueHandle | null,
   s: SubscriptionRow,
-  at: Date | null,
+  boundary: Date | null,
 ): Promise<SubscriptionRow> {
+  const at = takesMeterRetries(s)
+    ? earliest(boundary, (await meterRetriesOf(tx, [s])).get(s.id))
+    : boundary;
   const updated =
     (s.nextActionAt?.getTime() ?? null) === (at?.getTime() ?? null)
       ? s

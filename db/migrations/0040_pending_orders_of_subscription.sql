@@ -1,0 +1,1 @@
+CREATE INDEX "orders_pending_subscription_idx" ON "orders" USING btree ("subscription_id") WHERE "orders"."status" = 'pending';
