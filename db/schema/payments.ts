@@ -52,6 +52,8 @@ export const paymentMethods = pgTable(
     last4: text("last4").notNull(),
     expMonth: integer("exp_month"),
     expYear: integer("exp_year"),
+    /** The processor's card fingerprint (trial abuse: the same card under another customer). */
+    fingerprint: text("fingerprint"),
     isDefault: boolean("is_default").notNull().default(false),
     createdAt: createdAt(),
     modifiedAt: modifiedAt(),
@@ -60,6 +62,9 @@ export const paymentMethods = pgTable(
   (t) => [
     uniqueIndex("payment_methods_customer_pm_key").on(t.customerId, t.processorPaymentMethodId),
     index("payment_methods_org_customer_idx").on(t.organizationId, t.customerId),
+    index("payment_methods_org_fingerprint_idx")
+      .on(t.organizationId, t.fingerprint)
+      .where(sql`${t.fingerprint} is not null`),
   ],
 );
 

@@ -43,6 +43,7 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
     "subscriptions:read",
     "disputes:write",
     "customer_sessions:write",
+    "organizations:write",
   ]);
   const polar = new Polar({ accessToken: seller.token, serverURL: t.url });
   return {

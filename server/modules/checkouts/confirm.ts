@@ -71,7 +71,10 @@ export async function confirmCheckout(
   await assertNoOtherSubscription(deps.db, row);
   // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
   const trial = product ? trialOf(product, row, allowTrial !== false) : null;
-  if (trial) await assertTrialAllowed(deps.db, row);
+  if (trial)
+    await assertTrialAllowed(deps.db, row, async () =>
+      tokenId && deps.processor.cardFingerprint ? deps.processor.cardFingerprint(tokenId) : null,
+    );
 
   const claimed = await claimCheckout(deps, row);
   if (!claimed) {

@@ -2,7 +2,8 @@
 // subscription cannot start a second one through a checkout, by email (any case) on the page's
 // update or by the session's customer at confirm; one-time products, a seller who allows it and a
 // customer whose subscription ended are not held back. And prevent_trial_abuse (default: off): a
-// second trial for the same email, +alias or not, is refused; without the trial it sells.
+// second trial for the same email, +alias or not, or the same card under another email, is refused;
+// without the trial it sells.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
@@ -153,5 +154,49 @@ describe("purchase rules", () => {
     const sub = await subscriptionOf(seller, done.subscription_id);
     expect(sub.status).toBe("active");
     expect(sub.trial_end).toBeNull();
+  });
+
+  it("prevent_trial_abuse: a card that had a trial is refused one under another email", async () => {
+    const seller = await billingSeller(t);
+    await setSubscriptionSettings(t.url, seller, { prevent_trial_abuse: true });
+    const trial = await seller.polar.products.create({
+      name: "Card trial",
+      recurringInterval: "month",
+      trialInterval: "day",
+      trialIntervalCount: 7,
+      prices: [{ amountType: "fixed", priceAmount: 800, priceCurrency: "usd" }],
+    });
+    const card = async (number: string) =>
+      (
+        await api(t.url, "/v1/sandbox/confirmation-tokens", {
+          body: { card: { number, exp_month: 12, exp_year: 2034, cvc: "123" } },
+        })
+      ).body.id as string;
+    const first = await subscribe(
+      seller,
+      trial.id,
+      await card("5555555555554444"),
+      "ann@example.com",
+    );
+    expect((await subscriptionOf(seller, first.subscriptionId)).status).toBe("trialing");
+
+    const checkout = await seller.call("/v1/checkouts/", { body: { products: [trial.id] } });
+    const confirm = async (number: string) =>
+      api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
+        body: {
+          customer_email: "bob@example.com",
+          customer_billing_address: { country: "US" },
+          confirmation_token_id: await card(number),
+        },
+      });
+    const refused = await confirm("5555 5555 5555 4444");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("TrialAlreadyRedeemed");
+    expect((await seller.call(`/v1/checkouts/${checkout.body.id}`)).body.status).toBe("open");
+    // Another card, never used for a trial here, gets one.
+    const other = await confirm("4242424242424242");
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    const done = (await seller.call(`/v1/checkouts/${checkout.body.id}`)).body;
+    expect((await subscriptionOf(seller, done.subscription_id)).status).toBe("trialing");
   });
 });

@@ -4,7 +4,8 @@
 //   Checked on every update of the session and again at confirm, by the customer when the session
 //   names one, else by the email entered.
 // - prevent_trial_abuse, off by default: a trial is refused at confirm to an email (its +alias
-//   ignored) whose customer had a trial of the organization before.
+//   ignored) whose customer had a trial of the organization before, or to a card (its processor's
+//   fingerprint) that a customer who had a trial saved.
 import type { Db } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -51,14 +52,18 @@ export async function assertNoOtherSubscription(
   if (await hasBillableSubscription(db, scope, who)) throw new AlreadyActiveSubscriptionError();
 }
 
-/** At confirm, for a checkout whose purchase starts a trial. */
+/**
+ * At confirm, for a checkout whose purchase starts a trial, before the card is saved: `card` gives
+ * the fingerprint of the card entered (asked of the processor only when the rule is on).
+ */
 export async function assertTrialAllowed(
   db: Db,
   checkout: { organizationId: string; customerEmail: string | null },
+  card: () => Promise<string | null>,
 ): Promise<void> {
   if (!checkout.customerEmail) return;
   const settings = await subscriptionSettingsOf(db, checkout.organizationId);
   if (!settings?.prevent_trial_abuse) return;
-  if (await hadTrial(db, scopeOfResource(checkout), checkout.customerEmail))
-    throw new TrialAlreadyRedeemed();
+  const who = { email: checkout.customerEmail, fingerprint: await card() };
+  if (await hadTrial(db, scopeOfResource(checkout), who)) throw new TrialAlreadyRedeemed();
 }

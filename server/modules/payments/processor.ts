@@ -22,6 +22,8 @@ export interface SavedPaymentMethod {
   last4: string;
   expMonth: number | null;
   expYear: number | null;
+  /** The card's identity across saves and customers (Stripe's card.fingerprint); null: unknown. */
+  fingerprint?: string | null;
 }
 
 export interface PaymentCustomer {
@@ -138,6 +140,11 @@ export interface PaymentProcessor {
   readonly name: "sandbox" | "stripe" | "none";
   charge(request: ChargeRequest): Promise<ChargeResult>;
   setup(request: SetupRequest): Promise<SetupResult>;
+  /**
+   * The fingerprint of the card a confirmation token carries, asked before anything is charged or
+   * saved (trial abuse); null when the token is unknown or names no card.
+   */
+  cardFingerprint?(confirmationTokenId: string): Promise<string | null>;
   chargeOffSession(request: OffSessionChargeRequest): Promise<ChargeResult>;
   /**
    * Many off-session charges in one call, each under its own idempotency key and answered as

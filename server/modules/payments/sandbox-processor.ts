@@ -71,9 +71,15 @@ function declineOf(outcome: PaymentOutcome | null): DeclineCode | null {
   return null;
 }
 
+/** A test card's fingerprint: one per card number, as Stripe's are per account. */
+function sandboxFingerprint(card: { brand: string; last4: string }): string {
+  return `sandbox_fp_${digest(`${card.brand}:${card.last4}`)}`;
+}
+
 function savedMethod(row: SandboxChargeRow): SavedPaymentMethod | null {
   if (!row.paymentMethodId || !row.brand || !row.last4) return null;
   return {
+    fingerprint: sandboxFingerprint({ brand: row.brand, last4: row.last4 }),
     processorPaymentMethodId: row.paymentMethodId,
     processorCustomerId: null,
     type: "card",
@@ -183,6 +189,10 @@ export function createSandboxProcessor(deps: { db: Db }): PaymentProcessor {
         request.currency,
       );
       return chargeResultOf(await recordSandboxCharge(db, row));
+    },
+    async cardFingerprint(confirmationTokenId) {
+      const card = await cardOf(db, confirmationTokenId);
+      return card ? sandboxFingerprint(card) : null;
     },
     async setup(request) {
       const done =

@@ -45,6 +45,7 @@ export async function saveCustomerPaymentMethod(
     last4: method.last4,
     expMonth: method.expMonth,
     expYear: method.expYear,
+    fingerprint: method.fingerprint ?? null,
     createdAt: clock.now(),
   });
 }

@@ -1,8 +1,8 @@
 // What a checkout asks about a buyer's subscriptions before it sells another: whether one is still
 // to be paid for (allow_multiple_subscriptions) and whether a trial was had (prevent_trial_abuse).
-import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { customers, subscriptions } from "../../../db/schema/index.ts";
+import { customers, paymentMethods, subscriptions } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 
 const inScope = (scope: OrgScope) => inArray(subscriptions.organizationId, [...scope]);
@@ -36,12 +36,23 @@ export async function hasBillable(
 }
 
 /**
- * Whether any subscription of a customer with this email, its +alias ignored and in any case, had
- * a trial; customers since deleted count too.
+ * Whether any subscription of a customer with this email (its +alias ignored, in any case), or of
+ * a customer who saved the card of this fingerprint, had a trial; deleted customers and cards
+ * count too.
  */
-export async function hadTrial(db: Db, scope: OrgScope, email: string): Promise<boolean> {
+export async function hadTrial(
+  db: Db,
+  scope: OrgScope,
+  who: { email: string; fingerprint: string | null },
+): Promise<boolean> {
   if (scope.length === 0) return false;
   const unaliased = sql`lower(regexp_replace(${customers.email}, '\\+[^@]*@', '@'))`;
+  const sameCard = who.fingerprint
+    ? sql`exists (select 1 from ${paymentMethods} pm
+        where pm.organization_id = ${subscriptions.organizationId}
+          and pm.customer_id = ${subscriptions.customerId}
+          and pm.fingerprint = ${who.fingerprint})`
+    : sql`false`;
   const [row] = await db
     .select({ id: subscriptions.id })
     .from(subscriptions)
@@ -50,7 +61,7 @@ export async function hadTrial(db: Db, scope: OrgScope, email: string): Promise<
       and(
         inScope(scope),
         isNotNull(subscriptions.trialStart),
-        sql`${unaliased} = lower(regexp_replace(${email}, '\\+[^@]*@', '@'))`,
+        or(sql`${unaliased} = lower(regexp_replace(${who.email}, '\\+[^@]*@', '@'))`, sameCard),
       ),
     )
     .limit(1);

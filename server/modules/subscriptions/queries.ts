@@ -22,7 +22,14 @@ export function hasBillableSubscription(
   return purchases.hasBillable(db, scope, who);
 }
 
-/** Whether a customer with this email (+alias ignored) had a trial of the organization. */
-export function hadTrial(db: Db, scope: OrgScope, email: string) {
-  return purchases.hadTrial(db, scope, email);
+/**
+ * Whether a customer with this email (+alias ignored), or one who saved this card, had a trial of
+ * the organization.
+ */
+export function hadTrial(
+  db: Db,
+  scope: OrgScope,
+  who: { email: string; fingerprint: string | null },
+) {
+  return purchases.hadTrial(db, scope, who);
 }

@@ -1,7 +1,7 @@
 // The resources: customers, payment methods, confirmation tokens, payment intents, setup intents,
 // refunds. Each state change queues the event Stripe would send.
 import { randomBytes } from "node:crypto";
-import { TEST_PAYMENT_METHODS, type TestCard } from "./cards.ts";
+import { fingerprintOf, TEST_PAYMENT_METHODS, type TestCard } from "./cards.ts";
 import { cardError, invalidRequest, missing } from "./errors.ts";
 import { bool, type Form, list, record, str } from "./form.ts";
 
@@ -73,7 +73,13 @@ export class StripeState {
       id: rid("pm"),
       object: "payment_method",
       type: "card",
-      card: { brand: test.brand, last4: test.last4, exp_month: 12, exp_year: 2034 },
+      card: {
+        brand: test.brand,
+        last4: test.last4,
+        exp_month: 12,
+        exp_year: 2034,
+        fingerprint: fingerprintOf(test),
+      },
       customer: null as string | null,
       created: now(),
       test,
@@ -95,7 +101,10 @@ export class StripeState {
     const token = {
       id: rid("ctoken"),
       object: "confirmation_token",
-      payment_method_preview: { type: "card", card: { brand: test.brand, last4: test.last4 } },
+      payment_method_preview: {
+        type: "card",
+        card: { brand: test.brand, last4: test.last4, fingerprint: fingerprintOf(test) },
+      },
       created: now(),
       pmSource: source,
       used: false,

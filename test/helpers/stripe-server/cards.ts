@@ -12,6 +12,11 @@ export interface TestCard {
   behavior: CardBehavior;
 }
 
+/** Stripe gives a card number one fingerprint per account: here, one per test card. */
+export function fingerprintOf(test: TestCard): string {
+  return `fp_${test.brand}${test.last4}`;
+}
+
 export const TEST_PAYMENT_METHODS: Record<string, TestCard> = {
   pm_card_visa: { brand: "visa", last4: "4242", behavior: "succeed" },
   pm_card_mastercard: { brand: "mastercard", last4: "4444", behavior: "succeed" },

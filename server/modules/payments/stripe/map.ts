@@ -38,6 +38,7 @@ export function savedMethodOf(
     last4: pm.card?.last4 ?? "????",
     expMonth: pm.card?.exp_month ?? null,
     expYear: pm.card?.exp_year ?? null,
+    fingerprint: pm.card?.fingerprint ?? null,
   };
 }
 

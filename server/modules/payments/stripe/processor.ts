@@ -71,6 +71,16 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         return refusal(err);
       }
     },
+    async cardFingerprint(confirmationTokenId) {
+      try {
+        const token = await stripe.confirmationTokens.retrieve(confirmationTokenId);
+        return token.payment_method_preview?.card?.fingerprint ?? null;
+      } catch {
+        // The setup that follows refuses an unknown token, or meets the outage, with Stripe's own
+        // message; the email is still checked.
+        return null;
+      }
+    },
     async setup(request) {
       const customer = await stripeCustomer(request.customer, request.idempotencyKey);
       try {

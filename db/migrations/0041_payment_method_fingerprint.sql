@@ -1,0 +1,2 @@
+ALTER TABLE "payment_methods" ADD COLUMN "fingerprint" text;--> statement-breakpoint
+CREATE INDEX "payment_methods_org_fingerprint_idx" ON "payment_methods" USING btree ("organization_id","fingerprint") WHERE "payment_methods"."fingerprint" is not null;
