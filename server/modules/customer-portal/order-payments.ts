@@ -11,6 +11,7 @@ import { lastPaymentOfOrder } from "../payments/queries.ts";
 import { makeCardDefault } from "../payments/service.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
 import { retryPastDueOfCustomer } from "../subscriptions/dunning.ts";
+import { retryMeterOrderOfCustomer } from "../subscriptions/meter-dunning.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
 
 export const orderConfirmPayment = z
@@ -103,6 +104,8 @@ export async function confirmOrderPayment(
       return { status: "requires_action", client_secret: added.clientSecret, error: null };
   }
   await retryPastDueOfCustomer(deps, ctx);
+  // A usage settlement leaves its subscription active: that order alone is paid now.
+  await retryMeterOrderOfCustomer(deps, ctx, id);
   const after = await statusOf(deps, ctx, id);
   return { status: after.status, client_secret: null, error: after.error };
 }

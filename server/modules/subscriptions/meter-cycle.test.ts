@@ -240,14 +240,10 @@ describe("meter cycles", () => {
   });
 });
 
-describe("a declined settlement paid at its retry", () => {
-  it("a new default card pays the order at the next attempt", async () => {
-    const plan = await meteredPlan({
-      name: "repaid",
-      interval: "year",
-      meterInterval: "month",
-      credit: 0,
-    });
+describe("a declined settlement paid later", () => {
+  /** A month of 30 calls settled with a card that declines it: the order owed, a portal session. */
+  async function declined(name: string) {
+    const plan = await meteredPlan({ name, interval: "year", meterInterval: "month", credit: 0 });
     const { subscriptionId, customerId } = await subscribe(
       s,
       plan.product.id,
@@ -256,36 +252,79 @@ describe("a declined settlement paid at its retry", () => {
     const sub = await subscriptionOf(s, subscriptionId);
     await use(plan.event, customerId, sub.current_period_start, 30);
     await advance(s, { to: sub.current_meter_period_end });
-    const token = await api(t.url, "/v1/sandbox/confirmation-tokens", {
+    const settlements = async () =>
+      (await ordersOf(s, subscriptionId)).filter(
+        (o) => o.billing_reason === "subscription_meter_cycle",
+      );
+    const [owed] = await settlements();
+    expect(owed).toMatchObject({ status: "pending", total_amount: 300 });
+    const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+    const card = await api(t.url, "/v1/sandbox/confirmation-tokens", {
       body: { card: { number: "4242424242424242", exp_month: 12, exp_year: 2034, cvc: "123" } },
     });
-    const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+    return {
+      sub,
+      subscriptionId,
+      owed: owed!,
+      settlements,
+      portalToken: session.body.token as string,
+      cardToken: card.body.id as string,
+    };
+  }
+
+  async function eventsOfOrder(orderId: string) {
+    return (await eventsOf(t, s.organizationId))
+      .filter((e) => e.payload.data.id === orderId)
+      .map((e) => e.type);
+  }
+
+  it("a new default card pays the order at the next attempt", async () => {
+    const d = await declined("repaid");
     const added = await api(t.url, "/v1/customer-portal/customers/me/payment-methods", {
-      token: session.body.token,
+      token: d.portalToken,
       body: {
-        confirmation_token_id: token.body.id,
+        confirmation_token_id: d.cardToken,
         set_default: true,
         return_url: "https://shop.example.com/account",
       },
     });
     expect(added.status).toBe(201);
-    const [owed] = (await ordersOf(s, subscriptionId)).filter(
-      (o) => o.billing_reason === "subscription_meter_cycle",
-    );
-    expect(owed).toMatchObject({ status: "pending", total_amount: 300 });
-    await advance(s, { to: owed!.next_payment_attempt_at });
-    const [paid] = (await ordersOf(s, subscriptionId)).filter(
-      (o) => o.billing_reason === "subscription_meter_cycle",
-    );
+    await advance(s, { to: d.owed.next_payment_attempt_at });
+    const [paid] = await d.settlements();
     expect(paid).toMatchObject({ status: "paid", next_payment_attempt_at: null });
-    const types = (await eventsOf(t, s.organizationId))
-      .filter((e) => e.payload.data.id === owed!.id)
-      .map((e) => e.type);
-    expect(types).toEqual(["order.created", "order.updated", "order.paid"]);
-    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+    expect(await eventsOfOrder(d.owed.id)).toEqual([
+      "order.created",
+      "order.updated",
+      "order.paid",
+    ]);
+    expect(await subscriptionOf(s, d.subscriptionId)).toMatchObject({
       status: "active",
-      current_meter_period_start: sub.current_meter_period_end,
+      current_meter_period_start: d.sub.current_meter_period_end,
     });
+  });
+
+  it("the customer pays it from the portal at once, and no retry follows", async () => {
+    const d = await declined("paid_now");
+    const res = await api(t.url, `/v1/customer-portal/orders/${d.owed.id}/confirm-payment`, {
+      token: d.portalToken,
+      body: { confirmation_token_id: d.cardToken },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.status).toBe("succeeded");
+    const [paid] = await d.settlements();
+    expect(paid).toMatchObject({ status: "paid", next_payment_attempt_at: null });
+    expect(await eventsOfOrder(d.owed.id)).toEqual([
+      "order.created",
+      "order.updated",
+      "order.paid",
+    ]);
+    // The retry's time passes with nothing to do.
+    await advance(s, { to: d.owed.next_payment_attempt_at });
+    const payments = await s.call(`/v1/payments/?order_id=${d.owed.id}`);
+    expect(payments.body.items.map((p: { status: string }) => p.status).sort()).toEqual([
+      "failed",
+      "succeeded",
+    ]);
   });
 });
 

@@ -4,18 +4,20 @@
 // charges under its own attempt's key, outside any transaction; one transaction then applies the
 // outcome if the order is still at that attempt, so a re-run changes nothing.
 import { inTransaction } from "../../../db/client.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
+import type { CustomerContext } from "../../lib/customer-context.ts";
+import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import {
   dueAmountOf,
+  findOrderRow,
   lockOrder,
   periodStartOfKey,
   serializeOrders,
   updateOrderRow,
   type OrderRow,
 } from "../orders/service.ts";
-import { fixedClock } from "../sandbox-clock/queries.ts";
+import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
@@ -23,7 +25,7 @@ import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState } from "./events.ts";
 import * as repo from "./repository.ts";
-import { scheduleNext } from "./schedule.ts";
+import { scheduleNext, takesMeterRetries } from "./schedule.ts";
 
 /** The next attempt on `order`, a pending meter-cycle order of `s` due at `at`. */
 export async function retryMeterOrder(
@@ -31,6 +33,7 @@ export async function retryMeterOrder(
   s: repo.SubscriptionRow,
   order: OrderRow,
   at: Date,
+  trigger: "retry_dunning" | "retry_payment_method_update" = "retry_dunning",
 ): Promise<boolean> {
   const attempt = order.paymentAttempts;
   const outcome = await chargeSubscription(
@@ -46,7 +49,7 @@ export async function retryMeterOrder(
     const current = await lockOrder(tx, scopeOfResource(s), order.id);
     if (!locked || current?.status !== "pending" || current.paymentAttempts !== attempt)
       return null;
-    await recordAttempt(tx, clock, deps, s, order.id, outcome, "retry_dunning");
+    await recordAttempt(tx, clock, deps, s, order.id, outcome, trigger);
     const paid = outcome.status === "succeeded";
     const attempts = attempt + 1;
     const spent = !paid && attempts > deps.retryDays.length;
@@ -91,4 +94,28 @@ export async function retryMeterOrder(
     });
   }
   return result !== null;
+}
+
+/**
+ * The customer pays their pending meter-cycle order now (the portal's "pay again", after choosing
+ * a card): its next attempt, at once. False when the order is not such an order of theirs.
+ */
+export async function retryMeterOrderOfCustomer(
+  deps: BillingDeps,
+  customer: CustomerContext,
+  orderId: string,
+): Promise<boolean> {
+  const scope = scopeOfCustomer(customer);
+  const order = await findOrderRow(deps.db, scope, orderId);
+  if (
+    order?.status !== "pending" ||
+    order.billingReason !== "subscription_meter_cycle" ||
+    order.customerId !== customer.customerId ||
+    !order.subscriptionId
+  )
+    return false;
+  const s = await repo.findSubscription(deps.db, scope, order.subscriptionId);
+  if (!s || !takesMeterRetries(s)) return false;
+  const now = (await organizationClock(deps.db, deps.clock, customer.organizationId)).now();
+  return retryMeterOrder(deps, s, order, now, "retry_payment_method_update");
 }
