@@ -25,7 +25,9 @@ export const sandboxConfirmationTokens = pgTable(
     expMonth: integer("exp_month").notNull(),
     expYear: integer("exp_year").notNull(),
     outcome: text("outcome")
-      .$type<"success" | "declined" | "insufficient_funds" | "renewal_declined">()
+      .$type<
+        "success" | "declined" | "insufficient_funds" | "renewal_declined" | "renewal_lost_card"
+      >()
       .notNull(),
     usedAt: tstz("used_at"),
     createdAt: createdAt(),
@@ -80,7 +82,7 @@ export const sandboxCharges = pgTable(
     status: text("status").$type<"succeeded" | "failed">().notNull(),
     /** The test outcome of the card (renewal_declined: off-session charges with it decline). */
     outcome: text("outcome").$type<
-      "success" | "declined" | "insufficient_funds" | "renewal_declined"
+      "success" | "declined" | "insufficient_funds" | "renewal_declined" | "renewal_lost_card"
     >(),
     processorPaymentId: text("processor_payment_id"),
     amount: bigint("amount", { mode: "number" }).notNull(),

@@ -1,7 +1,12 @@
 // The PaymentProcessor seam: checkout confirms through it, renewals charge saved cards through it
 // and refunds go back through it. The built-in sandbox decides outcomes from Stripe's test cards, so
 // whole purchase flows run offline; the Stripe adapter implements the same interface.
-export type PaymentOutcome = "success" | "declined" | "insufficient_funds" | "renewal_declined";
+export type PaymentOutcome =
+  | "success"
+  | "declined"
+  | "insufficient_funds"
+  | "renewal_declined"
+  | "renewal_lost_card";
 
 export type DeclineCode =
   | "card_declined"
@@ -58,7 +63,16 @@ export type ChargeResult =
     }
   /** 3-D Secure: the page finishes the payment with the client secret (Stripe only). */
   | { status: "requires_action"; processorPaymentId: string; clientSecret: string }
-  | { status: "failed"; code: DeclineCode; message: string };
+  | {
+      status: "failed";
+      code: DeclineCode;
+      message: string;
+      /**
+       * The issuer says trying again will not help (lost or stolen card, closed account…):
+       * dunning makes one last attempt at its deadline instead of retrying on its schedule.
+       */
+      doNotRetry?: boolean;
+    };
 
 /** Zero-amount and trial checkouts: save the card, take no money. */
 export interface SetupRequest {

@@ -93,7 +93,8 @@ function savedMethod(row: SandboxChargeRow): SavedPaymentMethod | null {
 function chargeResultOf(row: SandboxChargeRow): ChargeResult {
   if (row.status === "failed") {
     const code = (row.failureCode ?? "processing_error") as DeclineCode;
-    return { status: "failed", code, message: row.failureMessage ?? DECLINE_MESSAGES[code] };
+    const message = row.failureMessage ?? DECLINE_MESSAGES[code];
+    return { status: "failed", code, message, doNotRetry: row.outcome === "renewal_lost_card" };
   }
   return {
     status: "succeeded",
@@ -122,7 +123,7 @@ function offSessionRow(
   };
   const code: DeclineCode | null = !origin
     ? "invalid_token"
-    : origin.outcome === "renewal_declined"
+    : origin.outcome === "renewal_declined" || origin.outcome === "renewal_lost_card"
       ? "card_declined"
       : null;
   return code

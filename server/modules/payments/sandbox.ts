@@ -4,6 +4,7 @@
 // sandbox_token_declined and sandbox_token_insufficient_funds skip the card form.
 // 4000 0000 0000 0341 (and sandbox_token_renewal_declined) succeeds at checkout, but every later
 // off-session charge of the card it saved is declined, so renewal failures and dunning run offline.
+// sandbox_token_renewal_lost_card does the same with the issuer's "lost card, do not retry".
 // The processor itself is in sandbox-processor.ts.
 import { randomBytes } from "node:crypto";
 import type { Db } from "../../../db/client.ts";
@@ -25,6 +26,7 @@ export const FIXED_TOKENS: Record<string, PaymentOutcome> = {
   sandbox_token_declined: "declined",
   sandbox_token_insufficient_funds: "insufficient_funds",
   sandbox_token_renewal_declined: "renewal_declined",
+  sandbox_token_renewal_lost_card: "renewal_lost_card",
 };
 
 /** The card each fixed token stands for. */
@@ -33,6 +35,7 @@ export const FIXED_TOKEN_LAST4: Record<PaymentOutcome, string> = {
   declined: "0002",
   insufficient_funds: "9995",
   renewal_declined: "0341",
+  renewal_lost_card: "9987",
 };
 
 /** Charges with this token succeed and refunds of them fail, as Stripe's 4000 0000 0000 5126 card. */

@@ -121,28 +121,34 @@ describe("sandbox processor: saved methods, off-session charges, lookups", () =>
   });
 
   it.each([
-    ["sandbox_token_renewal_declined", null],
-    ["card", "4000 0000 0000 0341"],
-  ])("%s %s pays at checkout, then every off-session charge declines", async (token, number) => {
-    let tokenId = token;
-    if (number) {
-      const res = await api(t.url, "/v1/sandbox/confirmation-tokens", {
-        body: { card: { number, exp_month: 12, exp_year: 2099, cvc: "123" } },
-      });
-      expect(res.status).toBe(201);
-      tokenId = res.body.id;
-    }
-    const first = await charge(tokenId, `rd-${token}`);
-    expect(first).toMatchObject({ status: "succeeded", card: { last4: "0341" } });
-    if (first.status !== "succeeded") throw new Error("unreachable");
-    const pm = first.paymentMethod!.processorPaymentMethodId;
-    for (const key of [`rd-${token}-1`, `rd-${token}-2`])
-      expect(await offSession(pm, key)).toEqual({
-        status: "failed",
-        code: "card_declined",
-        message: "Your card was declined.",
-      });
-  });
+    ["sandbox_token_renewal_declined", null, "0341", false],
+    ["card", "4000 0000 0000 0341", "0341", false],
+    // The issuer's "lost card, do not retry": dunning keeps only one last attempt.
+    ["sandbox_token_renewal_lost_card", null, "9987", true],
+  ])(
+    "%s %s pays at checkout, then every off-session charge declines",
+    async (token, number, last4, doNotRetry) => {
+      let tokenId = token;
+      if (number) {
+        const res = await api(t.url, "/v1/sandbox/confirmation-tokens", {
+          body: { card: { number, exp_month: 12, exp_year: 2099, cvc: "123" } },
+        });
+        expect(res.status).toBe(201);
+        tokenId = res.body.id;
+      }
+      const first = await charge(tokenId, `rd-${token}`);
+      expect(first).toMatchObject({ status: "succeeded", card: { last4 } });
+      if (first.status !== "succeeded") throw new Error("unreachable");
+      const pm = first.paymentMethod!.processorPaymentMethodId;
+      for (const key of [`rd-${token}-1`, `rd-${token}-2`])
+        expect(await offSession(pm, key)).toEqual({
+          status: "failed",
+          code: "card_declined",
+          message: "Your card was declined.",
+          doNotRetry,
+        });
+    },
+  );
 
   it("an unknown saved method is refused without charging", async () => {
     expect(await offSession("sandbox_pm_nothing", "unknown-1")).toMatchObject({

@@ -20,7 +20,13 @@ interface Attempt {
 
 export type OffSessionOutcome = { attempt: Attempt | null } & (
   | { status: "succeeded"; processorPaymentId: string | null }
-  | { status: "failed"; code: DeclineCode | "no_payment_method"; message: string }
+  | {
+      status: "failed";
+      code: DeclineCode | "no_payment_method";
+      message: string;
+      /** The issuer said not to retry (ChargeResult's). */
+      doNotRetry?: boolean;
+    }
 );
 
 /**

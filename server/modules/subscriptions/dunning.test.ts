@@ -125,6 +125,39 @@ describe("dunning", () => {
   });
 });
 
+describe("an issuer's do-not-retry decline", () => {
+  it("skips the schedule: one last attempt at the deadline, then the subscription ends", async () => {
+    const product = await s.polar.products.create({
+      name: "Lost card",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(s, product.id, "sandbox_token_renewal_lost_card");
+    const sub = await subscriptionOf(s, subscriptionId);
+    await advance(s, { to: sub.current_period_end });
+    const [owed] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    // Past due, and next tried at the deadline: 3 + 5 + 7 days after the failure.
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({ status: "past_due" });
+    expect(owed).toMatchObject({
+      status: "pending",
+      next_payment_attempt_at: plus(sub.current_period_end, 15 * DAY),
+    });
+    await advance(s, { to: plus(sub.current_period_end, 14 * DAY) });
+    const attempts = async () =>
+      (await s.call(`/v1/payments/?order_id=${owed!.id}`)).body.items as unknown[];
+    expect(await attempts()).toHaveLength(1);
+    await advance(s, { to: plus(sub.current_period_end, 15 * DAY) });
+    expect(await attempts()).toHaveLength(2);
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");
+    const [voided] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(voided!.status).toBe("void");
+  });
+});
+
 describe("revoking a past_due subscription", () => {
   it("voids its pending order and stops the retries", async () => {
     const product = await s.polar.products.create({

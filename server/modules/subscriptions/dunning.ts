@@ -31,6 +31,15 @@ import { restoreBenefits, revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
+/**
+ * When dunning gives up: the last retry's time, counted from the first failure (Polar's
+ * past_due_deadline).
+ */
+export function dunningDeadline(deps: Pick<BillingDeps, "retryDays">, pastDueAt: Date): Date {
+  const days = deps.retryDays.reduce((sum, d) => sum + d, 0);
+  return new Date(pastDueAt.getTime() + days * 86_400_000);
+}
+
 /** The period an order of the cycle was for, from its billing key. */
 function periodStartOf(order: OrderRow): Date {
   return periodStartOfKey(order.billingKey) ?? order.createdAt;
@@ -110,11 +119,16 @@ export async function retryPayment(
       return { order: paidOrder, final: false, failed: false };
     }
     const attempts = attempt + 1;
-    if (attempts > deps.retryDays.length) {
+    const deadline = locked.pastDueAt ? dunningDeadline(deps, locked.pastDueAt) : null;
+    if (attempts > deps.retryDays.length || (deadline && at >= deadline)) {
       const voided = await endForNonPayment(tx, deps, locked, order, at);
       return { order: voided, final: true, failed: true };
     }
-    const next = new Date(at.getTime() + (deps.retryDays[attempts - 1] ?? 0) * 86_400_000);
+    // An issuer's "do not retry" leaves one last attempt, at the deadline.
+    const next =
+      outcome.doNotRetry && deadline
+        ? deadline
+        : new Date(at.getTime() + (deps.retryDays[attempts - 1] ?? 0) * 86_400_000);
     const failedOrder = await updateOrderRow(tx, order.id, {
       paymentAttempts: attempts,
       nextPaymentAttemptAt: next,

@@ -30,7 +30,7 @@ import {
 } from "./amounts.ts";
 import { chargeKey, chargeSubscription, type OffSessionOutcome, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { sendPaymentFailedMail } from "./dunning.ts";
+import { dunningDeadline, sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
@@ -265,7 +265,7 @@ export function cycleOrderOf(
       billingAddress: plan.billingAddress as never,
       processorPaymentId: paid ? outcome.processorPaymentId : null,
       paymentAttempts: 1,
-      nextPaymentAttemptAt: paid ? null : new Date(at.getTime() + retryMs(deps, 0)),
+      nextPaymentAttemptAt: paid ? null : firstRetryAt(deps, outcome, at),
       metadata: s.metadata,
       customFieldData: s.customFieldData,
       createdAt: at,
@@ -303,6 +303,20 @@ export function pendingProrations(s: repo.SubscriptionRow): CycleLine[] {
       proration: true,
     },
   ];
+}
+
+/**
+ * A failed renewal's next attempt: the schedule's first retry, or, when the issuer said not to
+ * retry, the one last attempt at the deadline (as Polar), in case the customer has changed the
+ * card by then.
+ */
+export function firstRetryAt(
+  deps: Pick<BillingDeps, "retryDays">,
+  outcome: OffSessionOutcome,
+  at: Date,
+): Date {
+  if (outcome.status === "failed" && outcome.doNotRetry) return dunningDeadline(deps, at);
+  return new Date(at.getTime() + retryMs(deps, 0));
 }
 
 export function retryMs(deps: Pick<BillingDeps, "retryDays">, attemptIndex: number): number {

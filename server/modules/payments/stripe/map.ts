@@ -79,7 +79,34 @@ export function lookupOf(pi: Stripe.PaymentIntent | undefined): PaymentLookup {
   return { status: "processing" };
 }
 
-function declined(code: string | null, message: string | null) {
+/** Stripe's decline codes after which Polar (and the card networks) say not to retry. */
+const DO_NOT_RETRY = new Set([
+  "card_not_supported",
+  "do_not_honor",
+  "expired_card",
+  "fraudulent",
+  "incorrect_cvc",
+  "incorrect_number",
+  "invalid_account",
+  "invalid_cvc",
+  "invalid_expiry_year",
+  "invalid_pin",
+  "live_mode_test_card",
+  "lost_card",
+  "merchant_blacklist",
+  "not_permitted",
+  "pickup_card",
+  "previously_declined_do_not_retry",
+  "restricted_card",
+  "revocation_of_all_authorizations",
+  "revocation_of_authorization",
+  "security_violation",
+  "stolen_card",
+  "stop_payment_order",
+  "blocklist",
+]);
+
+export function declined(code: string | null, message: string | null) {
   const mapped: DeclineCode =
     code === "insufficient_funds"
       ? "insufficient_funds"
@@ -88,7 +115,12 @@ function declined(code: string | null, message: string | null) {
         : code === "authentication_required"
           ? "authentication_required"
           : "card_declined";
-  return { status: "failed" as const, code: mapped, message: message ?? DECLINE_MESSAGES[mapped] };
+  return {
+    status: "failed" as const,
+    code: mapped,
+    message: message ?? DECLINE_MESSAGES[mapped],
+    doNotRetry: code !== null && DO_NOT_RETRY.has(code),
+  };
 }
 
 /**

@@ -134,6 +134,7 @@ describe("Stripe processor", () => {
       status: "failed",
       code: "card_declined",
       message: "Your card was declined.",
+      doNotRetry: false,
     });
     expect(await processor.lookupPayment("renewal:fail-later:1")).toEqual({ status: "failed" });
   });

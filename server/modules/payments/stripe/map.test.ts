@@ -1,0 +1,32 @@
+// How Stripe's decline codes read to dunning: the issuer's "do not retry" codes (Polar's list)
+// stop the retry schedule; a generic decline or insufficient funds keep it.
+import { describe, expect, it } from "vitest";
+import { declined } from "./map.ts";
+
+describe("Stripe declines", () => {
+  it("marks lost, stolen and expired cards and do_not_honor as not to be retried", () => {
+    for (const code of ["lost_card", "stolen_card", "expired_card", "do_not_honor", "fraudulent"])
+      expect(declined(code, null)).toMatchObject({
+        status: "failed",
+        code: "card_declined",
+        doNotRetry: true,
+      });
+  });
+
+  it("keeps retrying a generic decline, insufficient funds and an authentication request", () => {
+    expect(declined("generic_decline", "Your card was declined.")).toMatchObject({
+      code: "card_declined",
+      message: "Your card was declined.",
+      doNotRetry: false,
+    });
+    expect(declined("insufficient_funds", null)).toMatchObject({
+      code: "insufficient_funds",
+      doNotRetry: false,
+    });
+    expect(declined("authentication_required", null)).toMatchObject({
+      code: "authentication_required",
+      doNotRetry: false,
+    });
+    expect(declined(null, null)).toMatchObject({ code: "card_declined", doNotRetry: false });
+  });
+});
