@@ -17,7 +17,10 @@ import { productCoreSchema, productSchema, type ProductOut } from "../products/s
 import {
   CANCELLATION_REASONS,
   stateSubscriptionSchema,
+  subscriptionPause,
+  subscriptionResume,
   subscriptionSchema,
+  subscriptionUpdateClear,
   type SubscriptionOut,
 } from "../subscriptions/schemas.ts";
 import { metadataOut, nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
@@ -42,7 +45,10 @@ export const portalCustomerUpdate = z.object({
 });
 export type PortalCustomerUpdate = z.output<typeof portalCustomerUpdate>;
 
-/** CustomerSubscriptionCancel; a plan change (CustomerSubscriptionUpdateProduct) is refused with 403. */
+/**
+ * Polar's CustomerSubscriptionUpdate: Cancel, UpdateProduct, UpdateSeats, Pause, Resume or
+ * UpdateClear. Each variant is strict, so a body mixing two (or with unknown keys) is a 422.
+ */
 export const portalSubscriptionUpdate = z.union([
   z
     .object({
@@ -53,6 +59,9 @@ export const portalSubscriptionUpdate = z.union([
     .strict(),
   z.object({ product_id: z.uuid() }).strict(),
   z.object({ seats: z.number().int() }).strict(),
+  subscriptionPause,
+  subscriptionResume,
+  subscriptionUpdateClear,
 ]);
 export type PortalSubscriptionUpdate = z.output<typeof portalSubscriptionUpdate>;
 
@@ -90,6 +99,8 @@ export interface OrganizationSummary {
     showUsage: boolean;
     updateSeats: boolean;
     updatePlan: boolean;
+    /** customer_portal_settings.subscription.pause: pausing and resuming (off by default). */
+    pause: boolean;
   };
 }
 
@@ -105,7 +116,11 @@ export const customerOrganizationSchema = z
     allow_customer_updates: z.boolean(),
     customer_portal_settings: z.object({
       usage: z.object({ show: z.boolean() }),
-      subscription: z.object({ update_seats: z.boolean(), update_plan: z.boolean() }),
+      subscription: z.object({
+        update_seats: z.boolean(),
+        update_plan: z.boolean(),
+        pause: z.boolean(),
+      }),
       customer: z.object({ allow_email_change: z.boolean() }),
     }),
     organization_features: z.object({
@@ -229,7 +244,11 @@ export function customerOrganizationOut(o: OrganizationSummary): CustomerOrganiz
     allow_customer_updates: o.portal.allowCustomerUpdates,
     customer_portal_settings: {
       usage: { show: o.portal.showUsage },
-      subscription: { update_seats: o.portal.updateSeats, update_plan: o.portal.updatePlan },
+      subscription: {
+        update_seats: o.portal.updateSeats,
+        update_plan: o.portal.updatePlan,
+        pause: o.portal.pause,
+      },
       // The portal's email change (customers/me/email-update) is always offered.
       customer: { allow_email_change: true },
     },

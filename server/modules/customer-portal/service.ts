@@ -1,7 +1,9 @@
 // The customer portal: what one customer, holding a customer session token, may see and do — read
 // and edit their billing details, list their subscriptions and orders, cancel a subscription at
-// period end or take the cancellation back. Every read is scoped to the session's customer first;
-// anything else is a 404. The seller's services do the work, so rules and webhooks stay in one place.
+// period end or take the cancellation back, change its seats or plan, pause or resume it, and take
+// back a scheduled change, as far as the organization's portal settings allow. Every read is scoped
+// to the session's customer first; anything else is a 404. The seller's services do the work, so
+// rules and webhooks stay in one place.
 import type { Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -16,6 +18,8 @@ import { getOrder, listCustomerOrders } from "../orders/service.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { serializeProductsByIds } from "../products/service.ts";
+import { defaultPaymentMethod } from "../payments/queries.ts";
+import type { SubscriptionOut, SubscriptionUpdate } from "../subscriptions/schemas.ts";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.ts";
 import { updateSubscription } from "../subscriptions/update.ts";
 import {
@@ -135,50 +139,103 @@ export async function getMySubscription(deps: PortalDeps, ctx: CustomerContext, 
   return portalSubscriptionOut(s, organization);
 }
 
-/** PATCH: cancel at period end (with the customer's reason) or uncancel; DELETE is cancel. */
+/** The portal setting each change needs, and Polar's refusal when the organization has it off. */
+const REFUSALS = {
+  updateSeats: () =>
+    new ApiError(
+      403,
+      "UpdateSubscriptionSeatsNotAllowed",
+      "Updating subscription seats is not allowed.",
+    ),
+  updatePlan: () =>
+    new ApiError(
+      403,
+      "UpdateSubscriptionPlanNotAllowed",
+      "Updating subscription plan is not allowed.",
+    ),
+  pause: () =>
+    new ApiError(
+      403,
+      "PauseResumeNotAllowed",
+      "Pausing or resuming a subscription is not allowed.",
+    ),
+};
+
+async function requireSetting(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  setting: keyof typeof REFUSALS,
+) {
+  const { portal } = await organizationSummary(deps.db, ctx.organizationId);
+  if (!portal[setting]) throw REFUSALS[setting]();
+}
+
+/**
+ * Resuming charges a new period at once, off-session: as Polar, a customer with nothing saved to
+ * charge is told to add a card first, rather than the resume leaving the subscription past due.
+ */
+async function requirePaymentMethod(deps: PortalDeps, ctx: CustomerContext, s: SubscriptionOut) {
+  if (s.status !== "paused" || s.prices.every((p) => p.amount_type === "free")) return;
+  if (await defaultPaymentMethod(deps.db, scopeOfCustomer(ctx), ctx.customerId)) return;
+  throw new ApiError(
+    409,
+    "PaymentMethodRequired",
+    "Add a payment method before resuming this subscription.",
+  );
+}
+
+/**
+ * The seller's change a portal request stands for, once the organization's portal settings allow
+ * it; null when it asks for nothing (a cancellation reason alone, without cancel or uncancel).
+ */
+async function sellerChange(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  s: SubscriptionOut,
+  input: PortalSubscriptionUpdate,
+): Promise<SubscriptionUpdate | null> {
+  // The organization's proration_behavior applies to seats and plan, as in Polar's portal.
+  if ("seats" in input) {
+    await requireSetting(deps, ctx, "updateSeats");
+    return { seats: input.seats };
+  }
+  if ("product_id" in input) {
+    await requireSetting(deps, ctx, "updatePlan");
+    return { product_id: input.product_id };
+  }
+  if ("pause_at_period_end" in input) {
+    await requireSetting(deps, ctx, "pause");
+    return input;
+  }
+  if ("resume" in input) {
+    await requireSetting(deps, ctx, "pause");
+    await requirePaymentMethod(deps, ctx, s);
+    return input;
+  }
+  // Taking back a scheduled plan change is always the customer's to do.
+  if ("pending_update" in input) return input;
+  if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined) return null;
+  return {
+    cancel_at_period_end: input.cancel_at_period_end,
+    customer_cancellation_reason: input.cancellation_reason,
+    customer_cancellation_comment: input.cancellation_comment,
+  };
+}
+
+/**
+ * PATCH: cancel at period end (with the customer's reason) or uncancel, change seats or plan,
+ * pause at period end or resume, clear a pending update; DELETE is cancel. The seller's
+ * updateSubscription does each, so its rules and webhooks hold here too.
+ */
 export async function updateMySubscription(
   deps: PortalBillingDeps,
   ctx: CustomerContext,
   id: string,
   input: PortalSubscriptionUpdate,
 ) {
-  await mySubscription(deps, ctx, id);
-  if ("seats" in input) {
-    const { portal } = await organizationSummary(deps.db, ctx.organizationId);
-    if (!portal.updateSeats)
-      throw new ApiError(
-        403,
-        "UpdateSubscriptionSeatsNotAllowed",
-        "Updating subscription seats is not allowed.",
-      );
-    // The buyer sizes their own team, with the organization's proration_behavior.
-    const changed = await updateSubscription(deps, organizationView(ctx), id, {
-      seats: input.seats,
-    });
-    return portalSubscriptionOut(changed, await organizationOf(deps, ctx));
-  }
-  if ("product_id" in input) {
-    const { portal } = await organizationSummary(deps.db, ctx.organizationId);
-    if (!portal.updatePlan)
-      throw new ApiError(
-        403,
-        "UpdateSubscriptionPlanNotAllowed",
-        "Updating subscription plan is not allowed.",
-      );
-    // The organization's proration_behavior applies, as in Polar's portal.
-    const changed = await updateSubscription(deps, organizationView(ctx), id, {
-      product_id: input.product_id,
-    });
-    return portalSubscriptionOut(changed, await organizationOf(deps, ctx));
-  }
-  // Only a reason or comment, without saying cancel or uncancel, changes nothing.
-  if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined)
-    return getMySubscription(deps, ctx, id);
-  const updated = await updateSubscription(deps, organizationView(ctx), id, {
-    cancel_at_period_end: input.cancel_at_period_end,
-    customer_cancellation_reason: input.cancellation_reason,
-    customer_cancellation_comment: input.cancellation_comment,
-  });
+  const mine = await mySubscription(deps, ctx, id);
+  const change = await sellerChange(deps, ctx, mine, input);
+  const updated = change ? await updateSubscription(deps, organizationView(ctx), id, change) : mine;
   return portalSubscriptionOut(updated, await organizationOf(deps, ctx));
 }
 

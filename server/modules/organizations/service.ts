@@ -181,6 +181,7 @@ export async function organizationSummary(db: Db, id: string) {
       showUsage: portal.usage.show,
       updateSeats: portal.subscription.update_seats,
       updatePlan: portal.subscription.update_plan,
+      pause: portal.subscription.pause ?? false,
     },
   };
 }

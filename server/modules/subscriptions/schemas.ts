@@ -1,5 +1,5 @@
-// Wire schemas for Polar's Subscription, SubscriptionUpdate (cancel / uncancel / revoke) and the
-// subscription parts of Order and CustomerState.
+// Wire schemas for Polar's Subscription, SubscriptionUpdate (cancel / uncancel / revoke / pause /
+// resume / clear / plan / seats) and the subscription parts of Order and CustomerState.
 import { z } from "zod";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
@@ -35,17 +35,23 @@ const reason = {
 const metadataValue = z.union([z.string().min(1).max(500), z.number(), z.boolean()]);
 export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"] as const;
 
+// Pause, resume and clearing a pending update read the same for the seller and in the customer
+// portal (Polar's SubscriptionPause / CustomerSubscriptionPause and so on), so both use these.
+export const subscriptionPause = z
+  .object({
+    pause_at_period_end: z.boolean(),
+    resumes_at: z.iso.datetime({ offset: true }).nullish(),
+  })
+  .strict();
+export const subscriptionResume = z.object({ resume: z.literal(true) }).strict();
+export const subscriptionUpdateClear = z.object({ pending_update: z.null() }).strict();
+
 export const subscriptionUpdate = z.union([
   z.object({ ...reason, cancel_at_period_end: z.boolean() }).strict(),
   z.object({ ...reason, revoke: z.literal(true) }).strict(),
-  z
-    .object({
-      pause_at_period_end: z.boolean(),
-      resumes_at: z.iso.datetime({ offset: true }).nullish(),
-    })
-    .strict(),
-  z.object({ resume: z.literal(true) }).strict(),
-  z.object({ pending_update: z.null() }).strict(),
+  subscriptionPause,
+  subscriptionResume,
+  subscriptionUpdateClear,
   z.object({ current_billing_period_end: z.iso.datetime({ offset: true }) }).strict(),
   z
     .object({ seats: z.number().int(), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() })
