@@ -1,7 +1,8 @@
 // The customer portal page in a real browser: opened from a customer session's URL (dark theme),
 // it drops the token from the address bar, shows the subscription, order and balance, cancels at period end
 // with a reason and takes the cancellation back, and links back to the session's return URL; a page
-// without a token or with an expired one says so; the usage section follows the seller's setting.
+// without a token or with an expired one says so; the usage section follows the seller's setting,
+// and so do the pause and resume buttons.
 import { sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,7 +24,7 @@ beforeAll(async () => {
     "products:write",
     "checkouts:write",
     "orders:read",
-    "subscriptions:read",
+    "subscriptions:write",
     "customer_sessions:write",
     "organizations:write",
   ]);
@@ -183,6 +184,57 @@ describe("customer portal page", () => {
     await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
     expect(await page.locator("#usage-h").count()).toBe(0);
     await usage(true);
+    await page.close();
+  });
+
+  it("offers pause and resume only when the seller allows them; a pending pause shows and can be taken back", async () => {
+    const session = await api(t.url, "/v1/customer-sessions/", {
+      token,
+      body: { customer_id: customerId },
+    });
+    const seller = async () =>
+      (await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token })).body;
+    const pause = (on: boolean) =>
+      setOrganizationSettings(t.url, { token, organizationId }, "customer_portal_settings", {
+        subscription: { update_seats: true, update_plan: true, pause: on },
+      });
+    const page = await browser.newPage();
+    await page.goto(session.body.customer_portal_url);
+    const card = page.locator(`[data-subscription="${subscriptionId}"]`);
+    await card.waitFor();
+    // Polar's default: no pausing from the portal.
+    expect(await card.locator("button.cancel").count()).toBe(1);
+    expect(await card.locator("button.pause, button.resume").count()).toBe(0);
+
+    await pause(true);
+    await page.reload();
+    await card.locator("button.pause").click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Pauses on /);
+    expect((await seller()).pause_at_period_end).toBe(true);
+    await page.screenshot({ path: screenshotPath("portal-pause-pending") });
+    await card.locator("button.unpause").click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Renews on /);
+    expect((await seller()).pause_at_period_end).toBe(false);
+
+    // Paused at the period end (the sandbox clock moved there), then resumed from the page.
+    await card.locator("button.pause").click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Pauses on /);
+    const advanced = await api(t.url, "/v1/sandbox/clock/advance", {
+      token,
+      body: { to: (await seller()).current_period_end },
+    });
+    expect(advanced.status).toBe(200);
+    await page.reload();
+    await expect.poll(() => card.locator(".status").textContent()).toBe("Paused");
+    expect(await card.locator("button.pause, button.cancel").count()).toBe(0);
+    await card.locator("button.resume").click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Renews on /);
+    expect((await seller()).status).toBe("active");
+
+    await pause(false);
+    await page.reload();
+    await card.locator("button.cancel").waitFor();
+    expect(await card.locator("button.pause, button.resume").count()).toBe(0);
     await page.close();
   });
 });

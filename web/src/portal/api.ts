@@ -12,7 +12,10 @@ export interface Product {
   organization: {
     name: string;
     avatar_url: string | null;
-    customer_portal_settings?: { usage: { show: boolean } };
+    customer_portal_settings?: {
+      usage: { show: boolean };
+      subscription?: { pause?: boolean };
+    };
   };
 }
 export interface Subscription {
@@ -24,6 +27,8 @@ export interface Subscription {
   current_period_end: string;
   cancel_at_period_end: boolean;
   ends_at: string | null;
+  pause_at_period_end: boolean;
+  resumes_at: string | null;
   customer_cancellation_reason: string | null;
   product: Product;
 }
@@ -129,6 +134,10 @@ export function portalApi(token: string) {
       }),
     uncancel: (id: string) =>
       call<Subscription>("PATCH", `subscriptions/${id}`, { cancel_at_period_end: false }),
+    /** Pause at period end (true) or take a scheduled pause back (false). */
+    pauseAtPeriodEnd: (id: string, pause: boolean) =>
+      call<Subscription>("PATCH", `subscriptions/${id}`, { pause_at_period_end: pause }),
+    resume: (id: string) => call<Subscription>("PATCH", `subscriptions/${id}`, { resume: true }),
   };
 }
 export type PortalApi = ReturnType<typeof portalApi>;

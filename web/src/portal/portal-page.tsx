@@ -1,6 +1,6 @@
 // The customer portal page: the customer's subscriptions (cancel at period end with a reason, or
-// keep them), orders, benefits (license keys with copy, downloads) and usage, for the customer
-// session whose token opened it.
+// keep them; pause at period end and resume when the seller allows it), orders, benefits (license
+// keys with copy, downloads) and usage, for the customer session whose token opened it.
 import { useCallback, useEffect, useState } from "react";
 import { money } from "../checkout/format.ts";
 import {
@@ -16,20 +16,7 @@ import {
   type Subscription,
   type Wallet,
 } from "./api.ts";
-
-const REASONS: [string, string][] = [
-  ["too_expensive", "Too expensive"],
-  ["missing_features", "Missing features"],
-  ["switched_service", "Switched to another service"],
-  ["unused", "I don't use it enough"],
-  ["customer_service", "Customer service"],
-  ["low_quality", "Quality was lacking"],
-  ["too_complex", "Too complicated"],
-  ["other", "Other"],
-];
-
-const day = (iso: string) =>
-  new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
+import { day, SubscriptionCard } from "./subscription-card.tsx";
 
 /** The seller's return URL as a link target, only when it is http(s). */
 function backHref(url: string | null): string | null {
@@ -267,112 +254,5 @@ function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
         {copied ? "Copied" : "Copy key"}
       </button>
     </div>
-  );
-}
-
-function SubscriptionCard({
-  api,
-  subscription: s,
-  onChange,
-}: {
-  api: PortalApi;
-  subscription: Subscription;
-  onChange: () => Promise<void>;
-}) {
-  const [asking, setAsking] = useState(false);
-  const [reason, setReason] = useState("");
-  const [comment, setComment] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const run = async (fn: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await fn();
-      setAsking(false);
-      await onChange();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : "Something went wrong.");
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <article className="card" data-subscription={s.id}>
-      <div className="row">
-        <strong>{s.product.name}</strong>
-        <span>
-          {money(s.amount, s.currency)} / {s.recurring_interval}
-        </span>
-      </div>
-      <p className="muted status">
-        {s.status !== "active"
-          ? `Status: ${s.status}`
-          : s.cancel_at_period_end
-            ? `Cancels on ${day(s.ends_at ?? s.current_period_end)}`
-            : `Renews on ${day(s.current_period_end)}`}
-      </p>
-      {s.status === "active" && s.cancel_at_period_end ? (
-        <button
-          type="button"
-          className="uncancel"
-          disabled={busy}
-          onClick={() => void run(() => api.uncancel(s.id))}
-        >
-          Keep subscription
-        </button>
-      ) : null}
-      {s.status === "active" && !s.cancel_at_period_end && !asking ? (
-        <button type="button" className="cancel" onClick={() => setAsking(true)}>
-          Cancel subscription
-        </button>
-      ) : null}
-      {asking ? (
-        <form
-          className="cancel-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void run(() => api.cancel(s.id, reason, comment));
-          }}
-        >
-          <label htmlFor={`reason-${s.id}`}>Why are you canceling?</label>
-          <select
-            id={`reason-${s.id}`}
-            required
-            value={reason}
-            onChange={(e) => setReason(e.target.value)}
-          >
-            <option value="" disabled>
-              Choose a reason
-            </option>
-            {REASONS.map(([v, label]) => (
-              <option key={v} value={v}>
-                {label}
-              </option>
-            ))}
-          </select>
-          <label htmlFor={`comment-${s.id}`}>Anything else? (optional)</label>
-          <textarea
-            id={`comment-${s.id}`}
-            value={comment}
-            maxLength={2000}
-            onChange={(e) => setComment(e.target.value)}
-          />
-          <div className="row">
-            <button type="button" onClick={() => setAsking(false)}>
-              Back
-            </button>
-            <button type="submit" className="confirm-cancel" disabled={busy}>
-              Cancel at period end
-            </button>
-          </div>
-        </form>
-      ) : null}
-      {error ? (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      ) : null}
-    </article>
   );
 }
