@@ -1,8 +1,8 @@
 // Pausing, resuming and taking back a scheduled change from the customer portal, through real HTTP
 // and the sandbox clock: pause and resume only when the organization's
 // customer_portal_settings.subscription.pause allows them (Polar's PauseResumeNotAllowed otherwise),
-// resume only with a card to charge (PaymentMethodRequired), a pending update cleared always, and a
-// body mixing the variants refused as Polar's validation error.
+// resume (and an uncancel) only with a card to charge (PaymentMethodRequired), a pending update
+// cleared always, and a body mixing the variants refused as Polar's validation error.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
 import {
@@ -287,5 +287,41 @@ describe("portal pending update and validation", () => {
       }
     }
     expect(await subscriptionOf(on, subscriptionId)).toEqual(before);
+  });
+});
+
+describe("portal uncancel", () => {
+  it("taking a cancellation back needs a saved card, as Polar: a 409 without one", async () => {
+    const product = await monthly(off, "Uncancel", 1200);
+    const { subscriptionId, customerId } = await subscribe(off, product.id);
+    const portal = await portalOf(off, customerId);
+    const cancel = (value: boolean) =>
+      portal(`subscriptions/${subscriptionId}`, {
+        method: "PATCH",
+        body: { cancel_at_period_end: value },
+      });
+    expect((await cancel(true)).body.cancel_at_period_end).toBe(true);
+    for (const m of (await portal("customers/me/payment-methods")).body.items as { id: string }[])
+      await portal(`customers/me/payment-methods/${m.id}`, { method: "DELETE" });
+
+    const refused = await cancel(false);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      error: "PaymentMethodRequired",
+      detail: "Add a payment method before uncancelling this subscription.",
+    });
+    expect((await subscriptionOf(off, subscriptionId)).cancel_at_period_end).toBe(true);
+
+    const added = await portal("customers/me/payment-methods", {
+      body: {
+        confirmation_token_id: "sandbox_token_success",
+        set_default: true,
+        return_url: "https://shop.example/account",
+      },
+    });
+    expect(added.status).toBe(201);
+    const back = await cancel(false);
+    expect(back.status).toBe(200);
+    expect(back.body.cancel_at_period_end).toBe(false);
   });
 });

@@ -171,18 +171,26 @@ async function requireSetting(
 }
 
 /**
- * Resuming charges a new period at once, off-session: as Polar, a customer with nothing saved to
- * charge is told to add a card first, rather than the resume leaving the subscription past due.
+ * Resuming charges a new period at once, and taking a cancellation back means renewing at the
+ * period end, both off-session: as Polar, a customer with nothing saved to charge is told to add
+ * a card first, rather than the subscription going past due for want of one.
  */
-async function requirePaymentMethod(deps: PortalDeps, ctx: CustomerContext, s: SubscriptionOut) {
-  if (s.status !== "paused" || s.prices.every((p) => p.amount_type === "free")) return;
+async function requirePaymentMethod(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  s: SubscriptionOut,
+  action: "resuming" | "uncancelling",
+) {
+  if (s.prices.every((p) => p.amount_type === "free")) return;
   if (await defaultPaymentMethod(deps.db, scopeOfCustomer(ctx), ctx.customerId)) return;
   throw new ApiError(
     409,
     "PaymentMethodRequired",
-    "Add a payment method before resuming this subscription.",
+    `Add a payment method before ${action} this subscription.`,
   );
 }
+
+const ENDED = new Set(["canceled", "unpaid", "incomplete_expired"]);
 
 /**
  * The seller's change a portal request stands for, once the organization's portal settings allow
@@ -209,12 +217,14 @@ async function sellerChange(
   }
   if ("resume" in input) {
     await requireSetting(deps, ctx, "pause");
-    await requirePaymentMethod(deps, ctx, s);
+    if (s.status === "paused") await requirePaymentMethod(deps, ctx, s, "resuming");
     return input;
   }
   // Taking back a scheduled plan change is always the customer's to do.
   if ("pending_update" in input) return input;
   if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined) return null;
+  if (!input.cancel_at_period_end && s.cancel_at_period_end && !ENDED.has(s.status))
+    await requirePaymentMethod(deps, ctx, s, "uncancelling");
   return {
     cancel_at_period_end: input.cancel_at_period_end,
     customer_cancellation_reason: input.cancellation_reason,
