@@ -99,9 +99,14 @@ describe("dunning", () => {
       sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
     );
     expect(attempts[0]!.n).toBe(4);
-    const mails = await t.server.database.rows<{ kind: string }>(
-      sql`select kind from email_outbox where "to" = ${email} order by created_at`,
+    const mails = await t.server.database.rows<{ kind: string; text: string }>(
+      sql`select kind, text from email_outbox where "to" = ${email} order by created_at`,
     );
+    // No grace period (the default): access is paused, and the mail says when dunning gives up,
+    // 3 + 5 + 7 days after the first failure.
+    const failed = mails.find((m) => m.kind === "payment-failed")!;
+    expect(failed.text).toContain("Your access is paused until the payment goes through.");
+    expect(failed.text).toContain(`the subscription ends on ${plus(end, 15 * DAY).slice(0, 10)}.`);
     // The purchase's receipt goes out from the worker, in its own time; the dunning mails in order.
     expect(mails.filter((m) => m.kind !== "receipt").map((m) => m.kind)).toEqual([
       "payment-failed",

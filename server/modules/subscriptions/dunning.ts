@@ -20,7 +20,11 @@ import {
   updateOrderRow,
   type OrderRow,
 } from "../orders/service.ts";
-import { customerEmailsOf, dunningEndStatus } from "../organizations/queries.ts";
+import {
+  customerEmailsOf,
+  dunningEndStatus,
+  subscriptionSettingsOf,
+} from "../organizations/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
@@ -116,13 +120,13 @@ export async function retryPayment(
       await restoreBenefits(tx, { clock, queue: deps.queue }, locked, paidOrder.id);
       await cycleGrantsOfSubscription(tx, clock, s, isMeterCycle(order) ? "meter_credit" : "all");
       await recordCustomerState(tx, clock, s);
-      return { order: paidOrder, final: false, failed: false };
+      return { order: paidOrder, final: false, failed: false, pastDueAt: null };
     }
     const attempts = attempt + 1;
     const deadline = locked.pastDueAt ? dunningDeadline(deps, locked.pastDueAt) : null;
     if (attempts > deps.retryDays.length || (deadline && at >= deadline)) {
       const voided = await endForNonPayment(tx, deps, locked, order, at);
-      return { order: voided, final: true, failed: true };
+      return { order: voided, final: true, failed: true, pastDueAt: null };
     }
     // An issuer's "do not retry" leaves one last attempt, at the deadline.
     const next =
@@ -138,7 +142,7 @@ export async function retryPayment(
     await revokeAfterGrace(tx, { clock, queue: deps.queue }, [locked], at);
     const [data] = await serializeOrders(tx, deps.baseUrl, [failedOrder]);
     await emit("order.updated", data);
-    return { order: failedOrder, final: false, failed: true };
+    return { order: failedOrder, final: false, failed: true, pastDueAt: locked.pastDueAt };
   });
   if (result?.failed) {
     const [customer] = await customersByIds(deps.db, scopeOfResource(s), [s.customerId]);
@@ -147,6 +151,7 @@ export async function retryPayment(
       productName: null,
       order: result.order,
       final: result.final,
+      pastDueAt: result.pastDueAt,
     });
   }
   return result !== null;
@@ -202,9 +207,34 @@ function money(amount: number, currency: string): string {
   return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
 }
 
+/**
+ * What a past-due customer keeps meanwhile, as Polar's past-due email says it: access until the
+ * organization's grace period ends, or no access until the payment goes through, with the date
+ * dunning gives up.
+ */
+async function accessNote(
+  deps: Pick<BillingDeps, "db" | "retryDays">,
+  organizationId: string,
+  pastDueAt: Date,
+): Promise<string> {
+  const settings = await subscriptionSettingsOf(deps.db, organizationId);
+  const grace = settings?.benefit_revocation_grace_period ?? 0;
+  const day = (d: Date) => d.toISOString().slice(0, 10);
+  if (grace > 0)
+    return ` You keep access until ${day(new Date(pastDueAt.getTime() + grace * 86_400_000))}; update your payment method before then to avoid any interruption.`;
+  return ` Your access is paused until the payment goes through. If it still cannot be collected, the subscription ends on ${day(dunningDeadline(deps, pastDueAt))}.`;
+}
+
 export async function sendPaymentFailedMail(
-  deps: Pick<BillingDeps, "db" | "mailer" | "baseUrl">,
-  m: { email: string | null; productName: string | null; order: OrderRow; final: boolean },
+  deps: Pick<BillingDeps, "db" | "mailer" | "baseUrl" | "retryDays">,
+  m: {
+    email: string | null;
+    productName: string | null;
+    order: OrderRow;
+    final: boolean;
+    /** When the failure made (or keeps) the subscription past_due; none for a usage settlement. */
+    pastDueAt?: Date | null;
+  },
 ): Promise<void> {
   if (!deps.mailer || !m.email) return;
   // Polar's settings for these two: the failed payment, and the subscription it ends.
@@ -214,7 +244,7 @@ export async function sendPaymentFailedMail(
   const next = m.order.nextPaymentAttemptAt;
   const text = m.final
     ? `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what} after several attempts, so it has ended.`
-    : `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.`;
+    : `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.${m.pastDueAt ? await accessNote(deps, m.order.organizationId, m.pastDueAt) : ""}`;
   await deps.mailer.send({
     kind: m.final ? "subscription-ended-unpaid" : "payment-failed",
     to: m.email,

@@ -114,6 +114,12 @@ describe("benefit revocation grace period", () => {
     await advance(s, { to: end });
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
     expect(await grantOf(customerId)).toEqual({ granted: true, revoking: false });
+    // The failed-payment mail says how long access lasts, as Polar's does.
+    const { email } = (await s.call(`/v1/customers/${customerId}`)).body as { email: string };
+    const [mail] = await t.server.database.rows<{ text: string }>(
+      sql`select text from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
+    );
+    expect(mail?.text).toContain(`You keep access until ${plus(end, 7 * DAY).slice(0, 10)};`);
     await advance(s, { to: plus(end, 3 * DAY) });
     expect(await grantOf(customerId)).toEqual({ granted: true, revoking: false });
     await advance(s, { to: plus(end, 8 * DAY) });

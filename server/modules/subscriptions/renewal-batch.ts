@@ -119,6 +119,7 @@ export async function renewBatch(
       productName: plan.productName,
       order,
       final: false,
+      pastDueAt: at,
     });
   }
   return { renewed: made.map((o) => o.subscriptionId!), leftOver, errors };

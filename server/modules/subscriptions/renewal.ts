@@ -228,6 +228,7 @@ export async function renewSubscription(
       productName: plan.productName,
       order: made,
       final: false,
+      pastDueAt: at,
     });
   return true;
 }
