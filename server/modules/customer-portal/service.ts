@@ -19,7 +19,11 @@ import { organizationSummary } from "../organizations/service.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { defaultPaymentMethod } from "../payments/queries.ts";
-import type { SubscriptionOut, SubscriptionUpdate } from "../subscriptions/schemas.ts";
+import {
+  hasEnded,
+  type SubscriptionOut,
+  type SubscriptionUpdate,
+} from "../subscriptions/schemas.ts";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.ts";
 import { updateSubscription } from "../subscriptions/update.ts";
 import {
@@ -190,8 +194,6 @@ async function requirePaymentMethod(
   );
 }
 
-const ENDED = new Set(["canceled", "unpaid", "incomplete_expired"]);
-
 /**
  * The seller's change a portal request stands for, once the organization's portal settings allow
  * it; null when it asks for nothing (a cancellation reason alone, without cancel or uncancel).
@@ -223,7 +225,7 @@ async function sellerChange(
   // Taking back a scheduled plan change is always the customer's to do.
   if ("pending_update" in input) return input;
   if (input.cancel_at_period_end === null || input.cancel_at_period_end === undefined) return null;
-  if (!input.cancel_at_period_end && s.cancel_at_period_end && !ENDED.has(s.status))
+  if (!input.cancel_at_period_end && s.cancel_at_period_end && !hasEnded(s.status))
     await requirePaymentMethod(deps, ctx, s, "uncancelling");
   return {
     cancel_at_period_end: input.cancel_at_period_end,

@@ -7,6 +7,7 @@ import { checkoutOutcome } from "../checkouts/queries.ts";
 import { findOrderRow } from "../orders/service.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsOf } from "../products/service.ts";
+import { hasEnded } from "../subscriptions/schemas.ts";
 import { subscriptionsByIds } from "../subscriptions/service.ts";
 import { InvalidSeatAssignmentRequest, SeatNotAvailable } from "./errors.ts";
 import type { Purchase } from "./repository.ts";
@@ -29,8 +30,6 @@ export interface PurchaseScope {
   organizationIds: OrgScope;
   billingCustomerId?: string;
 }
-
-const ENDED = new Set(["canceled", "incomplete_expired", "unpaid"]);
 
 export interface PurchaseRef {
   subscription_id?: string | null;
@@ -76,7 +75,7 @@ export async function purchaseOf(
         billingCustomerId: s.customerId,
         productId: s.productId,
         seats: s.seats ?? 0,
-        closed: ENDED.has(s.status) ? "The subscription has ended." : null,
+        closed: hasEnded(s.status) ? "The subscription has ended." : null,
       };
     if (!found) throw new ResourceNotFound("Subscription not found.");
   } else {

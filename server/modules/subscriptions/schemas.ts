@@ -79,6 +79,11 @@ export const SUBSCRIPTION_STATUSES = [
   "paused",
 ] as const;
 
+/** Whether a subscription with this status has ended for good (nothing renews or changes it). */
+export function hasEnded(status: string): boolean {
+  return status === "canceled" || status === "unpaid" || status === "incomplete_expired";
+}
+
 export const subscriptionListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),

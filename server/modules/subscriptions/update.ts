@@ -23,7 +23,7 @@ import { changeSeats } from "./seats-change.ts";
 import { resumeSubscription } from "./period-end.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
-import type { SubscriptionUpdate } from "./schemas.ts";
+import { hasEnded, type SubscriptionUpdate } from "./schemas.ts";
 import { serializeSubscription, type SubscriptionDeps } from "./service.ts";
 
 export class AlreadyCanceledSubscription extends ApiError {
@@ -37,8 +37,6 @@ export class AlreadyCanceledSubscription extends ApiError {
 }
 
 export type UpdateDeps = SubscriptionDeps & Partial<BillingDeps>;
-
-const ENDED = new Set(["canceled", "unpaid", "incomplete_expired"]);
 
 export async function updateSubscription(
   deps: UpdateDeps,
@@ -58,7 +56,7 @@ export async function updateSubscription(
     return getRendered(deps, found);
   }
   if ("product_id" in input && input.product_id) {
-    if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+    if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     if (input.product_id === found.productId)
       throw RequestValidationError.field(
         ["body", "product_id"],
@@ -68,7 +66,7 @@ export async function updateSubscription(
     await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
   }
   if ("seats" in input) {
-    if (ENDED.has(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+    if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     await changeSeats(billing(deps), found, input.seats, input.proration_behavior, now);
     return getRendered(deps, found);
   }
@@ -102,7 +100,7 @@ export async function revokeSubscriptionNow(
   id: string,
 ): Promise<boolean> {
   const s = await repo.lockSubscription(tx, scope, id);
-  if (!s || ENDED.has(s.status)) return false;
+  if (!s || hasEnded(s.status)) return false;
   const change = (await applyChange(tx, deps, clock, s, { revoke: true }))!;
   await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
   await recordCustomerState(tx, clock, s);
@@ -137,7 +135,7 @@ async function applyChange(
   const now = clock.now();
   if ("resume" in input || "seats" in input) return null;
   if ("revoke" in input) {
-    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
     const row = await scheduleAt(
       tx,
       deps.queue,
@@ -182,7 +180,7 @@ async function applyChange(
   }
   if ("cancel_at_period_end" in input) {
     if (input.cancel_at_period_end) {
-      if (ENDED.has(s.status) || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+      if (hasEnded(s.status) || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
       const row = await repo.updateSubscription(tx, s.id, {
         ...reasonOf(s, input),
         cancelAtPeriodEnd: true,
@@ -192,7 +190,7 @@ async function applyChange(
       });
       return { row, events: ["subscription.updated", "subscription.canceled"] };
     }
-    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
     if (!s.cancelAtPeriodEnd) return null;
     const row = await repo.updateSubscription(tx, s.id, {
       cancelAtPeriodEnd: false,
@@ -205,7 +203,7 @@ async function applyChange(
     return { row, events: ["subscription.updated", "subscription.uncanceled"] };
   }
   if ("pause_at_period_end" in input) {
-    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
     const resumesAt = input.resumes_at ? new Date(input.resumes_at) : null;
     if (resumesAt && resumesAt <= s.currentPeriodEnd)
       throw RequestValidationError.field(
@@ -226,7 +224,7 @@ async function applyChange(
     return { row, events: ["subscription.updated"] };
   }
   if ("current_billing_period_end" in input) {
-    if (ENDED.has(s.status)) throw new AlreadyCanceledSubscription();
+    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
     const end = new Date(input.current_billing_period_end);
     if (end <= now)
       throw RequestValidationError.field(
