@@ -157,3 +157,67 @@ export async function ingestHourly(
   const res = await s.call("/v1/events/ingest", { body: { events } });
   if (res.status !== 200) throw new Error(`ingest: ${res.status} ${JSON.stringify(res.body)}`);
 }
+
+/** A sandbox confirmation token for a test card number, as the checkout page makes one. */
+export async function sandboxCard(url: string, number: string): Promise<string> {
+  const res = await api(url, "/v1/sandbox/confirmation-tokens", {
+    body: { card: { number, exp_month: 12, exp_year: 2034, cvc: "123" } },
+  });
+  if (res.status !== 201)
+    throw new Error(`card ${number}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/**
+ * A recurring product of $100 a period plus $0.10 a call of `<name>_call` events (a count meter),
+ * with meter cycles when asked and a meter_credit benefit of `credit` units when above 0.
+ */
+export async function meteredPlan(
+  s: BillingSeller,
+  opts: {
+    name: string;
+    interval: "month" | "year";
+    meterInterval?: "month";
+    credit: number;
+  },
+) {
+  const meter = await s.polar.meters.create({
+    name: `${opts.name} calls`,
+    filter: {
+      conjunction: "and",
+      clauses: [{ property: "name", operator: "eq", value: `${opts.name}_call` }],
+    },
+    aggregation: { func: "count" },
+  });
+  const res = await s.call("/v1/products/", {
+    body: {
+      name: opts.name,
+      recurring_interval: opts.interval,
+      ...(opts.meterInterval ? { meter_interval: opts.meterInterval } : {}),
+      prices: [
+        { amount_type: "fixed", price_amount: 10_000, price_currency: "usd" },
+        {
+          amount_type: "metered_unit",
+          meter_id: meter.id,
+          unit_amount: "10",
+          price_currency: "usd",
+        },
+      ],
+    },
+  });
+  if (res.status !== 201) throw new Error(`product: ${res.status} ${JSON.stringify(res.body)}`);
+  const product = res.body as { id: string; prices: { id: string; amount_type: string }[] };
+  if (opts.credit > 0) {
+    const benefit = await s.polar.benefits.create({
+      type: "meter_credit",
+      description: `${opts.credit} ${opts.name} calls`,
+      properties: { units: opts.credit, rollover: false, meterId: meter.id },
+    });
+    await s.polar.products.updateBenefits({
+      id: product.id,
+      productBenefitsUpdate: { benefits: [benefit.id] },
+    });
+  }
+  const metered = product.prices.find((p) => p.amount_type === "metered_unit")!.id;
+  return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
+}

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
 import {
   billingSeller,
+  sandboxCard,
   type BillingSeller,
   setSubscriptionSettings,
   subscribe,
@@ -166,12 +167,7 @@ describe("purchase rules", () => {
       trialIntervalCount: 7,
       prices: [{ amountType: "fixed", priceAmount: 800, priceCurrency: "usd" }],
     });
-    const card = async (number: string) =>
-      (
-        await api(t.url, "/v1/sandbox/confirmation-tokens", {
-          body: { card: { number, exp_month: 12, exp_year: 2034, cvc: "123" } },
-        })
-      ).body.id as string;
+    const card = (number: string) => sandboxCard(t.url, number);
     const first = await subscribe(
       seller,
       trial.id,

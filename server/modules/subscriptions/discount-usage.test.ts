@@ -7,6 +7,7 @@ import {
   advance,
   billingSeller,
   ingestHourly,
+  meteredPlan,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -23,31 +24,15 @@ beforeAll(async () => {
 });
 afterAll(() => t.stop());
 
-/** $100 a period plus $0.10 a call of `name`, optionally with monthly meter cycles. */
+/** $100 a period plus $0.10 a call of `<name>_call`, optionally with monthly meter cycles. */
 async function usagePlan(name: string, interval: "month" | "year", meterInterval?: "month") {
-  const meter = await s.polar.meters.create({
-    name: `${name} calls`,
-    filter: { conjunction: "and", clauses: [{ property: "name", operator: "eq", value: name }] },
-    aggregation: { func: "count" },
+  const plan = await meteredPlan(s, {
+    name,
+    interval,
+    ...(meterInterval ? { meterInterval } : {}),
+    credit: 0,
   });
-  const res = await s.call("/v1/products/", {
-    body: {
-      name,
-      recurring_interval: interval,
-      ...(meterInterval ? { meter_interval: meterInterval } : {}),
-      prices: [
-        { amount_type: "fixed", price_amount: 10_000, price_currency: "usd" },
-        {
-          amount_type: "metered_unit",
-          meter_id: meter.id,
-          unit_amount: "10",
-          price_currency: "usd",
-        },
-      ],
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id as string;
+  return { productId: plan.product.id, event: plan.event };
 }
 
 const use = (name: string, customerId: string, from: string, count: number) =>
@@ -79,12 +64,12 @@ async function setDiscount(subscriptionId: string, discountId: string) {
 
 describe("discounts on usage", () => {
   it("a renewal's percentage discount takes its share of the metered usage too", async () => {
-    const productId = await usagePlan("renewal_calls", "month");
+    const { productId, event } = await usagePlan("renewal", "month");
     const { subscriptionId, customerId } = await subscribe(s, productId);
     const twenty = await discount({ type: "percentage", basis_points: 2000 });
     await setDiscount(subscriptionId, twenty);
     const sub = await subscriptionOf(s, subscriptionId);
-    await use("renewal_calls", customerId, sub.current_period_start, 50);
+    await use(event, customerId, sub.current_period_start, 50);
     await advance(s, { to: sub.current_period_end });
     const [cycle] = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_cycle",
@@ -100,12 +85,12 @@ describe("discounts on usage", () => {
   });
 
   it("a meter cycle takes a percentage discount and no fixed one", async () => {
-    const productId = await usagePlan("cycle_calls", "year", "month");
+    const { productId, event } = await usagePlan("cycle", "year", "month");
     const { subscriptionId, customerId } = await subscribe(s, productId);
     const percent = await discount({ type: "percentage", basis_points: 2500 });
     await setDiscount(subscriptionId, percent);
     const sub = await subscriptionOf(s, subscriptionId);
-    await use("cycle_calls", customerId, sub.current_meter_period_start, 40);
+    await use(event, customerId, sub.current_meter_period_start, 40);
     await advance(s, { to: sub.current_meter_period_end });
     let settled = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_meter_cycle",
@@ -121,7 +106,7 @@ describe("discounts on usage", () => {
 
     await setDiscount(subscriptionId, await discount({ type: "fixed", amount: 500 }));
     const second = await subscriptionOf(s, subscriptionId);
-    await use("cycle_calls", customerId, second.current_meter_period_start, 40);
+    await use(event, customerId, second.current_meter_period_start, 40);
     await advance(s, { to: second.current_meter_period_end });
     settled = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_meter_cycle",

@@ -10,6 +10,7 @@ import {
   advance,
   billingDepsOn,
   billingSeller,
+  sandboxCard,
   type BillingSeller,
   setSubscriptionSettings,
   subscribe,
@@ -64,13 +65,11 @@ async function grantOf(customerId: string) {
 /** The buyer saves a new default card in the portal, which retries what they owe at once. */
 async function payWithNewCard(call: BillingSeller["call"], customerId: string) {
   const session = await call("/v1/customer-sessions/", { body: { customer_id: customerId } });
-  const card = await api(t.url, "/v1/sandbox/confirmation-tokens", {
-    body: { card: { number: "4242424242424242", exp_month: 12, exp_year: 2034, cvc: "123" } },
-  });
+  const card = await sandboxCard(t.url, "4242424242424242");
   const added = await api(t.url, "/v1/customer-portal/customers/me/payment-methods", {
     token: session.body.token,
     body: {
-      confirmation_token_id: card.body.id,
+      confirmation_token_id: card,
       set_default: true,
       return_url: "https://shop.example.com/account",
     },

@@ -8,7 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  sandboxCard,
   ingestHourly,
+  meteredPlan as meteredPlanOf,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -31,52 +33,7 @@ afterAll(() => t.stop());
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const HOUR = 3_600_000;
 
-async function meteredPlan(opts: {
-  name: string;
-  interval: "month" | "year";
-  meterInterval?: "month";
-  credit: number;
-}) {
-  const meter = await s.polar.meters.create({
-    name: `${opts.name} calls`,
-    filter: {
-      conjunction: "and",
-      clauses: [{ property: "name", operator: "eq", value: `${opts.name}_call` }],
-    },
-    aggregation: { func: "count" },
-  });
-  const res = await s.call("/v1/products/", {
-    body: {
-      name: opts.name,
-      recurring_interval: opts.interval,
-      ...(opts.meterInterval ? { meter_interval: opts.meterInterval } : {}),
-      prices: [
-        { amount_type: "fixed", price_amount: 10_000, price_currency: "usd" },
-        {
-          amount_type: "metered_unit",
-          meter_id: meter.id,
-          unit_amount: "10",
-          price_currency: "usd",
-        },
-      ],
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const product = res.body as { id: string; prices: { id: string; amount_type: string }[] };
-  if (opts.credit > 0) {
-    const benefit = await s.polar.benefits.create({
-      type: "meter_credit",
-      description: `${opts.credit} ${opts.name} calls`,
-      properties: { units: opts.credit, rollover: false, meterId: meter.id },
-    });
-    await s.polar.products.updateBenefits({
-      id: product.id,
-      productBenefitsUpdate: { benefits: [benefit.id] },
-    });
-  }
-  const metered = product.prices.find((p) => p.amount_type === "metered_unit")!.id;
-  return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
-}
+const meteredPlan = (opts: Parameters<typeof meteredPlanOf>[1]) => meteredPlanOf(s, opts);
 
 const use = (name: string, customerId: string, from: string, count: number) =>
   ingestHourly(s, name, customerId, from, count);
@@ -259,16 +216,14 @@ describe("a declined settlement paid later", () => {
     const [owed] = await settlements();
     expect(owed).toMatchObject({ status: "pending", total_amount: 300 });
     const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
-    const card = await api(t.url, "/v1/sandbox/confirmation-tokens", {
-      body: { card: { number: "4242424242424242", exp_month: 12, exp_year: 2034, cvc: "123" } },
-    });
+    const cardToken = await sandboxCard(t.url, "4242424242424242");
     return {
       sub,
       subscriptionId,
       owed: owed!,
       settlements,
       portalToken: session.body.token as string,
-      cardToken: card.body.id as string,
+      cardToken,
     };
   }
 
