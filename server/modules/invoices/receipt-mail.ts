@@ -3,7 +3,7 @@
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
-import { ordersForJob, periodStartOfKey, serializeOrders } from "../orders/service.ts";
+import { periodStartOfKey, receiptFactsForJob } from "../orders/service.ts";
 import type { CustomerEmail } from "../organizations/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
@@ -26,7 +26,7 @@ const money = (minor: number, currency: string) => {
  */
 function settingOf(
   reason: string,
-  order: { subscription: { trial_end: string | null } | null },
+  trialEnd: Date | null,
   billingKey: string | null,
 ): CustomerEmail | null {
   switch (reason) {
@@ -39,8 +39,7 @@ function settingOf(
     case "subscription_cycle": {
       // The first charge after a trial: the period it pays for starts at the trial's end.
       const start = periodStartOfKey(billingKey);
-      const trialEnd = order.subscription?.trial_end;
-      return start && trialEnd && start.getTime() === Date.parse(trialEnd)
+      return start && trialEnd && start.getTime() === trialEnd.getTime()
         ? "subscription_cycled_after_trial"
         : "subscription_cycled";
     }
@@ -79,28 +78,24 @@ async function sendReceipts(
   mailer: Mailer,
   wanted: ReceiptMail[],
 ): Promise<void> {
-  const rows = await ordersForJob(deps.db, [...new Set(wanted.map((m) => m.orderId))]);
+  const rows = await receiptFactsForJob(deps.db, [...new Set(wanted.map((m) => m.orderId))]);
   const organizationIds = [...new Set(rows.map((r) => r.organizationId))];
-  const [orders, sellers] = await Promise.all([
-    serializeOrders(deps.db, deps.baseUrl, rows),
-    Promise.all(
-      organizationIds.map(async (id) => [id, await organizationSummary(deps.db, id)] as const),
-    ),
-  ]);
-  const rowById = new Map(rows.map((r, i) => [r.id, { row: r, order: orders[i]! }]));
+  const sellers = await Promise.all(
+    organizationIds.map(async (id) => [id, await organizationSummary(deps.db, id)] as const),
+  );
+  const rowById = new Map(rows.map((r) => [r.id, r]));
   const sellerById = new Map(sellers);
   const mails: OutgoingMail[] = [];
   for (const data of wanted) {
-    const found = rowById.get(data.orderId);
-    if (!found) continue;
-    const { row, order } = found;
+    const row = rowById.get(data.orderId);
+    if (!row) continue;
     const seller = sellerById.get(row.organizationId)!;
-    const email = order.customer.email;
+    const email = row.customerEmail;
     if (!email) continue;
-    const what = order.product?.name ?? "your order";
+    const what = row.productName ?? "your order";
     const number = row.invoiceNumber ? ` (${row.invoiceNumber})` : "";
     const refunded = data.kind === "refunded";
-    const setting = refunded ? null : settingOf(row.billingReason, order, row.billingKey);
+    const setting = refunded ? null : settingOf(row.billingReason, row.trialEnd, row.billingKey);
     if (setting && !seller.customerEmails[setting]) continue;
     mails.push({
       kind: refunded ? "refund-receipt" : "receipt",

@@ -17,7 +17,13 @@ import {
 } from "drizzle-orm";
 import { anyOf, insertJsonRows, tableRows } from "../../../db/bulk.ts";
 import { rowsOf, type Db } from "../../../db/client.ts";
-import { orderItems, orders } from "../../../db/schema/index.ts";
+import {
+  customers,
+  orderItems,
+  orders,
+  products,
+  subscriptions,
+} from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 
 export type OrderRow = typeof orders.$inferSelect;
@@ -210,13 +216,46 @@ export async function findOrderForSignedUrl(db: Db, id: string): Promise<OrderRo
   return row ?? null;
 }
 
+/** What a receipt email says about its order (invoices/receipt-mail.ts). */
+export interface ReceiptFacts {
+  id: string;
+  organizationId: string;
+  invoiceNumber: string | null;
+  billingReason: string;
+  billingKey: string | null;
+  currency: string;
+  totalAmount: number;
+  customerEmail: string;
+  productName: string | null;
+  trialEnd: Date | null;
+}
+
 /**
  * By id alone, for a job that holds only order ids (their tenancy was checked when the job was
- * queued): no scope applies, and the rows read are the scope of everything read after.
+ * queued): no scope applies. Only what a receipt names, in one read: rendering the whole order
+ * (customer, product with prices and benefits, subscription, items) cost a burst of renewals more
+ * than writing the orders.
  */
-export async function findOrdersForJob(db: Db, ids: string[]): Promise<OrderRow[]> {
+export async function findReceiptFactsForJob(db: Db, ids: string[]): Promise<ReceiptFacts[]> {
   if (ids.length === 0) return [];
-  return db.select().from(orders).where(anyOf(orders.id, ids));
+  return db
+    .select({
+      id: orders.id,
+      organizationId: orders.organizationId,
+      invoiceNumber: orders.invoiceNumber,
+      billingReason: orders.billingReason,
+      billingKey: orders.billingKey,
+      currency: orders.currency,
+      totalAmount: orders.totalAmount,
+      customerEmail: customers.email,
+      productName: products.name,
+      trialEnd: subscriptions.trialEnd,
+    })
+    .from(orders)
+    .innerJoin(customers, eq(customers.id, orders.customerId))
+    .leftJoin(products, eq(products.id, orders.productId))
+    .leftJoin(subscriptions, eq(subscriptions.id, orders.subscriptionId))
+    .where(anyOf(orders.id, ids));
 }
 
 export async function lockOrder(db: Db, scope: OrgScope, id: string): Promise<OrderRow | null> {

@@ -168,9 +168,9 @@ export function orderForSignedUrl(db: Db, id: string) {
   return repo.findOrderForSignedUrl(db, id);
 }
 
-/** Orders by id in any organization (jobs whose tenancy was checked when they were queued). */
-export function ordersForJob(db: Db, ids: string[]) {
-  return repo.findOrdersForJob(db, ids);
+/** What receipts say of orders by id in any organization (their job checked tenancy). */
+export function receiptFactsForJob(db: Db, ids: string[]) {
+  return repo.findReceiptFactsForJob(db, ids);
 }
 
 type Numbered = Pick<repo.OrderRow, "organizationId" | "customerId">;
