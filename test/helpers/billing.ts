@@ -112,7 +112,7 @@ export async function subscribe(
 export async function advance(s: BillingSeller, body: { to?: string; seconds?: number }) {
   const res = await s.call("/v1/sandbox/clock/advance", { body });
   if (res.status !== 200) throw new Error(`advance: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { organization_id: string; now: string };
+  return res.body as { organization_id: string; now: string; offset_seconds: number };
 }
 
 export async function subscriptionOf(s: BillingSeller, id: string) {

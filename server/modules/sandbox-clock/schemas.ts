@@ -4,16 +4,17 @@ import { z } from "zod";
 
 export const clockQuery = z.object({ organization_id: z.uuid().optional() });
 
+/**
+ * The most one advance moves the clock. An advance runs everything due on the way, so an unbounded
+ * one (a year 9999 target) would make one request renew every subscription for millennia.
+ */
+export const MAX_ADVANCE_SECONDS = 20 * 366 * 86_400;
+
 export const clockAdvance = z
   .object({
     organization_id: z.uuid().nullish(),
     to: z.iso.datetime({ offset: true }).optional(),
-    seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(20 * 366 * 86_400)
-      .optional(),
+    seconds: z.number().int().min(0).max(MAX_ADVANCE_SECONDS).optional(),
   })
   .strict()
   .refine((v) => (v.to === undefined) !== (v.seconds === undefined), {
@@ -28,6 +29,7 @@ export function clockOut(organizationId: string, now: Date, offsetMs: number) {
   return {
     organization_id: organizationId,
     now: now.toISOString(),
-    offset_seconds: Math.floor(offsetMs / 1000),
+    // The clock never runs behind real time (an advance by 0 s can store a millisecond's lag).
+    offset_seconds: Math.floor(Math.max(0, offsetMs) / 1000),
   };
 }

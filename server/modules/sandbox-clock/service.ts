@@ -13,7 +13,7 @@ import type { BillingDeps } from "../subscriptions/deps.ts";
 import { runDueUntil } from "../subscriptions/jobs.ts";
 import { offsetClock } from "./queries.ts";
 import * as repo from "./repository.ts";
-import { clockOut, type ClockAdvance } from "./schemas.ts";
+import { clockOut, type ClockAdvance, MAX_ADVANCE_SECONDS } from "./schemas.ts";
 
 export type SandboxClockDeps = BillingDeps & { db: Db; clock: Clock; checkouts: ExpiryDeps };
 
@@ -44,15 +44,22 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       `The sandbox clock only moves forward; it is now ${current.toISOString()}.`,
       "value_error",
     );
+  if (target.getTime() - current.getTime() > MAX_ADVANCE_SECONDS * 1000)
+    throw RequestValidationError.field(
+      ["body", "to"],
+      `The sandbox clock moves at most ${MAX_ADVANCE_SECONDS / 86_400} days in one call; it is now ${current.toISOString()}.`,
+      "value_error",
+    );
   const scope = scopeOfCaller(ctx, orgId);
   await runDueUntil(deps, scope, clock, target);
   // Checkout sessions live in real time but expire in the organization's: moving past a
   // session's expiry expires it, as the minute job would when that time comes.
   await expireCheckouts(deps.checkouts, { scope, at: target });
-  const wanted = target.getTime() - deps.clock.now().getTime();
+  // Never behind real time: a target a moment past (`seconds: 0`, or the second of slack above).
+  const wanted = Math.max(0, target.getTime() - deps.clock.now().getTime());
   const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());
   // The answer names the target itself (the clock runs on from it in real time).
-  const now = offset === wanted ? target : offsetClock(deps.clock, offset).now();
+  const now = offset === wanted && wanted > 0 ? target : offsetClock(deps.clock, offset).now();
   return clockOut(orgId, now, offset);
 }
 

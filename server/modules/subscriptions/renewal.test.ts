@@ -49,9 +49,28 @@ describe("sandbox clock", () => {
     expect(both.status).toBe(422);
     const negative = await s.call("/v1/sandbox/clock/advance", { body: { seconds: -5 } });
     expect(negative.status).toBe(422);
+    // One call moves at most 20 years, whether by seconds or to a time: it runs all due work.
+    const far = await s.call("/v1/sandbox/clock/advance", { body: { to: "9999-12-31T23:59:59Z" } });
+    expect(far.status).toBe(422);
+    expect(far.body.detail[0].loc).toEqual(["body", "to"]);
+    const tooMany = await s.call("/v1/sandbox/clock/advance", {
+      body: { seconds: 20 * 366 * 86_400 + 1 },
+    });
+    expect(tooMany.status).toBe(422);
+    expect((await s.call("/v1/sandbox/clock")).body.now).not.toMatch(/^9999/);
     const after = await s.call("/v1/sandbox/clock");
     expect(Date.parse(after.body.now)).toBeGreaterThanOrEqual(Date.parse(moved.now));
     expect(after.body.offset_seconds).toBeGreaterThanOrEqual(3599);
+  });
+
+  it("never shows a clock behind real time after an advance by nothing", async () => {
+    const other = await billingSeller(t);
+    for (let i = 0; i < 5; i++) {
+      const still = await advance(other, { seconds: 0 });
+      expect(still.offset_seconds).toBe(0);
+      expect(Date.parse(still.now)).toBeGreaterThanOrEqual(Date.now() - 1000);
+    }
+    expect((await other.call("/v1/sandbox/clock")).body.offset_seconds).toBe(0);
   });
 
   it("expires the organization's open checkouts it moves past, with checkout.expired, not another's", async () => {
