@@ -92,6 +92,14 @@ describe("customer portal page", () => {
     await page.reload();
     await page.locator(".wallet").waitFor();
     expect(await page.locator(".wallet").textContent()).toContain("$2.50");
+    // Owed (orders below the minimum charge) reads as owed, not as a negative credit.
+    await t.server.database.rows(
+      sql`insert into wallet_transactions (wallet_id, amount, reason, reference)
+          select id, -400, 'order_deferred', 'portal-owed' from wallets where customer_id = ${customerId}`,
+    );
+    await page.reload();
+    await page.locator(".wallet").waitFor();
+    expect(await page.locator(".wallet").textContent()).toBe("Owed, added to your next order$1.50");
 
     await card.locator("button.cancel").click();
     await card.locator("select").selectOption("too_expensive");

@@ -1,6 +1,7 @@
 // Customer wallets: one per (customer, type, currency), its balance the sum of an append-only
 // ledger. A positive balance is credit the customer holds with the organization (a downgrade's
-// unused time, an order's surplus); orders spend it before anything is charged. The wallet row is
+// unused time, an order's surplus); orders spend it before anything is charged. A negative one is
+// owed (orders too small to charge, as Polar's under-minimum rule): the next order adds it. The wallet row is
 // the lock that serializes every write to its ledger, so a credit is never spent twice.
 import { sql } from "drizzle-orm";
 import { bigint, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
@@ -11,12 +12,16 @@ import { customerRef, organizationRef } from "./owned.ts";
 export const WALLET_TYPES = ["billing", "usage"] as const;
 export type WalletType = (typeof WALLET_TYPES)[number];
 
-/** Why the balance moved: credited by a plan change or an order's surplus, spent by an order. */
+/**
+ * Why the balance moved: credited by a plan change or an order's surplus, spent by an order, or
+ * owed: an order's amount below the smallest charge the card networks take (order_deferred).
+ */
 export const WALLET_REASONS = [
   "proration_credit",
   "order_surplus",
   "order_payment",
   "order_payment_release",
+  "order_deferred",
 ] as const;
 export type WalletReason = (typeof WALLET_REASONS)[number];
 

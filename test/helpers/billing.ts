@@ -179,8 +179,11 @@ export async function meteredPlan(
     interval: "month" | "year";
     meterInterval?: "month";
     credit: number;
+    /** The fixed price a period, $100 unless told; 0: usage alone. */
+    fixedAmount?: number;
   },
 ) {
+  const fixedAmount = opts.fixedAmount ?? 10_000;
   const meter = await s.polar.meters.create({
     name: `${opts.name} calls`,
     filter: {
@@ -195,7 +198,9 @@ export async function meteredPlan(
       recurring_interval: opts.interval,
       ...(opts.meterInterval ? { meter_interval: opts.meterInterval } : {}),
       prices: [
-        { amount_type: "fixed", price_amount: 10_000, price_currency: "usd" },
+        ...(fixedAmount > 0
+          ? [{ amount_type: "fixed", price_amount: fixedAmount, price_currency: "usd" }]
+          : []),
         {
           amount_type: "metered_unit",
           meter_id: meter.id,

@@ -129,6 +129,11 @@ export const CURRENCIES = [
   "zmw",
 ] as const;
 
+/** The smallest charge card networks accept in `currency`, in minor units (MINIMUM_CHARGE). */
+export function minimumChargeOf(currency: string): number {
+  return MINIMUM_CHARGE[currency.toLowerCase()] ?? 1;
+}
+
 // The smallest charge card networks accept, in minor units, for the common currencies; elsewhere 1.
 export const MINIMUM_CHARGE: Record<string, number> = {
   usd: 50,

@@ -7,7 +7,7 @@ import { fromZodError, RequestValidationError } from "../../lib/errors.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { timestamped } from "../../lib/wire.ts";
 import { findMeter, type MeterRow } from "../meters/queries.ts";
-import { CURRENCIES, MINIMUM_CHARGE } from "./currencies.ts";
+import { CURRENCIES, minimumChargeOf } from "./currencies.ts";
 import {
   normalizeSeatTiers,
   seatTiersCreate,
@@ -84,13 +84,9 @@ export function parsePriceItems(items: unknown[], loc: (string | number)[]): Pri
   });
 }
 
-function minimumOf(currency: string): number {
-  return MINIMUM_CHARGE[currency] ?? 1;
-}
-
 /** Rules on one new price that need its currency. */
 function checkAmounts(price: PriceCreate, loc: (string | number)[]): void {
-  const min = minimumOf(price.price_currency);
+  const min = minimumChargeOf(price.price_currency);
   const payable = (amount: number) => amount === 0 || amount >= min;
   if (price.amount_type === "fixed" && !payable(price.price_amount)) {
     throw RequestValidationError.field(

@@ -10,6 +10,8 @@ import { type PaymentAttemptRecord, recordPayment } from "../payments/service.ts
 import type { BillingDeps } from "./deps.ts";
 import type { SubscriptionRow } from "./repository.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
+import { minimumChargeOf } from "../products/currencies.ts";
+import { deferToBalance } from "../wallets/service.ts";
 
 /** What was asked of the processor, for the payment record; null when nothing was charged. */
 interface Attempt {
@@ -19,7 +21,12 @@ interface Attempt {
 }
 
 export type OffSessionOutcome = { attempt: Attempt | null } & (
-  | { status: "succeeded"; processorPaymentId: string | null }
+  | {
+      status: "succeeded";
+      processorPaymentId: string | null;
+      /** Below the smallest charge the networks take: not charged, owed on the balance. */
+      deferred?: number;
+    }
   | {
       status: "failed";
       code: DeclineCode | "no_payment_method";
@@ -31,7 +38,8 @@ export type OffSessionOutcome = { attempt: Attempt | null } & (
 
 /**
  * Records the attempt as a payment of `orderId` (GET /v1/payments/, the portal's payment status),
- * in the transaction that applies its outcome; once per idempotency key.
+ * in the transaction that applies its outcome; once per idempotency key. An amount too small to
+ * charge is owed on the customer's balance instead (recordDeferral).
  */
 export async function recordAttempt(
   tx: Tx,
@@ -45,6 +53,26 @@ export async function recordAttempt(
 ): Promise<void> {
   const record = attemptRecord(deps, s, orderId, outcome, trigger);
   if (record) await recordPayment(tx, clock, record);
+  if (orderId) await recordDeferral(tx, clock, s, orderId, outcome);
+}
+
+/**
+ * An order paid without a charge because its amount was below the currency's minimum: the amount
+ * is owed on the customer's balance, collected by their next order, as Polar does.
+ */
+export async function recordDeferral(
+  tx: Tx,
+  clock: Clock,
+  s: SubscriptionRow,
+  orderId: string,
+  outcome: OffSessionOutcome,
+): Promise<void> {
+  if (outcome.status !== "succeeded" || !outcome.deferred) return;
+  await deferToBalance(
+    tx,
+    { organizationId: s.organizationId, customerId: s.customerId, currency: s.currency },
+    { amount: outcome.deferred, orderId, subscriptionId: s.id, now: clock.now() },
+  );
 }
 
 /** The payment record of an off-session attempt; null when nothing was asked of the processor. */
@@ -127,18 +155,23 @@ export async function chargeMany(
   deps: Pick<BillingDeps, "processor">,
   charges: OffSessionCharge[],
 ): Promise<(OffSessionOutcome | ServiceUnavailable)[]> {
+  // Below the currency's minimum a processor refuses the charge (Stripe's amount_too_small), so it
+  // is not asked: the order is paid and the amount owed, as Polar does. The sandbox does the same.
+  const chargeable = (c: OffSessionCharge) => c.amount >= minimumChargeOf(c.s.currency);
   const outcomes: (OffSessionOutcome | ServiceUnavailable)[] = charges.map((c) =>
     c.amount <= 0
       ? { status: "succeeded", processorPaymentId: null, attempt: null }
-      : {
-          status: "failed",
-          code: "no_payment_method",
-          message: "The customer has no saved payment method.",
-          attempt: null,
-        },
+      : !chargeable(c)
+        ? { status: "succeeded", processorPaymentId: null, attempt: null, deferred: c.amount }
+        : {
+            status: "failed",
+            code: "no_payment_method",
+            message: "The customer has no saved payment method.",
+            attempt: null,
+          },
   );
   const asked = charges.flatMap((c, i) =>
-    c.amount > 0 && c.method ? [{ i, c, method: c.method }] : [],
+    chargeable(c) && c.method ? [{ i, c, method: c.method }] : [],
   );
   const requests = asked.map(({ c, method }) => ({
     amount: c.amount,

@@ -23,7 +23,13 @@ import { serializeProductsByIds } from "../products/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { recordEvents, type OutboxEvent } from "../webhooks/outbox.ts";
 import { holdBalances, releaseHold, settleOrderBalance } from "../wallets/service.ts";
-import { attemptRecord, chargeKey, chargeMany, type OffSessionOutcome } from "./charge.ts";
+import {
+  attemptRecord,
+  chargeKey,
+  chargeMany,
+  type OffSessionOutcome,
+  recordDeferral,
+} from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { meterCycleDue } from "./meter-cycle.ts";
@@ -246,6 +252,7 @@ async function writeBatch(
         (d) => attemptRecord(deps, d.s, d.order.id, d.outcome, "subscription_cycle") ?? [],
       ),
     );
+    for (const d of done) await recordDeferral(tx, clock, d.s, d.order.id, d.outcome);
     const orderData = await serializeOrders(tx, deps.baseUrl, inserted, {
       ...known,
       subscriptions: updated,

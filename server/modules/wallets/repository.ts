@@ -125,7 +125,7 @@ export async function openHoldsOfSubscription(
         eq(walletTransactions.subscriptionId, subscriptionId),
         eq(walletTransactions.reason, "order_payment"),
         isNull(walletTransactions.orderId),
-        sql`${walletTransactions.amount} < 0`,
+        sql`${walletTransactions.amount} <> 0`,
         sql`not exists (select 1 from wallet_transactions r where r.wallet_id = ${walletId}
           and r.reason = 'order_payment_release' and r.reference = ${walletTransactions.reference})`,
       ),

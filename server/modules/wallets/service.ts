@@ -49,8 +49,32 @@ export async function creditBalance(
 }
 
 /**
+ * An order's amount below the smallest charge the card networks take, not charged: owed on the
+ * balance, which the customer's next order collects (Polar marks such an order paid and moves its
+ * amount to the balance). Once per order.
+ */
+export async function deferToBalance(
+  tx: Tx,
+  owner: BalanceOwner,
+  d: { amount: number; orderId: string; subscriptionId: string | null; now: Date },
+): Promise<void> {
+  if (d.amount <= 0) return;
+  const wallet = await repo.lockOrCreateWallet(tx, billing(owner), d.now);
+  await repo.appendTransaction(tx, {
+    walletId: wallet.id,
+    amount: -d.amount,
+    reason: "order_deferred",
+    reference: `order:${d.orderId}`,
+    orderId: d.orderId,
+    subscriptionId: d.subscriptionId,
+    createdAt: d.now,
+  });
+}
+
+/**
  * Takes up to `total` from the balance for the order keyed `reference`, in its own transaction
- * before the order's charge; answers the amount taken (what the charge no longer asks for). The
+ * before the order's charge; answers the amount taken (what the charge no longer asks for), or,
+ * when the customer owes, the negative amount owed (what the charge asks for on top). The
  * same reference answers the same amount, so a re-run charges what the first run charged.
  */
 export async function holdBalance(
@@ -64,7 +88,9 @@ export async function holdBalance(
     if (!wallet) return 0;
     const held = await repo.transactionOf(tx, wallet.id, "order_payment", h.reference);
     if (held) return -held.amount;
-    const take = Math.max(0, Math.min(h.total, await repo.balanceOf(tx, wallet.id)));
+    const balance = await repo.balanceOf(tx, wallet.id);
+    // Credit pays up to the total; what is owed (order_deferred) is added to it whole.
+    const take = balance < 0 ? balance : Math.min(h.total, balance);
     // A zero hold is kept too: a credit arriving before a re-run must not change its charge.
     await repo.appendTransaction(tx, {
       walletId: wallet.id,
@@ -124,7 +150,7 @@ export interface BalanceOrder {
  * negative total (a credit larger than what the order bills) is credited, as Polar does.
  */
 export async function settleOrderBalance(tx: Tx, order: BalanceOrder, now: Date): Promise<void> {
-  if (order.appliedBalanceAmount < 0 && order.billingKey) {
+  if (order.appliedBalanceAmount !== 0 && order.billingKey) {
     const wallet = await repo.lockWallet(tx, billing(order));
     if (wallet) await repo.linkOrder(tx, wallet.id, order.billingKey, order.id);
   }
@@ -183,7 +209,10 @@ export async function releaseHoldsOfSubscription(
     });
 }
 
-/** A voided order will never be collected: the balance it spent goes back (as Polar's void). */
+/**
+ * A voided order will never be collected: the balance it spent goes back, and what was owed that
+ * it added is owed again (as Polar's void).
+ */
 export async function returnBalanceOfVoidedOrder(
   tx: Tx,
   order: {
@@ -196,7 +225,7 @@ export async function returnBalanceOfVoidedOrder(
   },
   now: Date,
 ): Promise<void> {
-  if (order.appliedBalanceAmount >= 0) return;
+  if (order.appliedBalanceAmount === 0) return;
   const wallet = await repo.lockOrCreateWallet(tx, billing(order), now);
   await repo.appendTransaction(tx, {
     walletId: wallet.id,

@@ -149,8 +149,13 @@ export function PortalPage({
             .filter((w) => w.balance !== 0)
             .map((w) => (
               <div key={w.id} className="card row wallet" data-wallet={w.id}>
-                <span>Credit towards your next orders</span>
-                <span>{money(w.balance, w.currency)}</span>
+                {/* Negative: orders too small to charge, owed until the next order adds them. */}
+                <span>
+                  {w.balance > 0
+                    ? "Credit towards your next orders"
+                    : "Owed, added to your next order"}
+                </span>
+                <span>{money(Math.abs(w.balance), w.currency)}</span>
               </div>
             ))}
         </section>

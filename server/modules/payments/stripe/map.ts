@@ -124,7 +124,8 @@ export function declined(code: string | null, message: string | null) {
 }
 
 /**
- * A refusal Stripe answered (a card error, a bad or used token) as a failed result; anything else
+ * A refusal Stripe answered (a card error, a bad or used token, an amount it takes from no card)
+ * as a failed result; anything else
  * (network, Stripe's own errors) is rethrown: the payment's fate is then unknown.
  */
 export function refusal(err: unknown) {
@@ -136,8 +137,14 @@ export function refusal(err: unknown) {
       code: "invalid_token" as const,
       message: DECLINE_MESSAGES.invalid_token,
     };
+  // An amount Stripe takes from no card (beyond its maximum charge): the same answer however often
+  // it is asked, so a failed payment that is not retried, not a question left open for ever.
+  if (err instanceof Stripe.errors.StripeInvalidRequestError && AMOUNT_REFUSALS.has(err.code ?? ""))
+    return { ...declined(null, err.message), doNotRetry: true };
   throw err;
 }
+
+const AMOUNT_REFUSALS = new Set(["amount_too_large", "amount_too_small"]);
 
 /** Stripe's dispute statuses in Polar's terms (warnings count as the dispute they warn of). */
 const DISPUTE_STATUS: Record<Stripe.Dispute.Status, DisputeStatus> = {
