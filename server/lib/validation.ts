@@ -1,7 +1,7 @@
 // Request parsing: one zod schema per part of the request, failures as Polar's 422 with `loc`
 // pointing at the offending field ("body", "query" or "path" first).
 import type { Request } from "express";
-import type { z } from "zod";
+import { z } from "zod";
 import { fromZodError } from "./errors.ts";
 import { assertStorable } from "./safe-input.ts";
 
@@ -11,8 +11,37 @@ function parse<S extends z.ZodType>(
   where: "body" | "query" | "path",
 ): z.output<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw fromZodError(result.error, [where], value);
+  if (!result.success) {
+    // A union's own error says only that no variant matched (or, as zod picks one, that a key the
+    // body meant for another variant is unknown): the variant the body meant says what is wrong.
+    const meant = intendedVariant(schema, value);
+    const error = meant?.safeParse(value).error ?? result.error;
+    throw fromZodError(error, [where], value);
+  }
   return result.data;
+}
+
+/**
+ * Of a union of objects (without a tag), the variant that names every key `value` has, the fewest
+ * of its required keys missing; null when none names them all (or the schema is not such a union).
+ */
+function intendedVariant(schema: z.ZodType, value: unknown): z.ZodType | null {
+  // A discriminated union already answers for the variant its tag names.
+  if (!(schema instanceof z.ZodUnion) || schema instanceof z.ZodDiscriminatedUnion) return null;
+  if (!value || typeof value !== "object") return null;
+  const keys = Object.keys(value);
+  let best: z.ZodType | null = null;
+  let fewest = Number.POSITIVE_INFINITY;
+  for (const option of schema.options as z.ZodType[]) {
+    if (!(option instanceof z.ZodObject)) return null;
+    const shape = option.shape as Record<string, z.ZodType>;
+    if (!keys.every((k) => Object.hasOwn(shape, k))) continue;
+    const missing = Object.entries(shape).filter(
+      ([k, field]) => !keys.includes(k) && !field.safeParse(undefined).success,
+    ).length;
+    if (missing < fewest) [best, fewest] = [option, missing];
+  }
+  return best;
 }
 
 export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.output<S> {

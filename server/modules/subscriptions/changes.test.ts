@@ -308,4 +308,25 @@ describe("plan changes", () => {
     expect(res.body.detail[0].loc).toEqual(["body", "product_id"]);
     expect((await subscriptionOf(s, subscriptionId)).product_id).toBe(plan.id);
   });
+
+  it("a bad value in an update names its field, whichever of the update's shapes it belongs to", async () => {
+    const plan = await monthly("Named", 1000);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ product_id: plan.id, proration_behavior: "bogus" }, "proration_behavior", "enum"],
+      [{ pause_at_period_end: "yes" }, "pause_at_period_end", "boolean_type"],
+      [{ seats: "x" }, "seats", "number_type"],
+      [{ resumes_at: "2030-01-01T00:00:00Z" }, "pause_at_period_end", "missing"],
+      [{ bogus: 1 }, "", "extra_forbidden"],
+    ];
+    for (const [body, field, type] of cases) {
+      const res = await patch(subscriptionId, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.detail[0], JSON.stringify(body)).toMatchObject({
+        loc: field ? ["body", field] : ["body"],
+        type,
+      });
+    }
+    expect((await subscriptionOf(s, subscriptionId)).modified_at).toBeNull();
+  });
 });
