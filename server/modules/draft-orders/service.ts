@@ -20,7 +20,7 @@ import type { OrderOut } from "../orders/schemas.ts";
 import { defaultCurrencyOf, offSessionChargesEnabled } from "../organizations/queries.ts";
 import { DECLINE_MESSAGES, type ChargeResult } from "../payments/processor.ts";
 import { customerPaymentMethods, type PaymentMethodRecord } from "../payments/queries.ts";
-import { MINIMUM_CHARGE } from "../products/currencies.ts";
+import { minimumChargeOf } from "../products/currencies.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { productsWithPrices } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -70,7 +70,7 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
         : `The product has no price in ${currency}.`,
     );
   const amount = input.amount ?? price?.priceAmount ?? 0;
-  const minimum = MINIMUM_CHARGE[currency] ?? 1;
+  const minimum = minimumChargeOf(currency);
   if (amount > 0 && amount < minimum)
     throw field("amount", `A charge in ${currency} must be at least ${minimum}.`);
 

@@ -125,8 +125,8 @@ export function declined(code: string | null, message: string | null) {
 
 /**
  * A refusal Stripe answered (a card error, a bad or used token, an amount it takes from no card)
- * as a failed result; anything else
- * (network, Stripe's own errors) is rethrown: the payment's fate is then unknown.
+ * as a failed result; anything else (network, Stripe's own errors) is rethrown: the payment's fate
+ * is then unknown.
  */
 export function refusal(err: unknown) {
   if (err instanceof Stripe.errors.StripeCardError)
