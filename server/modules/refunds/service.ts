@@ -8,11 +8,17 @@ import { inTransaction, type Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { ApiError, RequestValidationError } from "../../lib/errors.ts";
+import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { revokeBenefitsForOrder } from "../grants/service.ts";
-import { findOrderRow, lockOrder, recordOrderRefund, serializeOrders } from "../orders/service.ts";
+import {
+  dueAmountOf,
+  findOrderRow,
+  lockOrder,
+  recordOrderRefund,
+  serializeOrders,
+} from "../orders/service.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -72,6 +78,12 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
     if (order.status === "refunded") throw new RefundedAlready();
     if (order.status !== "paid" && order.status !== "partially_refunded")
       throw RequestValidationError.field(["body", "order_id"], "Only paid orders can be refunded.");
+    // As Polar: an order nothing was charged for (free, paid from the balance, or below the
+    // minimum charge and owed on the balance) has no payment to give back.
+    if (!order.processorPaymentId)
+      throw new ResourceNotFound(
+        `Refund issued for unknown payment: nothing was charged for order ${order.id}.`,
+      );
     const reserved = await repo.pendingOfOrder(tx, scopeOfResource(order), order.id);
     const left = order.netAmount - order.refundedAmount - reserved.amount;
     if (left <= 0) throw new RefundedAlready();
@@ -86,6 +98,17 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
       input.amount === left
         ? taxLeft
         : Math.min(taxLeft, Math.round((input.amount * order.taxAmount) / order.netAmount));
+    // What the balance paid was never charged: the card gives back at most what it was charged.
+    const charged = dueAmountOf(order);
+    const cashLeft =
+      charged - order.refundedAmount - order.refundedTaxAmount - reserved.amount - reserved.tax;
+    if (input.amount + taxAmount > cashLeft)
+      throw RequestValidationError.field(
+        ["body", "amount"],
+        `The amount and its tax exceed what is left of the order's charge (${cashLeft}); the ` +
+          `rest was paid from the customer's balance.`,
+        "less_than_equal",
+      );
     const row = await repo.insertRefund(tx, {
       organizationId: order.organizationId,
       orderId: order.id,
@@ -109,19 +132,17 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
     return { row, processorPaymentId: order.processorPaymentId };
   });
 
-  const result = pending.processorPaymentId
-    ? await deps.processor
-        .refund({
-          processorPaymentId: pending.processorPaymentId,
-          amount: pending.row.amount + pending.row.taxAmount,
-          currency: pending.row.currency,
-          idempotencyKey: pending.row.id,
-        })
-        .catch((err: unknown) => ({
-          status: "failed" as const,
-          message: `The refund could not be processed: ${(err as Error).message}`,
-        }))
-    : ({ status: "failed", message: "The order has no payment to refund." } as const);
+  const result = await deps.processor
+    .refund({
+      processorPaymentId: pending.processorPaymentId,
+      amount: pending.row.amount + pending.row.taxAmount,
+      currency: pending.row.currency,
+      idempotencyKey: pending.row.id,
+    })
+    .catch((err: unknown) => ({
+      status: "failed" as const,
+      message: `The refund could not be processed: ${(err as Error).message}`,
+    }));
 
   return inTransaction(deps.db, async (tx) => {
     const now = deps.clock.now();

@@ -58,6 +58,12 @@ describe("orders below the minimum charge", () => {
     expect(await paymentsOf(first!.id)).toEqual([]);
     expect(await balanceOf(customerId)).toBe(-30);
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+    // Nothing was charged, so there is nothing to refund (as Polar), and the debt stands.
+    const refund = await s.call("/v1/refunds/", {
+      body: { order_id: first!.id, reason: "customer_request", amount: 30 },
+    });
+    expect(refund.status).toBe(404);
+    expect(await balanceOf(customerId)).toBe(-30);
 
     // Next month: 40 cents of usage, with the 30 owed: one charge of 70.
     const next = await subscriptionOf(s, subscriptionId);

@@ -79,6 +79,9 @@ async function downgradeAtHalf(
 const cycles = async (subscriptionId: string) =>
   (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle");
 
+const refund = (orderId: string, amount: number) =>
+  s.call("/v1/refunds/", { body: { order_id: orderId, reason: "customer_request", amount } });
+
 const paymentsOf = async (orderId: string) =>
   (await s.call(`/v1/payments/?order_id=${orderId}`)).body.items as { amount: number }[];
 
@@ -111,6 +114,22 @@ describe("customer balance", () => {
     expect(cycle!.items.map((i: { amount: number }) => i.amount)).toEqual([2000]);
     expect((await paymentsOf(cycle!.id)).map((p) => p.amount)).toEqual([2000 - d.credit]);
     expect((await read(`wallets/${wallet.id}`)).body.balance).toBe(0);
+
+    // A refund gives back what the card was charged, never what the balance paid.
+    const over = await refund(cycle!.id, 2000 - d.credit + 1);
+    expect(over.status).toBe(422);
+    expect(over.body.detail[0]).toMatchObject({ loc: ["body", "amount"], type: "less_than_equal" });
+    expect(over.body.detail[0].msg).toContain(`(${2000 - d.credit})`);
+    const whole = await refund(cycle!.id, 2000 - d.credit);
+    expect(whole.body).toMatchObject({ status: "succeeded", amount: 2000 - d.credit });
+    expect((await refund(cycle!.id, 1)).status).toBe(422);
+    // The update order charged nothing: no refund, and none recorded.
+    const none = await refund(d.update!.id, 1);
+    expect(none.status).toBe(404);
+    expect(none.body).toMatchObject({ error: "ResourceNotFound" });
+    expect(none.body.detail).toContain("nothing was charged");
+    const listed = await s.call(`/v1/refunds/?order_id=${d.update!.id}`);
+    expect(listed.body.items).toEqual([]);
   });
 
   it("a balance larger than an order pays it whole and carries the rest to the next ones", async () => {
