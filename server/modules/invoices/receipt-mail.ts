@@ -3,7 +3,7 @@
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
-import { periodStartOfKey, receiptFactsForJob } from "../orders/service.ts";
+import { periodStartOfKey, receiptFactsForJob, type ReceiptFacts } from "../orders/service.ts";
 import type { CustomerEmail } from "../organizations/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
@@ -48,6 +48,26 @@ function settingOf(
     default:
       return null;
   }
+}
+
+/**
+ * What the receipt says was paid, and how: the card's charge differs from the order's total when
+ * the balance paid part of it, when it collected an amount owed, or when the order was below the
+ * minimum charge and owed instead.
+ */
+function paidLine(row: ReceiptFacts, seller: string): string {
+  const m = (minor: number) => money(minor, row.currency);
+  const total = row.totalAmount;
+  const charged = Math.max(0, total + row.appliedBalanceAmount);
+  if (!row.processorPaymentId && total > 0 && row.appliedBalanceAmount === 0)
+    return `${m(total)} to ${seller}. It is below the smallest amount a card can be charged, so it is added to your next payment.`;
+  if (row.appliedBalanceAmount < 0)
+    return charged === 0
+      ? `${m(total)} to ${seller}, paid from your balance.`
+      : `${m(total)} to ${seller}: ${m(-row.appliedBalanceAmount)} from your balance and ${m(charged)} charged to your card.`;
+  if (row.appliedBalanceAmount > 0)
+    return `${m(total)} to ${seller}, and ${m(row.appliedBalanceAmount)} owed from earlier orders: ${m(charged)} charged to your card.`;
+  return `${m(total)} paid to ${seller}.`;
 }
 
 export function receiptMailJob(deps: {
@@ -103,7 +123,7 @@ async function sendReceipts(
       subject: refunded ? `Your refund from ${seller.name}` : `Your receipt from ${seller.name}`,
       text: refunded
         ? `${seller.name} refunded ${money(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
-        : `Thank you for your purchase of ${what}${number}: ${money(row.totalAmount, row.currency)} paid to ${seller.name}. Your invoice and receipt are in your account.`,
+        : `Thank you for your purchase of ${what}${number}: ${paidLine(row, seller.name)} Your invoice and receipt are in your account.`,
       link: `${deps.baseUrl}/portal`,
     });
   }

@@ -225,6 +225,8 @@ export interface ReceiptFacts {
   billingKey: string | null;
   currency: string;
   totalAmount: number;
+  appliedBalanceAmount: number;
+  processorPaymentId: string | null;
   customerEmail: string;
   productName: string | null;
   trialEnd: Date | null;
@@ -247,6 +249,8 @@ export async function findReceiptFactsForJob(db: Db, ids: string[]): Promise<Rec
       billingKey: orders.billingKey,
       currency: orders.currency,
       totalAmount: orders.totalAmount,
+      appliedBalanceAmount: orders.appliedBalanceAmount,
+      processorPaymentId: orders.processorPaymentId,
       customerEmail: customers.email,
       productName: products.name,
       trialEnd: subscriptions.trialEnd,

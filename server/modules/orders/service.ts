@@ -16,6 +16,7 @@ import * as repo from "./repository.ts";
 import { orderOut, type OrderListQuery } from "./schemas.ts";
 
 export { dueAmountOf, periodStartOfKey } from "./schemas.ts";
+export type { ReceiptFacts } from "./repository.ts";
 
 export interface OrderDeps {
   db: Db;

@@ -3,8 +3,10 @@
 // amount_too_small, and a refusal that is not about the card would leave the renewal retried for
 // ever), its amount is owed on the customer's balance, and the customer's next order adds it to
 // its charge, as Polar does. Both the batch path (a monthly renewal) and a meter cycle are shown.
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
+import { eventually } from "../../../test/helpers/grants.ts";
 import {
   advance,
   billingSeller,
@@ -46,7 +48,13 @@ describe("orders below the minimum charge", () => {
       credit: 0,
       fixedAmount: 0,
     });
-    const { subscriptionId, customerId } = await subscribe(s, plan.product.id);
+    const email = `owed-${Math.random().toString(36).slice(2, 8)}@example.com`;
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      plan.product.id,
+      "sandbox_token_success",
+      email,
+    );
     const sub = await subscriptionOf(s, subscriptionId);
     await ingestHourly(s, plan.event, customerId, sub.current_period_start, 3);
     await advance(s, { to: sub.current_period_end });
@@ -82,6 +90,24 @@ describe("orders below the minimum charge", () => {
       [70, "succeeded"],
     ]);
     expect(await balanceOf(customerId)).toBe(0);
+
+    // The receipts say what the card was charged, not only the orders' totals.
+    const receipts = await eventually(
+      async () => {
+        const rows = await t.server.database.rows<{ text: string }>(
+          sql`select text from email_outbox where "to" = ${email} and kind = 'receipt' order by created_at`,
+        );
+        const texts = rows.map((r) => r.text);
+        return texts.some((x) => x.includes("$0.40")) ? texts : undefined;
+      },
+      10_000,
+      "the receipts of both renewals",
+    );
+    const owed = receipts.find((x) => x.includes("$0.30 to "));
+    expect(owed).toContain("below the smallest amount a card can be charged");
+    expect(owed).not.toContain("paid");
+    const collected = receipts.find((x) => x.includes("$0.40 to "));
+    expect(collected).toContain("$0.30 owed from earlier orders: $0.70 charged to your card");
   });
 
   it("a meter cycle's settlement of 20 cents is owed and collected by the next one", async () => {
