@@ -1,6 +1,7 @@
 // Error shapes over real HTTP: the product's middleware chain with one fixture route per case.
 import type { AddressInfo } from "node:net";
 import { Writable } from "node:stream";
+import { gzipSync } from "node:zlib";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -113,6 +114,31 @@ describe("error bodies in Polar's shape", () => {
     const res = await post("/things", JSON.stringify({ name: "x".repeat(2000) }));
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ error: "PayloadTooLarge" });
+  });
+
+  it("a compressed body that does not inflate → 400 BadRequest, not a 500", async () => {
+    const send = (body: Uint8Array | string, encoding: string) =>
+      fetch(`${base}/things`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-encoding": encoding },
+        body: typeof body === "string" ? body : new Uint8Array(body),
+      });
+    const good = gzipSync(JSON.stringify({ name: "x", price: { amount: 1 } }));
+    expect((await send(good, "gzip")).status).toBe(201);
+    for (const [body, encoding] of [
+      ["x", "gzip"],
+      [good.subarray(0, good.length - 6), "gzip"],
+      ["x", "deflate"],
+      ["x", "br"],
+    ] as const) {
+      const res = await send(body, encoding);
+      expect(res.status, encoding).toBe(400);
+      expect(await res.json()).toEqual({
+        error: "BadRequest",
+        detail:
+          "The request body could not be decompressed: it does not match its Content-Encoding.",
+      });
+    }
   });
 
   it("a typed error keeps its status and name", async () => {

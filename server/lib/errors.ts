@@ -214,5 +214,21 @@ function toApiError(err: unknown): ApiError | null {
         return new ApiError(err.status ?? 400, "BadRequest", "The request body could not be read.");
     }
   }
+  // A compressed body that does not inflate (Content-Encoding: gzip, deflate or br): the body
+  // parser hands on zlib's error, marked as the client's (expose, 400) but without a type.
+  if (isExposedBadRequest(err))
+    return new ApiError(
+      400,
+      "BadRequest",
+      /^Z_/.test(String(err.code)) || err.message === "Decompression failed"
+        ? "The request body could not be decompressed: it does not match its Content-Encoding."
+        : "The request body could not be read.",
+    );
   return null;
+}
+
+function isExposedBadRequest(err: unknown): err is { code?: unknown; message?: unknown } {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { expose?: unknown; status?: unknown };
+  return e.expose === true && e.status === 400;
 }
