@@ -73,26 +73,6 @@ export function subtotalOf(
   }
 }
 
-/** Why a discount cannot apply to this product now, or null when it can. */
-export function discountRefusal(
-  discount: DiscountRow,
-  productId: string,
-  restrictedTo: string[],
-  currency: string,
-  now: Date,
-): string | null {
-  if (discount.deletedAt) return "This discount no longer exists.";
-  if (discount.startsAt && discount.startsAt > now) return "This discount is not active yet.";
-  if (discount.endsAt && discount.endsAt <= now) return "This discount has ended.";
-  if (discount.maxRedemptions !== null && discount.redemptionsCount >= discount.maxRedemptions)
-    return "This discount has been fully redeemed.";
-  if (restrictedTo.length > 0 && !restrictedTo.includes(productId))
-    return "This discount does not apply to this product.";
-  if (discount.type === "fixed" && discount.currency && discount.currency !== currency)
-    return "This discount is in another currency.";
-  return null;
-}
-
 export function discountAmountOf(discount: DiscountRow | null, subtotal: number): number {
   if (!discount) return 0;
   if (discount.type === "percentage") {

@@ -1,7 +1,7 @@
 // Discounts on usage, through the public API and the sandbox clock, as Polar bills them: a
 // renewal's discount applies to every line but a proration, metered usage included; a meter
 // cycle's settlement takes a percentage discount, never a fixed amount (which would be given again
-// at every cycle).
+// at every cycle). A discount set by PATCH is checked as a checkout checks it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -119,5 +119,45 @@ describe("discounts on usage", () => {
       total_amount: 400,
       discount_id: null,
     });
+  });
+
+  it("PATCH sets only a live discount of the organization that applies to the product", async () => {
+    const { productId } = await usagePlan("patched", "month");
+    const { subscriptionId } = await subscribe(s, productId);
+    const refused = async (discountId: string, msg: string) => {
+      const res = await s.call(`/v1/subscriptions/${subscriptionId}`, {
+        method: "PATCH",
+        body: { discount_id: discountId },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({ loc: ["body", "discount_id"], msg });
+    };
+    await refused("11111111-2222-4333-8444-555555555555", "Discount not found.");
+    const stranger = await billingSeller(t);
+    const theirs = await stranger.call("/v1/discounts/", {
+      body: { name: "Theirs", type: "percentage", basis_points: 1000, duration: "forever" },
+    });
+    await refused(theirs.body.id, "Discount not found.");
+    const tenPercent = (name: string, more: Record<string, unknown>) =>
+      s.call("/v1/discounts/", {
+        body: { name, type: "percentage", basis_points: 1000, duration: "forever", ...more },
+      });
+    const elsewhere = await tenPercent("Other plan only", {
+      products: [(await usagePlan("other", "month")).productId],
+    });
+    await refused(elsewhere.body.id, "This discount does not apply to this product.");
+    const once = await tenPercent("One redemption", { max_redemptions: 1 });
+    await setDiscount(subscriptionId, once.body.id);
+    await refused(once.body.id, "This discount is already applied to the subscription.");
+    const other = await subscribe(s, productId);
+    const res = await s.call(`/v1/subscriptions/${other.subscriptionId}`, {
+      method: "PATCH",
+      body: { discount_id: once.body.id },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].msg).toBe("This discount has been fully redeemed.");
+    expect((await subscriptionOf(s, other.subscriptionId)).discount_id).toBeNull();
+    expect((await s.call(`/v1/discounts/${once.body.id}`)).body.redemptions_count).toBe(1);
+    expect((await subscriptionOf(s, subscriptionId)).discount_id).toBe(once.body.id);
   });
 });

@@ -8,6 +8,12 @@ import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import {
+  discountOf,
+  discountRefusal,
+  redeemDiscount,
+  restrictedProductIds,
+} from "../discounts/service.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, serializeOrders, updateOrderRow } from "../orders/service.ts";
@@ -247,7 +253,8 @@ async function applyChange(
   const values: Partial<repo.SubscriptionRow> = {};
   let dueNow = false;
   if (input.metadata) values.metadata = input.metadata;
-  if (input.discount_id !== undefined) values.discountId = input.discount_id;
+  if (input.discount_id !== undefined)
+    values.discountId = await discountChange(tx, s, input.discount_id, now);
   if (input.trial_end !== undefined && input.trial_end !== null) {
     if (s.status !== "trialing" && s.status !== "active")
       throw new ApiError(403, "TrialingSubscription", "This subscription cannot be given a trial.");
@@ -271,6 +278,38 @@ async function applyChange(
     await repo.updateSubscription(tx, s.id, { ...values, modifiedAt: now }),
   );
   return { row, events: ["subscription.updated"], dueNow };
+}
+
+/**
+ * The discount a PATCH sets, as Polar: one of the subscription's organization, live, applicable to
+ * its product and currency, not already on it; setting it takes a redemption. Null takes it off.
+ */
+async function discountChange(
+  tx: Tx,
+  s: repo.SubscriptionRow,
+  id: string | null,
+  now: Date,
+): Promise<string | null> {
+  if (id === null) return null;
+  const refuse = (msg: string): never => {
+    throw RequestValidationError.field(["body", "discount_id"], msg, "value_error");
+  };
+  const scope = scopeOfResource(s);
+  const discount = await discountOf(tx, scope, id);
+  if (!discount) return refuse("Discount not found.");
+  if (s.discountId === discount.id)
+    return refuse("This discount is already applied to the subscription.");
+  const refusal = discountRefusal(
+    discount,
+    s.productId,
+    await restrictedProductIds(tx, scope, discount.id),
+    s.currency,
+    now,
+  );
+  if (refusal) return refuse(refusal);
+  if (!(await redeemDiscount(tx, discount.id)))
+    return refuse("This discount has been fully redeemed.");
+  return discount.id;
 }
 
 function reasonOf(
