@@ -36,6 +36,35 @@ export async function raiseOffset(
   return row!.offsetMs;
 }
 
+/**
+ * Leases the organization's clock to one advance until `until` (real time), answering its offset,
+ * or null while another advance holds an unexpired lease.
+ */
+export async function leaseClock(
+  db: Db,
+  organizationId: string,
+  now: Date,
+  until: Date,
+): Promise<number | null> {
+  const [row] = await db
+    .insert(sandboxClocks)
+    .values({ organizationId, offsetMs: 0, advancingUntil: until })
+    .onConflictDoUpdate({
+      target: sandboxClocks.organizationId,
+      set: { advancingUntil: until },
+      setWhere: sql`${sandboxClocks.advancingUntil} is null or ${sandboxClocks.advancingUntil} < ${now}`,
+    })
+    .returning({ offsetMs: sandboxClocks.offsetMs });
+  return row ? row.offsetMs : null;
+}
+
+export async function releaseClock(db: Db, organizationId: string): Promise<void> {
+  await db
+    .update(sandboxClocks)
+    .set({ advancingUntil: null })
+    .where(eq(sandboxClocks.organizationId, organizationId));
+}
+
 export async function deleteOffset(db: Db, organizationId: string): Promise<void> {
   await db.delete(sandboxClocks).where(eq(sandboxClocks.organizationId, organizationId));
 }

@@ -6,7 +6,7 @@
 import type { Db } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { RequestValidationError } from "../../lib/errors.ts";
+import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { type ExpiryDeps, expireCheckouts } from "../checkouts/jobs.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
@@ -27,12 +27,45 @@ export async function showClock(
   return clockOut(orgId, offsetClock(deps.clock, offset).now(), offset);
 }
 
+/** How long one advance holds its organization's clock at most (a crashed one frees it then). */
+const ADVANCE_LEASE_MS = 10 * 60_000;
+
+export class ClockAdvancing extends ApiError {
+  constructor() {
+    super(
+      409,
+      "ClockAdvancing",
+      "The sandbox clock is being advanced by another request; retry when it has finished.",
+    );
+  }
+}
+
 export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, input: ClockAdvance) {
   const orgId = organizationForWrite(ctx, input.organization_id);
-  const clock = offsetClock(
-    deps.clock,
-    await repo.offsetOf(deps.db, scopeOfCaller(ctx, orgId), orgId),
+  // One advance at a time per organization: two that both read the same time would both move
+  // the clock from it, and `seconds` given twice would move it once.
+  const real = deps.clock.now();
+  const leased = await repo.leaseClock(
+    deps.db,
+    orgId,
+    real,
+    new Date(real.getTime() + ADVANCE_LEASE_MS),
   );
+  if (leased === null) throw new ClockAdvancing();
+  try {
+    return await advanceLeased(deps, ctx, orgId, offsetClock(deps.clock, leased), input);
+  } finally {
+    await repo.releaseClock(deps.db, orgId);
+  }
+}
+
+async function advanceLeased(
+  deps: SandboxClockDeps,
+  ctx: AuthContext,
+  orgId: string,
+  clock: Clock,
+  input: ClockAdvance,
+) {
   const current = clock.now();
   const target = input.to
     ? new Date(input.to)

@@ -1,6 +1,6 @@
 // Renewals driven by the sandbox clock, through the public API only: a monthly subscription renews
 // once per period (advancing twice to the same time bills nothing twice), the clock only moves
-// forward and only in sandbox mode.
+// forward, one advance at a time, and only in sandbox mode.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -71,6 +71,33 @@ describe("sandbox clock", () => {
       expect(Date.parse(still.now)).toBeGreaterThanOrEqual(Date.now() - 1000);
     }
     expect((await other.call("/v1/sandbox/clock")).body.offset_seconds).toBe(0);
+  });
+
+  it("advances at once either each move the clock or are refused with 409, never both lost", async () => {
+    const other = await billingSeller(t);
+    // Renewals due on the way make each advance take a while, so the requests overlap.
+    const product = await other.polar.products.create({
+      name: "Overlap",
+      recurringInterval: "day",
+      prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+    });
+    for (let i = 0; i < 3; i++) await subscribe(other, product.id);
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        other.call("/v1/sandbox/clock/advance", { body: { seconds: 86_400 } }),
+      ),
+    );
+    const moved = results.filter((r) => r.status === 200).length;
+    const refused = results.filter((r) => r.status === 409);
+    expect(moved + refused.length).toBe(5);
+    expect(moved).toBeGreaterThanOrEqual(1);
+    for (const r of refused) expect(r.body).toMatchObject({ error: "ClockAdvancing" });
+    const clock = await other.call("/v1/sandbox/clock");
+    expect(clock.body.offset_seconds).toBeGreaterThanOrEqual(moved * 86_400 - 1);
+    expect(clock.body.offset_seconds).toBeLessThanOrEqual(moved * 86_400 + 1);
+    // The lease is given back: the next advance moves it again.
+    const next = await advance(other, { seconds: 60 });
+    expect(next.offset_seconds).toBeGreaterThanOrEqual(moved * 86_400 + 59);
   });
 
   it("expires the organization's open checkouts it moves past, with checkout.expired, not another's", async () => {

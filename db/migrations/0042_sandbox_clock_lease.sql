@@ -1,0 +1,1 @@
+ALTER TABLE "sandbox_clocks" ADD COLUMN "advancing_until" timestamp with time zone;
