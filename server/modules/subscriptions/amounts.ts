@@ -146,3 +146,19 @@ export function cycleAmounts(input: {
     discounted,
   };
 }
+
+/**
+ * A subscription's `amount` (as its checkout set it, and as Polar keeps it): what its prices bill a
+ * period, usage excluded, less the discount while it applies.
+ */
+export function recurringAmountOf(
+  input: Omit<Parameters<typeof cycleAmounts>[0], "usage" | "country" | "tax" | "extraLines">,
+): number {
+  return cycleAmounts({
+    ...input,
+    prices: input.prices.filter((p) => p.amount_type !== "metered_unit"),
+    usage: new Map(),
+    country: null,
+    tax: { quote: () => ({ taxAmount: 0, basisPoints: 0 }) },
+  }).netAmount;
+}

@@ -173,6 +173,8 @@ describe("plan changes", () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.body.product_id).toBe(pro.id);
+    // Its amount is the new plan's from now on (what lists, webhooks, the portal and MRR show).
+    expect(changed.body.amount).toBe(3000);
     const update = (await ordersOf(s, subscriptionId)).find(
       (o) => o.billing_reason === "subscription_update",
     );
@@ -205,6 +207,7 @@ describe("plan changes", () => {
       proration_behavior: "invoice",
     });
     expect(changed.status).toBe(200);
+    expect(changed.body.amount).toBe(1500);
     const update = (await ordersOf(s, subscriptionId)).find(
       (o) => o.billing_reason === "subscription_update",
     )!;
@@ -244,14 +247,14 @@ describe("plan changes", () => {
       product_id: large.id,
       proration_behavior: "next_period",
     });
-    expect(changed.body.product_id).toBe(small.id);
+    expect(changed.body).toMatchObject({ product_id: small.id, amount: 2000 });
     expect(changed.body.pending_update).toMatchObject({
       product_id: large.id,
       applies_at: changed.body.current_period_end,
     });
     await advance(s, { to: changed.body.current_period_end });
     const after = await subscriptionOf(s, subscriptionId);
-    expect(after).toMatchObject({ product_id: large.id, pending_update: null });
+    expect(after).toMatchObject({ product_id: large.id, pending_update: null, amount: 5000 });
     const [cycle] = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_cycle",
     );

@@ -150,11 +150,13 @@ export async function changePlan(
   }
   if (behavior === "reset") {
     // The new product from now, for a whole new period: renewed at once as a cycle.
+    const amount = (await proratedNet(deps, s, product, true, seats)).netAmount;
     const row = await inTransaction(deps.db, (tx) =>
       repo.updateSubscription(tx, s.id, {
         productId,
         priceIds: activePrices,
         ...(seated ?? {}),
+        amount,
         pendingUpdate: null,
         currentPeriodStart: now,
         currentPeriodEnd: now,
@@ -187,13 +189,14 @@ export async function changePlan(
         { label: `Remaining time on ${label}`, amount: debit },
       ],
       now,
-      apply: (tx) => switchProduct(tx, deps, s, product, activePrices, seated, 0, now),
+      apply: (tx) =>
+        switchProduct(tx, deps, s, product, activePrices, seated, newNet.netAmount, 0, now),
     });
     return;
   }
   // prorate: carried to the next cycle order as a line.
   await inTransaction(deps.db, (tx) =>
-    switchProduct(tx, deps, s, product, activePrices, seated, difference, now),
+    switchProduct(tx, deps, s, product, activePrices, seated, newNet.netAmount, difference, now),
   );
 }
 
@@ -205,6 +208,8 @@ async function switchProduct(
   priceIds: string[],
   /** The seats and their amount on a seat-based product. */
   seated: { seats: number; amount: number } | null,
+  /** The subscription's `amount` on the new product (its prices a period, less the discount). */
+  amount: number,
   carried: number,
   now: Date,
 ): Promise<void> {
@@ -230,6 +235,7 @@ async function switchProduct(
       productId,
       priceIds,
       ...(seated ?? {}),
+      amount,
       pendingUpdate: null,
       prorationAmount: locked.prorationAmount + carried,
       ...meterPeriod,

@@ -23,6 +23,7 @@ import {
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import {
   cycleAmounts,
+  recurringAmountOf,
   type CycleAmounts,
   type CycleDiscount,
   type CycleLine,
@@ -47,6 +48,8 @@ export interface CyclePlan {
   productName: string;
   priceIds: string[];
   amounts: CycleAmounts;
+  /** The subscription's `amount` from the new period on. */
+  amount: number;
   periodStart: Date;
   periodEnd: Date;
   meterPeriod: ReturnType<typeof firstMeterPeriod>;
@@ -108,6 +111,24 @@ export async function planCycleFrom(
   const periodEnd = addInterval(periodStart, interval, count);
   const address = customer?.billing_address as { country?: string } | null | undefined;
   const seats = s.pendingUpdate?.seats ?? s.seats;
+  const priced = {
+    productName: product?.name ?? "Subscription",
+    prices,
+    customAmount: s.amount,
+    seats,
+    discount: discount
+      ? {
+          type: discount.type,
+          amount: discount.amount,
+          basisPoints: discount.basisPoints,
+          duration: discount.duration,
+          durationInMonths: discount.durationInMonths,
+        }
+      : null,
+    startedAt: s.startedAt ?? s.createdAt,
+    periodStart,
+    currency: s.currency,
+  };
   return {
     productId,
     seats,
@@ -121,27 +142,14 @@ export async function planCycleFrom(
     customerEmail: customer?.email ?? null,
     billingAddress: customer?.billing_address ?? null,
     amounts: cycleAmounts({
-      productName: product?.name ?? "Subscription",
-      prices,
+      ...priced,
       usage,
-      customAmount: s.amount,
-      seats,
-      discount: discount
-        ? {
-            type: discount.type,
-            amount: discount.amount,
-            basisPoints: discount.basisPoints,
-            duration: discount.duration,
-            durationInMonths: discount.durationInMonths,
-          }
-        : null,
-      startedAt: s.startedAt ?? s.createdAt,
-      periodStart,
-      currency: s.currency,
       country: address?.country ?? null,
       tax: deps.tax,
       extraLines,
     }),
+    // A scheduled change bills other prices (or seats) from this period on.
+    amount: s.pendingUpdate ? recurringAmountOf(priced) : s.amount,
   };
 }
 
@@ -185,6 +193,7 @@ export async function renewSubscription(
       productId: plan.productId,
       seats: plan.seats,
       priceIds: plan.priceIds,
+      amount: plan.amount,
       pendingUpdate: null,
       prorationAmount: 0,
       currentPeriodStart: plan.periodStart,

@@ -306,6 +306,7 @@ export interface RenewalMove {
   productId: string;
   seats: number | null;
   priceIds: string[];
+  amount: number;
   currentPeriodStart: Date;
   currentPeriodEnd: Date;
   currentMeterPeriodStart: Date | null;
@@ -332,6 +333,7 @@ export async function applyRenewals(
       product_id: m.productId,
       seats: m.seats,
       price_ids: m.priceIds,
+      amount: m.amount,
       current_period_start: m.currentPeriodStart,
       current_period_end: m.currentPeriodEnd,
       current_meter_period_start: m.currentMeterPeriodStart,
@@ -344,14 +346,14 @@ export async function applyRenewals(
   );
   const updated = await db.execute(sql`
     update ${subscriptions} s set product_id = v.product_id, seats = v.seats,
-      price_ids = v.price_ids,
+      price_ids = v.price_ids, amount = v.amount,
       pending_update = null, proration_amount = 0,
       current_period_start = v.current_period_start, current_period_end = v.current_period_end,
       current_meter_period_start = v.current_meter_period_start,
       current_meter_period_end = v.current_meter_period_end, status = v.status,
       past_due_at = v.past_due_at, next_action_at = v.next_action_at, modified_at = v.modified_at
     from jsonb_to_recordset(${values}::jsonb) as v(id uuid, product_id uuid, seats integer,
-      price_ids uuid[],
+      price_ids uuid[], amount bigint,
       current_period_start timestamptz, current_period_end timestamptz,
       current_meter_period_start timestamptz, current_meter_period_end timestamptz, status text,
       past_due_at timestamptz, next_action_at timestamptz, modified_at timestamptz)
