@@ -252,7 +252,7 @@ export function createApp(deps: AppDeps): Express {
     filesRouter(files, guard),
     customersRouter({ db, clock: deps.clock, queue: deps.queue }, guard),
     membersRouter({ db, clock: deps.clock }, guard, customerGuard),
-    eventsRouter({ db, read, clock: deps.clock }, guard),
+    eventsRouter({ db, read, clock: deps.clock, sandbox: deps.config.mode === "sandbox" }, guard),
     eventTypesRouter({ db, clock: deps.clock }, guard),
     metersRouter({ db, read, clock: deps.clock }, guard),
     metricDashboardsRouter({ db, clock: deps.clock }, guard),

@@ -5,6 +5,7 @@ import type { SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { offsetOfOrganization } from "../sandbox-clock/queries.ts";
 import {
   RequestValidationError,
   ResourceNotFound,
@@ -31,6 +32,8 @@ export interface EventDeps {
   /** Event lists read a replica when there is one; ingest and a single event read `db`. */
   read: Db;
   clock: Clock;
+  /** In sandbox mode an event without a timestamp takes its organization's sandbox clock's. */
+  sandbox?: boolean;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,8 +70,29 @@ export async function ingestEvents(deps: EventDeps, ctx: AuthContext, input: Eve
     await resolveParents(deps.db, organizationId, mine, input, issues);
   }
   if (issues.length > 0) throw new RequestValidationError(issues);
+  if (deps.sandbox) await stampOnSandboxClocks(deps, rows, input);
   const inserted = await repo.insertEvents(deps.db, rows);
   return { inserted, duplicates: rows.length - inserted };
+}
+
+/**
+ * Usage sent without a timestamp happens "now" on the organization's clock: once a seller has moved
+ * the sandbox clock ahead, real time is before the period being billed, and the usage would never
+ * be billed.
+ */
+async function stampOnSandboxClocks(
+  deps: EventDeps,
+  rows: repo.EventInsert[],
+  input: EventCreate[],
+): Promise<void> {
+  const offsets = new Map<string, number>();
+  for (const organizationId of new Set(rows.map((r) => r.organizationId)))
+    offsets.set(organizationId, await offsetOfOrganization(deps.db, organizationId));
+  rows.forEach((r, i) => {
+    const offset = offsets.get(r.organizationId)!;
+    if (!input[i]!.timestamp && offset !== 0)
+      r.timestamp = new Date(r.timestamp.getTime() + offset);
+  });
 }
 
 type Indexed = { r: repo.EventInsert; i: number }[];

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  meteredPlan,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -109,6 +110,29 @@ describe("pause and resume", () => {
 });
 
 describe("usage at the cycle", () => {
+  it("usage sent without a timestamp happens on the sandbox clock, so it is billed", async () => {
+    const plan = await meteredPlan(s, { name: "clocked", interval: "month", credit: 0 });
+    const { subscriptionId, customerId } = await subscribe(s, plan.product.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    // Halfway through the period on the sandbox clock, days ahead of real time.
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    const moved = await advance(s, { to: plus(sub.current_period_start, half) });
+    const events = Array.from({ length: 7 }, () => ({
+      name: "clocked_call",
+      customer_id: customerId,
+    }));
+    expect((await s.call("/v1/events/ingest", { body: { events } })).status).toBe(200);
+    const listed = await s.call(`/v1/events/?customer_id=${customerId}&name=clocked_call`);
+    expect(listed.body.items).toHaveLength(7);
+    for (const e of listed.body.items)
+      expect(Date.parse(e.timestamp)).toBeGreaterThanOrEqual(Date.parse(moved.now));
+    await advance(s, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ status: "paid", subtotal_amount: 10_000 + 70 });
+  });
+
   it("bills $5 fixed plus $0.10 per unit of the period's usage on the cycle order", async () => {
     const meter = await s.polar.meters.create({
       name: "API calls",
