@@ -1,7 +1,8 @@
 // The checkout form in a real browser: every problem shown at once beside its field (tied by
 // aria-describedby) with focus on the first; Enter in the discount field applies the code and never
 // pays; the summary's subtotal, discount, total and "then …" line; the country from the browser's
-// locale with the address words following it; a lost connection said plainly; a second
+// locale with the address words following it; usage billed later shown with its unit price and a
+// card asked for; a lost connection said plainly; a second
 // subscription refused above the form; a keyboard-only purchase; screenshots on desktop, phone and
 // dark.
 import { readFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
+import { createCountMeter } from "../test/helpers/catalog.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
@@ -26,6 +28,7 @@ beforeAll(async () => {
       "orders:read",
       "discounts:write",
       "custom_fields:write",
+      "meters:write",
     ])
   ).token;
   const terms = await api(t.url, "/v1/custom-fields/", {
@@ -172,6 +175,38 @@ describe("checkout form", () => {
     expect(summary).toContain("Due today$0.00");
     expect(summary).toContain("then $19.00 / month");
     expect(await page.textContent("button.pay")).toBe("Start free trial");
+    await page.close();
+  });
+
+  it("usage billed later shows its unit price and asks for a card though nothing is due today", async () => {
+    const meterId = await createCountMeter(t.url, token, "API calls", "call");
+    const usagePlan = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Usage plan",
+        recurring_interval: "month",
+        prices: [
+          {
+            amount_type: "metered_unit",
+            meter_id: meterId,
+            unit_amount: "0.5",
+            price_currency: "usd",
+          },
+        ],
+      },
+    });
+    const res = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [usagePlan.body.id] },
+    });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay");
+    const summary = await page.textContent(".summary");
+    expect(summary).toContain("Plus $0.005 per unit of API calls, billed each month");
+    expect(summary).toContain("Due today$0.00");
+    expect(await page.textContent("button.pay")).toBe("Subscribe");
+    expect(await page.locator("input[autocomplete='cc-number']").count()).toBe(1);
     await page.close();
   });
 

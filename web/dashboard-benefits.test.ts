@@ -6,6 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueDiscordGuildToken } from "../server/modules/benefits/discord.ts";
 import { api } from "../test/helpers/auth.ts";
+import { createCountMeter } from "../test/helpers/catalog.ts";
 import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
 import {
   axeViolations,
@@ -33,19 +34,7 @@ beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
   s = await signedInDashboard(t.url, browser);
   page = s.page;
-  const meter = await api(t.url, "/v1/meters/", {
-    token: s.token,
-    body: {
-      name: "API calls",
-      filter: {
-        conjunction: "and",
-        clauses: [{ property: "name", operator: "eq", value: "call" }],
-      },
-      aggregation: { func: "count" },
-    },
-  });
-  expect(meter.status).toBe(201);
-  meterId = meter.body.id;
+  meterId = await createCountMeter(t.url, s.token, "API calls", "call");
   await page.goto(`${t.url}/benefits`);
   await page.waitForSelector("text=No benefits yet");
 });

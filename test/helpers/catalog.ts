@@ -7,6 +7,7 @@ import path from "node:path";
 import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../server/lib/clock.ts";
+import { api } from "./auth.ts";
 import { freePort, startTestServer, type TestServer } from "./server.ts";
 
 export async function startCatalogServer(
@@ -52,6 +53,28 @@ export async function insertMeter(
 }
 
 /** Row count of a table, optionally for one organization (tables with an organization_id column). */
+/** A meter counting the events named `eventName`, made through the API; answers its id. */
+export async function createCountMeter(
+  url: string,
+  token: string,
+  name: string,
+  eventName: string,
+): Promise<string> {
+  const res = await api(url, "/v1/meters/", {
+    token,
+    body: {
+      name,
+      filter: {
+        conjunction: "and",
+        clauses: [{ property: "name", operator: "eq", value: eventName }],
+      },
+      aggregation: { func: "count" },
+    },
+  });
+  if (res.status !== 201) throw new Error(`meter: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
 export async function countRows(
   t: TestServer,
   table: string,

@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
+import { createCountMeter } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 const SCOPES = [
@@ -12,6 +13,7 @@ const SCOPES = [
   "discounts:write",
   "orders:read",
   "custom_fields:write",
+  "meters:write",
 ];
 let t: TestServer;
 let token: string;
@@ -252,6 +254,41 @@ describe("amounts", () => {
     expect((await client(c.client_secret, "", { amount: 4200 }, "PATCH")).body.total_amount).toBe(
       4200,
     );
+  });
+
+  it("a metered-only subscription asks for a card though nothing is due now, and saves it", async () => {
+    const meterId = await createCountMeter(t.url, token, "Setup calls", "x");
+    const p = await product(
+      [
+        {
+          amount_type: "metered_unit",
+          meter_id: meterId,
+          unit_amount: "0.5",
+          price_currency: "usd",
+        },
+      ],
+      { recurring_interval: "month" },
+    );
+    const c = await checkout({ products: [p.id] });
+    expect(c).toMatchObject({
+      total_amount: 0,
+      is_payment_required: false,
+      is_payment_setup_required: true,
+      is_payment_form_required: true,
+    });
+    const bare = await client(c.client_secret, "/confirm", { customer_email: "usage@example.com" });
+    expect(bare.status).toBe(422);
+    expect(bare.body.detail[0].loc).toEqual(["body", "confirmation_token_id"]);
+    const confirmed = await client(c.client_secret, "/confirm", {
+      customer_email: "usage@example.com",
+      confirmation_token_id: "sandbox_token_success",
+    });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    const saved = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from payment_methods m join customers c on c.id = m.customer_id
+        where c.email = 'usage@example.com'`,
+    );
+    expect(saved[0]!.n).toBe(1);
   });
 
   it("a free product confirms without payment details and still makes a paid order", async () => {

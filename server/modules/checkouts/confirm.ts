@@ -6,7 +6,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
 import { openBuyerSession } from "../customer-sessions/service.ts";
-import { redeemDiscount } from "../discounts/service.ts";
+import { discountOf, redeemDiscount } from "../discounts/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -18,7 +18,7 @@ import {
   PaymentError,
 } from "./public.ts";
 import { fulfil, reopen } from "./fulfil.ts";
-import { trialOf } from "./trial.ts";
+import { paymentSetupRequired, trialOf } from "./trial.ts";
 import { assertNoOtherSubscription, assertTrialAllowed } from "./purchase-rules.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
@@ -60,7 +60,11 @@ export async function confirmCheckout(
     ...addressIssues(row),
     ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
   );
-  if (row.totalAmount > 0 && !tokenId)
+  const discount = row.discountId
+    ? await discountOf(deps.db, scopeOfResource(row), row.discountId)
+    : null;
+  // A card is needed to pay now, or to be charged later (a trial, usage billed at the cycle).
+  if ((row.totalAmount > 0 || paymentSetupRequired(product ?? null, row, discount)) && !tokenId)
     issues.push({
       loc: ["body", "confirmation_token_id"],
       msg: "Field required: payment details are needed for this checkout.",

@@ -35,3 +35,31 @@ export function trialOf(
     ? { interval: product.trial_interval as Interval, count: product.trial_interval_count ?? 1 }
     : null;
 }
+
+/**
+ * Whether the purchase saves a card for later charges, as Polar's is_payment_setup_required: any
+ * recurring product that may bill later, a metered price billed from usage included (even when
+ * nothing is due now), unless every price is free, nothing is billed now or later, or a 100 %
+ * forever discount takes it all.
+ */
+export function paymentSetupRequired(
+  product: {
+    is_recurring: boolean;
+    prices: { amount_type: string; is_archived?: boolean }[];
+  } | null,
+  checkout: { amount: number },
+  discount: { type: string; duration: string; basisPoints: number | null } | null,
+): boolean {
+  if (!product?.is_recurring) return false;
+  const prices = product.prices.filter((p) => !p.is_archived);
+  if (prices.every((p) => p.amount_type === "free")) return false;
+  const metered = prices.some((p) => p.amount_type === "metered_unit");
+  if (checkout.amount === 0 && !metered) return false;
+  if (
+    discount?.type === "percentage" &&
+    discount.duration === "forever" &&
+    discount.basisPoints === 10_000
+  )
+    return false;
+  return true;
+}

@@ -349,9 +349,11 @@ export function CheckoutPage(props: { secret: string }) {
               ? "Processing…"
               : c.active_trial_interval
                 ? "Start free trial"
-                : c.is_payment_form_required
+                : c.is_payment_required
                   ? `Pay ${money(c.total_amount, c.currency)}`
-                  : "Get it now"}
+                  : c.is_payment_form_required
+                    ? "Subscribe"
+                    : "Get it now"}
           </button>
         </form>
       </div>

@@ -10,6 +10,20 @@ export function money(amount: number, currency: string): string {
   }
 }
 
+/** A unit price in minor units given as a decimal string ("0.5" cents is $0.005), in full. */
+export function unitMoney(unitAmount: string, currency: string): string {
+  const major = Number(unitAmount) / 100;
+  try {
+    return new Intl.NumberFormat(undefined, {
+      style: "currency",
+      currency: currency.toUpperCase(),
+      maximumFractionDigits: 12,
+    }).format(major);
+  } catch {
+    return `${major} ${currency.toUpperCase()}`;
+  }
+}
+
 /** " / month" for a recurring price, "" for a one-time one. */
 export function perInterval(recurring: string | null): string {
   return recurring ? ` / ${recurring}` : "";

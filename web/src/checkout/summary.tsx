@@ -1,7 +1,7 @@
 // The order summary: the product, then subtotal, discount, tax and total, and for a subscription
 // what later periods cost. On a phone it folds into one line with the total, opened on demand.
 import { useId, useState } from "react";
-import { money } from "./format.ts";
+import { money, unitMoney } from "./format.ts";
 import type { Checkout } from "./types.ts";
 
 interface Discount {
@@ -27,6 +27,17 @@ export function laterPeriods(c: Checkout): string | null {
   if (d.duration === "repeating" && d.duration_in_months && d.duration_in_months > 1)
     return `for ${d.duration_in_months} months, then ${full} / ${interval}`;
   return `then ${full} / ${interval}`;
+}
+
+/** "Plus $0.005 per API call, billed each month" for each price billed from usage later. */
+export function usagePrices(c: Checkout): string[] {
+  const interval = c.product.recurring_interval;
+  return (c.product.prices ?? [])
+    .filter((p) => p.amount_type === "metered_unit" && !p.is_archived && p.unit_amount)
+    .map(
+      (p) =>
+        `Plus ${unitMoney(p.unit_amount!, p.price_currency ?? c.currency)} per unit of ${p.meter?.name ?? "usage"}${interval ? `, billed each ${interval}` : ""}`,
+    );
 }
 
 export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
@@ -61,6 +72,11 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
           ) : null}
         </p>
         {later ? <p className="later">{later}</p> : null}
+        {usagePrices(c).map((line) => (
+          <p className="later" key={line}>
+            {line}
+          </p>
+        ))}
         {c.product.benefits.length ? (
           <ul className="included">
             {c.product.benefits.map((b) => (

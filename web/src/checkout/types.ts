@@ -10,6 +10,9 @@ export interface Price {
   maximum_amount?: number | null;
   preset_amount?: number | null;
   unit_amount?: string;
+  cap_amount?: number | null;
+  meter?: { id: string; name: string } | null;
+  is_archived?: boolean;
   seat_tiers?: { minimum_seats: number; maximum_seats: number | null };
 }
 
@@ -19,6 +22,7 @@ export interface Product {
   description: string | null;
   is_recurring: boolean;
   recurring_interval: "day" | "week" | "month" | "year" | null;
+  prices?: Price[];
   benefits: { id: string; description: string }[];
 }
 
@@ -67,6 +71,7 @@ export interface Checkout {
   total_amount: number;
   currency: string;
   allow_discount_codes: boolean;
+  is_payment_required: boolean;
   is_payment_form_required: boolean;
   customer_email: string | null;
   customer_name: string | null;
