@@ -61,6 +61,7 @@ export async function openBuyerSession(
   deps: Pick<CustomerSessionDeps, "db" | "clock">,
   organizationId: string,
   customerId: string,
+  ttlMs = SESSION_TTL_MS,
 ): Promise<string> {
   const token = newToken("till_cst_");
   const now = deps.clock.now();
@@ -69,7 +70,7 @@ export async function openBuyerSession(
     customerId,
     tokenHash: hashToken(token),
     returnUrl: null,
-    expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
+    expiresAt: new Date(now.getTime() + ttlMs),
     createdAt: now,
   });
   return token;

@@ -4,6 +4,7 @@
 // customer emailed. A trial is charged once, at its end.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "../../../test/helpers/auth.ts";
 import {
   advance,
   billingSeller,
@@ -99,14 +100,21 @@ describe("dunning", () => {
       sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
     );
     expect(attempts[0]!.n).toBe(4);
-    const mails = await t.server.database.rows<{ kind: string; text: string }>(
-      sql`select kind, text from email_outbox where "to" = ${email} order by created_at`,
+    const mails = await t.server.database.rows<{ kind: string; text: string; link: string }>(
+      sql`select kind, text, link from email_outbox where "to" = ${email} order by created_at`,
     );
     // No grace period (the default): access is paused, and the mail says when dunning gives up,
     // 3 + 5 + 7 days after the first failure.
     const failed = mails.find((m) => m.kind === "payment-failed")!;
     expect(failed.text).toContain("Your access is paused until the payment goes through.");
     expect(failed.text).toContain(`the subscription ends on ${plus(end, 15 * DAY).slice(0, 10)}.`);
+    // Its link opens the customer's portal signed in, where the card is changed.
+    const link = new URL(failed.link);
+    expect(link.pathname).toBe("/portal");
+    const session = link.searchParams.get("customer_session_token")!;
+    const me = await api(t.url, "/v1/customer-portal/customers/me", { token: session });
+    expect(me.status).toBe(200);
+    expect(me.body.email).toBe(email);
     // The purchase's receipt goes out from the worker, in its own time; the dunning mails in order.
     expect(mails.filter((m) => m.kind !== "receipt").map((m) => m.kind)).toEqual([
       "payment-failed",

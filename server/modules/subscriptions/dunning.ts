@@ -5,6 +5,7 @@
 // unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
 // each failure, once the change has committed.
 import { inTransaction, type Tx } from "../../../db/client.ts";
+import { openBuyerSession } from "../customer-sessions/service.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
@@ -225,8 +226,14 @@ async function accessNote(
   return ` Your access is paused until the payment goes through. If it still cannot be collected, the subscription ends on ${day(dunningDeadline(deps, pastDueAt))}.`;
 }
 
+/**
+ * How long the portal link in a failed-payment mail signs the customer in: past the next retry
+ * (retries are days apart), so the card can be changed from the mail until then.
+ */
+const MAIL_SESSION_TTL_MS = 8 * 86_400_000;
+
 export async function sendPaymentFailedMail(
-  deps: Pick<BillingDeps, "db" | "mailer" | "baseUrl" | "retryDays">,
+  deps: Pick<BillingDeps, "db" | "clock" | "mailer" | "baseUrl" | "retryDays">,
   m: {
     email: string | null;
     productName: string | null;
@@ -250,7 +257,13 @@ export async function sendPaymentFailedMail(
     to: m.email,
     subject: m.final ? "Your subscription has ended" : "Your payment failed",
     text,
-    link: `${deps.baseUrl}/portal`,
+    // Signed in, so "update your payment method" is one click away.
+    link: `${deps.baseUrl}/portal?customer_session_token=${await openBuyerSession(
+      deps,
+      m.order.organizationId,
+      m.order.customerId,
+      MAIL_SESSION_TTL_MS,
+    )}`,
   });
 }
 
