@@ -173,6 +173,12 @@ export function createApp(deps: AppDeps): Express {
       socialProviders: deps.config.auth.socialProviders.map((p) => p.id),
       disableSignUp: deps.config.auth.disableSignUp,
       sandbox: deps.config.mode === "sandbox",
+      stripe: deps.config.payments.stripe
+        ? {
+            publishable_key: deps.config.payments.stripe.publishableKey,
+            stripe_js_url: deps.config.payments.stripe.jsUrl,
+          }
+        : null,
     }),
   );
 

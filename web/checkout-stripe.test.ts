@@ -1,7 +1,8 @@
 // The hosted checkout paying with Stripe in a real browser: the page loads Stripe.js from the URL
 // the session names (here the local Stripe server's stand-in), mounts the Payment Element, pays
 // with a ConfirmationToken as Polar's page does, finishes 3-D Secure with handleNextAction, and
-// shows a decline or a failed challenge beside the card, leaving the session open.
+// shows a decline or a failed challenge beside the card, leaving the session open. The customer
+// portal adds a card through the same element, as a SetupIntent.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../test/helpers/auth.ts";
@@ -28,7 +29,13 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   stripe.deliverTo({ url: `${t.url}/v1/integrations/stripe/webhook`, secret: WEBHOOK_SECRET });
-  const seller = await createSeller(t.url, ["products:write", "checkouts:write", "orders:read"]);
+  const seller = await createSeller(t.url, [
+    "products:write",
+    "checkouts:write",
+    "orders:read",
+    "customers:write",
+    "customer_sessions:write",
+  ]);
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
   productId = (
     await polar.products.create({
@@ -119,6 +126,32 @@ describe("checkout paid with Stripe", { timeout: 90_000 }, () => {
       await page.click("button[type=submit]");
       await page.waitForURL(/\/confirmation/, { timeout: 30_000 });
       expect(await ordersOf(id)).toHaveLength(1);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe("a card added in the customer portal with Stripe", { timeout: 90_000 }, () => {
+  it("mounts the Payment Element, passes the bank's challenge and saves the card as the default", async () => {
+    const customer = await polar.customers.create({ email: "portal-card@example.com" });
+    const session = await polar.customerSessions.create({ customerId: customer.id });
+    const page = await browser.newPage();
+    try {
+      await page.goto(session.customerPortalUrl);
+      await page.click("button.add-card-open");
+      await page.waitForSelector("#card-element #stripe-card-number");
+      expect(await page.locator("#card-number").count()).toBe(0);
+      await page.fill("#stripe-card-number", "4000 0000 0000 3220");
+      await page.click("button.save-card");
+      const challenge = page.getByRole("dialog", { name: "3D Secure test challenge" });
+      await challenge.getByRole("button", { name: "Complete" }).click();
+      await page.waitForSelector("text=Card saved as your default.");
+      const saved = page.locator("[data-payment-method]");
+      expect(await saved.count()).toBe(1);
+      expect(await saved.textContent()).toContain("•••• 3220");
+      expect(await saved.textContent()).toContain("Default");
+      expect(stripe.requests.some((r) => r.path === "/v1/setup_intents")).toBe(true);
     } finally {
       await page.close();
     }

@@ -15,18 +15,22 @@ export function accountRouter(
     socialProviders?: readonly string[];
     disableSignUp?: boolean;
     sandbox?: boolean;
+    /** Stripe's publishable settings, for pages that take a card outside a checkout (the portal). */
+    stripe?: { publishable_key: string; stripe_js_url: string } | null;
   },
 ): Router {
   const r = apiRouter();
 
-  // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox).
-  // Provider ids only, never their client ids.
+  // Public: which sign-in buttons the dashboard shows (and whether to offer the sandbox outbox),
+  // and how the portal takes a card (the sandbox form, or Stripe's publishable key, public by
+  // design). Provider ids only, never their client ids.
   r.get("/api/auth-providers", (_req, res) => {
     res.set("cache-control", "no-cache").json({
       email_password: true,
       sign_up: !options.disableSignUp,
       social: [...(options.socialProviders ?? [])],
       sandbox: options.sandbox ?? false,
+      stripe: options.stripe ?? null,
     });
   });
 

@@ -81,8 +81,20 @@ describe("/v1/customer-portal", () => {
       id: ada.customerId,
       email: "ada@example.com",
       oauth_accounts: {},
-      default_payment_method_id: null,
     });
+    // The card saved at checkout is the one renewals charge.
+    const cards = await api(t.url, "/v1/customer-portal/customers/me/payment-methods", {
+      token: cst,
+    });
+    expect(cards.body.items).toHaveLength(1);
+    expect(me.body.default_payment_method_id).toBe(cards.body.items[0].id);
+    const unknown = await api(t.url, "/v1/customer-portal/customers/me", {
+      token: cst,
+      method: "PATCH",
+      body: { default_payment_method_id: "11111111-2222-4333-8444-555555555555" },
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail[0].loc).toEqual(["body", "default_payment_method_id"]);
     const patched = await api(t.url, "/v1/customer-portal/customers/me", {
       token: cst,
       method: "PATCH",

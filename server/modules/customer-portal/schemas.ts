@@ -256,7 +256,10 @@ export function customerOrganizationOut(o: OrganizationSummary): CustomerOrganiz
   };
 }
 
-export function portalCustomerOut(c: CustomerOut): PortalCustomerOut {
+export function portalCustomerOut(
+  c: CustomerOut,
+  defaultPaymentMethodId: string | null = null,
+): PortalCustomerOut {
   return {
     created_at: c.created_at,
     modified_at: c.modified_at,
@@ -268,7 +271,7 @@ export function portalCustomerOut(c: CustomerOut): PortalCustomerOut {
     billing_address: c.billing_address,
     tax_id: c.tax_id,
     oauth_accounts: {},
-    default_payment_method_id: null,
+    default_payment_method_id: defaultPaymentMethodId,
     type: c.type,
     locale: c.locale,
   };

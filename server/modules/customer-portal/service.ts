@@ -19,6 +19,7 @@ import { organizationSummary } from "../organizations/service.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { defaultPaymentMethod } from "../payments/queries.ts";
+import { makeCardDefault } from "../payments/service.ts";
 import {
   hasEnded,
   type SubscriptionOut,
@@ -64,8 +65,18 @@ async function organizationOf(
   return customerOrganizationOut(await organizationSummary(deps.db, ctx.organizationId));
 }
 
+/** The portal's customer, with the card renewals charge (the default, else the newest). */
+async function meOut(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  c: Parameters<typeof portalCustomerOut>[0],
+) {
+  const card = await defaultPaymentMethod(deps.db, scopeOfCustomer(ctx), ctx.customerId);
+  return portalCustomerOut(c, card?.id ?? null);
+}
+
 export async function getMe(deps: PortalDeps, ctx: CustomerContext) {
-  return portalCustomerOut(await getCustomer(deps, organizationView(ctx), { id: ctx.customerId }));
+  return meOut(deps, ctx, await getCustomer(deps, organizationView(ctx), { id: ctx.customerId }));
 }
 
 /** Polar's PortalAuthenticatedUser: who the session acts for (always a customer: no members yet). */
@@ -89,15 +100,19 @@ export async function updateMe(
   ctx: CustomerContext,
   input: PortalCustomerUpdate,
 ) {
-  // till keeps no saved payment methods yet, so none can be made the default.
-  if (input.default_payment_method_id)
+  const { default_payment_method_id: card, ...billing } = input;
+  if (
+    card &&
+    !(await makeCardDefault(deps.db, scopeOfCustomer(ctx), ctx.customerId, card, deps.clock.now()))
+  )
     throw RequestValidationError.field(
       ["body", "default_payment_method_id"],
       "Payment method not found.",
       "value_error",
     );
-  const { default_payment_method_id: _pm, ...billing } = input;
-  return portalCustomerOut(
+  return meOut(
+    deps,
+    ctx,
     await updateCustomerBilling(deps, organizationView(ctx), ctx.customerId, billing),
   );
 }

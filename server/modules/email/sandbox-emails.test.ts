@@ -69,6 +69,12 @@ describe("GET /api/auth-providers", () => {
   it("names the configured social providers without their secrets", async () => {
     const res = await api(t.url, "/api/auth-providers");
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ email_password: true, sign_up: true, social: [], sandbox: true });
+    expect(res.body).toEqual({
+      email_password: true,
+      sign_up: true,
+      social: [],
+      sandbox: true,
+      stripe: null,
+    });
   });
 });

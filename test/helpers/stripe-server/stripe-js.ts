@@ -4,7 +4,8 @@
 // The real Payment Element collects the card inside Stripe's iframe; this one renders plain inputs
 // in the page and sends the card number to the local server's /v1/confirmation_tokens, which turns
 // Stripe's test card numbers into their test payment methods. 3-D Secure is a challenge dialog
-// with Complete and Fail buttons, answered to /v1/payment_intents/{id}/confirm.
+// with Complete and Fail buttons, answered to /v1/payment_intents/{id}/confirm (or
+// /v1/setup_intents/{id}/confirm for a card saved without a payment).
 export const STRIPE_JS = String.raw`(function () {
   var base = new URL(document.currentScript.src).origin;
   function post(pk, path, body) {
@@ -67,14 +68,16 @@ export const STRIPE_JS = String.raw`(function () {
             var choice = e.target && e.target.value;
             if (!choice) return;
             dialog.remove();
-            post(pk, "/v1/payment_intents/" + id + "/confirm", {
+            // As Stripe.js: a SetupIntent's secret (a card saved for later) or a PaymentIntent's.
+            var setup = id.indexOf("seti_") === 0;
+            post(pk, (setup ? "/v1/setup_intents/" : "/v1/payment_intents/") + id + "/confirm", {
               client_secret: secret,
               fail: choice === "fail" ? "true" : "false",
             }).then(function (b) {
               resolve(
                 b.error || b.status !== "succeeded"
                   ? { error: b.error || { type: "card_error", message: "We are unable to authenticate your payment method." } }
-                  : { paymentIntent: b },
+                  : setup ? { setupIntent: b } : { paymentIntent: b },
               );
             });
           });

@@ -45,6 +45,7 @@ export interface Customer {
   id: string;
   email: string | null;
   name: string | null;
+  default_payment_method_id?: string | null;
 }
 export interface BenefitGrant {
   id: string;
@@ -76,6 +77,20 @@ export interface Wallet {
   balance: number;
   currency: string;
 }
+export interface PaymentMethod {
+  id: string;
+  method_metadata: {
+    brand: string | null;
+    last4: string | null;
+    exp_month: number;
+    exp_year: number;
+  };
+}
+
+export type PaymentMethodAdded =
+  | { status: "succeeded"; payment_method: PaymentMethod }
+  | { status: "requires_action"; client_secret: string };
+
 export interface SessionInfo {
   expires_at: string;
   return_url: string | null;
@@ -138,6 +153,33 @@ export function portalApi(token: string) {
     pauseAtPeriodEnd: (id: string, pause: boolean) =>
       call<Subscription>("PATCH", `subscriptions/${id}`, { pause_at_period_end: pause }),
     resume: (id: string) => call<Subscription>("PATCH", `subscriptions/${id}`, { resume: true }),
+    paymentMethods: () => all<PaymentMethod>("customers/me/payment-methods"),
+    /** After the bank's challenge (3-D Secure), the card of the SetupIntent is stored. */
+    confirmPaymentMethod: (setupIntentId: string) =>
+      call<PaymentMethodAdded>("POST", "customers/me/payment-methods/confirm", {
+        setup_intent_id: setupIntentId,
+        set_default: true,
+      }),
+    /** Saves a card as the default; the server retries any payment due with it at once. */
+    addPaymentMethod: (confirmationTokenId: string) =>
+      call<PaymentMethodAdded>("POST", "customers/me/payment-methods", {
+        confirmation_token_id: confirmationTokenId,
+        set_default: true,
+        return_url: window.location.href.split("?")[0],
+      }),
   };
 }
 export type PortalApi = ReturnType<typeof portalApi>;
+
+/** How this server takes a card outside a checkout: the sandbox's form, or Stripe's element. */
+export interface CardSettings {
+  sandbox: boolean;
+  stripe: { publishable_key: string; stripe_js_url: string } | null;
+}
+
+export async function cardSettings(): Promise<CardSettings> {
+  const res = await fetch("/api/auth-providers").catch(() => null);
+  if (!res?.ok) return { sandbox: false, stripe: null };
+  const info = (await res.json()) as Partial<CardSettings>;
+  return { sandbox: info.sandbox === true, stripe: info.stripe ?? null };
+}

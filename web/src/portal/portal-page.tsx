@@ -12,10 +12,12 @@ import {
   type Downloadable,
   type LicenseKey,
   type Order,
+  type PaymentMethod,
   type PortalApi,
   type Subscription,
   type Wallet,
 } from "./api.ts";
+import { PaymentMethods } from "./payment-methods.tsx";
 import { day, SubscriptionCard } from "./subscription-card.tsx";
 
 /** The seller's return URL as a link target, only when it is http(s). */
@@ -38,6 +40,7 @@ interface Data {
   downloadables: Downloadable[];
   meters: CustomerMeter[];
   wallets: Wallet[];
+  paymentMethods: PaymentMethod[];
 }
 
 export function PortalPage({
@@ -69,6 +72,7 @@ export function PortalPage({
         downloadables,
         meters,
         wallets,
+        paymentMethods,
       ] = await Promise.all([
         api.me(),
         api.session(),
@@ -79,6 +83,7 @@ export function PortalPage({
         api.downloadables(),
         api.meters(),
         api.wallets(),
+        api.paymentMethods(),
       ]);
       setData({
         me,
@@ -90,6 +95,7 @@ export function PortalPage({
         downloadables,
         meters,
         wallets,
+        paymentMethods,
       });
     } catch (err) {
       setError(
@@ -142,6 +148,14 @@ export function PortalPage({
           ))
         )}
       </section>
+      <PaymentMethods
+        api={api}
+        methods={data.paymentMethods}
+        defaultId={data.me.default_payment_method_id ?? null}
+        pastDue={data.subscriptions.some((s) => s.status === "past_due")}
+        currency={data.subscriptions[0]?.currency ?? "usd"}
+        onChange={load}
+      />
       {data.wallets.some((w) => w.balance !== 0) ? (
         <section aria-labelledby="balance-h">
           <h2 id="balance-h">Balance</h2>

@@ -1,0 +1,77 @@
+// A failed renewal paid from the customer portal in a real browser: the failed-payment mail's link
+// opens the portal signed in, the page says a payment failed and opens the card form, a new card
+// is saved as the default, and the server retries the payment with it at once: the subscription is
+// active again and the card shows as the default.
+import { sql } from "drizzle-orm";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../test/helpers/billing.ts";
+import { launchBrowser } from "../test/helpers/chromium.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+
+let t: TestServer;
+let browser: Browser;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
+  s = await billingSeller(t);
+});
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe("paying a failed renewal from the portal", () => {
+  it("the mail's link opens the portal, a new card is saved and the payment goes through", async () => {
+    const product = await s.polar.products.create({
+      name: "Team plan",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 2500, priceCurrency: "usd" }],
+    });
+    const email = "declined-portal@example.com";
+    const { subscriptionId } = await subscribe(
+      s,
+      product.id,
+      "sandbox_token_renewal_declined",
+      email,
+    );
+    await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    const [mail] = await t.server.database.rows<{ link: string }>(
+      sql`select link from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
+    );
+
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(mail!.link);
+    await page.waitForSelector("text=A payment failed. Add a card to pay it now.");
+    // The form is open already; a bad number is said beside its field and nothing is sent.
+    await page.fill("#card-number", "4242 4242 4242 4241");
+    await page.fill("#card-expiry", "12/34");
+    await page.fill("#card-cvc", "123");
+    await page.click("button.save-card");
+    await page.waitForSelector("text=This card number is not valid.");
+    await page.fill("#card-number", "4242 4242 4242 4242");
+    await page.click("button.save-card");
+    await page.waitForSelector("text=Card saved. The payment due was tried again with it.");
+
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+    const cycle = (await ordersOf(s, subscriptionId)).find(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ status: "paid", total_amount: 2500 });
+    const cards = page.locator("[data-payment-method]");
+    expect(await cards.count()).toBe(2);
+    const current = cards.filter({ hasText: "Default" });
+    expect(await current.textContent()).toContain("•••• 4242");
+    expect(await page.locator("text=A payment failed").count()).toBe(0);
+    await page.close();
+  });
+});

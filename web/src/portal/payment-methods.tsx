@@ -1,0 +1,147 @@
+// The customer's cards in the portal: the saved ones, and a new card saved as the default, after
+// which the server retries at once any payment that failed (the failed-payment mail links here).
+// The card form is the checkout's: the sandbox's fields, or Stripe's Payment Element (a SetupIntent,
+// with the bank's challenge finished here when it asks for one).
+import { useCallback, useEffect, useState } from "react";
+import {
+  CardFields,
+  cardErrors,
+  cardToken,
+  emptyCard,
+  StripeCard,
+  type CardValue,
+} from "../checkout/payment.tsx";
+import type { StripeForm } from "../checkout/stripe.ts";
+import { cardSettings, type CardSettings, type PaymentMethod, type PortalApi } from "./api.ts";
+
+const cardLabel = (m: PaymentMethod) => {
+  const { brand, last4, exp_month, exp_year } = m.method_metadata;
+  const expiry = exp_month ? ` · expires ${String(exp_month).padStart(2, "0")}/${exp_year}` : "";
+  return `${brand ? brand[0]!.toUpperCase() + brand.slice(1) : "Card"} •••• ${last4 ?? "????"}${expiry}`;
+};
+
+export function PaymentMethods({
+  api,
+  methods,
+  defaultId,
+  pastDue,
+  currency,
+  onChange,
+}: {
+  api: PortalApi;
+  methods: PaymentMethod[];
+  defaultId: string | null;
+  /** The currency the card is set up for (Stripe's element asks for one). */
+  currency: string;
+  /** Whether a payment is due: the section then says so and opens the form at once. */
+  pastDue: boolean;
+  onChange: () => Promise<void>;
+}) {
+  const [adding, setAdding] = useState(pastDue);
+  const [card, setCard] = useState<CardValue>(emptyCard);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [settings, setSettings] = useState<CardSettings | null>(null);
+  const [stripeForm, setStripeForm] = useState<StripeForm | null>(null);
+  useEffect(() => void cardSettings().then(setSettings), []);
+  const onStripeError = useCallback((message: string) => setError(message), []);
+  const stripe = settings?.stripe ?? null;
+  const canAdd = settings !== null && (settings.sandbox || stripe !== null);
+  const save = async () => {
+    const found = stripe ? {} : cardErrors(card);
+    setErrors(found);
+    setError(null);
+    if (Object.keys(found).length > 0) return;
+    if (stripe && !stripeForm) return;
+    setBusy(true);
+    try {
+      let added = await api.addPaymentMethod(
+        stripe ? await stripeForm!.token() : await cardToken(card),
+      );
+      if (added.status === "requires_action") {
+        if (!stripeForm) throw new Error("Your bank asks to confirm this card. Try another card.");
+        await stripeForm.nextAction(added.client_secret);
+        added = await api.confirmPaymentMethod(added.client_secret.split("_secret_")[0]!);
+        if (added.status !== "succeeded") throw new Error("Your bank did not confirm this card.");
+      }
+      setCard(emptyCard);
+      setAdding(false);
+      // Said once the page shows the card (and the payment retried with it).
+      await onChange();
+      setMessage(
+        pastDue
+          ? "Card saved. The payment due was tried again with it."
+          : "Card saved as your default.",
+      );
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "The card could not be saved.");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section aria-labelledby="cards-h">
+      <h2 id="cards-h">Payment method</h2>
+      {pastDue ? (
+        <p className="notice" role="status">
+          A payment failed. Add a card to pay it now.
+        </p>
+      ) : null}
+      {methods.map((m) => (
+        <div key={m.id} className="card row" data-payment-method={m.id}>
+          <span>{cardLabel(m)}</span>
+          {m.id === defaultId ? <span className="muted">Default</span> : null}
+        </div>
+      ))}
+      {methods.length === 0 ? <p className="muted">No card saved.</p> : null}
+      {adding && canAdd ? (
+        <form
+          className="card add-card"
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save();
+          }}
+        >
+          {stripe ? (
+            <StripeCard
+              settings={stripe}
+              amount={0}
+              currency={currency}
+              recurring
+              disabled={busy}
+              onReady={setStripeForm}
+              onError={onStripeError}
+            />
+          ) : (
+            <CardFields value={card} errors={errors} disabled={busy} onChange={setCard} />
+          )}
+          <div className="row">
+            <button type="button" onClick={() => setAdding(false)} disabled={busy}>
+              Back
+            </button>
+            <button type="submit" className="save-card" disabled={busy}>
+              {busy ? "Saving…" : pastDue ? "Save card and pay" : "Save card"}
+            </button>
+          </div>
+        </form>
+      ) : canAdd ? (
+        <button type="button" className="add-card-open" onClick={() => setAdding(true)}>
+          Add a card
+        </button>
+      ) : null}
+      {message ? (
+        <p role="status" className="muted">
+          {message}
+        </p>
+      ) : null}
+      {error ? (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
