@@ -13,6 +13,7 @@ import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, serializeOrders } from "../orders/service.ts";
 import { recordPayment, saveCustomerPaymentMethod } from "../payments/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
+import { organizationClock } from "../sandbox-clock/queries.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import {
   createSubscription,
@@ -131,6 +132,9 @@ export async function fulfil(
           )
         : null;
 
+    // The order is dated on the organization's clock, as its subscription and the renewals after
+    // it are: in a sandbox moved ahead, the first order sorts with them, not months before.
+    const billedAt = (await organizationClock(tx, clock, row.organizationId)).now();
     const { order } = await insertOrder(
       tx,
       {
@@ -155,7 +159,7 @@ export async function fulfil(
         processorPaymentId: payment.processorPaymentId,
         metadata: row.metadata,
         customFieldData: row.customFieldData,
-        createdAt: now,
+        createdAt: billedAt,
       },
       [
         {
@@ -163,7 +167,7 @@ export async function fulfil(
           amount: trial ? 0 : row.netAmount,
           taxAmount: trial ? 0 : (row.taxAmount ?? 0),
           productPriceId: row.productPriceId,
-          createdAt: now,
+          createdAt: billedAt,
         },
       ],
     );

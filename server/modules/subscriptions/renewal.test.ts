@@ -100,6 +100,21 @@ describe("sandbox clock", () => {
     expect(next.offset_seconds).toBeGreaterThanOrEqual(moved * 86_400 + 59);
   });
 
+  it("a purchase after the clock moved is dated on it, its order with its subscription", async () => {
+    const other = await billingSeller(t);
+    const moved = await advance(other, { seconds: 40 * 86_400 });
+    const product = await other.polar.products.create({
+      name: "Later",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(other, product.id);
+    const sub = await subscriptionOf(other, subscriptionId);
+    const [order] = await ordersOf(other, subscriptionId);
+    expect(Date.parse(sub.started_at)).toBeGreaterThanOrEqual(Date.parse(moved.now));
+    expect(Math.abs(Date.parse(order!.created_at) - Date.parse(sub.started_at))).toBeLessThan(5000);
+  });
+
   it("expires the organization's open checkouts it moves past, with checkout.expired, not another's", async () => {
     const other = await billingSeller(t);
     const product = await monthly(900, "Expiring");
