@@ -76,6 +76,20 @@ describe("till login / whoami / tokens", () => {
     expect(list.stdout).toMatch(new RegExp(`^\\*\\s+${second.slug}`, "m"));
     const back = await till(["orgs", "switch", org.slug], env);
     expect(back.exitCode).toBe(0);
+
+    // With two organizations a create needs organization_id: till api names the profile's, or
+    // --org's, and says which on stderr.
+    const price = ["-d", "prices.0.amount_type=fixed", "-d", "prices.0.price_amount=100"];
+    const made = await till(["api", "post", "/v1/products/", "-d", "name=Here", ...price], env);
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(JSON.parse(made.stdout).organization_id).toBe(org.id);
+    expect(made.stderr).toContain(org.slug);
+    const there = await till(
+      ["api", "post", "/v1/products/", "--org", second.slug, "-d", "name=There", ...price],
+      env,
+    );
+    expect(there.exitCode, there.stderr).toBe(0);
+    expect(JSON.parse(there.stdout).organization_id).toBe(second.id);
   });
 
   it("a rejected token exits 4 with Polar's error name; no login exits 4; a bad flag exits 2", async () => {

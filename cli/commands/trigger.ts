@@ -50,17 +50,21 @@ export function configureTriggerCommands(program: Command): void {
     .description("run API requests from a JSON file")
     .command("run <file>")
     .description("run a fixtures file: requests in order, ${name:path} refers to earlier answers")
+    .option(
+      "--org <id-or-slug>",
+      "organization named in each GET's query and POST's body (default: the profile's, when the server asks for one)",
+    )
     .addHelpText(
       "after",
       '\nExample:\n  $ till fixtures run shop.json\n\nshop.json:\n  {"fixtures": [\n    {"name": "product", "method": "post", "path": "/v1/products/",\n     "params": {"name": "Pro", "prices": [{"amount_type": "fixed", "price_amount": 1500}]}},\n    {"name": "checkout", "method": "post", "path": "/v1/checkouts/",\n     "params": {"products": ["${product:id}"]}}\n  ]}\n',
     )
-    .action(async (_file: string, _f, c: Command) => {
+    .action(async (_file: string, flags: { org?: string }, c: Command) => {
       const [{ parseArgs }, { fixturesRunArgs }, { runFixturesFile }] = await Promise.all([
         import("../lib/flags.ts"),
         import("./trigger-flags.ts"),
         import("../services/fixtures.ts"),
       ]);
       const { file } = parseArgs(fixturesRunArgs, c);
-      await runFixturesFile(await contextOf(c), file);
+      await runFixturesFile(await contextOf(c), file, flags.org);
     });
 }

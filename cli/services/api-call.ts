@@ -1,7 +1,8 @@
 // The request data of `till api`: key=value fields (dots nest, numbers and booleans keep their
 // type), or a whole JSON body from a file, stdin or the argument itself.
 import { readFileSync } from "node:fs";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import type { ApiClient, Query } from "../lib/api.ts";
+import { AbortError, ApiResponseError, EXIT } from "../lib/errors.ts";
 import { setPath } from "../lib/fixtures.ts";
 
 export function buildRequestData(items: string[]): Record<string, unknown> {
@@ -42,4 +43,60 @@ export function buildRequestData(items: string[]): Record<string, unknown> {
     setPath(body, item.slice(0, eq), value);
   }
   return body;
+}
+
+/** Whether an error answer says the request lacks organization_id (a user token with several). */
+function missingOrganization(err: unknown): boolean {
+  return (
+    err instanceof ApiResponseError &&
+    err.status === 422 &&
+    Array.isArray(err.detail) &&
+    err.detail.some(
+      (d: { loc?: unknown[]; type?: string }) =>
+        d.type === "missing" && d.loc?.[d.loc.length - 1] === "organization_id",
+    )
+  );
+}
+
+/**
+ * The client of `till api` and `till fixtures run`: a GET or POST names the organization when
+ * --org was given, else only once the server answers that organization_id is missing (a user token
+ * with several organizations), and then the profile's; a request that names one keeps it.
+ */
+export function organizationFilling(
+  api: ApiClient,
+  organization: () => Promise<string | undefined>,
+  always: boolean,
+): ApiClient {
+  let resolved: Promise<string | undefined> | null = null;
+  const org = () => (resolved ??= organization());
+  const named = (data: unknown) =>
+    data !== null && typeof data === "object" && "organization_id" in data;
+  async function send<T>(
+    data: Record<string, unknown> | undefined,
+    call: (data: Record<string, unknown> | undefined) => Promise<T>,
+  ): Promise<T> {
+    const withOrg = async () => {
+      const id = await org();
+      return id && !named(data) ? { ...data, organization_id: id } : data;
+    };
+    if (always) return call(await withOrg());
+    try {
+      return await call(data);
+    } catch (err) {
+      if (!missingOrganization(err) || named(data)) throw err;
+      const filled = await withOrg();
+      if (filled === data) throw err;
+      return call(filled);
+    }
+  }
+  return {
+    ...api,
+    get: <T>(path: string, query?: Query) =>
+      send(query, (q) => api.get<T>(path, q as Query | undefined)),
+    post: <T>(path: string, body?: unknown, query?: Query) =>
+      body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body))
+        ? send(body as Record<string, unknown> | undefined, (b) => api.post<T>(path, b, query))
+        : api.post<T>(path, body, query),
+  };
 }

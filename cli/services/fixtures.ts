@@ -1,10 +1,15 @@
 // `till fixtures run <file>`: reads a fixtures file and runs its requests in order.
 import { readFileSync } from "node:fs";
-import type { CommandContext } from "../lib/command.ts";
+import { organizationParam, type CommandContext } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { parseFixtureFile, pick, runFixtures, type FixtureResult } from "../lib/fixtures.ts";
+import { organizationFilling } from "./api-call.ts";
 
-export async function runFixturesFile(ctx: CommandContext, file: string): Promise<void> {
+export async function runFixturesFile(
+  ctx: CommandContext,
+  file: string,
+  org?: string,
+): Promise<void> {
   const text = readFileSync(file === "-" ? 0 : file, "utf8");
   let raw: unknown;
   try {
@@ -16,7 +21,13 @@ export async function runFixturesFile(ctx: CommandContext, file: string): Promis
   }
   const fixtures = parseFixtureFile(raw, file);
   const results: FixtureResult[] = [];
-  await runFixtures(ctx.api(), fixtures, (r) => {
+  // A request that needs organization_id (a user token with several) gets --org or the profile's.
+  const api = organizationFilling(
+    ctx.api(),
+    () => organizationParam(ctx, org, { announce: true }),
+    org !== undefined,
+  );
+  await runFixtures(api, fixtures, (r) => {
     results.push(r);
     if (!ctx.out.json)
       process.stdout.write(
