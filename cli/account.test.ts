@@ -66,6 +66,18 @@ describe("till login / whoami / tokens", () => {
       token_source: "environment",
       organization: { id: org.id },
     });
+    // A token made for one job, without organizations:read: whoami says the rest.
+    const narrow = await till(
+      ["tokens", "create", "--scope", "products:read", "--comment", "narrow", "--json"],
+      env,
+    );
+    const plain = await till(
+      ["whoami"],
+      cliEnv(undefined, { TILL_TOKEN: JSON.parse(narrow.stdout).token, TILL_SERVER: t.url }),
+    );
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain("organization token from environment");
+    expect(plain.stdout).toContain("lacks organizations:read");
   });
 
   it("orgs create switches to the new organization; orgs list marks it", async () => {
@@ -90,6 +102,10 @@ describe("till login / whoami / tokens", () => {
     );
     expect(there.exitCode, there.stderr).toBe(0);
     expect(JSON.parse(there.stdout).organization_id).toBe(second.id);
+    // Lists and the clock say which organization they read too.
+    const listed = await till(["products", "list"], env);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`Organization: ${org.slug}`);
   });
 
   it("a rejected token exits 4 with Polar's error name; no login exits 4; a bad flag exits 2", async () => {

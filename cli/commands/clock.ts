@@ -43,7 +43,7 @@ export function configureClockCommand(program: Command): void {
     .option("--org <id>", "organization id or slug (default: the profile's)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const org = await organizationParam(ctx, flags.org);
+      const org = await organizationParam(ctx, flags.org, { announce: true });
       show(
         ctx,
         await ctx.api().get<ClockOut>("/v1/sandbox/clock", org ? { organization_id: org } : {}),
@@ -65,7 +65,9 @@ export function configureClockCommand(program: Command): void {
       ]);
       const { when } = parseArgs(clockAdvanceArgs, c);
       const ctx = await contextOf(c);
-      const org = await organizationParam(ctx, flags.org ?? c.parent?.opts().org);
+      const org = await organizationParam(ctx, flags.org ?? c.parent?.opts().org, {
+        announce: true,
+      });
       const api = ctx.api();
       const current = await api.get<ClockOut>(
         "/v1/sandbox/clock",
@@ -80,7 +82,9 @@ export function configureClockCommand(program: Command): void {
     .option("--org <id>", "organization id or slug (default: the profile's)")
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
-      const org = await organizationParam(ctx, flags.org ?? c.parent?.opts().org);
+      const org = await organizationParam(ctx, flags.org ?? c.parent?.opts().org, {
+        announce: true,
+      });
       show(
         ctx,
         await ctx.api().post<ClockOut>("/v1/sandbox/clock/reset", { organization_id: org }),

@@ -87,7 +87,7 @@ export function addListCommand<T>(
     const query: Query = {
       page: flags.page,
       limit: flags.limit,
-      organization_id: await organizationParam(ctx, flags.org),
+      organization_id: await organizationParam(ctx, flags.org, { announce: true }),
       ...toQuery(flags),
     };
     const res = await ctx

@@ -126,10 +126,15 @@ export async function whoami(ctx: CommandContext): Promise<void> {
     user = info.user;
     expiresAt = new Date(info.session.expiresAt).toISOString();
   }
-  const orgs = await api.get<{ items: Organization[] }>("/v1/organizations/", {
-    page: 1,
-    limit: 100,
-  });
+  // A CI token made for one job may lack organizations:read: whoami still says the rest.
+  let unreadable = false;
+  const orgs = await api
+    .get<{ items: Organization[] }>("/v1/organizations/", { page: 1, limit: 100 })
+    .catch((err: unknown) => {
+      if (!(err instanceof ApiResponseError) || err.status !== 403) throw err;
+      unreadable = true;
+      return { items: [] as Organization[] };
+    });
   const org =
     orgs.items.find((o) => o.id === session.organizationId) ??
     (session.tokenKind === "organization" ? (orgs.items[0] ?? null) : null);
@@ -148,7 +153,14 @@ export async function whoami(ctx: CommandContext): Promise<void> {
       [
         ["server", data.server],
         ["user", user ? `${user.email} (${user.id})` : "-"],
-        ["organization", org ? `${org.name} (${org.slug}, ${org.id})` : "-"],
+        [
+          "organization",
+          org
+            ? `${org.name} (${org.slug}, ${org.id})`
+            : unreadable
+              ? "- (the token lacks organizations:read)"
+              : "-",
+        ],
         [
           "token",
           `${data.token_kind} token from ${data.token_source}${session.source === "profile" ? ` "${session.profileName}"` : ""}`,
