@@ -173,6 +173,8 @@ describe("CLI defects", { timeout: 120_000 }, () => {
   it("--json everywhere: open prints {url}, listen --print-secret prints {secret}, tokens list is the API's page", async () => {
     expect(await json(["open", "dashboard"])).toEqual({ url: `${t.url}/` });
     expect(await json(["open", "webhooks"])).toEqual({ url: `${t.url}/webhooks` });
+    // The server's own API reference, which documents what it serves.
+    expect(await json(["open", "docs"])).toEqual({ url: `${t.url}/docs` });
     const paid = await json<{ checkoutId: string }>(["trigger", "order.paid"]);
     const checkout = await json<{ url: string }>(["open", "checkout", paid.checkoutId]);
     expect(checkout.url).toContain("/checkout/");

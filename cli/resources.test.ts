@@ -194,6 +194,9 @@ describe("resource commands", { timeout: 120_000 }, () => {
       (await json(["subscriptions", "uncancel", sub.subscriptionId])).cancel_at_period_end,
     ).toBe(false);
     expect((await json(["subscriptions", "revoke", sub.subscriptionId])).status).toBe("canceled");
+    // Ended: the list says when, in the past tense.
+    const get = await till(["subscriptions", "get", sub.subscriptionId], env);
+    expect(get.stdout).toMatch(/canceled \(ended \d{4}-\d{2}-\d{2}\)/);
   });
 
   it("refunds, license keys and webhooks: endpoints, deliveries, redeliver", async () => {

@@ -3,9 +3,6 @@ import type { Command } from "commander";
 import { OPEN_TARGETS } from "../lib/choices.ts";
 import { contextOf } from "../lib/command.ts";
 
-// till speaks Polar's API v1, so Polar's API reference documents every endpoint.
-const DOCS_URL = "https://docs.polar.sh/api-reference/introduction";
-
 export function configureOpenCommand(program: Command): void {
   program
     .command("open <what> [id]")
@@ -26,7 +23,8 @@ export function configureOpenCommand(program: Command): void {
       const server = ctx.session.server;
       let url: string;
       if (what === "dashboard") url = `${server}/`;
-      else if (what === "docs") url = DOCS_URL;
+      // The server's own reference (its OpenAPI document rendered), true to what it serves.
+      else if (what === "docs") url = `${server}/docs`;
       else if (what === "webhooks") url = `${server}/webhooks`;
       else if (what === "checkout")
         url = (await ctx.api().get<{ url: string }>(`/v1/checkouts/${id}`)).url;

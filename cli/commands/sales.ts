@@ -73,9 +73,11 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
     {
       header: "status",
       value: (s) =>
-        s.cancel_at_period_end
-          ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})`
-          : s.status,
+        s.ended_at
+          ? `${s.status} (ended ${s.ended_at.slice(0, 10)})`
+          : s.cancel_at_period_end
+            ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})`
+            : s.status,
     },
   ],
 };
