@@ -1,5 +1,5 @@
 // SQL for the organizations' sandbox clocks.
-import { eq, sql } from "drizzle-orm";
+import { eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { sandboxClocks } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -52,7 +52,8 @@ export async function leaseClock(
     .onConflictDoUpdate({
       target: sandboxClocks.organizationId,
       set: { advancingUntil: until },
-      setWhere: sql`${sandboxClocks.advancingUntil} is null or ${sandboxClocks.advancingUntil} < ${now}`,
+      // Through the column, so the driver encodes the Date (postgres.js takes no Date in raw SQL).
+      setWhere: or(isNull(sandboxClocks.advancingUntil), lt(sandboxClocks.advancingUntil, now)),
     })
     .returning({ offsetMs: sandboxClocks.offsetMs });
   return row ? row.offsetMs : null;
