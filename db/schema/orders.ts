@@ -44,6 +44,8 @@ export const subscriptions = pgTable(
     priceIds: uuid("price_ids").array().notNull(),
     status: text("status").notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),
+    /** The amount chosen for a custom (pay-what-you-want) price, before any discount; else null. */
+    customAmount: bigint("custom_amount", { mode: "number" }),
     /** Seats bought, for a seat-based price; null otherwise. */
     seats: integer("seats"),
     currency: text("currency").notNull(),

@@ -121,6 +121,8 @@ export async function fulfil(
               checkoutId: row.id,
               discountId: row.discountId,
               amount: row.netAmount,
+              // Renewals price a custom amount from what was chosen, and discount it themselves.
+              customAmount: price?.amount_type === "custom" ? row.amount : null,
               seats: row.seats,
               currency: row.currency,
               interval: product!.recurring_interval as Interval,

@@ -1,8 +1,10 @@
 // Discounts on usage, through the public API and the sandbox clock, as Polar bills them: a
 // renewal's discount applies to every line but a proration, metered usage included; a meter
 // cycle's settlement takes a percentage discount, never a fixed amount (which would be given again
-// at every cycle). A discount set by PATCH is checked as a checkout checks it.
+// at every cycle). A custom (pay-what-you-want) amount renews at what was chosen, discounted once
+// per order. A discount set by PATCH is checked as a checkout checks it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api } from "../../../test/helpers/auth.ts";
 import {
   advance,
   billingSeller,
@@ -159,5 +161,58 @@ describe("discounts on usage", () => {
     expect((await subscriptionOf(s, other.subscriptionId)).discount_id).toBeNull();
     expect((await s.call(`/v1/discounts/${once.body.id}`)).body.redemptions_count).toBe(1);
     expect((await subscriptionOf(s, subscriptionId)).discount_id).toBe(once.body.id);
+  });
+
+  it("a custom amount renews at what was chosen: a once discount ends, a forever one applies once", async () => {
+    const product = await s.call("/v1/products/", {
+      body: {
+        name: "Pay what you want",
+        recurring_interval: "month",
+        prices: [{ amount_type: "custom", price_currency: "usd", minimum_amount: 500 }],
+      },
+    });
+    expect(product.status, JSON.stringify(product.body)).toBe(201);
+    const chosen = async (discount: Record<string, unknown>) => {
+      const d = await s.call("/v1/discounts/", {
+        body: { name: `Custom ${Math.random().toString(36).slice(2, 6)}`, ...discount },
+      });
+      const checkout = await s.call("/v1/checkouts/", {
+        body: { products: [product.body.id], discount_id: d.body.id },
+      });
+      const secret = checkout.body.client_secret as string;
+      const client = (path: string, body: unknown, method?: string) =>
+        api(t.url, `/v1/checkouts/client/${secret}${path}`, {
+          body,
+          ...(method ? { method } : {}),
+        });
+      await client(
+        "",
+        {
+          amount: 2000,
+          customer_email: `pwyw-${Math.random().toString(36).slice(2, 6)}@example.com`,
+          customer_billing_address: { country: "US" },
+        },
+        "PATCH",
+      );
+      const confirmed = await client("/confirm", {
+        confirmation_token_id: "sandbox_token_success",
+      });
+      expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+      const orders = await s.call(`/v1/orders/?checkout_id=${checkout.body.id}`);
+      return orders.body.items[0].subscription_id as string;
+    };
+    const once = await chosen({ type: "percentage", basis_points: 5000, duration: "once" });
+    const forever = await chosen({ type: "percentage", basis_points: 1000, duration: "forever" });
+    // The later of the two periods' ends renews both.
+    const end = (await subscriptionOf(s, forever)).current_period_end;
+    await advance(s, { to: end });
+    const cycleOf = async (id: string) =>
+      (await ordersOf(s, id)).find((o) => o.billing_reason === "subscription_cycle");
+    expect(await cycleOf(once)).toMatchObject({ subtotal_amount: 2000, total_amount: 2000 });
+    expect(await cycleOf(forever)).toMatchObject({
+      subtotal_amount: 2000,
+      discount_amount: 200,
+      total_amount: 1800,
+    });
   });
 });

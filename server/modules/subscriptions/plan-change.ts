@@ -59,7 +59,7 @@ async function proratedNet(
     productName: product.name,
     prices,
     usage: new Map(),
-    customAmount: s.amount,
+    customAmount: s.customAmount ?? s.amount,
     seats,
     discount: await periodDiscount(deps, s, product.id),
     startedAt: s.startedAt ?? s.createdAt,

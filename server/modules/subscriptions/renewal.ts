@@ -114,7 +114,7 @@ export async function planCycleFrom(
   const priced = {
     productName: product?.name ?? "Subscription",
     prices,
-    customAmount: s.amount,
+    customAmount: s.customAmount ?? s.amount,
     seats,
     discount: discount
       ? {

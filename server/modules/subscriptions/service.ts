@@ -102,6 +102,8 @@ export interface NewSubscription {
   checkoutId: string | null;
   discountId: string | null;
   amount: number;
+  /** A custom (pay-what-you-want) price's chosen amount, before the discount. */
+  customAmount?: number | null;
   /** Seats bought, for a seat-based price. */
   seats?: number | null;
   currency: string;
@@ -139,6 +141,7 @@ export async function createSubscription(
     priceIds: [input.priceId, ...recurringPrices],
     status: trialEnd ? "trialing" : "active",
     amount: input.amount,
+    customAmount: input.customAmount ?? null,
     seats: input.seats ?? null,
     currency: input.currency,
     recurringInterval: input.interval,
