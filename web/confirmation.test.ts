@@ -25,6 +25,7 @@ beforeAll(async () => {
       "orders:read",
       "benefits:write",
       "license_keys:read",
+      "discounts:write",
     ])
   ).token;
   const key = await api(t.url, "/v1/benefits/", {
@@ -131,6 +132,48 @@ describe("confirmation page", () => {
     await page.waitForSelector(`text=${order.invoice_number}`, { timeout: 10_000 }).catch(() => {});
     expect(await page.textContent("body")).toContain("Desktop app");
     await context.close();
+  });
+
+  it("a subscription's confirmation says what it renews at while its discount lasts and after", async () => {
+    const plan = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Team plan",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 2000, price_currency: "usd" }],
+      },
+    });
+    const renewsAt = async (discount: Record<string, unknown>) => {
+      const created = await api(t.url, "/v1/discounts/", {
+        token,
+        body: {
+          name: `d ${discount.duration}`,
+          type: "percentage",
+          basis_points: 2500,
+          ...discount,
+        },
+      });
+      expect(created.status).toBe(201);
+      const checkout = await api(t.url, "/v1/checkouts/", {
+        token,
+        body: { products: [plan.body.id], discount_id: created.body.id },
+      });
+      expect(checkout.body.total_amount).toBe(1500);
+      const page = await browser.newPage();
+      await page.goto(checkout.body.url);
+      await fillCheckout(page, { email: `renews-${discount.duration}@example.com` });
+      await page.click("button.pay");
+      await page.waitForSelector("[data-testid=renews-at]", { timeout: 15_000 });
+      expect(await page.textContent("[data-testid=amount-paid]")).toBe("$15.00");
+      const text = await page.textContent("[data-testid=renews-at]");
+      await page.close();
+      return text;
+    };
+    expect(await renewsAt({ duration: "once" })).toBe("$20.00 / month");
+    expect(await renewsAt({ duration: "forever" })).toBe("$15.00 / month");
+    expect(await renewsAt({ duration: "repeating", duration_in_months: 3 })).toBe(
+      "$15.00 / month for the first 3 months, then $20.00 / month",
+    );
   });
 
   it("the confirmation page of an unpaid checkout says nothing was charged and links back", async () => {

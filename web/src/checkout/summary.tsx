@@ -15,18 +15,44 @@ export function trialLabel(c: Checkout): string | null {
   return unit ? `${c.active_trial_interval_count ?? 1}-${unit} free trial` : null;
 }
 
+/** The period's total without the discount, its tax at the checkout's rate. */
+function undiscountedTotal(c: Checkout): number {
+  const tax = c.tax_amount ?? 0;
+  return c.amount + (c.net_amount > 0 ? Math.round((tax * c.amount) / c.net_amount) : tax);
+}
+
+/** A discount that ends: how many periods it lasts (1 for `once`), else null. */
+function endingDiscount(c: Checkout): number | null {
+  const d = (c.discount ?? null) as Discount | null;
+  if (!d || c.discount_amount === 0 || d.duration === "forever") return null;
+  return d.duration === "repeating" ? Math.max(d.duration_in_months ?? 1, 1) : 1;
+}
+
 /** "then $19.00 / month" (or "for 3 months, then …") when a discount does not last. */
 export function laterPeriods(c: Checkout): string | null {
   const interval = c.product.recurring_interval;
   if (!c.product.is_recurring || !interval) return null;
   // After a trial the first charge is the checkout's total, and the period's price after that.
   if (trialLabel(c)) return `then ${money(c.total_amount, c.currency)} / ${interval}`;
-  const d = (c.discount ?? null) as Discount | null;
-  if (!d || c.discount_amount === 0 || d.duration === "forever") return null;
-  const full = money(c.amount + (c.tax_amount ?? 0), c.currency);
-  if (d.duration === "repeating" && d.duration_in_months && d.duration_in_months > 1)
-    return `for ${d.duration_in_months} months, then ${full} / ${interval}`;
+  const periods = endingDiscount(c);
+  if (periods === null) return null;
+  const full = money(undiscountedTotal(c), c.currency);
+  if (periods > 1) return `for ${periods} months, then ${full} / ${interval}`;
   return `then ${full} / ${interval}`;
+}
+
+/**
+ * What the subscription renews at: "$20.00 / month", or "$15.00 / month for the first 3 months,
+ * then $20.00 / month" while a repeating discount lasts; a `once` discount is not renewed.
+ */
+export function renewalPrice(c: Checkout): string | null {
+  const interval = c.product.recurring_interval;
+  if (!c.product.is_recurring || !interval) return null;
+  const periods = endingDiscount(c);
+  const discounted = `${money(c.total_amount, c.currency)} / ${interval}`;
+  if (periods === null) return discounted;
+  const full = `${money(undiscountedTotal(c), c.currency)} / ${interval}`;
+  return periods > 1 ? `${discounted} for the first ${periods} months, then ${full}` : full;
 }
 
 /** "Plus $0.005 per API call, billed each month" for each price billed from usage later. */

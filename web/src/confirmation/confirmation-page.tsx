@@ -3,7 +3,8 @@
 // portal. No receipt is promised: till does not send one. In the overlay it keeps the close button.
 import { useEffect, useMemo, useState } from "react";
 import { embedContext, forwardEscape, notify } from "../checkout/embed.ts";
-import { money, perInterval } from "../checkout/format.ts";
+import { money } from "../checkout/format.ts";
+import { renewalPrice } from "../checkout/summary.tsx";
 import type { Checkout } from "../checkout/types.ts";
 import {
   ConfirmationError,
@@ -93,6 +94,7 @@ export function ConfirmationPage(props: { secret: string; token: string | null }
   const { data } = state;
   const c = data.checkout;
   const paid = data.order?.total_amount ?? c.total_amount;
+  const renews = renewalPrice(c);
   const portal = props.token
     ? `/portal?customer_session_token=${encodeURIComponent(props.token)}`
     : null;
@@ -125,13 +127,10 @@ export function ConfirmationPage(props: { secret: string; token: string | null }
               <dd data-testid="order-number">{data.order.invoice_number}</dd>
             </div>
           ) : null}
-          {c.product.is_recurring && c.product.recurring_interval ? (
+          {renews ? (
             <div>
               <dt>Renews at</dt>
-              <dd>
-                {money(c.net_amount + (c.tax_amount ?? 0) + c.discount_amount, c.currency)}
-                {perInterval(c.product.recurring_interval)}
-              </dd>
+              <dd data-testid="renews-at">{renews}</dd>
             </div>
           ) : null}
         </dl>
