@@ -94,6 +94,23 @@ describe("resource commands", { timeout: 120_000 }, () => {
     ]);
     expect(quantities.total).toBe(12);
     expect((await json(["events", "list"])).items.length).toBe(3);
+    // A metered price is listed in major units per unit, as the API's cents would mislead.
+    await json([
+      "products",
+      "create",
+      "--name",
+      "Per token",
+      "--recurring",
+      "month",
+      "--price-type",
+      "metered",
+      "--meter",
+      meter.id,
+      "--unit-amount",
+      "0.5",
+    ]);
+    const table = await till(["products", "list"], env);
+    expect(table.stdout).toMatch(/Per token\s+0\.005 USD\/unit\s+month/);
   });
 
   it("customers: create, get, update, state, list, delete", async () => {
@@ -289,6 +306,11 @@ describe("resource commands", { timeout: 120_000 }, () => {
       ],
       [["discounts", "create", "--name", "X", "--percent", "10", "--months", "0"], "--months:"],
       [["discounts", "create", "--name", "X"], "exactly one of --percent and --amount"],
+      [
+        ["discounts", "create", "--name", "X", "--percent", "10", "--duration", "repeating"],
+        "--months: give --months with --duration repeating",
+      ],
+      [["discounts", "create", "--name", "X", "--percent", "10", "--months", "3"], "--months:"],
       [["benefits", "create", "--type", "bogus", "--description", "X"], "--type:"],
       [["refunds", "create", "--order", id, "--amount", "12.5"], "--amount:"],
       [["refunds", "create", "--order", id, "--amount", "100", "--reason", "bored"], "--reason:"],

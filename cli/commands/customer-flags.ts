@@ -39,6 +39,11 @@ export const discountCreateFlags = z
   })
   .refine((f) => (f.percent === undefined) !== (f.amount === undefined), {
     error: "Give exactly one of --percent and --amount.",
+  })
+  // How long a repeating discount lasts is the seller's to say, not a silent default.
+  .refine((f) => (f.duration === "repeating") === (f.months !== undefined), {
+    error: "give --months with --duration repeating, and only with it",
+    path: ["months"],
   });
 
 export const benefitCreateFlags = z.object({

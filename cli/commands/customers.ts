@@ -192,7 +192,7 @@ export function configureCustomerCommands(program: Command): void {
         code: flags.code ?? null,
         ...off,
         duration: flags.duration,
-        ...(flags.duration === "repeating" ? { duration_in_months: flags.months ?? 1 } : {}),
+        ...(flags.duration === "repeating" ? { duration_in_months: flags.months } : {}),
         max_redemptions: flags.maxRedemptions ?? null,
         products: flags.product ?? null,
         organization_id: await organizationParam(ctx, flags.org, { announce: true }),

@@ -2,7 +2,7 @@
 import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
-import { formatMoney } from "../lib/output.ts";
+import { formatMoney, formatUnitMoney } from "../lib/output.ts";
 import {
   addGetCommand,
   addListCommand,
@@ -21,7 +21,7 @@ const describePrice = (p: Price | undefined) =>
     : p.amount_type === "fixed"
       ? formatMoney(p.price_amount, p.price_currency)
       : p.amount_type === "metered_unit"
-        ? `${p.unit_amount}/unit`
+        ? `${formatUnitMoney(p.unit_amount, p.price_currency)}/unit`
         : p.amount_type;
 
 export const productSpec: ResourceSpec<Product> = {

@@ -70,6 +70,13 @@ export function renderFields(fields: [string, unknown][], out: Pick<Output, "dim
   return fields.map(([k, v]) => `${out.dim(k.padEnd(width))}  ${cell(v)}`).join("\n");
 }
 
+/** A price per unit in minor units as a decimal string ("0.5" cents): "0.005 USD". */
+export function formatUnitMoney(unitAmount: string, currency = "usd"): string {
+  const major = Number(unitAmount) / 100;
+  const digits = Math.max(2, (String(major).split(".")[1] ?? "").length);
+  return `${major.toFixed(Math.min(digits, 12))} ${currency.toUpperCase()}`;
+}
+
 export function formatMoney(amount: number | null | undefined, currency = "usd"): string {
   if (amount === null || amount === undefined) return "-";
   return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
