@@ -175,6 +175,20 @@ describe("renewals by the worker", () => {
       prices: [{ amountType: "fixed", priceAmount: 800, priceCurrency: "usd" }],
     });
     const { subscriptionId } = await subscribe(fresh, product.id);
+    const before = await subscriptionOf(fresh, subscriptionId);
+    // A date no processor takes (a typo of a year) is refused and changes nothing.
+    for (const key of ["current_billing_period_end", "trial_end"]) {
+      const far = await fresh.call(`/v1/subscriptions/${subscriptionId}`, {
+        method: "PATCH",
+        body: { [key]: "9999-01-01T00:00:00Z" },
+      });
+      expect(far.status, key).toBe(422);
+      expect(far.body.detail[0]).toMatchObject({
+        loc: ["body", key],
+        msg: "Must be at most 730 days from now.",
+      });
+    }
+    expect(await subscriptionOf(fresh, subscriptionId)).toEqual(before);
     const soon = new Date(Date.now() + 2000).toISOString();
     const moved = await fresh.call(`/v1/subscriptions/${subscriptionId}`, {
       method: "PATCH",

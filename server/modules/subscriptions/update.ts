@@ -238,6 +238,7 @@ async function applyChange(
         "The new period end must be in the future.",
         "value_error",
       );
+    withinReach(["body", "current_billing_period_end"], end, now);
     const row = await scheduleNext(
       tx,
       deps.queue,
@@ -265,6 +266,7 @@ async function applyChange(
         "The trial end must be now or in the future.",
         "value_error",
       );
+    withinReach(["body", "trial_end"], end, now);
     values.status = "trialing";
     values.trialStart = s.trialStart ?? now;
     values.trialEnd = end;
@@ -278,6 +280,19 @@ async function applyChange(
     await repo.updateSubscription(tx, s.id, { ...values, modifiedAt: now }),
   );
   return { row, events: ["subscription.updated"], dueNow };
+}
+
+// As Stripe bounds trial_end (how Polar moves a period end there too): a date a card processor
+// would refuse, or a typo of a year, is refused before anything changes.
+const MAX_DAYS_AHEAD = 730;
+
+function withinReach(loc: string[], end: Date, now: Date): void {
+  if (end.getTime() - now.getTime() > MAX_DAYS_AHEAD * 86_400_000)
+    throw RequestValidationError.field(
+      loc,
+      `Must be at most ${MAX_DAYS_AHEAD} days from now.`,
+      "value_error",
+    );
 }
 
 /**
