@@ -11,8 +11,13 @@ let seller: Seller;
 let other: Seller;
 beforeAll(async () => {
   t = await startTestServer();
-  seller = await createSeller(t.url, ["customers:write", "events:write", "meters:write"]);
-  other = await createSeller(t.url, ["customers:write", "events:write"]);
+  seller = await createSeller(t.url, [
+    "customers:write",
+    "events:write",
+    "meters:write",
+    "members:write",
+  ]);
+  other = await createSeller(t.url, ["customers:write", "events:write", "members:write"]);
 });
 afterAll(() => t.stop());
 
@@ -205,6 +210,53 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
     const res = await ingest(seller.token, [{ name: "x", customer_id: theirs.body.id }]);
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(["body", "events", 0, "customer_id"]);
+  });
+
+  it("member_id names a member of the organization, on the event's customer's team", async () => {
+    const customer = async (who: Seller, email: string) =>
+      (await api(t.url, "/v1/customers/", { token: who.token, body: { email } })).body.id as string;
+    const member = async (who: Seller, customerId: string, email: string) => {
+      const res = await api(t.url, `/v1/customers/${customerId}/members`, {
+        token: who.token,
+        body: { email },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      return res.body.id as string;
+    };
+    const acme = await customer(seller, "acme@example.com");
+    const globex = await customer(seller, "globex@example.com");
+    const dev = await member(seller, acme, "dev@acme.example");
+    const theirs = await member(other, await customer(other, "x@example.com"), "y@example.com");
+    const list = async () =>
+      (await api(t.url, "/v1/events/?name=seat.call", { token: seller.token })).body.items;
+    const before = await list();
+    const refused = await ingest(seller.token, [
+      { name: "seat.call", customer_id: acme, member_id: dev },
+      { name: "seat.call", customer_id: globex, member_id: dev },
+      { name: "seat.call", customer_id: acme, member_id: theirs },
+      { name: "seat.call", external_customer_id: "c1", member_id: crypto.randomUUID() },
+    ]);
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([
+      expect.objectContaining({
+        loc: ["body", "events", 1, "member_id"],
+        msg: "The member is not on this customer's team.",
+      }),
+      expect.objectContaining({
+        loc: ["body", "events", 2, "member_id"],
+        msg: "Member not found.",
+      }),
+      expect.objectContaining({
+        loc: ["body", "events", 3, "member_id"],
+        msg: "Member not found.",
+      }),
+    ]);
+    expect(await list()).toEqual(before);
+    const accepted = await ingest(seller.token, [
+      { name: "seat.call", customer_id: acme, member_id: dev },
+    ]);
+    expect(accepted.body).toEqual({ inserted: 1, duplicates: 0 });
+    expect((await list())[0]).toMatchObject({ customer_id: acme, member_id: dev });
   });
 
   it("parents resolve by event id or external id, in the batch or stored; children are counted", async () => {

@@ -14,6 +14,7 @@ import {
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds, resolveCustomerRefs } from "../customers/queries.ts";
+import { membersByIds } from "../members/queries.ts";
 import { moveCustomerRollups } from "../meters/rollups.ts";
 import { meterFilterFor } from "../meters/service.ts";
 import { filterCondition } from "./filter.ts";
@@ -67,6 +68,7 @@ export async function ingestEvents(deps: EventDeps, ctx: AuthContext, input: Eve
       .map((r, i) => ({ r, i }))
       .filter(({ r }) => r.organizationId === organizationId);
     await resolveCustomers(deps.db, organizationId, mine, issues);
+    await resolveMembers(deps.db, organizationId, mine, issues);
     await resolveParents(deps.db, organizationId, mine, input, issues);
   }
   if (issues.length > 0) throw new RequestValidationError(issues);
@@ -124,6 +126,37 @@ async function resolveCustomers(
         type: "value_error",
       });
     else r.externalCustomerId = found.get(r.customerId) ?? null;
+  }
+}
+
+/**
+ * member_id names a member of the organization, as Polar checks; and of the event's customer's
+ * team when it names one, so usage is never attributed across customers.
+ */
+async function resolveMembers(
+  db: Db,
+  organizationId: string,
+  mine: Indexed,
+  issues: ValidationIssue[],
+) {
+  const ids = [...new Set(mine.map(({ r }) => r.memberId).filter((id): id is string => !!id))];
+  if (ids.length === 0) return;
+  // The events' organization was proven by organizationForWrite.
+  const found = new Map(
+    (await membersByIds(db, scopeOfResource({ organizationId }), ids)).map((m) => [
+      m.id,
+      m.customerId,
+    ]),
+  );
+  for (const { r, i } of mine) {
+    if (!r.memberId) continue;
+    const team = found.get(r.memberId);
+    const msg = !team
+      ? "Member not found."
+      : r.customerId && team !== r.customerId
+        ? "The member is not on this customer's team."
+        : null;
+    if (msg) issues.push({ loc: ["body", "events", i, "member_id"], msg, type: "value_error" });
   }
 }
 
