@@ -27,6 +27,8 @@ beforeAll(async () => {
     "subscriptions:write",
     "customer_sessions:write",
     "organizations:write",
+    "meters:write",
+    "events:write",
   ]);
   token = seller.token;
   organizationId = seller.organization.id;
@@ -192,6 +194,70 @@ describe("customer portal page", () => {
     await page.locator(`[data-subscription="${subscriptionId}"]`).waitFor();
     expect(await page.locator("#usage-h").count()).toBe(0);
     await usage(true);
+    await page.close();
+  });
+
+  it("shows a metered subscription's usage this period and what it adds so far", async () => {
+    const meter = await api(t.url, "/v1/meters/", {
+      token,
+      body: {
+        name: "API calls",
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "name", operator: "eq", value: "call" }],
+        },
+        aggregation: { func: "count" },
+      },
+    });
+    const product = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Usage plan",
+        recurring_interval: "month",
+        prices: [
+          {
+            amount_type: "metered_unit",
+            meter_id: meter.body.id,
+            unit_amount: "10",
+            price_currency: "usd",
+          },
+        ],
+      },
+    });
+    const checkout = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [product.body.id] },
+    });
+    const confirmed = await api(
+      t.url,
+      `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
+      {
+        body: {
+          customer_email: "usage@example.com",
+          customer_billing_address: { country: "US" },
+          confirmation_token_id: "sandbox_token_success",
+        },
+      },
+    );
+    expect(confirmed.status).toBe(200);
+    const buyer = (await api(t.url, `/v1/orders/?checkout_id=${checkout.body.id}`, { token })).body
+      .items[0].customer_id as string;
+    const calls = Array.from({ length: 37 }, () => ({ name: "call", customer_id: buyer }));
+    expect((await api(t.url, "/v1/events/ingest", { token, body: { events: calls } })).status).toBe(
+      200,
+    );
+    const session = await api(t.url, "/v1/customer-sessions/", {
+      token,
+      body: { customer_id: buyer },
+    });
+    const page = await browser.newPage();
+    await page.goto(session.body.customer_portal_url);
+    const row = page.locator(`#usage-h ~ [data-meter="${meter.body.id}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toBe(
+      "API calls · Usage plan37 units this period · $3.70 so far",
+    );
+    expect(await page.locator("text=No usage to show.").count()).toBe(0);
     await page.close();
   });
 

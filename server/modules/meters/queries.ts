@@ -3,12 +3,23 @@ import type { Db } from "../../../db/client.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { meterQuantities } from "./rollup-read.ts";
 import * as repo from "./repository.ts";
+import { meterOut, type MeterOut } from "./schemas.ts";
 
 export type { MeterRow } from "./repository.ts";
 
 /** The meter with `id` when the scope owns it, else null. */
 export function findMeter(db: Db, scope: OrgScope, id: string): Promise<repo.MeterRow | null> {
   return repo.findMeter(db, scope, id);
+}
+
+/** The meter as the API shows it, when the scope owns it. */
+export async function serializeMeterById(
+  db: Db,
+  scope: OrgScope,
+  id: string,
+): Promise<MeterOut | null> {
+  const row = await repo.findMeter(db, scope, id);
+  return row ? meterOut(row) : null;
 }
 
 /** One customer's usage over a period (the cycle order of a metered price bills it). */

@@ -165,7 +165,22 @@ describe("usage at the cycle", () => {
       timestamp: plus(sub.current_period_end, 1000),
     });
     expect((await s.call("/v1/events/ingest", { body: { events } })).status).toBe(200);
+    // The period's usage so far, as Polar's SubscriptionMeter (read through Polar's SDK).
+    const running = await s.polar.subscriptions.get({ id: subscriptionId });
+    expect(running.meters).toEqual([
+      expect.objectContaining({
+        consumedUnits: 37,
+        creditedUnits: 0,
+        amount: 370,
+        meterId: meter.id,
+      }),
+    ]);
+    expect(running.meters[0]!.meter.name).toBe("API calls");
     await advance(s, { to: sub.current_period_end });
+    // The new period has the one later event so far.
+    expect((await subscriptionOf(s, subscriptionId)).meters).toEqual([
+      expect.objectContaining({ id: running.meters[0]!.id, consumed_units: 1, amount: 10 }),
+    ]);
     const [cycle] = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_cycle",
     );

@@ -291,6 +291,9 @@ describe("credits at the renewal", () => {
     const sub = await subscriptionOf(s, subscriptionId);
     expect(sub.current_meter_period_start).toBeNull();
     await use(plan.event, customerId, sub.current_period_start, 25);
+    expect((await subscriptionOf(s, subscriptionId)).meters).toEqual([
+      expect.objectContaining({ consumed_units: 25, credited_units: 10, amount: 150 }),
+    ]);
     await advance(s, { to: sub.current_period_end });
     let cycles = (await ordersOf(s, subscriptionId)).filter(
       (o) => o.billing_reason === "subscription_cycle",

@@ -13,6 +13,7 @@ import {
 import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import { discountSchema, type DiscountOut } from "../discounts/schemas.ts";
 import { priceSchema } from "../products/prices.ts";
+import { meterSchema } from "../meters/schemas.ts";
 import { productSchema, type ProductOut } from "../products/schemas.ts";
 import type { SubscriptionRow } from "./repository.ts";
 
@@ -131,6 +132,18 @@ export const subscriptionCoreSchema = z
   .meta({ id: "OrderSubscription" });
 export type SubscriptionCoreOut = z.output<typeof subscriptionCoreSchema>;
 
+export const subscriptionMeterSchema = z
+  .object({
+    ...timestamped,
+    consumed_units: z.number(),
+    credited_units: z.number().int(),
+    amount: z.number().int(),
+    meter_id: z.uuid(),
+    meter: meterSchema,
+  })
+  .meta({ id: "SubscriptionMeter" });
+export type SubscriptionMeterOut = z.output<typeof subscriptionMeterSchema>;
+
 export const subscriptionSchema = z
   .object({
     ...subscriptionCoreSchema.shape,
@@ -141,7 +154,7 @@ export const subscriptionSchema = z
     product: productSchema,
     discount: discountSchema.nullable(),
     prices: z.array(priceSchema),
-    meters: z.array(z.record(z.string(), z.unknown())),
+    meters: z.array(subscriptionMeterSchema),
     pending_update: z
       .object({
         ...timestamped,
@@ -195,7 +208,12 @@ export function subscriptionCore(s: SubscriptionRow): SubscriptionCoreOut {
 
 export function subscriptionOut(
   s: SubscriptionRow,
-  parts: { customer: CustomerOut; product: ProductOut; discount: DiscountOut | null },
+  parts: {
+    customer: CustomerOut;
+    product: ProductOut;
+    discount: DiscountOut | null;
+    meters?: SubscriptionOut["meters"];
+  },
 ): SubscriptionOut {
   return {
     ...subscriptionCore(s),
@@ -206,7 +224,7 @@ export function subscriptionOut(
     product: parts.product,
     discount: parts.discount ?? null,
     prices: parts.product.prices.filter((p) => s.priceIds.includes(p.id)),
-    meters: [],
+    meters: parts.meters ?? [],
     pending_update: s.pendingUpdate
       ? {
           created_at: s.pendingUpdate.createdAt,

@@ -18,6 +18,7 @@ import type { ProductOut } from "../products/schemas.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { subscriptionMeters } from "./meters.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { subscriptionOut, type SubscriptionListQuery } from "./schemas.ts";
@@ -46,6 +47,7 @@ export async function serializeSubscriptions(
   ]);
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));
+  const meters = await subscriptionMeters(db, rows, productById);
   return Promise.all(
     rows.map(async (s) => {
       const discount = s.discountId ? await discountOf(db, scopeOfResource(s), s.discountId) : null;
@@ -53,6 +55,7 @@ export async function serializeSubscriptions(
         customer: customerById.get(s.customerId)!,
         product: productById.get(s.productId)!,
         discount: discount ? await serializeDiscount(db, discount) : null,
+        meters: meters.get(s.id) ?? [],
       });
     }),
   );

@@ -18,11 +18,23 @@ export async function billableUsage(
   const usage = new Map<string, number>();
   for (const p of prices) {
     if (p.amount_type !== "metered_unit" || !p.meter_id) continue;
-    const q = { organizationId: s.organizationId, meterId: p.meter_id, customerId: s.customerId };
-    const used = await customerUsage(db, scopeOfResource(s), { ...q, start, end });
-    usage.set(p.id, Math.max(0, used - (await creditAt(db, q, start))));
+    const { consumed, credited } = await meterUsage(db, s, p.meter_id, start, end);
+    usage.set(p.id, Math.max(0, consumed - credited));
   }
   return usage;
+}
+
+/** A meter's units consumed over [start, end) and the credit left for them at `start`. */
+export async function meterUsage(
+  db: Db,
+  s: { organizationId: string; customerId: string },
+  meterId: string,
+  start: Date,
+  end: Date,
+): Promise<{ consumed: number; credited: number }> {
+  const q = { organizationId: s.organizationId, meterId, customerId: s.customerId };
+  const consumed = await customerUsage(db, scopeOfResource(s), { ...q, start, end });
+  return { consumed, credited: await creditAt(db, q, start) };
 }
 
 async function creditAt(

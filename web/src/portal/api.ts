@@ -31,6 +31,15 @@ export interface Subscription {
   resumes_at: string | null;
   customer_cancellation_reason: string | null;
   product: Product;
+  /** The current period's usage of each metered price (Polar's SubscriptionMeter). */
+  meters: SubscriptionMeter[];
+}
+export interface SubscriptionMeter {
+  id: string;
+  consumed_units: number;
+  credited_units: number;
+  amount: number;
+  meter: { id: string; name: string };
 }
 export interface Order {
   id: string;

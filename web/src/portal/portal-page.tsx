@@ -15,6 +15,7 @@ import {
   type PaymentMethod,
   type PortalApi,
   type Subscription,
+  type SubscriptionMeter,
   type Wallet,
 } from "./api.ts";
 import { PaymentMethods } from "./payment-methods.tsx";
@@ -229,22 +230,45 @@ export function PortalPage({
       {showsUsage(data) && (
         <section aria-labelledby="usage-h">
           <h2 id="usage-h">Usage</h2>
-          {data.meters.length === 0 ? (
+          {data.meters.length === 0 && !metered(data).length ? (
             <p className="muted">No usage to show.</p>
-          ) : (
-            data.meters.map((m) => (
-              <div key={m.id} className="card row meter" data-meter={m.meter_id}>
-                <span>{m.meter.name}</span>
+          ) : null}
+          {metered(data).flatMap((s) =>
+            s.meters.map((m) => (
+              <div key={m.id} className="card row meter" data-meter={m.meter.id}>
                 <span>
-                  {m.consumed_units} used of {m.credited_units} ({m.balance} left)
+                  {m.meter.name} <span className="muted">· {s.product.name}</span>
                 </span>
+                <span>{periodUsage(m, s.currency)}</span>
               </div>
-            ))
+            )),
           )}
+          {data.meters.map((m) => (
+            <div key={m.id} className="card row meter" data-meter={m.meter_id}>
+              <span>{m.meter.name}</span>
+              <span>
+                {m.consumed_units} used of {m.credited_units} ({m.balance} left)
+              </span>
+            </div>
+          ))}
         </section>
       )}
     </main>
   );
+}
+
+/** Subscriptions still billing whose prices are metered. */
+function metered(data: Data): Subscription[] {
+  return data.subscriptions.filter(
+    (s) => s.meters.length > 0 && ["active", "trialing", "past_due"].includes(s.status),
+  );
+}
+
+/** "37 units this period, 10 included · $2.70 so far": what the next renewal bills for it. */
+function periodUsage(m: SubscriptionMeter, currency: string): string {
+  const units = `${m.consumed_units.toLocaleString()} ${m.consumed_units === 1 ? "unit" : "units"} this period`;
+  const included = m.credited_units > 0 ? `, ${m.credited_units.toLocaleString()} included` : "";
+  return `${units}${included} · ${money(m.amount, currency)} so far`;
 }
 
 /** The seller's customer_portal_settings.usage.show, as its subscriptions' products carry it. */
