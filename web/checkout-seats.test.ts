@@ -45,11 +45,16 @@ afterAll(async () => {
   await t?.stop();
 });
 
-/** Counts the page's updates of the session. */
+/** Counts the page's updates of the session's seats (the billing country has its own). */
 function updateCalls(page: Page): () => number {
   let n = 0;
   page.on("request", (r) => {
-    if (r.method() === "PATCH" && r.url().includes("/v1/checkouts/client/")) n++;
+    if (
+      r.method() === "PATCH" &&
+      r.url().includes("/v1/checkouts/client/") &&
+      "seats" in (r.postDataJSON() ?? {})
+    )
+      n++;
   });
   return () => n;
 }

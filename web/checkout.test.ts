@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { createCountMeter } from "../test/helpers/catalog.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
 let t: TestServer;
@@ -20,7 +21,11 @@ let token: string;
 let planId: string;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+  // German VAT, so a change of country moves the total.
+  [t, browser] = await Promise.all([
+    startTestServer({ env: { TAX_RATES: "DE:1900" } }),
+    launchBrowser(),
+  ]);
   token = (
     await createSeller(t.url, [
       "products:write",
@@ -175,6 +180,38 @@ describe("checkout form", () => {
     expect(summary).toContain("Due today$0.00");
     expect(summary).toContain("then $19.00 / month");
     expect(await page.textContent("button.pay")).toBe("Start free trial");
+    await page.close();
+  });
+
+  it("the amount and country typed reprice the summary and the Pay button before paying, and that is what is charged", async () => {
+    const pwyw = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Tip jar",
+        prices: [
+          {
+            amount_type: "custom",
+            price_currency: "usd",
+            minimum_amount: 500,
+            preset_amount: 1000,
+          },
+        ],
+      },
+    });
+    const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [pwyw.body.id] } });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay:has-text('Pay $10.00')");
+    await fillCheckout(page, { country: "DE" });
+    await page.fill("#amount", "12.34");
+    // 12.34 and 19 % German VAT (2.34).
+    await page.waitForSelector("button.pay:has-text('Pay $14.68')", { timeout: 10_000 });
+    expect(await page.textContent(".summary")).toContain("Tax$2.34");
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    const order = (await api(t.url, `/v1/orders/?checkout_id=${res.body.id}`, { token })).body
+      .items[0];
+    expect(order).toMatchObject({ subtotal_amount: 1234, tax_amount: 234, total_amount: 1468 });
     await page.close();
   });
 

@@ -12,9 +12,17 @@ import { AddressFields, CustomFieldInput, Field } from "./fields.tsx";
 import { leave, settle } from "./finish.ts";
 import { money } from "./format.ts";
 import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
-import { type FormValues, formErrors, reducer, type State, serverFieldErrors } from "./state.ts";
+import {
+  type FormValues,
+  formErrors,
+  priceChange,
+  reducer,
+  type State,
+  serverFieldErrors,
+} from "./state.ts";
 import { SeatsField } from "./seats.tsx";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
+import { usePriceSync } from "./price-sync.ts";
 import { OrderSummary } from "./summary.tsx";
 
 /** Refusals of the buyer rather than of their card (checkouts/purchase-rules.ts). */
@@ -47,6 +55,8 @@ export function CheckoutPage(props: { secret: string }) {
     (message: string) => dispatch({ type: "invalid", errors: { payment: message }, general: null }),
     [],
   );
+
+  const priceSeq = usePriceSync(state, props.secret, dispatch);
 
   useEffect(() => {
     checkoutApi.get(props.secret).then(
@@ -161,6 +171,19 @@ export function CheckoutPage(props: { secret: string }) {
     dispatch({ type: "busy", busy: "paying" });
     let confirmedOnce = false;
     try {
+      const change = priceChange(c, values);
+      if (change) {
+        // Typed just before paying: the buyer sees the new total before paying it.
+        priceSeq.current++;
+        const updated = await checkoutApi.update(props.secret, change);
+        dispatch({ type: "repriced", checkout: updated });
+        if (updated.total_amount !== c.total_amount)
+          return dispatch({
+            type: "invalid",
+            errors: {},
+            general: `The total is now ${money(updated.total_amount, updated.currency)}. Check it and pay again.`,
+          });
+      }
       let token: string | undefined;
       if (c.is_payment_form_required && stripe) {
         if (!stripeForm.current) throw new StripePaymentError("The card form is still loading.");

@@ -44,6 +44,8 @@ export type Action =
   | { type: "busy"; busy: Busy }
   | { type: "invalid"; errors: Record<string, string>; general: string | null }
   | { type: "updated"; checkout: Checkout; values?: Partial<FormValues> }
+  /** The session's new total for the amount or country typed: nothing else of the form moves. */
+  | { type: "repriced"; checkout: Checkout }
   | { type: "done"; checkout: Checkout; left: boolean };
 
 function initialValues(c: Checkout): FormValues {
@@ -108,6 +110,8 @@ export function reducer(state: State, action: Action): State {
         general: action.general,
         attempt: state.attempt + 1,
       };
+    case "repriced":
+      return { ...state, checkout: newer(state.checkout, action.checkout) };
     case "updated": {
       // What the session accepted is no longer a problem.
       const { seats: _accepted, ...errors } = state.errors;
@@ -115,11 +119,17 @@ export function reducer(state: State, action: Action): State {
         ...state,
         busy: null,
         errors,
-        checkout: action.checkout,
+        checkout: newer(state.checkout, action.checkout),
         values: { ...state.values, ...action.values },
       };
     }
   }
+}
+
+/** Two answers of the session in flight at once (seats and country) may arrive in either order. */
+function newer(shown: Checkout, incoming: Checkout): Checkout {
+  const at = (c: Checkout) => Date.parse(c.modified_at ?? "") || 0;
+  return at(incoming) >= at(shown) ? incoming : shown;
 }
 
 function touchedIds(values: Partial<FormValues>): string[] {
@@ -132,6 +142,24 @@ function touchedIds(values: Partial<FormValues>): string[] {
   if (values.custom) ids.push(...Object.keys(values.custom).map((k) => `custom-${k}`));
   if (values.card) ids.push("card-number", "card-expiry", "card-cvc", "payment");
   return ids;
+}
+
+/**
+ * The change of the session the form holds that moves the total: a valid pay-what-you-want amount
+ * other than the session's, or another billing country (its tax). Null when the session is current.
+ */
+export function priceChange(c: Checkout, v: FormValues): Record<string, unknown> | null {
+  const body: Record<string, unknown> = {};
+  if (c.product_price.amount_type === "custom" && !formErrors(c, v).amount) {
+    const cents = Math.round(Number(v.amount) * 100);
+    if (cents !== c.amount) body.amount = cents;
+  }
+  const country = v.address.country ?? "";
+  if (country && country !== (c.customer_billing_address?.country ?? ""))
+    body.customer_billing_address = Object.fromEntries(
+      Object.entries(v.address).filter(([, value]) => typeof value === "string" && value.trim()),
+    );
+  return Object.keys(body).length ? body : null;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -61,6 +61,8 @@ export interface Checkout {
   success_url: string;
   embed_origin: string | null;
   amount: number;
+  /** When the session last changed: an answer older than the one shown is stale. */
+  modified_at?: string | null;
   /** A seat-based price's seats, and the session's own bounds on them. */
   seats?: number | null;
   min_seats?: number | null;
