@@ -81,11 +81,20 @@ export function setSubscriptionSettings(
 }
 
 /** Buys the product through the checkout client endpoints; answers the checkout. */
-export async function buy(s: BillingSeller, productId: string, token: string, email: string) {
+export async function buy(
+  s: BillingSeller,
+  productId: string,
+  token: string,
+  email: string,
+  country = "US",
+) {
   const checkout = await s.polar.checkouts.create({ products: [productId] });
   await s.polar.checkouts.clientUpdate({
     clientSecret: checkout.clientSecret,
-    checkoutUpdatePublic: { customerEmail: email, customerBillingAddress: { country: "US" } },
+    checkoutUpdatePublic: {
+      customerEmail: email,
+      customerBillingAddress: { country: country as "US" },
+    },
   });
   await s.polar.checkouts.clientConfirm({
     clientSecret: checkout.clientSecret,
@@ -100,8 +109,9 @@ export async function subscribe(
   productId: string,
   token = "sandbox_token_success",
   email = `buyer-${Math.random().toString(36).slice(2, 8)}@example.com`,
+  country = "US",
 ): Promise<{ subscriptionId: string; customerId: string; checkoutId: string }> {
-  const checkout = await buy(s, productId, token, email);
+  const checkout = await buy(s, productId, token, email, country);
   const done = await s.polar.checkouts.get({ id: checkout.id });
   const orders = await s.polar.orders.list({ checkoutId: checkout.id });
   const subscriptionId = orders.result.items[0]?.subscriptionId;

@@ -16,7 +16,8 @@ let t: TestServer;
 let s: BillingSeller;
 
 beforeAll(async () => {
-  t = await startTestServer();
+  // German VAT for the customers a test places there; everyone else buys from the US, untaxed.
+  t = await startTestServer({ env: { TAX_RATES: "DE:1900" } });
   s = await billingSeller(t);
 });
 afterAll(() => t.stop());
@@ -225,6 +226,38 @@ describe("plan changes", () => {
       (o) => o.billing_reason === "subscription_cycle",
     );
     expect(cycle).toMatchObject({ total_amount: 3000, product_id: pro.id });
+  });
+
+  it("an invoice change is taxed as the customer's renewals are, and a credit gives the tax back", async () => {
+    const basic = await monthly("Basic taxed", 1000);
+    const pro = await monthly("Pro taxed", 3000);
+    const { subscriptionId } = await subscribe(s, basic.id, undefined, undefined, "DE");
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, half) });
+    const change = async (productId: string) => {
+      const res = await patch(subscriptionId, {
+        product_id: productId,
+        proration_behavior: "invoice",
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (await ordersOf(s, subscriptionId))
+        .filter((o) => o.billing_reason === "subscription_update")
+        .at(-1)!;
+    };
+    const check = (o: Record<string, any>) => {
+      expect(o.tax_amount).toBe(
+        o.items.reduce((sum: number, i: { tax_amount: number }) => sum + i.tax_amount, 0),
+      );
+      expect(Math.abs(o.tax_amount - Math.round(o.subtotal_amount * 0.19))).toBeLessThanOrEqual(1);
+      expect(o.total_amount).toBe(o.subtotal_amount + o.tax_amount);
+    };
+    const up = await change(pro.id);
+    expect(up.subtotal_amount).toBeGreaterThan(900);
+    check(up);
+    const down = await change(basic.id);
+    expect(down.subtotal_amount).toBeLessThan(-900);
+    check(down);
   });
 
   it("an invoice upgrade prorates net of the discount and records its payment", async () => {

@@ -6,6 +6,8 @@
 // and the request answered 402.
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
+import { customersByIds } from "../customers/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
@@ -37,11 +39,15 @@ export async function chargeChangeNow(
   c: ChangeCharge,
 ): Promise<void> {
   const clock = fixedClock(c.now);
-  const taxAmount =
-    c.difference > 0
-      ? (deps.tax.quote({ netAmount: c.difference, currency: s.currency, country: null })
-          .taxAmount ?? 0)
-      : 0;
+  // Taxed as the renewals are, at the customer's country's rate: a credit gives back the tax paid
+  // on the unused part with it.
+  const [customer] = await customersByIds(deps.db, scopeOfResource(s), [s.customerId]);
+  const country = (customer?.billing_address as { country?: string } | null)?.country ?? null;
+  const taxOf = (amount: number) =>
+    Math.sign(amount) *
+    (deps.tax.quote({ netAmount: Math.abs(amount), currency: s.currency, country }).taxAmount ?? 0);
+  const lines = c.lines.map((l) => ({ ...l, taxAmount: taxOf(l.amount) }));
+  const taxAmount = lines.reduce((sum, l) => sum + l.taxAmount, 0);
   const total = c.difference + taxAmount;
   const outcome = await chargeSubscription(deps, s, total, `${c.key}:0`, c.description);
   if (outcome.status === "failed") {
@@ -74,9 +80,8 @@ export async function chargeChangeNow(
         customFieldData: s.customFieldData,
         createdAt: c.now,
       },
-      c.lines.map((l) => ({
+      lines.map((l) => ({
         ...l,
-        taxAmount: 0,
         proration: true,
         productPriceId: null,
         createdAt: c.now,
