@@ -69,6 +69,8 @@ export const subscriptions = pgTable(
     prorationAmount: bigint("proration_amount", { mode: "number" }).notNull().default(0),
     /** When the billing engine next has work on this subscription (renewal, retry, end, resume). */
     nextActionAt: tstz("next_action_at"),
+    /** Held while one change or charge works on it (subscriptions/lease.ts); lapses by itself. */
+    lockedUntil: tstz("locked_until"),
     canceledAt: tstz("canceled_at"),
     startedAt: tstz("started_at"),
     endsAt: tstz("ends_at"),

@@ -236,3 +236,12 @@ export async function meteredPlan(
   const metered = product.prices.find((p) => p.amount_type === "metered_unit")!.id;
   return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
 }
+
+/** A monthly product at one fixed price in USD. */
+export function monthlyProduct(s: BillingSeller, name: string, amount: number) {
+  return s.polar.products.create({
+    name,
+    recurringInterval: "month",
+    prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+  });
+}

@@ -9,6 +9,7 @@ import { dueMeterOrderOfSubscription } from "../orders/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { retryPayment } from "./dunning.ts";
+import { withLease } from "./lease.ts";
 import { retryMeterOrder } from "./meter-dunning.ts";
 import { meterCycleDue, settleMeterCycle } from "./meter-cycle.ts";
 import { endAtPeriodEnd, pauseAtPeriodEnd, resumeSubscription } from "./period-end.ts";
@@ -26,12 +27,31 @@ export type DueOutcome =
   | "paused"
   | "resumed";
 
-export async function runDue(deps: BillingDeps, id: string, at: Date): Promise<DueOutcome> {
-  const s = await repo.subscriptionByIdForJob(deps.db, id);
-  if (!s?.nextActionAt || s.nextActionAt > at) return "none";
+/**
+ * `leased` when the caller holds the subscription's lease (a change that made it due now);
+ * otherwise it is taken here, and SubscriptionLocked thrown when another holds it (the job retries).
+ */
+export async function runDue(
+  deps: BillingDeps,
+  id: string,
+  at: Date,
+  opts: { leased?: boolean } = {},
+): Promise<DueOutcome> {
+  const found = await repo.subscriptionByIdForJob(deps.db, id);
+  if (!found?.nextActionAt || found.nextActionAt > at) return "none";
+  if (opts.leased) return dueWork(deps, found, at);
+  return withLease(deps.db, found, (s) =>
+    s.nextActionAt && s.nextActionAt <= at ? dueWork(deps, s, at) : Promise.resolve("none"),
+  );
+}
+
+async function dueWork(deps: BillingDeps, s: repo.SubscriptionRow, at: Date): Promise<DueOutcome> {
   // Woken before its own boundary: a declined meter-cycle settlement is due a retry.
   const boundary = nextActionOf(s);
-  if (takesMeterRetries(s) && (!boundary || s.nextActionAt < boundary)) {
+  if (
+    takesMeterRetries(s) &&
+    (!boundary || (s.nextActionAt !== null && s.nextActionAt < boundary))
+  ) {
     const owed = await dueMeterOrderOfSubscription(deps.db, s, at);
     if (owed) return (await retryMeterOrder(deps, s, owed, at)) ? "retried" : "none";
     // Paid or voided meanwhile (the portal pays pending orders): back to its own boundary.

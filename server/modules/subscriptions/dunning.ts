@@ -33,6 +33,7 @@ import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { restoreBenefits, revokeAfterGrace } from "./grace.ts";
+import { SubscriptionLocked, withLease } from "./lease.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
@@ -278,11 +279,19 @@ export async function retryPastDueOfCustomer(
   const now = (await organizationClock(deps.db, deps.clock, customer.organizationId)).now();
   let retried = 0;
   const scope = scopeOfCustomer(customer);
-  for (const s of await repo.activeOfCustomer(deps.db, scope, customer.customerId))
-    if (
-      s.status === "past_due" &&
-      (await retryPayment(deps, s, now, "retry_payment_method_update"))
-    )
-      retried++;
+  for (const found of await repo.activeOfCustomer(deps.db, scope, customer.customerId)) {
+    if (found.status !== "past_due") continue;
+    // Under the lease, as of now: a seller's revoke meanwhile is seen, and none runs alongside.
+    // One held by another change keeps its scheduled retry.
+    const paid = await withLease(deps.db, found, (s) =>
+      s.status === "past_due"
+        ? retryPayment(deps, s, now, "retry_payment_method_update")
+        : Promise.resolve(false),
+    ).catch((err: unknown) => {
+      if (err instanceof SubscriptionLocked) return false;
+      throw err;
+    });
+    if (paid) retried++;
+  }
   return retried;
 }

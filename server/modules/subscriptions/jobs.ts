@@ -5,6 +5,7 @@ import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import type { BillingDeps } from "./deps.ts";
+import { SubscriptionLocked } from "./lease.ts";
 import { RENEWAL_BATCH_SIZE, runDue, runDueMany, runDueWindow, type DueOutcome } from "./due.ts";
 import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
 import * as repo from "./repository.ts";
@@ -77,6 +78,9 @@ export function subscriptionCatchUpJob(deps: BillingDeps): JobDefinition {
   };
 }
 
+const LEASE_WAIT_MS = 250;
+const MAX_LEASE_WAITS = 40;
+
 /**
  * Runs the work due in the scope (the organization whose clock moves) up to `target`, earliest first, each piece as of its own due
  * time (a renewal due on the 1st is made on the 1st, and a retry it schedules for the 4th runs in
@@ -89,7 +93,9 @@ export async function runDueUntil(
   target: Date,
 ): Promise<number> {
   let done = 0;
-  // Bounded: every step moves a subscription's next_action_at forward or clears it.
+  let waits = 0;
+  // Bounded: every step moves a subscription's next_action_at forward or clears it, or waits out
+  // a change holding a subscription (a request's lease lasts as long as the request).
   for (let guard = 0; guard < 100_000; guard++) {
     const due = await repo.dueInScope(deps.db, scope, target, RENEWAL_BATCH_SIZE);
     const first = due[0];
@@ -107,11 +113,23 @@ export async function runDueUntil(
     );
     const batch = rows.filter((r) => renewableInBatch(r, at));
     const result = await renewBatch(deps, batch, at);
-    if (result.errors.length > 0) throw result.errors[0];
+    const locked = result.errors.find((e) => e instanceof SubscriptionLocked);
+    if (result.errors.length > 0 && (!locked || ++waits > MAX_LEASE_WAITS)) throw result.errors[0];
     done += result.renewed.length;
+    if (locked) {
+      await new Promise((r) => setTimeout(r, LEASE_WAIT_MS));
+      continue;
+    }
     const renewed = new Set(result.renewed);
     for (const next of same.filter((d) => !renewed.has(d.id))) {
-      const outcome: DueOutcome = await runDue(deps, next.id, at);
+      const outcome: DueOutcome | "wait" = await runDue(deps, next.id, at).catch(
+        async (err: unknown) => {
+          if (!(err instanceof SubscriptionLocked) || ++waits > MAX_LEASE_WAITS) throw err;
+          await new Promise((r) => setTimeout(r, LEASE_WAIT_MS));
+          return "wait" as const;
+        },
+      );
+      if (outcome === "wait") break;
       if (outcome === "none") {
         // Nothing to do at its time (a stale boundary): move it on so the loop does too.
         await repo.resyncStaleAction(deps.db, next.id, next.nextActionAt);

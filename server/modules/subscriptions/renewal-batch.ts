@@ -32,6 +32,7 @@ import {
 } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
+import { leaseMany, releaseLeases, SubscriptionLocked } from "./lease.ts";
 import { meterCycleDue } from "./meter-cycle.ts";
 import {
   balanceOwnerOf,
@@ -79,6 +80,32 @@ interface Charged {
 
 /** Renews `subs` (all of one organization, each renewableInBatch at `at`) as of `at`. */
 export async function renewBatch(
+  deps: BillingDeps,
+  subs: repo.SubscriptionRow[],
+  at: Date,
+): Promise<BatchResult> {
+  if (subs.length === 0) return { renewed: [], leftOver: [], errors: [] };
+  // Leased before anything is charged, and read again under the lease: a change that committed
+  // meanwhile (a revoke, a plan change) is seen, and none can start until the page is written.
+  const { leased, held } = await leaseMany(deps.db, subs);
+  try {
+    const fresh = leased.filter((s) => renewableInBatch(s, at));
+    const result = await renewLeased(deps, fresh, at);
+    return {
+      ...result,
+      // No longer a plain renewal: the per-subscription path does what it is now due.
+      leftOver: [...result.leftOver, ...leased.filter((s) => !fresh.includes(s)).map((s) => s.id)],
+      errors: held.length > 0 ? [...result.errors, new SubscriptionLocked()] : result.errors,
+    };
+  } finally {
+    await releaseLeases(
+      deps.db,
+      leased.map((s) => s.id),
+    );
+  }
+}
+
+async function renewLeased(
   deps: BillingDeps,
   subs: repo.SubscriptionRow[],
   at: Date,

@@ -19,10 +19,11 @@ import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { pendingOrderOfSubscription, serializeOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
-import { organizationClock } from "../sandbox-clock/queries.ts";
+import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { withLease } from "./lease.ts";
 import { changePlan } from "./plan-change.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
@@ -50,11 +51,22 @@ export async function updateSubscription(
   id: string,
   input: SubscriptionUpdate,
 ) {
-  const found = await repo.findSubscription(deps.db, scopeOfCaller(ctx), id);
-  if (!found) throw new ResourceNotFound("Subscription not found.");
-  assertAccessible(ctx, found.organizationId, "Subscription not found.");
-  const clock = await organizationClock(deps.db, deps.clock, found.organizationId);
-  const now = clock.now();
+  const row = await repo.findSubscription(deps.db, scopeOfCaller(ctx), id);
+  if (!row) throw new ResourceNotFound("Subscription not found.");
+  assertAccessible(ctx, row.organizationId, "Subscription not found.");
+  return withLease(deps.db, row, (found) => changeLeased(deps, found, input));
+}
+
+/** The change, with the subscription leased and read again under the lease. */
+async function changeLeased(
+  deps: UpdateDeps,
+  found: repo.SubscriptionRow,
+  input: SubscriptionUpdate,
+) {
+  const id = found.id;
+  // One instant for the whole change: "now" in a trial_end is the time the renewal runs at.
+  const now = (await organizationClock(deps.db, deps.clock, found.organizationId)).now();
+  const clock = fixedClock(now);
   if ("resume" in input) {
     if (found.status !== "paused")
       throw new ApiError(403, "PauseResumeNotAllowed", "Only a paused subscription can resume.");
@@ -87,7 +99,7 @@ export async function updateSubscription(
   });
   if (result.dueNow) {
     // trial_end "now" or a period end moved to now: the renewal happens before answering.
-    await runDue(billing(deps), id, now);
+    await runDue(billing(deps), id, now, { leased: true });
     return getRendered(deps, found);
   }
   return result.data;

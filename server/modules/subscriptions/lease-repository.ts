@@ -1,0 +1,35 @@
+// SQL for subscription leases (lease.ts): taken by a conditional UPDATE, so of two takers exactly
+// one gets each row; compared with the database's own clock, as every process shares it.
+import { and, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../../../db/client.ts";
+import { subscriptions } from "../../../db/schema/index.ts";
+import { anyOf } from "../../../db/bulk.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+import { inScope } from "../../lib/org-scope-sql.ts";
+import type { SubscriptionRow } from "./repository.ts";
+
+/** Leases the rows of `ids` nobody holds for `seconds`; answers them as they are now. */
+export async function takeLeases(
+  db: Db,
+  scope: OrgScope,
+  ids: string[],
+  seconds: number,
+): Promise<SubscriptionRow[]> {
+  if (ids.length === 0 || scope.length === 0) return [];
+  return db
+    .update(subscriptions)
+    .set({ lockedUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .where(
+      and(
+        anyOf(subscriptions.id, ids),
+        inScope(subscriptions.organizationId, scope),
+        or(isNull(subscriptions.lockedUntil), lt(subscriptions.lockedUntil, sql`now()`)),
+      ),
+    )
+    .returning();
+}
+
+export async function releaseLeases(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.update(subscriptions).set({ lockedUntil: null }).where(anyOf(subscriptions.id, ids));
+}

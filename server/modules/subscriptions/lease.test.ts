@@ -1,0 +1,98 @@
+// One change of a subscription at a time: concurrent plan changes charge once, a change that finds
+// the subscription held (by another process's change or renewal) answers 409 SubscriptionLocked
+// and changes nothing, and the sandbox clock waits out a held subscription before renewing it.
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  advance,
+  billingSeller,
+  monthlyProduct,
+  ordersOf,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../../../test/helpers/billing.ts";
+import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+
+let t: TestServer;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  t = await startTestServer();
+  s = await billingSeller(t);
+});
+afterAll(() => t.stop());
+
+const monthly = (name: string, amount: number) => monthlyProduct(s, name, amount);
+
+const patch = (id: string, body: unknown) =>
+  s.call(`/v1/subscriptions/${id}`, { method: "PATCH", body });
+
+/** Holds the subscription as another process's change would, for `ms`. */
+const hold = (id: string, ms: number) =>
+  t.server.database.rows(
+    sql`update subscriptions set locked_until = now() + make_interval(secs => ${ms / 1000})
+      where id = ${id}`,
+  );
+
+describe("subscription lease", () => {
+  it("three upgrades sent at once charge the card once and make one order", async () => {
+    const basic = await monthly("Basic", 1000);
+    const pro = await monthly("Pro", 3000);
+    const { subscriptionId } = await subscribe(s, basic.id);
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        patch(subscriptionId, { product_id: pro.id, proration_behavior: "invoice" }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((x) => x === 200)).toHaveLength(1);
+    // The others found it held (409) or, once the first was done, already on the product (422).
+    for (const a of answers.filter((x) => x.status !== 200)) {
+      expect([409, 422]).toContain(a.status);
+      if (a.status === 409) expect(a.body.error).toBe("SubscriptionLocked");
+    }
+    const updates = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_update",
+    );
+    expect(updates).toHaveLength(1);
+    const charges = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from sandbox_charges
+        where idempotency_key like ${`update:${subscriptionId}:%`} and status = 'succeeded'`,
+    );
+    expect(charges[0]!.n).toBe(1);
+    // Given back: the next change goes through.
+    expect((await patch(subscriptionId, { metadata: { plan: "pro" } })).status).toBe(200);
+  });
+
+  it("a held subscription refuses changes with 409 and nothing changes; the clock waits it out", async () => {
+    const plan = await monthly("Held plan", 1500);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const before = await subscriptionOf(s, subscriptionId);
+    await hold(subscriptionId, 60_000);
+    for (const body of [
+      { revoke: true },
+      { cancel_at_period_end: true },
+      { metadata: { a: "b" } },
+    ]) {
+      const res = await patch(subscriptionId, body);
+      expect(res.status, JSON.stringify(body)).toBe(409);
+      expect(res.body).toEqual({
+        error: "SubscriptionLocked",
+        detail:
+          "This subscription is pending an update and cannot be modified at the moment. Try again shortly.",
+      });
+    }
+    expect(await subscriptionOf(s, subscriptionId)).toEqual(before);
+    // Held for a moment more: the advance waits for it, then renews it once.
+    await hold(subscriptionId, 1500);
+    await advance(s, { to: before.current_period_end });
+    const cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(1);
+    expect((await subscriptionOf(s, subscriptionId)).current_period_start).toBe(
+      before.current_period_end,
+    );
+  });
+});
