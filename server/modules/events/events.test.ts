@@ -156,6 +156,16 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
       ["body", "events", 0, "customer_id"],
     ],
     ["missing name", [ok, { external_customer_id: "c1" }], ["body", "events", 1, "name"]],
+    [
+      "a number no meter could sum",
+      [ok, { ...ok, metadata: { tokens: 1e308 } }],
+      ["body", "events", 1, "metadata", "tokens"],
+    ],
+    [
+      "a cost no meter could sum",
+      [{ ...ok, metadata: { _cost: { amount: -1e16, currency: "usd" } } }],
+      ["body", "events", 0, "metadata", "_cost", "amount"],
+    ],
     ["name over 128 characters", [{ ...ok, name: "n".repeat(129) }], ["body", "events", 0, "name"]],
     [
       "timestamp without offset",

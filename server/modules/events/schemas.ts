@@ -1,7 +1,11 @@
 // Wire schemas for Polar's EventsIngest, UserEvent, EventName and the event list filters.
 import { z } from "zod";
 import type { EventMetadata } from "../../../db/schema/index.ts";
-import { METADATA_MAX_KEYS, METADATA_MAX_KEY_LENGTH, metadataValue } from "../../lib/metadata.ts";
+import {
+  METADATA_MAX_KEYS,
+  METADATA_MAX_KEY_LENGTH,
+  METADATA_MAX_STRING_LENGTH,
+} from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { timestamp } from "../../lib/wire.ts";
 import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
@@ -9,11 +13,24 @@ import { boundedFilter } from "./filter.ts";
 
 export const INGEST_BATCH_LIMIT = 1000;
 
+// Meters sum these in double precision: a bound far above any usage figure keeps every sum of a
+// billing period finite (two values of 1e308 would overflow and stop the period's renewal).
+const EVENT_NUMBER_BOUND = 1e15;
+const eventNumber = z
+  .number()
+  .min(-EVENT_NUMBER_BOUND, { error: "Numbers in event metadata are at least -1e15." })
+  .max(EVENT_NUMBER_BOUND, { error: "Numbers in event metadata are at most 1e15." });
+const eventValue = z.union([
+  z.string().min(1).max(METADATA_MAX_STRING_LENGTH),
+  eventNumber,
+  z.boolean(),
+]);
+
 // `_cost` and `_llm` are structured keys Polar reads itself; every other value is flat.
-const costMetadata = z.object({ amount: z.number(), currency: z.string().min(3).max(3) });
+const costMetadata = z.object({ amount: eventNumber, currency: z.string().min(3).max(3) });
 const llmMetadata = z.record(
   z.string(),
-  z.union([z.string().max(500), z.number(), z.boolean(), z.null()]),
+  z.union([z.string().max(500), eventNumber, z.boolean(), z.null()]),
 );
 const eventMetadata = z
   .record(z.string(), z.unknown())
@@ -30,7 +47,7 @@ const eventMetadata = z
         });
         continue;
       }
-      const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : metadataValue;
+      const schema = key === "_cost" ? costMetadata : key === "_llm" ? llmMetadata : eventValue;
       const result = schema.safeParse(m[key]);
       if (!result.success) {
         for (const issue of result.error.issues)

@@ -393,6 +393,11 @@ describe("plan changes", () => {
       [{ seats: "x" }, "seats", "number_type"],
       [{ resumes_at: "2030-01-01T00:00:00Z" }, "pause_at_period_end", "missing"],
       [{ bogus: 1 }, "", "extra_forbidden"],
+      [
+        { metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) },
+        "metadata",
+        "value_error",
+      ],
     ];
     for (const [body, field, type] of cases) {
       const res = await patch(subscriptionId, body);

@@ -96,3 +96,24 @@ describe("subscription lease", () => {
     );
   });
 });
+
+describe("trial_end now", () => {
+  it("ends the trial it set and charges at once, before answering", async () => {
+    const plan = await monthly("Trial now plan", 1200);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const later = new Date(
+      Date.parse((await subscriptionOf(s, subscriptionId)).current_period_end),
+    );
+    later.setUTCDate(later.getUTCDate() + 10);
+    const trial = await patch(subscriptionId, { trial_end: later.toISOString() });
+    expect(trial.body.status).toBe("trialing");
+    const now = await patch(subscriptionId, { trial_end: "now" });
+    expect(now.status).toBe(200);
+    expect(now.body.status).toBe("active");
+    const cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycles).toHaveLength(1);
+    expect(cycles[0]).toMatchObject({ status: "paid", total_amount: 1200 });
+  });
+});

@@ -1,6 +1,7 @@
 // Wire schemas for Polar's Subscription, SubscriptionUpdate (cancel / uncancel / revoke / pause /
 // resume / clear / plan / seats) and the subscription parts of Order and CustomerState.
 import { z } from "zod";
+import { metadataInput } from "../../lib/metadata.ts";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import {
@@ -33,7 +34,6 @@ const reason = {
   customer_cancellation_comment: z.string().max(2000).nullish(),
 };
 
-const metadataValue = z.union([z.string().min(1).max(500), z.number(), z.boolean()]);
 export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"] as const;
 
 // Pause, resume and clearing a pending update read the same for the seller and in the customer
@@ -59,7 +59,7 @@ export const subscriptionUpdate = z.union([
     .strict(),
   z
     .object({
-      metadata: z.record(z.string().min(1).max(40), metadataValue).nullish(),
+      metadata: metadataInput.nullish(),
       product_id: z.uuid().nullish(),
       proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
       discount_id: z.uuid().nullish(),
