@@ -66,6 +66,73 @@ describe("cancellation", () => {
   });
 });
 
+describe("the end of a subscription canceled at its period end", () => {
+  it("bills the last period's usage and a waiting proration in a final order, and nothing more", async () => {
+    const meter = await s.polar.meters.create({
+      name: "Final calls",
+      filter: {
+        conjunction: "and",
+        clauses: [{ property: "name", operator: "eq", value: "final_call" }],
+      },
+      aggregation: { func: "count" },
+    });
+    const metered = await s.polar.products.create({
+      name: "Metered to the end",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 500, priceCurrency: "usd" },
+        { amountType: "metered_unit", meterId: meter.id, unitAmount: "10", priceCurrency: "usd" },
+      ],
+    });
+    const { subscriptionId, customerId } = await subscribe(s, metered.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const events = Array.from({ length: 37 }, (_, i) => ({
+      name: "final_call",
+      customer_id: customerId,
+      timestamp: plus(sub.current_period_start, (i + 1) * 3600_000),
+    }));
+    expect((await s.call("/v1/events/ingest", { body: { events } })).status).toBe(200);
+    expect((await patch(subscriptionId, { cancel_at_period_end: true })).status).toBe(200);
+    await advance(s, { to: sub.current_period_end });
+    await advance(s, { to: sub.current_period_end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");
+    const after = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason !== "subscription_create",
+    );
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({
+      billing_reason: "subscription_cycle",
+      status: "paid",
+      subtotal_amount: 370,
+      total_amount: 370,
+    });
+    expect(after[0]!.items.map((i: { amount: number }) => i.amount)).toEqual([370]);
+
+    // A prorate upgrade waiting for the next cycle is billed at the end instead.
+    const basic = await monthly("Basic to the end", 1000);
+    const pro = await monthly("Pro to the end", 3000);
+    const second = await subscribe(s, basic.id);
+    const period = await subscriptionOf(s, second.subscriptionId);
+    const half =
+      (Date.parse(period.current_period_end) - Date.parse(period.current_period_start)) / 2;
+    await advance(s, { to: plus(period.current_period_start, half) });
+    const upgraded = await patch(second.subscriptionId, {
+      product_id: pro.id,
+      proration_behavior: "prorate",
+    });
+    expect(upgraded.status).toBe(200);
+    expect((await patch(second.subscriptionId, { cancel_at_period_end: true })).status).toBe(200);
+    await advance(s, { to: period.current_period_end });
+    const [final, ...more] = (await ordersOf(s, second.subscriptionId)).filter(
+      (o) => o.billing_reason !== "subscription_create",
+    );
+    expect(more).toEqual([]);
+    expect(final!.items).toEqual([expect.objectContaining({ proration: true })]);
+    expect(final!.total_amount).toBeGreaterThanOrEqual(990);
+    expect(final!.total_amount).toBeLessThanOrEqual(1010);
+  });
+});
+
 describe("pause and resume", () => {
   it("pauses at period end without an order, resumes at resumes_at with a new period charged then", async () => {
     const product = await monthly("Pausable", 1200);

@@ -1,6 +1,6 @@
 // What happens at a period end other than a renewal: a subscription canceled at period end ends
 // there (canceled, ended_at, subscription.updated + canceled + revoked as Polar sends them at the
-// end, benefits revoked, no cycle order); one set to pause at period end pauses (no order) until
+// end, benefits revoked, no renewal; its last usage and waiting prorations in a final order); one set to pause at period end pauses (no order) until
 // resumes_at, when a new period starts with an immediate charge.
 import { inTransaction } from "../../../db/client.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -9,6 +9,7 @@ import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { chargeFinal, writeFinal } from "./final-order.ts";
 import { renewSubscription } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import type { SubscriptionRow } from "./repository.ts";
@@ -20,10 +21,17 @@ export async function endAtPeriodEnd(
   at: Date,
 ): Promise<boolean> {
   const clock = fixedClock(at);
+  const endsNow = (s: SubscriptionRow | null): s is SubscriptionRow =>
+    !!s?.cancelAtPeriodEnd &&
+    s.currentPeriodEnd <= at &&
+    (s.status === "active" || s.status === "trialing" || s.status === "past_due");
+  // Usage and prorations still owed are charged before the end is written (outside it).
+  const final = endsNow(due) ? await chargeFinal(deps, due, at) : null;
   return inTransaction(deps.db, async (tx) => {
     const s = await repo.lockSubscription(tx, scopeOfResource(due), due.id);
-    if (!s?.cancelAtPeriodEnd || s.currentPeriodEnd > at) return false;
-    if (s.status !== "active" && s.status !== "trialing" && s.status !== "past_due") return false;
+    const ending = endsNow(s) && s.currentPeriodEnd.getTime() === due.currentPeriodEnd.getTime();
+    if (final) await writeFinal(tx, deps, due, final, at, ending);
+    if (!ending) return false;
     const ended = await scheduleAt(
       tx,
       deps.queue,
@@ -31,6 +39,8 @@ export async function endAtPeriodEnd(
         status: "canceled",
         endsAt: s.currentPeriodEnd,
         endedAt: s.currentPeriodEnd,
+        // Billed by the final order.
+        prorationAmount: 0,
         modifiedAt: at,
       }),
       null,
