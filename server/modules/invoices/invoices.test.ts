@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import { api } from "../../../test/helpers/auth.ts";
 import { eventually } from "../../../test/helpers/grants.ts";
 import {
+  advance,
   billingSeller,
   setOrganizationSettings,
   type BillingSeller,
@@ -243,5 +244,14 @@ describe("invoices and receipts", () => {
     expect((await portal(`${mine.id}/invoice`, { method: "POST" })).status).toBe(202);
     const url = (await portal(`${mine.id}/invoice`)).body.url as string;
     expect((await pdfAt(url)).text).toContain("Ada L.");
+  });
+
+  it("dates the invoice on the order's day, on the organization's clock", async () => {
+    await advance(s, { seconds: 40 * 86_400 });
+    const order = await buy("dated@example.com");
+    expect(Date.parse(order.created_at) - Date.now()).toBeGreaterThan(39 * 86_400_000);
+    expect((await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" })).status).toBe(202);
+    const { body } = await s.call(`/v1/orders/${order.id}/invoice`);
+    expect((await pdfAt(body.url)).text).toContain(`Date: ${order.created_at.slice(0, 10)}`);
   });
 });

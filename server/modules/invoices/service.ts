@@ -66,7 +66,8 @@ async function documentData(
   return {
     kind,
     number,
-    issuedAt: deps.clock.now(),
+    // The order's date (on its organization's clock), not when the document is rendered.
+    issuedAt: row.createdAt,
     seller: { name: seller.name },
     billTo: { name: name ?? order!.customer.email, address, email: order!.customer.email },
     lines: order!.items.map((i) => ({ label: i.label, amount: i.amount })),
