@@ -133,7 +133,7 @@ export async function start(
         log,
         retentionDays: config.eventDedupRetentionDays,
       }),
-      receiptMailJob({ db: database.db, baseUrl: config.baseUrl, mailer }) as JobDefinition,
+      receiptMailJob({ db: database.db, clock, baseUrl: config.baseUrl, mailer }) as JobDefinition,
     ];
 
     const q0 = performance.now();

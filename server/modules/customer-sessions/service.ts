@@ -54,6 +54,12 @@ export async function createCustomerSession(
 }
 
 /**
+ * How long a portal link in a mail (a receipt, a failed payment) signs the customer in: past the
+ * next payment retry (retries are days apart), so the card can be changed from the mail until then.
+ */
+export const MAIL_SESSION_TTL_MS = 8 * 86_400_000;
+
+/**
  * A session for the buyer who just paid, so the confirmation page can show the order and its
  * benefits (Polar's CheckoutPublicConfirmed.customer_session_token). Returns the token.
  */

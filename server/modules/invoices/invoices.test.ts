@@ -201,8 +201,8 @@ describe("invoices and receipts", () => {
   it("emails a receipt after the payment and after a refund", async () => {
     const order = await buy("mailed@example.com");
     const mails = () =>
-      t.server.database.rows<{ kind: string; subject: string; text: string }>(
-        sql`select kind, subject, text from email_outbox where "to" = 'mailed@example.com' order by created_at`,
+      t.server.database.rows<{ kind: string; subject: string; text: string; link: string }>(
+        sql`select kind, subject, text, link from email_outbox where "to" = 'mailed@example.com' order by created_at`,
       );
     const receipt = await eventually(
       async () => (await mails()).find((m) => m.kind === "receipt"),
@@ -211,6 +211,11 @@ describe("invoices and receipts", () => {
     );
     expect(receipt.text).toContain(order.invoice_number);
     expect(receipt.text).toContain("$49.00");
+    // Its link opens the buyer's portal, signed in, where the order's invoice is.
+    const token = new URL(receipt.link).searchParams.get("customer_session_token");
+    const mine = await api(t.url, "/v1/customer-portal/orders/", { token: token! });
+    expect(mine.status).toBe(200);
+    expect(mine.body.items.map((o: { id: string }) => o.id)).toEqual([order.id]);
     const refund = await s.call("/v1/refunds/", {
       body: { order_id: order.id, reason: "customer_request", amount: 1000 },
     });

@@ -2,6 +2,8 @@
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
+import type { Clock } from "../../lib/clock.ts";
+import { MAIL_SESSION_TTL_MS, openBuyerSession } from "../customer-sessions/service.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
 import { periodStartOfKey, receiptFactsForJob, type ReceiptFacts } from "../orders/service.ts";
 import type { CustomerEmail } from "../organizations/schemas.ts";
@@ -72,6 +74,7 @@ function paidLine(row: ReceiptFacts, seller: string): string {
 
 export function receiptMailJob(deps: {
   db: Db;
+  clock: Clock;
   baseUrl: string;
   mailer: Mailer | null;
 }): JobDefinition<ReceiptJob> {
@@ -94,7 +97,7 @@ export function receiptMailJob(deps: {
 const MAILS_PER_RENDER = 500;
 
 async function sendReceipts(
-  deps: { db: Db; baseUrl: string },
+  deps: { db: Db; clock: Clock; baseUrl: string },
   mailer: Mailer,
   wanted: ReceiptMail[],
 ): Promise<void> {
@@ -124,7 +127,13 @@ async function sendReceipts(
       text: refunded
         ? `${seller.name} refunded ${money(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
         : `Thank you for your purchase of ${what}${number}: ${paidLine(row, seller.name)} Your invoice and receipt are in your account.`,
-      link: `${deps.baseUrl}/portal`,
+      // The portal, signed in for a while, where the invoice and receipt are.
+      link: `${deps.baseUrl}/portal?customer_session_token=${await openBuyerSession(
+        deps,
+        row.organizationId,
+        row.customerId,
+        MAIL_SESSION_TTL_MS,
+      )}`,
     });
   }
   if (mailer.sendMany) await mailer.sendMany(mails);

@@ -220,6 +220,7 @@ export async function findOrderForSignedUrl(db: Db, id: string): Promise<OrderRo
 export interface ReceiptFacts {
   id: string;
   organizationId: string;
+  customerId: string;
   invoiceNumber: string | null;
   billingReason: string;
   billingKey: string | null;
@@ -244,6 +245,7 @@ export async function findReceiptFactsForJob(db: Db, ids: string[]): Promise<Rec
     .select({
       id: orders.id,
       organizationId: orders.organizationId,
+      customerId: orders.customerId,
       invoiceNumber: orders.invoiceNumber,
       billingReason: orders.billingReason,
       billingKey: orders.billingKey,

@@ -5,7 +5,7 @@
 // unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
 // each failure, once the change has committed.
 import { inTransaction, type Tx } from "../../../db/client.ts";
-import { openBuyerSession } from "../customer-sessions/service.ts";
+import { MAIL_SESSION_TTL_MS, openBuyerSession } from "../customer-sessions/service.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
@@ -226,12 +226,6 @@ async function accessNote(
     return ` You keep access until ${day(new Date(pastDueAt.getTime() + grace * 86_400_000))}; update your payment method before then to avoid any interruption.`;
   return ` Your access is paused until the payment goes through. If it still cannot be collected, the subscription ends on ${day(dunningDeadline(deps, pastDueAt))}.`;
 }
-
-/**
- * How long the portal link in a failed-payment mail signs the customer in: past the next retry
- * (retries are days apart), so the card can be changed from the mail until then.
- */
-const MAIL_SESSION_TTL_MS = 8 * 86_400_000;
 
 export async function sendPaymentFailedMail(
   deps: Pick<BillingDeps, "db" | "clock" | "mailer" | "baseUrl" | "retryDays">,
