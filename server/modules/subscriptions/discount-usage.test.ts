@@ -214,5 +214,8 @@ describe("discounts on usage", () => {
       discount_amount: 200,
       total_amount: 1800,
     });
+    // The amount says what the current period costs: the once discount has ended, the other lasts.
+    expect((await subscriptionOf(s, once)).amount).toBe(2000);
+    expect((await subscriptionOf(s, forever)).amount).toBe(1800);
   });
 });

@@ -148,8 +148,12 @@ export async function planCycleFrom(
       tax: deps.tax,
       extraLines,
     }),
-    // A scheduled change bills other prices (or seats) from this period on.
-    amount: s.pendingUpdate ? recurringAmountOf(priced) : s.amount,
+    // A scheduled change bills other prices (or seats) from this period on, and a discount that
+    // ends (once, repeating) may no longer apply to it: the amount is what the new period costs.
+    amount:
+      s.pendingUpdate || (discount && discount.duration !== "forever")
+        ? recurringAmountOf(priced)
+        : s.amount,
   };
 }
 
