@@ -181,6 +181,23 @@ describe("checkout form", () => {
     expect(summary).toContain("then $19.00 / month");
     expect(await page.textContent("button.pay")).toBe("Start free trial");
     await page.close();
+    // A once discount is spent by the trial: what follows it is the full price.
+    const once = await api(t.url, "/v1/discounts/", {
+      token,
+      body: { name: "Trial once", type: "percentage", basis_points: 2000, duration: "once" },
+    });
+    const discounted = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [trialPlan.body.id], discount_id: once.body.id },
+    });
+    const second = await browser.newPage({
+      viewport: { width: 1440, height: 900 },
+      locale: "en-US",
+    });
+    await second.goto(discounted.body.url);
+    await second.waitForSelector("button.pay");
+    expect(await second.textContent(".summary")).toContain("then $19.00 / month");
+    await second.close();
   });
 
   it("the amount and country typed reprice the summary and the Pay button before paying, and that is what is charged", async () => {

@@ -32,9 +32,11 @@ function endingDiscount(c: Checkout): number | null {
 export function laterPeriods(c: Checkout): string | null {
   const interval = c.product.recurring_interval;
   if (!c.product.is_recurring || !interval) return null;
-  // After a trial the first charge is the checkout's total, and the period's price after that.
-  if (trialLabel(c)) return `then ${money(c.total_amount, c.currency)} / ${interval}`;
   const periods = endingDiscount(c);
+  // After a trial the first charge is the checkout's total; a once discount is spent by the trial
+  // (as Polar counts it), so the charges after it are at the full price.
+  if (trialLabel(c))
+    return `then ${money(periods === 1 ? undiscountedTotal(c) : c.total_amount, c.currency)} / ${interval}`;
   if (periods === null) return null;
   const full = money(undiscountedTotal(c), c.currency);
   if (periods > 1) return `for ${periods} months, then ${full} / ${interval}`;
