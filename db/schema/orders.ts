@@ -8,6 +8,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   uuid,
 } from "drizzle-orm/pg-core";
@@ -69,6 +70,8 @@ export const subscriptions = pgTable(
     prorationAmount: bigint("proration_amount", { mode: "number" }).notNull().default(0),
     /** When the billing engine next has work on this subscription (renewal, retry, end, resume). */
     nextActionAt: tstz("next_action_at"),
+    /** The day of the month its periods end on (Polar's anchor_day): months too short end earlier. */
+    anchorDay: smallint("anchor_day"),
     /** Held while one change or charge works on it (subscriptions/lease.ts); lapses by itself. */
     lockedUntil: tstz("locked_until"),
     canceledAt: tstz("canceled_at"),

@@ -2,7 +2,17 @@
 // the month's last day (Jan 31 + 1 month = Feb 28/29), as card processors bill.
 export type Interval = "day" | "week" | "month" | "year";
 
-export function addInterval(start: Date, interval: Interval, count = 1): Date {
+/**
+ * `start` plus `count` intervals. A month or year lands on `anchorDay` (the subscription's, as
+ * Polar's anchor_day) or else start's day, on the month's last day when it is shorter: a period
+ * from Feb 28 anchored on the 31st ends on Mar 31, not Mar 28.
+ */
+export function addInterval(
+  start: Date,
+  interval: Interval,
+  count = 1,
+  anchorDay: number | null = null,
+): Date {
   const d = new Date(start.getTime());
   switch (interval) {
     case "day":
@@ -14,7 +24,7 @@ export function addInterval(start: Date, interval: Interval, count = 1): Date {
     case "month":
     case "year": {
       const months = interval === "year" ? 12 * count : count;
-      const day = d.getUTCDate();
+      const day = anchorDay ?? d.getUTCDate();
       d.setUTCDate(1);
       d.setUTCMonth(d.getUTCMonth() + months);
       const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();

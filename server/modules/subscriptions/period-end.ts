@@ -105,6 +105,7 @@ export async function resumeSubscription(
       // The renewal below starts the new period at `at`.
       currentPeriodStart: at,
       currentPeriodEnd: at,
+      anchorDay: at.getUTCDate(),
       modifiedAt: at,
     });
     await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [

@@ -160,6 +160,7 @@ export async function changePlan(
         pendingUpdate: null,
         currentPeriodStart: now,
         currentPeriodEnd: now,
+        anchorDay: now.getUTCDate(),
         modifiedAt: now,
       }),
     );

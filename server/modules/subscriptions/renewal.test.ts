@@ -230,3 +230,24 @@ describe("sandbox clock in production mode", () => {
     }
   });
 });
+
+describe("billing day", () => {
+  it("a subscription started on the 31st ends its periods on the 31st, or the month's last day", async () => {
+    const fresh = await billingSeller(t);
+    await advance(fresh, { to: "2027-01-31T12:00:00.000Z" });
+    const product = await fresh.polar.products.create({
+      name: "Month end",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 700, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(fresh, product.id);
+    const ends: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const sub = await subscriptionOf(fresh, subscriptionId);
+      ends.push(sub.current_period_end.slice(0, 10));
+      await advance(fresh, { to: sub.current_period_end });
+    }
+    // Polar's anchor day: February is short, March is not.
+    expect(ends).toEqual(["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31"]);
+  });
+});

@@ -108,7 +108,7 @@ export async function planCycleFrom(
   const periodStart = s.currentPeriodEnd;
   const interval = (product?.recurring_interval ?? s.recurringInterval) as Interval;
   const count = product?.recurring_interval_count ?? s.recurringIntervalCount;
-  const periodEnd = addInterval(periodStart, interval, count);
+  const periodEnd = addInterval(periodStart, interval, count, s.anchorDay);
   const address = customer?.billing_address as { country?: string } | null | undefined;
   const seats = s.pendingUpdate?.seats ?? s.seats;
   const priced = {

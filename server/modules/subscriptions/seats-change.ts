@@ -100,6 +100,7 @@ export async function changeSeats(
         pendingUpdate: null,
         currentPeriodStart: now,
         currentPeriodEnd: now,
+        anchorDay: now.getUTCDate(),
         modifiedAt: now,
       });
     });

@@ -151,6 +151,7 @@ export async function createSubscription(
     recurringIntervalCount: input.intervalCount,
     currentPeriodStart: now,
     currentPeriodEnd: periodEnd,
+    anchorDay: (trialEnd ?? now).getUTCDate(),
     ...firstMeterPeriod(product ? meterCycleOf(product) : null, now, periodEnd),
     trialStart: trialEnd ? now : null,
     trialEnd,

@@ -256,6 +256,7 @@ async function applyChange(
       deps.queue,
       await repo.updateSubscription(tx, s.id, {
         currentPeriodEnd: end,
+        anchorDay: end.getUTCDate(),
         endsAt: s.cancelAtPeriodEnd ? end : s.endsAt,
         modifiedAt: now,
       }),
@@ -283,6 +284,7 @@ async function applyChange(
     values.trialStart = s.trialStart ?? now;
     values.trialEnd = end;
     values.currentPeriodEnd = end;
+    values.anchorDay = end.getUTCDate();
     dueNow = end.getTime() <= now.getTime();
   }
   if (Object.keys(values).length === 0) return null;
