@@ -21,9 +21,9 @@ let token: string;
 let planId: string;
 
 beforeAll(async () => {
-  // German VAT, so a change of country moves the total.
+  // French VAT, so a change of country moves the total (the locale test's Germany stays untaxed).
   [t, browser] = await Promise.all([
-    startTestServer({ env: { TAX_RATES: "DE:1900" } }),
+    startTestServer({ env: { TAX_RATES: "FR:2000" } }),
     launchBrowser(),
   ]);
   token = (
@@ -219,16 +219,16 @@ describe("checkout form", () => {
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
     await page.goto(res.body.url);
     await page.waitForSelector("button.pay:has-text('Pay $10.00')");
-    await fillCheckout(page, { country: "DE" });
+    await fillCheckout(page, { country: "FR" });
     await page.fill("#amount", "12.34");
-    // 12.34 and 19 % German VAT (2.34).
-    await page.waitForSelector("button.pay:has-text('Pay $14.68')", { timeout: 10_000 });
-    expect(await page.textContent(".summary")).toContain("Tax$2.34");
+    // 12.34 and 20 % French VAT (2.47).
+    await page.waitForSelector("button.pay:has-text('Pay $14.81')", { timeout: 10_000 });
+    expect(await page.textContent(".summary")).toContain("Tax$2.47");
     await page.click("button.pay");
     await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     const order = (await api(t.url, `/v1/orders/?checkout_id=${res.body.id}`, { token })).body
       .items[0];
-    expect(order).toMatchObject({ subtotal_amount: 1234, tax_amount: 234, total_amount: 1468 });
+    expect(order).toMatchObject({ subtotal_amount: 1234, tax_amount: 247, total_amount: 1481 });
     await page.close();
   });
 
