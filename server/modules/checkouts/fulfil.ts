@@ -13,7 +13,7 @@ import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, serializeOrders } from "../orders/service.ts";
 import { recordPayment, saveCustomerPaymentMethod } from "../payments/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { organizationClock } from "../sandbox-clock/queries.ts";
+import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import {
   createSubscription,
@@ -137,6 +137,8 @@ export async function fulfil(
     // The order is dated on the organization's clock, as its subscription and the renewals after
     // it are: in a sandbox moved ahead, the first order sorts with them, not months before.
     const billedAt = (await organizationClock(tx, clock, row.organizationId)).now();
+    // Its payment and webhooks too.
+    const billed = fixedClock(billedAt);
     const { order } = await insertOrder(
       tx,
       {
@@ -189,7 +191,7 @@ export async function fulfil(
     // Polar's order of events for a purchase: the order, the subscription, payment, then the session.
     const orderData = (await serializeOrders(tx, deps.config.baseUrl, [order]))[0]!;
     const emit = (type: string, data: unknown) =>
-      recordEvent(tx, clock, { organizationId: row.organizationId, type, data });
+      recordEvent(tx, billed, { organizationId: row.organizationId, type, data });
     await emit("order.created", orderData);
     if (subscription) {
       const subscriptionData = await serializeSubscription(tx, deps.config.baseUrl, subscription);
@@ -201,7 +203,7 @@ export async function fulfil(
       await queueReceiptMail(tx, deps.queue, { orderId: order.id, kind: "paid" });
     await emit("checkout.updated", await checkoutEventData(deps, tx, updated));
     if (row.totalAmount > 0 && payment.processorPaymentId)
-      await recordPayment(tx, clock, {
+      await recordPayment(tx, billed, {
         ...attemptOf(deps, row),
         customerId: customer.id,
         orderId: order.id,

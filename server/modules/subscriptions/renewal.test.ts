@@ -113,6 +113,10 @@ describe("sandbox clock", () => {
     const [order] = await ordersOf(other, subscriptionId);
     expect(Date.parse(sub.started_at)).toBeGreaterThanOrEqual(Date.parse(moved.now));
     expect(Math.abs(Date.parse(order!.created_at) - Date.parse(sub.started_at))).toBeLessThan(5000);
+    // Its payment with it.
+    const payments = await other.call(`/v1/payments/?order_id=${order!.id}`);
+    expect(payments.body.items).toHaveLength(1);
+    expect(payments.body.items[0].created_at).toBe(order!.created_at);
   });
 
   it("expires the organization's open checkouts it moves past, with checkout.expired, not another's", async () => {
