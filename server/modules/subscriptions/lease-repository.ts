@@ -1,6 +1,6 @@
 // SQL for subscription leases (lease.ts): taken by a conditional UPDATE, so of two takers exactly
 // one gets each row; compared with the database's own clock, as every process shares it.
-import { and, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { subscriptions } from "../../../db/schema/index.ts";
 import { anyOf } from "../../../db/bulk.ts";
@@ -8,7 +8,11 @@ import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
 import type { SubscriptionRow } from "./repository.ts";
 
-/** Leases the rows of `ids` nobody holds for `seconds`; answers them as they are now. */
+/**
+ * Leases the rows of `ids` nobody holds for `seconds`; answers them as they are now. A row another
+ * transaction has locked at this moment is skipped like a held one, so two takers of overlapping
+ * pages never wait on each other in opposite orders.
+ */
 export async function takeLeases(
   db: Db,
   scope: OrgScope,
@@ -16,9 +20,9 @@ export async function takeLeases(
   seconds: number,
 ): Promise<SubscriptionRow[]> {
   if (ids.length === 0 || scope.length === 0) return [];
-  return db
-    .update(subscriptions)
-    .set({ lockedUntil: sql`now() + make_interval(secs => ${seconds})` })
+  const free = db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
     .where(
       and(
         anyOf(subscriptions.id, ids),
@@ -26,6 +30,12 @@ export async function takeLeases(
         or(isNull(subscriptions.lockedUntil), lt(subscriptions.lockedUntil, sql`now()`)),
       ),
     )
+    .orderBy(asc(subscriptions.id))
+    .for("update", { skipLocked: true });
+  return db
+    .update(subscriptions)
+    .set({ lockedUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .where(inArray(subscriptions.id, free))
     .returning();
 }
 
