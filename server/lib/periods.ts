@@ -5,7 +5,8 @@ export type Interval = "day" | "week" | "month" | "year";
 /**
  * `start` plus `count` intervals. A month or year lands on `anchorDay` (the subscription's, as
  * Polar's anchor_day) or else start's day, on the month's last day when it is shorter: a period
- * from Feb 28 anchored on the 31st ends on Mar 31, not Mar 28.
+ * from Feb 28 anchored on the 31st ends on Mar 31, not Mar 28. Never before start's own day: a
+ * period end moved off its anchor (by hand, before anchors were kept) is not shortened.
  */
 export function addInterval(
   start: Date,
@@ -24,7 +25,8 @@ export function addInterval(
     case "month":
     case "year": {
       const months = interval === "year" ? 12 * count : count;
-      const day = anchorDay ?? d.getUTCDate();
+      // The anchor only lifts a day a short month cut (Feb 28 → Mar 31), never shortens a period.
+      const day = Math.max(anchorDay ?? 0, d.getUTCDate());
       d.setUTCDate(1);
       d.setUTCMonth(d.getUTCMonth() + months);
       const last = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
