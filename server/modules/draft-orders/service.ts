@@ -235,7 +235,7 @@ export async function finalizeOrder(
     throw new PaymentActionRequired();
   }
   const message = result.message || DECLINE_MESSAGES[result.code];
-  await releaseAttempt(deps, order, { reason: result.code, message }, card);
+  await releaseAttempt(deps, order, { reason: result.reason ?? result.code, message }, card);
   // Stripe declines an off-session charge its bank wants authenticated (authentication_required).
   if (result.code === "authentication_required") throw new PaymentActionRequired();
   throw new PaymentFailed(message);

@@ -72,6 +72,11 @@ export type ChargeResult =
        * dunning makes one last attempt at its deadline instead of retrying on its schedule.
        */
       doNotRetry?: boolean;
+      /**
+       * The issuer's own reason when it says more than `code` (Stripe's decline_code: lost_card,
+       * stolen_card, expired_card…): what the payment records as its decline_reason.
+       */
+      reason?: string;
     };
 
 /** Zero-amount and trial checkouts: save the card, take no money. */

@@ -39,6 +39,9 @@ interface TokenCard {
   expYear: number | null;
 }
 
+/** Stripe answers a lost card's decline with its own message; the reason says which decline. */
+const LOST_CARD_MESSAGE = "Your card was declined: the issuer reports it lost.";
+
 const digest = (key: string) => createHash("sha256").update(key).digest("base64url").slice(0, 24);
 
 async function cardOf(db: Db, tokenId: string): Promise<TokenCard | null> {
@@ -94,7 +97,8 @@ function chargeResultOf(row: SandboxChargeRow): ChargeResult {
   if (row.status === "failed") {
     const code = (row.failureCode ?? "processing_error") as DeclineCode;
     const message = row.failureMessage ?? DECLINE_MESSAGES[code];
-    return { status: "failed", code, message, doNotRetry: row.outcome === "renewal_lost_card" };
+    if (row.outcome !== "renewal_lost_card") return { status: "failed", code, message };
+    return { status: "failed", code, message, doNotRetry: true, reason: "lost_card" };
   }
   return {
     status: "succeeded",
@@ -126,8 +130,10 @@ function offSessionRow(
     : origin.outcome === "renewal_declined" || origin.outcome === "renewal_lost_card"
       ? "card_declined"
       : null;
+  const message =
+    origin?.outcome === "renewal_lost_card" ? LOST_CARD_MESSAGE : code && DECLINE_MESSAGES[code];
   return code
-    ? { ...base, status: "failed", failureCode: code, failureMessage: DECLINE_MESSAGES[code] }
+    ? { ...base, status: "failed", failureCode: code, failureMessage: message }
     : {
         ...base,
         status: "succeeded",

@@ -33,6 +33,8 @@ export type OffSessionOutcome = { attempt: Attempt | null } & (
       message: string;
       /** The issuer said not to retry (ChargeResult's). */
       doNotRetry?: boolean;
+      /** The issuer's reason, when more precise than `code` (ChargeResult's). */
+      reason?: string;
     }
 );
 
@@ -98,7 +100,9 @@ export function attemptRecord(
     card: outcome.attempt.card,
     trigger,
     decline:
-      outcome.status === "failed" ? { reason: outcome.code, message: outcome.message } : null,
+      outcome.status === "failed"
+        ? { reason: outcome.reason ?? outcome.code, message: outcome.message }
+        : null,
   };
 }
 

@@ -160,7 +160,14 @@ describe("an issuer's do-not-retry decline", () => {
     await advance(s, { to: plus(sub.current_period_end, 14 * DAY) });
     const attempts = async () =>
       (await s.call(`/v1/payments/?order_id=${owed!.id}`)).body.items as unknown[];
-    expect(await attempts()).toHaveLength(1);
+    // The seller sees why: the issuer's reason, not a bare card_declined.
+    expect(await attempts()).toMatchObject([
+      {
+        status: "failed",
+        decline_reason: "lost_card",
+        decline_message: "Your card was declined: the issuer reports it lost.",
+      },
+    ]);
     await advance(s, { to: plus(sub.current_period_end, 15 * DAY) });
     expect(await attempts()).toHaveLength(2);
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("canceled");

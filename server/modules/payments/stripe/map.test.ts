@@ -12,6 +12,7 @@ describe("Stripe declines", () => {
         status: "failed",
         code: "card_declined",
         doNotRetry: true,
+        reason: code,
       });
   });
 
@@ -25,6 +26,8 @@ describe("Stripe declines", () => {
       code: "insufficient_funds",
       doNotRetry: false,
     });
+    // The mapped code already says it all: no separate reason.
+    expect(declined("insufficient_funds", null)).not.toHaveProperty("reason");
     expect(declined("authentication_required", null)).toMatchObject({
       code: "authentication_required",
       doNotRetry: false,

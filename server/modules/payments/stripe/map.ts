@@ -120,6 +120,7 @@ export function declined(code: string | null, message: string | null) {
     code: mapped,
     message: message ?? DECLINE_MESSAGES[mapped],
     doNotRetry: code !== null && DO_NOT_RETRY.has(code),
+    ...(code !== null && code !== mapped ? { reason: code } : {}),
   };
 }
 
