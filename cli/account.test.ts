@@ -149,9 +149,20 @@ describe("till login / whoami / tokens", () => {
     expect(token.length).toBeGreaterThan(20);
   });
 
-  it("logout forgets the profile", async () => {
+  it("logout forgets the token but keeps the server for the next login", async () => {
     const result = await till(["logout", "--json"], env);
-    expect(JSON.parse(result.stdout)).toEqual({ loggedOut: true, profile: "default" });
-    expect((await till(["whoami"], env)).exitCode).toBe(4);
+    expect(JSON.parse(result.stdout)).toEqual({
+      loggedOut: true,
+      profile: "default",
+      server: t.url,
+    });
+    const whoami = await till(["whoami"], env);
+    expect(whoami.exitCode).toBe(4);
+    expect(whoami.stderr).toContain(`Not logged in to ${t.url}.`);
+    // Logging in again without --server goes back to the same server.
+    const again = await loginAs(t.url, user, env, ["--json"], false);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ server: t.url });
+    expect((await till(["whoami"], env)).exitCode).toBe(0);
   });
 });

@@ -63,6 +63,26 @@ describe("till api, fixtures, resend, open", { timeout: 120_000 }, () => {
     expect(patched).toMatchObject({ name: "Raw 2", description: "from a file" });
     const page = await json<{ items: unknown[] }>(["api", "get", "/v1/products/", "-d", "limit=1"]);
     expect(page.items).toHaveLength(1);
+    // A key repeated in a GET filters by each value, not only the last.
+    const other = await json<{ id: string }>([
+      "api",
+      "post",
+      "/v1/products/",
+      "-d",
+      "name=Raw 3",
+      "-d",
+      "prices.0.amount_type=free",
+    ]);
+    const both = await json<{ items: { id: string }[] }>([
+      "api",
+      "get",
+      "/v1/products/",
+      "-d",
+      `id=${created.id}`,
+      "-d",
+      `id=${other.id}`,
+    ]);
+    expect(both.items.map((p) => p.id).sort()).toEqual([created.id, other.id].sort());
     // Without --json the answer is still JSON (one line in a pipe).
     const plain = await till(["api", "get", `/v1/products/${created.id}`], env);
     expect(JSON.parse(plain.stdout).id).toBe(created.id);

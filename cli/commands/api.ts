@@ -28,7 +28,7 @@ export function configureApiCommand(program: Command): void {
         flags: { data?: string[]; org?: string },
         c: Command,
       ) => {
-        const [{ parseArgs }, { apiArgs }, { buildRequestData, organizationFilling }] =
+        const [{ parseArgs }, { apiArgs }, { buildQuery, buildRequestData, organizationFilling }] =
           await Promise.all([
             import("../lib/flags.ts"),
             import("./api-flags.ts"),
@@ -36,17 +36,17 @@ export function configureApiCommand(program: Command): void {
           ]);
         const { method: verb, path: target } = parseArgs(apiArgs, c);
         const ctx = await contextOf(c);
-        const data = buildRequestData(flags.data ?? []);
+        const items = flags.data ?? [];
         const api = organizationFilling(
           ctx.api(),
           () => organizationParam(ctx, flags.org, { announce: true }),
           flags.org !== undefined,
         );
         let res: unknown;
-        if (verb === "get") res = await api.get(target, data as Record<string, string>);
+        if (verb === "get") res = await api.get(target, buildQuery(items));
         else if (verb === "delete") res = await api.delete(target);
-        else if (verb === "patch") res = await api.patch(target, data);
-        else res = await api.post(target, data);
+        else if (verb === "patch") res = await api.patch(target, buildRequestData(items));
+        else res = await api.post(target, buildRequestData(items));
         // The answer is JSON whatever the flags: pretty on a terminal, one line in a pipe.
         const text = res === undefined ? "" : JSON.stringify(res, null, ctx.out.tty ? 2 : 0);
         if (text) process.stdout.write(`${text}\n`);

@@ -1,6 +1,6 @@
 // Which server and token a command uses: --server and TILL_SERVER / TILL_TOKEN (for CI) win over the
 // saved profile; the profile comes from --profile, TILL_PROFILE, the one `till profiles use` chose,
-// or "default".
+// or "default". A logged-out profile keeps its server, so logging in again goes back there.
 import { loadCliEnv, type CliEnv } from "../../server/config.ts";
 import { AbortError, EXIT } from "./errors.ts";
 import { readStore, type Profile } from "./store.ts";
@@ -34,10 +34,8 @@ export function resolveSession(flags: GlobalFlags): Session {
   const store = readStore(env.configDir);
   const profileName = flags.profile ?? env.profile ?? store.current ?? "default";
   const profile = store.profiles[profileName] ?? null;
-  const server = (flags.server ?? env.server ?? profile?.server ?? DEFAULT_SERVER).replace(
-    /\/+$/,
-    "",
-  );
+  const remembered = profile?.server ?? store.servers?.[profileName];
+  const server = (flags.server ?? env.server ?? remembered ?? DEFAULT_SERVER).replace(/\/+$/, "");
   if (env.token) {
     return {
       env,

@@ -21,6 +21,8 @@ const storeSchema = z.object({
   /** The profile used when neither --profile nor TILL_PROFILE names one (`till profiles use`). */
   current: z.string().optional(),
   profiles: z.record(z.string(), profileSchema),
+  /** The server each logged-out profile used: its next `till login` goes there again. */
+  servers: z.record(z.string(), z.string()).optional(),
 });
 export type Store = z.output<typeof storeSchema>;
 
@@ -59,13 +61,16 @@ export function writeStore(configDir: string, store: Store): void {
 export function saveProfile(configDir: string, name: string, profile: Profile): void {
   const store = readStore(configDir);
   store.profiles[name] = profile;
+  if (store.servers) delete store.servers[name];
   writeStore(configDir, store);
 }
 
 export function removeProfile(configDir: string, name: string): boolean {
   const store = readStore(configDir);
-  if (!store.profiles[name]) return false;
+  const profile = store.profiles[name];
+  if (!profile) return false;
   delete store.profiles[name];
+  store.servers = { ...store.servers, [name]: profile.server };
   if (store.current === name) delete store.current;
   writeStore(configDir, store);
   return true;

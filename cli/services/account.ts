@@ -107,9 +107,10 @@ export async function logout(ctx: CommandContext): Promise<void> {
       .catch(() => undefined);
   }
   const removed = removeProfile(session.env.configDir, session.profileName);
-  out.result({ loggedOut: removed, profile: session.profileName }, () =>
+  const server = session.profile?.server ?? session.server;
+  out.result({ loggedOut: removed, profile: session.profileName, server }, () =>
     removed
-      ? `Logged out (profile ${session.profileName}).`
+      ? `Logged out of ${server} (profile ${session.profileName}); \`till login\` logs in there again.`
       : `Profile ${session.profileName} was not logged in.`,
   );
 }

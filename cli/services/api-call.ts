@@ -45,6 +45,27 @@ export function buildRequestData(items: string[]): Record<string, unknown> {
   return body;
 }
 
+/**
+ * A GET's query from the same -d items: a key given more than once is sent once per value
+ * (`-d product_id=a -d product_id=b`, as the list endpoints filter by several), values as typed.
+ */
+export function buildQuery(items: string[]): Query {
+  const query: Record<string, string | (string | number)[]> = {};
+  for (const item of items) {
+    const eq = item.indexOf("=");
+    if (item.startsWith("@") || item.startsWith("{") || eq <= 0) {
+      for (const [key, value] of Object.entries(buildRequestData([item])))
+        query[key] = Array.isArray(value) ? value.map(String) : String(value);
+      continue;
+    }
+    const key = item.slice(0, eq);
+    const value = item.slice(eq + 1);
+    const had = query[key];
+    query[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+  }
+  return query;
+}
+
 /** Whether an error answer says the request lacks organization_id (a user token with several). */
 function missingOrganization(err: unknown): boolean {
   return (

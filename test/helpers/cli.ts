@@ -32,8 +32,11 @@ export async function loginAs(
   user: TestUser,
   env: Record<string, string>,
   extraArgs: string[] = [],
+  /** False: `till login` finds the server itself (the profile's, or the one it last used). */
+  serverFlag = true,
 ) {
-  const child = execa(process.execPath, [tillBin, "login", "--server", base, ...extraArgs], {
+  const server = serverFlag ? ["--server", base] : [];
+  const child = execa(process.execPath, [tillBin, "login", ...server, ...extraArgs], {
     env,
     extendEnv: false,
     reject: false,
