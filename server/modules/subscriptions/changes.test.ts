@@ -25,10 +25,10 @@ afterAll(() => t.stop());
 const DAY = 86_400_000;
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
-async function monthly(name: string, amount: number) {
+async function monthly(name: string, amount: number, interval: "month" | "year" = "month") {
   return s.polar.products.create({
     name,
-    recurringInterval: "month",
+    recurringInterval: interval,
     prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
   });
 }
@@ -433,6 +433,69 @@ describe("plan changes", () => {
     expect(cycle!.total_amount).toBeGreaterThanOrEqual(3990);
     expect(cycle!.total_amount).toBeLessThanOrEqual(4010);
     expect(cycle!.items.some((i: { proration: boolean }) => i.proration)).toBe(true);
+  });
+
+  it("a move to a yearly plan starts a year now, charged at once less the month's unused part", async () => {
+    const basic = await monthly("Monthly to yearly", 1000);
+    const yearly = await monthly("Yearly plan", 10000, "year");
+    const { subscriptionId } = await subscribe(s, basic.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    const at = plus(sub.current_period_start, half);
+    await advance(s, { to: at });
+    // prorate, the organization's default, would wait for the next cycle order: a new interval
+    // is settled now, as Polar does.
+    const changed = await patch(subscriptionId, {
+      product_id: yearly.id,
+      proration_behavior: "prorate",
+    });
+    expect(changed.status).toBe(200);
+    // The period starts at the change (the sandbox clock runs on from `at`) and lasts a year.
+    const start = changed.body.current_period_start as string;
+    expect(Date.parse(start) - Date.parse(at)).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(start) - Date.parse(at)).toBeLessThan(60_000);
+    const nextYear = new Date(start);
+    nextYear.setUTCFullYear(nextYear.getUTCFullYear() + 1);
+    expect(changed.body).toMatchObject({
+      recurring_interval: "year",
+      recurring_interval_count: 1,
+      current_period_end: nextYear.toISOString(),
+      amount: 10000,
+    });
+    const [update] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_update",
+    );
+    // The year in full, less about half the month.
+    expect(update).toMatchObject({ status: "paid", product_id: yearly.id });
+    expect(update!.total_amount).toBeGreaterThanOrEqual(9490);
+    expect(update!.total_amount).toBeLessThanOrEqual(9510);
+    // Nothing is carried to a cycle: the old period's end bills nothing, the year's end the year.
+    await advance(s, { to: sub.current_period_end });
+    const cycles = async () =>
+      (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle");
+    expect(await cycles()).toHaveLength(0);
+    await advance(s, { to: nextYear.toISOString() });
+    expect(await cycles()).toMatchObject([{ total_amount: 10000, product_id: yearly.id }]);
+  });
+
+  it("a yearly plan scheduled for the next period renews for a year from then", async () => {
+    const basic = await monthly("Monthly then yearly", 1000);
+    const yearly = await monthly("Yearly later", 10000, "year");
+    const { subscriptionId } = await subscribe(s, basic.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    expect(
+      (await patch(subscriptionId, { product_id: yearly.id, proration_behavior: "next_period" }))
+        .status,
+    ).toBe(200);
+    await advance(s, { to: sub.current_period_end });
+    const renewed = await subscriptionOf(s, subscriptionId);
+    const nextYear = new Date(sub.current_period_end);
+    nextYear.setUTCFullYear(nextYear.getUTCFullYear() + 1);
+    expect(renewed).toMatchObject({
+      product_id: yearly.id,
+      recurring_interval: "year",
+      current_period_end: nextYear.toISOString(),
+    });
   });
 
   it("refuses a product of nothing recurring with a 422 and changes nothing", async () => {

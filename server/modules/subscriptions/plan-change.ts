@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
-import { meterCycleOf, nextMeterBoundary } from "../../lib/periods.ts";
+import { addInterval, meterCycleOf, nextMeterBoundary, type Interval } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -173,12 +173,15 @@ export async function changePlan(
     oldProduct ? proratedNet(deps, s, oldProduct, false, s.seats) : null,
     proratedNet(deps, s, product, true, seats),
   ]);
+  // A new billing interval (monthly to yearly) starts a new period of it now, as Polar does: the
+  // old period's unused part is credited, the new period debited in full, settled at once.
+  const period = intervalChange(s, product, now);
   const credit = roundHalfEven((oldNet?.netAmount ?? 0) * factor);
-  const debit = roundHalfEven(newNet.netAmount * factor);
+  const debit = period ? newNet.netAmount : roundHalfEven(newNet.netAmount * factor);
   const difference = debit - credit;
   const label = product.name;
 
-  if (behavior === "invoice" && difference !== 0) {
+  if ((behavior === "invoice" || period) && difference !== 0) {
     await chargeChangeNow(deps, s, {
       key: `update:${s.id}:${productId}:${now.toISOString()}`,
       description: `${label} (plan change)`,
@@ -191,21 +194,64 @@ export async function changePlan(
       ],
       now,
       apply: (tx) =>
-        switchProduct(tx, deps, s, product, activePrices, seated, newNet.netAmount, 0, now),
+        switchProduct(tx, deps, s, product, activePrices, seated, newNet.netAmount, 0, now, period),
     });
     return;
   }
   // prorate: carried to the next cycle order as a line.
+  const carried = period ? 0 : difference;
   await inTransaction(deps.db, (tx) =>
-    switchProduct(tx, deps, s, product, activePrices, seated, newNet.netAmount, difference, now),
+    switchProduct(
+      tx,
+      deps,
+      s,
+      product,
+      activePrices,
+      seated,
+      newNet.netAmount,
+      carried,
+      now,
+      period,
+    ),
   );
+}
+
+/** The period a move to `product` starts now when its billing interval differs; else null. */
+function intervalChange(
+  s: repo.SubscriptionRow,
+  product: DisplayProduct,
+  now: Date,
+): NewPeriod | null {
+  const interval = product.recurring_interval as Interval | null;
+  const count = product.recurring_interval_count ?? 1;
+  if (!interval || (interval === s.recurringInterval && count === s.recurringIntervalCount))
+    return null;
+  const anchorDay = now.getUTCDate();
+  return {
+    currentPeriodStart: now,
+    currentPeriodEnd: addInterval(now, interval, count, anchorDay),
+    anchorDay,
+  };
+}
+
+interface NewPeriod {
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  anchorDay: number;
 }
 
 async function switchProduct(
   tx: Parameters<Parameters<typeof inTransaction>[1]>[0],
   deps: BillingDeps,
   s: repo.SubscriptionRow,
-  product: { id: string; meter_interval: string | null; meter_interval_count: number | null },
+  product: Pick<
+    DisplayProduct,
+    | "id"
+    | "meter_interval"
+    | "meter_interval_count"
+    | "recurring_interval"
+    | "recurring_interval_count"
+  >,
   priceIds: string[],
   /** The seats and their amount on a seat-based product. */
   seated: { seats: number; amount: number } | null,
@@ -213,10 +259,14 @@ async function switchProduct(
   amount: number,
   carried: number,
   now: Date,
+  /** A new period starting now (a change of billing interval). */
+  period: NewPeriod | null = null,
 ): Promise<void> {
   const clock = fixedClock(now);
   const locked = (await repo.lockSubscription(tx, scopeOfResource(s), s.id))!;
   const productId = product.id;
+  const start = period?.currentPeriodStart ?? locked.currentPeriodStart;
+  const end = period?.currentPeriodEnd ?? locked.currentPeriodEnd;
   // Unsettled usage keeps its start; the new product's meter cycle (or the period) says its end.
   const cycle = meterCycleOf(product);
   const meterStart = locked.currentMeterPeriodStart;
@@ -224,9 +274,7 @@ async function switchProduct(
     cycle || meterStart
       ? {
           currentMeterPeriodStart: meterStart ?? locked.currentPeriodStart,
-          currentMeterPeriodEnd: cycle
-            ? nextMeterBoundary(locked.currentPeriodStart, locked.currentPeriodEnd, cycle, now)
-            : locked.currentPeriodEnd,
+          currentMeterPeriodEnd: cycle ? nextMeterBoundary(start, end, cycle, now) : end,
         }
       : {};
   const row = await scheduleNext(
@@ -237,6 +285,8 @@ async function switchProduct(
       priceIds,
       ...(seated ?? {}),
       amount,
+      ...intervalOf(product, locked),
+      ...(period ?? {}),
       pendingUpdate: null,
       prorationAmount: locked.prorationAmount + carried,
       ...meterPeriod,
@@ -247,6 +297,17 @@ async function switchProduct(
     "subscription.updated",
   ]);
   await recordCustomerState(tx, clock, s);
+}
+
+/** The billing interval a subscription on `product` renews at (the row's, for a one-off product). */
+export function intervalOf(
+  product: Pick<DisplayProduct, "recurring_interval" | "recurring_interval_count"> | undefined,
+  s: Pick<repo.SubscriptionRow, "recurringInterval" | "recurringIntervalCount">,
+) {
+  return {
+    recurringInterval: product?.recurring_interval ?? s.recurringInterval,
+    recurringIntervalCount: product?.recurring_interval_count ?? s.recurringIntervalCount,
+  };
 }
 
 /** A change applied at the period's end (`next_period`): recorded on the row, announced now. */

@@ -52,6 +52,9 @@ export interface CyclePlan {
   amount: number;
   periodStart: Date;
   periodEnd: Date;
+  /** The billing interval from the new period on: the product's, after a scheduled plan change. */
+  recurringInterval: string;
+  recurringIntervalCount: number;
   meterPeriod: ReturnType<typeof firstMeterPeriod>;
   country: string | null;
   billingName: string | null;
@@ -136,6 +139,8 @@ export async function planCycleFrom(
     priceIds: prices.map((p) => p.id),
     periodStart,
     periodEnd,
+    recurringInterval: interval,
+    recurringIntervalCount: count,
     meterPeriod: firstMeterPeriod(product ? meterCycleOf(product) : null, periodStart, periodEnd),
     country: address?.country ?? null,
     billingName: customer?.name ?? null,
@@ -202,6 +207,8 @@ export async function renewSubscription(
       prorationAmount: 0,
       currentPeriodStart: plan.periodStart,
       currentPeriodEnd: plan.periodEnd,
+      recurringInterval: plan.recurringInterval,
+      recurringIntervalCount: plan.recurringIntervalCount,
       ...plan.meterPeriod,
       status: paid ? "active" : "past_due",
       pastDueAt: paid ? null : at,

@@ -309,6 +309,8 @@ export interface RenewalMove {
   amount: number;
   currentPeriodStart: Date;
   currentPeriodEnd: Date;
+  recurringInterval: string;
+  recurringIntervalCount: number;
   currentMeterPeriodStart: Date | null;
   currentMeterPeriodEnd: Date | null;
   status: string;
@@ -336,6 +338,8 @@ export async function applyRenewals(
       amount: m.amount,
       current_period_start: m.currentPeriodStart,
       current_period_end: m.currentPeriodEnd,
+      recurring_interval: m.recurringInterval,
+      recurring_interval_count: m.recurringIntervalCount,
       current_meter_period_start: m.currentMeterPeriodStart,
       current_meter_period_end: m.currentMeterPeriodEnd,
       status: m.status,
@@ -349,12 +353,15 @@ export async function applyRenewals(
       price_ids = v.price_ids, amount = v.amount,
       pending_update = null, proration_amount = 0,
       current_period_start = v.current_period_start, current_period_end = v.current_period_end,
+      recurring_interval = v.recurring_interval,
+      recurring_interval_count = v.recurring_interval_count,
       current_meter_period_start = v.current_meter_period_start,
       current_meter_period_end = v.current_meter_period_end, status = v.status,
       past_due_at = v.past_due_at, next_action_at = v.next_action_at, modified_at = v.modified_at
     from jsonb_to_recordset(${values}::jsonb) as v(id uuid, product_id uuid, seats integer,
       price_ids uuid[], amount bigint,
       current_period_start timestamptz, current_period_end timestamptz,
+      recurring_interval text, recurring_interval_count integer,
       current_meter_period_start timestamptz, current_meter_period_end timestamptz, status text,
       past_due_at timestamptz, next_action_at timestamptz, modified_at timestamptz)
     where s.id = v.id and s.organization_id = any(${arrayLiteral([...scope])}::uuid[])
