@@ -42,6 +42,12 @@ export const subscriptions = pgTable(
       .references(() => products.id),
     checkoutId: uuid("checkout_id").references(() => checkouts.id),
     discountId: uuid("discount_id").references(() => discounts.id),
+    /**
+     * The start of the first period the discount applied to (Polar's discount_applied_at): `once`
+     * and `repeating` durations count from it. Null while a discount set by a PATCH waits for its
+     * first renewal.
+     */
+    discountAppliedAt: tstz("discount_applied_at"),
     priceIds: uuid("price_ids").array().notNull(),
     status: text("status").notNull(),
     amount: bigint("amount", { mode: "number" }).notNull(),

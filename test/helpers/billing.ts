@@ -87,8 +87,12 @@ export async function buy(
   token: string,
   email: string,
   country = "US",
+  discountId?: string,
 ) {
-  const checkout = await s.polar.checkouts.create({ products: [productId] });
+  const checkout = await s.polar.checkouts.create({
+    products: [productId],
+    ...(discountId ? { discountId } : {}),
+  });
   await s.polar.checkouts.clientUpdate({
     clientSecret: checkout.clientSecret,
     checkoutUpdatePublic: {
@@ -110,8 +114,9 @@ export async function subscribe(
   token = "sandbox_token_success",
   email = `buyer-${Math.random().toString(36).slice(2, 8)}@example.com`,
   country = "US",
+  discountId?: string,
 ): Promise<{ subscriptionId: string; customerId: string; checkoutId: string }> {
-  const checkout = await buy(s, productId, token, email, country);
+  const checkout = await buy(s, productId, token, email, country, discountId);
   const done = await s.polar.checkouts.get({ id: checkout.id });
   const orders = await s.polar.orders.list({ checkoutId: checkout.id });
   const subscriptionId = orders.result.items[0]?.subscriptionId;

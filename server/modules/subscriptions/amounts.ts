@@ -57,18 +57,22 @@ export function meteredAmount(unitAmount: string, units: number, cap: number | n
   return cap !== null && cap !== undefined ? Math.min(amount, cap) : amount;
 }
 
-/** Whether the discount still applies to an order for the period starting at periodStart. */
+/**
+ * Whether the discount applies to an order for the period starting at periodStart, its durations
+ * counted from `appliedAt`, the start of the first period it applied to (null: none yet, so it
+ * applies to none before its first renewal).
+ */
 export function discountApplies(
   discount: CycleDiscount | null,
-  startedAt: Date,
+  appliedAt: Date | null,
   periodStart: Date,
 ): discount is CycleDiscount {
-  if (!discount) return false;
+  if (!discount || !appliedAt) return false;
   if (discount.duration === "forever") return true;
   if (discount.duration === "repeating")
-    return periodStart < addInterval(startedAt, "month", discount.durationInMonths ?? 1);
-  // "once": only the first order, which the checkout made.
-  return false;
+    return periodStart < addInterval(appliedAt, "month", discount.durationInMonths ?? 1);
+  // "once": only the first period's order.
+  return periodStart.getTime() <= appliedAt.getTime();
 }
 
 /** What a discount takes off an amount: a percentage rounded half up, never beyond it. */
@@ -90,7 +94,8 @@ export function cycleAmounts(input: {
   /** The subscription's seats, for a seat-based price. */
   seats?: number | null;
   discount: CycleDiscount | null;
-  startedAt: Date;
+  /** When the discount first applied (discountApplies). */
+  discountAppliedAt: Date | null;
   periodStart: Date;
   currency: string;
   country: string | null;
@@ -124,7 +129,7 @@ export function cycleAmounts(input: {
   }
   for (const extra of input.extraLines ?? []) lines.push(extra);
   const subtotalAmount = lines.reduce((sum, l) => sum + l.amount, 0);
-  const discounted = discountApplies(input.discount, input.startedAt, input.periodStart);
+  const discounted = discountApplies(input.discount, input.discountAppliedAt, input.periodStart);
   // As Polar: every line but a proration is discountable, metered usage included; a proration
   // was priced with the discount of the period it settles.
   const discountable = lines.reduce((sum, l) => sum + (l.proration ? 0 : l.amount), 0);

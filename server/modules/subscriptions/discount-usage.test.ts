@@ -163,6 +163,74 @@ describe("discounts on usage", () => {
     expect((await subscriptionOf(s, subscriptionId)).discount_id).toBe(once.body.id);
   });
 
+  it("a once discount set by PATCH takes off the next renewal, then comes off the subscription", async () => {
+    const product = await s.polar.products.create({
+      name: "Once later",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 2000, priceCurrency: "usd" }],
+    });
+    const { subscriptionId } = await subscribe(s, product.id);
+    const d = await s.call("/v1/discounts/", {
+      body: { name: "Half once", type: "percentage", basis_points: 5000, duration: "once" },
+    });
+    await setDiscount(subscriptionId, d.body.id);
+    const cycles = async () =>
+      (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle");
+    const first = await subscriptionOf(s, subscriptionId);
+    await advance(s, { to: first.current_period_end });
+    expect(await cycles()).toMatchObject([
+      { subtotal_amount: 2000, discount_amount: 1000, total_amount: 1000, discount_id: d.body.id },
+    ]);
+    // It applied to this period: still on the subscription, and its amount is the period's.
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      discount_id: d.body.id,
+      amount: 1000,
+    });
+    const second = await subscriptionOf(s, subscriptionId);
+    await advance(s, { to: second.current_period_end });
+    expect((await cycles())[1]).toMatchObject({ total_amount: 2000, discount_id: null });
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      discount_id: null,
+      discount: null,
+      amount: 2000,
+    });
+  });
+
+  it("a repeating discount bought for two months discounts two orders, then comes off", async () => {
+    const product = await s.polar.products.create({
+      name: "Repeating two",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }],
+    });
+    const d = await s.call("/v1/discounts/", {
+      body: {
+        name: "Two months",
+        type: "percentage",
+        basis_points: 2000,
+        duration: "repeating",
+        duration_in_months: 2,
+      },
+    });
+    const { subscriptionId } = await subscribe(
+      s,
+      product.id,
+      undefined,
+      undefined,
+      undefined,
+      d.body.id,
+    );
+    for (let i = 0; i < 2; i++)
+      await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
+    const totals = (await ordersOf(s, subscriptionId))
+      .sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at))
+      .map((o) => o.total_amount);
+    expect(totals).toEqual([800, 800, 1000]);
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      discount_id: null,
+      amount: 1000,
+    });
+  });
+
   it("a custom amount renews at what was chosen: a once discount ends, a forever one applies once", async () => {
     const product = await s.call("/v1/products/", {
       body: {

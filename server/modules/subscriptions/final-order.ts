@@ -56,7 +56,8 @@ export async function chargeFinal(
     // As for a meter cycle: a percentage discount applies as it would to the renewal; a fixed one
     // was given on the period's own order.
     discount: discount?.type === "percentage" ? discount : null,
-    startedAt: s.startedAt ?? s.createdAt,
+    // One set since the last renewal applies as it would have to the renewal.
+    discountAppliedAt: s.discountAppliedAt ?? s.currentPeriodStart,
     periodStart: s.currentPeriodStart,
     currency: s.currency,
     country: address?.country ?? null,

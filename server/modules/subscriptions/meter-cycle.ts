@@ -59,6 +59,9 @@ export async function settleMeterCycle(
   );
   const address = customer?.billing_address as { country?: string } | null | undefined;
   const productName = product?.name ?? "Subscription";
+  const percentage = discount?.type === "percentage" ? discount : null;
+  // A discount set since the last renewal first applies here, as Polar counts it: from this cycle.
+  const discountAppliedAt = percentage ? (s.discountAppliedAt ?? start) : s.discountAppliedAt;
   const amounts = cycleAmounts({
     productName,
     prices,
@@ -66,9 +69,10 @@ export async function settleMeterCycle(
     customAmount: 0,
     // As Polar: a percentage discount applies to each settlement as it would to the period's
     // renewal; a fixed amount would be given again at every meter cycle, so none is.
-    discount: discount?.type === "percentage" ? discount : null,
-    startedAt: s.startedAt ?? s.createdAt,
-    periodStart: s.currentPeriodStart,
+    discount: percentage,
+    discountAppliedAt,
+    // Durations are checked at the cycle's own start, as Polar does, so they end on time.
+    periodStart: start,
     currency: s.currency,
     country: address?.country ?? null,
     tax: deps.tax,
@@ -154,6 +158,7 @@ export async function settleMeterCycle(
     let updated = await repo.updateSubscription(tx, s.id, {
       currentMeterPeriodStart: end,
       currentMeterPeriodEnd: nextEnd,
+      ...(amounts.discounted ? { discountAppliedAt } : {}),
       modifiedAt: at,
     });
     updated = await scheduleNext(tx, deps.queue, updated);

@@ -62,7 +62,8 @@ async function proratedNet(
     customAmount: s.customAmount ?? s.amount,
     seats,
     discount: await periodDiscount(deps, s, product.id),
-    startedAt: s.startedAt ?? s.createdAt,
+    // As Polar, a proration takes the subscription's discount, one set since the renewal too.
+    discountAppliedAt: s.discountAppliedAt ?? s.currentPeriodStart,
     periodStart: s.currentPeriodStart,
     currency: s.currency,
     country: null,

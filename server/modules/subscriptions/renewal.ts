@@ -23,6 +23,7 @@ import {
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
 import {
   cycleAmounts,
+  discountApplies,
   recurringAmountOf,
   type CycleAmounts,
   type CycleDiscount,
@@ -52,6 +53,12 @@ export interface CyclePlan {
   amount: number;
   periodStart: Date;
   periodEnd: Date;
+  /**
+   * The discount from the new period on: as Polar, one whose duration has run out by it is taken
+   * off the subscription; one set by a PATCH counts its duration from this period.
+   */
+  discountId: string | null;
+  discountAppliedAt: Date | null;
   /** The billing interval from the new period on: the product's, after a scheduled plan change. */
   recurringInterval: string;
   recurringIntervalCount: number;
@@ -128,10 +135,14 @@ export async function planCycleFrom(
           durationInMonths: discount.durationInMonths,
         }
       : null,
-    startedAt: s.startedAt ?? s.createdAt,
+    // A discount set since the last renewal first applies to this period.
+    discountAppliedAt: s.discountId ? (s.discountAppliedAt ?? periodStart) : null,
     periodStart,
     currency: s.currency,
   };
+  const ended =
+    priced.discount !== null &&
+    !discountApplies(priced.discount, priced.discountAppliedAt, periodStart);
   return {
     productId,
     seats,
@@ -159,6 +170,9 @@ export async function planCycleFrom(
       s.pendingUpdate || (discount && discount.duration !== "forever")
         ? recurringAmountOf(priced)
         : s.amount,
+    ...(ended
+      ? { discountId: null, discountAppliedAt: null }
+      : { discountId: s.discountId, discountAppliedAt: priced.discountAppliedAt }),
   };
 }
 
@@ -209,6 +223,8 @@ export async function renewSubscription(
       currentPeriodEnd: plan.periodEnd,
       recurringInterval: plan.recurringInterval,
       recurringIntervalCount: plan.recurringIntervalCount,
+      discountId: plan.discountId,
+      discountAppliedAt: plan.discountAppliedAt,
       ...plan.meterPeriod,
       status: paid ? "active" : "past_due",
       pastDueAt: paid ? null : at,

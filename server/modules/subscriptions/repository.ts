@@ -311,6 +311,8 @@ export interface RenewalMove {
   currentPeriodEnd: Date;
   recurringInterval: string;
   recurringIntervalCount: number;
+  discountId: string | null;
+  discountAppliedAt: Date | null;
   currentMeterPeriodStart: Date | null;
   currentMeterPeriodEnd: Date | null;
   status: string;
@@ -340,6 +342,8 @@ export async function applyRenewals(
       current_period_end: m.currentPeriodEnd,
       recurring_interval: m.recurringInterval,
       recurring_interval_count: m.recurringIntervalCount,
+      discount_id: m.discountId,
+      discount_applied_at: m.discountAppliedAt,
       current_meter_period_start: m.currentMeterPeriodStart,
       current_meter_period_end: m.currentMeterPeriodEnd,
       status: m.status,
@@ -355,6 +359,7 @@ export async function applyRenewals(
       current_period_start = v.current_period_start, current_period_end = v.current_period_end,
       recurring_interval = v.recurring_interval,
       recurring_interval_count = v.recurring_interval_count,
+      discount_id = v.discount_id, discount_applied_at = v.discount_applied_at,
       current_meter_period_start = v.current_meter_period_start,
       current_meter_period_end = v.current_meter_period_end, status = v.status,
       past_due_at = v.past_due_at, next_action_at = v.next_action_at, modified_at = v.modified_at
@@ -362,6 +367,7 @@ export async function applyRenewals(
       price_ids uuid[], amount bigint,
       current_period_start timestamptz, current_period_end timestamptz,
       recurring_interval text, recurring_interval_count integer,
+      discount_id uuid, discount_applied_at timestamptz,
       current_meter_period_start timestamptz, current_meter_period_end timestamptz, status text,
       past_due_at timestamptz, next_action_at timestamptz, modified_at timestamptz)
     where s.id = v.id and s.organization_id = any(${arrayLiteral([...scope])}::uuid[])

@@ -111,7 +111,7 @@ export async function changeSeats(
   const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
   const discount = await periodDiscount(deps, s, s.productId);
   const net = (amount: number) =>
-    discountApplies(discount, s.startedAt ?? s.createdAt, s.currentPeriodStart)
+    discountApplies(discount, s.discountAppliedAt ?? s.currentPeriodStart, s.currentPeriodStart)
       ? amount - discountAmountOf(discount, amount)
       : amount;
   const credit = roundHalfEven(net(oldAmount) * factor);

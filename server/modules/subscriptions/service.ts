@@ -141,6 +141,8 @@ export async function createSubscription(
     productId: input.productId,
     checkoutId: input.checkoutId,
     discountId: input.discountId,
+    // The first order (the checkout's, or the trial's) is the discount's first period.
+    discountAppliedAt: input.discountId ? now : null,
     priceIds: [input.priceId, ...recurringPrices],
     status: trialEnd ? "trialing" : "active",
     amount: input.amount,

@@ -267,8 +267,11 @@ async function applyChange(
   const values: Partial<repo.SubscriptionRow> = {};
   let dueNow = false;
   if (input.metadata) values.metadata = input.metadata;
-  if (input.discount_id !== undefined)
+  if (input.discount_id !== undefined) {
     values.discountId = await discountChange(tx, s, input.discount_id, now);
+    // As Polar, a new discount counts its duration from the first renewal it applies to.
+    values.discountAppliedAt = null;
+  }
   if (input.trial_end !== undefined && input.trial_end !== null) {
     if (s.status !== "trialing" && s.status !== "active")
       throw new ApiError(403, "TrialingSubscription", "This subscription cannot be given a trial.");
