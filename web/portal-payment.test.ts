@@ -52,6 +52,16 @@ describe("paying a failed renewal from the portal", () => {
     const page = await browser.newPage({ locale: "en-US" });
     await page.goto(mail!.link);
     await page.waitForSelector("text=A payment failed. Add a card to pay it now.");
+    // The card says when the payment is tried again by itself: the pending order's next attempt.
+    const pending = (await ordersOf(s, subscriptionId)).find((o) => o.status === "pending")!;
+    const retry = new Date(pending.next_payment_attempt_at).toLocaleDateString("en-US", {
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+    });
+    expect(
+      await page.locator(`[data-subscription="${subscriptionId}"] .status`).textContent(),
+    ).toBe(`A payment failed; it is tried again on ${retry}`);
     // The form is open already; a bad number is said beside its field and nothing is sent.
     await page.fill("#card-number", "4242 4242 4242 4241");
     await page.fill("#card-expiry", "12/34");

@@ -124,6 +124,31 @@ describe("customer portal page", () => {
       (await api(t.url, `/v1/subscriptions/${subscriptionId}`, { token })).body
         .cancel_at_period_end,
     ).toBe(false);
+
+    // A plan change the seller scheduled for the renewal is said on the card.
+    const team = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Team plan",
+        recurring_interval: "month",
+        prices: [{ amount_type: "fixed", price_amount: 3000, price_currency: "usd" }],
+      },
+    });
+    const scheduled = await api(t.url, `/v1/subscriptions/${subscriptionId}`, {
+      token,
+      method: "PATCH",
+      body: { product_id: team.body.id, proration_behavior: "next_period" },
+    });
+    expect(scheduled.status).toBe(200);
+    await page.reload();
+    await expect
+      .poll(() => card.locator(".status").textContent())
+      .toMatch(/^Renews on .+ on a new plan you chose$/);
+    await api(t.url, `/v1/subscriptions/${subscriptionId}`, {
+      token,
+      method: "PATCH",
+      body: { pending_update: null },
+    });
     await page.close();
   });
 

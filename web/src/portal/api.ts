@@ -27,6 +27,10 @@ export interface Subscription {
   current_period_end: string;
   cancel_at_period_end: boolean;
   ends_at: string | null;
+  ended_at?: string | null;
+  trial_end?: string | null;
+  /** A change applied at the renewal (next_period): another plan, or other seats. */
+  pending_update?: { applies_at: string; product_id: string | null; seats: number | null } | null;
   pause_at_period_end: boolean;
   resumes_at: string | null;
   customer_cancellation_reason: string | null;
@@ -45,6 +49,9 @@ export interface Order {
   id: string;
   created_at: string;
   status: string;
+  subscription_id?: string | null;
+  /** A failed renewal's next automatic attempt. */
+  next_payment_attempt_at?: string | null;
   total_amount: number;
   currency: string;
   description: string;

@@ -145,7 +145,13 @@ export function PortalPage({
           <p className="muted">No subscriptions.</p>
         ) : (
           data.subscriptions.map((s) => (
-            <SubscriptionCard key={s.id} api={api} subscription={s} onChange={load} />
+            <SubscriptionCard
+              key={s.id}
+              api={api}
+              subscription={s}
+              orders={data.orders}
+              onChange={load}
+            />
           ))
         )}
       </section>

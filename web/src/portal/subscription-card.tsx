@@ -4,7 +4,7 @@
 // pause back, or resume.
 import { useState } from "react";
 import { money } from "../checkout/format.ts";
-import type { PortalApi, Subscription } from "./api.ts";
+import type { Order, PortalApi, Subscription } from "./api.ts";
 
 const REASONS: [string, string][] = [
   ["too_expensive", "Too expensive"],
@@ -25,23 +25,55 @@ function allowsPause(s: Subscription): boolean {
   return s.product.organization.customer_portal_settings?.subscription?.pause === true;
 }
 
-/** One line on where the subscription stands: renewing, ending, pausing or paused. */
-function statusLine(s: Subscription): string {
-  if (s.status === "paused") return s.resumes_at ? `Paused until ${day(s.resumes_at)}` : "Paused";
-  if (s.status !== "active") return `Status: ${s.status}`;
-  if (s.cancel_at_period_end) return `Cancels on ${day(s.ends_at ?? s.current_period_end)}`;
+/**
+ * One line on where the subscription stands, in the customer's words: renewing (and what changes
+ * then), in its trial, ending, pausing or paused, or behind on a payment and when it is tried again.
+ */
+export function statusLine(s: Subscription, orders: Order[] = []): string {
+  const end = s.ends_at ?? s.current_period_end;
+  switch (s.status) {
+    case "paused":
+      return s.resumes_at ? `Paused until ${day(s.resumes_at)}` : "Paused";
+    case "trialing": {
+      const until = `Free trial until ${day(s.trial_end ?? s.current_period_end)}`;
+      return s.cancel_at_period_end ? `${until}; it ends then` : `${until}; first payment then`;
+    }
+    case "past_due": {
+      const retry = orders.find(
+        (o) => o.subscription_id === s.id && o.status === "pending" && o.next_payment_attempt_at,
+      )?.next_payment_attempt_at;
+      return `A payment failed${retry ? `; it is tried again on ${day(retry)}` : ""}`;
+    }
+    case "canceled":
+      return s.ended_at ? `Ended on ${day(s.ended_at)}` : "Ended";
+    case "unpaid":
+      return "Ended: a payment was not made";
+    case "incomplete":
+      return "Waiting for the first payment";
+    case "incomplete_expired":
+      return "Not started: the first payment was not made";
+  }
+  if (s.cancel_at_period_end) return `Cancels on ${day(end)}`;
   if (s.pause_at_period_end)
     return `Pauses on ${day(s.current_period_end)}${s.resumes_at ? `, resumes on ${day(s.resumes_at)}` : ""}`;
-  return `Renews on ${day(s.current_period_end)}`;
+  const change = s.pending_update;
+  const renews = `Renews on ${day(s.current_period_end)}`;
+  if (change?.product_id && change.product_id !== s.product.id)
+    return `${renews} on a new plan you chose`;
+  if (change?.seats != null) return `${renews} with ${change.seats} seats`;
+  return renews;
 }
 
 export function SubscriptionCard({
   api,
   subscription: s,
+  orders,
   onChange,
 }: {
   api: PortalApi;
   subscription: Subscription;
+  /** The customer's orders: a failed renewal's says when it is tried again. */
+  orders: Order[];
   onChange: () => Promise<void>;
 }) {
   const [asking, setAsking] = useState(false);
@@ -72,7 +104,7 @@ export function SubscriptionCard({
           {money(s.amount, s.currency)} / {s.recurring_interval}
         </span>
       </div>
-      <p className="muted status">{statusLine(s)}</p>
+      <p className="muted status">{statusLine(s, orders)}</p>
       <div className="actions">
         {s.status === "active" && s.cancel_at_period_end ? (
           <button
