@@ -116,12 +116,15 @@ describe("dunning", () => {
     expect(me.status).toBe(200);
     expect(me.body.email).toBe(email);
     // The purchase's receipt goes out from the worker, in its own time; the dunning mails in order.
-    expect(mails.filter((m) => m.kind !== "receipt").map((m) => m.kind)).toEqual([
+    const dunning = mails.filter((m) => m.kind !== "receipt");
+    expect(dunning.map((m) => m.kind)).toEqual([
       "payment-failed",
       "payment-failed",
       "payment-failed",
       "subscription-ended-unpaid",
     ]);
+    // Every one names what it is about, the retries' and the last one's too.
+    for (const m of dunning) expect(m.text).toContain("your Declining subscription");
     const events = await t.server.database.rows<{ type: string }>(
       sql`select type from webhook_events where organization_id = ${s.organizationId} and type like 'subscription.%' and payload->'data'->>'id' = ${subscriptionId} order by seq`,
     );

@@ -27,6 +27,7 @@ import {
   subscriptionSettingsOf,
 } from "../organizations/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
+import { serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
@@ -242,7 +243,8 @@ export async function sendPaymentFailedMail(
   // Polar's settings for these two: the failed payment, and the subscription it ends.
   const emails = await customerEmailsOf(deps.db, m.order.organizationId);
   if (emails?.[m.final ? "subscription_revoked" : "subscription_past_due"] === false) return;
-  const what = m.productName ? `your ${m.productName} subscription` : "your subscription";
+  const productName = m.productName ?? (await productNameOf(deps, m.order));
+  const what = productName ? `your ${productName} subscription` : "your subscription";
   const next = m.order.nextPaymentAttemptAt;
   const text = m.final
     ? `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what} after several attempts, so it has ended.`
@@ -260,6 +262,18 @@ export async function sendPaymentFailedMail(
       MAIL_SESSION_TTL_MS,
     )}`,
   });
+}
+
+/** The name of the product an order is for (a retry's mail names it as the first one did). */
+async function productNameOf(
+  deps: Pick<BillingDeps, "db" | "baseUrl">,
+  order: OrderRow,
+): Promise<string | null> {
+  if (!order.productId) return null;
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(order), [
+    order.productId,
+  ]);
+  return product?.name ?? null;
 }
 
 /**
