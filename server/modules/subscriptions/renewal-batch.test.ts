@@ -163,6 +163,8 @@ describe("renewal batches", () => {
     for (const row of next)
       if (row.status === "active") expect(row.nextActionAt).toEqual(row.currentPeriodEnd);
       else expect(row.nextActionAt!.getTime()).toBeLessThan(row.currentPeriodEnd.getTime());
+    // Every lease was given back, with the period moves or after them.
+    expect(next.map((row) => row.lockedUntil)).toEqual(ids.map(() => null));
   });
 
   it("a batch re-run after a crash mid-way makes no second order or charge", async () => {

@@ -88,9 +88,12 @@ export async function renewBatch(
   // Leased before anything is charged, and read again under the lease: a change that committed
   // meanwhile (a revoke, a plan change) is seen, and none can start until the page is written.
   const { leased, held } = await leaseMany(deps.db, subs);
+  // The period moves give their rows' leases back as they commit; the others are given back here.
+  let moved = new Set<string>();
   try {
     const fresh = leased.filter((s) => renewableInBatch(s, at));
     const result = await renewLeased(deps, fresh, at);
+    moved = new Set(result.renewed);
     return {
       ...result,
       // No longer a plain renewal: the per-subscription path does what it is now due.
@@ -100,7 +103,7 @@ export async function renewBatch(
   } finally {
     await releaseLeases(
       deps.db,
-      leased.map((s) => s.id),
+      leased.filter((s) => !moved.has(s.id)).map((s) => s.id),
     );
   }
 }

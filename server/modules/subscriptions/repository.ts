@@ -322,8 +322,8 @@ export interface RenewalMove {
 }
 
 /**
- * Moves many renewed subscriptions (locked under `scope`) in one statement; answers the rows as
- * they now are, as the statement returned them.
+ * Moves many renewed subscriptions (locked under `scope`) in one statement, giving back their
+ * leases with the move; answers the rows as they now are, as the statement returned them.
  */
 export async function applyRenewals(
   db: Db,
@@ -362,7 +362,8 @@ export async function applyRenewals(
       discount_id = v.discount_id, discount_applied_at = v.discount_applied_at,
       current_meter_period_start = v.current_meter_period_start,
       current_meter_period_end = v.current_meter_period_end, status = v.status,
-      past_due_at = v.past_due_at, next_action_at = v.next_action_at, modified_at = v.modified_at
+      past_due_at = v.past_due_at, next_action_at = v.next_action_at, modified_at = v.modified_at,
+      locked_until = null
     from jsonb_to_recordset(${values}::jsonb) as v(id uuid, product_id uuid, seats integer,
       price_ids uuid[], amount bigint,
       current_period_start timestamptz, current_period_end timestamptz,
