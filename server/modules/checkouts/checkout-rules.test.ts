@@ -230,6 +230,22 @@ describe("amounts", () => {
       "PATCH",
     );
     expect(us.body).toMatchObject({ tax_amount: 0, total_amount: 1499 });
+    // Paid, its order's item is the price before the discount, as a renewal's and Polar's are:
+    // the item, less the order's discount, is what was paid.
+    await client(c.client_secret, "", { customer_email: "quarter@example.com" }, "PATCH");
+    const paid = await client(c.client_secret, "/confirm", {
+      confirmation_token_id: "sandbox_token_success",
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const orders = await api(t.url, `/v1/orders/?checkout_id=${c.id}`, { token });
+    expect(orders.body.items).toMatchObject([
+      {
+        subtotal_amount: 1999,
+        discount_amount: 500,
+        total_amount: 1499,
+        items: [{ amount: 1999, tax_amount: 0 }],
+      },
+    ]);
   });
 
   it("a custom price takes an amount within its bounds; outside them is a 422 on amount and nothing changes", async () => {

@@ -168,7 +168,8 @@ export async function fulfil(
       [
         {
           label: trial ? `${product!.name} (trial)` : priceLabel(product!.name, price?.amount_type),
-          amount: trial ? 0 : row.netAmount,
+          // Before the discount, as Polar's and the renewals' items: the order carries it.
+          amount: trial ? 0 : row.amount,
           taxAmount: trial ? 0 : (row.taxAmount ?? 0),
           productPriceId: row.productPriceId,
           createdAt: billedAt,
