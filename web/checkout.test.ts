@@ -181,7 +181,7 @@ describe("checkout form", () => {
     expect(summary).toContain("then $19.00 / month");
     expect(await page.textContent("button.pay")).toBe("Start free trial");
     await page.close();
-    // A once discount is spent by the trial: what follows it is the full price.
+    // A once discount takes off the first charge, at the trial's end, then the full price follows.
     const once = await api(t.url, "/v1/discounts/", {
       token,
       body: { name: "Trial once", type: "percentage", basis_points: 2000, duration: "once" },
@@ -196,7 +196,9 @@ describe("checkout form", () => {
     });
     await second.goto(discounted.body.url);
     await second.waitForSelector("button.pay");
-    expect(await second.textContent(".summary")).toContain("then $19.00 / month");
+    expect(await second.textContent(".summary")).toContain(
+      "then $15.20 / month for the first month, then $19.00 / month",
+    );
     await second.close();
   });
 

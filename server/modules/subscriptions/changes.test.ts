@@ -478,6 +478,47 @@ describe("plan changes", () => {
     expect(await cycles()).toMatchObject([{ total_amount: 10000, product_id: yearly.id }]);
   });
 
+  it("a prorate change still waiting is settled by a move to a yearly plan, not a year later", async () => {
+    const basic = await monthly("Waiting basic", 1000);
+    const pro = await monthly("Waiting pro", 2000);
+    const yearly = await monthly("Waiting yearly", 10000, "year");
+    const { subscriptionId } = await subscribe(s, basic.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const third = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 3;
+    await advance(s, { to: plus(sub.current_period_start, third) });
+    expect(
+      (await patch(subscriptionId, { product_id: pro.id, proration_behavior: "prorate" })).status,
+    ).toBe(200);
+    await advance(s, { to: plus(sub.current_period_start, 2 * third) });
+    expect(
+      (await patch(subscriptionId, { product_id: yearly.id, proration_behavior: "invoice" }))
+        .status,
+    ).toBe(200);
+    const [update] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_update",
+    );
+    // About 2/3 × (20 − 10) waiting, less 1/3 × 20 unused, plus the year.
+    const line = (label: string) =>
+      update!.items.find((i: { label: string }) => i.label.startsWith(label))?.amount as number;
+    expect(update!.items).toHaveLength(3);
+    expect(line("Plan change (prorated)")).toBeGreaterThanOrEqual(660);
+    expect(line("Plan change (prorated)")).toBeLessThanOrEqual(672);
+    expect(line("Unused time on Waiting pro")).toBeLessThan(-660);
+    expect(line("Remaining time on Waiting yearly")).toBe(10000);
+    expect(update!.total_amount).toBe(
+      line("Plan change (prorated)") +
+        line("Unused time on Waiting pro") +
+        line("Remaining time on Waiting yearly"),
+    );
+    const renewed = await subscriptionOf(s, subscriptionId);
+    await advance(s, { to: renewed.current_period_end });
+    const [cycle] = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle).toMatchObject({ total_amount: 10000 });
+    expect(cycle!.items.some((i: { proration: boolean }) => i.proration)).toBe(false);
+  });
+
   it("a yearly plan scheduled for the next period renews for a year from then", async () => {
     const basic = await monthly("Monthly then yearly", 1000);
     const yearly = await monthly("Yearly later", 10000, "year");

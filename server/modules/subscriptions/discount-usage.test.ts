@@ -37,6 +37,19 @@ async function usagePlan(name: string, interval: "month" | "year", meterInterval
   return { productId: plan.product.id, event: plan.event };
 }
 
+/** A monthly plan at a fixed price. */
+const fixedPlan = (name: string, amount: number, trial: Record<string, unknown> = {}) =>
+  s.polar.products.create({
+    name,
+    recurringInterval: "month",
+    prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+    ...trial,
+  });
+
+/** Buys `productId` with the discount through a checkout. */
+const subscribeWith = (productId: string, discountId: string) =>
+  subscribe(s, productId, undefined, undefined, undefined, discountId);
+
 const use = (name: string, customerId: string, from: string, count: number) =>
   ingestHourly(s, name, customerId, from, count);
 
@@ -164,16 +177,14 @@ describe("discounts on usage", () => {
   });
 
   it("a once discount set by PATCH takes off the next renewal, then comes off the subscription", async () => {
-    const product = await s.polar.products.create({
-      name: "Once later",
-      recurringInterval: "month",
-      prices: [{ amountType: "fixed", priceAmount: 2000, priceCurrency: "usd" }],
-    });
+    const product = await fixedPlan("Once later", 2000);
     const { subscriptionId } = await subscribe(s, product.id);
     const d = await s.call("/v1/discounts/", {
       body: { name: "Half once", type: "percentage", basis_points: 5000, duration: "once" },
     });
     await setDiscount(subscriptionId, d.body.id);
+    // Its amount says what a period costs with it, from the change on (as Polar's).
+    expect((await subscriptionOf(s, subscriptionId)).amount).toBe(1000);
     const cycles = async () =>
       (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle");
     const first = await subscriptionOf(s, subscriptionId);
@@ -196,12 +207,61 @@ describe("discounts on usage", () => {
     });
   });
 
-  it("a repeating discount bought for two months discounts two orders, then comes off", async () => {
-    const product = await s.polar.products.create({
-      name: "Repeating two",
-      recurringInterval: "month",
-      prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }],
+  it("a once discount bought with a trial takes off the first charge, at the trial's end", async () => {
+    const product = await fixedPlan("Trial once", 1500, {
+      trialInterval: "day",
+      trialIntervalCount: 14,
     });
+    const d = await s.call("/v1/discounts/", {
+      body: { name: "Half first", type: "percentage", basis_points: 5000, duration: "once" },
+    });
+    const { subscriptionId } = await subscribeWith(product.id, d.body.id);
+    const trial = await subscriptionOf(s, subscriptionId);
+    expect(trial).toMatchObject({ status: "trialing", amount: 750 });
+    await advance(s, { to: trial.trial_end });
+    const after = await subscriptionOf(s, subscriptionId);
+    await advance(s, { to: after.current_period_end });
+    const charged = (await ordersOf(s, subscriptionId)).filter((o) => o.total_amount > 0);
+    expect(charged.map((o) => [o.subtotal_amount, o.discount_amount, o.total_amount])).toEqual([
+      [1500, 750, 750],
+      [1500, 0, 1500],
+    ]);
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      discount_id: null,
+      amount: 1500,
+    });
+  });
+
+  it("a forever discount set by PATCH shows in the amount at once; none is set on an ended one", async () => {
+    const product = await fixedPlan("Forever later", 2000);
+    const { subscriptionId } = await subscribe(s, product.id);
+    const d = await s.call("/v1/discounts/", {
+      body: {
+        name: "Dollar off",
+        type: "fixed",
+        amount: 100,
+        currency: "usd",
+        duration: "forever",
+        max_redemptions: 2,
+      },
+    });
+    await setDiscount(subscriptionId, d.body.id);
+    expect((await subscriptionOf(s, subscriptionId)).amount).toBe(1900);
+    const other = await subscribe(s, product.id);
+    const revoked = await s.call(`/v1/subscriptions/${other.subscriptionId}`, { method: "DELETE" });
+    expect(revoked.status).toBe(200);
+    const refused = await s.call(`/v1/subscriptions/${other.subscriptionId}`, {
+      method: "PATCH",
+      body: { discount_id: d.body.id },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("AlreadyCanceledSubscription");
+    expect((await s.call(`/v1/discounts/${d.body.id}`)).body.redemptions_count).toBe(1);
+    expect((await subscriptionOf(s, other.subscriptionId)).discount_id).toBeNull();
+  });
+
+  it("a repeating discount bought for two months discounts two orders, then comes off", async () => {
+    const product = await fixedPlan("Repeating two", 1000);
     const d = await s.call("/v1/discounts/", {
       body: {
         name: "Two months",
@@ -211,14 +271,7 @@ describe("discounts on usage", () => {
         duration_in_months: 2,
       },
     });
-    const { subscriptionId } = await subscribe(
-      s,
-      product.id,
-      undefined,
-      undefined,
-      undefined,
-      d.body.id,
-    );
+    const { subscriptionId } = await subscribeWith(product.id, d.body.id);
     for (let i = 0; i < 2; i++)
       await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
     const totals = (await ordersOf(s, subscriptionId))

@@ -4,6 +4,7 @@
 // resumes_at, when a new period starts with an immediate charge.
 import { inTransaction } from "../../../db/client.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
+import { addInterval, type Interval } from "../../lib/periods.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
@@ -108,7 +109,18 @@ export async function resumeSubscription(
       anchorDay: at.getUTCDate(),
       modifiedAt: at,
     });
-    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, updated, [
+    // The events show the period the renewal below starts (paid or past due), as Polar's resume
+    // does, rather than the empty one it starts from.
+    const announced = {
+      ...updated,
+      currentPeriodEnd: addInterval(
+        at,
+        updated.recurringInterval as Interval,
+        updated.recurringIntervalCount,
+        updated.anchorDay,
+      ),
+    };
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, announced, [
       "subscription.updated",
       "subscription.resumed",
     ]);

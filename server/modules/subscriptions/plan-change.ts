@@ -19,7 +19,12 @@ import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { periodDiscount, renewSubscription, type DisplayProduct } from "./renewal.ts";
+import {
+  pendingProrations,
+  periodDiscount,
+  renewSubscription,
+  type DisplayProduct,
+} from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 
@@ -72,6 +77,17 @@ async function proratedNet(
 }
 
 const PRORATED = new Set(["fixed", "custom", "seat_based"]);
+
+/**
+ * What `s` costs a period with its discount (one just set included, as Polar's amount shows it at
+ * once): its `amount` after a discount change.
+ */
+export async function discountedAmount(deps: BillingDeps, s: repo.SubscriptionRow) {
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
+    s.productId,
+  ]);
+  return product ? (await proratedNet(deps, s, product, false, s.seats)).netAmount : s.amount;
+}
 
 /**
  * The seats after a move to `product`, as Polar: a seat-based subscription keeps its seats, which
@@ -179,7 +195,10 @@ export async function changePlan(
   const period = intervalChange(s, product, now);
   const credit = roundHalfEven((oldNet?.netAmount ?? 0) * factor);
   const debit = period ? newNet.netAmount : roundHalfEven(newNet.netAmount * factor);
-  const difference = debit - credit;
+  // A prorate change still waiting for the old period's end has no end to wait for now: it is
+  // settled with the new period's order.
+  const waiting = period ? pendingProrations(s) : [];
+  const difference = debit - credit + waiting.reduce((sum, l) => sum + l.amount, 0);
   const label = product.name;
 
   if ((behavior === "invoice" || period) && difference !== 0) {
@@ -190,6 +209,7 @@ export async function changePlan(
       seats,
       difference,
       lines: [
+        ...waiting,
         { label: `Unused time on ${oldProduct?.name ?? "the previous plan"}`, amount: -credit },
         { label: `Remaining time on ${label}`, amount: debit },
       ],
@@ -199,8 +219,7 @@ export async function changePlan(
     });
     return;
   }
-  // prorate: carried to the next cycle order as a line.
-  const carried = period ? 0 : difference;
+  // prorate: carried to the next cycle order as a line (a new period has nothing left to carry).
   await inTransaction(deps.db, (tx) =>
     switchProduct(
       tx,
@@ -210,7 +229,7 @@ export async function changePlan(
       activePrices,
       seated,
       newNet.netAmount,
-      carried,
+      difference,
       now,
       period,
     ),
@@ -289,7 +308,8 @@ async function switchProduct(
       ...intervalOf(product, locked),
       ...(period ?? {}),
       pendingUpdate: null,
-      prorationAmount: locked.prorationAmount + carried,
+      // A new period's order settled what was waiting.
+      prorationAmount: period ? 0 : locked.prorationAmount + carried,
       ...meterPeriod,
       modifiedAt: now,
     }),

@@ -164,12 +164,9 @@ export async function planCycleFrom(
       tax: deps.tax,
       extraLines,
     }),
-    // A scheduled change bills other prices (or seats) from this period on, and a discount that
-    // ends (once, repeating) may no longer apply to it: the amount is what the new period costs.
-    amount:
-      s.pendingUpdate || (discount && discount.duration !== "forever")
-        ? recurringAmountOf(priced)
-        : s.amount,
+    // A scheduled change bills other prices (or seats) from this period on, and a discount may
+    // start (set by a PATCH) or end (once, repeating) with it: the amount is what it costs.
+    amount: s.pendingUpdate || discount ? recurringAmountOf(priced) : s.amount,
     ...(ended
       ? { discountId: null, discountAppliedAt: null }
       : { discountId: s.discountId, discountAppliedAt: priced.discountAppliedAt }),
@@ -377,9 +374,10 @@ export async function periodDiscount(
   ]);
   if (!d) return null;
   if (restricted.length > 0 && !restricted.includes(productId)) return null;
-  const started = s.startedAt ?? s.createdAt;
-  const firstPeriod = s.currentPeriodStart.getTime() <= started.getTime();
-  if (d.duration === "once" && !firstPeriod) return null;
+  // A once discount is the current period's while it is its first (or not yet applied at all).
+  const applied = s.discountAppliedAt;
+  if (d.duration === "once" && applied && s.currentPeriodStart.getTime() > applied.getTime())
+    return null;
   return {
     type: d.type,
     amount: d.amount,

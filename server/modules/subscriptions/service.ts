@@ -141,8 +141,9 @@ export async function createSubscription(
     productId: input.productId,
     checkoutId: input.checkoutId,
     discountId: input.discountId,
-    // The first order (the checkout's, or the trial's) is the discount's first period.
-    discountAppliedAt: input.discountId ? now : null,
+    // As Polar: the checkout's payment is the discount's first period; after a trial, the first
+    // charge at its end is (until then it is pending, as one set by a PATCH).
+    discountAppliedAt: input.discountId && !trialEnd ? now : null,
     priceIds: [input.priceId, ...recurringPrices],
     status: trialEnd ? "trialing" : "active",
     amount: input.amount,

@@ -24,7 +24,7 @@ import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { withLease } from "./lease.ts";
-import { changePlan } from "./plan-change.ts";
+import { changePlan, discountedAmount } from "./plan-change.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
 import { resumeSubscription } from "./period-end.ts";
@@ -268,9 +268,13 @@ async function applyChange(
   let dueNow = false;
   if (input.metadata) values.metadata = input.metadata;
   if (input.discount_id !== undefined) {
+    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
     values.discountId = await discountChange(tx, s, input.discount_id, now);
-    // As Polar, a new discount counts its duration from the first renewal it applies to.
+    // As Polar, a new discount counts its duration from the first renewal it applies to, and the
+    // amount says what a period costs with it from now on.
     values.discountAppliedAt = null;
+    // Read in the change's transaction (the embedded database has one connection).
+    values.amount = await discountedAmount({ ...billing(deps), db: tx }, { ...s, ...values });
   }
   if (input.trial_end !== undefined && input.trial_end !== null) {
     if (s.status !== "trialing" && s.status !== "active")

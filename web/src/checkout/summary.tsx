@@ -33,10 +33,14 @@ export function laterPeriods(c: Checkout): string | null {
   const interval = c.product.recurring_interval;
   if (!c.product.is_recurring || !interval) return null;
   const periods = endingDiscount(c);
-  // After a trial the first charge is the checkout's total; a once discount is spent by the trial
-  // (as Polar counts it), so the charges after it are at the full price.
-  if (trialLabel(c))
-    return `then ${money(periods === 1 ? undiscountedTotal(c) : c.total_amount, c.currency)} / ${interval}`;
+  // After a trial the first charge is the checkout's total, the discount's first period (as
+  // Polar counts it); a discount that ends then gives way to the full price.
+  if (trialLabel(c)) {
+    const first = `then ${money(c.total_amount, c.currency)} / ${interval}`;
+    if (periods === null) return first;
+    const full = `${money(undiscountedTotal(c), c.currency)} / ${interval}`;
+    return `${first} for ${periods === 1 ? `the first ${interval}` : `${periods} months`}, then ${full}`;
+  }
   if (periods === null) return null;
   const full = money(undiscountedTotal(c), c.currency);
   if (periods > 1) return `for ${periods} months, then ${full} / ${interval}`;
@@ -45,7 +49,8 @@ export function laterPeriods(c: Checkout): string | null {
 
 /**
  * What the subscription renews at: "$20.00 / month", or "$15.00 / month for the first 3 months,
- * then $20.00 / month" while a repeating discount lasts; a `once` discount is not renewed.
+ * then $20.00 / month" while a repeating discount lasts; a `once` discount is not renewed, unless
+ * a trial came first (its end is the discount's first charge).
  */
 export function renewalPrice(c: Checkout): string | null {
   const interval = c.product.recurring_interval;
@@ -54,7 +59,8 @@ export function renewalPrice(c: Checkout): string | null {
   const discounted = `${money(c.total_amount, c.currency)} / ${interval}`;
   if (periods === null) return discounted;
   const full = `${money(undiscountedTotal(c), c.currency)} / ${interval}`;
-  return periods > 1 ? `${discounted} for the first ${periods} months, then ${full}` : full;
+  if (periods > 1) return `${discounted} for the first ${periods} months, then ${full}`;
+  return trialLabel(c) ? `${discounted} for the first ${interval}, then ${full}` : full;
 }
 
 /** "Plus $0.005 per API call, billed each month" for each price billed from usage later. */
