@@ -10,6 +10,7 @@ import {
   subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
+import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 let t: TestServer;
@@ -161,6 +162,15 @@ describe("pause and resume", () => {
     );
     expect(cycles).toHaveLength(1);
     expect(cycles[0]).toMatchObject({ status: "paid", total_amount: 1200 });
+    // subscription.resumed shows the period the resume starts, as the renewal then sets it.
+    const [event] = (await eventsOf(t, s.organizationId)).filter(
+      (e) => e.type === "subscription.resumed" && e.payload.data.id === subscriptionId,
+    );
+    expect(event!.payload.data).toMatchObject({
+      status: "active",
+      current_period_start: resumesAt,
+      current_period_end: resumed.current_period_end,
+    });
 
     // Paused again by hand, then resumed through the API.
     await patch(subscriptionId, { pause_at_period_end: true });
