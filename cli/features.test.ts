@@ -94,6 +94,9 @@ describe("till api, fixtures, resend, open", { timeout: 120_000 }, () => {
     expect(missing.stderr).toContain("ResourceNotFound");
     expect((await till(["api", "put", "/v1/products/"], env)).exitCode).toBe(2);
     expect((await till(["api", "post", "/v1/products/", "-d", "nokey"], env)).exitCode).toBe(2);
+    const twice = await till(["api", "post", "/v1/products/", "-d", "name=x", "-d", "name=y"], env);
+    expect(twice.exitCode).toBe(2);
+    expect(twice.stderr).toContain("-d name is given twice");
   });
 
   it("fixtures run: requests in order, ${name:path} uses earlier answers", async () => {

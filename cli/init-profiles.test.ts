@@ -110,7 +110,17 @@ describe("till init and profiles", { timeout: 120_000 }, () => {
     expect(pinned.profile).toBe("default");
     expect((await till(["whoami", "--json"], env)).exitCode).toBe(0);
 
+    // Logged out, it is listed with the server its next login goes to, until it is removed.
+    expect((await till(["logout", "--profile", "staging"], env)).exitCode).toBe(0);
+    const out = JSON.parse((await till(["profiles", "list", "--json"], env)).stdout);
+    expect(out.items).toContainEqual(
+      expect.objectContaining({ name: "staging", logged_in: false, server: t.url }),
+    );
     expect((await till(["profiles", "remove", "staging"], env)).exitCode).toBe(0);
+    const forgotten = JSON.parse(
+      (await till(["config", "--json", "--profile", "staging"], env)).stdout,
+    );
+    expect(forgotten.server).toBe("http://localhost:8080");
     const after = JSON.parse((await till(["profiles", "list", "--json"], env)).stdout);
     expect(after.items.map((p: { name: string; current: boolean }) => [p.name, p.current])).toEqual(
       [["default", true]],

@@ -65,6 +65,18 @@ export function saveProfile(configDir: string, name: string, profile: Profile): 
   writeStore(configDir, store);
 }
 
+/** Forgets a profile altogether: its credentials and, once logged out, the server it used. */
+export function forgetProfile(configDir: string, name: string): boolean {
+  const store = readStore(configDir);
+  const known = Boolean(store.profiles[name] || store.servers?.[name]);
+  delete store.profiles[name];
+  if (store.servers) delete store.servers[name];
+  if (store.current === name) delete store.current;
+  if (known) writeStore(configDir, store);
+  return known;
+}
+
+/** Logs a profile out: its credentials go, the server it used stays for its next login. */
 export function removeProfile(configDir: string, name: string): boolean {
   const store = readStore(configDir);
   const profile = store.profiles[name];

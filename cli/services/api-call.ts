@@ -7,6 +7,8 @@ import { setPath } from "../lib/fixtures.ts";
 
 export function buildRequestData(items: string[]): Record<string, unknown> {
   let body: Record<string, unknown> = {};
+  // A field given twice would keep only its last value unseen: a body has one of each.
+  const given = new Set<string>();
   for (const item of items) {
     if (item.startsWith("@") || item.startsWith("{")) {
       const source = item.startsWith("@") ? item.slice(1) : null;
@@ -40,7 +42,14 @@ export function buildRequestData(items: string[]): Record<string, unknown> {
           : /^-?\d+(\.\d+)?$/.test(raw)
             ? Number(raw)
             : raw;
-    setPath(body, item.slice(0, eq), value);
+    const key = item.slice(0, eq);
+    if (given.has(key))
+      throw new AbortError(`-d ${key} is given twice; a request body has one value for it.`, {
+        hint: "For a list, give its items by index: -d key.0=a -d key.1=b.",
+        exitCode: EXIT.usage,
+      });
+    given.add(key);
+    setPath(body, key, value);
   }
   return body;
 }

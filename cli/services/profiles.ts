@@ -3,11 +3,13 @@ import type { CommandContext } from "../lib/command.ts";
 import { AbortError, EXIT } from "../lib/errors.ts";
 import { renderFields } from "../lib/output.ts";
 import { printTable } from "../lib/resource.ts";
-import { readStore, removeProfile, storePath, writeStore } from "../lib/store.ts";
+import { forgetProfile, readStore, storePath, writeStore } from "../lib/store.ts";
 
 interface ProfileRow {
   name: string;
   current: boolean;
+  /** False for a profile logged out, which keeps its server for the next `till login`. */
+  logged_in: boolean;
   server: string;
   user: string | null;
   organization: string | null;
@@ -20,24 +22,37 @@ export async function listProfiles(ctx: CommandContext): Promise<void> {
   const rows: ProfileRow[] = Object.entries(store.profiles).map(([name, p]) => ({
     name,
     current: name === ctx.session.profileName,
+    logged_in: true,
     server: p.server,
     user: p.userEmail,
     organization: p.organizationSlug ?? p.organizationId,
     token_kind: p.tokenKind,
     expires_at: p.expiresAt,
   }));
+  for (const [name, server] of Object.entries(store.servers ?? {}))
+    if (!store.profiles[name])
+      rows.push({
+        name,
+        current: name === ctx.session.profileName,
+        logged_in: false,
+        server,
+        user: null,
+        organization: null,
+        token_kind: "none",
+        expires_at: null,
+      });
   await printTable(ctx, { items: rows }, rows, [
     { header: "", value: (r) => (r.current ? "*" : " ") },
     { header: "name", value: (r) => r.name },
     { header: "server", value: (r) => r.server },
-    { header: "user", value: (r) => r.user },
+    { header: "user", value: (r) => (r.logged_in ? r.user : "(logged out)") },
     { header: "organization", value: (r) => r.organization },
   ]);
 }
 
-function assertExists(ctx: CommandContext, name: string): void {
+function assertExists(ctx: CommandContext, name: string, loggedOut = false): void {
   const store = readStore(ctx.session.env.configDir);
-  if (!store.profiles[name])
+  if (!store.profiles[name] && !(loggedOut && store.servers?.[name]))
     throw new AbortError(`No profile "${name}".`, {
       hint: `Saved: ${Object.keys(store.profiles).join(", ") || "none (run `till login`)"}`,
       exitCode: EXIT.usage,
@@ -55,8 +70,8 @@ export async function useProfile(ctx: CommandContext, name: string): Promise<voi
 }
 
 export async function removeSavedProfile(ctx: CommandContext, name: string): Promise<void> {
-  assertExists(ctx, name);
-  removeProfile(ctx.session.env.configDir, name);
+  assertExists(ctx, name, true);
+  forgetProfile(ctx.session.env.configDir, name);
   ctx.out.result({ removed: name }, () => `Removed profile ${name}.`);
 }
 
