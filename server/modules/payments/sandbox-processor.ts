@@ -97,7 +97,8 @@ function chargeResultOf(row: SandboxChargeRow): ChargeResult {
   if (row.status === "failed") {
     const code = (row.failureCode ?? "processing_error") as DeclineCode;
     const message = row.failureMessage ?? DECLINE_MESSAGES[code];
-    if (row.outcome !== "renewal_lost_card") return { status: "failed", code, message };
+    if (row.outcome !== "renewal_lost_card")
+      return { status: "failed", code, message, doNotRetry: false };
     return { status: "failed", code, message, doNotRetry: true, reason: "lost_card" };
   }
   return {

@@ -144,7 +144,13 @@ describe("sandbox processor: saved methods, off-session charges, lookups", () =>
         expect(await offSession(pm, key)).toEqual({
           status: "failed",
           code: "card_declined",
-          message: "Your card was declined.",
+          // The lost card says so, as Stripe's decline_code does beside its code.
+          ...(doNotRetry
+            ? {
+                message: "Your card was declined: the issuer reports it lost.",
+                reason: "lost_card",
+              }
+            : { message: "Your card was declined." }),
           doNotRetry,
         });
     },

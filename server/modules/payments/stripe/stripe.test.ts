@@ -135,6 +135,8 @@ describe("Stripe processor", () => {
       code: "card_declined",
       message: "Your card was declined.",
       doNotRetry: false,
+      // Stripe's decline_code, recorded as the payment's decline_reason (Polar's outcome.reason).
+      reason: "generic_decline",
     });
     expect(await processor.lookupPayment("renewal:fail-later:1")).toEqual({ status: "failed" });
   });
