@@ -272,6 +272,28 @@ describe("amounts", () => {
     );
   });
 
+  it("two updates at once both hold: an amount typed while the country is on its way", async () => {
+    const p = await product([
+      { amount_type: "custom", minimum_amount: 500, preset_amount: 1000, price_currency: "usd" },
+    ]);
+    for (const amount of [4200, 5300, 6400]) {
+      const c = await checkout({ products: [p.id] });
+      const [typed, country] = await Promise.all([
+        client(c.client_secret, "", { amount }, "PATCH"),
+        client(c.client_secret, "", { customer_billing_address: { country: "DE" } }, "PATCH"),
+      ]);
+      expect([typed.status, country.status]).toEqual([200, 200]);
+      // Whichever committed last saw the other's change: the session has both, taxed at 19 %.
+      const now = (await client(c.client_secret)).body;
+      expect(now).toMatchObject({
+        amount,
+        customer_billing_address: { country: "DE" },
+        tax_amount: Math.round(amount * 0.19),
+        total_amount: amount + Math.round(amount * 0.19),
+      });
+    }
+  });
+
   it("a metered-only subscription asks for a card though nothing is due now, and saves it", async () => {
     const meterId = await createCountMeter(t.url, token, "Setup calls", "x");
     const p = await product(

@@ -77,9 +77,25 @@ type AnyUpdate = Partial<CheckoutUpdate>;
 /**
  * Applies an update to an open session, reprices it and records checkout.updated, all in one
  * transaction. `discountCode` is the customer's typed code (undefined: untouched, null or "": removed).
+ * The session is locked and read again first: two updates at once (the page sends the seats while
+ * its country is still on its way) each see the other's, where the later used to write back the
+ * seats or total it had read before the first committed.
  */
 export async function applyUpdate(
   deps: CheckoutDeps,
+  found: repo.CheckoutRow,
+  input: AnyUpdate,
+  discountCode: string | null | undefined,
+) {
+  return inTransaction(deps.db, async (tx) => {
+    const row = (await repo.lockCheckout(tx, found.id)) ?? found;
+    return applyLocked({ ...deps, db: tx }, tx, row, input, discountCode);
+  });
+}
+
+async function applyLocked(
+  deps: CheckoutDeps,
+  tx: Tx,
   row: repo.CheckoutRow,
   input: AnyUpdate,
   discountCode: string | null | undefined,
@@ -220,16 +236,14 @@ export async function applyUpdate(
     customerId: row.customerId,
     customerEmail: input.customer_email === undefined ? row.customerEmail : input.customer_email,
   });
-  return inTransaction(deps.db, async (tx) => {
-    const updated = await repo.updateCheckout(tx, row.id, values);
-    const view = await loadView({ ...deps, db: tx }, updated);
-    await recordEvent(tx, deps.clock, {
-      organizationId: row.organizationId,
-      type: "checkout.updated",
-      data: checkoutOut(view),
-    });
-    return view;
+  const updated = await repo.updateCheckout(tx, row.id, values);
+  const view = await loadView(deps, updated);
+  await recordEvent(tx, deps.clock, {
+    organizationId: row.organizationId,
+    type: "checkout.updated",
+    data: checkoutOut(view),
   });
+  return view;
 }
 
 export async function checkoutEventData(

@@ -91,6 +91,12 @@ export async function statusOf(
   return row?.status ?? null;
 }
 
+/** The checkout as it is now, locked until the transaction ends (one update of it at a time). */
+export async function lockCheckout(tx: Tx, id: string): Promise<CheckoutRow | null> {
+  const [row] = await tx.select().from(checkouts).where(eq(checkouts.id, id)).for("update");
+  return row ?? null;
+}
+
 export async function updateCheckout(
   db: Db,
   id: string,
