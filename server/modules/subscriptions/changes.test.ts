@@ -26,10 +26,16 @@ afterAll(() => t.stop());
 const DAY = 86_400_000;
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 
-async function monthly(name: string, amount: number, interval: "month" | "year" = "month") {
+async function monthly(
+  name: string,
+  amount: number,
+  interval: "month" | "year" = "month",
+  trialDays?: number,
+) {
   return s.polar.products.create({
     name,
     recurringInterval: interval,
+    ...(trialDays ? { trialInterval: "day" as const, trialIntervalCount: trialDays } : {}),
     prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
   });
 }
@@ -527,6 +533,36 @@ describe("plan changes", () => {
     );
     expect(cycle).toMatchObject({ total_amount: 10000 });
     expect(cycle!.items.some((i: { proration: boolean }) => i.proration)).toBe(false);
+  });
+
+  it("a trial moved to a yearly plan bills nothing until its end, then the year", async () => {
+    const trialPlan = await monthly("Trial monthly", 1000, "month", 14);
+    const yearly = await monthly("Trial to yearly", 10000, "year");
+    const { subscriptionId } = await subscribe(s, trialPlan.id);
+    const trial = await subscriptionOf(s, subscriptionId);
+    await advance(s, { to: plus(trial.current_period_start, 7 * DAY) });
+    const changed = await patch(subscriptionId, {
+      product_id: yearly.id,
+      proration_behavior: "invoice",
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      status: "trialing",
+      product_id: yearly.id,
+      recurring_interval: "year",
+      current_period_end: trial.trial_end,
+    });
+    const charged = async () => (await ordersOf(s, subscriptionId)).filter((o) => o.total_amount);
+    expect(await charged()).toHaveLength(0);
+    await advance(s, { to: trial.trial_end });
+    expect(await charged()).toMatchObject([
+      { billing_reason: "subscription_cycle", total_amount: 10000 },
+    ]);
+    const nextYear = new Date(trial.trial_end);
+    nextYear.setUTCFullYear(nextYear.getUTCFullYear() + 1);
+    expect((await subscriptionOf(s, subscriptionId)).current_period_end).toBe(
+      nextYear.toISOString(),
+    );
   });
 
   it("a yearly plan scheduled for the next period renews for a year from then", async () => {

@@ -185,7 +185,9 @@ export async function changePlan(
     return;
   }
 
-  const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
+  // As Polar, a trial bills nothing: the new product applies, charged from the trial's end.
+  const factor =
+    s.status === "trialing" ? 0 : prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
   const [oldNet, newNet] = await Promise.all([
     oldProduct ? proratedNet(deps, s, oldProduct, false, s.seats) : null,
     proratedNet(deps, s, product, true, seats),
@@ -246,6 +248,8 @@ function intervalChange(
   const count = product.recurring_interval_count ?? 1;
   if (!interval || (interval === s.recurringInterval && count === s.recurringIntervalCount))
     return null;
+  // A trial keeps its end; the renewal there starts a period of the new interval.
+  if (s.status === "trialing") return null;
   const anchorDay = now.getUTCDate();
   return {
     currentPeriodStart: now,
