@@ -14,6 +14,7 @@ import { createSecretBox } from "./lib/secret-box.ts";
 import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { RECONCILE_CHECKOUTS_JOB, reconcileCheckoutsJob } from "./modules/checkouts/reconcile.ts";
 import { reconcileDraftOrdersJob } from "./modules/draft-orders/reconcile.ts";
+import { reconcileChangeChargesJob } from "./modules/subscriptions/change-reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
@@ -122,6 +123,10 @@ export async function start(
           },
           reconcileAfterSeconds: config.payments.reconcileAfterSeconds,
         },
+        log,
+      ),
+      reconcileChangeChargesJob(
+        { ...billing, reconcileAfterSeconds: config.payments.reconcileAfterSeconds },
         log,
       ),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,

@@ -209,3 +209,28 @@ export const customerDocumentCounters = pgTable(
   },
   (t) => [primaryKey({ columns: [t.customerId, t.kind] })],
 );
+
+/**
+ * An off-session charge a subscription change (an `invoice` plan or seat change) is about to make,
+ * committed before the processor is asked. The change's own transaction deletes it; one still here
+ * after PAYMENTS_RECONCILE_AFTER_SECONDS lost its change (the process died, or the processor did not
+ * answer), and the reconciler refunds whatever the processor charged under its key.
+ */
+export const changeCharges = pgTable(
+  "change_charges",
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    subscriptionId: uuid("subscription_id")
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: "cascade" }),
+    customerId: customerRef(),
+    idempotencyKey: text("idempotency_key").notNull().unique(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    claimedAt: tstz("claimed_at").notNull(),
+    /** Taken over by the reconciler: the change can no longer commit against it. */
+    abandonedAt: tstz("abandoned_at"),
+  },
+  (t) => [index("change_charges_claimed_idx").on(t.claimedAt)],
+);

@@ -3,9 +3,12 @@
 // with its credit and debit lines, written with the change itself in one transaction. A decrease
 // charges nothing: its order totals the (negative) credit, which goes to the customer's balance. As
 // Polar, a declined charge leaves the subscription as it was: the decline is recorded as a payment
-// and the request answered 402.
+// and the request answered 402. The charge is claimed (change_charges) before the processor is
+// asked and the claim is settled by the change's transaction: a change that dies between the two,
+// or whose processor never answers, leaves the claim to the reconciler (change-reconcile.ts),
+// which refunds what was charged for a change that was never made.
 import { inTransaction, type Tx } from "../../../db/client.ts";
-import { ApiError } from "../../lib/errors.ts";
+import { ApiError, ServiceUnavailable } from "../../lib/errors.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
@@ -13,6 +16,11 @@ import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { settleOrderBalance } from "../wallets/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import {
+  dropChangeCharge,
+  insertChangeCharge,
+  settleChangeCharge,
+} from "./change-charge-repository.ts";
 import { chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import type { SubscriptionRow } from "./repository.ts";
@@ -49,14 +57,33 @@ export async function chargeChangeNow(
   const lines = c.lines.map((l) => ({ ...l, taxAmount: taxOf(l.amount) }));
   const taxAmount = lines.reduce((sum, l) => sum + l.taxAmount, 0);
   const total = c.difference + taxAmount;
-  const outcome = await chargeSubscription(deps, s, total, `${c.key}:0`, c.description);
+  const chargeKey = `${c.key}:0`;
+  const claimed = total > 0;
+  if (claimed)
+    await insertChangeCharge(deps.db, {
+      organizationId: s.organizationId,
+      subscriptionId: s.id,
+      customerId: s.customerId,
+      idempotencyKey: chargeKey,
+      amount: total,
+      currency: s.currency,
+      // The real time, not the sandbox clock's: staleness is measured in seconds that passed.
+      claimedAt: deps.clock.now(),
+    });
+  const outcome = await chargeSubscription(deps, s, total, chargeKey, c.description);
   if (outcome.status === "failed") {
-    await inTransaction(deps.db, (tx) =>
-      recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle"),
-    );
+    await inTransaction(deps.db, async (tx) => {
+      await recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle");
+      await dropChangeCharge(tx, chargeKey);
+    });
     throw new ApiError(402, "PaymentFailed", outcome.message);
   }
   await inTransaction(deps.db, async (tx) => {
+    // First, so a reconciler taking the claim over waits for this transaction or stops it.
+    if (claimed && !(await settleChangeCharge(tx, chargeKey)))
+      throw new ServiceUnavailable(
+        "The payment processor answered too late: the change was not made, and its charge is refunded.",
+      );
     const inserted = await insertOrderOnce(
       tx,
       {
