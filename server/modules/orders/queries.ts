@@ -21,3 +21,16 @@ export function meterRetriesOf(db: Db, subscriptions: { id: string; organization
     subscriptions.map((s) => s.id),
   );
 }
+
+/** When the subscription's pending (dunning) order is next tried; null when none waits. */
+export async function pendingAttemptOf(
+  db: Db,
+  subscription: { id: string; organizationId: string },
+): Promise<Date | null> {
+  const order = await repo.pendingOrderOfSubscription(
+    db,
+    scopeOfResource(subscription),
+    subscription.id,
+  );
+  return order?.nextPaymentAttemptAt ?? null;
+}

@@ -207,6 +207,36 @@ describe("revoking a past_due subscription", () => {
   });
 });
 
+describe("a change while past_due", () => {
+  it("keeps the retries going: a metadata PATCH, then a prorate plan change", async () => {
+    const plan = (name: string, amount: number) =>
+      s.polar.products.create({
+        name,
+        recurringInterval: "month",
+        prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+      });
+    const basic = await plan("Basic while past due", 1000);
+    const pro = await plan("Pro while past due", 2000);
+    const { subscriptionId } = await subscribe(s, basic.id, "sandbox_token_renewal_declined");
+    const end = (await subscriptionOf(s, subscriptionId)).current_period_end as string;
+    await advance(s, { to: end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+
+    const patch = (body: object) =>
+      s.call(`/v1/subscriptions/${subscriptionId}`, { method: "PATCH", body });
+    expect((await patch({ metadata: { plan: "kept" } })).status).toBe(200);
+    expect((await patch({ product_id: pro.id, proration_behavior: "prorate" })).status).toBe(200);
+    const attempts = async () =>
+      (await ordersOf(s, subscriptionId)).find((o) => o.billing_reason === "subscription_cycle")!;
+    await advance(s, { to: plus(end, 3 * DAY) });
+    expect((await attempts()).next_payment_attempt_at).toBe(plus(end, 8 * DAY));
+    await advance(s, { to: plus(end, 15 * DAY) });
+    const sub = await subscriptionOf(s, subscriptionId);
+    expect(sub.status).toBe("canceled");
+    expect(sub.ended_at).toBe(plus(end, 15 * DAY));
+  });
+});
+
 describe("trials", () => {
   it("a 7-day trial takes no money, is trialing with its dates, and is charged once at its end", async () => {
     const product = await s.polar.products.create({

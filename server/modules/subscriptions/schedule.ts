@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { fromDrizzle } from "pg-boss";
 import type { Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
-import { meterRetriesOf } from "../orders/queries.ts";
+import { meterRetriesOf, pendingAttemptOf } from "../orders/queries.ts";
 import { offsetOfOrganization } from "../sandbox-clock/queries.ts";
 import type { SubscriptionRow } from "./repository.ts";
 import * as repo from "./repository.ts";
@@ -110,13 +110,22 @@ export async function scheduleAt(
   return updated;
 }
 
-export function scheduleNext(
+/**
+ * Schedules the subscription's next boundary in its state. A past_due one waits for its pending
+ * order's next attempt: `pendingAttemptAt` when the caller has it, else read from that order, so a
+ * change made while it is past_due (its metadata, a discount, a plan) keeps its dunning going.
+ */
+export async function scheduleNext(
   tx: Tx,
   queue: QueueHandle | null,
   s: SubscriptionRow,
-  pendingAttemptAt: Date | null = null,
+  pendingAttemptAt?: Date | null,
 ): Promise<SubscriptionRow> {
-  return scheduleAt(tx, queue, s, nextActionOf(s, pendingAttemptAt));
+  const attemptAt =
+    pendingAttemptAt !== undefined || s.status !== "past_due"
+      ? (pendingAttemptAt ?? null)
+      : await pendingAttemptOf(tx, s);
+  return scheduleAt(tx, queue, s, nextActionOf(s, attemptAt));
 }
 
 /**
