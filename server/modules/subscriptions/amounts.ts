@@ -69,8 +69,13 @@ export function discountApplies(
 ): discount is CycleDiscount {
   if (!discount || !appliedAt) return false;
   if (discount.duration === "forever") return true;
-  if (discount.duration === "repeating")
-    return periodStart < addInterval(appliedAt, "month", discount.durationInMonths ?? 1);
+  // As Polar's is_repetition_expired: calendar months from the first period, that period being
+  // the first month, so a weekly plan's one-month discount applies to its first week only.
+  if (discount.duration === "repeating") {
+    const months = Math.max(1, discount.durationInMonths ?? 1) - 1;
+    const lastStart = months === 0 ? appliedAt : addInterval(appliedAt, "month", months);
+    return periodStart.getTime() <= lastStart.getTime();
+  }
   // "once": only the first period's order.
   return periodStart.getTime() <= appliedAt.getTime();
 }
@@ -135,19 +140,25 @@ export function cycleAmounts(input: {
   const discountable = lines.reduce((sum, l) => sum + (l.proration ? 0 : l.amount), 0);
   const discountAmount =
     discounted && input.discount ? discountAmountOf(input.discount, discountable) : 0;
-  // Negative when a carried credit exceeds the period's charges: the rest goes to the balance.
+  // Negative when a carried credit exceeds the period's charges: the rest goes to the balance,
+  // with the tax that was paid on it, as an `invoice` change's credit gives it back.
   const netAmount = subtotalAmount - discountAmount;
-  const { taxAmount } =
-    netAmount > 0
-      ? input.tax.quote({ netAmount, currency: input.currency, country: input.country })
-      : { taxAmount: 0 };
+  const taxAmount =
+    netAmount === 0
+      ? 0
+      : Math.sign(netAmount) *
+        (input.tax.quote({
+          netAmount: Math.abs(netAmount),
+          currency: input.currency,
+          country: input.country,
+        }).taxAmount ?? 0);
   return {
     lines,
     subtotalAmount,
     discountAmount,
     netAmount,
-    taxAmount: taxAmount ?? 0,
-    totalAmount: netAmount + (taxAmount ?? 0),
+    taxAmount,
+    totalAmount: netAmount + taxAmount,
     discounted,
   };
 }

@@ -343,6 +343,29 @@ describe("plan changes", () => {
     check(down);
   });
 
+  it("a prorate downgrade's credit beyond its cycle order gives the tax back too", async () => {
+    const pro = await monthly("Pro credit taxed", 3000);
+    const basic = await monthly("Basic credit taxed", 500);
+    const { subscriptionId } = await subscribe(s, pro.id, undefined, undefined, "DE");
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, half) });
+    const res = await patch(subscriptionId, {
+      product_id: basic.id,
+      proration_behavior: "prorate",
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    await advance(s, { to: sub.current_period_end });
+    const cycle = (await ordersOf(s, subscriptionId)).find(
+      (o) => o.billing_reason === "subscription_cycle",
+    )!;
+    // 500 for the new period and half of the 2500 difference credited: about −750 net, and its
+    // 19 % back.
+    expect(cycle.net_amount).toBeLessThan(-740);
+    expect(cycle.tax_amount).toBe(-Math.round(-cycle.net_amount * 0.19));
+    expect(cycle.total_amount).toBe(cycle.net_amount + cycle.tax_amount);
+  });
+
   it("an invoice upgrade prorates net of the discount and records its payment", async () => {
     const basic = await monthly("Basic discounted", 1000);
     const pro = await monthly("Pro discounted", 3000);

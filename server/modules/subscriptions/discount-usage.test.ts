@@ -284,6 +284,42 @@ describe("discounts on usage", () => {
     });
   });
 
+  it("a repeating discount counts calendar months from its first period, as Polar", async () => {
+    // Polar's is_repetition_expired: the first period is the first month, so one month on a
+    // weekly plan is its first week only, and two months run to periods starting a month later.
+    const weekly = await s.polar.products.create({
+      name: "Weekly repeating",
+      recurringInterval: "week",
+      prices: [{ amountType: "fixed", priceAmount: 1000, priceCurrency: "usd" }],
+    });
+    const repeating = async (months: number) => {
+      const d = await s.call("/v1/discounts/", {
+        body: {
+          name: `${months} months weekly`,
+          type: "percentage",
+          basis_points: 2000,
+          duration: "repeating",
+          duration_in_months: months,
+        },
+      });
+      return d.body.id as string;
+    };
+    const discountedOrders = async (months: number) => {
+      const { subscriptionId } = await subscribeWith(weekly.id, await repeating(months));
+      for (let i = 0; i < 10; i++)
+        await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
+      const orders = (await ordersOf(s, subscriptionId)).sort(
+        (a, b) => Date.parse(a.created_at) - Date.parse(b.created_at),
+      );
+      expect(orders).toHaveLength(11);
+      return orders.filter((o) => o.total_amount === 800).length;
+    };
+    expect(await discountedOrders(1)).toBe(1);
+    // Two months: the weeks starting up to a month after the first, days 0 to 28 (a month is 28
+    // to 31 days), take it; day 35's does not.
+    expect(await discountedOrders(2)).toBe(5);
+  });
+
   it("a custom amount renews at what was chosen: a once discount ends, a forever one applies once", async () => {
     const product = await s.call("/v1/products/", {
       body: {
