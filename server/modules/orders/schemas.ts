@@ -124,7 +124,8 @@ export function orderOut(o: OrderRow, parts: OrderParts): OrderOut {
     tax_amount: o.taxAmount,
     total_amount: o.totalAmount,
     applied_balance_amount: o.appliedBalanceAmount,
-    due_amount: o.status === "pending" || o.status === "draft" ? dueAmountOf(o) : 0,
+    // As Polar's Order.due_amount, whatever the status: on a paid order, what its payment took.
+    due_amount: dueAmountOf(o),
     refunded_amount: o.refundedAmount,
     refunded_tax_amount: o.refundedTaxAmount,
     currency: o.currency,

@@ -108,7 +108,7 @@ describe("customer balance", () => {
       status: "paid",
       total_amount: 2000,
       applied_balance_amount: -d.credit,
-      due_amount: 0,
+      due_amount: 2000 - d.credit,
     });
     // No line item for the credit any more: it was paid from the balance.
     expect(cycle!.items.map((i: { amount: number }) => i.amount)).toEqual([2000]);
