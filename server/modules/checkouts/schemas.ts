@@ -16,6 +16,7 @@ import {
 import { addressInput } from "../customers/schemas.ts";
 import { priceSchema } from "../products/prices.ts";
 import { productSchema } from "../products/schemas.ts";
+import { seatCount } from "../products/seat-tiers.ts";
 
 const customFieldData = z.record(
   z.string().min(1).max(100),
@@ -24,7 +25,7 @@ const customFieldData = z.record(
 const httpUrl = z.url({ protocol: /^https?$/ });
 // Seats apply to seat-based prices only (elsewhere they are kept null). A session's trial overrides
 // its product's.
-const seats = z.number().int().min(1).max(10_000).nullish();
+const seats = seatCount.nullish();
 const trial = {
   trial_interval: z.enum(["day", "week", "month", "year"]).nullish(),
   trial_interval_count: z.number().int().min(1).max(1000).nullish(),

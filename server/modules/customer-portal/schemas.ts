@@ -2,6 +2,7 @@
 // CustomerSubscriptionCancel, CustomerOrder, CustomerBenefitGrant and the CustomerOrganization they embed. The portal shows
 // the seller's resources minus what only the seller sees (metadata, custom field data, the customer).
 import { z } from "zod";
+import { seatCount } from "../products/seat-tiers.ts";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { addressInput, type CustomerOut, customerSchema } from "../customers/schemas.ts";
@@ -58,7 +59,7 @@ export const portalSubscriptionUpdate = z.union([
     })
     .strict(),
   z.object({ product_id: z.uuid() }).strict(),
-  z.object({ seats: z.number().int() }).strict(),
+  z.object({ seats: seatCount }).strict(),
   subscriptionPause,
   subscriptionResume,
   subscriptionUpdateClear,

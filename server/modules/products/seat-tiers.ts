@@ -8,6 +8,9 @@ import { RequestValidationError } from "../../lib/errors.ts";
 
 const MAXIMUM_AMOUNT = 99_999_999;
 
+/** A number of seats a checkout sells or a subscription changes to. */
+export const seatCount = z.number().int().min(1).max(10_000);
+
 export const seatTiersCreate = z.object({
   seat_tier_type: z.enum(["volume", "graduated"]).default("volume"),
   tiers: z

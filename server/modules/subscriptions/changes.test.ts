@@ -624,6 +624,41 @@ describe("plan changes", () => {
     expect((await subscriptionOf(s, subscriptionId)).product_id).toBe(plan.id);
   });
 
+  it("refuses a product without a price in the subscription's currency, and a bad rest of the update, before charging", async () => {
+    const plan = await monthly("Kept in dollars", 1000);
+    const euros = await s.polar.products.create({
+      name: "Euro plan",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "eur" }],
+    });
+    const pro = await monthly("Pro kept", 3000);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const before = await ordersOf(s, subscriptionId);
+    const currency = await patch(subscriptionId, {
+      product_id: euros.id,
+      proration_behavior: "prorate",
+    });
+    expect(currency.status).toBe(422);
+    expect(currency.body.detail[0].loc).toEqual(["body", "product_id"]);
+    expect(currency.body.detail[0].msg).toContain("USD");
+    // An unknown discount, or a trial end in the past, with a plan change: nothing is changed or
+    // charged, where the plan change used to commit before the rest was refused.
+    for (const rest of [
+      { discount_id: "00000000-0000-4000-8000-000000000000" },
+      { trial_end: "2001-01-01T00:00:00Z" },
+    ]) {
+      const res = await patch(subscriptionId, {
+        product_id: pro.id,
+        proration_behavior: "invoice",
+        ...rest,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(422);
+    }
+    const after = await subscriptionOf(s, subscriptionId);
+    expect(after).toMatchObject({ product_id: plan.id, amount: 1000, modified_at: null });
+    expect(await ordersOf(s, subscriptionId)).toHaveLength(before.length);
+  });
+
   it("a bad value in an update names its field, whichever of the update's shapes it belongs to", async () => {
     const plan = await monthly("Named", 1000);
     const { subscriptionId } = await subscribe(s, plan.id);
@@ -631,6 +666,8 @@ describe("plan changes", () => {
       [{ product_id: plan.id, proration_behavior: "bogus" }, "proration_behavior", "enum"],
       [{ pause_at_period_end: "yes" }, "pause_at_period_end", "boolean_type"],
       [{ seats: "x" }, "seats", "number_type"],
+      [{ seats: 10_001, proration_behavior: "invoice" }, "seats", "less_than_equal"],
+      [{ seats: 0 }, "seats", "greater_than_equal"],
       [{ resumes_at: "2030-01-01T00:00:00Z" }, "pause_at_period_end", "missing"],
       [{ bogus: 1 }, "", "extra_forbidden"],
       [

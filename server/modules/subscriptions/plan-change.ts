@@ -149,11 +149,18 @@ export async function changePlan(
     throw invalidProduct("Product not found.");
   if (!product.is_recurring || product.is_archived)
     throw invalidProduct("The new product must be an active recurring product.");
+  // The subscription keeps its currency: only the new product's prices in it are billed.
+  const activePrices = (
+    product.prices as (CyclePrice & { is_archived: boolean; price_currency?: string })[]
+  )
+    .filter((p) => !p.is_archived && p.price_currency === s.currency)
+    .map((p) => p.id);
+  if (activePrices.length === 0)
+    throw invalidProduct(
+      `The new product has no price in ${s.currency.toUpperCase()}, the subscription's currency.`,
+    );
   const seated = seatsAfter(s, product, behavior);
   const seats = seated?.seats ?? null;
-  const activePrices = (product.prices as (CyclePrice & { is_archived: boolean })[])
-    .filter((p) => !p.is_archived)
-    .map((p) => p.id);
 
   if (behavior === "next_period") {
     await inTransaction(deps.db, (tx) =>

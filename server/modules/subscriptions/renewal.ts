@@ -109,7 +109,11 @@ export async function planCycleFrom(
   const all = (product?.prices ?? []) as CyclePrice[];
   // The prices sold, or after a scheduled plan change the new product's active ones.
   const prices = s.pendingUpdate?.productId
-    ? all.filter((p) => !(p as { is_archived?: boolean }).is_archived)
+    ? all.filter(
+        (p) =>
+          !(p as { is_archived?: boolean }).is_archived &&
+          (p as { price_currency?: string }).price_currency === s.currency,
+      )
     : all.filter((p) => s.priceIds.includes(p.id));
   // With a separate meter cycle, earlier cycles of the period were settled by their own orders.
   const usage = prices.some((p) => p.amount_type === "metered_unit")

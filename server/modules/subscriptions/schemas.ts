@@ -10,12 +10,14 @@ import {
   recurringInterval,
   timestamp,
   timestamped,
+  timestampInput,
 } from "../../lib/wire.ts";
 import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import { discountSchema, type DiscountOut } from "../discounts/schemas.ts";
 import { priceSchema } from "../products/prices.ts";
 import { meterSchema } from "../meters/schemas.ts";
 import { productSchema, type ProductOut } from "../products/schemas.ts";
+import { seatCount } from "../products/seat-tiers.ts";
 import type { SubscriptionRow } from "./repository.ts";
 
 export const CANCELLATION_REASONS = [
@@ -41,7 +43,7 @@ export const PRORATION_BEHAVIORS = ["invoice", "prorate", "next_period", "reset"
 export const subscriptionPause = z
   .object({
     pause_at_period_end: z.boolean(),
-    resumes_at: z.iso.datetime({ offset: true }).nullish(),
+    resumes_at: timestampInput.nullish(),
   })
   .strict();
 export const subscriptionResume = z.object({ resume: z.literal(true) }).strict();
@@ -53,9 +55,9 @@ export const subscriptionUpdate = z.union([
   subscriptionPause,
   subscriptionResume,
   subscriptionUpdateClear,
-  z.object({ current_billing_period_end: z.iso.datetime({ offset: true }) }).strict(),
+  z.object({ current_billing_period_end: timestampInput }).strict(),
   z
-    .object({ seats: z.number().int(), proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() })
+    .object({ seats: seatCount, proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish() })
     .strict(),
   z
     .object({
@@ -63,7 +65,7 @@ export const subscriptionUpdate = z.union([
       product_id: z.uuid().nullish(),
       proration_behavior: z.enum(PRORATION_BEHAVIORS).nullish(),
       discount_id: z.uuid().nullish(),
-      trial_end: z.union([z.iso.datetime({ offset: true }), z.literal("now")]).nullish(),
+      trial_end: z.union([timestampInput, z.literal("now")]).nullish(),
     })
     .strict(),
 ]);

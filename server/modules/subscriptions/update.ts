@@ -3,7 +3,7 @@
 // change metadata or discount, and change the plan (plan-change.ts). Each change takes the row lock,
 // runs on the organization's clock, records its events and customer.state_changed in the same
 // transaction, and re-schedules the subscription's next boundary.
-import { inTransaction, type Tx } from "../../../db/client.ts";
+import { type Db, inTransaction, type Tx } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
@@ -80,6 +80,12 @@ async function changeLeased(
         ["body", "product_id"],
         "The subscription is already on this product.",
         "value_error",
+      );
+    // The plan change commits (and may charge) before the rest of the update is applied: the rest
+    // is tried first and rolled back, so a bad discount or trial end is refused before anything.
+    if (input.discount_id !== undefined || input.trial_end != null)
+      await dryRun(deps.db, (tx) =>
+        applyChange(tx, deps, clock, found, { ...input, product_id: undefined }),
       );
     await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
   }
@@ -360,4 +366,17 @@ function reasonOf(
     customerCancellationComment:
       input.customer_cancellation_comment ?? s.customerCancellationComment,
   };
+}
+
+/** Runs `fn` in a transaction that is always rolled back; its errors go to the caller. */
+async function dryRun(db: Db, fn: (tx: Tx) => Promise<unknown>): Promise<void> {
+  const rolledBack = new Error("dry run");
+  try {
+    await inTransaction(db, async (tx) => {
+      await fn(tx);
+      throw rolledBack;
+    });
+  } catch (err) {
+    if (err !== rolledBack) throw err;
+  }
 }
