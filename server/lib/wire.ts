@@ -5,6 +5,18 @@ import { z } from "zod";
 /** RFC 3339 with offset, as serializers write `Date#toISOString()`. */
 export const timestamp = z.iso.datetime({ offset: true });
 export const nullableTimestamp = timestamp.nullable();
+
+/**
+ * A date-time a request sends: RFC 3339 with offset, in the years 1000 to 9999. PostgreSQL has no
+ * year 0, and a year below 1000 would not read back as written.
+ */
+export const timestampInput = z.iso.datetime({ offset: true }).refine(
+  (v) => {
+    const year = new Date(v).getUTCFullYear();
+    return year >= 1000 && year <= 9999;
+  },
+  { message: "The date-time must be in the years 1000 to 9999." },
+);
 export const id = z.uuid();
 
 export const metadataOut = z

@@ -33,7 +33,11 @@ export async function reconcileCheckouts(
     deps.clock.now().getTime() - deps.config.payments.reconcileAfterSeconds * 1000,
   );
   for (const row of await repo.staleConfirmedForJob(deps.db, cutoff, BATCH)) {
-    const outcome = await settle(deps, row, log);
+    // One session that cannot be settled (its fulfilment fails) must not hold up the others.
+    const outcome = await settle(deps, row, log).catch((err: unknown) => {
+      log?.error({ err, checkoutId: row.id }, "a confirmed checkout could not be reconciled");
+      return "pending" as const;
+    });
     if (outcome) result[outcome]++;
   }
   if (result.fulfilled + result.reopened > 0)

@@ -234,6 +234,16 @@ describe("discount validation (raw HTTP): 422 in Polar's shape, nothing written"
       () => pct({ starts_at: "2030-02-01T00:00:00" }),
       ["body", "starts_at"],
     ],
+    [
+      "a start in the year 0",
+      () => pct({ starts_at: "0000-01-01T00:00:00Z" }),
+      ["body", "starts_at"],
+    ],
+    [
+      "amounts in no currency",
+      () => fixed({ amount: undefined, currency: undefined, amounts: {} }),
+      ["body", "amounts"],
+    ],
     ["zero max redemptions", () => pct({ max_redemptions: 0 }), ["body", "max_redemptions"]],
     [
       "another organization's product",
@@ -261,6 +271,14 @@ describe("discount validation (raw HTTP): 422 in Polar's shape, nothing written"
       );
     });
   }
+
+  it("a fixed discount takes amounts in some currencies, not all of them", async () => {
+    const res = await api(t.url, "/v1/discounts/", {
+      token: seller.token,
+      body: fixed({ amount: undefined, currency: undefined, amounts: { usd: 100, eur: 90 } }),
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+  });
 
   it("updates that break a rule → 422, discount unchanged", async () => {
     const d = (

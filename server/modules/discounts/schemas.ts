@@ -5,7 +5,7 @@ import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import { metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
+import { metadataOut, nullableTimestamp, timestamped, timestampInput } from "../../lib/wire.ts";
 import type { ProductRow } from "../products/repository.ts";
 import { productCoreSchema, type ProductCoreOut } from "../products/schemas.ts";
 import { CURRENCIES } from "../products/currencies.ts";
@@ -15,7 +15,7 @@ import type { discounts } from "../../../db/schema/index.ts";
 export type DiscountRow = typeof discounts.$inferSelect;
 
 const DURATION = z.enum(["once", "forever", "repeating"]);
-const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const datetime = timestampInput.transform((v) => new Date(v));
 const amount = z.number().int().min(0).max(999_999_999_999);
 const redemptions = z.number().int().min(1).max(2147483647);
 export const code = z
@@ -50,7 +50,7 @@ export const discountCreate = z.preprocess(
       ...base,
       amount: amount.nullish(),
       currency: z.enum(CURRENCIES).nullish(),
-      amounts: z.record(z.enum(CURRENCIES), amount).nullish(),
+      amounts: z.partialRecord(z.enum(CURRENCIES), amount).nullish(),
     }),
     z.object({
       type: z.literal("percentage"),
@@ -73,7 +73,7 @@ export const discountUpdate = z.object({
   type: z.enum(["fixed", "percentage"]).nullish(),
   amount: amount.nullish(),
   currency: z.enum(CURRENCIES).nullish(),
-  amounts: z.record(z.enum(CURRENCIES), amount).nullish(),
+  amounts: z.partialRecord(z.enum(CURRENCIES), amount).nullish(),
   basis_points: z.number().int().min(1).max(10000).nullish(),
   products: z.array(z.uuid()).max(100).nullish(),
   metadata: metadataInput.optional(),

@@ -47,6 +47,8 @@ function checkState(s: DiscountState, redemptionsCount: number): void {
     if (s.amount === null && !s.amounts)
       throw field("amount", "A fixed discount needs an amount (and its currency).");
     if (s.amount === null && s.amounts) {
+      if (Object.keys(s.amounts).length === 0)
+        throw field("amounts", "amounts needs the amount in at least one currency.");
       const currency = s.currency ?? Object.keys(s.amounts)[0]!;
       if (s.amounts[currency] === undefined)
         throw field("amounts", `amounts has no entry for the currency ${currency}.`);

@@ -173,6 +173,16 @@ describe("ingest validation: all or nothing, the failing index in loc", () => {
       ["body", "events", 0, "timestamp"],
     ],
     [
+      "timestamp in the year 0",
+      [{ ...ok, timestamp: "0000-01-01T00:00:00Z" }],
+      ["body", "events", 0, "timestamp"],
+    ],
+    [
+      "timestamp in the year 50, which would read back as 1950",
+      [{ ...ok, timestamp: "0050-06-15T12:00:00+05:00" }],
+      ["body", "events", 0, "timestamp"],
+    ],
+    [
       "metadata with 51 keys",
       [{ ...ok, metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }],
       ["body", "events", 0, "metadata"],

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { events } from "../../../db/schema/index.ts";
 import type { MeterAggregation, MeterFilter, MeterFilterClause } from "../../../db/schema/index.ts";
 import { containsPattern } from "../../lib/query.ts";
+import { timestampInput } from "../../lib/wire.ts";
 
 const MAX_DEPTH = 5;
 const MAX_CLAUSES = 100;
@@ -34,12 +35,13 @@ export const filterClause = z
   .superRefine((c, ctx) => {
     if (
       c.property === "timestamp" &&
-      (typeof c.value !== "string" || Number.isNaN(Date.parse(c.value)))
+      (typeof c.value !== "string" || !timestampInput.safeParse(c.value).success)
     ) {
       ctx.addIssue({
         code: "custom",
         path: ["value"],
-        message: "A timestamp clause needs an ISO 8601 date-time value.",
+        message:
+          "A timestamp clause needs an RFC 3339 date-time with offset, in the years 1000 to 9999.",
       });
     }
     if (typeof c.value === "boolean" && !["eq", "ne"].includes(c.operator)) {

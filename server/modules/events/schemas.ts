@@ -7,7 +7,7 @@ import {
   METADATA_MAX_STRING_LENGTH,
 } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import { timestamp } from "../../lib/wire.ts";
+import { timestamp, timestampInput } from "../../lib/wire.ts";
 import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import { boundedFilter } from "./filter.ts";
 
@@ -57,7 +57,7 @@ const eventMetadata = z
   })
   .transform((m) => m as EventMetadata);
 
-const datetime = z.iso.datetime({ offset: true });
+const datetime = timestampInput;
 
 export const eventCreate = z
   .object({

@@ -1,5 +1,6 @@
 // Query schemas and CSV columns of the three exports, as Polar names and orders them.
 import { z } from "zod";
+import { timestampInput } from "../../lib/wire.ts";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 
 const ORDER_STATUSES = ["pending", "paid", "refunded", "partially_refunded", "void"] as const;
@@ -29,7 +30,7 @@ const timezone = z
     { message: "Invalid timezone" },
   );
 
-const datetime = z.iso.datetime({ offset: true }).transform((v) => new Date(v));
+const datetime = timestampInput.transform((v) => new Date(v));
 
 export const ORDER_HEADERS = {
   email: "Email",

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
-import { nullableTimestamp, timestamp, timestamped } from "../../lib/wire.ts";
+import { nullableTimestamp, timestamp, timestamped, timestampInput } from "../../lib/wire.ts";
 import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
 import type { ActivationRow, LicenseKeyRow } from "./repository.ts";
 
@@ -21,7 +21,7 @@ export const licenseKeyUpdate = z.object({
   usage: z.number().int().min(0).max(INT32_MAX).optional(),
   limit_activations: z.number().int().min(1).max(50).nullish(),
   limit_usage: z.number().int().min(1).max(INT32_MAX).nullish(),
-  expires_at: z.iso.datetime({ offset: true }).nullish(),
+  expires_at: timestampInput.nullish(),
 });
 export type LicenseKeyUpdate = z.output<typeof licenseKeyUpdate>;
 

@@ -39,6 +39,50 @@ describe("meter validation: 422 in Polar's shape, nothing written", () => {
       ["body", "filter", "clauses", 0],
     ],
     [
+      "timestamp clause of a bare number",
+      {
+        ...base,
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "timestamp", operator: "gt", value: "12345" }],
+        },
+      },
+      ["body", "filter", "clauses", 0],
+    ],
+    [
+      "timestamp clause of February 30",
+      {
+        ...base,
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "timestamp", operator: "gt", value: "2026-02-30T00:00:00Z" }],
+        },
+      },
+      ["body", "filter", "clauses", 0],
+    ],
+    [
+      "timestamp clause of the year 0",
+      {
+        ...base,
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "timestamp", operator: "gt", value: "0000-01-01T00:00:00Z" }],
+        },
+      },
+      ["body", "filter", "clauses", 0],
+    ],
+    [
+      "timestamp clause of the year 50",
+      {
+        ...base,
+        filter: {
+          conjunction: "and",
+          clauses: [{ property: "timestamp", operator: "gt", value: "0050-06-15T12:00:00+05:00" }],
+        },
+      },
+      ["body", "filter", "clauses", 0],
+    ],
+    [
       "boolean with gt",
       {
         ...base,

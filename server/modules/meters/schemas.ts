@@ -2,7 +2,13 @@
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
-import { metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
+import {
+  metadataOut,
+  nullableTimestamp,
+  timestamp,
+  timestamped,
+  timestampInput,
+} from "../../lib/wire.ts";
 import { aggregationSchema, boundedFilter, filterSchema } from "../events/filter.ts";
 import type { MeterRow } from "./repository.ts";
 
@@ -76,8 +82,8 @@ export const MAX_BUCKETS = 10_000;
 
 export const quantitiesQuery = z
   .object({
-    start_timestamp: z.iso.datetime({ offset: true }),
-    end_timestamp: z.iso.datetime({ offset: true }),
+    start_timestamp: timestampInput,
+    end_timestamp: timestampInput,
     interval: z.enum(INTERVALS),
     timezone,
     customer_id: many(z.uuid()),
@@ -109,9 +115,7 @@ export type QuantitiesQuery = z.output<typeof quantitiesQuery>;
 export const meterQuantitiesSchema = z
   .object({
     quantities: z.array(
-      z
-        .object({ timestamp: z.iso.datetime({ offset: true }), quantity: z.number() })
-        .meta({ id: "MeterQuantity" }),
+      z.object({ timestamp, quantity: z.number() }).meta({ id: "MeterQuantity" }),
     ),
     total: z.number(),
   })

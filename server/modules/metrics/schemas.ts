@@ -1,6 +1,7 @@
 // GET /v1/metrics/ query and answer (Polar's MetricsResponse): one row per period in the requested
 // timezone, totals over the whole range, and what each returned metric is.
 import { z } from "zod";
+import { timestamp } from "../../lib/wire.ts";
 import { queryList } from "../../lib/query.ts";
 
 export const INTERVALS = ["hour", "day", "week", "month", "year"] as const;
@@ -247,12 +248,9 @@ const metricSchema = z
 export const metricsResponseSchema = z
   .object({
     periods: z.array(
-      z
-        .object({ timestamp: z.iso.datetime({ offset: true }) })
-        .catchall(z.number())
-        .meta({
-          id: "MetricPeriod",
-        }),
+      z.object({ timestamp }).catchall(z.number()).meta({
+        id: "MetricPeriod",
+      }),
     ),
     totals: z.record(z.string(), z.number()).meta({ id: "MetricsTotals" }),
     metrics: z.record(z.string(), metricSchema).meta({ id: "Metrics" }),

@@ -1,6 +1,7 @@
 // Wire schemas of the sandbox clock (till's addition; shaped like Stripe's test clocks, per
 // organization): show, advance (to a time or by seconds, forward only), reset.
 import { z } from "zod";
+import { timestampInput } from "../../lib/wire.ts";
 
 export const clockQuery = z.object({ organization_id: z.uuid().optional() });
 
@@ -13,7 +14,7 @@ export const MAX_ADVANCE_SECONDS = 20 * 366 * 86_400;
 export const clockAdvance = z
   .object({
     organization_id: z.uuid().nullish(),
-    to: z.iso.datetime({ offset: true }).optional(),
+    to: timestampInput.optional(),
     seconds: z.number().int().min(0).max(MAX_ADVANCE_SECONDS).optional(),
   })
   .strict()

@@ -1,7 +1,7 @@
 // Wire schemas for Polar's WebhookEndpoint(Create|Update), WebhookDelivery and WebhookEvent, and the
 // list filters of /v1/webhooks/endpoints and /v1/webhooks/deliveries.
 import { z } from "zod";
-import { timestamped } from "../../lib/wire.ts";
+import { timestamped, timestampInput } from "../../lib/wire.ts";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_FORMATS } from "./events.ts";
 import type {
   webhookDeliveries,
@@ -49,8 +49,8 @@ export const endpointListQuery = z.object({
 
 export const deliveryListQuery = z.object({
   endpoint_id: oneOrMany(z.uuid()).optional(),
-  start_timestamp: z.iso.datetime({ offset: true }).optional(),
-  end_timestamp: z.iso.datetime({ offset: true }).optional(),
+  start_timestamp: timestampInput.optional(),
+  end_timestamp: timestampInput.optional(),
   succeeded: booleanQuery.optional(),
   query: z.string().max(200).optional(),
   http_code_class: z.enum(["2xx", "3xx", "4xx", "5xx"]).optional(),
