@@ -1,5 +1,5 @@
 // SQL for the organizations' sandbox clocks.
-import { eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { sandboxClocks } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -66,6 +66,19 @@ export async function releaseClock(db: Db, organizationId: string): Promise<void
     .where(eq(sandboxClocks.organizationId, organizationId));
 }
 
-export async function deleteOffset(db: Db, organizationId: string): Promise<void> {
-  await db.delete(sandboxClocks).where(eq(sandboxClocks.organizationId, organizationId));
+/**
+ * Deletes the organization's clock unless an advance holds it at `now` (its offset would be written
+ * back when the advance ends): false then.
+ */
+export async function deleteOffset(db: Db, organizationId: string, now: Date): Promise<boolean> {
+  const free = or(isNull(sandboxClocks.advancingUntil), lt(sandboxClocks.advancingUntil, now));
+  await db
+    .delete(sandboxClocks)
+    .where(and(eq(sandboxClocks.organizationId, organizationId), free));
+  const [held] = await db
+    .select({ organizationId: sandboxClocks.organizationId })
+    .from(sandboxClocks)
+    .where(eq(sandboxClocks.organizationId, organizationId))
+    .limit(1);
+  return !held;
 }

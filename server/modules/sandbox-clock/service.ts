@@ -102,6 +102,6 @@ export async function resetClock(
   organizationId: string | null | undefined,
 ) {
   const orgId = organizationForWrite(ctx, organizationId);
-  await repo.deleteOffset(deps.db, orgId);
+  if (!(await repo.deleteOffset(deps.db, orgId, deps.clock.now()))) throw new ClockAdvancing();
   return clockOut(orgId, deps.clock.now(), 0);
 }

@@ -38,7 +38,11 @@ export async function reconcileChangeCharges(
   const result: ChangeReconcileResult = { refunded: 0, declined: 0, dropped: 0, pending: 0 };
   const cutoff = new Date(deps.clock.now().getTime() - deps.reconcileAfterSeconds * 1000);
   for (const claim of await abandonStaleChangeCharges(deps.db, cutoff, BATCH)) {
-    const outcome = await settle(deps, claim, log);
+    // One claim that cannot be settled must not hold up the others: it is tried again next run.
+    const outcome = await settle(deps, claim, log).catch((err: unknown) => {
+      log?.error({ err, subscriptionId: claim.subscriptionId }, "a change charge was not settled");
+      return "pending" as const;
+    });
     result[outcome]++;
   }
   if (result.refunded + result.declined + result.dropped > 0)

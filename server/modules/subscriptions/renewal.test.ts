@@ -100,6 +100,34 @@ describe("sandbox clock", () => {
     expect(next.offset_seconds).toBeGreaterThanOrEqual(moved * 86_400 + 59);
   });
 
+  it("a reset while an advance runs is refused with 409, and the advance's time stands", async () => {
+    const other = await billingSeller(t);
+    const product = await other.polar.products.create({
+      name: "Reset during advance",
+      recurringInterval: "day",
+      prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+    });
+    for (let i = 0; i < 3; i++) await subscribe(other, product.id);
+    // Ten daily renewals of three subscriptions: the advance holds its lease a while.
+    const advancing = other.call("/v1/sandbox/clock/advance", { body: { seconds: 10 * 86_400 } });
+    let reset = await other.call("/v1/sandbox/clock/reset", { body: {} });
+    for (let i = 0; i < 50 && reset.status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      reset = await other.call("/v1/sandbox/clock/reset", { body: {} });
+    }
+    const moved = await advancing;
+    expect(moved.status).toBe(200);
+    expect(reset.status).toBe(409);
+    expect(reset.body).toMatchObject({ error: "ClockAdvancing" });
+    const clock = (await other.call("/v1/sandbox/clock")).body;
+    // The offset is the target less the real time the advance took.
+    expect(clock.offset_seconds).toBeGreaterThanOrEqual(10 * 86_400 - 120);
+    // Once the advance is done, a reset resets.
+    const after = await other.call("/v1/sandbox/clock/reset", { body: {} });
+    expect(after.status).toBe(200);
+    expect((await other.call("/v1/sandbox/clock")).body.offset_seconds).toBe(0);
+  });
+
   it("a purchase after the clock moved is dated on it, its order with its subscription", async () => {
     const other = await billingSeller(t);
     const moved = await advance(other, { seconds: 40 * 86_400 });
