@@ -212,7 +212,7 @@ export const operations: readonly Operation[] = [
     noun: "order",
     model: orderSchema,
     scope: "orders",
-    list: [orderListQuery],
+    list: [orderListQuery, metadataFilter],
   }),
   ...crud({
     tag: "subscriptions",

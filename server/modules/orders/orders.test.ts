@@ -2,12 +2,19 @@
 // shape), listed with each filter, sorted and paged; another organization's token sees none of them,
 // a token without orders:read is refused, and bad query input is a 422.
 import { Polar } from "@polar-sh/sdk";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { buy } from "../../../test/helpers/grants.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
-const SCOPES = ["products:write", "checkouts:write", "orders:read", "customers:read"];
+const SCOPES = [
+  "products:write",
+  "checkouts:write",
+  "orders:read",
+  "customers:write",
+  "discounts:write",
+];
 let t: TestServer;
 let polar: Polar;
 let organizationId: string;
@@ -82,6 +89,66 @@ describe("/v1/orders", () => {
     expect(page2.body.items.map((o: { id: string }) => o.id)).toEqual([oneTime.id]);
   });
 
+  it("filters by external customer id, discount, status, creation time, billing type and metadata", async () => {
+    const only = async (query: string) => {
+      const res = await list(query);
+      expect(res.status, query).toBe(200);
+      return res.body.items.map((o: { id: string }) => o.id);
+    };
+    // Only the one-time order carries each of these; before the changes every filter sees both.
+    await polar.customers.update({ id: oneTime.customerId, customerUpdate: { externalId: "u1" } });
+    await polar.customers.update({ id: monthly.customerId, customerUpdate: { externalId: "u2" } });
+    const discount = await polar.discounts.create({
+      name: "Launch",
+      type: "fixed",
+      amount: 100,
+      currency: "usd",
+      duration: "once",
+    });
+    await t.server.database.rows(sql`
+      update orders set discount_id = ${discount.id}, status = 'partially_refunded',
+        created_at = '2026-01-01T00:00:00Z', metadata = '{"source": "ads", "n": 1}'::jsonb
+      where id = ${oneTime.id}`);
+    await t.server.database.rows(sql`
+      update orders set created_at = '2026-02-01T00:00:00Z', metadata = '{"source": "seo"}'::jsonb
+      where id = ${monthly.id}`);
+
+    expect(await only("?external_customer_id=u1")).toEqual([oneTime.id]);
+    expect(await only("?external_customer_id=u2")).toEqual([monthly.id]);
+    expect(await only("?external_customer_id=u1&external_customer_id=u2")).toEqual([
+      monthly.id,
+      oneTime.id,
+    ]);
+    expect(await only("?external_customer_id=nobody")).toEqual([]);
+    expect(await only(`?discount_id=${discount.id}`)).toEqual([oneTime.id]);
+    expect(await only("?status=partially_refunded")).toEqual([oneTime.id]);
+    expect(await only("?status=paid")).toEqual([monthly.id]);
+    expect(await only("?status=paid&status=partially_refunded")).toEqual([monthly.id, oneTime.id]);
+    expect(await only("?created_after=2026-01-15T00:00:00Z")).toEqual([monthly.id]);
+    expect(await only("?created_before=2026-01-15T00:00:00%2B00:00")).toEqual([oneTime.id]);
+    // Strictly after and before: the bounds themselves are left out.
+    expect(
+      await only("?created_after=2026-01-01T00:00:00Z&created_before=2026-02-01T00:00:00Z"),
+    ).toEqual([]);
+    expect(await only("?product_billing_type=one_time")).toEqual([oneTime.id]);
+    expect(await only("?product_billing_type=recurring")).toEqual([monthly.id]);
+    expect(await only("?product_billing_type=recurring&product_billing_type=one_time")).toEqual([
+      monthly.id,
+      oneTime.id,
+    ]);
+    expect(await only("?metadata[source]=ads")).toEqual([oneTime.id]);
+    expect(await only("?metadata[source]=ads&metadata[source]=seo")).toEqual([
+      monthly.id,
+      oneTime.id,
+    ]);
+    expect(await only("?metadata[n]=1")).toEqual([oneTime.id]);
+    expect(await only("?metadata[source]=seo&metadata[n]=1")).toEqual([]);
+    // Filters combine: u1's orders paid in full are none.
+    expect(await only("?external_customer_id=u1&status=paid")).toEqual([]);
+    // Another organization's token naming the same external id sees nothing.
+    expect((await list("?external_customer_id=u1", other)).body.items).toEqual([]);
+  });
+
   it("another organization's token sees no order: 404 and an empty list", async () => {
     const read = await api(t.url, `/v1/orders/${oneTime.id}`, { token: other });
     expect(read.status).toBe(404);
@@ -106,6 +173,12 @@ describe("/v1/orders", () => {
       ["?product_id=not-a-uuid", ["query", "product_id"]],
       ["?sorting=bogus", ["query", "sorting"]],
       ["?limit=0", ["query", "limit"]],
+      ["?status=settled", ["query", "status"]],
+      ["?discount_id=not-a-uuid", ["query", "discount_id"]],
+      ["?product_billing_type=monthly", ["query", "product_billing_type"]],
+      ["?created_after=yesterday", ["query", "created_after"]],
+      ["?created_before=2026-01-01", ["query", "created_before"]],
+      ["?metadata[]=x", ["query", "metadata"]],
     ] as const) {
       const res = await list(query);
       expect(res.status, query).toBe(422);

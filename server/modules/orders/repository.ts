@@ -2,16 +2,13 @@
 import {
   and,
   asc,
-  count,
   desc,
   eq,
   getTableColumns,
   inArray,
   isNotNull,
-  isNull,
   lt,
   lte,
-  ne,
   sql,
   type SQL,
 } from "drizzle-orm";
@@ -300,55 +297,7 @@ export async function itemsOf(
     .orderBy(asc(orderItems.createdAt), asc(orderItems.id));
 }
 
-export interface OrderFilter {
-  scope: OrgScope;
-  productIds?: string[] | undefined;
-  customerIds?: string[] | undefined;
-  subscriptionIds?: string[] | undefined;
-  checkoutIds?: string[] | undefined;
-  /** Orders of a subscription (recurring products) or not (one-time purchases). */
-  recurring?: boolean | undefined;
-  /** Leave out drafts: a seller's unfinalized order is not yet the customer's to see. */
-  excludeDrafts?: boolean | undefined;
-}
-
-const SORTS = {
-  created_at: orders.createdAt,
-  amount: orders.totalAmount,
-  net_amount: orders.netAmount,
-} as const;
-export type OrderSort = keyof typeof SORTS;
-
-export async function listOrders(
-  db: Db,
-  f: OrderFilter,
-  sorting: { key: OrderSort; desc: boolean }[],
-  limit: number,
-  offset: number,
-) {
-  if (f.scope.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inArray(orders.organizationId, [...f.scope])];
-  if (f.productIds?.length) conds.push(anyOf(orders.productId, f.productIds));
-  if (f.customerIds?.length) conds.push(anyOf(orders.customerId, f.customerIds));
-  if (f.subscriptionIds?.length) conds.push(anyOf(orders.subscriptionId, f.subscriptionIds));
-  if (f.checkoutIds?.length) conds.push(anyOf(orders.checkoutId, f.checkoutIds));
-  if (f.recurring !== undefined)
-    conds.push(f.recurring ? isNotNull(orders.subscriptionId) : isNull(orders.subscriptionId));
-  if (f.excludeDrafts) conds.push(ne(orders.status, "draft"));
-  const where = and(...conds);
-  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(orders)
-      .where(where)
-      .orderBy(...order, asc(orders.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ n: count() }).from(orders).where(where),
-  ]);
-  return { rows, total: totals!.n };
-}
+export { listOrders, type OrderFilter, type OrderSort } from "./list-repository.ts";
 
 // Draft orders (POST /v1/orders/): inserted without an invoice number, numbered when paid.
 

@@ -2,6 +2,7 @@
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
+import { metadataQuery } from "../../lib/metadata.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseParams, parseQuery } from "../../lib/validation.ts";
@@ -19,6 +20,7 @@ export function ordersRouter(deps: service.OrderDeps, guard: Guard): Router {
         authOf(req),
         parseQuery(orderListQuery, req),
         parseQuery(paginationQuery, req),
+        metadataQuery(req),
       ),
     );
   });

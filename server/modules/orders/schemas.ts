@@ -1,6 +1,6 @@
 // Wire schemas for Polar's Order and its list filters.
 import { z } from "zod";
-import { queryList } from "../../lib/query.ts";
+import { queryDatetime, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { address, metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
 import { customerSchema, type CustomerOut } from "../customers/schemas.ts";
@@ -10,12 +10,26 @@ import { subscriptionCore, subscriptionCoreSchema } from "../subscriptions/schem
 import type { SubscriptionRow } from "../subscriptions/repository.ts";
 import type { OrderItemRow, OrderRow } from "./repository.ts";
 
+export const ORDER_STATUSES = [
+  "draft",
+  "pending",
+  "paid",
+  "refunded",
+  "partially_refunded",
+  "void",
+] as const;
 export const orderListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
   customer_id: queryList(z.uuid()).optional(),
   checkout_id: queryList(z.uuid()).optional(),
   subscription_id: queryList(z.uuid()).optional(),
+  external_customer_id: queryList(z.string()).optional(),
+  discount_id: queryList(z.uuid()).optional(),
+  status: queryList(z.enum(ORDER_STATUSES)).optional(),
+  product_billing_type: queryList(z.enum(["one_time", "recurring"])).optional(),
+  created_after: queryDatetime.optional(),
+  created_before: queryDatetime.optional(),
   sorting: sortingSchema(["created_at", "amount", "net_amount"] as const, ["-created_at"]),
 });
 export type OrderListQuery = z.output<typeof orderListQuery>;
@@ -28,14 +42,6 @@ export interface OrderParts {
   subscription: SubscriptionRow | null;
 }
 
-export const ORDER_STATUSES = [
-  "draft",
-  "pending",
-  "paid",
-  "refunded",
-  "partially_refunded",
-  "void",
-] as const;
 export const BILLING_REASONS = [
   "purchase",
   "subscription_create",

@@ -3,6 +3,7 @@
 import type { Db, Tx } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
+import type { MetadataFilter } from "../../lib/metadata.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { customersByIds } from "../customers/queries.ts";
 import type { CustomerOut } from "../customers/schemas.ts";
@@ -91,15 +92,25 @@ export async function listOrders(
   ctx: AuthContext,
   q: OrderListQuery,
   page: Pagination,
+  metadata: MetadataFilter = {},
 ) {
+  // Both billing types named (or none) filter nothing; one names the orders of subscriptions or not.
+  const billingTypes = new Set(q.product_billing_type ?? []);
   const { rows, total } = await repo.listOrders(
     deps.db,
     {
       scope: scopeOfCaller(ctx, q.organization_id),
       productIds: q.product_id,
       customerIds: q.customer_id,
+      externalCustomerIds: q.external_customer_id,
       checkoutIds: q.checkout_id,
       subscriptionIds: q.subscription_id,
+      discountIds: q.discount_id,
+      statuses: q.status,
+      createdAfter: q.created_after,
+      createdBefore: q.created_before,
+      metadata,
+      recurring: billingTypes.size === 1 ? billingTypes.has("recurring") : undefined,
     },
     q.sorting,
     page.limit,
