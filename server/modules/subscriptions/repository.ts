@@ -2,10 +2,9 @@
 // except the engine's reads named ...ForJob and the cross-organization overdue scan: a job carries
 // only ids (a subscription's, or the organization it wakes), so no caller's tenancy applies there,
 // and what follows is scoped by the row or organization read (scopeOfResource). Writes go by the id of a row read under a scope.
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, inArray, isNotNull, lte, sql } from "drizzle-orm";
 import { rowsOf, type Db } from "../../../db/client.ts";
 import { customerSeats, subscriptions } from "../../../db/schema/index.ts";
-import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { anyOf, arrayLiteral, noneOf, tableRows } from "../../../db/bulk.ts";
 
@@ -83,61 +82,11 @@ export async function activeOfCustomer(
     .orderBy(asc(subscriptions.createdAt));
 }
 
-export interface SubscriptionFilter {
-  productIds?: string[] | undefined;
-  customerIds?: string[] | undefined;
-  statuses?: string[] | undefined;
-  active?: boolean | undefined;
-  cancelAtPeriodEnd?: boolean | undefined;
-  metadata?: MetadataFilter | undefined;
-}
-
-const SORTS = {
-  created_at: subscriptions.createdAt,
-  started_at: subscriptions.startedAt,
-  current_period_end: subscriptions.currentPeriodEnd,
-  amount: subscriptions.amount,
-  status: subscriptions.status,
-} as const;
-export type SubscriptionSort = keyof typeof SORTS;
-
-export async function listSubscriptions(
-  db: Db,
-  scope: OrgScope,
-  f: SubscriptionFilter,
-  sorting: { key: SubscriptionSort; desc: boolean }[],
-  limit: number,
-  offset: number,
-) {
-  if (scope.length === 0) return { rows: [], total: 0 };
-  const conds: SQL[] = [inScope(scope)];
-  if (f.productIds?.length) conds.push(anyOf(subscriptions.productId, f.productIds));
-  if (f.customerIds?.length) conds.push(anyOf(subscriptions.customerId, f.customerIds));
-  if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
-  if (f.active !== undefined)
-    conds.push(
-      f.active
-        ? inArray(subscriptions.status, ["active", "trialing", "past_due"])
-        : inArray(subscriptions.status, ["canceled", "incomplete_expired", "unpaid"]),
-    );
-  if (f.cancelAtPeriodEnd !== undefined)
-    conds.push(eq(subscriptions.cancelAtPeriodEnd, f.cancelAtPeriodEnd));
-  const metadata = f.metadata ? metadataCondition(subscriptions.metadata, f.metadata) : undefined;
-  if (metadata) conds.push(metadata);
-  const where = and(...conds);
-  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
-  const [rows, [totals]] = await Promise.all([
-    db
-      .select()
-      .from(subscriptions)
-      .where(where)
-      .orderBy(...order, asc(subscriptions.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ n: count() }).from(subscriptions).where(where),
-  ]);
-  return { rows, total: totals!.n };
-}
+export {
+  listSubscriptions,
+  type SubscriptionFilter,
+  type SubscriptionSort,
+} from "./list-repository.ts";
 
 /** The subscriptions among `ids` in the scope (unknown and out-of-scope ones left out). */
 export async function subscriptionsByIds(

@@ -2,7 +2,7 @@
 // resume / clear / plan / seats) and the subscription parts of Order and CustomerState.
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
-import { queryBoolean, queryList } from "../../lib/query.ts";
+import { queryBoolean, queryDatetime, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import {
   metadataOut,
@@ -94,6 +94,13 @@ export const subscriptionListQuery = z.object({
   status: queryList(z.enum(SUBSCRIPTION_STATUSES)).optional(),
   active: queryBoolean.optional(),
   cancel_at_period_end: queryBoolean.optional(),
+  external_customer_id: queryList(z.string()).optional(),
+  discount_id: queryList(z.uuid()).optional(),
+  customer_cancellation_reason: queryList(z.enum(CANCELLATION_REASONS)).optional(),
+  canceled_at_after: queryDatetime.optional(),
+  canceled_at_before: queryDatetime.optional(),
+  started_after: queryDatetime.optional(),
+  started_before: queryDatetime.optional(),
   sorting: sortingSchema(
     ["created_at", "started_at", "current_period_end", "amount", "status"] as const,
     ["-started_at"],

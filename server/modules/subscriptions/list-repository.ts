@@ -1,0 +1,98 @@
+// SQL for the subscriptions list (GET /v1/subscriptions/ and the customer portal's): every filter
+// Polar's contract declares, under the caller's scope.
+import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
+import { anyOf } from "../../../db/bulk.ts";
+import type { Db } from "../../../db/client.ts";
+import { customers, subscriptions } from "../../../db/schema/index.ts";
+import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
+import type { OrgScope } from "../../lib/org-scope.ts";
+
+export interface SubscriptionFilter {
+  productIds?: string[] | undefined;
+  customerIds?: string[] | undefined;
+  /** Customers by the seller's own id for them (unique per organization, so read in the scope). */
+  externalCustomerIds?: string[] | undefined;
+  discountIds?: string[] | undefined;
+  statuses?: string[] | undefined;
+  active?: boolean | undefined;
+  cancelAtPeriodEnd?: boolean | undefined;
+  cancellationReasons?: string[] | undefined;
+  /** Inclusive bounds, as Polar's contract says ("after or equal to"). */
+  canceledAtAfter?: Date | undefined;
+  canceledAtBefore?: Date | undefined;
+  /** Strict bounds, as Polar compares them (and as the subscriptions export does). */
+  startedAfter?: Date | undefined;
+  startedBefore?: Date | undefined;
+  metadata?: MetadataFilter | undefined;
+}
+
+const SORTS = {
+  created_at: subscriptions.createdAt,
+  started_at: subscriptions.startedAt,
+  current_period_end: subscriptions.currentPeriodEnd,
+  amount: subscriptions.amount,
+  status: subscriptions.status,
+} as const;
+export type SubscriptionSort = keyof typeof SORTS;
+
+function conditions(db: Db, scope: OrgScope, f: SubscriptionFilter): SQL[] {
+  const conds: SQL[] = [inArray(subscriptions.organizationId, [...scope])];
+  if (f.productIds?.length) conds.push(anyOf(subscriptions.productId, f.productIds));
+  if (f.customerIds?.length) conds.push(anyOf(subscriptions.customerId, f.customerIds));
+  if (f.externalCustomerIds?.length) {
+    // External ids are unique per organization only: resolve them within the scope.
+    const byExternalId = db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(
+        and(
+          inArray(customers.organizationId, [...scope]),
+          anyOf(customers.externalId, f.externalCustomerIds),
+        ),
+      );
+    conds.push(inArray(subscriptions.customerId, byExternalId));
+  }
+  if (f.discountIds?.length) conds.push(anyOf(subscriptions.discountId, f.discountIds));
+  if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
+  if (f.active !== undefined)
+    conds.push(
+      f.active
+        ? inArray(subscriptions.status, ["active", "trialing", "past_due"])
+        : inArray(subscriptions.status, ["canceled", "incomplete_expired", "unpaid"]),
+    );
+  if (f.cancelAtPeriodEnd !== undefined)
+    conds.push(eq(subscriptions.cancelAtPeriodEnd, f.cancelAtPeriodEnd));
+  if (f.cancellationReasons?.length)
+    conds.push(inArray(subscriptions.customerCancellationReason, f.cancellationReasons));
+  if (f.canceledAtAfter) conds.push(gte(subscriptions.canceledAt, f.canceledAtAfter));
+  if (f.canceledAtBefore) conds.push(lte(subscriptions.canceledAt, f.canceledAtBefore));
+  if (f.startedAfter) conds.push(gt(subscriptions.startedAt, f.startedAfter));
+  if (f.startedBefore) conds.push(lt(subscriptions.startedAt, f.startedBefore));
+  const metadata = f.metadata ? metadataCondition(subscriptions.metadata, f.metadata) : undefined;
+  if (metadata) conds.push(metadata);
+  return conds;
+}
+
+export async function listSubscriptions(
+  db: Db,
+  scope: OrgScope,
+  f: SubscriptionFilter,
+  sorting: { key: SubscriptionSort; desc: boolean }[],
+  limit: number,
+  offset: number,
+) {
+  if (scope.length === 0) return { rows: [], total: 0 };
+  const where = and(...conditions(db, scope, f));
+  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const [rows, [totals]] = await Promise.all([
+    db
+      .select()
+      .from(subscriptions)
+      .where(where)
+      .orderBy(...order, asc(subscriptions.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(subscriptions).where(where),
+  ]);
+  return { rows, total: totals!.n };
+}
