@@ -1,8 +1,8 @@
 // SQL for checkout sessions, read under an OrgScope but where a reader is named for why none
 // applies (the client secret, a processor webhook, the reconciler's sweep).
-import { and, asc, count, desc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
-import { checkouts } from "../../../db/schema/index.ts";
+import { checkouts, customers } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import { encodeValues, preparedQuery, valuePlaceholders } from "../../lib/prepared.ts";
@@ -185,6 +185,8 @@ export interface CheckoutFilter {
   scope: OrgScope;
   productIds?: string[] | undefined;
   customerIds?: string[] | undefined;
+  /** The seller's own id for the customer: the customer's, or the one the checkout was opened with. */
+  externalCustomerIds?: string[] | undefined;
   statuses?: string[] | undefined;
   query?: string | undefined;
 }
@@ -206,6 +208,25 @@ export async function listCheckouts(
   const conds: SQL[] = [inScope(f.scope)];
   if (f.productIds?.length) conds.push(anyOf(checkouts.productId, f.productIds));
   if (f.customerIds?.length) conds.push(anyOf(checkouts.customerId, f.customerIds));
+  if (f.externalCustomerIds?.length) {
+    // External ids are unique per organization only: resolve them within the scope. A checkout
+    // opened with an external id has no customer until it is paid, so its own id counts too.
+    const byExternalId = db
+      .select({ id: customers.id })
+      .from(customers)
+      .where(
+        and(
+          inArray(customers.organizationId, [...f.scope]),
+          anyOf(customers.externalId, f.externalCustomerIds),
+        ),
+      );
+    conds.push(
+      or(
+        inArray(checkouts.customerId, byExternalId),
+        anyOf(checkouts.externalCustomerId, f.externalCustomerIds),
+      )!,
+    );
+  }
   if (f.statuses?.length)
     conds.push(inArray(checkouts.status, f.statuses as CheckoutRow["status"][]));
   if (f.query) conds.push(sql`${checkouts.customerEmail} ilike ${containsPattern(f.query)}`);

@@ -124,6 +124,7 @@ export const checkoutListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
   customer_id: queryList(z.uuid()).optional(),
+  external_customer_id: queryList(z.string()).optional(),
   status: queryList(z.enum(["open", "expired", "confirmed", "succeeded", "failed"])).optional(),
   query: z.string().max(200).optional(),
   sorting: sortingSchema(["created_at", "expires_at", "status"] as const, ["-created_at"]),

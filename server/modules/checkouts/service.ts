@@ -358,6 +358,7 @@ export async function listCheckouts(
       scope: scopeOfCaller(ctx, query.organization_id),
       productIds: query.product_id,
       customerIds: query.customer_id,
+      externalCustomerIds: query.external_customer_id,
       statuses: query.status,
       query: query.query,
     },
