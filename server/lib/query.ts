@@ -1,7 +1,7 @@
 // Query-string pieces shared by list endpoints: booleans as FastAPI reads them, arrays as repeated
 // keys (`id=a&id=b`, which the "simple" parser turns into an array), and user text for ILIKE.
 import { z } from "zod";
-import { timestamp } from "./wire.ts";
+import { timestampInput } from "./wire.ts";
 
 const TRUE = ["true", "1", "yes", "on", "t", "y"];
 const FALSE = ["false", "0", "no", "off", "f", "n"];
@@ -13,8 +13,8 @@ export const queryBoolean = z
   })
   .transform((v) => TRUE.includes(v.toLowerCase()));
 
-/** An RFC 3339 date-time with offset (as responses write them), handed on as a Date. */
-export const queryDatetime = timestamp.transform((v) => new Date(v));
+/** An RFC 3339 date-time with offset (a request's, timestampInput), handed on as a Date. */
+export const queryDatetime = timestampInput.transform((v) => new Date(v));
 
 /** One value or several (repeated keys), always handed on as an array. */
 export function queryList<T extends z.ZodType>(item: T) {

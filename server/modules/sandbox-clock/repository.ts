@@ -72,9 +72,7 @@ export async function releaseClock(db: Db, organizationId: string): Promise<void
  */
 export async function deleteOffset(db: Db, organizationId: string, now: Date): Promise<boolean> {
   const free = or(isNull(sandboxClocks.advancingUntil), lt(sandboxClocks.advancingUntil, now));
-  await db
-    .delete(sandboxClocks)
-    .where(and(eq(sandboxClocks.organizationId, organizationId), free));
+  await db.delete(sandboxClocks).where(and(eq(sandboxClocks.organizationId, organizationId), free));
   const [held] = await db
     .select({ organizationId: sandboxClocks.organizationId })
     .from(sandboxClocks)
