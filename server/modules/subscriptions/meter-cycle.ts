@@ -24,7 +24,7 @@ import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { balanceOwnerOf, retryMs } from "./renewal.ts";
+import { balanceOwnerOf, retryMs, usageStartOf } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { billableUsage } from "./usage.ts";
@@ -45,9 +45,62 @@ export async function settleMeterCycle(
   s: repo.SubscriptionRow,
   at: Date,
 ): Promise<boolean> {
-  const start = s.currentMeterPeriodStart ?? s.currentPeriodStart;
   const end = s.currentMeterPeriodEnd;
   if (!end) return false;
+  return settleUsage(deps, s, at, {
+    start: s.currentMeterPeriodStart ?? s.currentPeriodStart,
+    end,
+    nextEnd: (cycle) =>
+      cycle
+        ? nextMeterBoundary(s.currentPeriodStart, s.currentPeriodEnd, cycle, end)
+        : s.currentPeriodEnd,
+    stillDue: (locked) =>
+      meterCycleDue(locked, at) && locked.currentMeterPeriodEnd?.getTime() === end.getTime(),
+    renewsCredits: true,
+  });
+}
+
+/**
+ * Before an immediate plan change: the usage of the plan's metered prices from where it is unbilled
+ * up to `at`, settled at those prices in a `subscription_meter_cycle` order, as Polar settles the
+ * old product's overage before a switch. Usage from `at` on is the new plan's.
+ */
+export async function settleUsageBeforeChange(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  at: Date,
+): Promise<boolean> {
+  const start = usageStartOf(s);
+  if (start >= at) return false;
+  const meterStart = s.currentMeterPeriodStart?.getTime() ?? null;
+  return settleUsage(deps, s, at, {
+    start,
+    end: at,
+    nextEnd: () => s.currentMeterPeriodEnd ?? s.currentPeriodEnd,
+    stillDue: (locked) =>
+      locked.productId === s.productId &&
+      (locked.currentMeterPeriodStart?.getTime() ?? null) === meterStart,
+    renewsCredits: false,
+  });
+}
+
+interface UsageWindow {
+  start: Date;
+  end: Date;
+  /** Where the meter cycle after this one ends, given the product's meter cycle. */
+  nextEnd: (cycle: ReturnType<typeof meterCycleOf>) => Date;
+  /** Whether the subscription, locked, is still as this settlement found it. */
+  stillDue: (locked: repo.SubscriptionRow) => boolean;
+  /** A meter cycle's end renews the meter credits; a settlement before a plan change does not. */
+  renewsCredits: boolean;
+}
+
+async function settleUsage(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  at: Date,
+  { start, end, nextEnd: nextEndOf, stillDue, renewsCredits }: UsageWindow,
+): Promise<boolean> {
   const [[product], [customer], discount] = await Promise.all([
     serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [s.productId]),
     customersByIds(deps.db, scopeOfResource(s), [s.customerId]),
@@ -96,17 +149,11 @@ export async function settleMeterCycle(
         `${productName} usage`,
       )
     : null;
-  const nextEnd = cycle
-    ? nextMeterBoundary(s.currentPeriodStart, s.currentPeriodEnd, cycle, end)
-    : s.currentPeriodEnd;
+  const nextEnd = nextEndOf(cycle);
   const clock = fixedClock(at);
   const made = await inTransaction(deps.db, async (tx) => {
     const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
-    if (
-      !locked ||
-      !meterCycleDue(locked, at) ||
-      locked.currentMeterPeriodEnd?.getTime() !== end.getTime()
-    ) {
+    if (!locked || !stillDue(locked)) {
       await releaseHold(tx, owner, key, at);
       return null;
     }
@@ -176,7 +223,7 @@ export async function settleMeterCycle(
       "subscription.updated",
     ]);
     // Credits renew with every cycle, paid or not, as Polar's cycle_meters renews them.
-    await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
+    if (renewsCredits) await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
     await recordCustomerState(tx, clock, s);
     return { order, paid };
   });

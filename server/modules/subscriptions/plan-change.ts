@@ -17,6 +17,7 @@ import { serializeProductsByIds } from "../products/service.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
+import { settleUsageBeforeChange } from "./meter-cycle.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import {
@@ -161,6 +162,10 @@ export async function changePlan(
     );
   const seated = seatsAfter(s, product, behavior);
   const seats = seated?.seats ?? null;
+  // The old plan's usage is billed at its prices before the new ones apply (a trial's usage waits
+  // for its first renewal, a scheduled change for the period's end).
+  if (behavior !== "next_period" && s.status !== "trialing" && usesMeters(oldProduct, s))
+    await settleUsageBeforeChange(deps, s, now);
 
   if (behavior === "next_period") {
     await inTransaction(deps.db, (tx) =>
@@ -362,4 +367,11 @@ export async function schedulePendingUpdate(
   await recordSubscriptionEvents(tx, { clock: deps.clock, baseUrl: deps.baseUrl }, row, [
     "subscription.updated",
   ]);
+}
+
+/** Whether the subscription's own prices (of its product) include one billed from usage. */
+function usesMeters(product: { prices: unknown[] } | undefined, s: repo.SubscriptionRow): boolean {
+  return ((product?.prices ?? []) as CyclePrice[]).some(
+    (p) => p.amount_type === "metered_unit" && s.priceIds.includes(p.id),
+  );
 }
