@@ -15,7 +15,7 @@ import type { Logger } from "./lib/logger.ts";
 import { requestContext } from "./lib/request-context.ts";
 import type { SecretBox } from "./lib/secret-box.ts";
 import { segmentRouter } from "./lib/segment-router.ts";
-import { storableInput, storableQuery } from "./lib/safe-input.ts";
+import { jsonBodies, storableInput, storableQuery } from "./lib/safe-input.ts";
 import { apiCors } from "./lib/cors.ts";
 import { createMetrics } from "./lib/metrics.ts";
 import { idempotency } from "./lib/idempotency.ts";
@@ -341,6 +341,7 @@ export function createApp(deps: AppDeps): Express {
     "/v1",
     apiCors(deps.config.trustedOrigins),
     recordRequests(requestLog, deps.clock),
+    jsonBodies,
     idempotentWrites,
     v1,
   );

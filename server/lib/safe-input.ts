@@ -4,7 +4,7 @@
 // One check over the parsed body and query (here) and the path parameters (validation.ts) answers
 // a 422 with the field's `loc` instead, whatever the route.
 import type { RequestHandler } from "express";
-import { RequestValidationError, type ValidationIssue } from "./errors.ts";
+import { ApiError, RequestValidationError, type ValidationIssue } from "./errors.ts";
 
 /** Deeper bodies are refused: nothing in the API nests this far, and walking them costs stack. */
 export const MAX_BODY_DEPTH = 32;
@@ -69,4 +69,21 @@ export const storableQuery: RequestHandler = (req, _res, next) => {
 export const storableInput: RequestHandler = (req, _res, next) => {
   if (req.body !== undefined) assertStorable(req.body, ["body"]);
   next();
+};
+
+/**
+ * Refuses an API request that sends a body which is not JSON (a form, text) with a 415: it used to
+ * be read as no body at all, so `cancel_at_period_end=true` sent as a form answered 200 and did
+ * nothing. The OAuth 2 endpoints take forms (they parse their own).
+ */
+export const jsonBodies: RequestHandler = (req, _res, next) => {
+  const hasBody =
+    Number(req.headers["content-length"] ?? 0) > 0 ||
+    req.headers["transfer-encoding"] !== undefined;
+  if (!hasBody || req.body !== undefined || req.path.startsWith("/oauth2/")) return next();
+  throw new ApiError(
+    415,
+    "UnsupportedMediaType",
+    "The request body must be JSON, sent with Content-Type: application/json.",
+  );
 };

@@ -685,5 +685,19 @@ describe("plan changes", () => {
       });
     }
     expect((await subscriptionOf(s, subscriptionId)).modified_at).toBeNull();
+    // A body that is not JSON is refused, not read as no body (which changed nothing, with a 200).
+    for (const [type, body] of [
+      ["application/x-www-form-urlencoded", "cancel_at_period_end=true"],
+      ["text/plain", JSON.stringify({ cancel_at_period_end: true })],
+    ]) {
+      const res = await fetch(`${t.url}/v1/subscriptions/${subscriptionId}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${s.token}`, "content-type": type! },
+        body,
+      });
+      expect(res.status, type).toBe(415);
+      expect(await res.json()).toMatchObject({ error: "UnsupportedMediaType" });
+    }
+    expect((await subscriptionOf(s, subscriptionId)).cancel_at_period_end).toBe(false);
   });
 });
