@@ -137,6 +137,11 @@ describe("customer validation: 4xx in Polar's shape, nothing written", () => {
       ["body", "billing_address", "country"],
     ],
     [
+      "an address line of 200 KB",
+      { email: "a5@example.com", billing_address: { country: "US", line1: "x".repeat(200_000) } },
+      ["body", "billing_address", "line1"],
+    ],
+    [
       "tax id without address",
       { email: "a3@example.com", tax_id: "911144442" },
       ["body", "tax_id"],

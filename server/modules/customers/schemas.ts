@@ -11,7 +11,8 @@ import type { customers } from "../../../db/schema/index.ts";
 /** A customer row as stored. */
 export type CustomerRow = typeof customers.$inferSelect;
 
-const nullableText = z.string().nullish();
+// An address line longer than any real one is refused, not stored (and printed on invoices).
+const nullableText = z.string().max(500).nullish();
 export const addressInput = z.object({
   line1: nullableText,
   line2: nullableText,
