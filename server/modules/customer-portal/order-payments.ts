@@ -103,9 +103,13 @@ export async function confirmOrderPayment(
     if (added.status === "requires_action")
       return { status: "requires_action", client_secret: added.clientSecret, error: null };
   }
-  await retryPastDueOfCustomer(deps, ctx);
+  const { held } = await retryPastDueOfCustomer(deps, ctx);
   // A usage settlement leaves its subscription active: that order alone is paid now.
   await retryMeterOrderOfCustomer(deps, ctx, id);
   const after = await statusOf(deps, ctx, id);
+  // Another request is paying it this moment: its outcome is not known yet, and the decline of an
+  // earlier attempt is not this request's.
+  if (held > 0 && after.status === "failed")
+    return { status: "pending", client_secret: null, error: null };
   return { status: after.status, client_secret: null, error: after.error };
 }

@@ -283,9 +283,10 @@ async function productNameOf(
 export async function retryPastDueOfCustomer(
   deps: BillingDeps,
   customer: CustomerContext,
-): Promise<number> {
+): Promise<{ retried: number; held: number }> {
   const now = (await organizationClock(deps.db, deps.clock, customer.organizationId)).now();
   let retried = 0;
+  let held = 0;
   const scope = scopeOfCustomer(customer);
   for (const found of await repo.activeOfCustomer(deps.db, scope, customer.customerId)) {
     if (found.status !== "past_due") continue;
@@ -296,10 +297,13 @@ export async function retryPastDueOfCustomer(
         ? retryPayment(deps, s, now, "retry_payment_method_update")
         : Promise.resolve(false),
     ).catch((err: unknown) => {
-      if (err instanceof SubscriptionLocked) return false;
+      if (err instanceof SubscriptionLocked) {
+        held++;
+        return false;
+      }
       throw err;
     });
     if (paid) retried++;
   }
-  return retried;
+  return { retried, held };
 }
