@@ -657,6 +657,33 @@ describe("plan changes", () => {
     const after = await subscriptionOf(s, subscriptionId);
     expect(after).toMatchObject({ product_id: plan.id, amount: 1000, modified_at: null });
     expect(await ordersOf(s, subscriptionId)).toHaveLength(before.length);
+
+    // A product priced in both currencies: only its dollar price is the subscription's.
+    const both = await s.polar.products.create({
+      name: "Pro in two currencies",
+      recurringInterval: "month",
+      prices: [
+        { amountType: "fixed", priceAmount: 2000, priceCurrency: "usd" },
+        { amountType: "fixed", priceAmount: 1800, priceCurrency: "eur" },
+      ],
+    });
+    const sub = await subscriptionOf(s, subscriptionId);
+    const half = (Date.parse(sub.current_period_end) - Date.parse(sub.current_period_start)) / 2;
+    await advance(s, { to: plus(sub.current_period_start, half) });
+    const moved = await patch(subscriptionId, {
+      product_id: both.id,
+      proration_behavior: "invoice",
+    });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.body).toMatchObject({ amount: 2000, currency: "usd" });
+    expect(moved.body.prices.map((p: { price_currency: string }) => p.price_currency)).toEqual([
+      "usd",
+    ]);
+    const update = (await ordersOf(s, subscriptionId)).find(
+      (o) => o.billing_reason === "subscription_update",
+    )!;
+    // Half of the 1000 difference, give or take a second's rounding.
+    expect(Math.abs(update.subtotal_amount - 500)).toBeLessThanOrEqual(2);
   });
 
   it("a bad value in an update names its field, whichever of the update's shapes it belongs to", async () => {

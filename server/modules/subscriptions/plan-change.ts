@@ -56,10 +56,11 @@ async function proratedNet(
   all: boolean,
   seats: number | null,
 ) {
-  const prices = (product.prices as CyclePrice[]).filter(
+  const prices = (product.prices as (CyclePrice & { is_archived?: boolean })[]).filter(
     (p) =>
-      (all ? !(p as { is_archived?: boolean }).is_archived : s.priceIds.includes(p.id)) &&
-      PRORATED.has(p.amount_type),
+      (all
+        ? !p.is_archived && (p as { price_currency?: string }).price_currency === s.currency
+        : s.priceIds.includes(p.id)) && PRORATED.has(p.amount_type),
   );
   return cycleAmounts({
     productName: product.name,
@@ -100,8 +101,14 @@ function seatsAfter(
   product: DisplayProduct,
   behavior: Behavior,
 ): { seats: number; amount: number } | null {
-  const price = (product.prices as (CyclePrice & { is_archived: boolean })[]).find(
-    (p) => !p.is_archived && p.amount_type === "seat_based" && p.seat_tiers,
+  const price = (
+    product.prices as (CyclePrice & { is_archived: boolean; price_currency?: string })[]
+  ).find(
+    (p) =>
+      !p.is_archived &&
+      p.price_currency === s.currency &&
+      p.amount_type === "seat_based" &&
+      p.seat_tiers,
   );
   if (!price?.seat_tiers) {
     if (s.seats !== null)
