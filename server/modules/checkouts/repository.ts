@@ -2,7 +2,8 @@
 // applies (the client secret, a processor webhook, the reconciler's sweep).
 import { and, asc, count, desc, eq, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
-import { checkouts, customers } from "../../../db/schema/index.ts";
+import { checkouts } from "../../../db/schema/index.ts";
+import { customerIdsByExternalId } from "../customers/queries.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
 import { encodeValues, preparedQuery, valuePlaceholders } from "../../lib/prepared.ts";
@@ -209,17 +210,8 @@ export async function listCheckouts(
   if (f.productIds?.length) conds.push(anyOf(checkouts.productId, f.productIds));
   if (f.customerIds?.length) conds.push(anyOf(checkouts.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
-    // External ids are unique per organization only: resolve them within the scope. A checkout
-    // opened with an external id has no customer until it is paid, so its own id counts too.
-    const byExternalId = db
-      .select({ id: customers.id })
-      .from(customers)
-      .where(
-        and(
-          inArray(customers.organizationId, [...f.scope]),
-          anyOf(customers.externalId, f.externalCustomerIds),
-        ),
-      );
+    // A checkout opened with an external id has no customer until it is paid: its own id counts.
+    const byExternalId = customerIdsByExternalId(db, f.scope, f.externalCustomerIds);
     conds.push(
       or(
         inArray(checkouts.customerId, byExternalId),

@@ -21,3 +21,6 @@ export async function customersByIds(db: Db, scope: OrgScope, ids: string[]) {
 export function customerRecordsByIds(db: Db, scope: OrgScope, ids: string[]) {
   return repo.findCustomersByIds(db, scope, ids);
 }
+
+/** The scope's customers with these external ids, as a subquery for a list filter. */
+export const customerIdsByExternalId = repo.customerIdsByExternalId;

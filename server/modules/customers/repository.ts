@@ -204,3 +204,17 @@ export async function findByEmail(
     .limit(1);
   return row ? record(row) : null;
 }
+
+/**
+ * The ids of the scope's customers with any of these external ids, as a subquery for another
+ * table's list filter (`customer_id in (…)`). External ids are unique per organization only, so
+ * they are resolved within the scope.
+ */
+export function customerIdsByExternalId(db: Db, scope: OrgScope, externalIds: string[]) {
+  return db
+    .select({ id: customers.id })
+    .from(customers)
+    .where(
+      and(inArray(customers.organizationId, [...scope]), anyOf(customers.externalId, externalIds)),
+    );
+}

@@ -21,7 +21,6 @@ import {
   account,
   benefitGrants,
   benefits,
-  customers,
   fileDownloads,
   orders,
   productBenefits,
@@ -29,6 +28,7 @@ import {
   user,
 } from "../../../db/schema/index.ts";
 import { anyOf } from "../../../db/bulk.ts";
+import { customerIdsByExternalId } from "../customers/queries.ts";
 
 export type GrantRow = typeof benefitGrants.$inferSelect;
 
@@ -217,17 +217,12 @@ export async function listGrants(
   if (f.benefitIds?.length) conds.push(anyOf(benefitGrants.benefitId, f.benefitIds));
   if (f.customerIds?.length) conds.push(anyOf(benefitGrants.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
-    // External ids are unique per organization only: resolve them within the scope.
-    const byExternalId = db
-      .select({ id: customers.id })
-      .from(customers)
-      .where(
-        and(
-          inArray(customers.organizationId, [...f.scope]),
-          anyOf(customers.externalId, f.externalCustomerIds),
-        ),
-      );
-    conds.push(inArray(benefitGrants.customerId, byExternalId));
+    conds.push(
+      inArray(
+        benefitGrants.customerId,
+        customerIdsByExternalId(db, f.scope, f.externalCustomerIds),
+      ),
+    );
   }
   if (f.isGranted === true) conds.push(isNotNull(benefitGrants.grantedAt));
   if (f.isGranted === false) conds.push(isNull(benefitGrants.grantedAt));

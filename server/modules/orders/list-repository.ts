@@ -15,7 +15,8 @@ import {
 } from "drizzle-orm";
 import { anyOf } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
-import { customers, orders } from "../../../db/schema/index.ts";
+import { orders } from "../../../db/schema/index.ts";
+import { customerIdsByExternalId } from "../customers/queries.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 
@@ -51,17 +52,9 @@ function conditions(db: Db, f: OrderFilter): SQL[] {
   if (f.productIds?.length) conds.push(anyOf(orders.productId, f.productIds));
   if (f.customerIds?.length) conds.push(anyOf(orders.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
-    // External ids are unique per organization only: resolve them within the scope.
-    const byExternalId = db
-      .select({ id: customers.id })
-      .from(customers)
-      .where(
-        and(
-          inArray(customers.organizationId, [...f.scope]),
-          anyOf(customers.externalId, f.externalCustomerIds),
-        ),
-      );
-    conds.push(inArray(orders.customerId, byExternalId));
+    conds.push(
+      inArray(orders.customerId, customerIdsByExternalId(db, f.scope, f.externalCustomerIds)),
+    );
   }
   if (f.subscriptionIds?.length) conds.push(anyOf(orders.subscriptionId, f.subscriptionIds));
   if (f.checkoutIds?.length) conds.push(anyOf(orders.checkoutId, f.checkoutIds));

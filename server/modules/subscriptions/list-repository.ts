@@ -3,7 +3,8 @@
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
 import { anyOf } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
-import { customers, subscriptions } from "../../../db/schema/index.ts";
+import { subscriptions } from "../../../db/schema/index.ts";
+import { customerIdsByExternalId } from "../customers/queries.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 
@@ -40,17 +41,9 @@ function conditions(db: Db, scope: OrgScope, f: SubscriptionFilter): SQL[] {
   if (f.productIds?.length) conds.push(anyOf(subscriptions.productId, f.productIds));
   if (f.customerIds?.length) conds.push(anyOf(subscriptions.customerId, f.customerIds));
   if (f.externalCustomerIds?.length) {
-    // External ids are unique per organization only: resolve them within the scope.
-    const byExternalId = db
-      .select({ id: customers.id })
-      .from(customers)
-      .where(
-        and(
-          inArray(customers.organizationId, [...scope]),
-          anyOf(customers.externalId, f.externalCustomerIds),
-        ),
-      );
-    conds.push(inArray(subscriptions.customerId, byExternalId));
+    conds.push(
+      inArray(subscriptions.customerId, customerIdsByExternalId(db, scope, f.externalCustomerIds)),
+    );
   }
   if (f.discountIds?.length) conds.push(anyOf(subscriptions.discountId, f.discountIds));
   if (f.statuses?.length) conds.push(inArray(subscriptions.status, f.statuses));
