@@ -262,7 +262,10 @@ export async function updateMySubscription(
 ) {
   const mine = await mySubscription(deps, ctx, id);
   const change = await sellerChange(deps, ctx, mine, input);
-  const updated = change ? await updateSubscription(deps, organizationView(ctx), id, change) : mine;
+  // A customer moves only to products the organization shows them, as in Polar's portal.
+  const updated = change
+    ? await updateSubscription(deps, organizationView(ctx), id, change, ["public"])
+    : mine;
   return portalSubscriptionOut(updated, await organizationOf(deps, ctx));
 }
 

@@ -26,6 +26,7 @@ import {
   renewSubscription,
   type DisplayProduct,
 } from "./renewal.ts";
+import { invalidProduct, type ProductVisibility, planTarget } from "./plan-target.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 
@@ -136,37 +137,22 @@ function seatsAfter(
   return { seats, amount };
 }
 
-const invalidProduct = (msg: string) =>
-  RequestValidationError.field(["body", "product_id"], msg, "value_error");
-
 export async function changePlan(
   deps: BillingDeps,
   s: repo.SubscriptionRow,
   productId: string,
   requested: Behavior | null | undefined,
   now: Date,
+  visibilities: readonly ProductVisibility[] | null = null,
 ): Promise<void> {
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
-  const [oldProduct, product] = await serializeProductsByIds(
+  const [oldProduct, found] = await serializeProductsByIds(
     deps.db,
     deps.baseUrl,
     scopeOfResource(s),
     [s.productId, productId],
   ).then((found) => [s.productId, productId].map((id) => found.find((p) => p.id === id)));
-  if (!product || product.organization_id !== s.organizationId)
-    throw invalidProduct("Product not found.");
-  if (!product.is_recurring || product.is_archived)
-    throw invalidProduct("The new product must be an active recurring product.");
-  // The subscription keeps its currency: only the new product's prices in it are billed.
-  const activePrices = (
-    product.prices as (CyclePrice & { is_archived: boolean; price_currency?: string })[]
-  )
-    .filter((p) => !p.is_archived && p.price_currency === s.currency)
-    .map((p) => p.id);
-  if (activePrices.length === 0)
-    throw invalidProduct(
-      `The new product has no price in ${s.currency.toUpperCase()}, the subscription's currency.`,
-    );
+  const { product, priceIds: activePrices } = planTarget(s, found, visibilities);
   const seated = seatsAfter(s, product, behavior);
   const seats = seated?.seats ?? null;
   // The old plan's usage is billed at its prices before the new ones apply (a trial's usage waits

@@ -25,6 +25,7 @@ import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { withLease } from "./lease.ts";
 import { changePlan, discountedAmount } from "./plan-change.ts";
+import type { ProductVisibility } from "./plan-target.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
 import { resumeSubscription } from "./period-end.ts";
@@ -50,11 +51,13 @@ export async function updateSubscription(
   ctx: AuthContext,
   id: string,
   input: SubscriptionUpdate,
+  /** The visibilities of the products a plan change may move to (all when null). */
+  visibilities: readonly ProductVisibility[] | null = null,
 ) {
   const row = await repo.findSubscription(deps.db, scopeOfCaller(ctx), id);
   if (!row) throw new ResourceNotFound("Subscription not found.");
   assertAccessible(ctx, row.organizationId, "Subscription not found.");
-  return withLease(deps.db, row, (found) => changeLeased(deps, found, input));
+  return withLease(deps.db, row, (found) => changeLeased(deps, found, input, visibilities));
 }
 
 /** The change, with the subscription leased and read again under the lease. */
@@ -62,6 +65,7 @@ async function changeLeased(
   deps: UpdateDeps,
   found: repo.SubscriptionRow,
   input: SubscriptionUpdate,
+  visibilities: readonly ProductVisibility[] | null,
 ) {
   const id = found.id;
   // One instant for the whole change: "now" in a trial_end is the time the renewal runs at.
@@ -87,7 +91,14 @@ async function changeLeased(
       await dryRun(deps.db, (tx) =>
         applyChange(tx, deps, clock, found, { ...input, product_id: undefined }),
       );
-    await changePlan(billing(deps), found, input.product_id, input.proration_behavior, now);
+    await changePlan(
+      billing(deps),
+      found,
+      input.product_id,
+      input.proration_behavior,
+      now,
+      visibilities,
+    );
   }
   if ("seats" in input) {
     if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
