@@ -40,10 +40,7 @@ export async function customerStatesOf(
   );
 }
 
-/**
- * Where subscriptions, benefit grants and meter balances join the customer state, computed from
- * real rows (grants and meters join when their issue lands).
- */
+/** The customer state's active subscriptions, benefit grants and meter balances of one customer. */
 export async function customerStateExtras(deps: { db: Db }, customer: CustomerRecord) {
   const active = await activeSubscriptionsOf(deps.db, scopeOfResource(customer), customer.id);
   return {
