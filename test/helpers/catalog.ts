@@ -39,6 +39,17 @@ export function polarFor(t: TestServer, accessToken: string): Polar {
   return new Polar({ accessToken, serverURL: t.url });
 }
 
+/** A one-time $1 discount named `name`, through Polar's client (a name for a list to sort by). */
+export function oneDollarOff(polar: Polar, name: string) {
+  return polar.discounts.create({
+    name,
+    type: "fixed",
+    amount: 100,
+    currency: "usd",
+    duration: "once",
+  });
+}
+
 export async function insertMeter(
   t: TestServer,
   organizationId: string,

@@ -1,24 +1,13 @@
 // SQL for the orders list (GET /v1/orders/ and the customer portal's): every filter Polar's
 // contract declares, under the caller's scope.
-import {
-  and,
-  asc,
-  count,
-  desc,
-  gt,
-  inArray,
-  isNotNull,
-  isNull,
-  lt,
-  ne,
-  type SQL,
-} from "drizzle-orm";
+import { and, asc, count, gt, inArray, isNotNull, isNull, lt, ne, type SQL } from "drizzle-orm";
 import { anyOf } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
-import { orders } from "../../../db/schema/index.ts";
+import { customers, discounts, orders, products } from "../../../db/schema/index.ts";
 import { customerIdsByExternalId } from "../customers/queries.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import { rankOf, referencedValue, sortTerms } from "../../lib/sort-sql.ts";
 
 export interface OrderFilter {
   scope: OrgScope;
@@ -40,10 +29,26 @@ export interface OrderFilter {
   excludeDrafts?: boolean | undefined;
 }
 
+// Polar's OrderSortProperty: status by its place in an order's life (not alphabetically), the keys
+// naming another object by the customer's email, the product's and the discount's name, and the
+// subscription's id (ordering orders of one subscription together).
 const SORTS = {
   created_at: orders.createdAt,
+  status: rankOf(orders.status, [
+    "draft",
+    "pending",
+    "paid",
+    "partially_refunded",
+    "refunded",
+    "void",
+  ]),
+  invoice_number: orders.invoiceNumber,
   amount: orders.totalAmount,
   net_amount: orders.netAmount,
+  customer: referencedValue(customers.email, customers.id, orders.customerId),
+  product: referencedValue(products.name, products.id, orders.productId),
+  discount: referencedValue(discounts.name, discounts.id, orders.discountId),
+  subscription: orders.subscriptionId,
 } as const;
 export type OrderSort = keyof typeof SORTS;
 
@@ -79,7 +84,7 @@ export async function listOrders(
 ) {
   if (f.scope.length === 0) return { rows: [], total: 0 };
   const where = and(...conditions(db, f));
-  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const order = sortTerms(sorting, SORTS);
   const [rows, [totals]] = await Promise.all([
     db
       .select()

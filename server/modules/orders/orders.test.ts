@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { buy } from "../../../test/helpers/grants.ts";
+import { oneDollarOff } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 const SCOPES = [
@@ -98,13 +99,7 @@ describe("/v1/orders", () => {
     // Only the one-time order carries each of these; before the changes every filter sees both.
     await polar.customers.update({ id: oneTime.customerId, customerUpdate: { externalId: "u1" } });
     await polar.customers.update({ id: monthly.customerId, customerUpdate: { externalId: "u2" } });
-    const discount = await polar.discounts.create({
-      name: "Launch",
-      type: "fixed",
-      amount: 100,
-      currency: "usd",
-      duration: "once",
-    });
+    const discount = await oneDollarOff(polar, "Launch");
     await t.server.database.rows(sql`
       update orders set discount_id = ${discount.id}, status = 'partially_refunded',
         created_at = '2026-01-01T00:00:00Z', metadata = '{"source": "ads", "n": 1}'::jsonb
@@ -172,6 +167,8 @@ describe("/v1/orders", () => {
     for (const [query, loc] of [
       ["?product_id=not-a-uuid", ["query", "product_id"]],
       ["?sorting=bogus", ["query", "sorting"]],
+      // The portal's key for subscriptions, not one of OrderSortProperty.
+      ["?sorting=-organization", ["query", "sorting"]],
       ["?limit=0", ["query", "limit"]],
       ["?status=settled", ["query", "status"]],
       ["?discount_id=not-a-uuid", ["query", "discount_id"]],
@@ -188,5 +185,63 @@ describe("/v1/orders", () => {
     const badId = await api(t.url, "/v1/orders/not-a-uuid", { token });
     expect(badId.status).toBe(422);
     expect(badId.body.detail[0].loc).toEqual(["path", "id"]);
+  });
+
+  // Runs last: it adds a third order, which the lists above do not expect.
+  it("sorts by every key of Polar's OrderSortProperty, both ways, and pages without repeats", async () => {
+    const atlas = await polar.products.create({
+      name: "Atlas",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 500, priceCurrency: "usd" }],
+    });
+    const third = await buy(polar, organizationId, atlas.id, "zed@buyer.example");
+    const zeta = await oneDollarOff(polar, "Zeta");
+    // The one-time order is partially refunded with the discount Launch (the test above); the third
+    // is pending with Zeta, and its customer's name comes first though the email comes last.
+    await t.server.database.rows(sql`
+      update orders set status = 'pending', discount_id = ${zeta.id} where id = ${third.id}`);
+    await t.server.database.rows(
+      sql`update customers set name = 'Aaron' where id = ${third.customerId}`,
+    );
+    for (const [id, number] of [
+      [oneTime.id, "T-0003"],
+      [monthly.id, "T-0001"],
+      [third.id, "T-0002"],
+    ] as const) {
+      await t.server.database.rows(
+        sql`update orders set invoice_number = ${number} where id = ${id}`,
+      );
+    }
+    const ids = async (query: string) => {
+      const res = await list(query);
+      expect(res.status, query).toBe(200);
+      return res.body.items.map((o: { id: string }) => o.id);
+    };
+    const [o1, o2, o3] = [oneTime.id, monthly.id, third.id];
+    const bySubscription = [monthly, third]
+      .sort((x, y) => (x.subscriptionId! < y.subscriptionId! ? -1 : 1))
+      .map((o) => o.id);
+    const ascending: [string, string[]][] = [
+      // Polar's order of an order's life: pending, paid, partially refunded (not alphabetical).
+      ["status", [o3, o2, o1]],
+      ["invoice_number", [o2, o3, o1]],
+      ["customer", [o1, o2, o3]],
+      ["product", [o3, o1, o2]],
+      // No discount or subscription sorts last ascending, first descending, as PostgreSQL does.
+      ["discount", [o1, o3, o2]],
+      ["subscription", [...bySubscription, o1]],
+    ];
+    for (const [key, order] of ascending) {
+      expect(await ids(`?sorting=${key}`), key).toEqual(order);
+      expect(await ids(`?sorting=-${key}`), `-${key}`).toEqual([...order].reverse());
+    }
+    // Pages one row long walk the whole list once, in the list's order.
+    for (const query of ["?sorting=-subscription", "?sorting=status&sorting=-customer"]) {
+      const whole = await ids(query);
+      const paged = [];
+      for (let page = 1; page <= 3; page++)
+        paged.push(...(await ids(`${query}&limit=1&page=${page}`)));
+      expect(paged, query).toEqual(whole);
+    }
   });
 });

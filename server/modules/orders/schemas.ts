@@ -18,6 +18,18 @@ export const ORDER_STATUSES = [
   "partially_refunded",
   "void",
 ] as const;
+/** Polar's OrderSortProperty (list-repository.ts says what each key sorts by). */
+export const ORDER_SORTS = [
+  "created_at",
+  "status",
+  "invoice_number",
+  "amount",
+  "net_amount",
+  "customer",
+  "product",
+  "discount",
+  "subscription",
+] as const;
 export const orderListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
@@ -30,7 +42,7 @@ export const orderListQuery = z.object({
   product_billing_type: queryList(z.enum(["one_time", "recurring"])).optional(),
   created_after: queryDatetime.optional(),
   created_before: queryDatetime.optional(),
-  sorting: sortingSchema(["created_at", "amount", "net_amount"] as const, ["-created_at"]),
+  sorting: sortingSchema(ORDER_SORTS, ["-created_at"]),
 });
 export type OrderListQuery = z.output<typeof orderListQuery>;
 
