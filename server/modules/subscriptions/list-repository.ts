@@ -1,12 +1,13 @@
 // SQL for the subscriptions list (GET /v1/subscriptions/ and the customer portal's): every filter
 // Polar's contract declares, under the caller's scope.
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
 import { anyOf } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
-import { subscriptions } from "../../../db/schema/index.ts";
+import { customers, discounts, products, subscriptions } from "../../../db/schema/index.ts";
 import { customerIdsByExternalId } from "../customers/queries.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import { referencedValue, sortTerms } from "../../lib/sort-sql.ts";
 
 export interface SubscriptionFilter {
   productIds?: string[] | undefined;
@@ -27,12 +28,19 @@ export interface SubscriptionFilter {
   metadata?: MetadataFilter | undefined;
 }
 
+// Polar's SubscriptionSortProperty: the keys naming another object sort by the customer's email
+// and the product's and discount's name.
 const SORTS = {
   created_at: subscriptions.createdAt,
+  customer: referencedValue(customers.email, customers.id, subscriptions.customerId),
   started_at: subscriptions.startedAt,
   current_period_end: subscriptions.currentPeriodEnd,
+  ended_at: subscriptions.endedAt,
+  ends_at: subscriptions.endsAt,
   amount: subscriptions.amount,
   status: subscriptions.status,
+  product: referencedValue(products.name, products.id, subscriptions.productId),
+  discount: referencedValue(discounts.name, discounts.id, subscriptions.discountId),
 } as const;
 export type SubscriptionSort = keyof typeof SORTS;
 
@@ -76,7 +84,7 @@ export async function listSubscriptions(
 ) {
   if (scope.length === 0) return { rows: [], total: 0 };
   const where = and(...conditions(db, scope, f));
-  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
+  const order = sortTerms(sorting, SORTS);
   const [rows, [totals]] = await Promise.all([
     db
       .select()

@@ -1,10 +1,12 @@
 // GET /v1/subscriptions/ with each of Polar's filters: two subscriptions that differ in every
 // filtered field, so a filter that were ignored would answer both; another organization's token
-// naming the same external id sees none, and bad filter values are a 422 on the parameter.
+// naming the same external id sees none, and bad filter values are a 422 on the parameter; then a
+// third subscription shows each sort key ordering all three both ways.
 import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
+import { oneDollarOff } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 const SCOPES = [
@@ -43,15 +45,7 @@ beforeAll(async () => {
   };
   a = await subscribe("u1", { plan: "a", n: 1 });
   b = await subscribe("u2", { plan: "b" });
-  discountId = (
-    await polar.discounts.create({
-      name: "Launch",
-      type: "fixed",
-      amount: 100,
-      currency: "usd",
-      duration: "once",
-    })
-  ).id;
+  discountId = (await oneDollarOff(polar, "Launch")).id;
   // Only `a` is discounted, set to cancel and was given a reason; the two started a month apart.
   await t.server.database.rows(sql`
     update subscriptions set discount_id = ${discountId}, cancel_at_period_end = true,
@@ -132,11 +126,56 @@ describe("GET /v1/subscriptions/ filters", () => {
       ["?started_after=2026-01-01T00:00:00", "started_after"],
       ["?started_before=soon", "started_before"],
       ["?status=sleeping", "status"],
+      // The portal's key, not one of SubscriptionSortProperty.
+      ["?sorting=organization", "sorting"],
+      ["?sorting=-bogus", "sorting"],
     ] as const) {
       const res = await list(query);
       expect(res.status, query).toBe(422);
       expect(res.body.error).toBe("RequestValidationError");
       expect(res.body.detail[0].loc.slice(0, 2)).toEqual(["query", loc]);
+    }
+  });
+
+  // Runs last: it adds a third subscription, which the filters above do not expect.
+  it("sorts by the keys of Polar's SubscriptionSortProperty, both ways", async () => {
+    const polar = new Polar({ accessToken: token, serverURL: t.url });
+    const atlas = await polar.products.create({
+      name: "Atlas",
+      recurringInterval: "month",
+      prices: [{ amountType: "free" }],
+    });
+    await polar.customers.create({ email: "zed@example.com", name: "Aaron", externalId: "u3" });
+    const created = await api(t.url, "/v1/subscriptions/", {
+      token,
+      body: { product_id: atlas.id, external_customer_id: "u3" },
+    });
+    expect(created.status).toBe(201);
+    const c = created.body.id as string;
+    const zeta = await oneDollarOff(polar, "Zeta");
+    // a: Launch, ends in May; b: no discount, ended in March; c: Zeta, ends in April, ended later.
+    await t.server.database.rows(sql`
+      update subscriptions set ends_at = '2026-05-01T00:00:00Z' where id = ${a}`);
+    await t.server.database.rows(sql`
+      update subscriptions set ended_at = '2026-03-10T00:00:00Z' where id = ${b}`);
+    await t.server.database.rows(sql`
+      update subscriptions set discount_id = ${zeta.id}, ends_at = '2026-04-01T00:00:00Z',
+        ended_at = '2026-03-20T00:00:00Z'
+      where id = ${c}`);
+    // a and b share their product: the id breaks the tie, ascending whichever way the key goes.
+    const [first, second] = [a, b].sort();
+    const cases: [string, string[], string[]][] = [
+      // By email: Aaron's zed@ comes last.
+      ["customer", [a, b, c], [c, b, a]],
+      ["product", [c, first!, second!], [first!, second!, c]],
+      // None sorts last ascending, first descending, as PostgreSQL does.
+      ["discount", [a, c, b], [b, c, a]],
+      ["ends_at", [c, a, b], [b, a, c]],
+      ["ended_at", [b, c, a], [a, c, b]],
+    ];
+    for (const [key, ascending, descending] of cases) {
+      expect(await only(`?sorting=${key}`), key).toEqual(ascending);
+      expect(await only(`?sorting=-${key}`), `-${key}`).toEqual(descending);
     }
   });
 });

@@ -102,7 +102,18 @@ export const subscriptionListQuery = z.object({
   started_after: queryDatetime.optional(),
   started_before: queryDatetime.optional(),
   sorting: sortingSchema(
-    ["created_at", "started_at", "current_period_end", "amount", "status"] as const,
+    [
+      "created_at",
+      "customer",
+      "status",
+      "started_at",
+      "current_period_end",
+      "ended_at",
+      "ends_at",
+      "amount",
+      "product",
+      "discount",
+    ] as const,
     ["-started_at"],
   ),
 });
