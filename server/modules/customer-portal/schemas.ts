@@ -70,7 +70,9 @@ export const portalSubscriptionListQuery = z.object({
   product_id: queryList(z.uuid()).optional(),
   active: queryBoolean.optional(),
   query: z.string().optional(),
-  sorting: sortingSchema(["started_at", "amount", "status"] as const, ["-started_at"]),
+  sorting: sortingSchema(["started_at", "amount", "status", "organization", "product"] as const, [
+    "-started_at",
+  ]),
 });
 export type PortalSubscriptionListQuery = z.output<typeof portalSubscriptionListQuery>;
 
@@ -79,7 +81,10 @@ export const portalOrderListQuery = z.object({
   product_billing_type: queryList(z.enum(["one_time", "recurring"])).optional(),
   subscription_id: queryList(z.uuid()).optional(),
   query: z.string().optional(),
-  sorting: sortingSchema(["created_at", "amount", "net_amount"] as const, ["-created_at"]),
+  sorting: sortingSchema(
+    ["created_at", "amount", "net_amount", "product", "subscription"] as const,
+    ["-created_at"],
+  ),
 });
 export type PortalOrderListQuery = z.output<typeof portalOrderListQuery>;
 

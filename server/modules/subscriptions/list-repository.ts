@@ -3,7 +3,13 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
 import { anyOf } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
-import { customers, discounts, products, subscriptions } from "../../../db/schema/index.ts";
+import {
+  customers,
+  discounts,
+  organization,
+  products,
+  subscriptions,
+} from "../../../db/schema/index.ts";
 import { customerIdsByExternalId } from "../customers/queries.ts";
 import { metadataCondition, type MetadataFilter } from "../../lib/metadata.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -28,8 +34,9 @@ export interface SubscriptionFilter {
   metadata?: MetadataFilter | undefined;
 }
 
-// Polar's SubscriptionSortProperty: the keys naming another object sort by the customer's email
-// and the product's and discount's name.
+// Polar's SubscriptionSortProperty and the portal's CustomerSubscriptionSortProperty: the keys
+// naming another object sort by the customer's email, the product's and discount's name and the
+// organization's slug.
 const SORTS = {
   created_at: subscriptions.createdAt,
   customer: referencedValue(customers.email, customers.id, subscriptions.customerId),
@@ -41,6 +48,7 @@ const SORTS = {
   status: subscriptions.status,
   product: referencedValue(products.name, products.id, subscriptions.productId),
   discount: referencedValue(discounts.name, discounts.id, subscriptions.discountId),
+  organization: referencedValue(organization.slug, organization.id, subscriptions.organizationId),
 } as const;
 export type SubscriptionSort = keyof typeof SORTS;
 

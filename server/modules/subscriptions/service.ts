@@ -68,7 +68,10 @@ export async function serializeSubscription(db: Db, baseUrl: string, row: repo.S
 export async function listSubscriptions(
   deps: SubscriptionDeps,
   ctx: AuthContext,
-  q: SubscriptionListQuery,
+  // The portal's keys too (organization), which the seller's list does not take.
+  q: Omit<SubscriptionListQuery, "sorting"> & {
+    sorting: { key: repo.SubscriptionSort; desc: boolean }[];
+  },
   page: Pagination,
   metadata: MetadataFilter = {},
 ) {
