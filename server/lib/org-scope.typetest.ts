@@ -285,7 +285,7 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   void repo.findProducts(db, scopeOfResource({ organizationId }), ["id"]);
   void products.serializeProductsByIds(db, "", scopeOfCaller(ctx, organizationId), ["id"]);
   void discounts.discountOf(db, scopeOfResource({ organizationId }), "id");
-  void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, 10, 0);
+  void linksRepo.listLinks(db, scopeOfCaller(ctx, organizationId), undefined, [], 10, 0);
   void customerRepo.findCustomer(db, scopeOfCaller(ctx), { externalId: "x" });
   void customers.customersByIds(db, scopeOfResource({ organizationId }), ["id"]);
   void subscriptionRepo.findSubscription(db, scopeOfCaller(ctx), "id");

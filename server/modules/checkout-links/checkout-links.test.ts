@@ -105,4 +105,47 @@ describe("checkout links", () => {
     });
     expect(bad.status).toBe(422);
   });
+
+  it("lists oldest first, as Polar does, and sorts by each CheckoutLinkSortProperty both ways", async () => {
+    const sorted = (
+      await polar.products.create({
+        name: "Sorted",
+        prices: [{ amountType: "fixed", priceAmount: 100, priceCurrency: "usd" }],
+      })
+    ).id;
+    const link = async (label: string, successUrl: string, allowDiscountCodes: boolean) =>
+      (
+        await polar.checkoutLinks.create({
+          paymentProcessor: "stripe",
+          products: [sorted],
+          label,
+          successUrl,
+          allowDiscountCodes,
+        })
+      ).id;
+    const l1 = await link("b", "https://c.example/", false);
+    const l2 = await link("c", "https://a.example/", true);
+    const l3 = await link("a", "https://b.example/", true);
+    const ids = async (sorting: string) => {
+      const res = await api(t.url, `/v1/checkout-links/?product_id=${sorted}${sorting}`, { token });
+      expect(res.status, sorting).toBe(200);
+      return res.body.items.map((l: { id: string }) => l.id);
+    };
+    expect(await ids("")).toEqual([l1, l2, l3]);
+    const [first, second] = [l2, l3].sort();
+    for (const [key, ascending, descending] of [
+      ["created_at", [l1, l2, l3], [l3, l2, l1]],
+      ["label", [l3, l1, l2], [l2, l1, l3]],
+      ["success_url", [l2, l3, l1], [l1, l3, l2]],
+      // l2 and l3 both allow codes: the id breaks the tie, ascending either way.
+      ["allow_discount_codes", [l1, first, second], [first, second, l1]],
+    ] as const) {
+      expect(await ids(`&sorting=${key}`), key).toEqual(ascending);
+      expect(await ids(`&sorting=-${key}`), `-${key}`).toEqual(descending);
+    }
+    const bad = await api(t.url, "/v1/checkout-links/?sorting=name", { token });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error).toBe("RequestValidationError");
+    expect(bad.body.detail[0].loc.slice(0, 2)).toEqual(["query", "sorting"]);
+  });
 });

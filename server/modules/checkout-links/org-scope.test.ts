@@ -59,10 +59,10 @@ describe("OrgScope on checkout links reads", () => {
 
     expect((await repo.findLink(db, scopeA, linkId))?.id).toBe(linkId);
     expect(await repo.findLink(db, scopeB, linkId)).toBeNull();
-    expect((await repo.listLinks(db, scopeA, undefined, 100, 0)).rows.map((r) => r.id)).toEqual([
-      linkId,
-    ]);
-    expect(await repo.listLinks(db, scopeB, undefined, 100, 0)).toEqual({ rows: [], total: 0 });
+    expect((await repo.listLinks(db, scopeA, undefined, [], 100, 0)).rows.map((r) => r.id)).toEqual(
+      [linkId],
+    );
+    expect(await repo.listLinks(db, scopeB, undefined, [], 100, 0)).toEqual({ rows: [], total: 0 });
 
     const both = callerOf([a.organization.id, b.organization.id]);
     expect((await repo.findLink(db, scopeOfCaller(both), linkId))?.id).toBe(linkId);

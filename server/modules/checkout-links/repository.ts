@@ -1,10 +1,11 @@
 // SQL for checkout links (soft-deleted: a deleted link stops selling, its sessions keep pointing at it).
 // The seller's reads take an OrgScope (lib/org-scope.ts) and filter by it in SQL; a visitor's read
 // goes by the link's secret, which is its own credential. Writes go by the id of a link so read.
-import { and, arrayOverlaps, count, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, arrayOverlaps, asc, count, eq, inArray, isNull } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { checkoutLinks } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
+import { sortTerms } from "../../lib/sort-sql.ts";
 
 export type CheckoutLinkRow = typeof checkoutLinks.$inferSelect;
 
@@ -55,10 +56,19 @@ export async function updateLink(
   return row!;
 }
 
+const SORTS = {
+  created_at: checkoutLinks.createdAt,
+  label: checkoutLinks.label,
+  success_url: checkoutLinks.successUrl,
+  allow_discount_codes: checkoutLinks.allowDiscountCodes,
+} as const;
+export type CheckoutLinkSort = keyof typeof SORTS;
+
 export async function listLinks(
   db: Db,
   scope: OrgScope,
   productIds: string[] | undefined,
+  sorting: { key: CheckoutLinkSort; desc: boolean }[],
   limit: number,
   offset: number,
 ) {
@@ -73,7 +83,7 @@ export async function listLinks(
       .select()
       .from(checkoutLinks)
       .where(where)
-      .orderBy(desc(checkoutLinks.createdAt), desc(checkoutLinks.id))
+      .orderBy(...sortTerms(sorting, SORTS), asc(checkoutLinks.id))
       .limit(limit)
       .offset(offset),
     db.select({ n: count() }).from(checkoutLinks).where(where),

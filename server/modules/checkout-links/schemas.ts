@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
+import { sortingSchema } from "../../lib/sorting.ts";
 import { metadataOut, recurringInterval, timestamped } from "../../lib/wire.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { discountBaseOut, discountBaseSchema } from "../discounts/schemas.ts";
@@ -49,10 +50,20 @@ export const linkUpdate = z.object({
   metadata: metadataInput.optional(),
 });
 
+export const CHECKOUT_LINK_SORTS = [
+  "created_at",
+  "label",
+  "success_url",
+  "allow_discount_codes",
+] as const;
+
+// Polar's default is the oldest first.
 export const linkListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
+  sorting: sortingSchema(CHECKOUT_LINK_SORTS, ["created_at"]),
 });
+export type LinkListQuery = z.output<typeof linkListQuery>;
 
 /** What a visitor's /buy URL may prefill (the rest of the query string is passed on to the page). */
 export const buyQuery = z.object({

@@ -11,7 +11,13 @@ import { discountOf } from "../discounts/service.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { serializeProductsByIds, productsOf } from "../products/service.ts";
 import * as repo from "./repository.ts";
-import { checkoutLinkOut, type linkCreate, type linkUpdate, type buyQuery } from "./schemas.ts";
+import {
+  checkoutLinkOut,
+  type LinkListQuery,
+  type linkCreate,
+  type linkUpdate,
+  type buyQuery,
+} from "./schemas.ts";
 
 async function render(deps: CheckoutDeps, row: repo.CheckoutLinkRow) {
   const secret = deps.secretBox.open(row.clientSecretEnc);
@@ -92,13 +98,14 @@ export async function getLink(deps: CheckoutDeps, ctx: AuthContext, id: string) 
 export async function listLinks(
   deps: CheckoutDeps,
   ctx: AuthContext,
-  query: { organization_id?: string[] | undefined; product_id?: string[] | undefined },
+  query: LinkListQuery,
   page: Pagination,
 ) {
   const { rows, total } = await repo.listLinks(
     deps.db,
     scopeOfCaller(ctx, query.organization_id),
     query.product_id,
+    query.sorting,
     page.limit,
     offsetOf(page),
   );

@@ -31,7 +31,11 @@ export function CheckoutsPage() {
     withQuery("/v1/checkouts/", { organization_id: org.id, limit: 50, sorting: "-created_at" }),
   );
   const links = useApi<Page<CheckoutLink>>(
-    withQuery("/v1/checkout-links/", { organization_id: org.id, limit: 100 }),
+    withQuery("/v1/checkout-links/", {
+      organization_id: org.id,
+      limit: 100,
+      sorting: "-created_at",
+    }),
   );
   const action = useAction();
   return (
