@@ -175,6 +175,8 @@ export const orderItems = pgTable(
     taxAmount: bigint("tax_amount", { mode: "number" }).notNull(),
     proration: boolean("proration").notNull().default(false),
     productPriceId: uuid("product_price_id").references(() => productPrices.id),
+    /** The item's place in its order: the items are inserted in one statement, so share created_at. */
+    position: integer("position").notNull().default(0),
     ...timestamps(),
   },
   (t) => [index("order_items_order_idx").on(t.orderId)],

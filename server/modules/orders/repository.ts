@@ -48,7 +48,7 @@ async function withItems(
   const inserted = items.length
     ? await db
         .insert(orderItems)
-        .values(items.map((i) => ({ ...i, orderId: order.id })))
+        .values(items.map((i, position) => ({ ...i, orderId: order.id, position })))
         .returning()
     : [];
   return { order, items: inserted };
@@ -98,7 +98,7 @@ export async function insertOrdersOnce(
   );
   const itemsByKey = new Map(list.map((l) => [l.values.billingKey, l.items]));
   const items = inserted.flatMap((o) =>
-    (itemsByKey.get(o.billingKey!) ?? []).map((i) => ({ ...i, orderId: o.id })),
+    (itemsByKey.get(o.billingKey!) ?? []).map((i, position) => ({ ...i, orderId: o.id, position })),
   );
   if (items.length === 0) return { orders: inserted, items: [] };
   const insertedItems = tableRows(
@@ -294,7 +294,7 @@ export async function itemsOf(
     .from(orderItems)
     .innerJoin(orders, eq(orders.id, orderItems.orderId))
     .where(and(anyOf(orderItems.orderId, orderIds), inArray(orders.organizationId, [...scope])))
-    .orderBy(asc(orderItems.createdAt), asc(orderItems.id));
+    .orderBy(asc(orderItems.position), asc(orderItems.id));
 }
 
 export { listOrders, type OrderFilter, type OrderSort } from "./list-repository.ts";

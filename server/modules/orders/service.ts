@@ -62,9 +62,9 @@ export async function serializeOrders(
   const customerById = new Map(customers.map((c) => [c.id, c]));
   const productById = new Map(products.map((p) => [p.id, p]));
   const subscriptionById = new Map(subscriptions.map((s) => [s.id, s]));
-  // Grouped in itemsOf's order (created, then id), so known items render as a read would.
+  // Grouped in itemsOf's order (position, then id), so known items render as a read would.
   const itemsByOrder = new Map<string, repo.OrderItemRow[]>();
-  for (const i of [...items].sort(byCreatedThenId)) {
+  for (const i of [...items].sort(byPositionThenId)) {
     const list = itemsByOrder.get(i.orderId) ?? [];
     list.push(i);
     itemsByOrder.set(i.orderId, list);
@@ -83,8 +83,8 @@ export async function serializeOrders(
   );
 }
 
-function byCreatedThenId(a: repo.OrderItemRow, b: repo.OrderItemRow): number {
-  return a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+function byPositionThenId(a: repo.OrderItemRow, b: repo.OrderItemRow): number {
+  return a.position - b.position || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 export async function listOrders(
