@@ -6,9 +6,13 @@ import type { Db } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { CustomerContext, CustomerResolver } from "../../lib/customer-context.ts";
-import { ResourceNotFound } from "../../lib/errors.ts";
+import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
+import type { CustomerOut } from "../customers/schemas.ts";
 import { getCustomer } from "../customers/service.ts";
+import { memberOfTeam } from "../members/queries.ts";
+import { memberModelEnabled } from "../organizations/queries.ts";
 import * as repo from "./repository.ts";
 import {
   customerSessionOut,
@@ -29,17 +33,70 @@ export function portalUrlFor(baseUrl: string, token: string): string {
   return `${baseUrl}/portal?customer_session_token=${encodeURIComponent(token)}`;
 }
 
+/**
+ * The customer a session is asked for. As Polar's CustomerSessionService._get_customer, one that
+ * does not exist (or belongs to another organization) is a 422 on the field that named it.
+ */
+async function customerOf(
+  deps: CustomerSessionDeps,
+  ctx: AuthContext,
+  input: CustomerSessionCreate,
+): Promise<CustomerOut> {
+  const [field, value, ref] =
+    "customer_id" in input
+      ? (["customer_id", input.customer_id, { id: input.customer_id }] as const)
+      : ([
+          "external_customer_id",
+          input.external_customer_id,
+          { externalId: input.external_customer_id },
+        ] as const);
+  try {
+    return await getCustomer({ db: deps.db, clock: deps.clock }, ctx, ref);
+  } catch (err) {
+    if (!(err instanceof ResourceNotFound)) throw err;
+    throw new RequestValidationError([
+      { loc: ["body", field], msg: "Customer does not exist.", type: "value_error", input: value },
+    ]);
+  }
+}
+
+/**
+ * With the member model on, a member named by member_id (else external_member_id) must be one of
+ * the customer's, as Polar's _get_member_by_id / _get_member_by_external_id; with it off, Polar
+ * ignores both, and so does till.
+ */
+async function checkMember(db: Db, customer: CustomerOut, input: CustomerSessionCreate) {
+  const [field, value, ref] =
+    input.member_id != null
+      ? (["member_id", input.member_id, { id: input.member_id }] as const)
+      : input.external_member_id != null
+        ? ([
+            "external_member_id",
+            input.external_member_id,
+            { externalId: input.external_member_id },
+          ] as const)
+        : [];
+  if (!field) return;
+  const scope = scopeOfResource({ organizationId: customer.organization_id });
+  if (await memberOfTeam(db, scope, customer.id, ref)) return;
+  throw new RequestValidationError([
+    {
+      loc: ["body", field],
+      msg: "Member does not exist for this customer.",
+      type: "value_error",
+      input: value,
+    },
+  ]);
+}
+
 export async function createCustomerSession(
   deps: CustomerSessionDeps,
   ctx: AuthContext,
   input: CustomerSessionCreate,
 ) {
-  // A customer of another organization, or one that does not exist, is a 404 (never a 403).
-  const customer = await getCustomer(
-    { db: deps.db, clock: deps.clock },
-    ctx,
-    "customer_id" in input ? { id: input.customer_id } : { externalId: input.external_customer_id },
-  );
+  const customer = await customerOf(deps, ctx, input);
+  if (await memberModelEnabled(deps.db, customer.organization_id))
+    await checkMember(deps.db, customer, input);
   const token = newToken("till_cst_");
   const now = deps.clock.now();
   const row = await repo.insertSession(deps.db, {

@@ -55,10 +55,22 @@ export async function prorationBehaviorOf(
 }
 
 /** Whether the organization may create and finalize draft orders (off-session charges); off by default. */
-export async function offSessionChargesEnabled(db: Db, organizationId: string): Promise<boolean> {
+export function offSessionChargesEnabled(db: Db, organizationId: string): Promise<boolean> {
+  return featureOn(db, organizationId, "off_session_charges_enabled");
+}
+
+/** Whether the organization uses the member model (feature_settings.member_model_enabled). */
+export function memberModelEnabled(db: Db, organizationId: string): Promise<boolean> {
+  return featureOn(db, organizationId, "member_model_enabled");
+}
+
+async function featureOn(
+  db: Db,
+  organizationId: string,
+  flag: "off_session_charges_enabled" | "member_model_enabled",
+): Promise<boolean> {
   const record = await ownRecord(db, organizationId);
-  if (!record) return false;
-  return settingsOf(record.profile.settings).feature_settings.off_session_charges_enabled;
+  return record ? settingsOf(record.profile.settings).feature_settings[flag] : false;
 }
 
 /** The currency an organization charges in when a request names none. */
