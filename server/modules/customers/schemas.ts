@@ -2,7 +2,7 @@
 // CustomerState, and the serializer every endpoint and webhook uses.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { countrySchema } from "../../lib/countries.ts";
+import { countrySchema, SUBDIVISIONS } from "../../lib/countries.ts";
 import { metadataInput } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { address, metadataOut, nullableTimestamp, timestamped } from "../../lib/wire.ts";
@@ -11,16 +11,39 @@ import type { customers } from "../../../db/schema/index.ts";
 /** A customer row as stored. */
 export type CustomerRow = typeof customers.$inferSelect;
 
-// An address line longer than any real one is refused, not stored (and printed on invoices).
-const nullableText = z.string().max(500).nullish();
-export const addressInput = z.object({
-  line1: nullableText,
-  line2: nullableText,
-  postal_code: nullableText,
-  city: nullableText,
-  state: nullableText,
-  country: countrySchema,
-});
+// An address line longer than any real one is refused, not stored (and printed on invoices). As
+// Polar's Address, text is trimmed and a blank one is null.
+const nullableText = z
+  .string()
+  .trim()
+  .max(500)
+  .transform((v) => v || null)
+  .nullish();
+const INVALID_STATE: Record<string, string> = {
+  US: "Value error, Invalid US state",
+  CA: "Value error, Invalid CA subdivision",
+};
+/**
+ * Polar's Address.validate_state: a US or CA state is sent as "NY" or "US-NY", kept as "US-NY", and
+ * refused (the whole address, at its own location) when not on the list; elsewhere it is free text.
+ */
+export const addressInput = z
+  .object({
+    line1: nullableText,
+    line2: nullableText,
+    postal_code: nullableText,
+    city: nullableText,
+    state: nullableText,
+    country: countrySchema,
+  })
+  .transform((a, ctx) => {
+    const allowed = SUBDIVISIONS[a.country];
+    if (!allowed || !a.state) return a;
+    const state = a.state.startsWith(`${a.country}-`) ? a.state : `${a.country}-${a.state}`;
+    if (allowed.has(state)) return { ...a, state };
+    ctx.addIssue({ code: "custom", message: INVALID_STATE[a.country]! });
+    return z.NEVER;
+  });
 
 // A string validated against the billing country, or an explicit [value, format] pair.
 const taxIdInput = z.union([
