@@ -104,25 +104,19 @@ describe("discounts through Polar's client", () => {
     expect((await polar.discounts.get({ id: forever.id })).code).toBe("friends");
   });
 
-  it("updates (switching type, clearing the code) and deletes; the deleted code can be used again", async () => {
+  it("updates (its worth, months and products, clearing the code) and deletes; the deleted code can be used again", async () => {
     const polar = polarFor(t, seller.token);
     const d = await polar.discounts.create({
-      type: "fixed",
+      type: "percentage",
       name: "Launch",
-      duration: "forever",
-      amount: 1000,
-      currency: "usd",
+      duration: "repeating",
+      durationInMonths: 3,
+      basisPoints: 1000,
       code: "LAUNCH",
     });
     const pct = await polar.discounts.update({
       id: d.id,
-      discountUpdate: {
-        type: "percentage",
-        basisPoints: 1500,
-        duration: "repeating",
-        durationInMonths: 6,
-        products: [productId],
-      },
+      discountUpdate: { basisPoints: 1500, durationInMonths: 6, products: [productId] },
     });
     expect(pct).toMatchObject({
       type: "percentage",
@@ -291,7 +285,10 @@ describe("discount validation (raw HTTP): 422 in Polar's shape, nothing written"
       api(t.url, `/v1/discounts/${d.id}`, { method: "PATCH", token: seller.token, body });
     const checks: [unknown, (string | number)[]][] = [
       [{ code: "TAKEN" }, ["body", "code"]],
-      [{ type: "fixed" }, ["body", "amount"]],
+      [{ type: "fixed" }, ["body", "type"]],
+      [{ type: "fixed", amount: 500, currency: "usd" }, ["body", "type"]],
+      [{ duration: "forever" }, ["body", "duration"]],
+      [{ duration: null }, ["body", "duration"]],
       [{ duration_in_months: null }, ["body", "duration_in_months"]],
       [{ ends_at: "2000-01-01T00:00:00Z", starts_at: "2001-01-01T00:00:00Z" }, ["body", "ends_at"]],
       [{ products: [otherProductId] }, ["body", "products", 0]],
@@ -302,6 +299,44 @@ describe("discount validation (raw HTTP): 422 in Polar's shape, nothing written"
       expect(res.body.detail[0].loc).toEqual(loc);
     }
     expect((await api(t.url, `/v1/discounts/${d.id}`, { token: seller.token })).body).toEqual(d);
+  });
+
+  it("type and duration are fixed at creation, as Polar's: a 422 naming the field", async () => {
+    const d = (await api(t.url, "/v1/discounts/", { token: seller.token, body: fixed({}) })).body;
+    const patch = (body: unknown) =>
+      api(t.url, `/v1/discounts/${d.id}`, { method: "PATCH", token: seller.token, body });
+    for (const [body, loc, msg] of [
+      [{ type: "percentage", basis_points: 1000 }, "type", "Type cannot be changed."],
+      [{ duration: "repeating", duration_in_months: 2 }, "duration", "Duration cannot be changed."],
+    ] as const) {
+      const res = await patch(body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body).toEqual({
+        error: "RequestValidationError",
+        detail: [{ loc: ["body", loc], msg, type: "value_error" }],
+      });
+    }
+    // The same type and duration may be sent again.
+    const same = await patch({ type: "fixed", duration: "once", name: "Same" });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ type: "fixed", duration: "once", name: "Same" });
+  });
+
+  it("fields of the other type are ignored, as Polar's update excludes them", async () => {
+    const f = (await api(t.url, "/v1/discounts/", { token: seller.token, body: fixed({}) })).body;
+    const p = (await api(t.url, "/v1/discounts/", { token: seller.token, body: pct({}) })).body;
+    const patch = (id: string, body: unknown) =>
+      api(t.url, `/v1/discounts/${id}`, { method: "PATCH", token: seller.token, body });
+    const { modified_at: _f, ...fixedBefore } = f;
+    const { modified_at: _p, ...pctBefore } = p;
+    const fixedAfter = await patch(f.id, { basis_points: 5000 });
+    expect(fixedAfter.status).toBe(200);
+    expect(fixedAfter.body).toMatchObject(fixedBefore);
+    expect(fixedAfter.body).not.toHaveProperty("basis_points");
+    const pctAfter = await patch(p.id, { amount: 900, currency: "eur", amounts: { usd: 700 } });
+    expect(pctAfter.status).toBe(200);
+    expect(pctAfter.body).toMatchObject(pctBefore);
+    expect(pctAfter.body).not.toHaveProperty("amount");
   });
 
   it("once redeemed, what a discount is worth cannot change, and max_redemptions cannot go below the redemptions", async () => {

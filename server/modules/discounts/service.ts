@@ -212,11 +212,15 @@ export async function updateDiscount(
   input: DiscountUpdate,
 ) {
   const current = await ownDiscount(deps, ctx, id);
-  const type = input.type ?? (current.type as DiscountState["type"]);
-  const duration = input.duration ?? (current.duration as DiscountState["duration"]);
-  const typeChanged = type !== current.type;
+  // As Polar's DiscountService.update: what a discount is and how long it lasts are fixed at
+  // creation (an explicit null duration is a change too); the other type's fields are ignored.
+  if (input.duration !== undefined && input.duration !== current.duration)
+    throw field("duration", "Duration cannot be changed.");
+  if (input.type != null && input.type !== current.type)
+    throw field("type", "Type cannot be changed.");
+  const duration = current.duration as DiscountState["duration"];
   const state: DiscountState = {
-    type,
+    type: current.type as DiscountState["type"],
     name: input.name ?? current.name,
     code: keep(input.code, current.code),
     startsAt: keep(input.starts_at, current.startsAt),
@@ -231,10 +235,10 @@ export async function updateDiscount(
       duration === "repeating"
         ? keep(input.duration_in_months, current.durationInMonths)
         : (input.duration_in_months ?? null),
-    amount: input.amount ?? (typeChanged ? null : current.amount),
-    currency: input.currency ?? (typeChanged ? null : current.currency),
-    amounts: input.amounts ?? (typeChanged ? null : current.amounts),
-    basisPoints: input.basis_points ?? (typeChanged ? null : current.basisPoints),
+    amount: input.amount ?? current.amount,
+    currency: input.currency ?? current.currency,
+    amounts: input.amounts ?? current.amounts,
+    basisPoints: input.basis_points ?? current.basisPoints,
     metadata: input.metadata ?? current.metadata,
   };
   checkState(state, current.redemptionsCount);
@@ -242,11 +246,9 @@ export async function updateDiscount(
   if (current.redemptionsCount > 0) {
     // Customers already hold this discount: what it is worth and for how long stays as sold.
     for (const [key, wire] of [
-      ["type", "type"],
       ["amount", "amount"],
       ["currency", "currency"],
       ["basisPoints", "basis_points"],
-      ["duration", "duration"],
       ["durationInMonths", "duration_in_months"],
     ] as const) {
       if (next[key] !== current[key])
