@@ -278,6 +278,13 @@ describe("checkout form", () => {
     await page.selectOption("#address-country", "US");
     expect(await page.textContent("label[for=address-postal_code]")).toBe("ZIP code");
     expect(await page.textContent("label[for=address-state]")).toBe("State (optional)");
+    // The US's states are chosen from the list the API checks, stored as ISO 3166-2 codes.
+    expect(await page.textContent("#address-state option[value='US-NY']")).toBe("New York");
+    await page.selectOption("#address-state", "US-NY");
+    await page.selectOption("#address-country", "CA");
+    expect(await page.inputValue("#address-state")).toBe("");
+    expect(await page.textContent("label[for=address-state]")).toBe("Province (optional)");
+    expect(await page.textContent("#address-state option[value='CA-QC']")).toBe("Quebec");
     await page.selectOption("#address-country", "GB");
     expect(await page.textContent("label[for=address-postal_code]")).toBe("Postcode");
     await context.close();

@@ -1,6 +1,6 @@
 // The country select: every code the API accepts, named in the buyer's language, and the address
 // fields each country uses (its words for state and postal code).
-import { COUNTRIES } from "../../../server/lib/country-codes.ts";
+import { COUNTRIES, SUBDIVISION_NAMES } from "../../../server/lib/country-codes.ts";
 
 export interface CountryOption {
   code: string;
@@ -51,4 +51,16 @@ const WORDS: Record<string, AddressWords> = {
 /** Countries without a state line in their addresses get none; the rest their own words. */
 export function addressWords(country: string | null | undefined): AddressWords {
   return WORDS[country ?? ""] ?? { state: null, postalCode: "Postal code" };
+}
+
+/**
+ * The states a country's addresses choose from (the US's and Canada's, which the API checks), as
+ * the ISO 3166-2 codes it stores ("US-NY") with their names; null where the state is free text.
+ */
+export function subdivisionOptions(country: string | null | undefined): CountryOption[] | null {
+  const names = SUBDIVISION_NAMES[country as keyof typeof SUBDIVISION_NAMES];
+  if (!names) return null;
+  return Object.entries(names)
+    .map(([code, name]) => ({ code: `${country}-${code}`, name }))
+    .sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -1,7 +1,12 @@
 // Form fields of the checkout page. Each field's message sits under its input and is tied to it by
 // aria-describedby, with aria-invalid set, so a screen reader reads the problem with the field.
 import type { ReactNode } from "react";
-import { addressWords, countryOptions, type CountryOption } from "./countries.ts";
+import {
+  addressWords,
+  countryOptions,
+  type CountryOption,
+  subdivisionOptions,
+} from "./countries.ts";
 import type { Address, Checkout, CustomField, FieldMode } from "./types.ts";
 
 export interface FieldA11y {
@@ -79,6 +84,37 @@ export function AddressFields(props: {
         )}
       </Field>
     ) : null;
+  // The US's and Canada's states are chosen from the list the API accepts; a state saved without
+  // its country's prefix ("NY") is shown as the choice it stands for.
+  const states = subdivisionOptions(value.country);
+  const stateValue =
+    value.state && states && !value.state.includes("-")
+      ? `${value.country}-${value.state}`
+      : (value.state ?? "");
+  const stateSelect = (options: CountryOption[]) => (
+    <Field
+      id="address-state"
+      label={label("state", words.state ?? "State")}
+      error={props.errors["address-state"]}
+    >
+      {(a) => (
+        <select
+          {...a}
+          name="state"
+          autoComplete="billing address-level1"
+          value={stateValue}
+          onChange={(e) => props.onChange({ ...value, state: e.target.value || null })}
+        >
+          <option value="">Choose…</option>
+          {options.map((o) => (
+            <option key={o.code} value={o.code}>
+              {o.name}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
   return (
     <fieldset className="address">
       <legend>Billing address</legend>
@@ -94,7 +130,14 @@ export function AddressFields(props: {
               name="country"
               autoComplete="billing country"
               value={value.country ?? ""}
-              onChange={(e) => props.onChange({ ...value, country: e.target.value })}
+              onChange={(e) =>
+                props.onChange({
+                  ...value,
+                  country: e.target.value,
+                  // A state chosen from one country's list means nothing in another's.
+                  ...(states || subdivisionOptions(e.target.value) ? { state: null } : {}),
+                })
+              }
             >
               <option value="">Choose…</option>
               {countries?.map((c) => (
@@ -110,9 +153,11 @@ export function AddressFields(props: {
       {input("line2", "Apartment, suite, etc.", "address-line2")}
       <div className="row">
         {input("city", "City", "address-level2")}
-        {words.state || value.state
-          ? input("state", words.state ?? "State / region", "address-level1")
-          : null}
+        {states && shown("state")
+          ? stateSelect(states)
+          : words.state || value.state
+            ? input("state", words.state ?? "State / region", "address-level1")
+            : null}
         {input("postal_code", words.postalCode, "postal-code")}
       </div>
     </fieldset>
