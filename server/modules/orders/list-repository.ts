@@ -43,7 +43,8 @@ const SORTS = {
     "void",
   ]),
   invoice_number: orders.invoiceNumber,
-  amount: orders.totalAmount,
+  // As Polar's OrderRepository: amount and net_amount both sort by the net amount.
+  amount: orders.netAmount,
   net_amount: orders.netAmount,
   customer: referencedValue(customers.email, customers.id, orders.customerId),
   product: referencedValue(products.name, products.id, orders.productId),

@@ -243,5 +243,17 @@ describe("/v1/orders", () => {
         paged.push(...(await ids(`${query}&limit=1&page=${page}`)));
       expect(paged, query).toEqual(whole);
     }
+    // amount sorts by the net amount, as Polar's: o3 is the smallest net and the largest total.
+    for (const [id, net, total] of [
+      [o1, 100, 100],
+      [o2, 200, 200],
+      [o3, 50, 900],
+    ] as const) {
+      await t.server.database.rows(
+        sql`update orders set net_amount = ${net}, total_amount = ${total} where id = ${id}`,
+      );
+    }
+    expect(await ids("?sorting=amount")).toEqual([o3, o1, o2]);
+    expect(await ids("?sorting=-amount")).toEqual([o2, o1, o3]);
   });
 });

@@ -1,6 +1,6 @@
 // SQL for the subscriptions list (GET /v1/subscriptions/ and the customer portal's): every filter
 // Polar's contract declares, under the caller's scope.
-import { and, asc, count, eq, gt, gte, inArray, lt, lte, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, gt, gte, inArray, lt, lte, type SQL, sql } from "drizzle-orm";
 import { anyOf } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
 import {
@@ -49,6 +49,14 @@ const SORTS = {
   product: referencedValue(products.name, products.id, subscriptions.productId),
   discount: referencedValue(discounts.name, discounts.id, subscriptions.discountId),
   organization: referencedValue(organization.slug, organization.id, subscriptions.organizationId),
+  // The seller's list (SELLER_SORTS in schemas.ts), as Polar's SubscriptionRepository sorts.
+  status_rank: sql`case ${subscriptions.status} when 'incomplete' then 1
+    when 'incomplete_expired' then 2 when 'trialing' then 3
+    when 'active' then case when ${subscriptions.cancelAtPeriodEnd} then 5 else 4 end
+    when 'paused' then 6 when 'past_due' then 7 when 'canceled' then 8 when 'unpaid' then 9 end`,
+  monthly_amount: sql`case ${subscriptions.recurringInterval} when 'year' then ${subscriptions.amount} / 12.0
+    when 'week' then ${subscriptions.amount} * 4 when 'day' then ${subscriptions.amount} * 30
+    else ${subscriptions.amount} end`,
 } as const;
 export type SubscriptionSort = keyof typeof SORTS;
 

@@ -177,5 +177,21 @@ describe("GET /v1/subscriptions/ filters", () => {
       expect(await only(`?sorting=${key}`), key).toEqual(ascending);
       expect(await only(`?sorting=-${key}`), `-${key}`).toEqual(descending);
     }
+    // As Polar's: the status by its place in a subscription's life (active and canceling after
+    // active), the amount per month (a year's 1200 is 100, a week's 20 is 80).
+    for (const [id, status, cancel, amount, interval] of [
+      [a, "active", true, 1200, "year"],
+      [b, "past_due", false, 500, "month"],
+      [c, "trialing", false, 20, "week"],
+    ] as const) {
+      await t.server.database.rows(sql`
+        update subscriptions set status = ${status}, cancel_at_period_end = ${cancel},
+          amount = ${amount}, recurring_interval = ${interval}
+        where id = ${id}`);
+    }
+    expect(await only("?sorting=status")).toEqual([c, a, b]);
+    expect(await only("?sorting=-status")).toEqual([b, a, c]);
+    expect(await only("?sorting=amount")).toEqual([c, a, b]);
+    expect(await only("?sorting=-amount")).toEqual([b, a, c]);
   });
 });

@@ -87,6 +87,15 @@ export function hasEnded(status: string): boolean {
   return status === "canceled" || status === "unpaid" || status === "incomplete_expired";
 }
 
+/**
+ * The seller's status and amount sort as Polar's SubscriptionRepository: the status by its place in
+ * a subscription's life, the amount per month; the portal's sort the plain columns, as Polar's.
+ */
+const SELLER_SORTS: Partial<Record<string, "status_rank" | "monthly_amount">> = {
+  status: "status_rank",
+  amount: "monthly_amount",
+};
+
 export const subscriptionListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
@@ -115,7 +124,7 @@ export const subscriptionListQuery = z.object({
       "discount",
     ] as const,
     ["-started_at"],
-  ),
+  ).transform((list) => list.map((s) => ({ ...s, key: SELLER_SORTS[s.key] ?? s.key }))),
 });
 export type SubscriptionListQuery = z.output<typeof subscriptionListQuery>;
 
