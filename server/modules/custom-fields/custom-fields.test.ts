@@ -71,6 +71,15 @@ describe("custom fields through Polar's client", () => {
       ["tos"],
     ]);
     expect(pages[0]!.pagination).toEqual({ totalCount: 5, maxPage: 3 });
+    // With no sorting the list is by slug, Polar's default, not in the order made.
+    const byDefault = await polar.customFields.list({});
+    expect(byDefault.result.items.map((i) => i.slug)).toEqual([
+      "company",
+      "seats",
+      "size",
+      "start",
+      "tos",
+    ]);
 
     const onlySelect = await polar.customFields.list({ typeFilter: "select", query: "s" });
     expect(onlySelect.result.items.map((i) => i.id)).toEqual([select.id]);

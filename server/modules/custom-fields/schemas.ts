@@ -93,7 +93,8 @@ export const customFieldListQuery = z.object({
   organization_id: queryList(z.uuid()).optional(),
   query: z.string().optional(),
   type: queryList(z.enum(CUSTOM_FIELD_TYPES)).optional(),
-  sorting: sortingSchema(CUSTOM_FIELD_SORTS, ["created_at"]),
+  // Polar's default order of custom fields: by slug.
+  sorting: sortingSchema(CUSTOM_FIELD_SORTS, ["slug"]),
 });
 export type CustomFieldListQuery = z.output<typeof customFieldListQuery>;
 
