@@ -5,7 +5,11 @@ import { COUNTRIES, SUBDIVISION_NAMES } from "./country-codes.ts";
 
 export { COUNTRIES };
 
-export const countrySchema = z.enum(COUNTRIES);
+/** An address's country, upper-cased first as Polar's Address does ("us" is "US"). */
+export const countrySchema = z.preprocess(
+  (v) => (typeof v === "string" ? v.toUpperCase() : v),
+  z.enum(COUNTRIES),
+);
 
 /** The ISO 3166-2 codes Polar accepts as an address's state: its USState and CASubdivision. */
 export const SUBDIVISIONS: Readonly<Record<string, ReadonlySet<string>>> = Object.fromEntries(

@@ -66,6 +66,18 @@ describe("billing address state", () => {
     }
   });
 
+  it("takes a lower-case country as Polar does, upper-cased", async () => {
+    const res = await s.call("/v1/customers/", {
+      body: { email: "lower@example.com", billing_address: { country: "ca", state: "bc" } },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    const ok = await s.call("/v1/customers/", {
+      body: { email: "lower@example.com", billing_address: { country: "ca", state: "BC" } },
+    });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+    expect(ok.body.billing_address).toMatchObject({ country: "CA", state: "CA-BC" });
+  });
+
   it("not on the list is a 422 at the address, for customers created and updated", async () => {
     const before = await countRows(t, "customers", s.organizationId);
     for (const [address, msg] of [
