@@ -12,6 +12,7 @@ import * as filesRepo from "../modules/files/repository.ts";
 import * as files from "../modules/files/service.ts";
 import * as grantsMeters from "../modules/grants/meter-repository.ts";
 import * as grantsQueries from "../modules/grants/queries.ts";
+import * as grantsLists from "../modules/grants/list-repository.ts";
 import * as grantsRepo from "../modules/grants/repository.ts";
 import * as licenseKeysRepo from "../modules/license-keys/repository.ts";
 import * as customFieldsRepo from "../modules/custom-fields/repository.ts";
@@ -130,7 +131,9 @@ export function typeChecks(db: Db, ctx: AuthContext, organizationId: string) {
   // @ts-expect-error grants: by id
   void grantsRepo.findGrant(db, ctx.organizationIds, "id");
   // @ts-expect-error the list
-  void grantsRepo.listGrants(db, { scope: [organizationId] }, [], 10, 0);
+  void grantsLists.listGrants(db, { scope: [organizationId] }, [], 10, 0);
+  // @ts-expect-error a customer's list in the portal
+  void grantsLists.listCustomerGrants(db, { scope: [organizationId], customerId: "c" }, [], 10, 0);
   // @ts-expect-error locked for a write
   void grantsRepo.lockGrant(db, organizationId, "id");
   // @ts-expect-error a customer's grants in force

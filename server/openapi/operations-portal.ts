@@ -14,6 +14,7 @@ import {
   portalSubscriptionUpdate,
 } from "../modules/customer-portal/schemas.ts";
 import {
+  customerGrantListQuery,
   customerGrantUpdate,
   customerMeterListQuery,
   downloadableSchema,
@@ -234,6 +235,7 @@ const portalOps: Operation[] = [
     operationId: "customer_portal:benefit-grants:list",
     summary: "List benefit grants",
     tag,
+    query: [customerGrantListQuery],
     list: customerGrantSchema,
   },
   {

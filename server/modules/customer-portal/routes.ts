@@ -6,7 +6,11 @@ import { z } from "zod";
 import { customerOf } from "../../lib/customer-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
-import { customerGrantUpdate, customerMeterListQuery } from "../grants/schemas.ts";
+import {
+  customerGrantListQuery,
+  customerGrantUpdate,
+  customerMeterListQuery,
+} from "../grants/schemas.ts";
 import {
   benefitIdQuery,
   portalCustomerUpdate,
@@ -107,6 +111,7 @@ export function customerPortalRouter(
       await seams.listCustomerBenefitGrants(
         deps,
         customerOf(req),
+        parseQuery(customerGrantListQuery, req),
         parseQuery(paginationQuery, req),
       ),
     );

@@ -6,7 +6,12 @@ import type { CustomerContext } from "../../lib/customer-context.ts";
 import type { Pagination } from "../../lib/pagination.ts";
 import { listDownloadablesOfCustomer } from "../grants/downloads.ts";
 import { updateGrantOfCustomer } from "../grants/customer-update.ts";
-import type { CustomerGrantUpdate, CustomerMeterListQuery, GrantOut } from "../grants/schemas.ts";
+import type {
+  CustomerGrantListQuery,
+  CustomerGrantUpdate,
+  CustomerMeterListQuery,
+  GrantOut,
+} from "../grants/schemas.ts";
 import {
   grantOfCustomer,
   listGrantsOfCustomer,
@@ -39,9 +44,10 @@ async function customerGrants(
 export async function listCustomerBenefitGrants(
   deps: PortalDeps,
   ctx: CustomerContext,
+  q: CustomerGrantListQuery,
   page: Pagination,
 ) {
-  const list = await listGrantsOfCustomer(deps.db, ctx, page);
+  const list = await listGrantsOfCustomer(deps.db, ctx, q, page);
   return { ...list, items: await customerGrants(deps, ctx, list.items) };
 }
 

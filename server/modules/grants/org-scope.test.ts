@@ -12,6 +12,7 @@ import { polarClient } from "../../../test/helpers/polar.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { scopeOfSeller } from "../../../test/helpers/org-scope.ts";
 import { customerStateGrants, customerStateGrantsOf } from "./queries.ts";
+import { type GrantFilter, listGrants } from "./list-repository.ts";
 import * as meterRepo from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 
@@ -100,7 +101,7 @@ describe("OrgScope on grants reads", () => {
 
     expect((await repo.findGrant(db, scopeA, grantId))?.id).toBe(grantId);
     expect(await repo.findGrant(db, scopeB, grantId)).toBeNull();
-    const list = (f: repo.GrantFilter) => repo.listGrants(db, f, [], 10, 0);
+    const list = (f: GrantFilter) => listGrants(db, f, [], 10, 0);
     const byCustomer = { customerIds: [customerId] };
     expect((await list({ scope: scopeA, ...byCustomer })).total).toBe(1);
     expect(await list({ scope: scopeB, ...byCustomer })).toEqual({

@@ -28,7 +28,6 @@ import {
   user,
 } from "../../../db/schema/index.ts";
 import { anyOf } from "../../../db/bulk.ts";
-import { customerIdsByExternalId } from "../customers/queries.ts";
 
 export type GrantRow = typeof benefitGrants.$inferSelect;
 
@@ -189,57 +188,6 @@ export const byProductBenefits = (productId: string, benefitIds: string[]) =>
       ),
     ),
   )!;
-
-export interface GrantFilter {
-  scope: OrgScope;
-  benefitIds?: string[] | undefined;
-  customerIds?: string[] | undefined;
-  externalCustomerIds?: string[] | undefined;
-  isGranted?: boolean | undefined;
-}
-
-const SORTS = {
-  created_at: benefitGrants.createdAt,
-  granted_at: benefitGrants.grantedAt,
-  revoked_at: benefitGrants.revokedAt,
-} as const;
-export type GrantSort = keyof typeof SORTS;
-
-export async function listGrants(
-  db: Db,
-  f: GrantFilter,
-  sorting: { key: GrantSort; desc: boolean }[],
-  limit: number,
-  offset: number,
-) {
-  if (f.scope.length === 0) return { rows: [] as GrantRow[], total: 0 };
-  const conds: SQL[] = [inScope(f.scope)];
-  if (f.benefitIds?.length) conds.push(anyOf(benefitGrants.benefitId, f.benefitIds));
-  if (f.customerIds?.length) conds.push(anyOf(benefitGrants.customerId, f.customerIds));
-  if (f.externalCustomerIds?.length) {
-    conds.push(
-      inArray(
-        benefitGrants.customerId,
-        customerIdsByExternalId(db, f.scope, f.externalCustomerIds),
-      ),
-    );
-  }
-  if (f.isGranted === true) conds.push(isNotNull(benefitGrants.grantedAt));
-  if (f.isGranted === false) conds.push(isNull(benefitGrants.grantedAt));
-  const where = and(...conds);
-  const order = sorting.map((s) => (s.desc ? desc(SORTS[s.key]) : asc(SORTS[s.key])));
-  const [rows, [total]] = await Promise.all([
-    db
-      .select()
-      .from(benefitGrants)
-      .where(where)
-      .orderBy(...order, asc(benefitGrants.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ n: count() }).from(benefitGrants).where(where),
-  ]);
-  return { rows, total: Number(total?.n ?? 0) };
-}
 
 export async function grantedOfCustomer(
   db: Db,

@@ -19,6 +19,25 @@ export const grantListQuery = z.object({
 });
 export type GrantListQuery = z.output<typeof grantListQuery>;
 
+// Polar's CustomerBenefitGrantSortProperty and the portal list's filters, each one value or several.
+export const CUSTOMER_GRANT_SORTS = [
+  "granted_at",
+  "type",
+  "organization",
+  "product_benefit",
+] as const;
+export const customerGrantListQuery = z.object({
+  query: z.string().optional(),
+  type: queryList(z.enum(BENEFIT_TYPES)).optional(),
+  benefit_id: queryList(z.uuid()).optional(),
+  checkout_id: queryList(z.uuid()).optional(),
+  order_id: queryList(z.uuid()).optional(),
+  subscription_id: queryList(z.uuid()).optional(),
+  member_id: queryList(z.uuid()).optional(),
+  sorting: sortingSchema(CUSTOMER_GRANT_SORTS, ["product_benefit", "-granted_at"]),
+});
+export type CustomerGrantListQuery = z.output<typeof customerGrantListQuery>;
+
 export const benefitGrantListQuery = z.object({
   is_granted: queryBoolean.optional(),
   customer_id: queryList(z.uuid()).optional(),

@@ -15,12 +15,14 @@ import { benefitRowsByIds } from "../benefits/service.ts";
 import { benefitOut } from "../benefits/schemas.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
+import * as lists from "./list-repository.ts";
 import { customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import {
   customerMeterOut,
   grantOut,
   type BenefitGrantListQuery,
+  type CustomerGrantListQuery,
   type CustomerMeterListQuery,
   type CustomerMeterOut,
   type GrantListQuery,
@@ -156,7 +158,7 @@ export async function listGrants(
   q: GrantListQuery,
   page: Pagination,
 ) {
-  const { rows, total } = await repo.listGrants(
+  const { rows, total } = await lists.listGrants(
     deps.db,
     {
       scope: scopeOfCaller(ctx, q.organization_id),
@@ -179,7 +181,7 @@ export async function listGrantsOfBenefit(
   q: BenefitGrantListQuery,
   page: Pagination,
 ) {
-  const { rows, total } = await repo.listGrants(
+  const { rows, total } = await lists.listGrants(
     db,
     {
       scope,
@@ -209,12 +211,23 @@ export function grantForSignedUrl(db: Db, id: string) {
 export async function listGrantsOfCustomer(
   db: Db,
   customer: { organizationId: string; customerId: string },
+  q: CustomerGrantListQuery,
   page: Pagination,
 ) {
-  const { rows, total } = await repo.listGrants(
+  const { rows, total } = await lists.listCustomerGrants(
     db,
-    { scope: scopeOfResource(customer), customerIds: [customer.customerId] },
-    [{ key: "created_at", desc: true }],
+    {
+      scope: scopeOfResource(customer),
+      customerId: customer.customerId,
+      query: q.query,
+      types: q.type,
+      benefitIds: q.benefit_id,
+      checkoutIds: q.checkout_id,
+      orderIds: q.order_id,
+      subscriptionIds: q.subscription_id,
+      memberIds: q.member_id,
+    },
+    q.sorting,
     page.limit,
     offsetOf(page),
   );
