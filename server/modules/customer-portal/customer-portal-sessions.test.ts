@@ -57,7 +57,7 @@ describe("POST /v1/customer-sessions/", () => {
     expect(byExternal.returnUrl).toBeNull();
   });
 
-  it("refuses bad input with 422, unknown or foreign customers with 404, a token without the scope with 403, and writes nothing", async () => {
+  it("refuses bad input and unknown or foreign customers with 422, a token without the scope with 403, and writes nothing", async () => {
     const n = await sessionCount();
     const missing = await api(t.url, "/v1/customer-sessions/", {
       token,
@@ -79,16 +79,28 @@ describe("POST /v1/customer-sessions/", () => {
       token,
       body: { external_customer_id: "nobody" },
     });
-    expect(unknown).toMatchObject({ status: 404, body: { error: "ResourceNotFound" } });
+    // As Polar's CustomerSessionService: a customer it cannot find is a 422 on the field naming it.
+    expect(unknown).toMatchObject({
+      status: 422,
+      body: {
+        detail: [
+          {
+            loc: ["body", "external_customer_id"],
+            msg: "Customer does not exist.",
+            input: "nobody",
+          },
+        ],
+      },
+    });
     const other = await createSeller(t.url, ["customer_sessions:write"]);
-    expect(
-      (
-        await api(t.url, "/v1/customer-sessions/", {
-          token: other.token,
-          body: { customer_id: ada.customerId },
-        })
-      ).status,
-    ).toBe(404);
+    const foreign = await api(t.url, "/v1/customer-sessions/", {
+      token: other.token,
+      body: { customer_id: ada.customerId },
+    });
+    expect(foreign).toMatchObject({
+      status: 422,
+      body: { detail: [{ loc: ["body", "customer_id"], msg: "Customer does not exist." }] },
+    });
     const readOnly = await createSeller(t.url, ["customers:read"]);
     expect(
       (
