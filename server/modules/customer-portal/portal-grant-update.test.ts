@@ -1,8 +1,9 @@
 // PATCH /v1/customer-portal/benefit-grants/{id} against the local Discord and GitHub servers: a
 // customer with two linked GitHub and two Discord accounts moves each grant to the other account
 // (the new one gets access, the old one loses it); an account they did not link, a mismatched
-// benefit type and bad bodies are 422s that change nothing; another customer's grant is a 404; a
-// revoked grant is a 403; other benefit types answer the grant as it is.
+// benefit type and bad bodies are 422s that change nothing; another customer's grant, a grant of a
+// benefit no longer public and a revoked grant are 404s, as Polar reads only the grants the customer
+// may see before updating one; other benefit types answer the grant as it is.
 import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +22,7 @@ const EMAIL = "ada-grants@example.com";
 let t: TestServer;
 let third: ThirdPartyServer;
 let polar: Polar;
+let sellerToken: string;
 let organizationId: string;
 let ada: { session: string; grants: Record<string, { id: string }> };
 let bobSession: string;
@@ -52,6 +54,7 @@ beforeAll(async () => {
     "orders:read",
   ]);
   organizationId = seller.organization.id;
+  sellerToken = seller.token;
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
   third.guilds.set(GUILD, new Map([[D2, new Set<string>()]]));
   third.discordUsers.add(D1).add(D2);
@@ -204,13 +207,48 @@ describe("PATCH /v1/customer-portal/benefit-grants/{id}", () => {
     expect((await patch("", id, { benefit_type: "license_keys" })).status).toBe(401);
   });
 
-  it("a revoked grant is a 403 NotPermitted", async () => {
+  it("a grant of a benefit made private or draft is a 404, and nothing changes", async () => {
+    const id = ada.grants.discord!.id;
+    const benefitId = (
+      await polar.benefitGrants.list({ organizationId, limit: 100 })
+    ).result.items.find((g) => g.id === id)!.benefitId;
+    const visibility = (value: string) =>
+      api(t.url, `/v1/benefits/${benefitId}`, {
+        method: "PATCH",
+        token: sellerToken,
+        body: { type: "discord", visibility: value },
+      });
+    const before = await grantRow(id);
+    for (const value of ["private", "draft"]) {
+      expect((await visibility(value)).status).toBe(200);
+      const res = await patch(ada.session, id, {
+        benefit_type: "discord",
+        properties: { account_id: D1 },
+      });
+      expect(res.status, value).toBe(404);
+      expect(res.body).toEqual({ error: "ResourceNotFound", detail: "Benefit grant not found." });
+    }
+    expect(await grantRow(id)).toEqual(before);
+    expect((await visibility("public")).status).toBe(200);
+    // Public again, the same grant is the customer's to update (its own account: a no-op).
+    const res = await patch(ada.session, id, {
+      benefit_type: "discord",
+      properties: { account_id: before.properties.account_id },
+    });
+    expect(res.status).toBe(200);
+    expect(await grantRow(id)).toEqual(before);
+  });
+
+  it("a revoked grant is a 404 ResourceNotFound, as Polar reads only unrevoked grants", async () => {
     const id = ada.grants.license_keys!.id;
+    expect((await patch(ada.session, id, { benefit_type: "license_keys" })).status).toBe(200);
     await t.server.database.rows(
       sql`update benefit_grants set revoked_at = now(), granted_at = null where id = ${id}`,
     );
+    const before = await grantRow(id);
     const res = await patch(ada.session, id, { benefit_type: "license_keys" });
-    expect(res.status).toBe(403);
-    expect(res.body.error).toBe("NotPermitted");
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ error: "ResourceNotFound", detail: "Benefit grant not found." });
+    expect(await grantRow(id)).toEqual(before);
   });
 });

@@ -1,7 +1,9 @@
 // GET /v1/customer-portal/benefit-grants/ with Polar's filters and CustomerBenefitGrantSortProperty.
 // Ada subscribes to Pro (Priority support, then a license key) and later buys the Guide (one custom
 // benefit); Bob subscribes to Pro too. Ada's session sees her three grants, narrowed and ordered
-// as asked, and never one of Bob's, whatever id she filters by.
+// as asked, and never one of Bob's, whatever id she filters by. Last, as Polar's readable grant
+// statement: a grant of a benefit no longer public, and a revoked grant, are neither listed nor
+// found by id.
 import { Polar } from "@polar-sh/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
@@ -11,6 +13,7 @@ import { SCOPES } from "../../lib/scopes.ts";
 
 let t: TestServer;
 let polar: Polar;
+let sellerToken: string;
 let organizationId: string;
 const benefit = { support: "", key: "", guide: "" };
 /** Ada's grant ids by benefit. */
@@ -54,6 +57,7 @@ beforeAll(async () => {
   t = await startTestServer();
   const seller = await createSeller(t.url, [...SCOPES]);
   organizationId = seller.organization.id;
+  sellerToken = seller.token;
   polar = new Polar({ accessToken: seller.token, serverURL: t.url });
   benefit.support = (
     await polar.benefits.create({ type: "custom", description: "Priority support", properties: {} })
@@ -199,5 +203,64 @@ describe("GET /v1/customer-portal/benefit-grants/ sorting", () => {
       expect(res.status, sorting).toBe(422);
       expect(res.body.detail[0].loc.slice(0, 2)).toEqual(["query", "sorting"]);
     }
+  });
+});
+
+describe("GET /v1/customer-portal/benefit-grants/ reads only unrevoked grants of public benefits", () => {
+  const getOne = (token: string, id: string) =>
+    api(t.url, `/v1/customer-portal/benefit-grants/${id}`, { token });
+  const notFound = { error: "ResourceNotFound", detail: "Benefit grant not found." };
+
+  it("a grant of a benefit made private or draft is gone and a 404; public again, it is back", async () => {
+    const visibility = async (value: string) => {
+      const res = await api(t.url, `/v1/benefits/${benefit.guide}`, {
+        method: "PATCH",
+        token: sellerToken,
+        body: { type: "custom", visibility: value },
+      });
+      expect(res.status, value).toBe(200);
+    };
+    expect((await getOne(adaSession, grant.guide)).status).toBe(200);
+    for (const value of ["private", "draft"]) {
+      await visibility(value);
+      expect(await set("limit=100"), value).toEqual(sorted(grant.support, grant.key));
+      expect(await set(`benefit_id=${benefit.guide}`), value).toEqual([]);
+      expect((await list("")).pagination.total_count, value).toBe(2);
+      const res = await getOne(adaSession, grant.guide);
+      expect(res.status, value).toBe(404);
+      expect(res.body, value).toEqual(notFound);
+    }
+    await visibility("public");
+    expect(await set("limit=100")).toEqual(sorted(grant.support, grant.key, grant.guide));
+    expect((await getOne(adaSession, grant.guide)).status).toBe(200);
+  });
+
+  it("a revoked grant is gone from the list and a 404, filtered by its own ids too", async () => {
+    const bobSession = (await polar.customerSessions.create({ customerId: bobPro.customerId }))
+      .token;
+    const bobs = async (query: string) =>
+      (
+        await api(t.url, `/v1/customer-portal/benefit-grants/?${query}`, { token: bobSession })
+      ).body.items.map((g: { id: string }) => g.id);
+    expect((await bobs("")).sort()).toEqual(sorted(...bobGrantIds));
+    expect((await getOne(bobSession, bobGrantIds[0]!)).status).toBe(200);
+    await polar.subscriptions.revoke({ id: bobPro.subscriptionId! });
+    await eventually(
+      async () =>
+        (
+          await polar.benefitGrants.list({ organizationId, customerId: bobPro.customerId })
+        ).result.items.every((g) => g.isRevoked),
+      20_000,
+      "Bob's grants revoked",
+    );
+    expect(await bobs("")).toEqual([]);
+    expect(await bobs(`subscription_id=${bobPro.subscriptionId}`)).toEqual([]);
+    for (const id of bobGrantIds) {
+      const res = await getOne(bobSession, id);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(notFound);
+    }
+    // Ada's grants of the same product are hers still.
+    expect(await set("limit=100")).toEqual(sorted(grant.support, grant.key, grant.guide));
   });
 });

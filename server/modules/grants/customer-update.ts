@@ -3,13 +3,18 @@
 // receives the benefit. A new account re-queues the grant, whose job gives the new account access
 // and then takes it from the old one; every other type is answered as it is.
 import { inTransaction, type Db } from "../../../db/client.ts";
-import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { NotPermitted, RequestValidationError } from "../../lib/errors.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import * as repo from "./repository.ts";
 import type { CustomerGrantUpdate } from "./schemas.ts";
-import { enqueue, type GrantQueueDeps, serializeGrants } from "./service.ts";
+import {
+  enqueue,
+  type GrantQueueDeps,
+  readableGrantOfCustomer,
+  serializeGrants,
+} from "./service.ts";
 
 const PROVIDERS: Record<string, "discord" | "github"> = {
   discord: "discord",
@@ -24,12 +29,11 @@ export async function updateGrantOfCustomer(
   input: CustomerGrantUpdate,
 ) {
   const row = await inTransaction(db, async (tx) => {
-    const found = await repo.findGrant(tx, scopeOfResource(customer), id);
-    if (!found || found.customerId !== customer.customerId)
-      throw new ResourceNotFound("Benefit grant not found.");
-    const grant = (await repo.lockGrant(tx, scopeOfResource(found), id))!;
+    // Locked with the readable rule re-checked, so a grant revoked meanwhile is a 404 as well.
+    const grant = await readableGrantOfCustomer(tx, customer, id, true);
     const [benefit] = await benefitRowsByIds(tx, scopeOfResource(grant), [grant.benefitId]);
-    if (grant.revokedAt || grant.pendingAction === "revoke")
+    // Queued for revocation (revoked_at not set yet): moving it would re-queue it as a grant.
+    if (grant.pendingAction === "revoke")
       throw new NotPermitted("The benefit grant is revoked and cannot be updated.");
     if (benefit!.type !== input.benefit_type)
       throw RequestValidationError.field(

@@ -1,5 +1,6 @@
 // SQL for the grant lists: the seller's (GET /v1/benefit-grants/, a benefit's grants) and the
-// customer portal's (one customer's grants, with every filter and sort key of Polar's contract).
+// customer portal's (one customer's grants, with every filter and sort key of Polar's contract, and
+// one of them by id under the same rule of what the customer may read).
 import {
   and,
   asc,
@@ -124,21 +125,36 @@ const CUSTOMER_GRANT_SORTS = {
 } as const;
 export type CustomerGrantSort = keyof typeof CUSTOMER_GRANT_SORTS;
 
-function customerConditions(db: Db, f: CustomerGrantFilter): SQL[] {
-  const conds: SQL[] = [
-    inArray(benefitGrants.organizationId, [...f.scope]),
-    eq(benefitGrants.customerId, f.customerId),
+/** Grants whose benefit, in the scope, matches `where`. */
+const benefitIs = (db: Db, scope: OrgScope, where: SQL) =>
+  inArray(
+    benefitGrants.benefitId,
+    db
+      .select({ id: benefits.id })
+      .from(benefits)
+      .where(and(inArray(benefits.organizationId, [...scope]), where)),
+  );
+
+/**
+ * What a customer may read in the portal, as Polar's readable grant statement: their own grants,
+ * not revoked, of a public benefit. A grant queued for revocation is still readable, as in Polar,
+ * where its job sets revoked_at; a deleted benefit's grants are left out too (its deletion queued
+ * their revocation), where Polar would show them until then.
+ */
+function readableBy(db: Db, scope: OrgScope, customerId: string): SQL[] {
+  return [
+    inArray(benefitGrants.organizationId, [...scope]),
+    eq(benefitGrants.customerId, customerId),
+    isNull(benefitGrants.revokedAt),
+    benefitIs(db, scope, and(eq(benefits.visibility, "public"), isNull(benefits.deletedAt))!),
   ];
-  const benefitsWhere = (where: SQL) =>
-    inArray(
-      benefitGrants.benefitId,
-      db
-        .select({ id: benefits.id })
-        .from(benefits)
-        .where(and(inArray(benefits.organizationId, [...f.scope]), where)),
-    );
-  if (f.query) conds.push(benefitsWhere(ilike(benefits.description, containsPattern(f.query))));
-  if (f.types?.length) conds.push(benefitsWhere(inArray(benefits.type, f.types)));
+}
+
+function customerConditions(db: Db, f: CustomerGrantFilter): SQL[] {
+  const conds = readableBy(db, f.scope, f.customerId);
+  if (f.query)
+    conds.push(benefitIs(db, f.scope, ilike(benefits.description, containsPattern(f.query))));
+  if (f.types?.length) conds.push(benefitIs(db, f.scope, inArray(benefits.type, f.types)));
   if (f.benefitIds?.length) conds.push(anyOf(benefitGrants.benefitId, f.benefitIds));
   if (f.checkoutIds?.length) {
     const ids = f.checkoutIds;
@@ -175,4 +191,20 @@ export async function listCustomerGrants(
   if (f.scope.length === 0) return { rows: [] as GrantRow[], total: 0 };
   const order = sortTerms(sorting, CUSTOMER_GRANT_SORTS);
   return pageOfGrants(db, and(...customerConditions(db, f)), order, limit, offset);
+}
+
+/** One grant the customer may read (locked, for a write, when `lock`), or null. */
+export async function readableGrant(
+  db: Db,
+  customer: { scope: OrgScope; customerId: string },
+  id: string,
+  lock = false,
+): Promise<GrantRow | null> {
+  if (customer.scope.length === 0) return null;
+  const query = db
+    .select()
+    .from(benefitGrants)
+    .where(and(eq(benefitGrants.id, id), ...readableBy(db, customer.scope, customer.customerId)));
+  const [row] = lock ? await query.for("update") : await query;
+  return row ?? null;
 }

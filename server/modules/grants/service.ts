@@ -234,14 +234,28 @@ export async function listGrantsOfCustomer(
   return pageOf(await serializeGrants(db, rows), total, page);
 }
 
+/**
+ * One of the customer's grants they may read (Polar's readable statement: not revoked, of a public
+ * benefit), locked when `lock`; any other is a 404, as Polar's GET and PATCH answer.
+ */
+export async function readableGrantOfCustomer(
+  db: Db,
+  customer: { organizationId: string; customerId: string },
+  id: string,
+  lock = false,
+) {
+  const scope = scopeOfResource(customer);
+  const row = await lists.readableGrant(db, { scope, customerId: customer.customerId }, id, lock);
+  if (!row) throw new ResourceNotFound("Benefit grant not found.");
+  return row;
+}
+
 export async function grantOfCustomer(
   db: Db,
   customer: { organizationId: string; customerId: string },
   id: string,
 ) {
-  const row = await repo.findGrant(db, scopeOfResource(customer), id);
-  if (!row || row.customerId !== customer.customerId)
-    throw new ResourceNotFound("Benefit grant not found.");
+  const row = await readableGrantOfCustomer(db, customer, id);
   return (await serializeGrants(db, [row]))[0]!;
 }
 
