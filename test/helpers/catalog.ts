@@ -101,7 +101,7 @@ export async function countRows(
 export async function eventsOf(t: TestServer, organizationId: string) {
   return t.server.database.rows<{
     type: string;
-    payload: { type: string; data: Record<string, unknown> };
+    payload: { type: string; timestamp: string; data: Record<string, unknown> };
   }>(
     sql`select type, payload from webhook_events where organization_id = ${organizationId} order by seq`,
   );

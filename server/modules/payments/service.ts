@@ -83,6 +83,8 @@ export interface PaymentAttemptRecord {
     | "retry_payment_method_update"
     | "retry_admin";
   decline: { reason: string; message: string } | null;
+  /** When the attempt was made, if not the clock's now (a batch of renewals of different times). */
+  at?: Date;
 }
 
 /** Records a payment attempt; call it in the transaction that applies its outcome. */
@@ -119,7 +121,7 @@ export async function recordPayments(
       trigger: attempt.trigger,
       declineReason: attempt.decline?.reason ?? null,
       declineMessage: attempt.decline?.message ?? null,
-      createdAt: clock.now(),
+      createdAt: attempt.at ?? clock.now(),
     })),
   );
 }

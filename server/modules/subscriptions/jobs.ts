@@ -80,11 +80,44 @@ export function subscriptionCatchUpJob(deps: BillingDeps): JobDefinition {
 
 const LEASE_WAIT_MS = 250;
 const MAX_LEASE_WAITS = 40;
+const DAY_MS = 86_400_000;
+const SHORTEST_DAYS = { day: 1, week: 7, month: 28, year: 365 } as const;
 
 /**
- * Runs the work due in the scope (the organization whose clock moves) up to `target`, earliest first, each piece as of its own due
- * time (a renewal due on the 1st is made on the 1st, and a retry it schedules for the 4th runs in
- * the same pass when the target is later). Returns how many pieces did something.
+ * The plain renewals leading `due` (in time order) that one batch may make, each as of its own
+ * time: a row renewed moves on by at least its shortest period (a day when it has meter cycles or
+ * a change of plan waiting) or to its first payment retry, so a batch ends before the earliest
+ * time any of its rows could be due again, and the work of all the subscriptions still comes in
+ * time order.
+ */
+function renewalWindow(
+  deps: BillingDeps,
+  due: { row: repo.SubscriptionRow; at: Date }[],
+): repo.SubscriptionRow[] {
+  const retryMs = (deps.retryDays[0] ?? 0) * DAY_MS;
+  const first = due[0]!.at.getTime();
+  let end = first + retryMs;
+  const window: repo.SubscriptionRow[] = [];
+  for (const { row, at } of due) {
+    if (at.getTime() > first && at.getTime() >= end) break;
+    // A change of plan applied at this renewal may bring any interval: a day, at the shortest.
+    const days =
+      row.currentMeterPeriodEnd || row.pendingUpdate
+        ? 1
+        : SHORTEST_DAYS[row.recurringInterval as keyof typeof SHORTEST_DAYS] *
+          row.recurringIntervalCount;
+    end = Math.min(end, first + days * DAY_MS);
+    if (at.getTime() > first && at.getTime() >= end) break;
+    window.push(row);
+  }
+  return window;
+}
+
+/**
+ * Runs the work due in the scope (the organization whose clock moves) up to `target`, earliest
+ * first, each piece as of its own due time (a renewal due on the 1st is made on the 1st, and a
+ * retry it schedules for the 4th runs in the same pass when the target is later). Returns how
+ * many pieces did something.
  */
 export async function runDueUntil(
   deps: BillingDeps,
@@ -94,6 +127,10 @@ export async function runDueUntil(
 ): Promise<number> {
   let done = 0;
   let waits = 0;
+  const wait = async (err: unknown) => {
+    if (!(err instanceof SubscriptionLocked) || ++waits > MAX_LEASE_WAITS) throw err;
+    await new Promise((r) => setTimeout(r, LEASE_WAIT_MS));
+  };
   // Bounded: every step moves a subscription's next_action_at forward or clears it, or waits out
   // a change holding a subscription (a request's lease lasts as long as the request).
   for (let guard = 0; guard < 100_000; guard++) {
@@ -101,31 +138,56 @@ export async function runDueUntil(
     const first = due[0];
     if (!first) break;
     const current = now.now();
-    // biome-ignore lint/complexity/useMathMinMax: Math.max would turn the Dates into numbers
-    const start = first.nextActionAt > current ? first.nextActionAt : current;
-    const at = start > target ? target : start;
-    // Everything due at the same instant: its plain renewals as one batch, the rest one by one.
-    const same = due.filter((d) => d.nextActionAt.getTime() === first.nextActionAt.getTime());
-    const rows = await repo.subscriptionsByIds(
-      deps.db,
-      scope,
-      same.map((d) => d.id),
+    const timeOf = new Map(
+      due.map((d) => {
+        // biome-ignore lint/complexity/useMathMinMax: Math.max would turn the Dates into numbers
+        const start = d.nextActionAt > current ? d.nextActionAt : current;
+        return [d.id, start > target ? target : start];
+      }),
     );
-    const batch = rows.filter((r) => renewableInBatch(r, at));
-    const result = await renewBatch(deps, batch, at);
-    const locked = result.errors.find((e) => e instanceof SubscriptionLocked);
-    if (result.errors.length > 0 && (!locked || ++waits > MAX_LEASE_WAITS)) throw result.errors[0];
-    done += result.renewed.length;
-    if (locked) {
-      await new Promise((r) => setTimeout(r, LEASE_WAIT_MS));
-      continue;
+    const rows = new Map(
+      (
+        await repo.subscriptionsByIds(
+          deps.db,
+          scope,
+          due.map((d) => d.id),
+        )
+      ).map((r) => [r.id, r]),
+    );
+    const batchable = (d: { id: string }) => {
+      const row = rows.get(d.id);
+      return row !== undefined && renewableInBatch(row, timeOf.get(d.id)!);
+    };
+    // The leading run of one kind: plain renewals as one batch, else other work one by one; what
+    // follows waits for the next pass, so work of different kinds keeps its time order.
+    const end = due.findIndex((d) => batchable(d) !== batchable(first));
+    const run = end === -1 ? due : due.slice(0, end);
+    let oneByOne = run.filter((d) => d.nextActionAt.getTime() === first.nextActionAt.getTime());
+    if (batchable(first)) {
+      const batch = renewalWindow(
+        deps,
+        run.map((d) => ({ row: rows.get(d.id)!, at: timeOf.get(d.id)! })),
+      );
+      const result = await renewBatch(deps, batch, (id) => timeOf.get(id)!);
+      const locked = result.errors.find((e) => e instanceof SubscriptionLocked);
+      if (result.errors.length > 0 && !locked) throw result.errors[0];
+      done += result.renewed.length;
+      if (locked) {
+        await wait(locked);
+        continue;
+      }
+      const renewed = new Set(result.renewed);
+      oneByOne = batch
+        .filter((r) => !renewed.has(r.id))
+        .map((r) => ({
+          id: r.id,
+          nextActionAt: r.nextActionAt!,
+        }));
     }
-    const renewed = new Set(result.renewed);
-    for (const next of same.filter((d) => !renewed.has(d.id))) {
-      const outcome: DueOutcome | "wait" = await runDue(deps, next.id, at).catch(
+    for (const next of oneByOne) {
+      const outcome: DueOutcome | "wait" = await runDue(deps, next.id, timeOf.get(next.id)!).catch(
         async (err: unknown) => {
-          if (!(err instanceof SubscriptionLocked) || ++waits > MAX_LEASE_WAITS) throw err;
-          await new Promise((r) => setTimeout(r, LEASE_WAIT_MS));
+          await wait(err);
           return "wait" as const;
         },
       );

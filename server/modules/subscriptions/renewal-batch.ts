@@ -61,6 +61,28 @@ export function renewableInBatch(s: repo.SubscriptionRow, at: Date): boolean {
   );
 }
 
+/**
+ * When each renewal of a batch happens: one instant for all (a wake-up job), or each
+ * subscription's own (the sandbox clock renews rows due at different times in one batch).
+ */
+export type RenewalTime = Date | ((subscriptionId: string) => Date);
+
+function timeOf(at: RenewalTime, subscriptionId: string): Date {
+  return at instanceof Date ? at : at(subscriptionId);
+}
+
+/** `items` in groups of one time each, in the order each time first appears. */
+function byTime<T>(items: T[], time: (item: T) => Date): [Date, T[]][] {
+  const groups = new Map<number, [Date, T[]]>();
+  for (const item of items) {
+    const t = time(item);
+    const group = groups.get(t.getTime()) ?? [t, []];
+    group[1].push(item);
+    groups.set(t.getTime(), group);
+  }
+  return [...groups.values()];
+}
+
 export interface BatchResult {
   /** The subscriptions this run renewed (made the cycle order of). */
   renewed: string[];
@@ -78,11 +100,14 @@ interface Charged {
   applied: number;
 }
 
-/** Renews `subs` (all of one organization, each renewableInBatch at `at`) as of `at`. */
+/**
+ * Renews `subs` (all of one organization, each renewableInBatch at its time), each as of its time.
+ * The orders and events are written in the order of `subs`.
+ */
 export async function renewBatch(
   deps: BillingDeps,
   subs: repo.SubscriptionRow[],
-  at: Date,
+  at: RenewalTime,
 ): Promise<BatchResult> {
   if (subs.length === 0) return { renewed: [], leftOver: [], errors: [] };
   // Leased before anything is charged, and read again under the lease: a change that committed
@@ -91,7 +116,10 @@ export async function renewBatch(
   // The period moves give their rows' leases back as they commit; the others are given back here.
   let moved = new Set<string>();
   try {
-    const fresh = leased.filter((s) => renewableInBatch(s, at));
+    const place = new Map(subs.map((s, i) => [s.id, i]));
+    const fresh = leased
+      .filter((s) => renewableInBatch(s, timeOf(at, s.id)))
+      .sort((a, b) => place.get(a.id)! - place.get(b.id)!);
     const result = await renewLeased(deps, fresh, at);
     moved = new Set(result.renewed);
     return {
@@ -111,7 +139,7 @@ export async function renewBatch(
 async function renewLeased(
   deps: BillingDeps,
   subs: repo.SubscriptionRow[],
-  at: Date,
+  at: RenewalTime,
 ): Promise<BatchResult> {
   if (subs.length === 0) return { renewed: [], leftOver: [], errors: [] };
   const plans = await planBatch(deps, subs);
@@ -124,7 +152,7 @@ async function renewLeased(
       total: plans[i]!.amounts.totalAmount,
       reference: cycleBillingKey(s.id, plans[i]!.periodStart),
       subscriptionId: s.id,
-      now: at,
+      now: timeOf(at, s.id),
     })),
   );
   const methods = await defaultPaymentMethods(deps.db, scopeOfResource(...subs), [
@@ -155,7 +183,7 @@ async function renewLeased(
       productName: plan.productName,
       order,
       final: false,
-      pastDueAt: at,
+      pastDueAt: timeOf(at, order.subscriptionId!),
     });
   }
   return { renewed: made.map((o) => o.subscriptionId!), leftOver, errors };
@@ -194,11 +222,11 @@ async function planBatch(deps: BillingDeps, subs: repo.SubscriptionRow[]): Promi
 async function writeBatch(
   deps: BillingDeps,
   charged: Charged[],
-  at: Date,
+  at: RenewalTime,
 ): Promise<{ made: OrderRow[]; leftOver: string[] }> {
   if (charged.length === 0) return { made: [], leftOver: [] };
   const organizationId = charged[0]!.s.organizationId;
-  const clock = fixedClock(at);
+  const when = (subscriptionId: string) => timeOf(at, subscriptionId);
   return inTransaction(deps.db, async (tx) => {
     const locked = new Map(
       (
@@ -215,10 +243,18 @@ async function writeBatch(
       (c) => locked.get(c.s.id)?.currentPeriodEnd.getTime() === c.plan.periodStart.getTime(),
     );
     for (const c of charged.filter((c) => locked.has(c.s.id) && !ready.includes(c)))
-      await releaseHold(tx, balanceOwnerOf(c.s), cycleBillingKey(c.s.id, c.plan.periodStart), at);
+      await releaseHold(
+        tx,
+        balanceOwnerOf(c.s),
+        cycleBillingKey(c.s.id, c.plan.periodStart),
+        when(c.s.id),
+      );
     if (ready.length === 0) return { made: [], leftOver };
     const orderOf = new Map(
-      ready.map((c) => [c.s.id, cycleOrderOf(deps, c.s, c.plan, c.outcome, at, c.applied)]),
+      ready.map((c) => [
+        c.s.id,
+        cycleOrderOf(deps, c.s, c.plan, c.outcome, when(c.s.id), c.applied),
+      ]),
     );
     const meterRetries = await meterRetriesOf(
       tx,
@@ -232,25 +268,25 @@ async function writeBatch(
           locked.get(c.s.id)!,
           c.plan,
           orderOf.get(c.s.id)!.values,
-          at,
+          when(c.s.id),
           meterRetries.get(c.s.id),
         ),
       ),
     );
     await queueWakeUps(tx, deps.queue, organizationId, updated);
-    await revokeAfterGrace(
-      tx,
-      { clock, queue: deps.queue },
-      updated.filter((u) => u.status === "past_due"),
-      at,
-    );
+    const pastDue = updated.filter((u) => u.status === "past_due");
+    for (const [t, group] of byTime(pastDue, (u) => when(u.id)))
+      await revokeAfterGrace(tx, { clock: fixedClock(t), queue: deps.queue }, group, t);
     const paid = ready.filter((c) => orderOf.get(c.s.id)!.values.status === "paid");
     // Grants first: a meter credit they renew is part of the customer's state.
-    const grantData = await cycleGrantsOfSubscriptions(
-      tx,
-      clock,
-      paid.map((c) => c.s),
-    );
+    const grantData = new Map<string, unknown[]>();
+    for (const [t, group] of byTime(paid, (c) => when(c.s.id)))
+      for (const [id, data] of await cycleGrantsOfSubscriptions(
+        tx,
+        fixedClock(t),
+        group.map((c) => c.s),
+      ))
+        grantData.set(id, data);
     // One read of the batch's customers and products for every payload below.
     const scope = scopeOfResource(...ready.map((c) => c.s));
     const customerIds = [...new Set(ready.map((c) => c.s.customerId))];
@@ -272,17 +308,19 @@ async function writeBatch(
       tx,
       ready.map((c) => orderOf.get(c.s.id)!),
     );
-    for (const order of inserted) await settleOrderBalance(tx, order, at);
+    for (const order of inserted) await settleOrderBalance(tx, order, when(order.subscriptionId!));
     const byId = new Map(ready.map((c) => [c.s.id, c]));
     const done = inserted.map((order) => ({ order, ...byId.get(order.subscriptionId!)! }));
     await recordPayments(
       tx,
-      clock,
-      done.flatMap(
-        (d) => attemptRecord(deps, d.s, d.order.id, d.outcome, "subscription_cycle") ?? [],
-      ),
+      fixedClock(when(ready[0]!.s.id)),
+      done.flatMap((d) => {
+        const attempt = attemptRecord(deps, d.s, d.order.id, d.outcome, "subscription_cycle");
+        return attempt ? { ...attempt, at: when(d.s.id) } : [];
+      }),
     );
-    for (const d of done) await recordDeferral(tx, clock, d.s, d.order.id, d.outcome);
+    for (const d of done)
+      await recordDeferral(tx, fixedClock(when(d.s.id)), d.s, d.order.id, d.outcome);
     const orderData = await serializeOrders(tx, deps.baseUrl, inserted, {
       ...known,
       subscriptions: updated,
@@ -291,7 +329,8 @@ async function writeBatch(
     const subscriptionById = new Map(updated.map((u, i) => [u.id, subscriptionData[i]]));
     const events: OutboxEvent[] = [];
     done.forEach((d, i) => {
-      const emit = (type: string, data: unknown) => events.push({ organizationId, type, data });
+      const emit = (type: string, data: unknown) =>
+        events.push({ organizationId, type, data, at: when(d.s.id) });
       const subscription = subscriptionById.get(d.s.id);
       emit("order.created", orderData[i]);
       if (d.order.status === "paid") {
@@ -308,7 +347,7 @@ async function writeBatch(
       const state = states.get(d.s.customerId);
       if (state) emit("customer.state_changed", state);
     });
-    await recordEvents(tx, clock, events);
+    await recordEvents(tx, fixedClock(when(ready[0]!.s.id)), events);
     await queueReceiptMails(
       tx,
       deps.queue,

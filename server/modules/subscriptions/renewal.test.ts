@@ -1,6 +1,10 @@
 // Renewals driven by the sandbox clock, through the public API only: a monthly subscription renews
 // once per period (advancing twice to the same time bills nothing twice), the clock only moves
-// forward, one advance at a time, and only in sandbox mode.
+// forward, one advance at a time, and only in sandbox mode. One advance over boundaries at
+// different times (plans bought hours apart, a daily plan, a card declined at renewal) renews the
+// rows due close together in one batch, yet each as of its own boundary: each cycle order, its
+// payment and its events carry that time, one order per boundary, each subscription's events in
+// its time order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -288,5 +292,96 @@ describe("billing day", () => {
     }
     // Polar's anchor day: February is short, March is not.
     expect(ends).toEqual(["2027-02-28", "2027-03-31", "2027-04-30", "2027-05-31"]);
+  });
+});
+
+const DAY_MS = 86_400_000;
+
+describe("sandbox clock over boundaries at different times", () => {
+  it("renews each subscription as of its own boundaries, once per boundary, in its time order", async () => {
+    const s = await billingSeller(t);
+    const plan = (name: string, interval: "month" | "day", amount: number) =>
+      s.polar.products.create({
+        name,
+        recurringInterval: interval,
+        prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
+      });
+    const monthly = await plan("Monthly", "month", 1200);
+    const daily = await plan("Daily", "day", 100);
+    const subs: string[] = [];
+    // Bought five hours apart: their boundaries fall at different times of the same days.
+    for (let i = 0; i < 3; i++) {
+      subs.push((await subscribe(s, monthly.id)).subscriptionId);
+      await advance(s, { seconds: 5 * 3600 });
+    }
+    subs.push((await subscribe(s, daily.id)).subscriptionId);
+    const declined = (await subscribe(s, monthly.id, "sandbox_token_renewal_declined"))
+      .subscriptionId;
+    const starts = new Map<string, Record<string, any>>();
+    for (const id of [...subs, declined]) starts.set(id, await subscriptionOf(s, id));
+
+    const before = Date.parse((await s.call("/v1/sandbox/clock")).body.now);
+    await advance(s, { seconds: 70 * 24 * 3600 });
+    const target = before + 70 * DAY_MS;
+
+    for (const id of subs) {
+      const cycles = (await ordersOf(s, id)).filter(
+        (o) => o.billing_reason === "subscription_cycle",
+      );
+      // The first renewal at the first period's end, then one a period after another.
+      expect(cycles[0]?.created_at, id).toBe(starts.get(id)!.current_period_end);
+      const gaps = cycles
+        .slice(1)
+        .map((o, i) => Date.parse(o.created_at) - Date.parse(cycles[i]!.created_at));
+      for (const gap of gaps)
+        if (id === subs[3]) expect(gap).toBe(DAY_MS);
+        else expect(gap / DAY_MS).toBeGreaterThanOrEqual(28);
+      const now = await subscriptionOf(s, id);
+      expect(now.status).toBe("active");
+      // The last renewal started the current period; the next boundary lies past the target.
+      expect(now.current_period_start).toBe(cycles.at(-1)!.created_at);
+      expect(Date.parse(now.current_period_end)).toBeGreaterThan(target - 60_000);
+      for (const o of cycles) {
+        const payments = (await s.call(`/v1/payments/?order_id=${o.id}`)).body.items;
+        expect(payments).toHaveLength(1);
+        expect(payments[0].created_at).toBe(o.created_at);
+      }
+    }
+    // Monthly renewals: two in 70 days; the daily plan's: about 70.
+    for (const id of subs.slice(0, 3))
+      expect(
+        (await ordersOf(s, id)).filter((o) => o.billing_reason === "subscription_cycle"),
+      ).toHaveLength(2);
+    const dailyCycles = (await ordersOf(s, subs[3]!)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(dailyCycles.length).toBeGreaterThanOrEqual(69);
+    expect(dailyCycles.length).toBeLessThanOrEqual(70);
+
+    // The declined card: past_due at its boundary, retried 3, 5 and 7 days apart, then ended.
+    const ended = await subscriptionOf(s, declined);
+    expect(ended.status).toBe("canceled");
+    const boundary = Date.parse(starts.get(declined)!.current_period_end);
+    expect(Date.parse(ended.ended_at)).toBe(boundary + 15 * DAY_MS);
+
+    // Every event is stamped with its change's time, and a subscription's events come in order.
+    const events = await eventsOf(t, s.organizationId);
+    for (const id of [...subs, declined]) {
+      const times = events
+        .filter((e) => e.payload.data.id === id || e.payload.data.subscription_id === id)
+        .map((e) => Date.parse(e.payload.timestamp));
+      expect(times.length, id).toBeGreaterThan(0);
+      expect(
+        [...times].sort((a, b) => a - b),
+        id,
+      ).toEqual(times);
+    }
+    for (const e of events.filter((e) => e.type === "order.created"))
+      expect(e.payload.timestamp).toBe(e.payload.data.created_at);
+    const cycled = events.filter((e) => e.type === "subscription.cycled");
+    expect(cycled.length).toBeGreaterThan(70);
+    for (const e of cycled)
+      if (e.payload.data.status === "active")
+        expect(e.payload.timestamp).toBe(e.payload.data.current_period_start);
   });
 });

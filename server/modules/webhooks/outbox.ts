@@ -15,6 +15,8 @@ export interface OutboxEvent {
   organizationId: string;
   type: string;
   data: unknown;
+  /** When the change happened, if not the clock's now (a batch of changes of different times). */
+  at?: Date;
 }
 
 export type OutboxRow = Pick<
@@ -27,7 +29,7 @@ export const outboxTable = webhookEvents;
 
 /** The outbox row of an event: its payload is the body of a raw delivery. */
 export function outboxRow(clock: Clock, event: OutboxEvent): OutboxRow {
-  const timestamp = clock.now().toISOString();
+  const timestamp = (event.at ?? clock.now()).toISOString();
   return {
     organizationId: event.organizationId,
     type: event.type,
