@@ -5,6 +5,9 @@ import type { Command } from "commander";
 import { contextOf, organizationParam, type CommandContext } from "../lib/command.ts";
 import type { Advance } from "./clock-flags.ts";
 
+/** The server's own limit on one advance (its lease on the organization's clock). */
+const ADVANCE_TIMEOUT_MS = 10 * 60_000;
+
 interface ClockOut {
   organization_id: string;
   now: string;
@@ -74,7 +77,11 @@ export function configureClockCommand(program: Command): void {
         org ? { organization_id: org } : {},
       );
       const body = { ...advanceBody(when, new Date(current.now)), organization_id: org };
-      show(ctx, await api.post<ClockOut>("/v1/sandbox/clock/advance", body), "Sandbox clock now");
+      // The server answers once every renewal on the way is made: as long as its advance may take.
+      const moved = await api.post<ClockOut>("/v1/sandbox/clock/advance", body, undefined, {
+        timeoutMs: ADVANCE_TIMEOUT_MS,
+      });
+      show(ctx, moved, "Sandbox clock now");
     });
   clock
     .command("reset")

@@ -6,7 +6,7 @@ import { AbortError, ApiResponseError } from "./errors.ts";
 
 export interface ApiClient {
   get<T>(path: string, query?: Query): Promise<T>;
-  post<T>(path: string, body?: unknown, query?: Query): Promise<T>;
+  post<T>(path: string, body?: unknown, query?: Query, options?: CallOptions): Promise<T>;
   patch<T>(path: string, body: unknown): Promise<T>;
   delete(path: string): Promise<void>;
   /** Fetches every page of a Polar list endpoint (bounded). */
@@ -14,6 +14,11 @@ export interface ApiClient {
 }
 
 export type Query = Record<string, string | number | boolean | (string | number)[] | undefined>;
+
+/** `timeoutMs`: for a request the server answers only once its work is done (a clock advance). */
+export interface CallOptions {
+  timeoutMs?: number;
+}
 
 const TIMEOUT_MS = 30_000;
 /** GETs are retried on these (a proxy or a restarting server), twice, after 0.3 s then 0.6 s. */
@@ -29,7 +34,7 @@ export function createApi(server: string, token: string | null): ApiClient {
   const call = async <T>(
     method: string,
     path: string,
-    options: { json?: unknown; query?: Query } = {},
+    options: { json?: unknown; query?: Query } & CallOptions = {},
   ): Promise<T> => {
     const url = new URL(`${server}/${path.replace(/^\//, "")}`);
     if (options.query) url.search = toSearchParams(options.query).toString();
@@ -43,7 +48,7 @@ export function createApi(server: string, token: string | null): ApiClient {
               ? { ...headers, "content-type": "application/json" }
               : headers,
           ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(options.timeoutMs ?? TIMEOUT_MS),
         });
       } catch (err) {
         throw toCliError(err, server);
@@ -62,8 +67,8 @@ export function createApi(server: string, token: string | null): ApiClient {
 
   return {
     get: (path, query) => call("get", path, query ? { query } : {}),
-    post: (path, body, query) =>
-      call("post", path, { json: body ?? {}, ...(query ? { query } : {}) }),
+    post: (path, body, query, options = {}) =>
+      call("post", path, { json: body ?? {}, ...(query ? { query } : {}), ...options }),
     patch: (path, body) => call("patch", path, { json: body }),
     delete: (path) => call("delete", path),
     async all<T>(path: string, query: Query = {}, maxPages = 50) {

@@ -1,7 +1,7 @@
 // The request data of `till api`: key=value fields (dots nest, numbers and booleans keep their
 // type), or a whole JSON body from a file, stdin or the argument itself.
 import { readFileSync } from "node:fs";
-import type { ApiClient, Query } from "../lib/api.ts";
+import type { ApiClient, CallOptions, Query } from "../lib/api.ts";
 import { AbortError, ApiResponseError, EXIT } from "../lib/errors.ts";
 import { setPath } from "../lib/fixtures.ts";
 
@@ -124,9 +124,11 @@ export function organizationFilling(
     ...api,
     get: <T>(path: string, query?: Query) =>
       send(query, (q) => api.get<T>(path, q as Query | undefined)),
-    post: <T>(path: string, body?: unknown, query?: Query) =>
+    post: <T>(path: string, body?: unknown, query?: Query, options?: CallOptions) =>
       body === undefined || (typeof body === "object" && body !== null && !Array.isArray(body))
-        ? send(body as Record<string, unknown> | undefined, (b) => api.post<T>(path, b, query))
-        : api.post<T>(path, body, query),
+        ? send(body as Record<string, unknown> | undefined, (b) =>
+            api.post<T>(path, b, query, options),
+          )
+        : api.post<T>(path, body, query, options),
   };
 }
