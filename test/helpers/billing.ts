@@ -242,11 +242,36 @@ export async function meteredPlan(
   return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
 }
 
-/** A monthly product at one fixed price in USD. */
-export function monthlyProduct(s: BillingSeller, name: string, amount: number) {
+/** A monthly product at one fixed price in USD, with a trial of `trialDays` when given. */
+export function monthlyProduct(s: BillingSeller, name: string, amount: number, trialDays?: number) {
   return s.polar.products.create({
     name,
     recurringInterval: "month",
+    ...(trialDays ? { trialInterval: "day" as const, trialIntervalCount: trialDays } : {}),
     prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
   });
+}
+
+/** A monthly seat-based product in USD at `perSeat` a seat, from one seat; answers its id. */
+export async function seatProduct(
+  call: BillingSeller["call"],
+  name: string,
+  perSeat = 1000,
+): Promise<string> {
+  const res = await call("/v1/products/", {
+    body: {
+      name,
+      recurring_interval: "month",
+      prices: [
+        {
+          amount_type: "seat_based",
+          price_currency: "usd",
+          seat_tiers: { tiers: [{ min_seats: 1, price_per_seat: perSeat }] },
+        },
+      ],
+    },
+  });
+  if (res.status !== 201)
+    throw new Error(`seat product: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
 }

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestClock } from "../../lib/clock.ts";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
+import { seatProduct } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
 let t: TestServer;
@@ -13,24 +14,6 @@ const products: Record<string, string> = {};
 
 const call = (path: string, init: { method?: string; body?: unknown } = {}) =>
   api(t.url, path, { token, ...init });
-
-async function seatProduct(name: string) {
-  const res = await call("/v1/products/", {
-    body: {
-      name,
-      recurring_interval: "month",
-      prices: [
-        {
-          amount_type: "seat_based",
-          price_currency: "usd",
-          seat_tiers: { tiers: [{ min_seats: 1, price_per_seat: 1000 }] },
-        },
-      ],
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.id as string;
-}
 
 /** A seat-based subscription bought at the given instant; returns its id. */
 async function buy(productId: string, seats: number, at: string, email: string) {
@@ -92,8 +75,8 @@ beforeAll(async () => {
     "customer_seats:write",
   ]);
   token = seller.token;
-  products.team = await seatProduct("Team");
-  products.studio = await seatProduct("Studio");
+  products.team = await seatProduct(call, "Team");
+  products.studio = await seatProduct(call, "Studio");
   // March: Ann buys 3 seats, gives one claimed at once and one by invitation.
   const ann = await buy(products.team, 3, "2026-03-05T10:00:00Z", "ann@example.com");
   await assign(ann, "a1@example.com", "2026-03-06T10:00:00Z", true);
