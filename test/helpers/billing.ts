@@ -71,6 +71,20 @@ export async function setOrganizationSettings(
   return patched.body[group];
 }
 
+/** Lets the organization use the `reset` proration behavior (off by default, as at Polar). */
+export async function enableResetProration(
+  url: string,
+  seller: { token: string; organizationId: string },
+): Promise<void> {
+  const patched = await api(url, `/v1/organizations/${seller.organizationId}`, {
+    token: seller.token,
+    method: "PATCH",
+    body: { feature_settings: { reset_proration_behavior_enabled: true } },
+  });
+  if (patched.status !== 200)
+    throw new Error(`feature_settings: ${patched.status} ${JSON.stringify(patched.body)}`);
+}
+
 /** setOrganizationSettings for subscription_settings, e.g. allow_multiple_subscriptions. */
 export function setSubscriptionSettings(
   url: string,

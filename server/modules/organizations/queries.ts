@@ -1,5 +1,6 @@
 // The organizations module's read API for other modules (no side effects).
 import type { Db } from "../../../db/client.ts";
+import { RequestValidationError } from "../../lib/errors.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 import { type CustomerEmail, settingsOf } from "./schemas.ts";
@@ -59,6 +60,19 @@ export function offSessionChargesEnabled(db: Db, organizationId: string): Promis
   return featureOn(db, organizationId, "off_session_charges_enabled");
 }
 
+/** Whether plan and seat changes may use `reset` (feature_settings.reset_proration_behavior_enabled). */
+export function resetProrationEnabled(db: Db, organizationId: string): Promise<boolean> {
+  return featureOn(db, organizationId, "reset_proration_behavior_enabled");
+}
+
+/** Polar's refusal of `reset` where the organization has not enabled it, at `loc`. */
+export function resetNotEnabled(loc: string[]): RequestValidationError {
+  return RequestValidationError.field(
+    loc,
+    "The 'reset' proration behavior is not enabled for this organization.",
+  );
+}
+
 /** Whether the organization uses the member model (feature_settings.member_model_enabled). */
 export function memberModelEnabled(db: Db, organizationId: string): Promise<boolean> {
   return featureOn(db, organizationId, "member_model_enabled");
@@ -67,7 +81,7 @@ export function memberModelEnabled(db: Db, organizationId: string): Promise<bool
 async function featureOn(
   db: Db,
   organizationId: string,
-  flag: "off_session_charges_enabled" | "member_model_enabled",
+  flag: "off_session_charges_enabled" | "member_model_enabled" | "reset_proration_behavior_enabled",
 ): Promise<boolean> {
   const record = await ownRecord(db, organizationId);
   return record ? settingsOf(record.profile.settings).feature_settings[flag] : false;

@@ -69,6 +69,8 @@ const featureSettings = z.object({
   overview_metrics: z.array(z.string()).nullish(),
   // Staff-managed at Polar; a self-hosted organization turns draft orders on itself.
   off_session_charges_enabled: z.boolean().optional(),
+  // Staff-managed at Polar too; here the seller allows the `reset` proration behavior itself.
+  reset_proration_behavior_enabled: z.boolean().optional(),
 });
 const details = z.object({
   about: z.string().max(5000).nullish(),

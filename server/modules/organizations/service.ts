@@ -13,6 +13,7 @@ import type { Auth } from "../auth/auth.ts";
 import { mayCreateOrganization } from "../auth/platform-admins.ts";
 import { userRole } from "../auth/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
+import { resetNotEnabled } from "./queries.ts";
 import * as repo from "./repository.ts";
 import {
   organizationOut,
@@ -156,9 +157,26 @@ async function applyUpdate(
   }
   if (input.sso_enforced !== undefined && input.sso_enforced !== null)
     settings.sso_enforced = input.sso_enforced;
+  assertResetAllowed(input, settingsOf(settings));
   profile.settings = settings;
   if (touch) profile.modifiedAt = clock.now();
   await repo.updateOrganization(db, id, org, profile);
+}
+
+/**
+ * As Polar, the default proration behavior is `reset` only where the flag is on (this request's
+ * value of it counts); the seller owns the flag here, so it cannot go off under a `reset` default.
+ */
+function assertResetAllowed(input: OrganizationEditable, next: ReturnType<typeof settingsOf>) {
+  if (next.feature_settings.reset_proration_behavior_enabled) return;
+  if (input.subscription_settings?.proration_behavior === "reset")
+    throw resetNotEnabled(["body", "subscription_settings", "proration_behavior"]);
+  const byDefault: string = next.subscription_settings.proration_behavior;
+  if (input.feature_settings?.reset_proration_behavior_enabled === false && byDefault === "reset")
+    throw RequestValidationError.field(
+      ["body", "feature_settings", "reset_proration_behavior_enabled"],
+      "The default proration behavior is 'reset': choose another one before disabling it.",
+    );
 }
 
 /** Name, slug and avatar of an organization, for pages its customers see (checkout, portal). */

@@ -3,6 +3,7 @@
 // products, the new minimum when moving onto seats, refused when leaving them), the proration uses
 // the seats' amounts net of the discount, and a refused change changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enableResetProration } from "../../../test/helpers/billing.ts";
 import { seatsWorld, type SeatsWorld } from "../../../test/helpers/seats.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
@@ -120,6 +121,10 @@ describe("a plan change onto and away from seats", () => {
   });
 
   it("reset onto seats starts a new period billed for the minimum seats", async () => {
+    await enableResetProration(t.url, {
+      token: w.seller.token,
+      organizationId: w.seller.organization.id,
+    });
     const solo = await product("Solo reset", { amount_type: "fixed", price_amount: 1000 });
     const team = await seatProduct("Team reset", tiers(3, 700));
     const id = await buy(solo);

@@ -16,6 +16,7 @@ import {
 } from "../discounts/service.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
+import { resetNotEnabled, resetProrationEnabled } from "../organizations/queries.ts";
 import { pendingOrderOfSubscription, serializeOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
@@ -68,6 +69,7 @@ async function changeLeased(
   visibilities: readonly ProductVisibility[] | null,
 ) {
   const id = found.id;
+  await assertResetAllowed(deps.db, found, input);
   // One instant for the whole change: "now" in a trial_end is the time the renewal runs at.
   const now = (await organizationClock(deps.db, deps.clock, found.organizationId)).now();
   const clock = fixedClock(now);
@@ -140,6 +142,21 @@ export async function revokeSubscriptionNow(
   await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
   await recordCustomerState(tx, clock, s);
   return true;
+}
+
+/**
+ * As Polar, a plan or seat change that asks for `reset` by name needs the organization's flag
+ * (a `reset` default was allowed when the flag was on).
+ */
+async function assertResetAllowed(db: Db, s: repo.SubscriptionRow, input: SubscriptionUpdate) {
+  const changes = ("product_id" in input && input.product_id) || "seats" in input;
+  if (
+    changes &&
+    "proration_behavior" in input &&
+    input.proration_behavior === "reset" &&
+    !(await resetProrationEnabled(db, s.organizationId))
+  )
+    throw resetNotEnabled(["body", "proration_behavior"]);
 }
 
 function billing(deps: UpdateDeps): BillingDeps {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  enableResetProration,
   ingestHourly,
   ordersOf,
   subscribe,
@@ -20,6 +21,7 @@ let s: BillingSeller;
 beforeAll(async () => {
   t = await startTestServer();
   s = await billingSeller(t);
+  await enableResetProration(t.url, s);
 });
 afterAll(() => t.stop());
 
