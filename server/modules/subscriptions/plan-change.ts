@@ -5,7 +5,8 @@
 // now in a `subscription_update` order: an upgrade is charged, a downgrade's order totals the
 // (negative) credit, which goes to the customer's balance and pays the next orders, as Polar does;
 // `prorate` carries the difference to the next cycle order; `next_period` records a pending update applied at renewal;
-// `reset` switches now and starts a new period at once, charged in full.
+// `reset` (behind the organization's flag) starts a new period of the new product now and settles
+// its full price at once in a `subscription_update` order, crediting nothing of the old one.
 import { randomUUID } from "node:crypto";
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
@@ -20,12 +21,7 @@ import { chargeChangeNow } from "./charge-now.ts";
 import { settleUsageBeforeChange } from "./meter-cycle.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import {
-  pendingProrations,
-  periodDiscount,
-  renewSubscription,
-  type DisplayProduct,
-} from "./renewal.ts";
+import { pendingProrations, periodDiscount, type DisplayProduct } from "./renewal.ts";
 import { invalidProduct, type ProductVisibility, planTarget } from "./plan-target.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
@@ -170,37 +166,20 @@ export async function changePlan(
     );
     return;
   }
-  if (behavior === "reset") {
-    // The new product from now, for a whole new period: renewed at once as a cycle.
-    const amount = (await proratedNet(deps, s, product, true, seats)).netAmount;
-    const row = await inTransaction(deps.db, (tx) =>
-      repo.updateSubscription(tx, s.id, {
-        productId,
-        priceIds: activePrices,
-        ...(seated ?? {}),
-        amount,
-        pendingUpdate: null,
-        currentPeriodStart: now,
-        currentPeriodEnd: now,
-        anchorDay: now.getUTCDate(),
-        modifiedAt: now,
-      }),
-    );
-    await renewSubscription(deps, row, now);
-    return;
-  }
-
-  // As Polar, a trial bills nothing: the new product applies, charged from the trial's end.
-  const factor =
-    s.status === "trialing" ? 0 : prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
+  // As Polar, a trial bills nothing: the new product applies, charged from the trial's end (a
+  // reset too: the trial keeps its end).
+  const trialing = s.status === "trialing";
+  const factor = trialing ? 0 : prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
   const [oldNet, newNet] = await Promise.all([
     oldProduct ? proratedNet(deps, s, oldProduct, false, s.seats) : null,
     proratedNet(deps, s, product, true, seats),
   ]);
-  // A new billing interval (monthly to yearly) starts a new period of it now, as Polar does: the
-  // old period's unused part is credited, the new period debited in full, settled at once.
-  const period = intervalChange(s, product, now);
-  const credit = roundHalfEven((oldNet?.netAmount ?? 0) * factor);
+  // A reset, or a new billing interval (monthly to yearly), starts a new period of the new product
+  // now, as Polar does, debited in full and settled at once; a reset credits nothing of the old
+  // period, an interval change its unused part.
+  const reset = behavior === "reset" && !trialing;
+  const period = reset ? periodFrom(now, intervalOf(product, s)) : intervalChange(s, product, now);
+  const credit = reset ? 0 : roundHalfEven((oldNet?.netAmount ?? 0) * factor);
   const debit = period ? newNet.netAmount : roundHalfEven(newNet.netAmount * factor);
   // A prorate change still waiting for the old period's end has no end to wait for now: it is
   // settled with the new period's order.
@@ -217,8 +196,15 @@ export async function changePlan(
       difference,
       lines: [
         ...waiting,
-        { label: `Unused time on ${oldProduct?.name ?? "the previous plan"}`, amount: -credit },
-        { label: `Remaining time on ${label}`, amount: debit },
+        ...(reset
+          ? [{ label, amount: debit }]
+          : [
+              {
+                label: `Unused time on ${oldProduct?.name ?? "the previous plan"}`,
+                amount: -credit,
+              },
+              { label: `Remaining time on ${label}`, amount: debit },
+            ]),
       ],
       now,
       apply: (tx) =>
@@ -255,18 +241,31 @@ function intervalChange(
     return null;
   // A trial keeps its end; the renewal there starts a period of the new interval.
   if (s.status === "trialing") return null;
-  const anchorDay = now.getUTCDate();
-  return {
-    currentPeriodStart: now,
-    currentPeriodEnd: addInterval(now, interval, count, anchorDay),
-    anchorDay,
-  };
+  return periodFrom(now, { recurringInterval: interval, recurringIntervalCount: count });
 }
 
-interface NewPeriod {
+export interface NewPeriod {
   currentPeriodStart: Date;
   currentPeriodEnd: Date;
   anchorDay: number;
+}
+
+/** One period of the interval from `now`, anchored on now's day (Polar's cycle reset). */
+export function periodFrom(
+  now: Date,
+  { recurringInterval, recurringIntervalCount }: ReturnType<typeof intervalOf>,
+): NewPeriod {
+  const anchorDay = now.getUTCDate();
+  return {
+    currentPeriodStart: now,
+    currentPeriodEnd: addInterval(
+      now,
+      recurringInterval as Interval,
+      recurringIntervalCount,
+      anchorDay,
+    ),
+    anchorDay,
+  };
 }
 
 async function switchProduct(
@@ -288,38 +287,24 @@ async function switchProduct(
   amount: number,
   carried: number,
   now: Date,
-  /** A new period starting now (a change of billing interval). */
+  /** A new period starting now (a reset or a change of billing interval). */
   period: NewPeriod | null = null,
 ): Promise<void> {
   const clock = fixedClock(now);
   const locked = (await repo.lockSubscription(tx, scopeOfResource(s), s.id))!;
-  const productId = product.id;
-  const start = period?.currentPeriodStart ?? locked.currentPeriodStart;
-  const end = period?.currentPeriodEnd ?? locked.currentPeriodEnd;
-  // Unsettled usage keeps its start; the new product's meter cycle (or the period) says its end.
-  const cycle = meterCycleOf(product);
-  const meterStart = locked.currentMeterPeriodStart;
-  const meterPeriod =
-    cycle || meterStart
-      ? {
-          currentMeterPeriodStart: meterStart ?? locked.currentPeriodStart,
-          currentMeterPeriodEnd: cycle ? nextMeterBoundary(start, end, cycle, now) : end,
-        }
-      : {};
   const row = await scheduleNext(
     tx,
     deps.queue,
     await repo.updateSubscription(tx, s.id, {
-      productId,
+      productId: product.id,
       priceIds,
       ...(seated ?? {}),
       amount,
       ...intervalOf(product, locked),
-      ...(period ?? {}),
       pendingUpdate: null,
       // A new period's order settled what was waiting.
       prorationAmount: period ? 0 : locked.prorationAmount + carried,
-      ...meterPeriod,
+      ...periodOn(locked, product, period, now),
       modifiedAt: now,
     }),
   );
@@ -327,6 +312,31 @@ async function switchProduct(
     "subscription.updated",
   ]);
   await recordCustomerState(tx, clock, s);
+}
+
+/**
+ * The period and meter cycle of `locked` on `product`, from `period` when one starts now: unsettled
+ * usage keeps its start; the product's meter cycle (or the period) says its end.
+ */
+export function periodOn(
+  locked: repo.SubscriptionRow,
+  product: Pick<DisplayProduct, "meter_interval" | "meter_interval_count">,
+  period: NewPeriod | null,
+  now: Date,
+) {
+  const start = period?.currentPeriodStart ?? locked.currentPeriodStart;
+  const end = period?.currentPeriodEnd ?? locked.currentPeriodEnd;
+  const cycle = meterCycleOf(product);
+  const meterStart = locked.currentMeterPeriodStart;
+  return {
+    ...(period ?? {}),
+    ...(cycle || meterStart
+      ? {
+          currentMeterPeriodStart: meterStart ?? locked.currentPeriodStart,
+          currentMeterPeriodEnd: cycle ? nextMeterBoundary(start, end, cycle, now) : end,
+        }
+      : {}),
+  };
 }
 
 /** The billing interval a subscription on `product` renews at (the row's, for a one-off product). */

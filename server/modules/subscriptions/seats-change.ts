@@ -2,9 +2,10 @@
 // change: the seats' price for the rest of the period is prorated to the second; `invoice` settles
 // the difference now in a `subscription_update` order (a decrease's credit goes to the balance),
 // `prorate` carries the difference to the next cycle, `next_period` records a pending update applied
-// at renewal, `reset` starts a new period at once. Seats cannot go below those assigned. As for a
-// plan change, the discount of the period is netted from the old and the new seats' amounts before
-// they are prorated, so a fixed discount is not counted twice.
+// at renewal, `reset` (behind the organization's flag) charges the new seats' full price now and
+// starts a new period. Seats cannot go below those assigned. As for a plan change, the discount of
+// the period is netted from the old and the new seats' amounts before they are prorated, so a fixed
+// discount is not counted twice. As Polar, a trial bills nothing and keeps its end.
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import type { SeatTiers } from "../../../db/schema/index.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
@@ -17,9 +18,17 @@ import { discountAmountOf, discountApplies } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { prorationFactor, roundHalfEven, schedulePendingUpdate } from "./plan-change.ts";
-import { periodDiscount, renewSubscription } from "./renewal.ts";
+import {
+  type NewPeriod,
+  periodFrom,
+  periodOn,
+  prorationFactor,
+  roundHalfEven,
+  schedulePendingUpdate,
+} from "./plan-change.ts";
+import { pendingProrations, periodDiscount } from "./renewal.ts";
 import * as repo from "./repository.ts";
+import { scheduleNext } from "./schedule.ts";
 
 type Behavior = "invoice" | "prorate" | "next_period" | "reset";
 
@@ -31,15 +40,16 @@ export class NotASeatBasedSubscription extends ApiError {
 
 const invalidSeats = (msg: string) => RequestValidationError.field(["body", "seats"], msg);
 
-async function tiersOf(deps: BillingDeps, s: repo.SubscriptionRow): Promise<SeatTiers> {
+/** The subscription's product and the tiers of its seat price. */
+async function tiersOf(deps: BillingDeps, s: repo.SubscriptionRow) {
   const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
     s.productId,
   ]);
   const price = (product?.prices ?? []).find(
     (p) => s.priceIds.includes(p.id) && p.amount_type === "seat_based",
   ) as { seat_tiers?: SeatTiers } | undefined;
-  if (!price?.seat_tiers) throw new NotASeatBasedSubscription();
-  return price.seat_tiers;
+  if (!product || !price?.seat_tiers) throw new NotASeatBasedSubscription();
+  return { product, tiers: price.seat_tiers };
 }
 
 export async function changeSeats(
@@ -50,7 +60,7 @@ export async function changeSeats(
   now: Date,
 ): Promise<void> {
   if (s.seats === null) throw new NotASeatBasedSubscription();
-  const tiers = await tiersOf(deps, s);
+  const { product, tiers } = await tiersOf(deps, s);
   const newAmount = seatAmount(tiers, seats);
   if (newAmount === null) {
     const { minimum, maximum } = seatBounds(tiers);
@@ -67,14 +77,17 @@ export async function changeSeats(
     if (seats < assigned)
       throw invalidSeats(`${assigned} seats are assigned: revoke some before going below that.`);
   };
-  const switchSeats = async (tx: Tx, carried: number) => {
+  const switchSeats = async (tx: Tx, carried: number, period: NewPeriod | null) => {
     const locked = (await repo.lockSubscription(tx, scopeOfResource(s), s.id))!;
-    const row = await repo.updateSubscription(tx, s.id, {
+    const updated = await repo.updateSubscription(tx, s.id, {
       seats,
       amount: newAmount,
-      prorationAmount: locked.prorationAmount + carried,
+      // A new period's order settled what was waiting.
+      prorationAmount: period ? 0 : locked.prorationAmount + carried,
+      ...(period ? { pendingUpdate: null, ...periodOn(locked, product, period, now) } : {}),
       modifiedAt: now,
     });
+    const row = period ? await scheduleNext(tx, deps.queue, updated) : updated;
     await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, row, [
       "subscription.updated",
     ]);
@@ -91,55 +104,47 @@ export async function changeSeats(
     });
     return;
   }
-  if (behavior === "reset") {
-    const row = await inTransaction(deps.db, async (tx) => {
-      await assertAssigned(tx);
-      return repo.updateSubscription(tx, s.id, {
-        seats,
-        amount: newAmount,
-        pendingUpdate: null,
-        currentPeriodStart: now,
-        currentPeriodEnd: now,
-        anchorDay: now.getUTCDate(),
-        modifiedAt: now,
-      });
-    });
-    await renewSubscription(deps, row, now);
-    return;
-  }
-
-  const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
+  const trialing = s.status === "trialing";
+  const factor = trialing ? 0 : prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
   const discount = await periodDiscount(deps, s, s.productId);
   const net = (amount: number) =>
     discountApplies(discount, s.discountAppliedAt ?? s.currentPeriodStart, s.currentPeriodStart)
       ? amount - discountAmountOf(discount, amount)
       : amount;
-  const credit = roundHalfEven(net(oldAmount) * factor);
-  const debit = roundHalfEven(net(newAmount) * factor);
-  const difference = debit - credit;
-  if (behavior !== "invoice" || difference === 0) {
+  // As Polar, a reset credits nothing and debits the new seats' full price for a new period of the
+  // subscription's interval from now; prorations still waiting for the old period's end are
+  // settled with it.
+  const reset = behavior === "reset" && !trialing;
+  const period = reset ? periodFrom(now, s) : null;
+  const waiting = reset ? pendingProrations(s) : [];
+  const credit = reset ? 0 : roundHalfEven(net(oldAmount) * factor);
+  const debit = reset ? net(newAmount) : roundHalfEven(net(newAmount) * factor);
+  const difference = debit - credit + waiting.reduce((sum, l) => sum + l.amount, 0);
+  if ((behavior !== "invoice" && !reset) || difference === 0) {
     await inTransaction(deps.db, async (tx) => {
       await assertAssigned(tx);
-      await switchSeats(tx, difference);
+      await switchSeats(tx, difference, period);
     });
     return;
   }
   // Checked before the charge too, so a refused change charges nothing.
   await inTransaction(deps.db, assertAssigned);
-  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
-    s.productId,
-  ]);
   await chargeChangeNow(deps, s, {
     key: `seats:${s.id}:${seats}:${now.toISOString()}`,
-    description: `${product?.name ?? "Subscription"} (seats)`,
+    description: `${product.name} (seats)`,
     productId: s.productId,
     seats,
     difference,
     lines: [
-      { label: `Unused time on ${s.seats} seats`, amount: -credit },
-      { label: `Remaining time on ${seats} seats`, amount: debit },
+      ...waiting,
+      ...(reset
+        ? [{ label: `${seats} seats`, amount: debit }]
+        : [
+            { label: `Unused time on ${s.seats} seats`, amount: -credit },
+            { label: `Remaining time on ${seats} seats`, amount: debit },
+          ]),
     ],
     now,
-    apply: (tx) => switchSeats(tx, 0),
+    apply: (tx) => switchSeats(tx, 0, period),
   });
 }

@@ -56,13 +56,14 @@ const updates = async (id: string) =>
     (o: { billing_reason: string }) => o.billing_reason === "subscription_update",
   );
 
-/** Moves the organization's clock to the middle of the subscription's period. */
+/** Moves the organization's clock to the middle of the subscription's period; answers that time. */
 async function toMidPeriod(id: string) {
   const sub = await read(id);
   const start = Date.parse(sub.current_period_start);
   const mid = new Date(start + (Date.parse(sub.current_period_end) - start) / 2);
   const res = await w.call("/v1/sandbox/clock/advance", { body: { to: mid.toISOString() } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return mid.toISOString();
 }
 
 describe("a plan change between seat-based products", () => {
@@ -120,7 +121,7 @@ describe("a plan change onto and away from seats", () => {
     expect(seats.body).toMatchObject({ total_seats: 2, available_seats: 2 });
   });
 
-  it("reset onto seats starts a new period billed for the minimum seats", async () => {
+  it("reset onto seats starts a new period billed at once for the minimum seats", async () => {
     await enableResetProration(t.url, {
       token: w.seller.token,
       organizationId: w.seller.organization.id,
@@ -128,14 +129,23 @@ describe("a plan change onto and away from seats", () => {
     const solo = await product("Solo reset", { amount_type: "fixed", price_amount: 1000 });
     const team = await seatProduct("Team reset", tiers(3, 700));
     const id = await buy(solo);
+    const now = await toMidPeriod(id);
     const res = await patch(id, { product_id: team, proration_behavior: "reset" });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect([res.body.product_id, res.body.seats]).toEqual([team, 3]);
-    const orders = (await w.call(`/v1/orders/?subscription_id=${id}&limit=100`)).body.items;
-    const cycle = orders.find(
-      (o: { billing_reason: string }) => o.billing_reason === "subscription_cycle",
-    );
-    expect([cycle.seats, cycle.subtotal_amount]).toEqual([3, 2100]);
+    // The new period starts at the change (the clock runs on from `now` while the request is made).
+    const start = Date.parse(res.body.current_period_start) - Date.parse(now);
+    expect(start).toBeGreaterThanOrEqual(0);
+    expect(start).toBeLessThan(60_000);
+    // The new plan's full period in a subscription_update order; no credit for the old, no cycle.
+    const orders = (await w.call(`/v1/orders/?subscription_id=${id}&limit=100&sorting=created_at`))
+      .body.items;
+    expect(
+      orders.map((o: Record<string, any>) => [o.billing_reason, o.seats, o.subtotal_amount]),
+    ).toEqual([
+      ["subscription_create", null, 1000],
+      ["subscription_update", 3, 2100],
+    ]);
   });
 
   it("refuses leaving seats for a product without them, changing nothing", async () => {
