@@ -106,8 +106,8 @@ try {
   console.log(
     `sandbox clock: one advance of ${DAYS} days over ${N} monthly subscriptions, PostgreSQL`,
   );
-  console.log(line("spread      ", spreadRun) + " (boundaries at N different times)");
-  console.log(line("one instant ", base) + " (baseline: every boundary shared)");
+  console.log(`${line("spread      ", spreadRun)} (boundaries at N different times)`);
+  console.log(`${line("one instant ", base)} (baseline: every boundary shared)`);
   console.log(`  ratio        ${(rate(spreadRun) / rate(base)).toFixed(2)}× the baseline`);
 } finally {
   await admin.unsafe(`drop database if exists "${name}" with (force)`);
