@@ -82,34 +82,29 @@ function monthAfter(iso: string): string {
 const reasons = async (s: BillingSeller, id: string) =>
   (await ordersOf(s, id)).map((o) => o.billing_reason as string);
 
+/** A reset asked of `off` (the flag off): Polar's 422, and the subscription as it was. */
+async function expectRefused(id: string, body: Record<string, unknown>) {
+  const before = await subscriptionOf(off, id);
+  const res = await patch(off, id, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(422);
+  expect(res.body.detail).toMatchObject([
+    { loc: ["body", "proration_behavior"], msg: NOT_ENABLED, type: "value_error" },
+  ]);
+  expect(await subscriptionOf(off, id)).toEqual(before);
+  expect(await reasons(off, id)).toEqual(["subscription_create"]);
+}
+
 describe("without the organization's flag", () => {
   it("a reset plan change is Polar's 422 and changes nothing", async () => {
     const basic = await monthlyProduct(off, "Off basic", 1000);
     const pro = await monthlyProduct(off, "Off pro", 2000);
     const { subscriptionId } = await subscribe(off, basic.id);
-    const before = await subscriptionOf(off, subscriptionId);
-    const res = await patch(off, subscriptionId, {
-      product_id: pro.id,
-      proration_behavior: "reset",
-    });
-    expect(res.status, JSON.stringify(res.body)).toBe(422);
-    expect(res.body.detail).toMatchObject([
-      { loc: ["body", "proration_behavior"], msg: NOT_ENABLED, type: "value_error" },
-    ]);
-    expect(await subscriptionOf(off, subscriptionId)).toEqual(before);
-    expect(await reasons(off, subscriptionId)).toEqual(["subscription_create"]);
+    await expectRefused(subscriptionId, { product_id: pro.id, proration_behavior: "reset" });
   });
 
   it("a reset seat change is Polar's 422 and changes nothing", async () => {
     const id = await buySeats(off, await seatProduct(off.call, "Off seats"), 2);
-    const before = await subscriptionOf(off, id);
-    const res = await patch(off, id, { seats: 3, proration_behavior: "reset" });
-    expect(res.status, JSON.stringify(res.body)).toBe(422);
-    expect(res.body.detail).toMatchObject([
-      { loc: ["body", "proration_behavior"], msg: NOT_ENABLED, type: "value_error" },
-    ]);
-    expect(await subscriptionOf(off, id)).toEqual(before);
-    expect(await reasons(off, id)).toEqual(["subscription_create"]);
+    await expectRefused(id, { seats: 3, proration_behavior: "reset" });
   });
 
   it("reset as the organization's default is Polar's 422; the flag allows it", async () => {
