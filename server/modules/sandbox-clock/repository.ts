@@ -59,11 +59,34 @@ export async function leaseClock(
   return row ? row.offsetMs : null;
 }
 
-export async function releaseClock(db: Db, organizationId: string): Promise<void> {
-  await db
+/**
+ * Extends the lease `held` (its advancing_until) to `until`; false when it is no longer held (it
+ * lapsed and another advance took the clock, or a reset removed it).
+ */
+export async function renewLease(
+  db: Db,
+  organizationId: string,
+  held: Date,
+  until: Date,
+): Promise<boolean> {
+  const rows = await db
     .update(sandboxClocks)
-    .set({ advancingUntil: null })
-    .where(eq(sandboxClocks.organizationId, organizationId));
+    .set({ advancingUntil: until })
+    .where(ofLease(organizationId, held))
+    .returning({ organizationId: sandboxClocks.organizationId });
+  return rows.length > 0;
+}
+
+/** Gives back the lease `held`; one that lapsed and was taken since is left to its holder. */
+export async function releaseClock(db: Db, organizationId: string, held: Date): Promise<void> {
+  await db.update(sandboxClocks).set({ advancingUntil: null }).where(ofLease(organizationId, held));
+}
+
+function ofLease(organizationId: string, held: Date) {
+  return and(
+    eq(sandboxClocks.organizationId, organizationId),
+    eq(sandboxClocks.advancingUntil, held),
+  );
 }
 
 /**

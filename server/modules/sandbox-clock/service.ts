@@ -27,8 +27,13 @@ export async function showClock(
   return clockOut(orgId, offsetClock(deps.clock, offset).now(), offset);
 }
 
-/** How long one advance holds its organization's clock at most (a crashed one frees it then). */
-const ADVANCE_LEASE_MS = 10 * 60_000;
+/**
+ * How long an advance's lease on its organization's clock lasts unless renewed. A running advance
+ * renews it every HEARTBEAT_MS however long its work takes; one whose process died frees the
+ * clock this long after its last heartbeat.
+ */
+export const ADVANCE_LEASE_MS = 30_000;
+const HEARTBEAT_MS = ADVANCE_LEASE_MS / 3;
 
 export class ClockAdvancing extends ApiError {
   constructor() {
@@ -44,18 +49,36 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
   const orgId = organizationForWrite(ctx, input.organization_id);
   // One advance at a time per organization: two that both read the same time would both move
   // the clock from it, and `seconds` given twice would move it once.
+  const leaseFrom = (at: Date) => new Date(at.getTime() + ADVANCE_LEASE_MS);
   const real = deps.clock.now();
-  const leased = await repo.leaseClock(
-    deps.db,
-    orgId,
-    real,
-    new Date(real.getTime() + ADVANCE_LEASE_MS),
-  );
+  let held = leaseFrom(real);
+  const leased = await repo.leaseClock(deps.db, orgId, real, held);
   if (leased === null) throw new ClockAdvancing();
+  const lost = new AbortController();
+  let beat: Promise<void> = Promise.resolve();
+  const heartbeat = setInterval(() => {
+    beat = beat
+      .then(async () => {
+        const next = leaseFrom(deps.clock.now());
+        if (await repo.renewLease(deps.db, orgId, held, next)) held = next;
+        else lost.abort(new ClockAdvancing());
+      })
+      // The database out of reach for a moment: the next heartbeat tries again within the lease.
+      .catch(() => undefined);
+  }, HEARTBEAT_MS);
   try {
-    return await advanceLeased(deps, ctx, orgId, offsetClock(deps.clock, leased), input);
+    return await advanceLeased(
+      deps,
+      ctx,
+      orgId,
+      offsetClock(deps.clock, leased),
+      input,
+      lost.signal,
+    );
   } finally {
-    await repo.releaseClock(deps.db, orgId);
+    clearInterval(heartbeat);
+    await beat;
+    await repo.releaseClock(deps.db, orgId, held);
   }
 }
 
@@ -65,6 +88,7 @@ async function advanceLeased(
   orgId: string,
   clock: Clock,
   input: ClockAdvance,
+  lease: AbortSignal,
 ) {
   const current = clock.now();
   const target = input.to
@@ -84,10 +108,13 @@ async function advanceLeased(
       "value_error",
     );
   const scope = scopeOfCaller(ctx, orgId);
-  await runDueUntil(deps, scope, clock, target);
+  await runDueUntil(deps, scope, clock, target, lease);
   // Checkout sessions live in real time but expire in the organization's: moving past a
   // session's expiry expires it, as the minute job would when that time comes.
   await expireCheckouts(deps.checkouts, { scope, at: target });
+  // A lease that lapsed (this process stalled past it) may be another advance's now: its offset
+  // is that advance's to write.
+  lease.throwIfAborted();
   // Never behind real time: a target a moment past (`seconds: 0`, or the second of slack above).
   const wanted = Math.max(0, target.getTime() - deps.clock.now().getTime());
   const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());

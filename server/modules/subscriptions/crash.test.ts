@@ -4,11 +4,10 @@
 // unique billing key and the charge's idempotency key make the re-run after the crash safe.
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { api, createAccessToken, createOrganization, signUp } from "../../../test/helpers/auth.ts";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../../../test/helpers/db.ts";
 import { spawnTillServer, tempDir, type SpawnedServer } from "../../../test/helpers/process.ts";
 import { seedDueSubscriptions } from "../../../test/helpers/renewal-seed.ts";
-import { freePort } from "../../../test/helpers/server.ts";
+import { sellerWithSubscription, serveEnv } from "../../../test/helpers/spawned-seller.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 
 let testDb: TestDatabase | null = null;
@@ -27,62 +26,18 @@ describe.skipIf(!usingPostgres())("till serve killed while renewing (PostgreSQL)
     testDb = await openTestDatabase();
     const db = testDb.database;
     const cwd = tempDir("till-renewal-crash-");
-    const port = await freePort();
-    const env: Record<string, string> = {
-      AUTH_SECRET: "r".repeat(40),
-      TILL_MODE: "sandbox",
-      AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
-      AUTH_RATE_LIMIT: "false",
-      LOG_LEVEL: "warn",
-      TILL_DATA_DIR: `${cwd}/data`,
-      PORT: String(port),
-      BASE_URL: `http://localhost:${port}`,
-      DATABASE_URL: testDb.url!,
-    };
+    const env = await serveEnv(cwd, testDb.url!);
     const first = await spawnTillServer("serve", env, cwd);
     children.push(first);
-    const user = await signUp(first.url);
-    const org = await createOrganization(first.url, user);
-    const token = await createAccessToken(first.url, user, org.id, [
-      "products:write",
-      "checkouts:write",
-      "subscriptions:write",
-      "orders:read",
-    ]);
-    const product = await api(first.url, "/v1/products/", {
-      token,
-      body: {
-        name: "Crash plan",
-        recurring_interval: "month",
-        prices: [{ amount_type: "fixed", price_amount: 1000, price_currency: "usd" }],
-      },
-    });
-    const checkout = await api(first.url, "/v1/checkouts/", {
-      token,
-      body: { products: [product.body.id] },
-    });
-    const confirmed = await api(
-      first.url,
-      `/v1/checkouts/client/${checkout.body.client_secret}/confirm`,
-      {
-        body: {
-          customer_email: "crash@example.com",
-          customer_billing_address: { country: "US" },
-          confirmation_token_id: "sandbox_token_success",
-        },
-      },
-    );
-    expect(confirmed.status).toBe(200);
+    const seller = await sellerWithSubscription(db, first.url, "month");
+    const org = { id: seller.organizationId };
     first.child.kill("SIGTERM");
     await first.child;
 
-    const [bought] = await db.rows<{ id: string }>(
-      sql`select id from subscriptions where organization_id = ${org.id}`,
-    );
     const dueAt = new Date(Date.now() - 60_000);
     await seedDueSubscriptions(db, {
       organizationId: org.id,
-      subscriptionId: bought!.id,
+      subscriptionId: seller.subscriptionId,
       clones: N - 1,
       dueAt,
     });

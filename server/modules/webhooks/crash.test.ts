@@ -2,7 +2,7 @@
 // slow endpoint, then started again on the same database; every event reaches the endpoint, the jobs
 // the dead process held come back within seconds (at start on PGlite, after their heartbeat goes
 // stale on PostgreSQL), and only the attempts that were in flight at the kill are sent twice.
-import { freePort } from "../../../test/helpers/server.ts";
+import { serveEnv } from "../../../test/helpers/spawned-seller.ts";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, createAccessToken, createOrganization, signUp } from "../../../test/helpers/auth.ts";
 import { openTestDatabase, usingPostgres, type TestDatabase } from "../../../test/helpers/db.ts";
@@ -34,17 +34,7 @@ describe(`till serve killed with deliveries queued (${usingPostgres() ? "Postgre
       respond: (_, n) => (n <= 100 ? slow() : held.then(slow)),
     });
     const cwd = tempDir("till-crash-");
-    const port = await freePort();
-    const env: Record<string, string> = {
-      AUTH_SECRET: "c".repeat(40),
-      TILL_MODE: "sandbox",
-      AUTH_REQUIRE_EMAIL_VERIFICATION: "false",
-      AUTH_RATE_LIMIT: "false",
-      LOG_LEVEL: "warn",
-      TILL_DATA_DIR: `${cwd}/data`,
-      PORT: String(port),
-      BASE_URL: `http://localhost:${port}`,
-    };
+    const env = await serveEnv(cwd);
     if (usingPostgres()) {
       testDb = await openTestDatabase();
       env.DATABASE_URL = testDb.url!;
