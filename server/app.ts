@@ -243,7 +243,15 @@ export function createApp(deps: AppDeps): Express {
       guard,
       customerGuard,
     ),
-    sandboxClockRouter({ ...billing, checkouts: checkoutDeps, mode: deps.config.mode }, guard),
+    sandboxClockRouter(
+      {
+        ...billing,
+        checkouts: checkoutDeps,
+        mode: deps.config.mode,
+        advanceSeconds: deps.config.sandboxClockAdvanceSeconds,
+      },
+      guard,
+    ),
     sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },

@@ -98,6 +98,7 @@ export const envSchema = z.object({
       .optional(),
   ),
   CHECKOUT_TTL_SECONDS: int(60, 86400, 30 * 86400),
+  SANDBOX_CLOCK_ADVANCE_TIMEOUT_SECONDS: int(1, 600, 600),
   DUNNING_RETRY_DAYS: z.preprocess(
     emptyAsUndefined,
     z

@@ -81,6 +81,8 @@ export interface Config {
   /** Tax rates by country in basis points; empty charges no tax. */
   taxRates: Readonly<Record<string, number>>;
   checkoutTtlSeconds: number;
+  /** The longest one sandbox clock advance works before it stops and asks to be sent again. */
+  sandboxClockAdvanceSeconds: number;
   /** Days after each failed renewal payment before the next attempt; after the last, it ends. */
   dunningRetryDays: readonly number[];
   /** Days an event's external id keeps catching duplicates; 0 keeps it for good. */
@@ -293,6 +295,7 @@ export function loadConfig(options: LoadConfigOptions): Readonly<Config> {
         .map((pair) => [pair.slice(0, 2), Number(pair.slice(3))]),
     ),
     checkoutTtlSeconds: e.CHECKOUT_TTL_SECONDS,
+    sandboxClockAdvanceSeconds: e.SANDBOX_CLOCK_ADVANCE_TIMEOUT_SECONDS,
     dunningRetryDays: e.DUNNING_RETRY_DAYS.split(",").map(Number),
     eventDedupRetentionDays: e.EVENT_DEDUP_RETENTION_DAYS,
     files: { maxSize: e.FILES_MAX_SIZE, uploadUrlTtlSeconds: e.FILES_UPLOAD_URL_TTL },

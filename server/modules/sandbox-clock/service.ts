@@ -15,7 +15,13 @@ import { offsetClock } from "./queries.ts";
 import * as repo from "./repository.ts";
 import { clockOut, type ClockAdvance, MAX_ADVANCE_SECONDS } from "./schemas.ts";
 
-export type SandboxClockDeps = BillingDeps & { db: Db; clock: Clock; checkouts: ExpiryDeps };
+export type SandboxClockDeps = BillingDeps & {
+  db: Db;
+  clock: Clock;
+  checkouts: ExpiryDeps;
+  /** How long one advance may work (SANDBOX_CLOCK_ADVANCE_TIMEOUT_SECONDS). */
+  advanceSeconds: number;
+};
 
 export async function showClock(
   deps: SandboxClockDeps,
@@ -45,6 +51,24 @@ export class ClockAdvancing extends ApiError {
   }
 }
 
+/**
+ * An advance that worked its whole time limit (a long move over many short periods). What it did
+ * is committed and each piece is done once, so the same request sent again goes on from there.
+ */
+export class ClockAdvanceTimeout extends ApiError {
+  constructor(seconds: number, reached: Date, target: Date) {
+    super(
+      503,
+      "ClockAdvanceTimeout",
+      `This advance worked for ${seconds} s, the most one request may. The clock moved to ${reached.toISOString()}, with everything due until then done; advance it to ${target.toISOString()} again to go on.`,
+    );
+  }
+}
+
+/** Why an advance stopped early: its lease lapsed, or its time ran out. */
+const LEASE_LOST = "lease";
+const TIME_UP = "time";
+
 export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, input: ClockAdvance) {
   const orgId = organizationForWrite(ctx, input.organization_id);
   // One advance at a time per organization: two that both read the same time would both move
@@ -54,18 +78,19 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
   let held = leaseFrom(real);
   const leased = await repo.leaseClock(deps.db, orgId, real, held);
   if (leased === null) throw new ClockAdvancing();
-  const lost = new AbortController();
+  const stop = new AbortController();
   let beat: Promise<void> = Promise.resolve();
   const heartbeat = setInterval(() => {
     beat = beat
       .then(async () => {
         const next = leaseFrom(deps.clock.now());
         if (await repo.renewLease(deps.db, orgId, held, next)) held = next;
-        else lost.abort(new ClockAdvancing());
+        else stop.abort(LEASE_LOST);
       })
       // The database out of reach for a moment: the next heartbeat tries again within the lease.
       .catch(() => undefined);
   }, HEARTBEAT_MS);
+  const limit = setTimeout(() => stop.abort(TIME_UP), deps.advanceSeconds * 1000);
   try {
     return await advanceLeased(
       deps,
@@ -73,10 +98,11 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       orgId,
       offsetClock(deps.clock, leased),
       input,
-      lost.signal,
+      stop.signal,
     );
   } finally {
     clearInterval(heartbeat);
+    clearTimeout(limit);
     await beat;
     await repo.releaseClock(deps.db, orgId, held);
   }
@@ -88,7 +114,7 @@ async function advanceLeased(
   orgId: string,
   clock: Clock,
   input: ClockAdvance,
-  lease: AbortSignal,
+  stop: AbortSignal,
 ) {
   const current = clock.now();
   const target = input.to
@@ -108,18 +134,21 @@ async function advanceLeased(
       "value_error",
     );
   const scope = scopeOfCaller(ctx, orgId);
-  await runDueUntil(deps, scope, clock, target, lease);
+  // Out of time, it stops where everything due is done, and the clock moves only that far.
+  const { stoppedAt } = await runDueUntil(deps, scope, clock, target, stop);
+  const reached = stoppedAt && stoppedAt < target ? stoppedAt : target;
   // Checkout sessions live in real time but expire in the organization's: moving past a
   // session's expiry expires it, as the minute job would when that time comes.
-  await expireCheckouts(deps.checkouts, { scope, at: target });
+  await expireCheckouts(deps.checkouts, { scope, at: reached });
   // A lease that lapsed (this process stalled past it) may be another advance's now: its offset
   // is that advance's to write.
-  lease.throwIfAborted();
+  if (stop.reason === LEASE_LOST) throw new ClockAdvancing();
   // Never behind real time: a target a moment past (`seconds: 0`, or the second of slack above).
-  const wanted = Math.max(0, target.getTime() - deps.clock.now().getTime());
+  const wanted = Math.max(0, reached.getTime() - deps.clock.now().getTime());
   const offset = await repo.raiseOffset(deps.db, orgId, wanted, deps.clock.now());
-  // The answer names the target itself (the clock runs on from it in real time).
-  const now = offset === wanted && wanted > 0 ? target : offsetClock(deps.clock, offset).now();
+  // The answer names the time reached itself (the clock runs on from it in real time).
+  const now = offset === wanted && wanted > 0 ? reached : offsetClock(deps.clock, offset).now();
+  if (reached < target) throw new ClockAdvanceTimeout(deps.advanceSeconds, now, target);
   return clockOut(orgId, now, offset);
 }
 

@@ -117,7 +117,8 @@ function renewalWindow(
  * Runs the work due in the scope (the organization whose clock moves) up to `target`, earliest
  * first, each piece as of its own due time (a renewal due on the 1st is made on the 1st, and a
  * retry it schedules for the 4th runs in the same pass when the target is later). Returns how
- * many pieces did something. An aborted `signal` stops it between pieces with the signal's reason.
+ * many pieces did something, and, when an aborted `signal` stopped it between pieces, the time
+ * up to which everything due is done.
  */
 export async function runDueUntil(
   deps: BillingDeps,
@@ -125,7 +126,7 @@ export async function runDueUntil(
   now: Clock,
   target: Date,
   signal?: AbortSignal,
-): Promise<number> {
+): Promise<{ done: number; stoppedAt?: Date }> {
   let done = 0;
   let waits = 0;
   const wait = async (err: unknown) => {
@@ -135,11 +136,11 @@ export async function runDueUntil(
   // Bounded: every step moves a subscription's next_action_at forward or clears it, or waits out
   // a change holding a subscription (a request's lease lasts as long as the request).
   for (let guard = 0; guard < 100_000; guard++) {
-    // The caller's lease on the work lapsed: stop between batches (each is committed or not).
-    signal?.throwIfAborted();
     const due = await repo.dueInScope(deps.db, scope, target, RENEWAL_BATCH_SIZE);
     const first = due[0];
     if (!first) break;
+    // Stopped between pieces (each is committed or not): all due before the first left is done.
+    if (signal?.aborted) return { done, stoppedAt: new Date(first.nextActionAt.getTime() - 1) };
     const current = now.now();
     const timeOf = new Map(
       due.map((d) => {
@@ -201,5 +202,5 @@ export async function runDueUntil(
       } else done++;
     }
   }
-  return done;
+  return { done };
 }
