@@ -13,7 +13,8 @@ export const nullableTimestamp = timestamp.nullable();
 export const timestampInput = z.iso.datetime({ offset: true }).refine(
   (v) => {
     const year = new Date(v).getUTCFullYear();
-    return year >= 1000 && year <= 9999;
+    // Not a date-time at all: the format check says so, alone.
+    return Number.isNaN(year) || (year >= 1000 && year <= 9999);
   },
   { message: "The date-time must be in the years 1000 to 9999." },
 );

@@ -53,6 +53,12 @@ describe("sandbox clock", () => {
     expect(both.status).toBe(422);
     const negative = await s.call("/v1/sandbox/clock/advance", { body: { seconds: -5 } });
     expect(negative.status).toBe(422);
+    // Not a date-time: that one error, not also one about its year.
+    const month13 = await s.call("/v1/sandbox/clock/advance", {
+      body: { to: "2027-13-01T00:00:00Z" },
+    });
+    expect(month13.body.detail).toMatchObject([{ loc: ["body", "to"], type: "datetime_parsing" }]);
+    expect(month13.body.detail).toHaveLength(1);
     // One call moves at most 20 years, whether by seconds or to a time: it runs all due work.
     const far = await s.call("/v1/sandbox/clock/advance", { body: { to: "9999-12-31T23:59:59Z" } });
     expect(far.status).toBe(422);
