@@ -24,6 +24,7 @@ import { api, createAccessToken, createOrganization, signUp } from "../test/help
 import { seedDueSubscriptions } from "../test/helpers/renewal-seed.ts";
 import { freePort } from "../test/helpers/server.ts";
 import { writeFloor } from "./renewals-floor.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 const { values } = parseArgs({
   options: {
@@ -77,7 +78,7 @@ try {
   await api(base, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
     body: {
       customer_email: "bench@example.com",
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

@@ -19,6 +19,7 @@ import {
 } from "../test/helpers/process.ts";
 import { freePort } from "../test/helpers/server.ts";
 import { waitFor } from "../test/helpers/webhook-receiver.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let server: SpawnedServer;
 let user: TestUser;
@@ -190,7 +191,7 @@ describe("the README's first sale", { timeout: 180_000 }, () => {
             {
               body: {
                 customer_email: "buyer@example.com",
-                customer_billing_address: { country: "US" },
+                customer_billing_address: US_ADDRESS,
                 confirmation_token_id: "sandbox_token_success",
               },
             },

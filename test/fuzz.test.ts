@@ -16,6 +16,7 @@ import {
   SchemaArbitraries,
 } from "./helpers/fuzz-contract.ts";
 import { startTestServer, type TestServer } from "./helpers/server.ts";
+import { US_ADDRESS } from "./helpers/addresses.ts";
 
 const contract = JSON.parse(
   readFileSync(new URL("./contract/polar-openapi-2026-10.json", import.meta.url), "utf8"),
@@ -65,7 +66,7 @@ beforeAll(async () => {
     body: {
       customer_email: "payer@example.com",
       customer_name: "Payer",
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

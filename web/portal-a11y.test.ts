@@ -8,6 +8,7 @@ import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
 import { axeViolations, DESKTOP, PHONE } from "../test/helpers/dashboard.ts";
 import { eventually } from "../test/helpers/grants.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let t: TestServer;
 let browser: Browser;
@@ -25,7 +26,7 @@ async function buy(productId: string, email: string) {
   const secret = checkout.client_secret as string;
   await api(t.url, `/v1/checkouts/client/${secret}`, {
     method: "PATCH",
-    body: { customer_email: email, customer_billing_address: { country: "US" } },
+    body: { customer_email: email, customer_billing_address: US_ADDRESS },
   });
   const confirmed = await api(t.url, `/v1/checkouts/client/${secret}/confirm`, {
     body: { confirmation_token_id: "sandbox_token_success" },

@@ -10,6 +10,7 @@ import { api, createSeller } from "../test/helpers/auth.ts";
 import { setOrganizationSettings } from "../test/helpers/billing.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let t: TestServer;
 let browser: Browser;
@@ -47,7 +48,7 @@ beforeAll(async () => {
   const secret = checkout.body.client_secret as string;
   await api(t.url, `/v1/checkouts/client/${secret}`, {
     method: "PATCH",
-    body: { customer_email: "portal@example.com", customer_billing_address: { country: "US" } },
+    body: { customer_email: "portal@example.com", customer_billing_address: US_ADDRESS },
   });
   const confirmed = await api(t.url, `/v1/checkouts/client/${secret}/confirm`, {
     body: { confirmation_token_id: "sandbox_token_success" },
@@ -259,7 +260,7 @@ describe("customer portal page", () => {
       {
         body: {
           customer_email: "usage@example.com",
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
           confirmation_token_id: "sandbox_token_success",
         },
       },

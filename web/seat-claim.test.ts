@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let t: TestServer;
 let browser: Browser;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   await api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
     body: {
       customer_email: "lead@example.com",
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

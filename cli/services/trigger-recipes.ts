@@ -52,7 +52,14 @@ const pay: Fixture[] = [
     method: "post",
     path: "/v1/checkouts/client/${checkout:client_secret}/confirm",
     params: {
-      customer_billing_address: { country: "US" },
+      // A paid checkout asks a US buyer for the state, street, city and postal code, as Polar.
+      customer_billing_address: {
+        country: "US",
+        state: "US-NY",
+        line1: "1 Main St",
+        city: "New York",
+        postal_code: "10001",
+      },
       confirmation_token_id: "sandbox_token_success",
     },
   },

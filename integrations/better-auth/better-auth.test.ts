@@ -10,6 +10,7 @@ import { startTestServer, type TestServer } from "../../test/helpers/server.ts";
 import { newWebhookSecret, signDelivery } from "../../test/helpers/webhook-signature.ts";
 import { till } from "./server.ts";
 import type { WebhookPayload } from "./webhooks.ts";
+import { US_ADDRESS } from "../../test/helpers/addresses.ts";
 
 const SCOPES = [
   "products:write",
@@ -122,7 +123,7 @@ describe("till's better-auth plugin", () => {
     // Buy it, then the customer endpoints see it.
     await api(t.url, `/v1/checkouts/client/${secretOf}`, {
       method: "PATCH",
-      body: { customer_billing_address: { country: "US" } },
+      body: { customer_billing_address: US_ADDRESS },
     });
     expect(
       (

@@ -11,6 +11,7 @@ import { api, createSeller } from "../../test/helpers/auth.ts";
 import { sellerAppClient, startSellerApp, type SellerApp } from "../../test/helpers/seller-app.ts";
 import { startTestServer, type TestServer } from "../../test/helpers/server.ts";
 import { newWebhookSecret, signDelivery } from "../../test/helpers/webhook-signature.ts";
+import { US_ADDRESS } from "../../test/helpers/addresses.ts";
 
 const SCOPES = [
   "products:write",
@@ -100,7 +101,7 @@ describe("@polar-sh/better-auth 1.8.4 against till", () => {
     const secretOf = new URL(created.body.url).pathname.split("/")[2]!;
     await api(t.url, `/v1/checkouts/client/${secretOf}`, {
       method: "PATCH",
-      body: { customer_billing_address: { country: "US" } },
+      body: { customer_billing_address: US_ADDRESS },
     });
     expect(
       (

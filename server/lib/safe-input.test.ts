@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let token: string;
@@ -173,7 +174,7 @@ describe("customers ?active=", () => {
         body: {
           customer_email: "payer@example.com",
           customer_name: "Payer",
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
           confirmation_token_id: "sandbox_token_success",
         },
       },

@@ -6,6 +6,7 @@ import { systemClock } from "../../server/lib/clock.ts";
 import { createProcessor } from "../../server/modules/payments/factory.ts";
 import type { BillingDeps } from "../../server/modules/subscriptions/deps.ts";
 import { createTaxCalculator } from "../../server/modules/tax/calculator.ts";
+import { sdkAddressIn } from "./addresses.ts";
 import { api, createSeller } from "./auth.ts";
 import type { TestServer } from "./server.ts";
 
@@ -111,7 +112,7 @@ export async function buy(
     clientSecret: checkout.clientSecret,
     checkoutUpdatePublic: {
       customerEmail: email,
-      customerBillingAddress: { country: country as "US" },
+      customerBillingAddress: sdkAddressIn(country),
     },
   });
   await s.polar.checkouts.clientConfirm({

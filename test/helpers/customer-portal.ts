@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { TestClock } from "../../server/lib/clock.ts";
 import { api, createSeller } from "./auth.ts";
 import { startTestServer, type TestServer } from "./server.ts";
+import { US_ADDRESS_SDK } from "./addresses.ts";
 
 const SCOPES = [
   "products:write",
@@ -36,7 +37,7 @@ async function buy(product: string, email: string, externalId: string) {
     checkoutUpdatePublic: {
       customerEmail: email,
       customerName: email.split("@")[0]!,
-      customerBillingAddress: { country: "US" },
+      customerBillingAddress: US_ADDRESS_SDK,
     },
   });
   await polar.checkouts.clientConfirm({

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import type { Clock } from "../../server/lib/clock.ts";
+import { sdkAddressIn } from "./addresses.ts";
 import { startTestServer, type TestServer } from "./server.ts";
 import type { ThirdPartyServer } from "./third-party.ts";
 
@@ -71,7 +72,7 @@ export async function buy(
     checkoutUpdatePublic: {
       customerEmail: email,
       customerName: "Ada Buyer",
-      customerBillingAddress: { country: (options.country ?? "US") as "US" },
+      customerBillingAddress: sdkAddressIn(options.country ?? "US"),
     },
   });
   await polar.checkouts.clientConfirm({

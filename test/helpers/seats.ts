@@ -6,6 +6,7 @@ import { expect } from "vitest";
 import { api, createSeller } from "./auth.ts";
 import { BILLING_SCOPES } from "./billing.ts";
 import type { TestServer } from "./server.ts";
+import { US_ADDRESS } from "./addresses.ts";
 
 export type Seller = Awaited<ReturnType<typeof createSeller>>;
 const SCOPES = [...BILLING_SCOPES, "customer_seats:read", "customer_seats:write"];
@@ -57,7 +58,7 @@ export async function seatsWorld(t: TestServer) {
       {
         body: {
           customer_email: email("buyer"),
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
           confirmation_token_id: confirmationToken,
         },
       },

@@ -6,6 +6,7 @@ import type { Clock } from "../../server/lib/clock.ts";
 import { createSeller } from "./auth.ts";
 import { startTestServer } from "./server.ts";
 import { type StripeServer, startStripeServer } from "./stripe-server/index.ts";
+import { US_ADDRESS_SDK } from "./addresses.ts";
 
 export const WEBHOOK_SECRET = "whsec_tilltest";
 
@@ -66,7 +67,7 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
       return polar.checkouts.create({
         products: [product.id],
         customerEmail: email,
-        customerBillingAddress: { country: "US" },
+        customerBillingAddress: US_ADDRESS_SDK,
       });
     },
     async confirm(secret: string, confirmationTokenId: string) {

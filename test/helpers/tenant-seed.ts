@@ -8,6 +8,7 @@ import { api, createSeller } from "./auth.ts";
 import { uploadFile } from "./catalog.ts";
 import { buy, eventually } from "./grants.ts";
 import type { TestServer } from "./server.ts";
+import { US_ADDRESS } from "./addresses.ts";
 
 export interface Tenant {
   token: string;
@@ -138,7 +139,7 @@ export async function seedTenant(t: TestServer, name: string): Promise<Tenant> {
     await api(t.url, `/v1/checkouts/client/${seatCheckout.client_secret}/confirm`, {
       body: {
         customer_email: `${name.toLowerCase()}-team@example.com`,
-        customer_billing_address: { country: "US" },
+        customer_billing_address: US_ADDRESS,
         confirmation_token_id: "sandbox_token_success",
       },
     }),

@@ -7,6 +7,7 @@ import { SCOPES } from "../../server/lib/scopes.ts";
 import { createSeller } from "../helpers/auth.ts";
 import { eventually } from "../helpers/grants.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { US_ADDRESS } from "../helpers/addresses.ts";
 
 type Polar = ReturnType<typeof createPolar>;
 let t: TestServer;
@@ -20,7 +21,7 @@ async function buy(productId: string, email: string) {
   const checkout = await seller.checkouts.create({ products: [productId] });
   await seller.checkouts.clientUpdate(checkout.client_secret, {
     customer_email: email,
-    customer_billing_address: { country: "US" },
+    customer_billing_address: US_ADDRESS,
   });
   await seller.checkouts.clientConfirm(checkout.client_secret, {
     confirmation_token_id: "sandbox_token_success",

@@ -8,6 +8,7 @@ import { SCOPES } from "../../server/lib/scopes.ts";
 import { api, createSeller } from "../helpers/auth.ts";
 import { eventually } from "../helpers/grants.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { US_ADDRESS } from "../helpers/addresses.ts";
 
 type Polar = ReturnType<typeof createPolar>;
 let t: TestServer;
@@ -31,7 +32,7 @@ async function purchase(productId: string, email: string) {
   expect(shown.id).toBe(checkout.id);
   await polar.checkouts.clientUpdate(checkout.client_secret, {
     customer_email: email,
-    customer_billing_address: { country: "US" },
+    customer_billing_address: US_ADDRESS,
   });
   const confirmed = await polar.checkouts.clientConfirm(checkout.client_secret, {
     confirmation_token_id: "sandbox_token_success",

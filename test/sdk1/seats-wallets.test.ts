@@ -10,6 +10,7 @@ import { SCOPES } from "../../server/lib/scopes.ts";
 import { createSeller } from "../helpers/auth.ts";
 import { polarClient } from "../helpers/polar.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { US_ADDRESS } from "../helpers/addresses.ts";
 
 type Polar = ReturnType<typeof createPolar>;
 let t: TestServer;
@@ -29,7 +30,7 @@ async function buy(productId: string, email: string, seats?: number, as: Polar =
   });
   await as.checkouts.clientUpdate(checkout.client_secret, {
     customer_email: email,
-    customer_billing_address: { country: "US" },
+    customer_billing_address: US_ADDRESS,
   });
   await as.checkouts.clientConfirm(checkout.client_secret, {
     confirmation_token_id: "sandbox_token_success",

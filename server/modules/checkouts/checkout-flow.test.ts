@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { TestClock } from "../../lib/clock.ts";
+import { US_ADDRESS_SDK } from "../../../test/helpers/addresses.ts";
 
 const SCOPES = [
   "products:write",
@@ -79,7 +80,7 @@ describe("checkout to paid subscription through Polar's client", () => {
       checkoutUpdatePublic: {
         customerEmail: "buyer@example.com",
         customerName: "Ada Buyer",
-        customerBillingAddress: { country: "US" },
+        customerBillingAddress: US_ADDRESS_SDK,
       },
     });
     expect(updated.customerEmail).toBe("buyer@example.com");

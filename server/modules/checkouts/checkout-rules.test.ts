@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { createCountMeter } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 const SCOPES = [
   "products:write",
@@ -85,7 +86,7 @@ describe("concurrency", () => {
     const c = await checkout({
       products: [p.id],
       customer_email: "race@example.com",
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
     });
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
@@ -120,7 +121,7 @@ describe("concurrency", () => {
           products: [p.id],
           discount_id: d.body.id,
           customer_email: `d${i}@example.com`,
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
         }),
       ),
     );
@@ -164,7 +165,7 @@ describe("concurrency", () => {
       products: [p.id],
       discount_id: d.body.id,
       customer_email: "a@example.com",
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
     });
     expect(
       (
@@ -180,7 +181,7 @@ describe("concurrency", () => {
       products: [p.id],
       discount_id: d.body.id,
       customer_email: "b@example.com",
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
     });
     expect(
       (
@@ -223,12 +224,7 @@ describe("amounts", () => {
       tax_amount: 285,
       total_amount: 1784,
     });
-    const us = await client(
-      c.client_secret,
-      "",
-      { customer_billing_address: { country: "US" } },
-      "PATCH",
-    );
+    const us = await client(c.client_secret, "", { customer_billing_address: US_ADDRESS }, "PATCH");
     expect(us.body).toMatchObject({ tax_amount: 0, total_amount: 1499 });
     // Paid, its order's item is the price before the discount, as a renewal's and Polar's are:
     // the item, less the order's discount, is what was paid.
@@ -314,11 +310,15 @@ describe("amounts", () => {
       is_payment_setup_required: true,
       is_payment_form_required: true,
     });
-    const bare = await client(c.client_secret, "/confirm", { customer_email: "usage@example.com" });
+    const bare = await client(c.client_secret, "/confirm", {
+      customer_email: "usage@example.com",
+      customer_billing_address: US_ADDRESS,
+    });
     expect(bare.status).toBe(422);
     expect(bare.body.detail[0].loc).toEqual(["body", "confirmation_token_id"]);
     const confirmed = await client(c.client_secret, "/confirm", {
       customer_email: "usage@example.com",
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     });
     expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);

@@ -9,6 +9,7 @@ import { openSse, type SseClient } from "../../../test/helpers/sse.ts";
 import { TestClock } from "../../lib/clock.ts";
 import { createSecretBox } from "../../lib/secret-box.ts";
 import { expireCheckouts } from "./jobs.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 const clock = new TestClock();
 let t: TestServer;
@@ -41,7 +42,7 @@ async function openCheckout() {
       products: [product.body.id],
       // A new buyer each time: a customer holds one subscription of the organization by default.
       customer_email: `buyer-${++buyers}@example.com`,
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
     },
   });
   expect(checkout.status).toBe(201);

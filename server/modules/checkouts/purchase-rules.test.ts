@@ -16,6 +16,7 @@ import {
   subscriptionOf,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -139,7 +140,7 @@ describe("purchase rules", () => {
       api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
         body: {
           customer_email: "Trier+again@example.com",
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
           confirmation_token_id: "sandbox_token_success",
           ...body,
         },
@@ -181,7 +182,7 @@ describe("purchase rules", () => {
       api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
         body: {
           customer_email: "bob@example.com",
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
           confirmation_token_id: await card(number),
         },
       });

@@ -3,6 +3,7 @@
 // as "US-NY"; one not on the list is a 422 at the address itself and changes nothing. Other
 // countries' states are free text, and blank address text is null.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 import { api } from "../../../test/helpers/auth.ts";
 import {
   billingSeller,
@@ -146,7 +147,7 @@ describe("billing address state", () => {
     const paid = await api(t.url, `/v1/checkouts/client/${co.client_secret}/confirm`, {
       body: {
         customer_email: "payer@example.com",
-        customer_billing_address: { country: "US", state: "NY" },
+        customer_billing_address: { ...US_ADDRESS, state: "NY" },
         confirmation_token_id: "sandbox_token_success",
       },
     });

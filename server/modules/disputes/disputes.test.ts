@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { startStripeTill, type StripeTill } from "../../../test/helpers/stripe-till.ts";
+import { US_ADDRESS_SDK } from "../../../test/helpers/addresses.ts";
 
 let s: StripeTill;
 let polar: Polar;
@@ -40,7 +41,7 @@ async function purchase(recurring: boolean, email: string) {
   const c = await polar.checkouts.create({
     products: [product.id],
     customerEmail: email,
-    customerBillingAddress: { country: "US" },
+    customerBillingAddress: US_ADDRESS_SDK,
   });
   const r = await s.confirm(c.clientSecret, await s.token("pm_card_visa"));
   expect(r.status).toBe(200);

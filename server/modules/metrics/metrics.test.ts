@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestClock } from "../../lib/clock.ts";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let token: string;
@@ -33,7 +34,7 @@ async function buy(productId: string, at: string, email: string) {
   const secret = checkout.body.client_secret as string;
   await api(t.url, `/v1/checkouts/client/${secret}`, {
     method: "PATCH",
-    body: { customer_email: email, customer_billing_address: { country: "US" } },
+    body: { customer_email: email, customer_billing_address: US_ADDRESS },
   });
   const confirmed = await api(t.url, `/v1/checkouts/client/${secret}/confirm`, {
     body: { confirmation_token_id: "sandbox_token_success" },

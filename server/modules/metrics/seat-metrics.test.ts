@@ -6,6 +6,7 @@ import { TestClock } from "../../lib/clock.ts";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { seatProduct } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let token: string;
@@ -22,7 +23,7 @@ async function buy(productId: string, seats: number, at: string, email: string) 
   const confirmed = await call(`/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
     body: {
       customer_email: email,
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

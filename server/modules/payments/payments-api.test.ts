@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS_SDK } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let polar: Polar;
@@ -43,7 +44,7 @@ describe("payments API", () => {
     const checkout = await polar.checkouts.create({
       products: [product.id],
       customerEmail: "payer@example.com",
-      customerBillingAddress: { country: "US" },
+      customerBillingAddress: US_ADDRESS_SDK,
     });
     expect((await confirm(checkout.clientSecret, "sandbox_token_insufficient_funds")).status).toBe(
       400,

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { runTill } from "../../../test/helpers/process.ts";
 import { freePort, startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS, US_ADDRESS_SDK } from "../../../test/helpers/addresses.ts";
 
 const SCOPES = ["products:write", "checkouts:write", "customers:read", "orders:read"];
 
@@ -60,7 +61,7 @@ describe("production with TILL_PAYMENTS=none", () => {
     const checkout = await polar.checkouts.create({
       products: [paid.id],
       customerEmail: "buyer@example.com",
-      customerBillingAddress: { country: "US" },
+      customerBillingAddress: US_ADDRESS_SDK,
     });
     const before = await counts(t, orgId);
     expect(
@@ -126,7 +127,7 @@ describe("production with Stripe configured", () => {
       const res = await confirm(t, checkout.clientSecret, {
         confirmation_token_id: token,
         customer_email: "sneaky@example.com",
-        customer_billing_address: { country: "US" },
+        customer_billing_address: US_ADDRESS,
       });
       expect(res.status).toBe(400);
       expect(res.body).toEqual({

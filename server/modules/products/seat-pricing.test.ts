@@ -11,6 +11,7 @@ import {
 } from "../../../test/helpers/billing.ts";
 import { api } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -46,7 +47,7 @@ async function buy(productId: string, seats: number) {
   const confirmed = await s.call(`/v1/checkouts/client/${secret}/confirm`, {
     body: {
       customer_email: `buyer-${Math.random().toString(36).slice(2, 8)}@example.com`,
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

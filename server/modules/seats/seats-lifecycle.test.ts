@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
 import { seatsWorld, type SeatsWorld } from "../../../test/helpers/seats.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let w: SeatsWorld;
@@ -60,7 +61,7 @@ describe("seats of a one-time order", () => {
     await api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
       body: {
         customer_email: w.email("pack"),
-        customer_billing_address: { country: "US" },
+        customer_billing_address: US_ADDRESS,
         confirmation_token_id: "sandbox_token_success",
       },
     });
@@ -212,7 +213,7 @@ describe("seats named by the checkout that sold them", () => {
     await api(t.url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
       body: {
         customer_email: w.email("packbuyer"),
-        customer_billing_address: { country: "US" },
+        customer_billing_address: US_ADDRESS,
         confirmation_token_id: "sandbox_token_success",
       },
     });

@@ -16,6 +16,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -347,7 +348,7 @@ describe("discounts on usage", () => {
         {
           amount: 2000,
           customer_email: `pwyw-${Math.random().toString(36).slice(2, 6)}@example.com`,
-          customer_billing_address: { country: "US" },
+          customer_billing_address: US_ADDRESS,
         },
         "PATCH",
       );

@@ -15,6 +15,7 @@ import {
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
+import { US_ADDRESS_SDK } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -295,7 +296,7 @@ describe("trials", () => {
         clientSecret: created.body.client_secret,
         checkoutUpdatePublic: {
           customerEmail: `t-${Math.random().toString(36).slice(2, 8)}@example.com`,
-          customerBillingAddress: { country: "US" },
+          customerBillingAddress: US_ADDRESS_SDK,
         },
       });
       await s.polar.checkouts.clientConfirm({

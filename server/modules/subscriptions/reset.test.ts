@@ -18,6 +18,7 @@ import {
 } from "../../../test/helpers/billing.ts";
 import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 /** A seller that never turns the flag on. */
@@ -45,7 +46,7 @@ async function buySeats(s: BillingSeller, productId: string, seats: number) {
   const confirmed = await s.call(`/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
     body: {
       customer_email: `seats-${Math.random().toString(36).slice(2, 8)}@example.com`,
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

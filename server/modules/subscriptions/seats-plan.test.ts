@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enableResetProration } from "../../../test/helpers/billing.ts";
 import { seatsWorld, type SeatsWorld } from "../../../test/helpers/seats.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
 let w: SeatsWorld;
@@ -40,7 +41,7 @@ async function buy(productId: string, seats?: number) {
   const confirmed = await w.call(`/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
     body: {
       customer_email: w.email("plan"),
-      customer_billing_address: { country: "US" },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { setSubscriptionSettings } from "../../../../test/helpers/billing.ts";
 import { startStripeTill, type StripeTill } from "../../../../test/helpers/stripe-till.ts";
+import { US_ADDRESS_SDK } from "../../../../test/helpers/addresses.ts";
 
 let s: StripeTill;
 
@@ -31,7 +32,7 @@ describe("Stripe: trial abuse by card", () => {
       s.polar.checkouts.create({
         products: [product.id],
         customerEmail: email,
-        customerBillingAddress: { country: "US" },
+        customerBillingAddress: US_ADDRESS_SDK,
       });
 
     const first = await checkout("ann@example.com");
