@@ -8,6 +8,7 @@ import type { Browser, Frame, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { fillCheckout } from "../test/helpers/checkout-page.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
 import { startHostPage, type HostPage } from "../test/helpers/host-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
@@ -241,12 +242,23 @@ describe("checkout overlay in a browser", { retry: 1 }, () => {
     if (!frame) throw new Error("no checkout frame");
     await frame.waitForSelector("#email");
     const focused = () => frame.evaluate(() => document.activeElement?.id ?? "");
-    for (let i = 0; i < 10 && (await focused()) !== "email"; i++) await page.keyboard.press("Tab");
-    expect(await focused()).toBe("email");
+    const tabTo = async (id: string) => {
+      for (let i = 0; i < 10 && (await focused()) !== id; i++) await page.keyboard.press("Tab");
+      expect(await focused()).toBe(id);
+    };
+    await tabTo("email");
     await page.keyboard.type("keyboard@example.com");
-    for (let i = 0; i < 10 && (await focused()) !== "card-number"; i++)
-      await page.keyboard.press("Tab");
-    expect(await focused()).toBe("card-number");
+    // A US buyer gives the street, city, state (typed to pick it) and ZIP code.
+    for (const [id, text] of [
+      ["address-line1", US_ADDRESS.line1],
+      ["address-city", US_ADDRESS.city],
+      ["address-state", "New York"],
+      ["address-postal_code", US_ADDRESS.postal_code],
+    ] as const) {
+      await tabTo(id);
+      await page.keyboard.type(text);
+    }
+    await tabTo("card-number");
     await page.keyboard.type("4242424242424242");
     await page.keyboard.press("Tab");
     await page.keyboard.type("12/34");

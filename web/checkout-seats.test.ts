@@ -7,6 +7,8 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
+import { fillAddress } from "../test/helpers/checkout-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
 let t: TestServer;
@@ -103,6 +105,7 @@ describe("checkout seats", () => {
     expect([session.body.seats, session.body.amount]).toEqual([6, 4800]);
 
     await page.fill("#email", "team@example.com");
+    await fillAddress(page, US_ADDRESS);
     await page.fill("#card-number", "4242424242424242");
     await page.fill("#card-expiry", "12/34");
     await page.fill("#card-cvc", "123");

@@ -7,6 +7,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSeller } from "../test/helpers/auth.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
+import { fillAddress } from "../test/helpers/checkout-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 import { stripeEnv, WEBHOOK_SECRET } from "../test/helpers/stripe-till.ts";
 import { type StripeServer, startStripeServer } from "../test/helpers/stripe-server/index.ts";
@@ -55,7 +57,7 @@ async function openCheckout(): Promise<{ page: Page; id: string }> {
   const page = await browser.newPage();
   await page.goto(checkout.url);
   await page.fill("#email", "stripe-buyer@example.com");
-  await page.selectOption("#address-country", "US");
+  await fillAddress(page, US_ADDRESS);
   return { page, id: checkout.id };
 }
 

@@ -1,10 +1,10 @@
 // The checkout form in a real browser: every problem shown at once beside its field (tied by
 // aria-describedby) with focus on the first; Enter in the discount field applies the code and never
 // pays; the summary's subtotal, discount, total and "then …" line; the country from the browser's
-// locale with the address words following it; usage billed later shown with its unit price and a
-// card asked for; a lost connection said plainly; a second
-// subscription refused above the form; a keyboard-only purchase; screenshots on desktop, phone and
-// dark.
+// locale with the address words following it; the address fields a US or Canadian buyer must give;
+// usage billed later shown with its unit price and a card asked for; a lost connection said plainly;
+// a second subscription refused above the form; a keyboard-only purchase; screenshots on desktop,
+// phone and dark.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
@@ -12,8 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { createCountMeter } from "../test/helpers/catalog.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
-import { fillCheckout } from "../test/helpers/checkout-page.ts";
+import { fillAddress, fillCard, fillCheckout } from "../test/helpers/checkout-page.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let t: TestServer;
 let browser: Browser;
@@ -83,6 +84,10 @@ async function newCheckout(extra: Record<string, unknown> = {}) {
   return res.body as { id: string; url: string; client_secret: string };
 }
 
+/** The ids of the inputs the page marks invalid, in the form's order. */
+const invalidIds = (page: Page) =>
+  page.$$eval('[aria-invalid="true"]', (els) => els.map((e) => e.id));
+
 /** Counts the page's calls to confirm, so a test can say no payment was attempted. */
 function confirmCalls(page: Page): () => number {
   let n = 0;
@@ -101,7 +106,7 @@ describe("checkout form", () => {
     await page.waitForSelector("#email");
     await page.selectOption("#address-country", "");
     await page.click("button.pay");
-    const invalid = await page.$$eval('[aria-invalid="true"]', (els) => els.map((e) => e.id));
+    const invalid = await invalidIds(page);
     expect(invalid).toEqual([
       "email",
       "address-country",
@@ -277,16 +282,62 @@ describe("checkout form", () => {
     expect(await page.textContent("[data-testid=total]")).toMatch(/^19,00\s\$$/);
     await page.selectOption("#address-country", "US");
     expect(await page.textContent("label[for=address-postal_code]")).toBe("ZIP code");
-    expect(await page.textContent("label[for=address-state]")).toBe("State (optional)");
+    expect(await page.textContent("label[for=address-state]")).toBe("State");
     // The US's states are chosen from the list the API checks, stored as ISO 3166-2 codes.
     expect(await page.textContent("#address-state option[value='US-NY']")).toBe("New York");
     await page.selectOption("#address-state", "US-NY");
     await page.selectOption("#address-country", "CA");
     expect(await page.inputValue("#address-state")).toBe("");
-    expect(await page.textContent("label[for=address-state]")).toBe("Province (optional)");
+    expect(await page.textContent("label[for=address-state]")).toBe("Province");
     expect(await page.textContent("#address-state option[value='CA-QC']")).toBe("Quebec");
     await page.selectOption("#address-country", "GB");
     expect(await page.textContent("label[for=address-postal_code]")).toBe("Postcode");
+    await context.close();
+  });
+
+  it("picking the US shows and requires its state, street, city and ZIP code, Canada its province; a complete address pays", async () => {
+    const checkout = await newCheckout({ require_billing_address: false });
+    const context = await browser.newContext({ locale: "de-DE" });
+    const page = await context.newPage();
+    const confirms = confirmCalls(page);
+    const shown = () =>
+      page.$$eval(".address input, .address select", (els) => els.map((e) => e.id));
+    await page.goto(checkout.url);
+    await page.waitForSelector("#address-country");
+    // Germany, no full address asked for: the country alone.
+    expect(await shown()).toEqual(["address-country"]);
+    await page.selectOption("#address-country", "CA");
+    expect(await shown()).toEqual(["address-country", "address-state"]);
+    expect(await page.textContent("label[for=address-state]")).toBe("Province");
+    await page.selectOption("#address-country", "US");
+    expect(await shown()).toEqual([
+      "address-country",
+      "address-line1",
+      "address-line2",
+      "address-city",
+      "address-state",
+      "address-postal_code",
+    ]);
+    await page.fill("#email", "us-buyer@example.com");
+    await page.check("#custom-terms");
+    await fillCard(page);
+    await page.click("button.pay");
+    // Only what the US adds is missing; nothing was sent.
+    expect(await invalidIds(page)).toEqual([
+      "address-line1",
+      "address-city",
+      "address-state",
+      "address-postal_code",
+    ]);
+    expect(await page.textContent("#address-state-error")).toBe("Choose your state.");
+    expect(confirms()).toBe(0);
+    await fillAddress(page, US_ADDRESS);
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    expect(confirms()).toBe(1);
+    const order = (await api(t.url, `/v1/orders/?checkout_id=${checkout.id}`, { token })).body
+      .items[0];
+    expect(order.billing_address).toMatchObject(US_ADDRESS);
     await context.close();
   });
 
@@ -296,10 +347,9 @@ describe("checkout form", () => {
     await page.goto(checkout.url);
     await page.waitForSelector("#email");
     await page.fill("#email", "ada@example.com");
+    await fillAddress(page, US_ADDRESS);
     await page.check("#custom-terms");
-    await page.fill("#card-number", "4242 4242 4242 4242");
-    await page.fill("#card-expiry", "12/34");
-    await page.fill("#card-cvc", "123");
+    await fillCard(page);
     await page.route("**/v1/sandbox/confirmation-tokens", (route) =>
       route.abort("internetdisconnected"),
     );
@@ -316,7 +366,7 @@ describe("checkout form", () => {
     const bought = await api(t.url, `/v1/checkouts/client/${first.client_secret}/confirm`, {
       body: {
         customer_email: "held@example.com",
-        customer_billing_address: { country: "US" },
+        customer_billing_address: US_ADDRESS,
         custom_field_data: { terms: true },
         confirmation_token_id: "sandbox_token_success",
       },
@@ -327,10 +377,9 @@ describe("checkout form", () => {
     await page.goto(checkout.url);
     await page.waitForSelector("#email");
     await page.fill("#email", "held@example.com");
+    await fillAddress(page, US_ADDRESS);
     await page.check("#custom-terms");
-    await page.fill("#card-number", "4242 4242 4242 4242");
-    await page.fill("#card-expiry", "12/34");
-    await page.fill("#card-cvc", "123");
+    await fillCard(page);
     await page.click("button.pay");
     await page.waitForSelector("#general-error");
     expect(await page.textContent("#general-error")).toContain(
@@ -357,6 +406,16 @@ describe("checkout form", () => {
     await page.keyboard.press("Tab"); // name
     await page.keyboard.press("Tab"); // country (already the locale's)
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("address-country");
+    // A US buyer gives the street, city, state and ZIP code, in the form's order.
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(US_ADDRESS.line1);
+    await page.keyboard.press("Tab"); // apartment (optional)
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(US_ADDRESS.city);
+    await page.keyboard.press("Tab"); // state, picked by typing its name
+    await page.keyboard.type("New York");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(US_ADDRESS.postal_code);
     await page.keyboard.press("Tab"); // terms
     await page.keyboard.press("Space");
     await page.keyboard.press("Tab"); // discount

@@ -7,6 +7,8 @@ import { build } from "vite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../test/helpers/auth.ts";
 import { launchBrowser, screenshotPath } from "../../test/helpers/chromium.ts";
+import { US_ADDRESS } from "../../test/helpers/addresses.ts";
+import { fillAddress } from "../../test/helpers/checkout-page.ts";
 import { startSellerApp, type SellerApp } from "../../test/helpers/seller-app.ts";
 import { startTestServer, type TestServer } from "../../test/helpers/server.ts";
 import { till } from "./server.ts";
@@ -128,7 +130,7 @@ describe("tillClient() in the browser", () => {
     await frame.waitForSelector("#card-number");
     // The signed-in user's email is already on the checkout.
     expect(await frame.inputValue("#email")).toBe("overlay@shop.example");
-    await frame.selectOption("#address-country", "US");
+    await fillAddress(frame, US_ADDRESS);
     await frame.fill("#card-number", "4242 4242 4242 4242");
     await frame.fill("#card-expiry", "12/34");
     await frame.fill("#card-cvc", "123");

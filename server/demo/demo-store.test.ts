@@ -8,6 +8,8 @@ import path from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, screenshotPath } from "../../test/helpers/chromium.ts";
+import { US_ADDRESS } from "../../test/helpers/addresses.ts";
+import { fillAddress } from "../../test/helpers/checkout-page.ts";
 import { spawnTillServer, tempDir, type SpawnedServer } from "../../test/helpers/process.ts";
 import { freePort } from "../../test/helpers/server.ts";
 import { demoAccessToken } from "./seed.ts";
@@ -91,7 +93,7 @@ describe("the demo store served by till dev", () => {
       await frame.waitForSelector("#card-number");
       // The store's signed-in user is the checkout's customer.
       expect(await frame.inputValue("#email")).toBe("ada@demo.example");
-      await frame.selectOption("#address-country", "US");
+      await fillAddress(frame, US_ADDRESS);
       await frame.fill("#card-number", "4242 4242 4242 4242");
       await frame.fill("#card-expiry", "12/34");
       await frame.fill("#card-cvc", "123");

@@ -13,6 +13,8 @@ import { leave, settle } from "./finish.ts";
 import { money } from "./format.ts";
 import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
 import {
+  addressModes,
+  confirmBody,
   type FormValues,
   formErrors,
   priceChange,
@@ -200,15 +202,8 @@ export function CheckoutPage(props: { secret: string }) {
               });
         }
       }
-      const hasAddress = Object.values(values.address).some(Boolean);
       const confirmed = await checkoutApi.confirm(props.secret, {
-        customer_email: values.email.trim(),
-        customer_name: values.name.trim() || null,
-        ...(hasAddress ? { customer_billing_address: values.address } : {}),
-        custom_field_data: values.custom,
-        ...(c.product_price.amount_type === "custom"
-          ? { amount: Math.round(Number(values.amount) * 100) }
-          : {}),
+        ...confirmBody(c, values),
         ...(token ? { confirmation_token_id: token } : {}),
       });
       // The payment has started: from here the overlay must not be closed until it settles.
@@ -311,7 +306,7 @@ export function CheckoutPage(props: { secret: string }) {
             )}
           </Field>
           <AddressFields
-            modes={c.billing_address_fields}
+            modes={addressModes(c, values.address)}
             value={values.address}
             errors={errors}
             onChange={(address) => edit({ address })}

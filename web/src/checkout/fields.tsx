@@ -7,7 +7,8 @@ import {
   type CountryOption,
   subdivisionOptions,
 } from "./countries.ts";
-import type { Address, Checkout, CustomField, FieldMode } from "./types.ts";
+import type { AddressFieldModes } from "../../../server/lib/billing-address-fields.ts";
+import type { Address, CustomField } from "./types.ts";
 
 export interface FieldA11y {
   id: string;
@@ -51,19 +52,20 @@ export function Field(props: {
   );
 }
 
-type AddressKey = keyof Checkout["billing_address_fields"];
+type AddressKey = keyof AddressFieldModes;
 
 let countries: CountryOption[] | null = null;
 
 /** The billing address in the order the buyer's country writes it, with its words. */
 export function AddressFields(props: {
-  modes: Checkout["billing_address_fields"];
+  /** Null when the checkout asks for no address. */
+  modes: AddressFieldModes | null;
   value: Partial<Address>;
   errors: Record<string, string>;
   onChange(a: Partial<Address>): void;
 }) {
   const { modes, value } = props;
-  if (Object.values(modes).every((m) => m === "disabled")) return null;
+  if (!modes) return null;
   countries ??= countryOptions();
   const words = addressWords(value.country);
   const label = (key: AddressKey, text: string) =>
@@ -249,5 +251,3 @@ export function CustomFieldInput(props: {
     </Field>
   );
 }
-
-export type { FieldMode };

@@ -1,8 +1,13 @@
 // The checkout page as a reducer over explicit states: loading, unavailable (expired, missing,
 // offline), ready (with the form, its errors and what is in flight) and done (leaving for the
 // confirmation). Errors are keyed by the id of the input they belong to.
+import {
+  type AddressField,
+  type AddressFieldModes,
+  billingAddressFieldModes,
+} from "../../../server/lib/billing-address-fields.ts";
 import type { CheckoutApiError } from "./api.ts";
-import { localeCountry } from "./countries.ts";
+import { addressWords, localeCountry } from "./countries.ts";
 import { type CardValue, emptyCard } from "./payment.tsx";
 import type { Address, Checkout } from "./types.ts";
 
@@ -48,10 +53,32 @@ export type Action =
   | { type: "repriced"; checkout: Checkout }
   | { type: "done"; checkout: Checkout; left: boolean };
 
+/**
+ * The address fields for the country picked, by the rule the server applies at confirm (the
+ * session's billing_address_fields follow its saved country, which lags the select while an update
+ * is on its way). Null when the page asks for no address, as Polar's: no card to enter and no full
+ * address required.
+ */
+export function addressModes(c: Checkout, address: Partial<Address>): AddressFieldModes | null {
+  const full = c.require_billing_address || c.is_business_customer;
+  if (!c.is_payment_form_required && !full) return null;
+  return billingAddressFieldModes(address.country, full);
+}
+
+/** The address the form sends: the country and what was typed in the fields it shows. */
+function addressToSend(c: Checkout, address: Partial<Address>): Address | null {
+  const modes = addressModes(c, address);
+  if (!modes || !address.country) return null;
+  const shown = Object.entries(address).filter(
+    ([key, value]) =>
+      modes[key as AddressField] !== "disabled" && typeof value === "string" && value.trim(),
+  );
+  return { ...Object.fromEntries(shown), country: address.country };
+}
+
 function initialValues(c: Checkout): FormValues {
   const address: Partial<Address> = { ...(c.customer_billing_address ?? {}) };
-  if (!address.country && c.billing_address_fields.country !== "disabled")
-    address.country = localeCountry() ?? "";
+  if (!address.country && addressModes(c, address)) address.country = localeCountry() ?? "";
   return {
     email: c.customer_email ?? "",
     name: c.customer_name ?? "",
@@ -154,12 +181,24 @@ export function priceChange(c: Checkout, v: FormValues): Record<string, unknown>
     const cents = Math.round(Number(v.amount) * 100);
     if (cents !== c.amount) body.amount = cents;
   }
-  const country = v.address.country ?? "";
-  if (country && country !== (c.customer_billing_address?.country ?? ""))
-    body.customer_billing_address = Object.fromEntries(
-      Object.entries(v.address).filter(([, value]) => typeof value === "string" && value.trim()),
-    );
+  const address = addressToSend(c, v.address);
+  if (address && address.country !== (c.customer_billing_address?.country ?? ""))
+    body.customer_billing_address = address;
   return Object.keys(body).length ? body : null;
+}
+
+/** What confirm sends besides the card: the buyer's details as the form holds them. */
+export function confirmBody(c: Checkout, v: FormValues): Record<string, unknown> {
+  const address = addressToSend(c, v.address);
+  return {
+    customer_email: v.email.trim(),
+    customer_name: v.name.trim() || null,
+    ...(address ? { customer_billing_address: address } : {}),
+    custom_field_data: v.custom,
+    ...(c.product_price.amount_type === "custom"
+      ? { amount: Math.round(Number(v.amount) * 100) }
+      : {}),
+  };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -179,11 +218,10 @@ export function formErrors(c: Checkout, v: FormValues): Record<string, string> {
   if (!v.email.trim()) errors.email = "Enter your email address.";
   else if (!EMAIL.test(v.email.trim()))
     errors.email = "Enter an email address like name@example.com.";
-  for (const [key, mode] of Object.entries(c.billing_address_fields)) {
+  for (const [key, mode] of Object.entries(addressModes(c, v.address) ?? {})) {
     const value = v.address[key as keyof Address];
     if (mode === "required" && !(typeof value === "string" && value.trim()))
-      errors[`address-${key}`] =
-        key === "country" ? "Choose your country." : `Enter your ${ADDRESS_WORDS[key] ?? key}.`;
+      errors[`address-${key}`] = addressMissing(key, v.address.country);
   }
   for (const a of c.attached_custom_fields) {
     const value = v.custom[a.custom_field.slug];
@@ -207,6 +245,14 @@ const ADDRESS_WORDS: Record<string, string> = {
   postal_code: "postal code",
   state: "state or region",
 };
+
+function addressMissing(key: string, country: string | undefined): string {
+  if (key === "country") return "Choose your country.";
+  // The US's states and Canada's provinces are picked from a list, named as the country names them.
+  const state = addressWords(country).state;
+  if (key === "state" && state) return `Choose your ${state.toLowerCase()}.`;
+  return `Enter your ${ADDRESS_WORDS[key] ?? key}.`;
+}
 
 /** A 422's `loc`s as input ids (customer_billing_address.city → address-city). */
 export function serverFieldErrors(e: CheckoutApiError): Record<string, string> {

@@ -1,5 +1,4 @@
 // The parts of Polar's CheckoutPublic that the page reads.
-export type FieldMode = "required" | "optional" | "disabled";
 
 export interface Price {
   id: string;
@@ -78,10 +77,9 @@ export interface Checkout {
   customer_email: string | null;
   customer_name: string | null;
   customer_billing_address: Address | null;
-  billing_address_fields: Record<
-    "country" | "state" | "city" | "postal_code" | "line1" | "line2",
-    FieldMode
-  >;
+  /** With is_payment_form_required, what decides the billing address fields (state.ts). */
+  require_billing_address: boolean;
+  is_business_customer: boolean;
   product: Product;
   product_price: Price;
   discount: { id: string; name: string; code: string | null } | null;
