@@ -4,11 +4,9 @@
 // order, subscription, events, all in one transaction) or return the session to open with the
 // processor's message.
 import { inTransaction } from "../../../db/client.ts";
-import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
+import { RequestValidationError } from "../../lib/errors.ts";
 import { openBuyerSession } from "../customer-sessions/service.ts";
-import { discountOf, redeemDiscount } from "../discounts/service.ts";
-import { scopeOfResource } from "../../lib/org-scope.ts";
-import { serializeProductsByIds } from "../products/service.ts";
+import { redeemDiscount } from "../discounts/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
   applyUpdate,
@@ -18,14 +16,14 @@ import {
   PaymentError,
 } from "./public.ts";
 import { fulfil, reopen } from "./fulfil.ts";
-import { paymentSetupRequired, trialOf } from "./trial.ts";
+import { trialOf } from "./trial.ts";
 import { assertNoOtherSubscription, assertTrialAllowed } from "./purchase-rules.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
-import { checkoutPublicOut } from "./serialize.ts";
-import { loadPublicView, type CheckoutDeps } from "./service.ts";
-import { addressIssues, customFieldIssues } from "./validate.ts";
+import { type CheckoutView, checkoutPublicOut } from "./serialize.ts";
+import { loadPublicView, loadView, type CheckoutDeps } from "./service.ts";
+import { confirmIssues } from "./validate.ts";
 
 export async function confirmCheckout(
   deps: CheckoutDeps,
@@ -39,38 +37,25 @@ export async function confirmCheckout(
     allow_trial: allowTrial,
     ...update
   } = input;
-  let row = await bySecret(deps, secret);
+  const found = await bySecret(deps, secret);
   // Sandbox details in production are refused before the page's update is applied: nothing changes.
   refusePayment(deps, null, tokenId);
-  // What the page sends with confirm is applied like an update first (same rules, same event).
-  if (Object.keys(update).length > 0 || discount_code !== undefined)
-    row = (await applyUpdate(deps, row, update, discount_code)).row;
-  else if (row.status !== "open") row = (await applyUpdate(deps, row, {}, undefined)).row;
+  // What the page sends with confirm is applied like an update first (same rules, same event), and
+  // checked in its transaction: a 422 leaves the session as it was, as Polar's rollback does.
+  const check = (view: CheckoutView) => {
+    const issues = confirmIssues(view, tokenId);
+    if (issues.length) throw new RequestValidationError(issues);
+  };
+  let view: CheckoutView;
+  if (Object.keys(update).length > 0 || discount_code !== undefined || found.status !== "open")
+    view = await applyUpdate(deps, found, update, discount_code, check);
+  else {
+    view = await loadView(deps, found);
+    check(view);
+  }
+  const { row } = view;
+  const product = view.products.find((p) => p.id === row.productId);
 
-  const [product] = await serializeProductsByIds(
-    deps.db,
-    deps.config.baseUrl,
-    scopeOfResource(row),
-    [row.productId],
-  );
-  const issues: ValidationIssue[] = [];
-  if (!row.customerEmail)
-    issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
-  issues.push(
-    ...addressIssues(row),
-    ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
-  );
-  const discount = row.discountId
-    ? await discountOf(deps.db, scopeOfResource(row), row.discountId)
-    : null;
-  // A card is needed to pay now, or to be charged later (a trial, usage billed at the cycle).
-  if ((row.totalAmount > 0 || paymentSetupRequired(product ?? null, row, discount)) && !tokenId)
-    issues.push({
-      loc: ["body", "confirmation_token_id"],
-      msg: "Field required: payment details are needed for this checkout.",
-      type: "missing",
-    });
-  if (issues.length) throw new RequestValidationError(issues);
   refusePayment(deps, row, tokenId);
   await assertNoOtherSubscription(deps.db, row);
   // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.

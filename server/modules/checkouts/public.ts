@@ -12,7 +12,7 @@ import { activePrices, serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutUpdate, CheckoutUpdatePublic } from "./schemas.ts";
-import { checkoutOut, checkoutPublicOut } from "./serialize.ts";
+import { type CheckoutView, checkoutOut, checkoutPublicOut } from "./serialize.ts";
 import {
   loadPublicView,
   loadView,
@@ -79,17 +79,21 @@ type AnyUpdate = Partial<CheckoutUpdate>;
  * transaction. `discountCode` is the customer's typed code (undefined: untouched, null or "": removed).
  * The session is locked and read again first: two updates at once (the page sends the seats while
  * its country is still on its way) each see the other's, where the later used to write back the
- * seats or total it had read before the first committed.
+ * seats or total it had read before the first committed. `check` sees the updated session before
+ * commit; what it throws rolls the update back (confirm's validation).
  */
 export async function applyUpdate(
   deps: CheckoutDeps,
   found: repo.CheckoutRow,
   input: AnyUpdate,
   discountCode: string | null | undefined,
+  check?: (view: CheckoutView) => void,
 ) {
   return inTransaction(deps.db, async (tx) => {
     const row = (await repo.lockCheckout(tx, found.id)) ?? found;
-    return applyLocked({ ...deps, db: tx }, tx, row, input, discountCode);
+    const view = await applyLocked({ ...deps, db: tx }, tx, row, input, discountCode);
+    check?.(view);
+    return view;
   });
 }
 

@@ -3,7 +3,8 @@
 import type { ValidationIssue } from "../../lib/errors.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
-import { billingAddressFields } from "./serialize.ts";
+import { billingAddressFields, type CheckoutView } from "./serialize.ts";
+import { paymentSetupRequired } from "./trial.ts";
 
 type Attached = ProductOut["attached_custom_fields"][number];
 type Value = string | number | boolean | null;
@@ -96,7 +97,32 @@ export function customFieldIssues(
   return issues;
 }
 
-export function addressIssues(row: CheckoutRow): ValidationIssue[] {
+/**
+ * Everything a confirm needs before any payment (Polar's _confirm_inner): the email, the billing
+ * address, the required custom fields, and a card when one is taken now or saved for later.
+ */
+export function confirmIssues(view: CheckoutView, tokenId: string | null | undefined) {
+  const { row } = view;
+  const product = view.products.find((p) => p.id === row.productId) ?? null;
+  // A card is needed to pay now, or to be charged later (a trial, usage billed at the cycle).
+  const formRequired = row.totalAmount > 0 || paymentSetupRequired(product, row, view.discount);
+  const issues: ValidationIssue[] = [];
+  if (!row.customerEmail)
+    issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
+  issues.push(
+    ...addressIssues(row),
+    ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
+  );
+  if (formRequired && !tokenId)
+    issues.push({
+      loc: ["body", "confirmation_token_id"],
+      msg: "Field required: payment details are needed for this checkout.",
+      type: "missing",
+    });
+  return issues;
+}
+
+function addressIssues(row: CheckoutRow): ValidationIssue[] {
   const modes = billingAddressFields(row);
   const address = (row.customerBillingAddress ?? {}) as unknown as Record<
     string,
