@@ -1,6 +1,7 @@
 // Polar's Checkout (seller view) and CheckoutPublic (the page's view) from a checkout row and what it
 // points at. Every key of the contract is present; unknown values are null.
 import type { DiscountRow } from "../discounts/repository.ts";
+import { billingAddressFieldModes } from "../../lib/billing-address-fields.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
@@ -31,21 +32,14 @@ export interface CheckoutPublicView extends CheckoutView {
   };
 }
 
-type Mode = "required" | "optional" | "disabled";
+/** Polar's Checkout.is_billing_address_required: the seller asks for it, or a business buys. */
+export function fullAddressRequired(row: CheckoutRow): boolean {
+  return row.requireBillingAddress || row.isBusinessCustomer;
+}
 
-export function billingAddressFields(
-  row: CheckoutRow,
-): Record<"country" | "state" | "city" | "postal_code" | "line1" | "line2", Mode> {
-  const paying = row.totalAmount > 0;
-  const full = row.requireBillingAddress;
-  return {
-    country: full || paying ? "required" : "disabled",
-    state: full ? "optional" : "disabled",
-    city: full ? "required" : "disabled",
-    postal_code: full ? "required" : "disabled",
-    line1: full ? "required" : "disabled",
-    line2: full ? "optional" : "disabled",
-  };
+/** The fields the session's billing country asks for (Polar's billing_address_fields). */
+export function billingAddressFields(row: CheckoutRow) {
+  return billingAddressFieldModes(row.customerBillingAddress?.country, fullAddressRequired(row));
 }
 
 function discountOut(d: DiscountRow | null): CheckoutOut["discount"] {

@@ -1,9 +1,10 @@
 // Rules the checkout enforces on what the customer typed: custom field data against the product's
-// attached fields (type, bounds, required), and the billing address against its field modes.
+// attached fields (type, bounds, required), and at confirm the billing address against the fields
+// its country asks for.
 import type { ValidationIssue } from "../../lib/errors.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
-import { billingAddressFields, type CheckoutView } from "./serialize.ts";
+import { billingAddressFields, type CheckoutView, fullAddressRequired } from "./serialize.ts";
 import { paymentSetupRequired } from "./trial.ts";
 
 type Attached = ProductOut["attached_custom_fields"][number];
@@ -104,13 +105,13 @@ export function customFieldIssues(
 export function confirmIssues(view: CheckoutView, tokenId: string | null | undefined) {
   const { row } = view;
   const product = view.products.find((p) => p.id === row.productId) ?? null;
-  // A card is needed to pay now, or to be charged later (a trial, usage billed at the cycle).
+  // Polar's is_payment_form_required: a card pays now, or is charged later (a trial, usage).
   const formRequired = row.totalAmount > 0 || paymentSetupRequired(product, row, view.discount);
   const issues: ValidationIssue[] = [];
   if (!row.customerEmail)
     issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
   issues.push(
-    ...addressIssues(row),
+    ...addressIssues(row, formRequired),
     ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
   );
   if (formRequired && !tokenId)
@@ -122,21 +123,34 @@ export function confirmIssues(view: CheckoutView, tokenId: string | null | undef
   return issues;
 }
 
-function addressIssues(row: CheckoutRow): ValidationIssue[] {
-  const modes = billingAddressFields(row);
-  const address = (row.customerBillingAddress ?? {}) as unknown as Record<
-    string,
-    string | null | undefined
-  >;
+/**
+ * Polar's required confirm fields for the address: with a card to enter, the address and each field
+ * its country requires; and a full address (more than country and state) when the seller or a
+ * business purchase asks for one, card or not. The confirm's address is already on the row.
+ */
+function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue[] {
+  const address = row.customerBillingAddress;
   const issues: ValidationIssue[] = [];
-  for (const [key, mode] of Object.entries(modes)) {
-    if (mode === "required" && !address[key]) {
-      issues.push({
-        loc: ["body", "customer_billing_address", key],
-        msg: "Field required",
-        type: "missing",
-      });
-    }
+  const missing = (...loc: string[]) =>
+    issues.push({
+      loc: ["body", "customer_billing_address", ...loc],
+      msg: "Field is required.",
+      type: "missing",
+      input: null,
+    });
+  if (formRequired) {
+    if (!address) missing();
+    for (const [key, mode] of Object.entries(billingAddressFields(row)))
+      if (mode === "required" && !address?.[key as keyof typeof address]) missing(key);
   }
+  const hasAddress =
+    address && (address.line1 || address.line2 || address.city || address.postal_code);
+  if (fullAddressRequired(row) && !hasAddress)
+    issues.push({
+      loc: ["body", "customer_billing_address"],
+      msg: "Full billing address is required.",
+      type: "value_error",
+      input: address ?? null,
+    });
   return issues;
 }
