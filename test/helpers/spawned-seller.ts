@@ -3,6 +3,7 @@
 // by seedDueSubscriptions.
 import { sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { US_ADDRESS } from "./addresses.ts";
 import { api, createAccessToken, createOrganization, signUp } from "./auth.ts";
 import { freePort } from "./server.ts";
 
@@ -51,13 +52,7 @@ export async function sellerWithSubscription(
   const confirmed = await api(url, `/v1/checkouts/client/${checkout.body.client_secret}/confirm`, {
     body: {
       customer_email: "crash@example.com",
-      customer_billing_address: {
-        country: "US",
-        state: "US-NY",
-        line1: "1 Main Street",
-        city: "New York",
-        postal_code: "10001",
-      },
+      customer_billing_address: US_ADDRESS,
       confirmation_token_id: "sandbox_token_success",
     },
   });
