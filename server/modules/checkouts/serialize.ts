@@ -6,7 +6,7 @@ import { addInterval, type Interval } from "../../lib/periods.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
 import type { CheckoutOut, CheckoutPublicOut } from "./schemas.ts";
-import { paymentSetupRequired, trialOf } from "./trial.ts";
+import { cardUse } from "./trial.ts";
 
 export interface CheckoutView {
   row: CheckoutRow;
@@ -72,11 +72,7 @@ export function checkoutOut(view: CheckoutView): CheckoutOut {
   const { row } = view;
   const selected = view.products.find((p) => p.id === row.productId) ?? null;
   const price = selected?.prices.find((p) => p.id === row.productPriceId) ?? null;
-  const trial = selected ? trialOf(selected, row, true) : null;
-  // As Polar: during a trial nothing is paid now, but a card is set up for the first charge; so it
-  // is for usage billed later when nothing is due now.
-  const paysNow = row.totalAmount > 0 && !trial;
-  const setup = paymentSetupRequired(selected, row, view.discount);
+  const { trial, paysNow, setup, formRequired } = cardUse(selected, row, view.discount);
   return {
     id: row.id,
     created_at: row.createdAt.toISOString(),
@@ -123,7 +119,7 @@ export function checkoutOut(view: CheckoutView): CheckoutOut {
     is_free_product_price: price?.amount_type === "free",
     is_payment_required: paysNow,
     is_payment_setup_required: setup,
-    is_payment_form_required: paysNow || setup,
+    is_payment_form_required: formRequired,
     customer_id: row.customerId,
     is_business_customer: row.isBusinessCustomer,
     customer_name: row.customerName,

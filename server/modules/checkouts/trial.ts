@@ -37,6 +37,22 @@ export function trialOf(
 }
 
 /**
+ * What the buyer's card is for, as Polar's is_payment_required, is_payment_setup_required and
+ * is_payment_form_required: paying now (nothing is paid during a trial), being saved for a later
+ * charge (a trial's first, or usage billed at the cycle), either of them; with the trial.
+ */
+export function cardUse(
+  product: (Parameters<typeof trialOf>[0] & Parameters<typeof paymentSetupRequired>[0]) | null,
+  checkout: Parameters<typeof trialOf>[1] & { amount: number; totalAmount: number },
+  discount: Parameters<typeof paymentSetupRequired>[2],
+) {
+  const trial = product ? trialOf(product, checkout, true) : null;
+  const paysNow = checkout.totalAmount > 0 && !trial;
+  const setup = paymentSetupRequired(product, checkout, discount);
+  return { trial, paysNow, setup, formRequired: paysNow || setup };
+}
+
+/**
  * Whether the purchase saves a card for later charges, as Polar's is_payment_setup_required: any
  * recurring product that may bill later, a metered price billed from usage included (even when
  * nothing is due now), unless every price is free, nothing is billed now or later, or a 100 %

@@ -5,7 +5,7 @@ import type { ValidationIssue } from "../../lib/errors.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
 import { billingAddressFields, type CheckoutView, fullAddressRequired } from "./serialize.ts";
-import { paymentSetupRequired } from "./trial.ts";
+import { cardUse } from "./trial.ts";
 
 type Attached = ProductOut["attached_custom_fields"][number];
 type Value = string | number | boolean | null;
@@ -105,8 +105,7 @@ export function customFieldIssues(
 export function confirmIssues(view: CheckoutView, tokenId: string | null | undefined) {
   const { row } = view;
   const product = view.products.find((p) => p.id === row.productId) ?? null;
-  // Polar's is_payment_form_required: a card pays now, or is charged later (a trial, usage).
-  const formRequired = row.totalAmount > 0 || paymentSetupRequired(product, row, view.discount);
+  const { formRequired } = cardUse(product, row, view.discount);
   const issues: ValidationIssue[] = [];
   if (!row.customerEmail)
     issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
