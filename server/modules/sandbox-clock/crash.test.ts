@@ -1,5 +1,5 @@
 // Fault test with real processes on PostgreSQL: `till serve` is SIGKILLed while a sandbox clock
-// advance renews 200 daily subscriptions over 60 days. The dead advance's lease on the clock
+// advance renews 200 daily subscriptions over 180 days. The dead advance's lease on the clock
 // lapses within ADVANCE_LEASE_MS (it is no longer renewed) and its batch's leases on subscriptions
 // within LEASE_SECONDS, so after a restart the same advance is refused with 409 only until then,
 // and running it again bills every boundary exactly once.
@@ -22,7 +22,8 @@ afterAll(async () => {
 });
 
 const N = 200;
-const DAYS = 60;
+// Enough work (36,000 renewals) that the advance outlives its first heartbeat on a fast machine.
+const DAYS = 180;
 const DAY_MS = 86_400_000;
 
 describe.skipIf(!usingPostgres())("till serve killed while the sandbox clock advances", () => {

@@ -8,6 +8,7 @@ import { organizationForWrite, type AuthContext } from "../../lib/auth-context.t
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
+import { startHeartbeat } from "../../lib/heartbeat.ts";
 import { type ExpiryDeps, expireCheckouts } from "../checkouts/jobs.ts";
 import type { BillingDeps } from "../subscriptions/deps.ts";
 import { runDueUntil } from "../subscriptions/jobs.ts";
@@ -79,17 +80,11 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
   const leased = await repo.leaseClock(deps.db, orgId, real, held);
   if (leased === null) throw new ClockAdvancing();
   const stop = new AbortController();
-  let beat: Promise<void> = Promise.resolve();
-  const heartbeat = setInterval(() => {
-    beat = beat
-      .then(async () => {
-        const next = leaseFrom(deps.clock.now());
-        if (await repo.renewLease(deps.db, orgId, held, next)) held = next;
-        else stop.abort(LEASE_LOST);
-      })
-      // The database out of reach for a moment: the next heartbeat tries again within the lease.
-      .catch(() => undefined);
-  }, HEARTBEAT_MS);
+  const stopHeartbeat = startHeartbeat(HEARTBEAT_MS, async () => {
+    const next = leaseFrom(deps.clock.now());
+    if (await repo.renewLease(deps.db, orgId, held, next)) held = next;
+    else stop.abort(LEASE_LOST);
+  });
   const limit = setTimeout(() => stop.abort(TIME_UP), deps.advanceSeconds * 1000);
   try {
     return await advanceLeased(
@@ -101,9 +96,8 @@ export async function advanceClock(deps: SandboxClockDeps, ctx: AuthContext, inp
       stop.signal,
     );
   } finally {
-    clearInterval(heartbeat);
     clearTimeout(limit);
-    await beat;
+    await stopHeartbeat();
     await repo.releaseClock(deps.db, orgId, held);
   }
 }

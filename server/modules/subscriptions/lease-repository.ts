@@ -1,12 +1,17 @@
 // SQL for subscription leases (lease.ts): taken by a conditional UPDATE, so of two takers exactly
-// one gets each row; compared with the database's own clock, as every process shares it.
-import { and, asc, inArray, isNull, lt, or, sql } from "drizzle-orm";
+// one gets each row; compared with the database's own clock, as every process shares it. A lease's
+// end, to the millisecond, is its holder's token: renewing or giving it back touches only the rows
+// still holding that end, never a lease another took after this one lapsed.
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { subscriptions } from "../../../db/schema/index.ts";
 import { anyOf } from "../../../db/bulk.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
 import type { SubscriptionRow } from "./repository.ts";
+
+const leaseEnd = (seconds: number) =>
+  sql`date_trunc('milliseconds', now()) + make_interval(secs => ${seconds})`;
 
 /**
  * Leases the rows of `ids` nobody holds for `seconds`; answers them as they are now. A row another
@@ -34,12 +39,32 @@ export async function takeLeases(
     .for("update", { skipLocked: true });
   return db
     .update(subscriptions)
-    .set({ lockedUntil: sql`now() + make_interval(secs => ${seconds})` })
+    .set({ lockedUntil: leaseEnd(seconds) })
     .where(inArray(subscriptions.id, free))
     .returning();
 }
 
-export async function releaseLeases(db: Db, ids: string[]): Promise<void> {
+/** Extends the leases of `ids` still ending at `held`; answers their new end (null: none held). */
+export async function renewLeases(
+  db: Db,
+  ids: string[],
+  held: Date,
+  seconds: number,
+): Promise<Date | null> {
+  if (ids.length === 0) return null;
+  const [renewed] = await db
+    .update(subscriptions)
+    .set({ lockedUntil: leaseEnd(seconds) })
+    .where(and(anyOf(subscriptions.id, ids), eq(subscriptions.lockedUntil, held)))
+    .returning({ until: subscriptions.lockedUntil });
+  return renewed?.until ?? null;
+}
+
+/** Gives back the leases of `ids` still ending at `held`. */
+export async function releaseLeases(db: Db, ids: string[], held: Date): Promise<void> {
   if (ids.length === 0) return;
-  await db.update(subscriptions).set({ lockedUntil: null }).where(anyOf(subscriptions.id, ids));
+  await db
+    .update(subscriptions)
+    .set({ lockedUntil: null })
+    .where(and(anyOf(subscriptions.id, ids), eq(subscriptions.lockedUntil, held)));
 }

@@ -13,6 +13,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { LEASE_SECONDS, withLease } from "./lease.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -94,6 +95,54 @@ describe("subscription lease", () => {
     expect((await subscriptionOf(s, subscriptionId)).current_period_start).toBe(
       before.current_period_end,
     );
+  });
+});
+
+describe("lease heartbeat", () => {
+  /** The lease's end in ms, null when nobody holds it. */
+  const leaseEnd = async (id: string) => {
+    const [row] = await t.server.database.rows<{ until: string | null }>(
+      sql`select (extract(epoch from locked_until) * 1000)::bigint::text as until
+        from subscriptions where id = ${id}`,
+    );
+    return row!.until === null ? null : Number(row!.until);
+  };
+
+  it("a holder working past its heartbeat keeps the lease, then gives it back", {
+    timeout: 30_000,
+  }, async () => {
+    const plan = await monthly("Slow holder plan", 1000);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const taken = Date.now();
+    await withLease(
+      t.server.database.db,
+      { id: subscriptionId, organizationId: s.organizationId },
+      async () => {
+        const first = await leaseEnd(subscriptionId);
+        expect(first).toBeLessThanOrEqual(taken + LEASE_SECONDS * 1000 + 1000);
+        await new Promise((r) => setTimeout(r, (LEASE_SECONDS * 1000) / 3 + 1500));
+        // Renewed from the heartbeat's time: it ends later than the lease first taken.
+        expect(await leaseEnd(subscriptionId)).toBeGreaterThan(first!);
+        expect((await patch(subscriptionId, { metadata: { a: "b" } })).status).toBe(409);
+      },
+    );
+    expect(await leaseEnd(subscriptionId)).toBeNull();
+    expect((await patch(subscriptionId, { metadata: { a: "b" } })).status).toBe(200);
+  });
+
+  it("a lease that lapsed and was taken by another is not given back by its first holder", async () => {
+    const plan = await monthly("Lapsed holder plan", 1000);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    await withLease(
+      t.server.database.db,
+      { id: subscriptionId, organizationId: s.organizationId },
+      async () => {
+        // As if this holder stalled past its lease and another process leased the row anew.
+        await hold(subscriptionId, 60_000);
+      },
+    );
+    expect(await leaseEnd(subscriptionId)).toBeGreaterThan(Date.now() + 50_000);
+    expect((await patch(subscriptionId, { metadata: { a: "b" } })).status).toBe(409);
   });
 });
 

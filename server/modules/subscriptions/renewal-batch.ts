@@ -32,7 +32,7 @@ import {
 } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
 import { sendPaymentFailedMail } from "./dunning.ts";
-import { leaseMany, releaseLeases, SubscriptionLocked } from "./lease.ts";
+import { leaseMany, SubscriptionLocked } from "./lease.ts";
 import { meterCycleDue } from "./meter-cycle.ts";
 import {
   balanceOwnerOf,
@@ -112,7 +112,7 @@ export async function renewBatch(
   if (subs.length === 0) return { renewed: [], leftOver: [], errors: [] };
   // Leased before anything is charged, and read again under the lease: a change that committed
   // meanwhile (a revoke, a plan change) is seen, and none can start until the page is written.
-  const { leased, held } = await leaseMany(deps.db, subs);
+  const { leased, held, release } = await leaseMany(deps.db, subs);
   // The period moves give their rows' leases back as they commit; the others are given back here.
   let moved = new Set<string>();
   try {
@@ -129,10 +129,7 @@ export async function renewBatch(
       errors: held.length > 0 ? [...result.errors, new SubscriptionLocked()] : result.errors,
     };
   } finally {
-    await releaseLeases(
-      deps.db,
-      leased.filter((s) => !moved.has(s.id)).map((s) => s.id),
-    );
+    await release(leased.filter((s) => !moved.has(s.id)).map((s) => s.id));
   }
 }
 
