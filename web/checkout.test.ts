@@ -404,6 +404,7 @@ describe("checkout form", () => {
       await page.keyboard.press("Tab");
     await page.keyboard.type("keys@example.com");
     await page.keyboard.press("Tab"); // name
+    await page.keyboard.press("Tab"); // "I'm purchasing as a business", left unticked
     await page.keyboard.press("Tab"); // country (already the locale's)
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("address-country");
     // A US buyer gives the street, city, state and ZIP code, in the form's order.

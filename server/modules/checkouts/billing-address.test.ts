@@ -55,6 +55,13 @@ const missing = (...field: string[]) => ({
   msg: "Field is required.",
   input: null,
 });
+/** The refusal of an address with the country alone where a full one is required. */
+const notFull = (country: string) => ({
+  type: "value_error",
+  loc: ["body", "customer_billing_address"],
+  msg: "Full billing address is required.",
+  input: { line1: null, line2: null, postal_code: null, city: null, state: null, country },
+});
 const refused = (...detail: unknown[]) => ({ error: "RequestValidationError", detail });
 
 /** Confirm answers this 422 and writes nothing: the session as created, no customer, order or event. */
@@ -165,19 +172,7 @@ describe("confirm", () => {
       customer_billing_address: { country: "FR" },
     });
     expect(bare.body).toEqual(
-      refused(missing("city"), missing("postal_code"), missing("line1"), {
-        type: "value_error",
-        loc: ["body", "customer_billing_address"],
-        msg: "Full billing address is required.",
-        input: {
-          line1: null,
-          line2: null,
-          postal_code: null,
-          city: null,
-          state: null,
-          country: "FR",
-        },
-      }),
+      refused(missing("city"), missing("postal_code"), missing("line1"), notFull("FR")),
     );
     const done = await confirm(required.client_secret, {
       customer_billing_address: {
@@ -202,6 +197,90 @@ describe("confirm", () => {
     expect(bare.status).toBe(422);
     expect(bare.body.detail.map((d: { msg: string }) => d.msg)).toEqual([
       "Full billing address is required.",
+    ]);
+  });
+});
+
+describe("a business purchase", () => {
+  const FR_FULL = { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" };
+
+  it("needs the business's name and its full address; nothing is written until given", async () => {
+    const c = await checkout({ is_business_customer: true });
+    await refusedAsIs(c, { customer_billing_address: { country: "FR" } }, [
+      {
+        type: "missing",
+        loc: ["body", "customer_billing_name"],
+        msg: "Field is required.",
+        input: null,
+      },
+      missing("city"),
+      missing("postal_code"),
+      missing("line1"),
+      notFull("FR"),
+    ]);
+    const paid = await confirm(c.client_secret, {
+      customer_billing_name: "Rivoli Books SARL",
+      customer_tax_id: "FR40303265045",
+      customer_billing_address: FR_FULL,
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body).toMatchObject({
+      is_business_customer: true,
+      customer_billing_name: "Rivoli Books SARL",
+      customer_tax_id: "FR40303265045",
+    });
+    const order = await api(t.url, `/v1/orders/?checkout_id=${c.id}`, { token });
+    expect(order.body.items[0]).toMatchObject({
+      billing_name: "Rivoli Books SARL",
+      billing_address: FR_FULL,
+    });
+  });
+
+  it("a free business purchase still needs the name and an address", async () => {
+    const c = await checkout({ is_business_customer: true }, freeId);
+    const bare = await confirm(c.client_secret, { confirmation_token_id: null });
+    expect(bare.status).toBe(422);
+    expect(bare.body.detail.map((d: { loc: string[] }) => d.loc.join("."))).toEqual([
+      "body.customer_billing_name",
+      "body.customer_billing_address",
+      "body.customer_billing_address",
+    ]);
+  });
+
+  it("turned off, it drops the business's name and tax ID, whatever the same request sends", async () => {
+    const c = await checkout({
+      is_business_customer: true,
+      customer_billing_name: "Rivoli Books SARL",
+      customer_tax_id: "FR40303265045",
+    });
+    const off = await api(t.url, `/v1/checkouts/client/${c.client_secret}`, {
+      method: "PATCH",
+      body: { is_business_customer: false, customer_billing_name: "Still Books" },
+    });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({
+      is_business_customer: false,
+      customer_billing_name: null,
+      customer_tax_id: null,
+    });
+    const paid = await confirm(c.client_secret, { customer_billing_address: { country: "FR" } });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  });
+
+  it("the email and the card missing are named as Polar names them", async () => {
+    const c = await checkout();
+    const res = await api(t.url, `/v1/checkouts/client/${c.client_secret}/confirm`, {
+      body: { customer_billing_address: { country: "FR" } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      { type: "missing", loc: ["body", "customer_email"], msg: "Field is required.", input: null },
+      {
+        type: "missing",
+        loc: ["body", "confirmation_token_id"],
+        msg: "Confirmation token is required.",
+        input: null,
+      },
     ]);
   });
 });

@@ -213,6 +213,11 @@ async function applyLocked(
     ...set("customerBillingName", input.customer_billing_name),
     ...set("customerTaxId", input.customer_tax_id),
     ...set("isBusinessCustomer", input.is_business_customer ?? undefined),
+    // No longer a business purchase: its business name and tax ID go with it (as at Polar, where
+    // a stale tax ID would keep a business's tax treatment), whatever else the request sent.
+    ...(input.is_business_customer === false
+      ? { customerBillingName: null, customerTaxId: null }
+      : {}),
     ...set("metadata", input.metadata),
     ...set("customerMetadata", input.customer_metadata ?? undefined),
     ...set("allowDiscountCodes", input.allow_discount_codes ?? undefined),

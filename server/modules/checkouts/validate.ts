@@ -107,8 +107,11 @@ export function confirmIssues(view: CheckoutView, tokenId: string | null | undef
   const product = view.products.find((p) => p.id === row.productId) ?? null;
   const { formRequired } = cardUse(product, row, view.discount);
   const issues: ValidationIssue[] = [];
-  if (!row.customerEmail)
-    issues.push({ loc: ["body", "customer_email"], msg: "Field required", type: "missing" });
+  const missing = (...loc: string[]) =>
+    issues.push({ loc: ["body", ...loc], msg: "Field is required.", type: "missing", input: null });
+  if (!row.customerEmail) missing("customer_email");
+  // A business purchase is invoiced to the business: its name, as Polar asks.
+  if (row.isBusinessCustomer && !row.customerBillingName?.trim()) missing("customer_billing_name");
   issues.push(
     ...addressIssues(row, formRequired),
     ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
@@ -116,15 +119,16 @@ export function confirmIssues(view: CheckoutView, tokenId: string | null | undef
   if (formRequired && !tokenId)
     issues.push({
       loc: ["body", "confirmation_token_id"],
-      msg: "Field required: payment details are needed for this checkout.",
+      msg: "Confirmation token is required.",
       type: "missing",
+      input: null,
     });
   return issues;
 }
 
 /**
  * Polar's required confirm fields for the address: with a card to enter, the address and each field
- * its country requires; and a full address (more than country and state) when the seller or a
+ * its country requires; for a business purchase, an address; and a full address (more than country and state) when the seller or a
  * business purchase asks for one, card or not. The confirm's address is already on the row.
  */
 function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue[] {
@@ -137,11 +141,10 @@ function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue
       type: "missing",
       input: null,
     });
-  if (formRequired) {
-    if (!address) missing();
+  if ((formRequired || row.isBusinessCustomer) && !address) missing();
+  if (formRequired)
     for (const [key, mode] of Object.entries(billingAddressFields(row)))
       if (mode === "required" && !address?.[key as keyof typeof address]) missing(key);
-  }
   const hasAddress =
     address && (address.line1 || address.line2 || address.city || address.postal_code);
   if (fullAddressRequired(row) && !hasAddress)

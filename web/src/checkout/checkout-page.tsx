@@ -8,12 +8,13 @@ import { CheckoutApiError, checkoutApi, LOST_CONNECTION } from "./api.ts";
 import { Bar, EXPIRED, REFUSED, Skeleton, unavailable } from "./chrome.tsx";
 import { embedAllowed, embedContext, forwardEscape, notify, notifyError } from "./embed.ts";
 import { DiscountField } from "./discount.tsx";
-import { AddressFields, CustomFieldInput, Field } from "./fields.tsx";
+import { AddressFields, BusinessFields, CustomFieldInput, Field } from "./fields.tsx";
 import { leave, settle } from "./finish.ts";
 import { money } from "./format.ts";
 import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
 import {
   addressModes,
+  offersBusiness,
   confirmBody,
   type FormValues,
   formErrors,
@@ -305,8 +306,11 @@ export function CheckoutPage(props: { secret: string }) {
               />
             )}
           </Field>
+          {offersBusiness(c) ? (
+            <BusinessFields value={values} errors={errors} onChange={edit} />
+          ) : null}
           <AddressFields
-            modes={addressModes(c, values.address)}
+            modes={addressModes(c, values.address, values.business)}
             value={values.address}
             errors={errors}
             onChange={(address) => edit({ address })}

@@ -52,6 +52,56 @@ export function Field(props: {
   );
 }
 
+/** "I'm purchasing as a business", and when ticked the business's name and tax ID. */
+export function BusinessFields(props: {
+  value: { business: boolean; billingName: string; taxId: string };
+  errors: Record<string, string>;
+  onChange(v: Partial<{ business: boolean; billingName: string; taxId: string }>): void;
+}) {
+  const { value } = props;
+  return (
+    <>
+      <div className="field checkbox">
+        <input
+          id="business"
+          name="business"
+          type="checkbox"
+          checked={value.business}
+          onChange={(e) => props.onChange({ business: e.target.checked })}
+        />
+        <label htmlFor="business">I'm purchasing as a business</label>
+      </div>
+      {value.business ? (
+        <div className="row">
+          <Field id="billing-name" label="Business name" error={props.errors["billing-name"]}>
+            {(a) => (
+              <input
+                {...a}
+                name="billing-name"
+                autoComplete="billing organization"
+                maxLength={256}
+                value={value.billingName}
+                onChange={(e) => props.onChange({ billingName: e.target.value })}
+              />
+            )}
+          </Field>
+          <Field id="tax-id" label="Tax ID (optional)" error={props.errors["tax-id"]}>
+            {(a) => (
+              <input
+                {...a}
+                name="tax-id"
+                maxLength={64}
+                value={value.taxId}
+                onChange={(e) => props.onChange({ taxId: e.target.value })}
+              />
+            )}
+          </Field>
+        </div>
+      ) : null}
+    </>
+  );
+}
+
 type AddressKey = keyof AddressFieldModes;
 
 let countries: CountryOption[] | null = null;

@@ -21,6 +21,10 @@ export interface FormValues {
   amount: string;
   code: string;
   card: CardValue;
+  /** A business purchase, with the business's name and tax ID. */
+  business: boolean;
+  billingName: string;
+  taxId: string;
 }
 
 export type Busy = null | "paying" | "discount" | "seats";
@@ -59,15 +63,20 @@ export type Action =
  * is on its way). Null when the page asks for no address, as Polar's: no card to enter and no full
  * address required.
  */
-export function addressModes(c: Checkout, address: Partial<Address>): AddressFieldModes | null {
-  const full = c.require_billing_address || c.is_business_customer;
+export function addressModes(
+  c: Checkout,
+  address: Partial<Address>,
+  business = c.is_business_customer,
+): AddressFieldModes | null {
+  const full = c.require_billing_address || business;
   if (!c.is_payment_form_required && !full) return null;
   return billingAddressFieldModes(address.country, full);
 }
 
 /** The address the form sends: the country and what was typed in the fields it shows. */
-function addressToSend(c: Checkout, address: Partial<Address>): Address | null {
-  const modes = addressModes(c, address);
+function addressToSend(c: Checkout, v: FormValues): Address | null {
+  const { address } = v;
+  const modes = addressModes(c, address, v.business);
   if (!modes || !address.country) return null;
   const shown = Object.entries(address).filter(
     ([key, value]) =>
@@ -87,7 +96,18 @@ function initialValues(c: Checkout): FormValues {
     amount: c.product_price.amount_type === "custom" ? String(c.amount / 100) : "",
     code: "",
     card: emptyCard,
+    business: c.is_business_customer,
+    billingName: c.customer_billing_name ?? "",
+    taxId: c.customer_tax_id ?? "",
   };
+}
+
+/**
+ * Whether the page offers a business purchase: where it asks for a billing address (a card to
+ * enter, or an address the seller requires), as Polar's does.
+ */
+export function offersBusiness(c: Checkout): boolean {
+  return c.is_payment_form_required || c.require_billing_address || c.is_business_customer;
 }
 
 export function reducer(state: State, action: Action): State {
@@ -165,6 +185,8 @@ function touchedIds(values: Partial<FormValues>): string[] {
   if ("name" in values) ids.push("name");
   if ("amount" in values) ids.push("amount");
   if ("code" in values) ids.push("discount");
+  if ("billingName" in values) ids.push("billing-name");
+  if ("taxId" in values) ids.push("tax-id");
   if (values.address) ids.push(...Object.keys(values.address).map((k) => `address-${k}`));
   if (values.custom) ids.push(...Object.keys(values.custom).map((k) => `custom-${k}`));
   if (values.card) ids.push("card-number", "card-expiry", "card-cvc", "payment");
@@ -181,7 +203,7 @@ export function priceChange(c: Checkout, v: FormValues): Record<string, unknown>
     const cents = Math.round(Number(v.amount) * 100);
     if (cents !== c.amount) body.amount = cents;
   }
-  const address = addressToSend(c, v.address);
+  const address = addressToSend(c, v);
   if (address && address.country !== (c.customer_billing_address?.country ?? ""))
     body.customer_billing_address = address;
   return Object.keys(body).length ? body : null;
@@ -189,11 +211,17 @@ export function priceChange(c: Checkout, v: FormValues): Record<string, unknown>
 
 /** What confirm sends besides the card: the buyer's details as the form holds them. */
 export function confirmBody(c: Checkout, v: FormValues): Record<string, unknown> {
-  const address = addressToSend(c, v.address);
+  const address = addressToSend(c, v);
   return {
     customer_email: v.email.trim(),
     customer_name: v.name.trim() || null,
     ...(address ? { customer_billing_address: address } : {}),
+    // Sent when it is or was a business purchase: turning it off clears the seller's name and
+    // tax ID on the session, which a session that never was one keeps.
+    ...(v.business || c.is_business_customer ? { is_business_customer: v.business } : {}),
+    ...(v.business
+      ? { customer_billing_name: v.billingName.trim(), customer_tax_id: v.taxId.trim() || null }
+      : {}),
     custom_field_data: v.custom,
     ...(c.product_price.amount_type === "custom"
       ? { amount: Math.round(Number(v.amount) * 100) }
@@ -218,7 +246,8 @@ export function formErrors(c: Checkout, v: FormValues): Record<string, string> {
   if (!v.email.trim()) errors.email = "Enter your email address.";
   else if (!EMAIL.test(v.email.trim()))
     errors.email = "Enter an email address like name@example.com.";
-  for (const [key, mode] of Object.entries(addressModes(c, v.address) ?? {})) {
+  if (v.business && !v.billingName.trim()) errors["billing-name"] = "Enter the business's name.";
+  for (const [key, mode] of Object.entries(addressModes(c, v.address, v.business) ?? {})) {
     const value = v.address[key as keyof Address];
     if (mode === "required" && !(typeof value === "string" && value.trim()))
       errors[`address-${key}`] = addressMissing(key, v.address.country);
@@ -254,27 +283,28 @@ function addressMissing(key: string, country: string | undefined): string {
   return `Enter your ${ADDRESS_WORDS[key] ?? key}.`;
 }
 
+/** The input a 422's top-level `loc` names, where its id is fixed. */
+const INPUT_OF_FIELD: Record<string, string> = {
+  customer_email: "email",
+  customer_name: "name",
+  customer_billing_name: "billing-name",
+  customer_tax_id: "tax-id",
+  discount_code: "discount",
+  confirmation_token_id: "payment",
+  amount: "amount",
+};
+
 /** A 422's `loc`s as input ids (customer_billing_address.city → address-city). */
 export function serverFieldErrors(e: CheckoutApiError): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const [loc, msg] of Object.entries(e.fields)) {
     const [head, rest] = [loc.split(".")[0] ?? loc, loc.split(".").slice(1).join(".")];
     const id =
-      head === "customer_email"
-        ? "email"
-        : head === "customer_name"
-          ? "name"
-          : head === "customer_billing_address"
-            ? `address-${rest || "country"}`
-            : head === "custom_field_data"
-              ? `custom-${rest}`
-              : head === "discount_code"
-                ? "discount"
-                : head === "confirmation_token_id"
-                  ? "payment"
-                  : head === "amount"
-                    ? "amount"
-                    : "general";
+      head === "customer_billing_address"
+        ? `address-${rest || "country"}`
+        : head === "custom_field_data"
+          ? `custom-${rest}`
+          : (INPUT_OF_FIELD[head] ?? "general");
     errors[id] ??= msg;
   }
   return errors;

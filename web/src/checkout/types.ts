@@ -80,6 +80,8 @@ export interface Checkout {
   /** With is_payment_form_required, what decides the billing address fields (state.ts). */
   require_billing_address: boolean;
   is_business_customer: boolean;
+  customer_billing_name: string | null;
+  customer_tax_id: string | null;
   product: Product;
   product_price: Price;
   discount: { id: string; name: string; code: string | null } | null;
