@@ -257,11 +257,20 @@ export async function meteredPlan(
   return { product, meterId: meter.id, metered, event: `${opts.name}_call`, body: res.body };
 }
 
-/** A monthly product at one fixed price in USD, with a trial of `trialDays` when given. */
-export function monthlyProduct(s: BillingSeller, name: string, amount: number, trialDays?: number) {
+/**
+ * A product at one fixed price in USD, renewed every month unless `interval` says a year, with a
+ * trial of `trialDays` when given.
+ */
+export function monthlyProduct(
+  s: BillingSeller,
+  name: string,
+  amount: number,
+  trialDays?: number,
+  interval: "month" | "year" = "month",
+) {
   return s.polar.products.create({
     name,
-    recurringInterval: "month",
+    recurringInterval: interval,
     ...(trialDays ? { trialInterval: "day" as const, trialIntervalCount: trialDays } : {}),
     prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "usd" }],
   });
