@@ -1,101 +1,27 @@
-// The checkout form in a real browser: every problem shown at once beside its field (tied by
-// aria-describedby) with focus on the first; Enter in the discount field applies the code and never
-// pays; the summary's subtotal, discount, total and "then …" line; the country from the browser's
-// locale with the address words following it; the address fields a US or Canadian buyer must give;
-// usage billed later shown with its unit price and a card asked for; a lost connection said plainly;
-// a second subscription refused above the form; a keyboard-only purchase; screenshots on desktop,
-// phone and dark.
+// The checkout form in a real browser: errors beside their fields, the address by the country, a
+// lost connection and a second subscription said above the form, the keyboard, and screenshots.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { api, createSeller } from "../test/helpers/auth.ts";
-import { createCountMeter } from "../test/helpers/catalog.ts";
-import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
-import { fillAddress, fillCard, fillCheckout } from "../test/helpers/checkout-page.ts";
-import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { api } from "../test/helpers/auth.ts";
+import { screenshotPath } from "../test/helpers/chromium.ts";
+import {
+  browser,
+  confirmCalls,
+  newCheckout,
+  t,
+  token,
+  withCheckoutForm,
+} from "../test/helpers/checkout-form.ts";
+import { fillAddress, fillCard } from "../test/helpers/checkout-page.ts";
 import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
-let t: TestServer;
-let browser: Browser;
-let token: string;
-let planId: string;
-
-beforeAll(async () => {
-  // French VAT, so a change of country moves the total (the locale test's Germany stays untaxed).
-  [t, browser] = await Promise.all([
-    startTestServer({ env: { TAX_RATES: "FR:2000" } }),
-    launchBrowser(),
-  ]);
-  token = (
-    await createSeller(t.url, [
-      "products:write",
-      "checkouts:write",
-      "orders:read",
-      "discounts:write",
-      "custom_fields:write",
-      "meters:write",
-    ])
-  ).token;
-  const terms = await api(t.url, "/v1/custom-fields/", {
-    token,
-    body: {
-      type: "checkbox",
-      slug: "terms",
-      name: "Terms",
-      properties: { form_label: "I accept the terms" },
-    },
-  });
-  const plan = await api(t.url, "/v1/products/", {
-    token,
-    body: {
-      name: "Pro plan",
-      description: "Everything in Pro, billed monthly.",
-      recurring_interval: "month",
-      prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }],
-      attached_custom_fields: [{ custom_field_id: terms.body.id, required: true }],
-    },
-  });
-  expect(plan.status).toBe(201);
-  planId = plan.body.id;
-  const discount = await api(t.url, "/v1/discounts/", {
-    token,
-    body: {
-      name: "Launch",
-      code: "LAUNCH20",
-      type: "percentage",
-      basis_points: 2000,
-      duration: "once",
-    },
-  });
-  expect(discount.status).toBe(201);
-});
-afterAll(async () => {
-  await browser?.close();
-  await t?.stop();
-});
-
-async function newCheckout(extra: Record<string, unknown> = {}) {
-  const res = await api(t.url, "/v1/checkouts/", {
-    token,
-    body: { products: [planId], require_billing_address: true, ...extra },
-  });
-  expect(res.status).toBe(201);
-  return res.body as { id: string; url: string; client_secret: string };
-}
+withCheckoutForm();
 
 /** The ids of the inputs the page marks invalid, in the form's order. */
 const invalidIds = (page: Page) =>
   page.$$eval('[aria-invalid="true"]', (els) => els.map((e) => e.id));
-
-/** Counts the page's calls to confirm, so a test can say no payment was attempted. */
-function confirmCalls(page: Page): () => number {
-  let n = 0;
-  page.on("request", (r) => {
-    if (r.method() === "POST" && r.url().endsWith("/confirm")) n++;
-  });
-  return () => n;
-}
 
 describe("checkout form", () => {
   it("an empty submit shows every required field's error at once, tied to its input, with focus on the first", async () => {
@@ -131,143 +57,6 @@ describe("checkout form", () => {
     expect(await page.$("#email-error")).toBeNull();
     expect(await page.$("#address-city-error")).not.toBeNull();
     expect(confirms()).toBe(0);
-    await page.close();
-  });
-
-  it("Enter in the discount field applies it without paying; the summary shows subtotal, discount, total and then the full price; Remove takes it off", async () => {
-    const checkout = await newCheckout();
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
-    const confirms = confirmCalls(page);
-    await page.goto(checkout.url);
-    await page.waitForSelector("#discount");
-    await page.fill("#discount", "NOPE");
-    await page.press("#discount", "Enter");
-    await page.waitForSelector("#discount-error");
-    expect(await page.textContent("#discount-error")).toContain("not valid");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("discount");
-    await page.fill("#discount", "LAUNCH20");
-    await page.press("#discount", "Enter");
-    await page.waitForSelector(".applied");
-    const summary = await page.textContent(".summary");
-    expect(summary).toContain("Subtotal$19.00");
-    expect(summary).toContain("Discount (LAUNCH20)−$3.80");
-    expect(summary).toContain("Due today$15.20");
-    expect(summary).toContain("then $19.00 / month");
-    expect(await page.textContent("button.pay")).toBe("Pay $15.20");
-    expect(confirms()).toBe(0);
-    await page.click(".applied button");
-    await page.waitForSelector("#discount");
-    expect(await page.textContent("[data-testid=total]")).toBe("$19.00");
-    expect(await page.textContent(".summary")).not.toContain("then");
-    await page.close();
-  });
-
-  it("a trial says so: free trial, nothing due today, then the price; the button starts the trial", async () => {
-    const trialPlan = await api(t.url, "/v1/products/", {
-      token,
-      body: {
-        name: "Trial plan",
-        recurring_interval: "month",
-        trial_interval: "day",
-        trial_interval_count: 7,
-        prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }],
-      },
-    });
-    const res = await api(t.url, "/v1/checkouts/", {
-      token,
-      body: { products: [trialPlan.body.id] },
-    });
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
-    await page.goto(res.body.url);
-    await page.waitForSelector("button.pay");
-    const summary = await page.textContent(".summary");
-    expect(summary).toContain("7-day free trial");
-    expect(summary).toContain("Due today$0.00");
-    expect(summary).toContain("then $19.00 / month");
-    expect(await page.textContent("button.pay")).toBe("Start free trial");
-    await page.close();
-    // A once discount takes off the first charge, at the trial's end, then the full price follows.
-    const once = await api(t.url, "/v1/discounts/", {
-      token,
-      body: { name: "Trial once", type: "percentage", basis_points: 2000, duration: "once" },
-    });
-    const discounted = await api(t.url, "/v1/checkouts/", {
-      token,
-      body: { products: [trialPlan.body.id], discount_id: once.body.id },
-    });
-    const second = await browser.newPage({
-      viewport: { width: 1440, height: 900 },
-      locale: "en-US",
-    });
-    await second.goto(discounted.body.url);
-    await second.waitForSelector("button.pay");
-    expect(await second.textContent(".summary")).toContain(
-      "then $15.20 / month for the first month, then $19.00 / month",
-    );
-    await second.close();
-  });
-
-  it("the amount and country typed reprice the summary and the Pay button before paying, and that is what is charged", async () => {
-    const pwyw = await api(t.url, "/v1/products/", {
-      token,
-      body: {
-        name: "Tip jar",
-        prices: [
-          {
-            amount_type: "custom",
-            price_currency: "usd",
-            minimum_amount: 500,
-            preset_amount: 1000,
-          },
-        ],
-      },
-    });
-    const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [pwyw.body.id] } });
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
-    await page.goto(res.body.url);
-    await page.waitForSelector("button.pay:has-text('Pay $10.00')");
-    await fillCheckout(page, { country: "FR" });
-    await page.fill("#amount", "12.34");
-    // 12.34 and 20 % French VAT (2.47).
-    await page.waitForSelector("button.pay:has-text('Pay $14.81')", { timeout: 10_000 });
-    expect(await page.textContent(".summary")).toContain("Tax$2.47");
-    await page.click("button.pay");
-    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
-    const order = (await api(t.url, `/v1/orders/?checkout_id=${res.body.id}`, { token })).body
-      .items[0];
-    expect(order).toMatchObject({ subtotal_amount: 1234, tax_amount: 247, total_amount: 1481 });
-    await page.close();
-  });
-
-  it("usage billed later shows its unit price and asks for a card though nothing is due today", async () => {
-    const meterId = await createCountMeter(t.url, token, "API calls", "call");
-    const usagePlan = await api(t.url, "/v1/products/", {
-      token,
-      body: {
-        name: "Usage plan",
-        recurring_interval: "month",
-        prices: [
-          {
-            amount_type: "metered_unit",
-            meter_id: meterId,
-            unit_amount: "0.5",
-            price_currency: "usd",
-          },
-        ],
-      },
-    });
-    const res = await api(t.url, "/v1/checkouts/", {
-      token,
-      body: { products: [usagePlan.body.id] },
-    });
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
-    await page.goto(res.body.url);
-    await page.waitForSelector("button.pay");
-    const summary = await page.textContent(".summary");
-    expect(summary).toContain("Plus $0.005 per unit of API calls, billed each month");
-    expect(summary).toContain("Due today$0.00");
-    expect(await page.textContent("button.pay")).toBe("Subscribe");
-    expect(await page.locator("input[autocomplete='cc-number']").count()).toBe(1);
     await page.close();
   });
 

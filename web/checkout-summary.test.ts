@@ -1,0 +1,155 @@
+// The checkout form's summary in a real browser: a discount code applied with Enter, a trial, an
+// amount and a country that reprice what is charged, and usage billed later at its unit price.
+import { describe, expect, it } from "vitest";
+import { api } from "../test/helpers/auth.ts";
+import { createCountMeter } from "../test/helpers/catalog.ts";
+import {
+  browser,
+  confirmCalls,
+  newCheckout,
+  t,
+  token,
+  withCheckoutForm,
+} from "../test/helpers/checkout-form.ts";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
+
+withCheckoutForm();
+
+describe("checkout form", () => {
+  it("Enter in the discount field applies it without paying; the summary shows subtotal, discount, total and then the full price; Remove takes it off", async () => {
+    const checkout = await newCheckout();
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    const confirms = confirmCalls(page);
+    await page.goto(checkout.url);
+    await page.waitForSelector("#discount");
+    await page.fill("#discount", "NOPE");
+    await page.press("#discount", "Enter");
+    await page.waitForSelector("#discount-error");
+    expect(await page.textContent("#discount-error")).toContain("not valid");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("discount");
+    await page.fill("#discount", "LAUNCH20");
+    await page.press("#discount", "Enter");
+    await page.waitForSelector(".applied");
+    const summary = await page.textContent(".summary");
+    expect(summary).toContain("Subtotal$19.00");
+    expect(summary).toContain("Discount (LAUNCH20)−$3.80");
+    expect(summary).toContain("Due today$15.20");
+    expect(summary).toContain("then $19.00 / month");
+    expect(await page.textContent("button.pay")).toBe("Pay $15.20");
+    expect(confirms()).toBe(0);
+    await page.click(".applied button");
+    await page.waitForSelector("#discount");
+    expect(await page.textContent("[data-testid=total]")).toBe("$19.00");
+    expect(await page.textContent(".summary")).not.toContain("then");
+    await page.close();
+  });
+
+  it("a trial says so: free trial, nothing due today, then the price; the button starts the trial", async () => {
+    const trialPlan = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Trial plan",
+        recurring_interval: "month",
+        trial_interval: "day",
+        trial_interval_count: 7,
+        prices: [{ amount_type: "fixed", price_amount: 1900, price_currency: "usd" }],
+      },
+    });
+    const res = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [trialPlan.body.id] },
+    });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay");
+    const summary = await page.textContent(".summary");
+    expect(summary).toContain("7-day free trial");
+    expect(summary).toContain("Due today$0.00");
+    expect(summary).toContain("then $19.00 / month");
+    expect(await page.textContent("button.pay")).toBe("Start free trial");
+    await page.close();
+    // A once discount takes off the first charge, at the trial's end, then the full price follows.
+    const once = await api(t.url, "/v1/discounts/", {
+      token,
+      body: { name: "Trial once", type: "percentage", basis_points: 2000, duration: "once" },
+    });
+    const discounted = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [trialPlan.body.id], discount_id: once.body.id },
+    });
+    const second = await browser.newPage({
+      viewport: { width: 1440, height: 900 },
+      locale: "en-US",
+    });
+    await second.goto(discounted.body.url);
+    await second.waitForSelector("button.pay");
+    expect(await second.textContent(".summary")).toContain(
+      "then $15.20 / month for the first month, then $19.00 / month",
+    );
+    await second.close();
+  });
+
+  it("the amount and country typed reprice the summary and the Pay button before paying, and that is what is charged", async () => {
+    const pwyw = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Tip jar",
+        prices: [
+          {
+            amount_type: "custom",
+            price_currency: "usd",
+            minimum_amount: 500,
+            preset_amount: 1000,
+          },
+        ],
+      },
+    });
+    const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [pwyw.body.id] } });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay:has-text('Pay $10.00')");
+    await fillCheckout(page, { country: "FR" });
+    await page.fill("#amount", "12.34");
+    // 12.34 and 20 % French VAT (2.47).
+    await page.waitForSelector("button.pay:has-text('Pay $14.81')", { timeout: 10_000 });
+    expect(await page.textContent(".summary")).toContain("Tax$2.47");
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    const order = (await api(t.url, `/v1/orders/?checkout_id=${res.body.id}`, { token })).body
+      .items[0];
+    expect(order).toMatchObject({ subtotal_amount: 1234, tax_amount: 247, total_amount: 1481 });
+    await page.close();
+  });
+
+  it("usage billed later shows its unit price and asks for a card though nothing is due today", async () => {
+    const meterId = await createCountMeter(t.url, token, "API calls", "call");
+    const usagePlan = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Usage plan",
+        recurring_interval: "month",
+        prices: [
+          {
+            amount_type: "metered_unit",
+            meter_id: meterId,
+            unit_amount: "0.5",
+            price_currency: "usd",
+          },
+        ],
+      },
+    });
+    const res = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [usagePlan.body.id] },
+    });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay");
+    const summary = await page.textContent(".summary");
+    expect(summary).toContain("Plus $0.005 per unit of API calls, billed each month");
+    expect(summary).toContain("Due today$0.00");
+    expect(await page.textContent("button.pay")).toBe("Subscribe");
+    expect(await page.locator("input[autocomplete='cc-number']").count()).toBe(1);
+    await page.close();
+  });
+});
