@@ -98,6 +98,7 @@ export async function fulfil(
       email: row.customerEmail!,
       name: row.customerName,
       billingAddress: row.customerBillingAddress,
+      billingName: row.customerBillingName,
     });
 
     if (payment.paymentMethod)

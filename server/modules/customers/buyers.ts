@@ -26,6 +26,8 @@ export interface BuyerDetails {
   email: string;
   name: string | null;
   billingAddress: CustomerAddress | null;
+  /** The business a business purchase is billed to: the customer's billing name from then on. */
+  billingName?: string | null;
 }
 
 /** The customer a purchase would resolve to, without creating one (null for a new buyer). */
@@ -41,7 +43,8 @@ export async function findBuyer(
 }
 
 /**
- * The purchase's customer, created when new; an existing one without an address gets the buyer's.
+ * The purchase's customer, created when new; an existing one without an address gets the buyer's,
+ * and a business purchase's billing name (as Polar, so its renewals are billed to the business).
  * `purchase` is the row being bought through (a checkout, a seat's subscription), read under
  * tenancy: its organization is where the customer is looked up and created.
  */
@@ -55,14 +58,17 @@ export async function resolveBuyer(
   const scope = scopeOfResource(purchase);
   const existing = await findBuyer(db, scope, buyer);
   if (existing) {
-    if (buyer.billingAddress && !existing.billingAddress) {
-      await repo.updateCustomer(db, existing.id, {
-        billingAddress: buyer.billingAddress,
-        modifiedAt: clock.now(),
-      });
-      return { customer: { ...existing, billingAddress: buyer.billingAddress }, created: false };
-    }
-    return { customer: existing, created: false };
+    const changes = {
+      ...(buyer.billingAddress && !existing.billingAddress
+        ? { billingAddress: buyer.billingAddress }
+        : {}),
+      ...(buyer.billingName && buyer.billingName !== existing.billingName
+        ? { billingName: buyer.billingName }
+        : {}),
+    };
+    if (Object.keys(changes).length === 0) return { customer: existing, created: false };
+    await repo.updateCustomer(db, existing.id, { ...changes, modifiedAt: clock.now() });
+    return { customer: { ...existing, ...changes }, created: false };
   }
   const id = await repo.insertCustomer(db, {
     organizationId,
@@ -70,6 +76,7 @@ export async function resolveBuyer(
     name: buyer.name,
     externalId: buyer.externalId,
     billingAddress: buyer.billingAddress,
+    billingName: buyer.billingName ?? null,
     createdAt: clock.now(),
   });
   const customer = (await repo.findAnyCustomer(db, scope, id))!;

@@ -27,7 +27,7 @@ export interface FinalCharge {
   amounts: ReturnType<typeof cycleAmounts>;
   applied: number;
   outcome: OffSessionOutcome | null;
-  customer: { name: string | null; billing_address: unknown } | undefined;
+  customer: { billing_name: string | null; billing_address: unknown } | undefined;
 }
 
 /** Prices what `s` owes at its end and charges it; null when nothing is owed. */
@@ -113,7 +113,7 @@ export async function writeFinal(
       totalAmount: a.totalAmount,
       appliedBalanceAmount: -f.applied,
       currency: s.currency,
-      billingName: f.customer?.name ?? null,
+      billingName: f.customer?.billing_name ?? null,
       billingAddress: (f.customer?.billing_address ?? null) as never,
       processorPaymentId: f.outcome?.status === "succeeded" ? f.outcome.processorPaymentId : null,
       paymentAttempts: f.outcome ? 1 : 0,

@@ -177,7 +177,7 @@ async function settleUsage(
             totalAmount: amounts.totalAmount,
             appliedBalanceAmount: -applied,
             currency: s.currency,
-            billingName: customer?.name ?? null,
+            billingName: customer?.billing_name ?? null,
             billingAddress: (customer?.billing_address ?? null) as never,
             processorPaymentId: outcome.status === "succeeded" ? outcome.processorPaymentId : null,
             paymentAttempts: 1,

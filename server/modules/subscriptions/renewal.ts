@@ -158,7 +158,7 @@ export async function planCycleFrom(
     recurringIntervalCount: count,
     meterPeriod: firstMeterPeriod(product ? meterCycleOf(product) : null, periodStart, periodEnd),
     country: address?.country ?? null,
-    billingName: customer?.name ?? null,
+    billingName: customer?.billing_name ?? null,
     customerEmail: customer?.email ?? null,
     billingAddress: customer?.billing_address ?? null,
     amounts: cycleAmounts({
