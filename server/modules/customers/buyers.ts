@@ -43,8 +43,11 @@ export async function findBuyer(
 }
 
 /**
- * The purchase's customer, created when new; an existing one without an address gets the buyer's,
- * and a business purchase's billing name (as Polar, so its renewals are billed to the business).
+ * The purchase's customer, created when new. An existing one the seller named (by id or external
+ * id) takes the billing address and business name the buyer gave, as Polar's does, so its renewals
+ * are billed to where and whom the buyer last said. One found only by the email typed gets them
+ * only where it has none: anyone can type an email, and a stranger's purchase must not rewrite
+ * where and to whom a customer's invoices go.
  * `purchase` is the row being bought through (a checkout, a seat's subscription), read under
  * tenancy: its organization is where the customer is looked up and created.
  */
@@ -56,13 +59,16 @@ export async function resolveBuyer(
 ): Promise<{ customer: CustomerRecord; created: boolean }> {
   const { organizationId } = purchase;
   const scope = scopeOfResource(purchase);
-  const existing = await findBuyer(db, scope, buyer);
+  const named = await findCustomerForCheckout(db, scope, buyer);
+  const existing = named ?? (await repo.findByEmail(db, scope, buyer.email));
   if (existing) {
+    const takes = <T>(given: T | null | undefined, held: T | null, same: (a: T, b: T) => boolean) =>
+      given != null && (held === null || (named !== null && !same(given, held)));
     const changes = {
-      ...(buyer.billingAddress && !existing.billingAddress
+      ...(takes(buyer.billingAddress, existing.billingAddress, sameAddress)
         ? { billingAddress: buyer.billingAddress }
         : {}),
-      ...(buyer.billingName && buyer.billingName !== existing.billingName
+      ...(takes(buyer.billingName, existing.billingName, (a, b) => a === b)
         ? { billingName: buyer.billingName }
         : {}),
     };
@@ -86,4 +92,9 @@ export async function resolveBuyer(
     data: customerOut(customer),
   });
   return { customer, created: true };
+}
+
+function sameAddress(a: CustomerAddress, b: CustomerAddress): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof CustomerAddress>;
+  return [...keys].every((k) => (a[k] ?? null) === (b[k] ?? null));
 }
