@@ -2,7 +2,9 @@
 // order, order item, payment, period move and webhook events, copied from the engine's own rows
 // and payloads) written again for every subscription as plain multi-row statements, in pages and
 // lanes as the engine works, with no reads, charges, rendering or jobs. No renewal engine that
-// writes those rows can be faster than this on the same machine.
+// writes those rows can be faster than this on the same machine. Written again with each event's
+// payload `{}` (`events: "stub"`), and with no event at all (`"none"`), it shows what the rows cost
+// apart from Polar's payloads and from the outbox.
 import { randomUUID } from "node:crypto";
 import postgres from "postgres";
 
@@ -10,7 +12,15 @@ const SEPARATOR = "\u0001";
 
 export async function writeFloor(
   url: string,
-  o: { organizationId: string; since: Date; pageSize: number; lanes: number },
+  o: {
+    organizationId: string;
+    /** When the engine started and ended: its events are those recorded in between. */
+    since: Date;
+    until: Date;
+    pageSize: number;
+    lanes: number;
+    events?: "polar" | "stub" | "none";
+  },
 ): Promise<{ ms: number; renewals: number; eventsPerRenewal: number; payloadBytes: number }> {
   const pg = postgres(url, { max: o.lanes, onnotice: () => {} });
   try {
@@ -28,17 +38,23 @@ export async function writeFloor(
     const renewals = await pg`select id, customer_id from subscriptions
       where organization_id = ${o.organizationId} order by id`;
     const [count] = await pg`select count(*)::int as n from webhook_events
-      where organization_id = ${o.organizationId} and created_at >= ${o.since}`;
+      where organization_id = ${o.organizationId} and created_at >= ${o.since}
+        and created_at <= ${o.until}`;
     const perRenewal = Math.ceil((count!.n as number) / renewals.length);
-    const events = await pg`select type, payload::text as payload,
+    const mode = o.events ?? "polar";
+    const recorded = await pg`select type, payload::text as payload,
         dispatched_at is not null as dispatched from webhook_events
       where organization_id = ${o.organizationId} and created_at >= ${o.since}
       order by seq limit ${perRenewal}`;
+    const events =
+      mode === "none" ? [] : recorded.map((e) => (mode === "stub" ? { ...e, payload: "{}" } : e));
     const payloadBytes = events.reduce((sum, e) => sum + Buffer.byteLength(e.payload), 0);
     const itemRow = JSON.parse(item!.j) as Record<string, unknown>;
     const paymentRow = JSON.parse(payment!.j) as Record<string, unknown>;
     for (const row of [template, itemRow, paymentRow]) delete row.id;
 
+    // Each writing of the floor its own keys: the bench writes it more than once.
+    const run = randomUUID();
     const pages: { id: string; customer_id: string }[][] = [];
     for (let i = 0; i < renewals.length; i += o.pageSize)
       pages.push(renewals.slice(i, i + o.pageSize) as never);
@@ -51,7 +67,7 @@ export async function writeFloor(
             id: randomUUID(),
             subscription_id: s.id,
             customer_id: s.customer_id,
-            billing_key: `floor:${s.id}`,
+            billing_key: `floor:${run}:${s.id}`,
             invoice_number: null,
           }));
           await tx`insert into orders
@@ -63,7 +79,7 @@ export async function writeFloor(
             ...paymentRow,
             id: randomUUID(),
             order_id: x.id,
-            idempotency_key: `floor:${x.id}`,
+            idempotency_key: `floor:${run}:${x.id}`,
           }));
           await tx`insert into payments
             select * from json_populate_recordset(null::payments, ${JSON.stringify(payments)}::text::json)`;
@@ -71,6 +87,7 @@ export async function writeFloor(
               current_period_end = current_period_end + interval '1 month',
               next_action_at = current_period_end + interval '1 month', modified_at = now()
             where s.id = any(${page.map((s) => s.id)}::uuid[])`;
+          if (events.length === 0) return;
           const types = page.flatMap(() => events.map((e) => e.type));
           const payloads = page.flatMap(() => events.map((e) => e.payload));
           // An event the engine recorded already dispatched (no endpoint takes it) goes in so too.

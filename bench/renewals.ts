@@ -5,7 +5,8 @@
 // webhook events, customer states and next wake-ups), beside a hand-written reference in the same
 // run on the same rows: one INSERT … SELECT of the orders and one UPDATE of the periods (no charge,
 // no events; rolled back so the engine sees the rows untouched; the median of three runs). Then the floor (renewals-floor.ts):
-// the rows the engine wrote, webhook payloads included, written again with no logic at all.
+// the rows the engine wrote, webhook payloads included, written again with no logic at all; then
+// again with each event's payload `{}`, and with no event at all.
 //
 //   node bench/renewals.ts [--pg postgres://postgres@127.0.0.1:5432/postgres] [--n 10000]
 // Prints renewals/s and statements per renewal for each, and the engine's and the floor's ratio to
@@ -173,16 +174,28 @@ try {
     if (done >= N) break;
   }
   const engineMs = performance.now() - t0;
+  const until = new Date();
   const engineStatements = statements;
   await worker.stop();
   await db.rows(sql`checkpoint`);
   await db.close();
-  const floor = await writeFloor(dbUrl, {
-    organizationId: org.id,
-    since,
-    pageSize: RENEWAL_BATCH_SIZE,
-    lanes: RENEWAL_LANES,
-  });
+  const floorOf = async (events: "polar" | "stub" | "none") => {
+    const written = await writeFloor(dbUrl, {
+      organizationId: org.id,
+      since,
+      until,
+      pageSize: RENEWAL_BATCH_SIZE,
+      lanes: RENEWAL_LANES,
+      events,
+    });
+    const ck = postgres(dbUrl, { max: 1, onnotice: () => {} });
+    await ck`checkpoint`;
+    await ck.end();
+    return written;
+  };
+  const floor = await floorOf("polar");
+  const stubFloor = await floorOf("stub");
+  const bareFloor = await floorOf("none");
 
   const engineRate = (done / engineMs) * 1000;
   const refRate = (N / refMs) * 1000;
@@ -197,6 +210,13 @@ try {
   console.log(
     `  floor      ${floor.renewals} in ${(floor.ms / 1000).toFixed(2)} s: ${floorRate.toFixed(0)} renewals/s (the engine's rows, ${floor.eventsPerRenewal} events of ${(floor.payloadBytes / 1024).toFixed(1)} KB a renewal, no logic)`,
   );
+  for (const [what, f] of [
+    ["the same, each payload {}", stubFloor],
+    ["order, item, payment and period move only, no event", bareFloor],
+  ] as const)
+    console.log(
+      `             ${(f.ms / 1000).toFixed(2)} s: ${((f.renewals / f.ms) * 1000).toFixed(0)} renewals/s, ${(((f.renewals / f.ms) * 1000) / refRate).toFixed(3)}× the reference (${what})`,
+    );
   console.log(`  ratio      ${(engineRate / refRate).toFixed(4)}× the reference`);
   console.log(
     `             floor ${(floorRate / refRate).toFixed(4)}× the reference; engine ${(engineRate / floorRate).toFixed(2)}× the floor`,
