@@ -70,6 +70,13 @@ describe("a business purchase", () => {
       "address-postal_code",
     ]);
     expect(await page.textContent("#billing-name-error")).toBe("Enter the business's name.");
+    // Side by side on a phone, where the message under one wraps, the two inputs stay level.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const [nameBox, taxBox] = await Promise.all(
+      ["#billing-name", "#tax-id"].map((id) => page.locator(id).boundingBox()),
+    );
+    expect(taxBox).toMatchObject({ y: nameBox!.y, height: nameBox!.height });
+    await page.setViewportSize({ width: 1280, height: 900 });
     expect(confirms()).toBe(0);
     await snapshot(page, "checkout-business", { fullPage: true });
 
