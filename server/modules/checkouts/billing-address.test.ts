@@ -236,6 +236,31 @@ describe("a business purchase", () => {
     });
   });
 
+  it("a checkout opened for a customer who bought as a business starts as one, prefilled", async () => {
+    const first = await checkout({ is_business_customer: true });
+    const paid = await confirm(first.client_secret, {
+      customer_billing_name: "Rivoli Books SARL",
+      customer_billing_address: FR_FULL,
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    const customerId = paid.body.customer_id as string;
+    const again = await checkout({ customer_id: customerId });
+    expect(again).toMatchObject({
+      is_business_customer: true,
+      customer_billing_name: "Rivoli Books SARL",
+      customer_billing_address: FR_FULL,
+    });
+    // Said otherwise by the seller, it is not one.
+    expect(await checkout({ customer_id: customerId, is_business_customer: false })).toMatchObject({
+      is_business_customer: false,
+    });
+    // A customer who bought for themselves is not taken for a business.
+    const own = await checkout();
+    const bought = await confirm(own.client_secret, { customer_billing_address: FR_FULL });
+    const theirs = await checkout({ customer_id: bought.body.customer_id });
+    expect(theirs).toMatchObject({ is_business_customer: false, customer_billing_name: null });
+  });
+
   it("a free business purchase still needs the name and an address", async () => {
     const c = await checkout({ is_business_customer: true }, freeId);
     const bare = await confirm(c.client_secret, { confirmation_token_id: null });

@@ -40,7 +40,8 @@ const common = {
   amount: z.number().int().min(0).max(99_999_999).nullish(),
   allow_trial: z.boolean().optional(),
   customer_id: z.uuid().nullish(),
-  is_business_customer: z.boolean().default(false),
+  // Unset: a business purchase when the customer last bought as one (service.ts).
+  is_business_customer: z.boolean().optional(),
   external_customer_id: z.string().min(1).max(256).nullish(),
   customer_name: z.string().max(256).nullish(),
   customer_email: z.email().max(320).nullish(),

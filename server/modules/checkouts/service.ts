@@ -15,7 +15,7 @@ import {
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
-import { findCustomerForCheckout } from "../customers/buyers.ts";
+import { boughtAsBusiness, findCustomerForCheckout } from "../customers/buyers.ts";
 import { discountOf, discountRefusal, restrictedProductIds } from "../discounts/service.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import { organizationSummary } from "../organizations/service.ts";
@@ -289,15 +289,15 @@ export async function createCheckout(
     trialInterval: input.trial_interval ?? null,
     trialIntervalCount: input.trial_interval_count ?? null,
     allowTrial: input.allow_trial ?? null,
-    isBusinessCustomer: input.is_business_customer,
+    isBusinessCustomer: input.is_business_customer ?? boughtAsBusiness(customer),
     customerId: customer?.id ?? null,
     externalCustomerId: input.external_customer_id ?? customer?.externalId ?? null,
     customerName: input.customer_name ?? customer?.name ?? null,
     customerEmail: input.customer_email ?? customer?.email ?? null,
     customerIpAddress: input.customer_ip_address ?? null,
-    customerBillingName: input.customer_billing_name ?? null,
+    customerBillingName: input.customer_billing_name ?? customer?.billingName ?? null,
     customerBillingAddress: billingAddress ? normalizeAddress(billingAddress) : null,
-    customerTaxId: input.customer_tax_id ?? null,
+    customerTaxId: input.customer_tax_id ?? customer?.taxId?.[0] ?? null,
     customFieldData: input.custom_field_data ?? {},
     metadata: input.metadata ?? {},
     customerMetadata: input.customer_metadata ?? {},

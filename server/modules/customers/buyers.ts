@@ -30,6 +30,15 @@ export interface BuyerDetails {
   billingName?: string | null;
 }
 
+/**
+ * Whether the customer looks like a business: a billing name of its own and a street address, what
+ * a business purchase leaves it. A checkout opened for it starts as a business purchase, as Polar's.
+ */
+export function boughtAsBusiness(customer: CustomerRecord | null): boolean {
+  const a = customer?.billingAddress;
+  return Boolean(customer?.billingName && a && (a.line1 || a.line2 || a.city || a.postal_code));
+}
+
 /** The customer a purchase would resolve to, without creating one (null for a new buyer). */
 export async function findBuyer(
   db: Db,
