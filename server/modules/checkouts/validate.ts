@@ -128,8 +128,9 @@ export function confirmIssues(view: CheckoutView, tokenId: string | null | undef
 
 /**
  * Polar's required confirm fields for the address: with a card to enter, the address and each field
- * its country requires; for a business purchase, an address; and a full address (more than country and state) when the seller or a
- * business purchase asks for one, card or not. The confirm's address is already on the row.
+ * its country requires; for a business purchase, an address; and a full address (more than country
+ * and state) when the seller or a business purchase asks for one, card or not. The confirm's
+ * address is already on the row.
  */
 function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue[] {
   const address = row.customerBillingAddress;
