@@ -8,6 +8,21 @@ export type AddressField = "country" | "state" | "city" | "postal_code" | "line1
 
 export type AddressFieldModes = Record<AddressField, FieldMode>;
 
+/** Polar's Address.has_address: more than a country and state (a street, city or postal code). */
+export function hasStreetAddress(
+  a:
+    | {
+        line1?: string | null;
+        line2?: string | null;
+        city?: string | null;
+        postal_code?: string | null;
+      }
+    | null
+    | undefined,
+): boolean {
+  return Boolean(a && (a.line1 || a.line2 || a.city || a.postal_code));
+}
+
 export function billingAddressFieldModes(
   country: string | null | undefined,
   /** Polar's is_billing_address_required: require_billing_address or a business purchase. */

@@ -1,6 +1,7 @@
 // Rules the checkout enforces on what the customer typed: custom field data against the product's
 // attached fields (type, bounds, required), and at confirm the billing address against the fields
 // its country asks for.
+import { hasStreetAddress } from "../../lib/billing-address-fields.ts";
 import type { ValidationIssue } from "../../lib/errors.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
@@ -107,11 +108,10 @@ export function confirmIssues(view: CheckoutView, tokenId: string | null | undef
   const product = view.products.find((p) => p.id === row.productId) ?? null;
   const { formRequired } = cardUse(product, row, view.discount);
   const issues: ValidationIssue[] = [];
-  const missing = (...loc: string[]) =>
-    issues.push({ loc: ["body", ...loc], msg: "Field is required.", type: "missing", input: null });
-  if (!row.customerEmail) missing("customer_email");
+  if (!row.customerEmail) issues.push(missingField("customer_email"));
   // A business purchase is invoiced to the business: its name, as Polar asks.
-  if (row.isBusinessCustomer && !row.customerBillingName?.trim()) missing("customer_billing_name");
+  if (row.isBusinessCustomer && !row.customerBillingName?.trim())
+    issues.push(missingField("customer_billing_name"));
   issues.push(
     ...addressIssues(row, formRequired),
     ...customFieldIssues(product?.attached_custom_fields ?? [], row.customFieldData, true),
@@ -126,6 +126,11 @@ export function confirmIssues(view: CheckoutView, tokenId: string | null | undef
   return issues;
 }
 
+/** Polar's error for a required confirm field that is neither on the session nor in the body. */
+function missingField(...loc: string[]): ValidationIssue {
+  return { loc: ["body", ...loc], msg: "Field is required.", type: "missing", input: null };
+}
+
 /**
  * Polar's required confirm fields for the address: with a card to enter, the address and each field
  * its country requires; for a business purchase, an address; and a full address (more than country
@@ -136,19 +141,12 @@ function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue
   const address = row.customerBillingAddress;
   const issues: ValidationIssue[] = [];
   const missing = (...loc: string[]) =>
-    issues.push({
-      loc: ["body", "customer_billing_address", ...loc],
-      msg: "Field is required.",
-      type: "missing",
-      input: null,
-    });
+    issues.push(missingField("customer_billing_address", ...loc));
   if ((formRequired || row.isBusinessCustomer) && !address) missing();
   if (formRequired)
     for (const [key, mode] of Object.entries(billingAddressFields(row)))
       if (mode === "required" && !address?.[key as keyof typeof address]) missing(key);
-  const hasAddress =
-    address && (address.line1 || address.line2 || address.city || address.postal_code);
-  if (fullAddressRequired(row) && !hasAddress)
+  if (fullAddressRequired(row) && !hasStreetAddress(address))
     issues.push({
       loc: ["body", "customer_billing_address"],
       msg: "Full billing address is required.",

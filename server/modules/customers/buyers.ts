@@ -3,6 +3,7 @@
 // its customer.created event in the caller's transaction.
 import type { Db, Tx } from "../../../db/client.ts";
 import type { CustomerAddress } from "../../../db/schema/index.ts";
+import { hasStreetAddress } from "../../lib/billing-address-fields.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
@@ -35,8 +36,7 @@ export interface BuyerDetails {
  * a business purchase leaves it. A checkout opened for it starts as a business purchase, as Polar's.
  */
 export function boughtAsBusiness(customer: CustomerRecord | null): boolean {
-  const a = customer?.billingAddress;
-  return Boolean(customer?.billingName && a && (a.line1 || a.line2 || a.city || a.postal_code));
+  return Boolean(customer?.billingName && hasStreetAddress(customer.billingAddress));
 }
 
 /** The customer a purchase would resolve to, without creating one (null for a new buyer). */

@@ -52,11 +52,17 @@ export function Field(props: {
   );
 }
 
+interface BusinessValues {
+  business: boolean;
+  billingName: string;
+  taxId: string;
+}
+
 /** "I'm purchasing as a business", and when ticked the business's name and tax ID. */
 export function BusinessFields(props: {
-  value: { business: boolean; billingName: string; taxId: string };
+  value: BusinessValues;
   errors: Record<string, string>;
-  onChange(v: Partial<{ business: boolean; billingName: string; taxId: string }>): void;
+  onChange(v: Partial<BusinessValues>): void;
 }) {
   const { value } = props;
   return (
