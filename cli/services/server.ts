@@ -1,6 +1,8 @@
 // Runs the server or worker in this process and ties its lifetime to SIGINT/SIGTERM: the first
 // signal drains gracefully, a second one exits at once.
 import { loadConfig, queueUrl, type Command } from "../../server/config.ts";
+import { createLogger } from "../../server/lib/logger.ts";
+import { surviveLostConnections } from "../../server/lib/lost-connections.ts";
 
 interface ServerFlags {
   port?: string | undefined;
@@ -13,9 +15,12 @@ export async function runServer(
   flags: ServerFlags,
 ): Promise<void> {
   const config = loadConfig({ command, overrides: { PORT: flags.port, HOST: flags.host } });
+  const log = createLogger(config.log);
+  surviveLostConnections((err) =>
+    log.warn({ err }, "a database connection was lost with no statement waiting on it"),
+  );
   const { start } = await import("../../server/main.ts");
-  const server = await start(config, { http: command !== "worker", worker: flags.worker });
-  const { log } = server;
+  const server = await start(config, { http: command !== "worker", worker: flags.worker, log });
 
   const dbLabel =
     config.database.kind === "postgres"

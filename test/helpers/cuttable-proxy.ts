@@ -1,4 +1,5 @@
-// A TCP proxy in front of PostgreSQL that a test can cut, to play an outage without stopping a server.
+// A TCP proxy in front of PostgreSQL that a test can cut, to play an outage without stopping a server:
+// cut (connections hang) or refusing (the port closed), at once or when a client sends a statement.
 import net from "node:net";
 
 /** Forwards to PostgreSQL until cut; cut, it drops every connection and answers nothing. */
@@ -17,16 +18,50 @@ export class CuttableProxy {
       this.sockets.add(upstream);
       upstream.on("error", () => client.destroy());
       upstream.on("close", () => this.sockets.delete(upstream));
-      client.pipe(upstream).pipe(client);
+      upstream.pipe(client);
+      client.on("end", () => upstream.end());
+      client.on("data", (chunk: Buffer) => {
+        const trip = this.#trip;
+        if (trip && chunk.toString("latin1").includes(trip.marker)) {
+          this.#trip = null;
+          this.refuse();
+          trip.tripped();
+          return;
+        }
+        upstream.write(chunk);
+      });
     });
   }
 
-  listen(): Promise<number> {
+  #port = 0;
+  #trip: { marker: string; tripped: () => void } | null = null;
+
+  listen(port = 0): Promise<number> {
     return new Promise((resolve) =>
-      this.server.listen(0, "127.0.0.1", () =>
-        resolve((this.server.address() as net.AddressInfo).port),
-      ),
+      this.server.listen(port, "127.0.0.1", () => {
+        this.#port = (this.server.address() as net.AddressInfo).port;
+        resolve(this.#port);
+      }),
     );
+  }
+
+  /**
+   * The next time a client sends `marker`, every connection drops and the port refuses new ones
+   * until listen() again, as a server stopped at that instant; resolves then.
+   */
+  tripOn(marker: string): Promise<void> {
+    return new Promise((tripped) => (this.#trip = { marker, tripped }));
+  }
+
+  /** Drops every connection and stops listening: connecting is refused. */
+  refuse(): void {
+    this.server.close();
+    for (const s of this.sockets) s.destroy();
+  }
+
+  /** Listens again on the port it had. */
+  reopen(): Promise<number> {
+    return this.listen(this.#port);
   }
 
   down(): void {
