@@ -1,7 +1,7 @@
 // A business purchase on the hosted checkout in a real browser: "I'm purchasing as a business"
 // asks for the business's name (required), its tax ID (optional) and the full billing address, each
-// refusal shown beside its field before any payment; the order is billed to the business, and
-// unticking it drops the name and tax ID from the session.
+// refusal shown beside its field before any payment (a tax ID its billing country refutes too); the
+// order is billed to the business, and unticking it drops the name and tax ID from the session.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -48,6 +48,8 @@ async function openCheckout(extra: Record<string, unknown> = {}) {
   return { checkout: res.body as { id: string }, page, confirms: () => confirms };
 }
 
+const RIVOLI = { country: "FR", line1: "1 rue de Rivoli", city: "Paris", postal_code: "75001" };
+
 const invalidIds = (page: Page) =>
   page.$$eval('[aria-invalid="true"]', (els) => els.map((e) => e.id));
 
@@ -82,12 +84,7 @@ describe("a business purchase", () => {
 
     await page.fill("#billing-name", "Rivoli Books SARL");
     await page.fill("#tax-id", "FR40303265045");
-    await fillAddress(page, {
-      country: "FR",
-      line1: "1 rue de Rivoli",
-      city: "Paris",
-      postal_code: "75001",
-    });
+    await fillAddress(page, RIVOLI);
     await page.click("button.pay");
     await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     const session = await api(t.url, `/v1/checkouts/${checkout.id}`, { token });
@@ -127,6 +124,33 @@ describe("a business purchase", () => {
       is_business_customer: false,
       customer_billing_name: null,
       customer_tax_id: null,
+    });
+    await page.close();
+  });
+
+  it("a tax ID the new country refutes is refused beside its field, and the right one pays", async () => {
+    const { checkout, page, confirms } = await openCheckout({
+      is_business_customer: true,
+      customer_billing_name: "Rivoli Books SARL",
+      customer_tax_id: "DE136695976",
+      customer_billing_address: { country: "DE" },
+    });
+    await page.fill("#email", "buyer@rivoli.example");
+    await fillAddress(page, RIVOLI);
+    await fillCard(page);
+    await page.click("button.pay");
+    await page.waitForSelector("#tax-id-error");
+    expect(await page.textContent("#tax-id-error")).toBe("Invalid tax ID.");
+    expect(await invalidIds(page)).toEqual(["tax-id"]);
+    expect(confirms()).toBe(0);
+    await page.fill("#tax-id", "FR 403 032 650 45");
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    const session = await api(t.url, `/v1/checkouts/${checkout.id}`, { token });
+    expect(session.body).toMatchObject({
+      status: "succeeded",
+      customer_tax_id: "FR40303265045",
+      customer_billing_address: { country: "FR" },
     });
     await page.close();
   });

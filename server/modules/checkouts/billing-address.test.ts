@@ -277,6 +277,7 @@ describe("a business purchase", () => {
       is_business_customer: true,
       customer_billing_name: "Rivoli Books SARL",
       customer_tax_id: "FR40303265045",
+      customer_billing_address: { country: "FR" },
     });
     const off = await api(t.url, `/v1/checkouts/client/${c.client_secret}`, {
       method: "PATCH",

@@ -7,7 +7,7 @@ import { inTransaction } from "../../../db/client.ts";
 import type { Interval } from "../../lib/periods.ts";
 import { type Trial, trialOf } from "./trial.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { resolveBuyer } from "../customers/buyers.ts";
+import { resolveBuyer, taxIdPair } from "../customers/buyers.ts";
 import { releaseDiscount } from "../discounts/service.ts";
 import { grantBenefitsForOrder } from "../grants/seam.ts";
 import { insertOrder, serializeOrders } from "../orders/service.ts";
@@ -99,6 +99,7 @@ export async function fulfil(
       name: row.customerName,
       billingAddress: row.customerBillingAddress,
       billingName: row.customerBillingName,
+      taxId: taxIdPair(row.customerTaxId, row.customerBillingAddress?.country),
     });
 
     if (payment.paymentMethod)

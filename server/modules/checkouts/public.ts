@@ -22,7 +22,7 @@ import {
   type CheckoutDeps,
 } from "./service.ts";
 import { assertNoOtherSubscription } from "./purchase-rules.ts";
-import { customFieldIssues } from "./validate.ts";
+import { checkoutTaxId, customFieldIssues } from "./validate.ts";
 
 export class ExpiredCheckoutError extends ApiError {
   constructor() {
@@ -211,7 +211,7 @@ async function applyLocked(
     ...set("customerName", input.customer_name),
     ...set("customerEmail", input.customer_email),
     ...set("customerBillingName", input.customer_billing_name),
-    ...set("customerTaxId", input.customer_tax_id),
+    ...set("customerTaxId", taxIdOf(row, input, billingAddress)),
     ...set("isBusinessCustomer", input.is_business_customer ?? undefined),
     // No longer a business purchase: its business name and tax ID go with it (as at Polar, where
     // a stale tax ID would keep a business's tax treatment), whatever else the request sent.
@@ -253,6 +253,25 @@ async function applyLocked(
     data: checkoutOut(view),
   });
   return view;
+}
+
+/**
+ * The session's tax ID after an update: cleared by an empty one or by no longer buying as a
+ * business; checked against the billing country when typed anew or when that country changes
+ * (Polar's rule), so the session never holds a number its country refutes.
+ */
+function taxIdOf(
+  row: repo.CheckoutRow,
+  input: AnyUpdate,
+  address: repo.CheckoutRow["customerBillingAddress"],
+): string | null | undefined {
+  if (input.is_business_customer === false) return null;
+  const typed = input.customer_tax_id === null ? "" : input.customer_tax_id?.trim();
+  if (typed === "") return null;
+  const number = typed ?? row.customerTaxId;
+  const moved = (address?.country ?? null) !== (row.customerBillingAddress?.country ?? null);
+  if (!number || (number === row.customerTaxId && !moved)) return undefined;
+  return checkoutTaxId(number, address?.country);
 }
 
 export async function checkoutEventData(

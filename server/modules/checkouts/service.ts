@@ -29,7 +29,7 @@ import { computeAmounts, seatsOf, subtotalOf } from "./amounts.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutCreate, CheckoutListQuery } from "./schemas.ts";
 import { checkoutOut, type CheckoutPublicView, type CheckoutView } from "./serialize.ts";
-import { customFieldIssues } from "./validate.ts";
+import { checkoutTaxId, customFieldIssues } from "./validate.ts";
 
 export interface CheckoutDeps {
   db: Db;
@@ -246,6 +246,7 @@ export async function createCheckout(
   if (issues.length) invalid(issues);
 
   const billingAddress = input.customer_billing_address ?? customer?.billingAddress ?? null;
+  const typedTaxId = input.customer_tax_id?.trim();
   const pricing = await priceCheckout(
     deps,
     {
@@ -297,7 +298,11 @@ export async function createCheckout(
     customerIpAddress: input.customer_ip_address ?? null,
     customerBillingName: input.customer_billing_name ?? customer?.billingName ?? null,
     customerBillingAddress: billingAddress ? normalizeAddress(billingAddress) : null,
-    customerTaxId: input.customer_tax_id ?? customer?.taxId?.[0] ?? null,
+    customerTaxId: typedTaxId
+      ? checkoutTaxId(typedTaxId, billingAddress?.country)
+      : typedTaxId === ""
+        ? null
+        : (customer?.taxId?.[0] ?? null),
     customFieldData: input.custom_field_data ?? {},
     metadata: input.metadata ?? {},
     customerMetadata: input.customer_metadata ?? {},

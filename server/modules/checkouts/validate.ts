@@ -1,8 +1,9 @@
 // Rules the checkout enforces on what the customer typed: custom field data against the product's
-// attached fields (type, bounds, required), and at confirm the billing address against the fields
-// its country asks for.
+// attached fields (type, bounds, required), the tax ID against the billing country, and at confirm
+// the billing address against the fields its country asks for.
 import { hasStreetAddress } from "../../lib/billing-address-fields.ts";
-import type { ValidationIssue } from "../../lib/errors.ts";
+import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
+import { validateTaxId } from "../customers/tax-id.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
 import { billingAddressFields, type CheckoutView, fullAddressRequired } from "./serialize.ts";
@@ -97,6 +98,34 @@ export function customFieldIssues(
     }
   }
   return issues;
+}
+
+/**
+ * A tax ID typed at checkout, checked against the billing address's country as Polar's: its
+ * compacted number (what the session keeps), or a 422 at `customer_tax_id`, or at the address when
+ * there is no country to check it against.
+ */
+export function checkoutTaxId(number: string, country: string | null | undefined): string {
+  if (!country)
+    throw new RequestValidationError([
+      {
+        loc: ["body", "customer_billing_address"],
+        msg: "Country is required to validate tax ID.",
+        type: "missing",
+        input: null,
+      },
+    ]);
+  const result = validateTaxId(number, country);
+  if (!result.ok)
+    throw new RequestValidationError([
+      {
+        loc: ["body", "customer_tax_id"],
+        msg: "Invalid tax ID.",
+        type: "value_error",
+        input: number,
+      },
+    ]);
+  return result.value[0];
 }
 
 /**

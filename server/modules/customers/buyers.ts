@@ -8,6 +8,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
+import { validateTaxId } from "./tax-id.ts";
 import { customerOut, type CustomerRecord } from "./schemas.ts";
 
 /** The customer a checkout session names, by id or external id, within the scope. */
@@ -29,6 +30,21 @@ export interface BuyerDetails {
   billingAddress: CustomerAddress | null;
   /** The business a business purchase is billed to: the customer's billing name from then on. */
   billingName?: string | null;
+  /** The business's tax ID, as the customer keeps it (number and format). */
+  taxId?: [string, string] | null;
+}
+
+/**
+ * The customer's [number, format] for a tax ID a checkout kept, by its billing country; null when
+ * it does not read as one of that country's (a number the customer had, checked by no country).
+ */
+export function taxIdPair(
+  number: string | null,
+  country: string | null | undefined,
+): [string, string] | null {
+  if (!number || !country) return null;
+  const result = validateTaxId(number, country);
+  return result.ok ? result.value : null;
 }
 
 /**
@@ -53,8 +69,8 @@ export async function findBuyer(
 
 /**
  * The purchase's customer, created when new. An existing one the seller named (by id or external
- * id) takes the billing address and business name the buyer gave, as Polar's does, so its renewals
- * are billed to where and whom the buyer last said. One found only by the email typed gets them
+ * id) takes the billing address, business name and tax ID the buyer gave, as Polar's does, so its
+ * renewals are billed to where and whom the buyer last said. One found only by the email typed gets them
  * only where it has none: anyone can type an email, and a stranger's purchase must not rewrite
  * where and to whom a customer's invoices go.
  * `purchase` is the row being bought through (a checkout, a seat's subscription), read under
@@ -80,10 +96,20 @@ export async function resolveBuyer(
       ...(takes(buyer.billingName, existing.billingName, (a, b) => a === b)
         ? { billingName: buyer.billingName }
         : {}),
+      ...(takes(buyer.taxId, existing.taxId, (a, b) => a[0] === b[0] && a[1] === b[1])
+        ? { taxId: buyer.taxId }
+        : {}),
     };
     if (Object.keys(changes).length === 0) return { customer: existing, created: false };
-    await repo.updateCustomer(db, existing.id, { ...changes, modifiedAt: clock.now() });
-    return { customer: { ...existing, ...changes }, created: false };
+    const modifiedAt = clock.now();
+    await repo.updateCustomer(db, existing.id, { ...changes, modifiedAt });
+    const customer = { ...existing, ...changes, modifiedAt };
+    await recordEvent(db, clock, {
+      organizationId,
+      type: "customer.updated",
+      data: customerOut(customer),
+    });
+    return { customer, created: false };
   }
   const id = await repo.insertCustomer(db, {
     organizationId,
@@ -92,6 +118,7 @@ export async function resolveBuyer(
     externalId: buyer.externalId,
     billingAddress: buyer.billingAddress,
     billingName: buyer.billingName ?? null,
+    taxId: buyer.taxId ?? null,
     createdAt: clock.now(),
   });
   const customer = (await repo.findAnyCustomer(db, scope, id))!;

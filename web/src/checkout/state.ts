@@ -195,7 +195,8 @@ function touchedIds(values: Partial<FormValues>): string[] {
 
 /**
  * The change of the session the form holds that moves the total: a valid pay-what-you-want amount
- * other than the session's, or another billing country (its tax). Null when the session is current.
+ * other than the session's, or another billing country (its tax), with the tax ID checked against
+ * it. Null when the session is current.
  */
 export function priceChange(c: Checkout, v: FormValues): Record<string, unknown> | null {
   const body: Record<string, unknown> = {};
@@ -204,8 +205,13 @@ export function priceChange(c: Checkout, v: FormValues): Record<string, unknown>
     if (cents !== c.amount) body.amount = cents;
   }
   const address = addressToSend(c, v);
-  if (address && address.country !== (c.customer_billing_address?.country ?? ""))
+  if (address && address.country !== (c.customer_billing_address?.country ?? "")) {
     body.customer_billing_address = address;
+    // A tax ID is checked against the country: the one the buyer holds goes with the move, or
+    // the session's, which its new country may refute, would refuse it.
+    if (v.business || c.customer_tax_id)
+      body.customer_tax_id = v.business ? v.taxId.trim() || null : null;
+  }
   return Object.keys(body).length ? body : null;
 }
 
