@@ -1,7 +1,8 @@
 // `till clock` against a real server with an organization token, as CI runs it: show, advance by a
-// duration and to a time, refuse a bad duration, reset; --json parsed as JSON.
+// duration and to a time, refuse a bad duration, reset; --json parsed as JSON. Meter quantities
+// count "30d" back from the organization's clock, where usage sent after an advance lands.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSeller } from "../test/helpers/auth.ts";
+import { createAccessToken, createSeller } from "../test/helpers/auth.ts";
 import { cliEnv, till } from "../test/helpers/cli.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 import { addMonths, advanceBody } from "./commands/clock.ts";
@@ -9,10 +10,11 @@ import { clockAdvanceArgs } from "./commands/clock-flags.ts";
 
 let t: TestServer;
 let env: Record<string, string>;
+let seller: Awaited<ReturnType<typeof createSeller>>;
 
 beforeAll(async () => {
   t = await startTestServer();
-  const seller = await createSeller(t.url, ["subscriptions:write"]);
+  seller = await createSeller(t.url, ["subscriptions:write", "meters:write", "events:write"]);
   env = cliEnv(undefined, { TILL_TOKEN: seller.token, TILL_SERVER: t.url });
 });
 afterAll(() => t.stop());
@@ -64,5 +66,42 @@ describe("till clock", { timeout: 120_000 }, () => {
     const reset = await json<Clock>(["clock", "reset"]);
     expect(reset.offset_seconds).toBe(0);
     expect(Math.abs(Date.parse(reset.now) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("meters quantities count back from the sandbox clock, where usage after an advance is", async () => {
+    const meter = await json<{ id: string }>([
+      "meters",
+      "create",
+      "--name",
+      "Calls",
+      "--filter",
+      "name eq api_call",
+    ]);
+    await json<Clock>(["clock", "advance", "40d"]);
+    const ingest = await till(
+      ["events", "ingest", "--name", "api_call", "--external-customer", "u1"],
+      env,
+    );
+    expect(ingest.exitCode, ingest.stderr).toBe(0);
+    const lately = await json<{ total: number }>([
+      "meters",
+      "quantities",
+      meter.id,
+      "--since",
+      "1d",
+    ]);
+    expect(lately.total).toBe(1);
+
+    // A token that may not read the clock counts from real time, and says so.
+    const blind = await createAccessToken(t.url, seller.user, seller.organization.id, [
+      "meters:read",
+    ]);
+    const real = await till(["meters", "quantities", meter.id, "--since", "1d", "--json"], {
+      ...env,
+      TILL_TOKEN: blind,
+    });
+    expect(real.exitCode, real.stderr).toBe(0);
+    expect(JSON.parse(real.stdout).total).toBe(0);
+    expect(real.stderr).toContain("Counting from real time");
   });
 });

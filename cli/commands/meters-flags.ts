@@ -6,18 +6,25 @@ import { scalarOf } from "../lib/resource.ts";
 
 const HOURS = { h: 1, d: 24, w: 168 } as const;
 
-/** "30d", "12h", "2w" before now, or an RFC 3339 timestamp; each flag names itself when wrong. */
-const pointInTime = z.string().transform((text, ctx) => {
+/**
+ * "30d", "12h", "2w" before now (`{agoMs}`: now is the organization's sandbox clock, known only
+ * later), or an RFC 3339 timestamp; each flag names itself when wrong.
+ */
+const pointInTime = z.string().transform((text, ctx): Date | { agoMs: number } => {
   const m = /^(\d+)([hdw])$/.exec(text);
-  const at = m
-    ? new Date(Date.now() - Number(m[1]) * HOURS[m[2] as keyof typeof HOURS] * 3600e3)
-    : new Date(text);
+  if (m) return { agoMs: Number(m[1]) * HOURS[m[2] as keyof typeof HOURS] * 3600e3 };
+  const at = new Date(text);
   if (Number.isNaN(at.getTime())) {
     ctx.addIssue({ code: "custom", message: `expects 30d, 12h, 2w or a timestamp; got "${text}"` });
     return z.NEVER;
   }
   return at;
 });
+
+/** A point given as "30d" ago is counted back from `now`. */
+export function resolvePoint(point: Date | { agoMs: number }, now: Date): Date {
+  return point instanceof Date ? point : new Date(now.getTime() - point.agoMs);
+}
 
 export const quantitiesFlags = z.object({
   interval: z.enum(["hour", "day", "week", "month", "year"]),

@@ -1,7 +1,7 @@
 // `till meters list|get|create|update|quantities` and `till events ingest|list|get`.
 import type { Command } from "commander";
-import { contextOf, organizationParam } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import { contextOf, organizationParam, type CommandContext } from "../lib/command.ts";
+import { AbortError, ApiResponseError, EXIT } from "../lib/errors.ts";
 import { renderTable } from "../lib/output.ts";
 import {
   addGetCommand,
@@ -87,28 +87,28 @@ export function configureMeterCommands(program: Command): void {
     .description("usage per interval over a period")
     .option("--interval <interval>", "hour | day | week | month | year", "day")
     .option("--since <when>", "start: 30d, 12h, 2w or a timestamp", "30d")
-    .option("--until <when>", "end timestamp (default now)")
+    .option("--until <when>", "end: 12h, 1d or a timestamp (default now)")
     .option("--customer <id>", "one customer")
     .option("--external-customer <id>", "one customer by your id")
     .addHelpText(
       "after",
-      "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n",
+      "\nExample:\n  $ till meters quantities <meter-id> --interval day --since 30d\n\nIn sandbox mode, now is the organization's sandbox clock (`till clock`), where usage sent\nafter `till clock advance` is.\n",
     )
     .action(async (_id: string, raw: unknown, c: Command) => {
-      const [{ idArgs, parseArgs, parseFlags }, { quantitiesFlags }] = await Promise.all([
-        import("../lib/flags.ts"),
-        import("./meters-flags.ts"),
-      ]);
+      const [{ idArgs, parseArgs, parseFlags }, { quantitiesFlags, resolvePoint }] =
+        await Promise.all([import("../lib/flags.ts"), import("./meters-flags.ts")]);
       const { id } = parseArgs(idArgs, c);
       const flags = parseFlags(quantitiesFlags, raw);
       const ctx = await contextOf(c);
+      const relative = !(flags.since instanceof Date) || !(flags.until instanceof Date);
+      const now = relative ? await organizationNow(ctx, id) : new Date();
       const res = await ctx
         .api()
         .get<{ quantities: { timestamp: string; quantity: number }[]; total: number }>(
           `${meterSpec.path}${id}/quantities`,
           {
-            start_timestamp: flags.since.toISOString(),
-            end_timestamp: (flags.until ?? new Date()).toISOString(),
+            start_timestamp: resolvePoint(flags.since, now).toISOString(),
+            end_timestamp: resolvePoint(flags.until ?? { agoMs: 0 }, now).toISOString(),
             interval: flags.interval,
             timezone: "UTC",
             customer_id: flags.customer,
@@ -130,6 +130,28 @@ export function configureMeterCommands(program: Command): void {
     });
 
   configureEventCommands(program);
+}
+
+/**
+ * Now for the meter's organization: its sandbox clock, which `till clock advance` moves and where
+ * usage ingested without a timestamp lands; real time in production (404) or when the token may
+ * not read the clock.
+ */
+async function organizationNow(ctx: CommandContext, meterId: string): Promise<Date> {
+  const api = ctx.api();
+  const meter = await api.get<Meter>(`${meterSpec.path}${meterId}`);
+  const clock = await api
+    .get<{ now: string }>("/v1/sandbox/clock", { organization_id: meter.organization_id })
+    .catch((err: unknown) => {
+      if (!(err instanceof ApiResponseError)) throw err;
+      if (err.status === 403)
+        ctx.out.note(
+          "Counting from real time: this token may not read the sandbox clock (subscriptions:read).",
+        );
+      if (err.status === 403 || err.status === 404) return null;
+      throw err;
+    });
+  return clock ? new Date(clock.now) : new Date();
 }
 
 function configureEventCommands(program: Command): void {
