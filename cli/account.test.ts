@@ -78,6 +78,14 @@ describe("till login / whoami / tokens", () => {
     expect(plain.exitCode, plain.stderr).toBe(0);
     expect(plain.stdout).toContain("organization token from environment");
     expect(plain.stdout).toContain("lacks organizations:read");
+    // The live stream is a user's: listen says so at once instead of asking for a scope.
+    const listen = await till(
+      ["listen", "--print-secret"],
+      cliEnv(undefined, { TILL_TOKEN: token, TILL_SERVER: t.url }),
+    );
+    expect(listen.exitCode).toBe(4);
+    expect(listen.stderr).toContain("`till listen` needs a signed-in user");
+    expect(listen.stderr).not.toContain("scope");
   });
 
   it("orgs create switches to the new organization; orgs list marks it", async () => {

@@ -1,6 +1,7 @@
 // `till listen`.
 import { type Command, Option } from "commander";
 import { contextOf, requireOrganization } from "../lib/command.ts";
+import { AbortError, EXIT } from "../lib/errors.ts";
 
 export function configureListenCommand(program: Command): void {
   program
@@ -38,6 +39,14 @@ export function configureListenCommand(program: Command): void {
       ]);
       const flags = parseFlags(listenFlags, raw);
       const ctx = await contextOf(c);
+      if (ctx.session.tokenKind === "organization")
+        throw new AbortError(
+          "`till listen` needs a signed-in user: the live stream and its signing secret are per user, and an organization token (TILL_TOKEN) cannot open them.",
+          {
+            hint: "Run `till login` (and unset TILL_TOKEN), or deliver to a public URL with `till webhooks endpoints create`.",
+            exitCode: EXIT.auth,
+          },
+        );
       const organizationId = await requireOrganization(ctx, flags.org, {
         announce: !flags.printSecret,
       });
