@@ -78,6 +78,9 @@ describe("till login / whoami / tokens", () => {
     expect(plain.exitCode, plain.stderr).toBe(0);
     expect(plain.stdout).toContain("organization token from environment");
     expect(plain.stdout).toContain("lacks organizations:read");
+    // The token cannot tell when it expires: whoami does not claim "never".
+    expect(plain.stdout).not.toContain("never");
+    expect(plain.stdout).toContain("`till tokens list` shows it");
     // The live stream is a user's: listen says so at once instead of asking for a scope.
     const listen = await till(
       ["listen", "--print-secret"],

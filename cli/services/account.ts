@@ -166,7 +166,13 @@ export async function whoami(ctx: CommandContext): Promise<void> {
           "token",
           `${data.token_kind} token from ${data.token_source}${session.source === "profile" ? ` "${session.profileName}"` : ""}`,
         ],
-        ["expires", expiresAt ?? "never"],
+        [
+          "expires",
+          expiresAt ??
+            (data.token_kind === "organization"
+              ? "- (an organization token does not tell; `till tokens list` shows it)"
+              : "never"),
+        ],
       ],
       out,
     ),
