@@ -47,6 +47,10 @@ export function configureClockCommand(program: Command): void {
     .command("clock")
     .description("the organization's sandbox clock (sandbox mode)")
     .option("--org <id>", "organization id or slug (default: the profile's)")
+    .addHelpText(
+      "after",
+      "\nExamples:\n  $ till clock\n  $ till clock advance 1mo\n  $ till clock --org acme --json\n",
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
       const org = await organizationParam(ctx, flags.org, { announce: true });
