@@ -1,6 +1,7 @@
 // `till clock` against a real server with an organization token, as CI runs it: show, advance by a
 // duration and to a time, refuse a bad duration, reset; --json parsed as JSON. Meter quantities
-// count "30d" back from the organization's clock, where usage sent after an advance lands.
+// count "30d" back from the organization's clock, where usage sent after an advance lands; a
+// subscription's and an order's `get` show the period a renewal moves and the order it makes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessToken, createSeller } from "../test/helpers/auth.ts";
 import { cliEnv, till } from "../test/helpers/cli.ts";
@@ -103,5 +104,25 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(real.exitCode, real.stderr).toBe(0);
     expect(JSON.parse(real.stdout).total).toBe(0);
     expect(real.stderr).toContain("Counting from real time");
+  });
+
+  it("subscriptions get shows the period; after an advance, the next one and its cycle order", async () => {
+    const user = cliEnv(undefined, { TILL_TOKEN: seller.user.token, TILL_SERVER: t.url });
+    const org = ["--org", seller.organization.id];
+    const sub = await till(["trigger", "subscription.active", ...org, "--json"], user);
+    expect(sub.exitCode, sub.stderr).toBe(0);
+    const id = JSON.parse(sub.stdout).subscriptionId as string;
+    const before = await json<{ current_period_end: string }>(["subscriptions", "get", id]);
+    const shown = await till(["subscriptions", "get", id], env);
+    expect(shown.stdout).toMatch(/^period +\S+ → (\S+)$/m);
+    expect(shown.stdout).toMatch(/^next +renews at period end$/m);
+    await json<Clock>(["clock", "advance", "1mo"]);
+    const renewed = await till(["subscriptions", "get", id], env);
+    expect(renewed.stdout).toContain(`period      ${before.current_period_end} → `);
+    const orders = await till(["api", "get", "/v1/orders/", "-d", `subscription_id=${id}`], user);
+    const cycle = JSON.parse(orders.stdout).items[0] as { id: string };
+    const order = await till(["orders", "get", cycle.id], user);
+    expect(order.stdout).toMatch(/^reason +subscription_cycle$/m);
+    expect(order.stdout).toMatch(/^subscription +[0-9a-f-]{36}$/m);
   });
 });

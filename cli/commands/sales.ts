@@ -57,6 +57,22 @@ const orderSpec: ResourceSpec<Order> = {
     { header: "total", value: (o) => formatMoney(o.total_amount, o.currency) },
     { header: "status", value: (o) => o.status },
   ],
+  fields: (o) => [
+    ["id", o.id],
+    ["created", o.created_at],
+    ["status", o.status],
+    ["reason", o.billing_reason],
+    ["customer", `${o.customer.email} (${o.customer_id})`],
+    ["product", o.product?.name],
+    ["subscription", o.subscription_id],
+    ["subtotal", formatMoney(o.subtotal_amount, o.currency)],
+    ["discount", o.discount_amount ? formatMoney(-o.discount_amount, o.currency) : null],
+    ["tax", formatMoney(o.tax_amount, o.currency)],
+    ["total", formatMoney(o.total_amount, o.currency)],
+    ["refunded", o.refunded_amount ? formatMoney(o.refunded_amount, o.currency) : null],
+    ["next attempt", o.next_payment_attempt_at],
+    ["invoice", o.invoice_number],
+  ],
 };
 
 const subscriptionSpec: ResourceSpec<Subscription> = {
@@ -70,17 +86,49 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
       header: "amount",
       value: (s) => `${formatMoney(s.amount, s.currency)}/${s.recurring_interval}`,
     },
-    {
-      header: "status",
-      value: (s) =>
-        s.ended_at
-          ? `${s.status} (ended ${s.ended_at.slice(0, 10)})`
-          : s.cancel_at_period_end
-            ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})`
-            : s.status,
-    },
+    { header: "status", value: statusText },
+  ],
+  fields: (s) => [
+    ["id", s.id],
+    ["status", statusText(s)],
+    ["customer", `${s.customer.email} (${s.customer_id})`],
+    ["product", `${s.product.name} (${s.product_id})`],
+    ["amount", `${formatMoney(s.amount, s.currency)}/${interval(s)}`],
+    ["discount", s.discount?.name],
+    ["started", s.started_at],
+    ["trial ends", s.trial_end],
+    ["period", `${s.current_period_start} → ${s.current_period_end}`],
+    [
+      "next",
+      s.ended_at
+        ? null
+        : s.cancel_at_period_end
+          ? "cancels at period end"
+          : s.pause_at_period_end
+            ? "pauses at period end"
+            : s.status === "past_due"
+              ? `payment owed since ${s.past_due_at}`
+              : "renews at period end",
+    ],
+    ["resumes", s.resumes_at],
+    ["checkout", s.checkout_id],
   ],
 };
+
+/** "active", "active (cancels 2027-01-05)" or "canceled (ended 2026-12-05)". */
+function statusText(s: Subscription): string {
+  return s.ended_at
+    ? `${s.status} (ended ${s.ended_at.slice(0, 10)})`
+    : s.cancel_at_period_end
+      ? `${s.status} (cancels ${s.current_period_end.slice(0, 10)})`
+      : s.status;
+}
+
+/** "month", or "3 months" for a recurring_interval_count of 3. */
+function interval(s: Subscription): string {
+  const n = s.recurring_interval_count ?? 1;
+  return n === 1 ? s.recurring_interval : `${n} ${s.recurring_interval}s`;
+}
 
 export function configureSalesCommands(program: Command): void {
   const checkouts = program.command("checkouts").description("checkout sessions");
