@@ -1,5 +1,5 @@
 // The Stripe-CLI-style commands against a real server: till api, till fixtures run, till events
-// resend and till open portal.
+// resend and till open portal; and discounts update.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -210,5 +210,31 @@ describe("till api, fixtures, resend, open", { timeout: 120_000 }, () => {
     expect(opened.url).toMatch(new RegExp(`^${t.url}/`));
     const usage = await till(["open", "portal"], env);
     expect(usage.exitCode).toBe(2);
+  });
+
+  it("discounts update changes the name, code and redemption limit; nothing to change is a usage error", async () => {
+    const made = await json<{ id: string }>([
+      "discounts",
+      "create",
+      "--name",
+      "Launch",
+      "--code",
+      "LAUNCH",
+      "--percent",
+      "10",
+    ]);
+    const updated = await json([
+      "discounts",
+      "update",
+      made.id,
+      "--code",
+      "SPRING25",
+      "--max-redemptions",
+      "200",
+    ]);
+    expect(updated).toMatchObject({ name: "Launch", code: "SPRING25", max_redemptions: 200 });
+    const none = await till(["discounts", "update", made.id], env);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain("Nothing to update");
   });
 });

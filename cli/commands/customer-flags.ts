@@ -1,5 +1,5 @@
-// The options of `till customers create|update`, `till discounts create` and `till benefits
-// create` as zod schemas (see lib/flags.ts).
+// The options of `till customers create|update`, `till discounts create|update` and `till
+// benefits create` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { BENEFIT_TYPES, DISCOUNT_DURATIONS, oneOf } from "../lib/choices.ts";
 import { positiveInteger, uuid } from "../lib/flags.ts";
@@ -45,6 +45,12 @@ export const discountCreateFlags = z
     error: "give --months with --duration repeating, and only with it",
     path: ["months"],
   });
+
+export const discountUpdateFlags = z.object({
+  name: z.string().min(1).optional(),
+  code: z.string().min(1).optional(),
+  maxRedemptions: positiveInteger.optional(),
+});
 
 export const benefitCreateFlags = z.object({
   type: z.enum(BENEFIT_TYPES, { error: oneOf(BENEFIT_TYPES) }),

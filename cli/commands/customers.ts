@@ -205,6 +205,39 @@ export function configureCustomerCommands(program: Command): void {
       );
     });
 
+  discounts
+    .command("update <id>")
+    .description("rename a discount, change its code or how many times it can be used")
+    .option("--name <name>", "name shown to customers")
+    .option("--code <code>", "code customers type at checkout")
+    .option("--max-redemptions <n>", "how many times it can be used")
+    .action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { discountUpdateFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./customer-flags.ts"),
+      ]);
+      const { id } = parseArgs(idArgs, c);
+      const flags = parseFlags(discountUpdateFlags, raw);
+      const body = Object.fromEntries(
+        Object.entries({
+          name: flags.name,
+          code: flags.code,
+          max_redemptions: flags.maxRedemptions,
+        }).filter(([, v]) => v !== undefined),
+      );
+      if (Object.keys(body).length === 0)
+        throw new AbortError("Nothing to update: pass --name, --code or --max-redemptions.", {
+          exitCode: EXIT.usage,
+        });
+      const ctx = await contextOf(c);
+      printOne(
+        ctx,
+        discountSpec,
+        await ctx.api().patch<Discount>(`${discountSpec.path}${id}`, body),
+        "Updated discount.",
+      );
+    });
+
   const benefits = program.command("benefits").description("what a purchase grants");
   addListCommand(
     benefits,

@@ -15,6 +15,7 @@ const EXAMPLES: Record<string, string[]> = {
   ],
   "customers update": ["<id> --name 'Jane Doe'", "<id> --external-id user_42"],
   "customers state": ["<id>", "<id> --json | jq .active_subscriptions"],
+  "discounts update": ["<id> --max-redemptions 200", "<id> --code SPRING25 --name 'Spring sale'"],
   "checkout-links create": ["--product <product-id> --label 'Pricing page'"],
   "subscriptions cancel": ["<id> --reason too_expensive"],
   "subscriptions uncancel": ["<id>"],
