@@ -131,6 +131,12 @@ describe("till login / whoami / tokens", () => {
     expect(none.exitCode).toBe(4);
     expect(none.stderr).toContain("Not logged in");
     expect((await till(["orgs", "list", "--bogus"], env)).exitCode).toBe(2);
+    // A misspelt scope is named with its resource's real ones, before anything is sent.
+    const scope = await till(["tokens", "create", "--scope", "products:wrte"], env);
+    expect(scope.exitCode).toBe(2);
+    expect(scope.stderr).toContain(
+      '--scope: unknown scope "products:wrte"; products has products:read, products:write',
+    );
   });
 
   it("polling reads authorization_pending and keeps going until the code is approved", {

@@ -1,6 +1,7 @@
 // The options of `till orgs create` and `till tokens create`, and the argument of `till orgs
 // switch`, as zod schemas (see lib/flags.ts).
 import { z } from "zod";
+import { SCOPES } from "../../server/lib/scopes.ts";
 import { nonEmptyText } from "../lib/flags.ts";
 
 // ISO 8601 durations as the API reads them (P30D, PT12H, P1W) or plain seconds.
@@ -16,10 +17,22 @@ export const orgCreateFlags = z.object({
     .optional(),
 });
 
+/** One of Polar's scopes; a misspelt one names its resource's scopes, or the resources there are. */
+const scope = z.string().superRefine((text, ctx) => {
+  if ((SCOPES as readonly string[]).includes(text)) return;
+  const resource = text.split(":")[0]!;
+  const same = SCOPES.filter((s) => s.startsWith(`${resource}:`));
+  const resources = [...new Set(SCOPES.filter((s) => s.includes(":")).map((s) => s.split(":")[0]))];
+  ctx.addIssue({
+    code: "custom",
+    message: same.length
+      ? `unknown scope "${text}"; ${resource} has ${same.join(", ")}`
+      : `unknown scope "${text}"; scopes are <resource>:read or <resource>:write, with resource one of ${resources.join(", ")}`,
+  });
+});
+
 export const tokenCreateFlags = z.object({
-  scope: z
-    .array(z.string().regex(/^[a-z_]+:[a-z_]+$/, "must be a scope such as products:write"))
-    .min(1),
+  scope: z.array(scope).min(1),
   comment: z.string().min(1).max(200),
   expiresIn: z
     .string()
