@@ -56,6 +56,10 @@ describe("till login / whoami / tokens", () => {
     expect(created.exitCode, created.stderr).toBe(0);
     const { token } = JSON.parse(created.stdout);
     expect(token).toMatch(/^till_oat_/);
+    // Without --json it names the organization the token is for on stderr.
+    const plainCreate = await till(["tokens", "create", "--scope", "products:read"], env);
+    expect(plainCreate.stderr).toContain(`Organization: ${org.slug} (${org.id})`);
+    expect(plainCreate.stdout).toMatch(/^till_oat_\S+\n?$/);
     const ci = await till(
       ["whoami", "--json"],
       cliEnv(undefined, { TILL_TOKEN: token, TILL_SERVER: t.url }),

@@ -1,5 +1,5 @@
 // Organizations and organization access tokens from the terminal.
-import type { CommandContext } from "../lib/command.ts";
+import { organizationParam, type CommandContext } from "../lib/command.ts";
 import { AbortError } from "../lib/errors.ts";
 import { printTable } from "../lib/resource.ts";
 import { readStore, saveProfile } from "../lib/store.ts";
@@ -84,9 +84,8 @@ export async function createToken(
   ctx: CommandContext,
   flags: { scope: string[]; comment: string; expiresIn?: string; org?: string },
 ): Promise<void> {
-  const organizationId = flags.org
-    ? (await findOrg(ctx, flags.org)).id
-    : (ctx.session.organizationId ?? undefined);
+  // A token works in one organization only: say which one it is made for.
+  const organizationId = await organizationParam(ctx, flags.org, { announce: true });
   const res = await ctx
     .api()
     .post<{ token: string; organization_access_token: AccessToken }>(
