@@ -101,6 +101,9 @@ describe("till login / whoami / tokens", () => {
     const second = JSON.parse(created.stdout);
     const list = await till(["orgs", "list"], env);
     expect(list.stdout).toMatch(new RegExp(`^\\*\\s+${second.slug}`, "m"));
+    // Without --json it says that later commands now act in the new organization.
+    const third = await till(["orgs", "create", "--name", "Third Shop"], env);
+    expect(third.stdout).toContain("Now using it: commands without --org act in it");
     const back = await till(["orgs", "switch", org.slug], env);
     expect(back.exitCode).toBe(0);
 

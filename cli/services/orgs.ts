@@ -76,8 +76,13 @@ export async function createOrg(
       .replace(/[^a-z0-9]+/g, "-")
       .replace(/^-+|-+$/g, "");
   const org = await ctx.api().post<Organization>("/v1/organizations/", { name: input.name, slug });
-  if (ctx.session.source === "profile") rememberOrg(ctx, org);
-  ctx.out.result(org, () => `Created ${org.name} (${org.slug}, ${org.id}).`);
+  const switched = ctx.session.source === "profile";
+  if (switched) rememberOrg(ctx, org);
+  ctx.out.result(
+    org,
+    () =>
+      `Created ${org.name} (${org.slug}, ${org.id}).${switched ? "\nNow using it: commands without --org act in it (`till orgs switch` to change)." : ""}`,
+  );
 }
 
 export async function createToken(
