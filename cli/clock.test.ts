@@ -124,5 +124,16 @@ describe("till clock", { timeout: 120_000 }, () => {
     const order = await till(["orders", "get", cycle.id], user);
     expect(order.stdout).toMatch(/^reason +subscription_cycle$/m);
     expect(order.stdout).toMatch(/^subscription +[0-9a-f-]{36}$/m);
+    // A cancel says when it takes effect, an uncancel that it renews, a revoke that it ended.
+    const after = await json<{ current_period_end: string }>(["subscriptions", "get", id]);
+    const cancel = await till(["subscriptions", "cancel", id], env);
+    expect(cancel.stdout).toContain(
+      `cancels at the end of its period, ${after.current_period_end}`,
+    );
+    const uncancel = await till(["subscriptions", "uncancel", id], env);
+    expect(uncancel.stdout).toContain(
+      `renews at the end of its period, ${after.current_period_end}`,
+    );
+    expect((await till(["subscriptions", "revoke", id], env)).stdout).toContain(" ended ");
   });
 });

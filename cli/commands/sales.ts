@@ -115,6 +115,14 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
   ],
 };
 
+/** What a cancel, uncancel or revoke left the subscription doing, in words. */
+function changed(s: Subscription): string {
+  if (s.ended_at) return `Subscription ${s.id} ended ${s.ended_at}.`;
+  return s.cancel_at_period_end
+    ? `Subscription ${s.id} cancels at the end of its period, ${s.current_period_end}; until then it stays ${s.status}.`
+    : `Subscription ${s.id} renews at the end of its period, ${s.current_period_end}.`;
+}
+
 /** "active", "active (cancels 2027-01-05)" or "canceled (ended 2026-12-05)". */
 function statusText(s: Subscription): string {
   return s.ended_at
@@ -246,7 +254,7 @@ export function configureSalesCommands(program: Command): void {
         const sub = await ctx
           .api()
           .patch<Subscription>(`${subscriptionSpec.path}${id}`, body(flags));
-        printOne(ctx, subscriptionSpec, sub, `Subscription ${id}: ${verb}.`);
+        printOne(ctx, subscriptionSpec, sub, changed(sub));
       });
   const reason = (f: { reason?: string; comment?: string }) => ({
     ...(f.reason ? { customer_cancellation_reason: f.reason } : {}),
