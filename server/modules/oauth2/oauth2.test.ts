@@ -86,6 +86,17 @@ describe("client registration", () => {
     });
     expect(bad.status).toBe(422);
   });
+
+  it("refuses a redirect URI that is not a URL at all with a 422 at the field", async () => {
+    const res = await api(t.url, "/v1/oauth2/register", {
+      token: seller.user.token,
+      body: { client_name: "Bad", redirect_uris: ["https://ok.example/cb", "not a url"] },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([
+      expect.objectContaining({ loc: ["body", "redirect_uris", 1], type: "url_parsing" }),
+    ]);
+  });
 });
 
 describe("authorization code with PKCE", () => {

@@ -23,8 +23,10 @@ const scopeString = z
 
 const uri = z.url({ protocol: /^https?$/ }).max(2083);
 const redirectUri = z.url().refine((u) => {
-  // No fragments (RFC 6749 §3.1.2); plain http only for loopback apps in development.
-  const url = new URL(u);
+  // No fragments (RFC 6749 §3.1.2); plain http only for loopback apps in development. zod runs
+  // this check even when the string is no URL at all; the url check has reported that already.
+  const url = URL.parse(u);
+  if (!url) return true;
   if (url.hash) return false;
   return url.protocol === "https:" || ["localhost", "127.0.0.1", "[::1]"].includes(url.hostname);
 }, "Redirect URIs must be https (or http on localhost) without a fragment.");
