@@ -174,6 +174,7 @@ describe("exports over HTTP", () => {
   it("rejects bad filters with 422 and a missing scope with 403", async () => {
     for (const [path, loc] of [
       ["/v1/orders/export?timezone=Mars/Olympus", ["query", "timezone"]],
+      ["/v1/orders/export?timezone=-03:30", ["query", "timezone"]],
       ["/v1/orders/export?columns=password", ["query", "columns"]],
       ["/v1/subscriptions/export?status=paused", ["query", "status"]],
       ["/v1/subscriptions/export?started_after=yesterday", ["query", "started_after"]],

@@ -1,5 +1,6 @@
 // Query schemas and CSV columns of the three exports, as Polar names and orders them.
 import { z } from "zod";
+import { isTimeZoneName } from "../../lib/timezone.ts";
 import { timestampInput } from "../../lib/wire.ts";
 import { queryBoolean, queryList } from "../../lib/query.ts";
 
@@ -15,20 +16,7 @@ const SUBSCRIPTION_STATUSES = [
 ] as const;
 
 /** An IANA zone name the runtime (and so PostgreSQL, which ships the same database) knows. */
-const timezone = z
-  .string()
-  .default("UTC")
-  .refine(
-    (tz) => {
-      try {
-        new Intl.DateTimeFormat("en", { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: "Invalid timezone" },
-  );
+const timezone = z.string().default("UTC").refine(isTimeZoneName, { message: "Invalid timezone" });
 
 const datetime = timestampInput.transform((v) => new Date(v));
 

@@ -140,6 +140,8 @@ describe("meter validation: 422 in Polar's shape, nothing written", () => {
       ["end_timestamp=2026-03-02T00:00:00Z&interval=day", ["query", "start_timestamp"]],
       [`${ok}&interval=minute`, ["query", "interval"]],
       [`${ok}&interval=day&timezone=Mars/Olympus`, ["query", "timezone"]],
+      // An offset, not a zone: PostgreSQL would read it as five hours west of UTC.
+      [`${ok}&interval=day&timezone=%2B05:00`, ["query", "timezone"]],
       [
         "start_timestamp=2026-03-02T00:00:00Z&end_timestamp=2026-03-01T00:00:00Z&interval=day",
         ["query", "end_timestamp"],

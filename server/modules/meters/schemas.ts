@@ -1,5 +1,6 @@
 // Wire schemas for Polar's Meter, MeterCreate, MeterUpdate, the list filters and MeterQuantities.
 import { z } from "zod";
+import { isTimeZoneName } from "../../lib/timezone.ts";
 import { metadataInput } from "../../lib/metadata.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import {
@@ -67,14 +68,7 @@ export type MeterListQuery = z.output<typeof meterListQuery>;
 const timezone = z
   .string()
   .min(1)
-  .refine((tz) => {
-    try {
-      new Intl.DateTimeFormat("en", { timeZone: tz });
-      return true;
-    } catch {
-      return false;
-    }
-  }, "must be an IANA time zone such as UTC or Europe/Paris")
+  .refine(isTimeZoneName, "must be an IANA time zone such as UTC or Europe/Paris")
   .default("UTC");
 
 export const INTERVALS = ["hour", "day", "week", "month", "year"] as const;

@@ -271,6 +271,8 @@ describe("GET /v1/metrics/", () => {
       ["start_date=2026-04-01&end_date=2026-03-01&interval=day", "end_date"],
       ["start_date=2026-03-01&end_date=2026-04-30&interval=hour", "interval"],
       ["start_date=2026-03-01&end_date=2026-03-02&interval=day&timezone=Mars/Base", "timezone"],
+      // An offset, not a zone: PostgreSQL would read it as five hours west of UTC.
+      ["start_date=2026-03-01&end_date=2026-03-02&interval=day&timezone=%2B05:00", "timezone"],
       ["start_date=2026-03-01&end_date=2026-03-02&interval=day&metrics=vibes", "metrics"],
       ["end_date=2026-03-02&interval=day", "start_date"],
     ];

@@ -1,6 +1,7 @@
 // GET /v1/metrics/ query and answer (Polar's MetricsResponse): one row per period in the requested
 // timezone, totals over the whole range, and what each returned metric is.
 import { z } from "zod";
+import { isTimeZoneName } from "../../lib/timezone.ts";
 import { timestamp } from "../../lib/wire.ts";
 import { queryList } from "../../lib/query.ts";
 
@@ -16,22 +17,13 @@ export const INTERVAL_LIMITS: Record<Interval, { min_days: number; max_days: num
   year: { min_days: 366, max_days: 365 * 10 },
 };
 
-function knownTimezone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 const date = z.iso.date();
 
 export const metricsQuery = z.object({
   start_date: date,
   end_date: date,
   interval: z.enum(INTERVALS),
-  timezone: z.string().min(1).refine(knownTimezone, "Unknown timezone.").default("UTC"),
+  timezone: z.string().min(1).refine(isTimeZoneName, "Unknown timezone.").default("UTC"),
   organization_id: queryList(z.uuid()).optional(),
   product_id: queryList(z.uuid()).optional(),
   customer_id: queryList(z.uuid()).optional(),
