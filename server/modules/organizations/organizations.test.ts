@@ -65,6 +65,23 @@ describe("/v1/organizations", () => {
     expect((await api(t.url, "/v1/organizations/", { token: bob.token })).body.items).toEqual([]);
   });
 
+  it("requests racing for one slug: one organization, every other request a 422 on body.slug", async () => {
+    const racer = await signUp(t.url);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        api(t.url, "/v1/organizations/", {
+          token: racer.token,
+          body: { name: "Racing", slug: "racing-slug" },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422]);
+    for (const r of results.filter((x) => x.status === 422))
+      expect(r.body.detail[0].loc).toEqual(["body", "slug"]);
+    const mine = await api(t.url, "/v1/organizations/", { token: racer.token });
+    expect(mine.body.items.map((o: { slug: string }) => o.slug)).toEqual(["racing-slug"]);
+  });
+
   it("another user's organization is a 404; no token is a 401", async () => {
     const org = await createOrganization(t.url, alice, "Private");
     expect((await api(t.url, `/v1/organizations/${org.id}`, { token: bob.token })).status).toBe(

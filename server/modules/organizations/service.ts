@@ -1,10 +1,12 @@
 // Organizations as sellers: list and read the ones the caller belongs to, create one (the caller
 // becomes its owner through better-auth), and update the seller profile with an
 // organization.updated event in the same transaction.
+import { APIError } from "better-auth/api";
 import type { z } from "zod";
 import { inTransaction, type Db } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { isUniqueViolation } from "../../lib/db-errors.ts";
 import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
@@ -68,20 +70,29 @@ export async function createOrganization(
   if (ctx.organizationIds.length >= deps.config.auth.organizationLimits.organizationsPerUser) {
     throw new NotPermitted("You have reached the maximum number of organizations.");
   }
-  if (await repo.slugTaken(deps.db, input.slug)) {
-    throw RequestValidationError.field(
+  const slugTaken = () =>
+    RequestValidationError.field(
       ["body", "slug"],
       "An organization with this slug already exists.",
     );
-  }
-  const created = await deps.auth.api.createOrganization({
-    body: {
-      name: input.name,
-      slug: input.slug,
-      userId: ctx.userId,
-      ...(input.avatar_url ? { logo: input.avatar_url } : {}),
-    },
-  });
+  if (await repo.slugTaken(deps.db, input.slug)) throw slugTaken();
+  // Two requests for one slug can both pass the check above: the one that loses meets better-auth's
+  // own check or the unique index, and is told the same.
+  const created = await deps.auth.api
+    .createOrganization({
+      body: {
+        name: input.name,
+        slug: input.slug,
+        userId: ctx.userId,
+        ...(input.avatar_url ? { logo: input.avatar_url } : {}),
+      },
+    })
+    .catch((err: unknown) => {
+      const code =
+        err instanceof APIError ? (err.body as { code?: unknown } | undefined)?.code : null;
+      if (code === "ORGANIZATION_ALREADY_EXISTS" || isUniqueViolation(err)) throw slugTaken();
+      throw err;
+    });
   if (!created) throw new Error("better-auth did not create the organization");
   await repo.ensureProfile(deps.db, created.id);
   const { name: _n, slug: _s, avatar_url: _a, ...rest } = input;
