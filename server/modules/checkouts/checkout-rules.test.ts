@@ -67,6 +67,30 @@ describe("concurrency", () => {
     ).toBe(1);
   });
 
+  it("one new buyer confirming 8 checkouts at once: all paid, one customer, every order theirs", async () => {
+    const p = await product();
+    const sessions = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        checkout({
+          products: [p.id],
+          customer_email: "twice@example.com",
+          external_customer_id: "twice-1",
+          customer_billing_address: US_ADDRESS,
+        }),
+      ),
+    );
+    const results = await Promise.all(
+      sessions.map((c) =>
+        client(c.client_secret, "/confirm", { confirmation_token_id: "sandbox_token_success" }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(
+      await count(sql`select count(*)::int as n from customers where email = 'twice@example.com'`),
+    ).toBe(1);
+    expect(new Set(results.map((r) => r.body.customer_id)).size).toBe(1);
+  });
+
   it("20 simultaneous checkouts on a discount with max_redemptions 5 redeem it exactly 5 times", async () => {
     const p = await product();
     const d = await post("/v1/discounts/", {

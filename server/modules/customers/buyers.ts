@@ -84,34 +84,9 @@ export async function resolveBuyer(
 ): Promise<{ customer: CustomerRecord; created: boolean }> {
   const { organizationId } = purchase;
   const scope = scopeOfResource(purchase);
-  const named = await findCustomerForCheckout(db, scope, buyer);
-  const existing = named ?? (await repo.findByEmail(db, scope, buyer.email));
-  if (existing) {
-    const takes = <T>(given: T | null | undefined, held: T | null, same: (a: T, b: T) => boolean) =>
-      given != null && (held === null || (named !== null && !same(given, held)));
-    const changes = {
-      ...(takes(buyer.billingAddress, existing.billingAddress, sameAddress)
-        ? { billingAddress: buyer.billingAddress }
-        : {}),
-      ...(takes(buyer.billingName, existing.billingName, (a, b) => a === b)
-        ? { billingName: buyer.billingName }
-        : {}),
-      ...(takes(buyer.taxId, existing.taxId, (a, b) => a[0] === b[0] && a[1] === b[1])
-        ? { taxId: buyer.taxId }
-        : {}),
-    };
-    if (Object.keys(changes).length === 0) return { customer: existing, created: false };
-    const modifiedAt = clock.now();
-    await repo.updateCustomer(db, existing.id, { ...changes, modifiedAt });
-    const customer = { ...existing, ...changes, modifiedAt };
-    await recordEvent(db, clock, {
-      organizationId,
-      type: "customer.updated",
-      data: customerOut(customer),
-    });
-    return { customer, created: false };
-  }
-  const id = await repo.insertCustomer(db, {
+  const found = await lookUp(db, scope, buyer);
+  if (found.existing) return adopt(db, clock, found.existing, found.named, buyer);
+  const id = await repo.insertCustomerUnlessTaken(db, {
     organizationId,
     email: buyer.email,
     name: buyer.name,
@@ -121,6 +96,14 @@ export async function resolveBuyer(
     taxId: buyer.taxId ?? null,
     createdAt: clock.now(),
   });
+  if (id === null) {
+    // Another purchase by the same buyer (two checkouts confirmed at once) created the customer
+    // since the look-up: it is this purchase's customer too.
+    const raced = await lookUp(db, scope, buyer);
+    if (!raced.existing)
+      throw new Error("a customer holds the buyer's email or ID, but none is found");
+    return adopt(db, clock, raced.existing, raced.named, buyer);
+  }
   const customer = (await repo.findAnyCustomer(db, scope, id))!;
   await recordEvent(db, clock, {
     organizationId,
@@ -128,6 +111,43 @@ export async function resolveBuyer(
     data: customerOut(customer),
   });
   return { customer, created: true };
+}
+
+async function lookUp(db: Db, scope: OrgScope, buyer: BuyerDetails) {
+  const named = await findCustomerForCheckout(db, scope, buyer);
+  return { named, existing: named ?? (await repo.findByEmail(db, scope, buyer.email)) };
+}
+
+async function adopt(
+  db: Tx,
+  clock: Clock,
+  existing: CustomerRecord,
+  named: CustomerRecord | null,
+  buyer: BuyerDetails,
+): Promise<{ customer: CustomerRecord; created: boolean }> {
+  const takes = <T>(given: T | null | undefined, held: T | null, same: (a: T, b: T) => boolean) =>
+    given != null && (held === null || (named !== null && !same(given, held)));
+  const changes = {
+    ...(takes(buyer.billingAddress, existing.billingAddress, sameAddress)
+      ? { billingAddress: buyer.billingAddress }
+      : {}),
+    ...(takes(buyer.billingName, existing.billingName, (a, b) => a === b)
+      ? { billingName: buyer.billingName }
+      : {}),
+    ...(takes(buyer.taxId, existing.taxId, (a, b) => a[0] === b[0] && a[1] === b[1])
+      ? { taxId: buyer.taxId }
+      : {}),
+  };
+  if (Object.keys(changes).length === 0) return { customer: existing, created: false };
+  const modifiedAt = clock.now();
+  await repo.updateCustomer(db, existing.id, { ...changes, modifiedAt });
+  const customer = { ...existing, ...changes, modifiedAt };
+  await recordEvent(db, clock, {
+    organizationId: existing.organizationId,
+    type: "customer.updated",
+    data: customerOut(customer),
+  });
+  return { customer, created: false };
 }
 
 function sameAddress(a: CustomerAddress, b: CustomerAddress): boolean {

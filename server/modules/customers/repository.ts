@@ -136,6 +136,23 @@ export async function insertCustomer(
   return row!.id;
 }
 
+/**
+ * Inserts a customer unless a live one of the organization already holds its email or external ID
+ * (another request inserted it since the caller looked): null then. The statement waits for that
+ * request to commit, so the caller's next read finds its customer.
+ */
+export async function insertCustomerUnlessTaken(
+  db: Db,
+  values: typeof customers.$inferInsert,
+): Promise<string | null> {
+  const [row] = await db
+    .insert(customers)
+    .values(values)
+    .onConflictDoNothing()
+    .returning({ id: customers.id });
+  return row?.id ?? null;
+}
+
 export async function updateCustomer(
   db: Db,
   id: string,
