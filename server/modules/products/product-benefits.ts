@@ -29,6 +29,9 @@ export async function updateProductBenefits(
       "Benefit not found in this organization.",
     );
   return inTransaction(deps.db, async (tx) => {
+    // Updating the product's row first holds its lock: a second update of the same product waits
+    // here, then reads the links the first wrote, where both used to insert the same links (500).
+    const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });
     const before = (await repo.benefitLinksOf(tx, scopeOfResource(current), [id])).map(
       (l) => l.benefitId,
     );
@@ -39,7 +42,6 @@ export async function updateProductBenefits(
       current,
       before.filter((b) => !benefitIds.includes(b)),
     );
-    const row = await repo.updateProduct(tx, id, { modifiedAt: deps.clock.now() });
     const data = await serializeProduct(tx, deps.baseUrl, row);
     await recordEvent(tx, deps.clock, {
       organizationId: current.organizationId,

@@ -179,3 +179,28 @@ describe("PATCH /v1/products/{id} and POST /v1/products/{id}/benefits validation
     ).toBe(0);
   });
 });
+
+describe("POST /v1/products/{id}/benefits at once", () => {
+  it("8 requests setting the same benefits all succeed and leave each linked once", async () => {
+    const product = (
+      await api(t.url, "/v1/products/", { token: seller.token, body: monthly([fixed(1000)]) })
+    ).body;
+    const benefit = (
+      await api(t.url, "/v1/benefits/", {
+        token: seller.token,
+        body: { type: "custom", description: "Raced benefit", properties: {} },
+      })
+    ).body;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        api(t.url, `/v1/products/${product.id}/benefits`, {
+          token: seller.token,
+          body: { benefits: [benefit.id] },
+        }),
+      ),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const after = await api(t.url, `/v1/products/${product.id}`, { token: seller.token });
+    expect(after.body.benefits.map((b: { id: string }) => b.id)).toEqual([benefit.id]);
+  });
+});
