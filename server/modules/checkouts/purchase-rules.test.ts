@@ -3,7 +3,8 @@
 // update or by the session's customer at confirm; one-time products, a seller who allows it and a
 // customer whose subscription ended are not held back. And prevent_trial_abuse (default: off): a
 // second trial for the same email, +alias or not, or the same card under another email, is refused;
-// without the trial it sells.
+// without the trial it sells. A session whose price the seller replaced, or whose product the seller
+// archived, since it was opened is refused at confirm (Polar's "Price is archived.").
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
@@ -195,5 +196,61 @@ describe("purchase rules", () => {
     expect(other.status, JSON.stringify(other.body)).toBe(200);
     const done = (await seller.call(`/v1/checkouts/${checkout.body.id}`)).body;
     expect((await subscriptionOf(seller, done.subscription_id)).status).toBe("trialing");
+  });
+
+  it("a session whose price or product the seller retired since is refused at confirm, unpaid", async () => {
+    const confirm = (secret: string) =>
+      api(t.url, `/v1/checkouts/client/${secret}/confirm`, {
+        body: {
+          customer_email: "late@example.com",
+          customer_billing_address: US_ADDRESS,
+          confirmation_token_id: "sandbox_token_success",
+        },
+      });
+    const repriced = await product("Handbook", false);
+    const first = await s.call("/v1/checkouts/", { body: { products: [repriced.id] } });
+    const priceId = first.body.product_price_id as string;
+    const update = await s.call(`/v1/products/${repriced.id}`, {
+      method: "PATCH",
+      body: { prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }] },
+    });
+    expect(update.status, JSON.stringify(update.body)).toBe(200);
+    const stale = await confirm(first.body.client_secret);
+    expect(stale.status).toBe(422);
+    expect(stale.body.detail).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "product_price_id"],
+        msg: "Price is archived.",
+        input: priceId,
+      },
+    ]);
+    expect((await s.call(`/v1/checkouts/${first.body.id}`)).body.status).toBe("open");
+    // A session opened after the change sells at the new price.
+    const fresh = await s.call("/v1/checkouts/", { body: { products: [repriced.id] } });
+    const paid = await confirm(fresh.body.client_secret);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+    expect(paid.body.total_amount).toBe(1500);
+
+    const retired = await product("Almanac", false);
+    const open = await s.call("/v1/checkouts/", { body: { products: [retired.id] } });
+    expect(
+      (await s.call(`/v1/products/${retired.id}`, { method: "PATCH", body: { is_archived: true } }))
+        .status,
+    ).toBe(200);
+    const refused = await confirm(open.body.client_secret);
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toEqual([
+      {
+        type: "value_error",
+        loc: ["body", "product_id"],
+        msg: "Product is archived.",
+        input: retired.id,
+      },
+    ]);
+    const [orders] = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from orders where checkout_id in (${first.body.id}, ${open.body.id})`,
+    );
+    expect(orders!.n).toBe(0);
   });
 });

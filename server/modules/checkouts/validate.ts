@@ -129,14 +129,30 @@ export function checkoutTaxId(number: string, country: string | null | undefined
 }
 
 /**
- * Everything a confirm needs before any payment (Polar's _confirm_inner): the email, the billing
- * address, the required custom fields, and a card when one is taken now or saved for later.
+ * Everything a confirm needs before any payment (Polar's _confirm_inner): a product and price still
+ * on sale, the email, the billing address, the required custom fields, and a card when one is taken
+ * now or saved for later.
  */
 export function confirmIssues(view: CheckoutView, tokenId: string | null | undefined) {
   const { row } = view;
   const product = view.products.find((p) => p.id === row.productId) ?? null;
   const { formRequired } = cardUse(product, row, view.discount);
   const issues: ValidationIssue[] = [];
+  // Retired by the seller since the session opened (Polar refuses an archived price here).
+  if (product?.is_archived)
+    issues.push({
+      loc: ["body", "product_id"],
+      msg: "Product is archived.",
+      type: "value_error",
+      input: row.productId,
+    });
+  else if (!product?.prices.some((p) => p.id === row.productPriceId && !p.is_archived))
+    issues.push({
+      loc: ["body", "product_price_id"],
+      msg: "Price is archived.",
+      type: "value_error",
+      input: row.productPriceId,
+    });
   if (!row.customerEmail) issues.push(missingField("customer_email"));
   // A business purchase is invoiced to the business: its name, as Polar asks.
   if (row.isBusinessCustomer && !row.customerBillingName?.trim())
