@@ -1,5 +1,6 @@
 // The checkout form's summary in a real browser: a discount code applied with Enter, a trial, an
-// amount and a country that reprice what is charged, and usage billed later at its unit price.
+// amount and a country that reprice what is charged, usage billed later at its unit price, and an
+// offer the seller changed while the page was open.
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
 import { createCountMeter } from "../test/helpers/catalog.ts";
@@ -150,6 +151,44 @@ describe("checkout form", () => {
     expect(summary).toContain("Due today$0.00");
     expect(await page.textContent("button.pay")).toBe("Subscribe");
     expect(await page.locator("input[autocomplete='cc-number']").count()).toBe(1);
+    await page.close();
+  });
+
+  it("an offer the seller changed since the page opened: the page says so, nothing charged", async () => {
+    const product = await api(t.url, "/v1/products/", {
+      token,
+      body: {
+        name: "Field guide",
+        prices: [{ amount_type: "fixed", price_amount: 2500, price_currency: "usd" }],
+      },
+    });
+    const session = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [product.body.id] },
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const confirms = confirmCalls(page);
+    await page.goto(session.body.url);
+    await page.waitForSelector("#email");
+    // The page's own first update (the country its locale suggests) is done before the change.
+    await page.waitForLoadState("networkidle");
+    const repriced = await api(t.url, `/v1/products/${product.body.id}`, {
+      token,
+      method: "PATCH",
+      body: { prices: [{ amount_type: "fixed", price_amount: 3000, price_currency: "usd" }] },
+    });
+    expect(repriced.status).toBe(200);
+    await page.fill("#email", "reader@example.com");
+    await page.selectOption("#address-country", "DE");
+    await page.waitForSelector("text=This offer has changed");
+    expect(await page.textContent("body")).toContain("nothing was charged");
+    expect(await page.$("form")).toBeNull();
+    // Opened again, it says the same rather than offering what can no longer be paid.
+    await page.reload();
+    await page.waitForSelector("text=This offer has changed");
+    expect(confirms()).toBe(0);
+    const after = await api(t.url, `/v1/checkouts/${session.body.id}`, { token });
+    expect(after.body.status).toBe("open");
     await page.close();
   });
 });

@@ -22,6 +22,7 @@ import {
   reducer,
   type State,
   serverFieldErrors,
+  withdrawn,
 } from "./state.ts";
 import { SeatsField } from "./seats.tsx";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
@@ -180,6 +181,8 @@ export function CheckoutPage(props: { secret: string }) {
         priceSeq.current++;
         const updated = await checkoutApi.update(props.secret, change);
         dispatch({ type: "repriced", checkout: updated });
+        // Withdrawn by the seller meanwhile: the page now says so, and nothing is confirmed.
+        if (withdrawn(updated)) return;
         if (updated.total_amount !== c.total_amount)
           return dispatch({
             type: "invalid",
@@ -236,7 +239,8 @@ export function CheckoutPage(props: { secret: string }) {
       const fields = serverFieldErrors(err);
       const general = fields.general ?? null;
       delete fields.general;
-      if (Object.keys(fields).length) return dispatch({ type: "invalid", errors: fields, general });
+      if (Object.keys(fields).length || general)
+        return dispatch({ type: "invalid", errors: fields, general });
       if (err.status === 0)
         return dispatch({
           type: "invalid",

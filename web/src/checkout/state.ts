@@ -9,7 +9,7 @@ import {
 import type { CheckoutApiError } from "./api.ts";
 import { addressWords, localeCountry } from "./countries.ts";
 import { type CardValue, emptyCard } from "./payment.tsx";
-import type { Address, Checkout } from "./types.ts";
+import type { Address, Checkout, Price } from "./types.ts";
 
 export type Value = string | number | boolean | null;
 
@@ -115,21 +115,23 @@ export function reducer(state: State, action: Action): State {
     case "loaded":
       return action.checkout.status === "succeeded"
         ? { kind: "done", checkout: action.checkout, left: false }
-        : action.checkout.status === "open"
-          ? {
-              kind: "ready",
-              checkout: action.checkout,
-              values: initialValues(action.checkout),
-              errors: {},
-              general: null,
-              busy: null,
-              attempt: 0,
-            }
-          : {
-              kind: "unavailable",
-              title: "This checkout is closed",
-              message: "It can no longer be paid. Ask the seller for a new link.",
-            };
+        : action.checkout.status === "open" && withdrawn(action.checkout)
+          ? WITHDRAWN
+          : action.checkout.status === "open"
+            ? {
+                kind: "ready",
+                checkout: action.checkout,
+                values: initialValues(action.checkout),
+                errors: {},
+                general: null,
+                busy: null,
+                attempt: 0,
+              }
+            : {
+                kind: "unavailable",
+                title: "This checkout is closed",
+                message: "It can no longer be paid. Ask the seller for a new link.",
+              };
     case "unavailable":
       return { kind: "unavailable", title: action.title, message: action.message };
     case "done":
@@ -158,8 +160,10 @@ export function reducer(state: State, action: Action): State {
         attempt: state.attempt + 1,
       };
     case "repriced":
+      if (withdrawn(action.checkout)) return WITHDRAWN;
       return { ...state, checkout: newer(state.checkout, action.checkout) };
     case "updated": {
+      if (withdrawn(action.checkout)) return WITHDRAWN;
       // What the session accepted is no longer a problem.
       const { seats: _accepted, ...errors } = state.errors;
       return {
@@ -300,11 +304,35 @@ const INPUT_OF_FIELD: Record<string, string> = {
   amount: "amount",
 };
 
+/**
+ * The seller archived the product or replaced its price since the session opened: the session can
+ * no longer be paid (confirm refuses it), so the page says so instead of offering it.
+ */
+export function withdrawn(c: Checkout): boolean {
+  const price: Price | null = c.product_price;
+  return price === null || c.product?.is_archived === true;
+}
+
+const WITHDRAWN: State = {
+  kind: "unavailable",
+  title: "This offer has changed",
+  message:
+    "The seller changed or withdrew it after this checkout was opened, and nothing was charged. Go back to the store to start again.",
+};
+
+const OFFER_CHANGED =
+  "This offer changed since the page was opened, and nothing was charged. Reload the page to see it as it is now.";
+
 /** A 422's `loc`s as input ids (customer_billing_address.city → address-city). */
 export function serverFieldErrors(e: CheckoutApiError): Record<string, string> {
   const errors: Record<string, string> = {};
   for (const [loc, msg] of Object.entries(e.fields)) {
     const [head, rest] = [loc.split(".")[0] ?? loc, loc.split(".").slice(1).join(".")];
+    // The seller archived the product or replaced its price since the page was opened.
+    if (head === "product_id" || head === "product_price_id") {
+      errors.general ??= OFFER_CHANGED;
+      continue;
+    }
     const id =
       head === "customer_billing_address"
         ? `address-${rest || "country"}`

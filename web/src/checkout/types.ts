@@ -21,6 +21,7 @@ export interface Product {
   description: string | null;
   is_recurring: boolean;
   recurring_interval: "day" | "week" | "month" | "year" | null;
+  is_archived?: boolean;
   prices?: Price[];
   benefits: { id: string; description: string }[];
 }
@@ -83,6 +84,8 @@ export interface Checkout {
   customer_billing_name: string | null;
   customer_tax_id: string | null;
   product: Product;
+  /** Null from the server when the seller replaced the price since the session opened: such a
+   * session is never shown (state.ts, withdrawn). */
   product_price: Price;
   discount: { id: string; name: string; code: string | null } | null;
   organization: { name: string; avatar_url: string | null };
