@@ -210,7 +210,9 @@ export function webRouter(options: WebOptions): Router {
     res.setHeader("referrer-policy", "no-referrer");
     sendEncoded(req, res, page("portal.html"), "html");
   });
-  router.get(/^\/(?!v1\/|v1$|api\/|assets\/).*/, (req, res, next) => {
+  // Not a path with a repeated leading slash either: `//v1/products/` is a client's base URL
+  // ending in a slash, and must get the API's 404 rather than the dashboard's HTML.
+  router.get(/^\/(?!\/|v1\/|v1$|api\/|assets\/).*/, (req, res, next) => {
     if (!req.accepts("html") || path.extname(req.path)) return next();
     res.setHeader("cache-control", "no-cache");
     sendEncoded(req, res, page("index.html"), "html");

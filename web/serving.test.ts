@@ -95,6 +95,23 @@ describe("serving the pages", () => {
     expect(icon.headers["content-type"]).toContain("image/svg+xml");
   });
 
+  it("an API path with a repeated slash answers the API's 404, not the dashboard", async () => {
+    // A client whose base URL ends in a slash asks for //v1/products/: it must see why it failed.
+    for (const path of ["//v1/products/", "//v1", "///api/auth/get-session", "//assets/x.js"]) {
+      const r = await raw(path, { accept: "text/html,*/*" });
+      expect(r.status, path).toBe(404);
+      expect(r.headers["content-type"], path).toContain("application/json");
+      expect(JSON.parse(decode(r)), path).toEqual({
+        error: "ResourceNotFound",
+        detail: `No route for GET ${path} (the path has a repeated slash: check the client's base URL)`,
+      });
+    }
+    // The dashboard's own routes still load.
+    const page = await raw("/products", { accept: "text/html" });
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toContain("text/html");
+  });
+
   it("API answers above 1 KB are compressed, smaller ones are not", async () => {
     const seller = await createSeller(t.url, ["products:write", "products:read"]);
     for (let i = 0; i < 6; i++)

@@ -145,7 +145,10 @@ export interface ErrorLog {
 
 /** Unknown routes answer in Polar's shape rather than Express's HTML page. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
-  next(new ResourceNotFound(`No route for ${req.method} ${req.path}`));
+  const hint = req.path.includes("//")
+    ? " (the path has a repeated slash: check the client's base URL)"
+    : "";
+  next(new ResourceNotFound(`No route for ${req.method} ${req.path}${hint}`));
 };
 
 /** The one place errors become HTTP responses. Stacks go to the log, never to the client. */
