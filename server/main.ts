@@ -38,6 +38,7 @@ import { createAuth, type Auth } from "./modules/auth/auth.ts";
 import { promoteListedAdmins } from "./modules/auth/platform-admins.ts";
 import { createMailer } from "./modules/email/mailer.ts";
 import { ensureProfile } from "./modules/organizations/repository.ts";
+import { assertOrganizationDeletable } from "./modules/organizations/service.ts";
 import { createWebhooks, type WebhooksRuntime } from "./modules/webhooks/jobs.ts";
 
 export interface StartOptions {
@@ -176,7 +177,10 @@ export async function start(
       config,
       db: database.db,
       mailer,
-      hooks: { afterCreateOrganization: (org) => ensureProfile(database.db, org.id) },
+      hooks: {
+        afterCreateOrganization: (org) => ensureProfile(database.db, org.id),
+        beforeDeleteOrganization: (id) => assertOrganizationDeletable(database.db, id),
+      },
     });
     await promoteListedAdmins(database.db, config, log);
 

@@ -15,7 +15,7 @@ import {
 import { checkouts } from "./checkouts.ts";
 import { id, timestamps, tstz } from "./columns.ts";
 import { customerRef, organizationRef } from "./owned.ts";
-import type { CustomerAddress } from "./customers.ts";
+import { type CustomerAddress, customers } from "./customers.ts";
 import { discounts } from "./discounts.ts";
 import { productPrices, products } from "./products.ts";
 
@@ -205,7 +205,10 @@ export const documentCounters = pgTable(
 export const customerDocumentCounters = pgTable(
   "customer_document_counters",
   {
-    customerId: customerRef(),
+    // Cascades: an organization deleted with its customers takes their counters with them.
+    customerId: uuid("customer_id")
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
     kind: text("kind").$type<"invoice" | "receipt">().notNull(),
     last: integer("last").notNull(),
   },

@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { api, signUp, type TestUser } from "../../../test/helpers/auth.ts";
+import { serverWithAdmin } from "../../../test/helpers/admin.ts";
 import { browser, uniqueEmail } from "../../../test/helpers/browser.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
@@ -14,9 +15,7 @@ let t: TestServer;
 let admin: TestUser;
 beforeAll(async () => {
   // The first admin comes from TILL_ADMIN_EMAILS; later ones through set-role.
-  const adminEmail = uniqueEmail("admin");
-  t = await startTestServer({ env: { TILL_ADMIN_EMAILS: adminEmail } });
-  admin = await signUp(t.url, { email: adminEmail });
+  ({ t, admin } = await serverWithAdmin());
 });
 afterAll(() => t?.stop());
 

@@ -119,13 +119,13 @@ function safeDecode(value: string): string {
   }
 }
 
-type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
+export type HookContext = Parameters<Parameters<typeof createAuthMiddleware>[0]>[0];
 
 /**
  * The caller's session, from a bearer token or the cookie. Hooks run before bearer()'s own hook
  * has turned the header into a cookie, so a bearer token is looked up here (hashed, like any).
  */
-async function callerSession(ctx: HookContext) {
+export async function callerSession(ctx: HookContext) {
   const header = ctx.headers?.get("authorization") ?? "";
   if (header.slice(0, 7).toLowerCase() === "bearer ") {
     // A signed bearer token is "<token>.<signature>"; the session is found by the token.

@@ -20,6 +20,7 @@ import type { Db } from "../../../db/client.ts";
 import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
+import { assertUserDeletable, deletionGuard } from "./deletion.ts";
 import { markDeviceSession } from "./device-sessions.ts";
 import { hashingSessionTokens, sessionHandles } from "./hashed-sessions.ts";
 import { deleteOtherSessions, deleteSessionByHandle } from "./repository.ts";
@@ -36,6 +37,8 @@ export const CLIENT_IP_HEADER = "x-till-client-ip";
 export interface AuthHooks {
   /** Runs after better-auth created an organization: the seller profile is made here. */
   afterCreateOrganization?(organization: { id: string; name: string; slug: string }): Promise<void>;
+  /** Runs before better-auth deletes an organization: throws an APIError to refuse. */
+  beforeDeleteOrganization?(organizationId: string): Promise<void>;
 }
 
 export interface AuthOptionsDeps {
@@ -94,6 +97,9 @@ export function buildPlugins(deps: AuthOptionsDeps) {
         beforeUpdateTeam: async ({ updates }) => {
           if (updates.name !== undefined) assertTeamName(updates.name);
         },
+        beforeDeleteOrganization: async ({ organization: org }) => {
+          await deps.hooks?.beforeDeleteOrganization?.(org.id);
+        },
         afterCreateOrganization: async ({ organization: org }) => {
           await deps.hooks?.afterCreateOrganization?.({
             id: org.id,
@@ -120,6 +126,7 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     }),
     bearer(),
     username(),
+    deletionGuard(deps.db),
     // After bearer(), whose hook turns a bearer token into the session these revocations check.
     sessionHandles({
       deleteByHandle: (handle, userId) => deleteSessionByHandle(deps.db, handle, userId),
@@ -253,6 +260,7 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       deleteUser: {
         enabled: config.auth.allowDeleteUser,
         deleteTokenExpiresIn: 24 * 3600,
+        beforeDelete: async (u) => assertUserDeletable(deps.db, u.id),
         ...(config.auth.deleteUserEmailConfirmation
           ? {
               sendDeleteAccountVerification: async ({

@@ -2,7 +2,7 @@
 // platform role, and promoting the users of configured emails to admin.
 import { and, eq, inArray, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { session, user } from "../../../db/schema/index.ts";
+import { member, organization, session, user } from "../../../db/schema/index.ts";
 
 export async function userRole(db: Db, userId: string): Promise<string | null> {
   const [row] = await db.select({ role: user.role }).from(user).where(eq(user.id, userId)).limit(1);
@@ -90,4 +90,17 @@ export async function deleteOtherSessions(
     )
     .returning({ id: session.id });
   return rows.length;
+}
+
+/** The organizations the user is a member of, by name. */
+export async function organizationsOfUser(
+  db: Db,
+  userId: string,
+): Promise<{ name: string; slug: string }[]> {
+  return db
+    .select({ name: organization.name, slug: organization.slug })
+    .from(member)
+    .innerJoin(organization, eq(organization.id, member.organizationId))
+    .where(eq(member.userId, userId))
+    .orderBy(organization.name);
 }

@@ -34,3 +34,8 @@ export async function pendingAttemptOf(
   );
   return order?.nextPaymentAttemptAt ?? null;
 }
+
+/** Whether any order of the organization charged anything: its deletion would take money records. */
+export function hasChargedOrders(db: Db, organizationId: string): Promise<boolean> {
+  return repo.anyChargedOrder(db, scopeOfResource({ organizationId }));
+}

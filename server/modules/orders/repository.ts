@@ -353,3 +353,13 @@ export async function staleFinalizingForJob(
     .orderBy(asc(orders.finalizingAt))
     .limit(limit);
 }
+
+/** Whether the organization has an order that charged anything (a total above zero). */
+export async function anyChargedOrder(db: Db, scope: OrgScope): Promise<boolean> {
+  const [row] = await db
+    .select({ id: orders.id })
+    .from(orders)
+    .where(and(inArray(orders.organizationId, [...scope]), sql`${orders.totalAmount} > 0`))
+    .limit(1);
+  return row !== undefined;
+}

@@ -14,6 +14,8 @@ import type { Config } from "../../config.ts";
 import type { Auth } from "../auth/auth.ts";
 import { mayCreateOrganization } from "../auth/platform-admins.ts";
 import { userRole } from "../auth/queries.ts";
+import { hasChargedOrders } from "../orders/queries.ts";
+import { hasRunningPaidSubscriptions } from "../subscriptions/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { resetNotEnabled } from "./queries.ts";
 import * as repo from "./repository.ts";
@@ -213,4 +215,22 @@ export async function organizationSummary(db: Db, id: string) {
       pause: portal.subscription.pause ?? false,
     },
   };
+}
+
+/**
+ * Deleting an organization deletes its customers, orders and payments with it, so one that has
+ * charged anything, or has a paid subscription still running, is refused (Polar's rule; Polar
+ * then hands the request to support, a self-hosted till leaves it to the owner).
+ */
+export async function assertOrganizationDeletable(db: Db, organizationId: string): Promise<void> {
+  const [orders, subscriptions] = await Promise.all([
+    hasChargedOrders(db, organizationId),
+    hasRunningPaidSubscriptions(db, organizationId),
+  ]);
+  if (!orders && !subscriptions) return;
+  throw APIError.from("BAD_REQUEST", {
+    code: "ORGANIZATION_HAS_SALES",
+    message:
+      "An organization with paid orders or running paid subscriptions cannot be deleted: its customers' orders and payments are kept.",
+  });
 }

@@ -67,3 +67,14 @@ export async function hadTrial(
     .limit(1);
   return row !== undefined;
 }
+
+/** Whether a subscription of the organization with a price above zero is still running. */
+export async function anyRunningPaid(db: Db, scope: OrgScope): Promise<boolean> {
+  const running = inArray(subscriptions.status, ["trialing", "active", "past_due", "paused"]);
+  const [row] = await db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(and(inScope(scope), running, sql`${subscriptions.amount} > 0`))
+    .limit(1);
+  return row !== undefined;
+}

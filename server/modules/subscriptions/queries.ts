@@ -1,7 +1,7 @@
 // Reads of subscriptions for the customer state, which the subscriptions' own use cases emit:
 // repository reads only, so the state can gather them without importing the use cases.
 import type { Db } from "../../../db/client.ts";
-import type { OrgScope } from "../../lib/org-scope.ts";
+import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import * as purchases from "./purchase-repository.ts";
 import * as repo from "./repository.ts";
 
@@ -32,4 +32,9 @@ export function hadTrial(
   who: { email: string; fingerprint: string | null },
 ) {
   return purchases.hadTrial(db, scope, who);
+}
+
+/** Whether the organization has a paid subscription still running (trialing to paused). */
+export function hasRunningPaidSubscriptions(db: Db, organizationId: string) {
+  return purchases.anyRunningPaid(db, scopeOfResource({ organizationId }));
 }
