@@ -1,6 +1,7 @@
 // The seller of the checkout rules suites, on a server with German VAT, and the calls they make:
 // products and sessions with its token, and the client endpoints with a session's secret. Each
 // suite file gets its own.
+import type { SQL } from "drizzle-orm";
 import { afterAll, beforeAll, expect } from "vitest";
 import { api, createSeller } from "./auth.ts";
 import { startTestServer, type TestServer } from "./server.ts";
@@ -57,4 +58,10 @@ export async function checkout(body: Record<string, unknown>) {
     tax_amount: number | null;
     net_amount: number;
   };
+}
+
+/** The number one row of `query` answers as `n`. */
+export async function count(query: SQL): Promise<number> {
+  const [row] = await t.server.database.rows<{ n: number }>(query);
+  return Number(row!.n);
 }

@@ -6,6 +6,7 @@ import { api, createSeller } from "../../../test/helpers/auth.ts";
 import {
   checkout,
   client,
+  count,
   post,
   product,
   SCOPES,
@@ -16,11 +17,6 @@ import {
 import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 withCheckoutSeller();
-
-async function count(query: ReturnType<typeof sql>): Promise<number> {
-  const [row] = await t.server.database.rows<{ n: number }>(query);
-  return Number(row!.n);
-}
 
 describe("checkout.created", () => {
   it("records the response itself as the event's data, byte for byte", async () => {

@@ -17,7 +17,11 @@ import {
 } from "./public.ts";
 import { fulfil, reopen } from "./fulfil.ts";
 import { trialOf } from "./trial.ts";
-import { assertNoOtherSubscription, assertTrialAllowed } from "./purchase-rules.ts";
+import {
+  assertDiscountUnderBuyerLimit,
+  assertNoOtherSubscription,
+  assertTrialAllowed,
+} from "./purchase-rules.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
@@ -130,11 +134,14 @@ export async function claimCheckout(
   return inTransaction(deps.db, async (tx) => {
     const c = await repo.claimForPayment(tx, row.id, deps.clock.now());
     if (!c) return null;
-    if (c.discountId && !(await redeemDiscount(tx, c.discountId))) {
-      throw RequestValidationError.field(
-        ["body", "discount_code"],
-        "This discount has been fully redeemed.",
-      );
+    if (c.discountId) {
+      const redeemed = await redeemDiscount(tx, c.discountId);
+      if (!redeemed)
+        throw RequestValidationError.field(
+          ["body", "discount_code"],
+          "This discount has been fully redeemed.",
+        );
+      await assertDiscountUnderBuyerLimit(tx, c, redeemed.maxRedemptionsPerCustomer);
     }
     const claimedRow = c.discountId
       ? await repo.updateCheckout(tx, c.id, { discountRedeemed: true })

@@ -6,12 +6,16 @@
 // - prevent_trial_abuse, off by default: a trial is refused at confirm to an email (its +alias
 //   ignored) whose customer had a trial of the organization before, or to a card (its processor's
 //   fingerprint) that a customer who had a trial saved.
+// - a discount's max_redemptions_per_customer: a buyer (the session's customer, or its email with
+//   +alias and case ignored) who redeemed it that often is refused at confirm, before any charge.
 import type { Db } from "../../../db/client.ts";
+import type { Tx } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { subscriptionSettingsOf } from "../organizations/queries.ts";
 import { productsOf } from "../products/service.ts";
 import { hadTrial, hasBillableSubscription } from "../subscriptions/queries.ts";
+import { countBuyerRedemptions, type CheckoutRow } from "./repository.ts";
 
 export class AlreadyActiveSubscriptionError extends ApiError {
   constructor() {
@@ -27,6 +31,30 @@ export class TrialAlreadyRedeemed extends ApiError {
       "You have already used a trial for this product. Trials can only be used once per customer.",
     );
   }
+}
+
+export class DiscountRedemptionLimitReached extends ApiError {
+  constructor() {
+    super(
+      403,
+      "DiscountRedemptionLimitReached",
+      "You have already redeemed this discount the maximum number of times allowed per customer.",
+    );
+  }
+}
+
+/**
+ * In the transaction that took the session's redemption: that redemption locks the discount's row
+ * until commit, so two confirms by one buyer cannot both count the other's as not yet there.
+ */
+export async function assertDiscountUnderBuyerLimit(
+  tx: Tx,
+  checkout: CheckoutRow,
+  limit: number | null,
+): Promise<void> {
+  if (limit === null) return;
+  if ((await countBuyerRedemptions(tx, checkout)) >= limit)
+    throw new DiscountRedemptionLimitReached();
 }
 
 export async function assertNoOtherSubscription(

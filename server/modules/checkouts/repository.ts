@@ -236,3 +236,34 @@ export async function listCheckouts(
   ]);
   return { rows, total: totals!.n };
 }
+
+/**
+ * How many other sessions of this buyer hold a redemption of the discount: by the session's
+ * customer or by its email, its +alias and case ignored, as Polar identifies a buyer.
+ */
+export async function countBuyerRedemptions(
+  db: Db,
+  checkout: Pick<CheckoutRow, "id" | "discountId" | "customerId" | "customerEmail">,
+): Promise<number> {
+  if (!checkout.discountId) return 0;
+  const unalias = (email: SQL | string) => sql`lower(regexp_replace(${email}, '\\+[^@]*@', '@'))`;
+  const sameBuyer = [
+    ...(checkout.customerId ? [eq(checkouts.customerId, checkout.customerId)] : []),
+    ...(checkout.customerEmail
+      ? [sql`${unalias(sql`${checkouts.customerEmail}`)} = ${unalias(checkout.customerEmail)}`]
+      : []),
+  ];
+  if (sameBuyer.length === 0) return 0;
+  const [row] = await db
+    .select({ n: count() })
+    .from(checkouts)
+    .where(
+      and(
+        eq(checkouts.discountId, checkout.discountId),
+        eq(checkouts.discountRedeemed, true),
+        sql`${checkouts.id} <> ${checkout.id}`,
+        or(...sameBuyer),
+      ),
+    );
+  return Number(row?.n ?? 0);
+}

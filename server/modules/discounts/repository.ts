@@ -149,8 +149,15 @@ export async function setProducts(db: Db, discountId: string, productIds: string
       .values(productIds.map((productId) => ({ discountId, productId })));
 }
 
-/** Takes one redemption if any is left; false when max_redemptions is reached (atomic, no race). */
-export async function redeem(db: Db, id: string): Promise<boolean> {
+/**
+ * Takes one redemption if any is left (atomic, no race); null when max_redemptions is reached. The
+ * row stays locked until the caller's transaction ends, so a per-customer count read after this
+ * sees every other redemption of the discount that committed.
+ */
+export async function redeem(
+  db: Db,
+  id: string,
+): Promise<{ maxRedemptionsPerCustomer: number | null } | null> {
   const rows = await db
     .update(discounts)
     .set({ redemptionsCount: sql`${discounts.redemptionsCount} + 1` })
@@ -164,8 +171,8 @@ export async function redeem(db: Db, id: string): Promise<boolean> {
         ),
       ),
     )
-    .returning({ id: discounts.id });
-  return rows.length === 1;
+    .returning({ maxRedemptionsPerCustomer: discounts.maxRedemptionsPerCustomer });
+  return rows[0] ?? null;
 }
 
 /** Gives back a redemption taken by a checkout whose payment failed. */
