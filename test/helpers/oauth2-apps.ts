@@ -94,6 +94,17 @@ export const secretOf = () => ({
   client_secret: client.client_secret,
 });
 
+/** Exchanges a code of the suite's app for its tokens (`extra` overrides a field); the reply. */
+export const exchange = (code: string, verifier: string, extra: Record<string, string> = {}) =>
+  post("/v1/oauth2/token", {
+    grant_type: "authorization_code",
+    code,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    ...secretOf(),
+    ...extra,
+  });
+
 /** Registers the suite's server, the seller signed in with a cookie, their app and a product. */
 export function withOAuthApp(): void {
   beforeAll(async () => {

@@ -1,7 +1,8 @@
 // What an OAuth 2.0 app does not get, and when its access ends: a denied consent goes back to the
 // app, an unregistered redirect URI or a scope it may not ask for is refused, a consent for a
-// foreign organization makes no code; a member's token stops when they leave, and every token of
-// an app stops when the app is deleted.
+// foreign organization makes no code; a token acting for a user cannot manage the organization's
+// access tokens (Polar keeps them to the web session); a member's token stops when they leave, and
+// every token of an app stops when the app is deleted.
 import { describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import {
@@ -9,10 +10,8 @@ import {
   client,
   consent,
   cookie,
+  exchange,
   pkce,
-  post,
-  REDIRECT,
-  secretOf,
   seller,
   signInCookie,
   t,
@@ -83,13 +82,7 @@ describe("authorization code with PKCE", () => {
     const memberCookie = await signInCookie(member.email, member.password);
     const { verifier, challenge } = pkce();
     const code = await consent(challenge, seller.organization.id, memberCookie);
-    const ok = await post("/v1/oauth2/token", {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      ...secretOf(),
-    });
+    const ok = await exchange(code, verifier);
     const token = ok.body.access_token;
     expect((await api(t.url, "/v1/products/", { token })).status).toBe(200);
     const left = await orgCall(t.url, member, "leave", { organizationId: seller.organization.id });
@@ -97,16 +90,44 @@ describe("authorization code with PKCE", () => {
     expect((await api(t.url, "/v1/products/", { token })).status).toBe(401);
   });
 
+  it("gives a user's token no way to organization access tokens, whatever its scopes", async () => {
+    const { verifier, challenge } = pkce();
+    const code = await consent(challenge, seller.organization.id, cookie, { sub_type: "user" });
+    const ok = await exchange(code, verifier);
+    const token = ok.body.access_token as string;
+    expect((await api(t.url, "/v1/products/", { token })).status).toBe(200);
+    const tokens = () =>
+      api(t.url, `/v1/organization-access-tokens/?organization_id=${seller.organization.id}`, {
+        token: seller.user.token,
+      });
+    const before = (await tokens()).body;
+
+    // An app granted products:read must not mint itself a token with every scope.
+    const minted = await api(t.url, "/v1/organization-access-tokens/", {
+      token,
+      body: {
+        organization_id: seller.organization.id,
+        comment: "escalate",
+        scopes: ["customers:write", "refunds:write"],
+      },
+    });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(403);
+    expect(minted.body.error).toBe("NotPermitted");
+    const listed = await api(t.url, "/v1/organization-access-tokens/", { token });
+    expect(listed.status).toBe(403);
+    const id = before.items[0].id as string;
+    const removed = await api(t.url, `/v1/organization-access-tokens/${id}`, {
+      method: "DELETE",
+      token,
+    });
+    expect(removed.status).toBe(403);
+    expect((await tokens()).body).toEqual(before);
+  });
+
   it("stops every token of an app when the app is deleted", async () => {
     const { verifier, challenge } = pkce();
     const code = await consent(challenge);
-    const ok = await post("/v1/oauth2/token", {
-      grant_type: "authorization_code",
-      code,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      ...secretOf(),
-    });
+    const ok = await exchange(code, verifier);
     expect((await api(t.url, "/v1/products/", { token: ok.body.access_token })).status).toBe(200);
     const del = await api(t.url, `/v1/oauth2/register/${client.client_id}`, {
       method: "DELETE",

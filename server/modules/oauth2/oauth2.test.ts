@@ -8,6 +8,7 @@ import {
   client,
   consent,
   cookie,
+  exchange,
   pkce,
   post,
   REDIRECT,
@@ -133,29 +134,21 @@ describe("authorization code with PKCE", () => {
     const code = await consent(challenge);
     expect(code).toMatch(/^till_ac_/);
 
-    const exchange = (extra: Record<string, string>) =>
-      post("/v1/oauth2/token", {
-        grant_type: "authorization_code",
-        code,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        ...secretOf(),
-        ...extra,
-      });
+    const redeem = (extra: Record<string, string>) => exchange(code, verifier, extra);
     // Refusals first: each leaves the code usable.
-    const wrongVerifier = await exchange({ code_verifier: pkce().verifier });
+    const wrongVerifier = await redeem({ code_verifier: pkce().verifier });
     expect(wrongVerifier.status).toBe(400);
     expect(wrongVerifier.body).toEqual({
       error: "invalid_grant",
       error_description: expect.any(String),
     });
-    const wrongRedirect = await exchange({ redirect_uri: "https://app.example.com/other" });
+    const wrongRedirect = await redeem({ redirect_uri: "https://app.example.com/other" });
     expect(wrongRedirect.body.error).toBe("invalid_grant");
-    const wrongSecret = await exchange({ client_secret: "till_cs_wrong" });
+    const wrongSecret = await redeem({ client_secret: "till_cs_wrong" });
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.body.error).toBe("invalid_client");
 
-    const ok = await exchange({});
+    const ok = await redeem({});
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({
       token_type: "Bearer",
@@ -165,7 +158,7 @@ describe("authorization code with PKCE", () => {
     });
     expect(ok.body.access_token).toMatch(/^till_at_o_/);
     expect(ok.body.refresh_token).toMatch(/^till_rt_o_/);
-    const reused = await exchange({});
+    const reused = await redeem({});
     expect(reused.body.error).toBe("invalid_grant");
 
     const access = ok.body.access_token;

@@ -30,8 +30,10 @@ export async function resolveToken(
   return token;
 }
 
+// An OAuth app acting for a user is refused too: its grant's scopes would otherwise buy a token
+// with any scope (Polar keeps these routes to the web session).
 function usersOnly(ctx: AuthContext): void {
-  if (ctx.kind !== "user")
+  if (ctx.kind !== "user" || ctx.oauthClientId)
     throw new NotPermitted(
       "Organization access tokens are managed by a signed-in member, not by another token.",
     );
