@@ -50,6 +50,16 @@ export function createGuard(resolve: AuthResolver): Guard {
     };
 }
 
+/**
+ * The user behind a signed-in session, for a person's own acts and data (their tokens, their mail,
+ * their live stream). An organization token is refused, and so is an OAuth app acting for the user:
+ * whatever scopes it was granted, these are beyond them.
+ */
+export function sessionUserOf(ctx: AuthContext, refusal: string): string {
+  if (ctx.kind !== "user" || !ctx.userId || ctx.oauthClientId) throw new NotPermitted(refusal);
+  return ctx.userId;
+}
+
 export function authOf(req: Request): AuthContext {
   if (!req.auth) throw new Unauthorized();
   return req.auth;

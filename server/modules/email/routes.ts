@@ -5,8 +5,8 @@
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
-import { authOf, type Guard } from "../../lib/auth-context.ts";
-import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
+import { authOf, type Guard, sessionUserOf } from "../../lib/auth-context.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
 import { parseQuery } from "../../lib/validation.ts";
 import { listMailsVisibleTo } from "./repository.ts";
 
@@ -20,11 +20,12 @@ export function sandboxEmailsRouter(
   r.get(["/sandbox/emails", "/sandbox/emails/"], guard(), async (req, res) => {
     if (deps.mode !== "sandbox")
       throw new ResourceNotFound("The email outbox is only listed in sandbox mode.");
-    const ctx = authOf(req);
-    if (ctx.kind !== "user" || !ctx.userId)
-      throw new NotPermitted("The email outbox is available to signed-in users only.");
+    const userId = sessionUserOf(
+      authOf(req),
+      "The email outbox is available to signed-in users only.",
+    );
     const { limit } = parseQuery(emailListQuery, req);
-    const rows = await listMailsVisibleTo(deps.db, ctx.userId, limit);
+    const rows = await listMailsVisibleTo(deps.db, userId, limit);
     res.json({
       items: rows.map((m) => ({
         id: m.id,

@@ -1,7 +1,8 @@
 // What an OAuth 2.0 app does not get, and when its access ends: a denied consent goes back to the
 // app, an unregistered redirect URI or a scope it may not ask for is refused, a consent for a
 // foreign organization makes no code; a token acting for a user cannot manage the organization's
-// access tokens (Polar keeps them to the web session); a member's token stops when they leave, and
+// access tokens (Polar keeps them to the web session), read the sandbox mail outbox or open the
+// live event stream; a member's token stops when they leave, and
 // every token of an app stops when the app is deleted.
 import { describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
@@ -122,6 +123,23 @@ describe("authorization code with PKCE", () => {
     });
     expect(removed.status).toBe(403);
     expect((await tokens()).body).toEqual(before);
+  });
+
+  it("gives a user's token neither the sandbox mail outbox nor the live event stream", async () => {
+    const { verifier, challenge } = pkce();
+    const code = await consent(challenge, seller.organization.id, cookie, { sub_type: "user" });
+    const token = (await exchange(code, verifier)).body.access_token as string;
+    // The outbox holds the user's own reset and verification links: an app must not read them.
+    const mails = await api(t.url, "/v1/sandbox/emails", { token });
+    expect(mails.status, JSON.stringify(mails.body)).toBe(403);
+    expect(mails.body.error).toBe("NotPermitted");
+    // The stream carries every event of the organization, whatever the app's scopes.
+    const stream = await fetch(`${t.url}/v1/cli/listen/${seller.organization.id}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await stream.body?.cancel();
+    expect(stream.status).toBe(403);
+    expect((await api(t.url, "/v1/sandbox/emails", { token: seller.user.token })).status).toBe(200);
   });
 
   it("stops every token of an app when the app is deleted", async () => {

@@ -4,9 +4,9 @@
 // redirect URI and the PKCE challenge; tokens.ts turns it into tokens.
 import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../../../db/client.ts";
-import type { AuthContext } from "../../lib/auth-context.ts";
+import { type AuthContext, sessionUserOf } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { NotPermitted, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import { RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { SCOPES } from "../../lib/scopes.ts";
 import type { SecretBox } from "../../lib/secret-box.ts";
 import { hashToken, newToken } from "../../lib/tokens.ts";
@@ -37,9 +37,7 @@ const CODE_TTL_MS = 10 * 60_000;
 
 /** Registration and consent are a person's acts: a session, never a token acting for an app. */
 function signedInUser(ctx: AuthContext): string {
-  if (ctx.kind !== "user" || !ctx.userId || ctx.oauthClientId)
-    throw new NotPermitted("Only a signed-in user may do this.");
-  return ctx.userId;
+  return sessionUserOf(ctx, "Only a signed-in user may do this.");
 }
 
 function clientValues(input: ClientConfiguration) {

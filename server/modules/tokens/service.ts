@@ -1,8 +1,8 @@
 // Organization access tokens: created by a member for CI and servers, shown once, stored as a hash.
 import type { Db } from "../../../db/client.ts";
-import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
+import { organizationForWrite, sessionUserOf, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { NotPermitted, ResourceNotFound } from "../../lib/errors.ts";
+import { ResourceNotFound } from "../../lib/errors.ts";
 import { scopeOfCaller } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import type { Scope } from "../../lib/scopes.ts";
@@ -33,10 +33,10 @@ export async function resolveToken(
 // An OAuth app acting for a user is refused too: its grant's scopes would otherwise buy a token
 // with any scope (Polar keeps these routes to the web session).
 function usersOnly(ctx: AuthContext): void {
-  if (ctx.kind !== "user" || ctx.oauthClientId)
-    throw new NotPermitted(
-      "Organization access tokens are managed by a signed-in member, not by another token.",
-    );
+  sessionUserOf(
+    ctx,
+    "Organization access tokens are managed by a signed-in member, not by another token.",
+  );
 }
 
 export async function createToken(

@@ -9,8 +9,7 @@ import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
-import { NotPermitted } from "../../lib/errors.ts";
+import { assertAccessible, authOf, type Guard, sessionUserOf } from "../../lib/auth-context.ts";
 import { parseParams, parseQuery } from "../../lib/validation.ts";
 import { eventsAfter, latestSeq, seqBeforeLast } from "./delivery-repository.ts";
 import type { NotificationHub } from "./notifications.ts";
@@ -60,11 +59,10 @@ export function streamRouter(deps: StreamDeps, guard: Guard): Router {
   const r = apiRouter();
   r.get("/cli/listen/:organization_id", guard(), async (req, res) => {
     const ctx = authOf(req);
-    if (ctx.kind !== "user" || !ctx.userId)
-      throw new NotPermitted("The live stream is for a signed-in user.");
+    const userId = sessionUserOf(ctx, "The live stream is for a signed-in user.");
     const { organization_id: organizationId } = parseParams(params, req);
     assertAccessible(ctx, organizationId, "Organization not found.");
-    const secret = await listenSecret(deps.db, ctx.userId, organizationId, newWebhookSecret());
+    const secret = await listenSecret(deps.db, userId, organizationId, newWebhookSecret());
     const resumeFrom = lastEventId.safeParse(
       req.header("last-event-id") ?? req.query.last_event_id,
     );
