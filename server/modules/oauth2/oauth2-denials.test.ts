@@ -2,7 +2,7 @@
 // app, an unregistered redirect URI or a scope it may not ask for is refused, a consent for a
 // foreign organization makes no code; a token acting for a user cannot manage the organization's
 // access tokens (Polar keeps them to the web session), read the sandbox mail outbox or open the
-// live event stream; a member's token stops when they leave, and
+// live event and request log streams; a member's token stops when they leave, and
 // every token of an app stops when the app is deleted.
 import { describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
@@ -125,7 +125,7 @@ describe("authorization code with PKCE", () => {
     expect((await tokens()).body).toEqual(before);
   });
 
-  it("gives a user's token neither the sandbox mail outbox nor the live event stream", async () => {
+  it("gives a user's token neither the sandbox mail outbox nor the live event and request streams", async () => {
     const { verifier, challenge } = pkce();
     const code = await consent(challenge, seller.organization.id, cookie, { sub_type: "user" });
     const token = (await exchange(code, verifier)).body.access_token as string;
@@ -134,11 +134,15 @@ describe("authorization code with PKCE", () => {
     expect(mails.status, JSON.stringify(mails.body)).toBe(403);
     expect(mails.body.error).toBe("NotPermitted");
     // The stream carries every event of the organization, whatever the app's scopes.
-    const stream = await fetch(`${t.url}/v1/cli/listen/${seller.organization.id}`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-    await stream.body?.cancel();
-    expect(stream.status).toBe(403);
+    for (const path of ["listen", "logs"]) {
+      for (const bearer of [token, seller.token]) {
+        const stream = await fetch(`${t.url}/v1/cli/${path}/${seller.organization.id}`, {
+          headers: { authorization: `Bearer ${bearer}` },
+        });
+        await stream.body?.cancel();
+        expect(stream.status, path).toBe(403);
+      }
+    }
     expect((await api(t.url, "/v1/sandbox/emails", { token: seller.user.token })).status).toBe(200);
   });
 

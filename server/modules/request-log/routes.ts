@@ -1,8 +1,10 @@
 // GET /v1/cli/logs/{organization_id}: the organization's API requests as server-sent events, as
-// they finish, for `till logs tail`.
+// they finish, for `till logs tail`: a member's own session only, as `till listen`. Neither an
+// organization token nor an OAuth app, whatever its scopes, follows every request of the
+// organization.
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
-import { assertAccessible, authOf, type Guard } from "../../lib/auth-context.ts";
+import { assertAccessible, authOf, type Guard, sessionUserOf } from "../../lib/auth-context.ts";
 import { parseParams } from "../../lib/validation.ts";
 import { holdStream, startEventStream, type StreamRegistry } from "../webhooks/stream.ts";
 import type { RequestLogHub } from "./hub.ts";
@@ -16,7 +18,9 @@ export function requestLogRouter(
   const r = apiRouter();
   r.get("/cli/logs/:organization_id", guard(), (req, res) => {
     const { organization_id: organizationId } = parseParams(params, req);
-    assertAccessible(authOf(req), organizationId, "Organization not found.");
+    const ctx = authOf(req);
+    sessionUserOf(ctx, "The live request log is for a signed-in user.");
+    assertAccessible(ctx, organizationId, "Organization not found.");
     startEventStream(res);
     res.write(`retry: 1000\ndata: ${JSON.stringify({ key: "connected" })}\n\n`);
     const unsubscribe = deps.hub.subscribe(organizationId, (entry) => {
