@@ -54,13 +54,14 @@ async function settle(
   deps: CheckoutDeps,
   row: repo.CheckoutRow,
   log?: Logger,
+  processorPaymentId?: string,
 ): Promise<keyof ReconcileResult | null> {
   const key = paymentKey(row);
   const failedLookup = (err: unknown) => {
     log?.warn({ err, checkoutId: row.id }, "payment lookup failed; retried on the next run");
     return { status: "processing" as const };
   };
-  let lookup = await deps.processor.lookupPayment(key).catch(failedLookup);
+  let lookup = await deps.processor.lookupPayment(key, processorPaymentId).catch(failedLookup);
   // A payment still waiting for its customer (3-D Secure never finished) long after the claim is
   // given up at the processor, so the session can be paid again without a second charge.
   if (lookup.status === "processing" && deps.processor.cancelPayment && abandoned(deps, row))
@@ -92,17 +93,19 @@ function abandoned(deps: CheckoutDeps, row: repo.CheckoutRow): boolean {
 /**
  * A processor webhook says something happened to the payment made under `idempotencyKey`: settle the
  * session if that is still its open attempt. The processor is asked again rather than the event
- * believed, so events applied late or out of order change nothing.
+ * believed, so events applied late or out of order change nothing; by the payment's id, which the
+ * event names, since a lookup by key alone may not see a payment made moments ago.
  */
 export async function settleCheckoutPayment(
   deps: CheckoutDeps,
   checkoutId: string,
   idempotencyKey: string,
+  processorPaymentId: string,
   log?: Logger,
 ): Promise<"settled" | "ignored"> {
   const row = await repo.findCheckoutForProcessor(deps.db, checkoutId);
   if (row?.status !== "confirmed" || paymentKey(row) !== idempotencyKey) return "ignored";
-  const outcome = await settle(deps, row, log);
+  const outcome = await settle(deps, row, log, processorPaymentId);
   return outcome === "fulfilled" || outcome === "reopened" ? "settled" : "ignored";
 }
 

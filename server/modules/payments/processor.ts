@@ -173,8 +173,12 @@ export interface PaymentProcessor {
    */
   chargeOffSessionMany?(requests: OffSessionChargeRequest[]): Promise<ChargeResult[]>;
   refund(request: RefundRequest): Promise<RefundResult>;
-  /** What became of a payment this processor was asked for under this idempotency key (reconciler). */
-  lookupPayment(idempotencyKey: string): Promise<PaymentLookup>;
+  /**
+   * What became of a payment this processor was asked for under this idempotency key (reconciler).
+   * `processorPaymentId`, when a processor event names the payment, is read directly: a lookup by
+   * key alone may go through an index that lags behind (Stripe's search).
+   */
+  lookupPayment(idempotencyKey: string, processorPaymentId?: string): Promise<PaymentLookup>;
   /**
    * Gives up a payment still waiting for the customer (3-D Secure never finished) so it can no
    * longer succeed, and says what became of it (it may have succeeded just before). Processors

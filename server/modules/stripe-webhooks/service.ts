@@ -46,7 +46,7 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       const key = pi.metadata?.[KEY_METADATA];
       // Renewal charges carry no checkout: their outcome is the billing engine's answer.
       if (!checkoutId || !key) return "ignored";
-      const r = await settleCheckoutPayment(deps.checkout, checkoutId, key, deps.log);
+      const r = await settleCheckoutPayment(deps.checkout, checkoutId, key, pi.id, deps.log);
       return r === "settled" ? "applied" : "ignored";
     }
     case "setup_intent.succeeded": {

@@ -76,6 +76,22 @@ describe("Stripe webhooks", () => {
     }
   });
 
+  it("a 3-D Secure payment's success is applied before Stripe's search can find the payment", async () => {
+    // Stripe's search lags behind writes; the event names its PaymentIntent, which is read directly.
+    stripe.state.searchLagMs = 60_000;
+    try {
+      const c = await checkout(false);
+      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+      const [pi] = intentOf(c.id);
+      stripe.state.completeAction(pi!.id, undefined, true);
+      await stripe.idle();
+      expect((await polar.checkouts.get({ id: c.id })).status).toBe("succeeded");
+      expect(await orders(c.id)).toHaveLength(1);
+    } finally {
+      stripe.state.searchLagMs = 0;
+    }
+  });
+
   it("a failed 3-D Secure, delivered late, reopens the session", async () => {
     stripe.deliverTo(null);
     try {

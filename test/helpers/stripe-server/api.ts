@@ -28,6 +28,12 @@ export class StripeState {
   setupIntents = new Map<string, Obj>();
   refunds = new Map<string, Obj>();
   events: StripeEvent[] = [];
+  /**
+   * How long a new PaymentIntent stays out of search results. Stripe's search is eventually
+   * consistent (under a minute normally, longer during outages); 0 makes it immediate.
+   */
+  searchLagMs = 0;
+  private createdAtMs = new Map<string, number>();
   onEvent: (event: StripeEvent) => void = () => {};
 
   emit(type: string, object: Record<string, unknown>): void {
@@ -175,6 +181,7 @@ export class StripeState {
     };
     pi.client_secret = `${pi.id}_secret_${randomBytes(8).toString("hex")}`;
     this.intents.set(pi.id, pi);
+    this.createdAtMs.set(pi.id, Date.now());
     this.emit("payment_intent.created", pi);
     if (!bool(form, "confirm")) return pi;
     return this.confirmIntent(pi, this.paymentMethodFor(form), bool(form, "off_session"));
@@ -285,7 +292,9 @@ export class StripeState {
     if (!m) throw invalidRequest(`Invalid search query: ${query}`, "query");
     const [, key, raw] = m;
     const value = raw!.replace(/\\(.)/g, "$1");
+    const indexedBefore = Date.now() - this.searchLagMs;
     return [...this.intents.values()]
+      .filter((pi) => (this.createdAtMs.get(pi.id) ?? 0) <= indexedBefore)
       .filter((pi) => (pi.metadata as Record<string, string>)[key!] === value)
       .sort((a, b) => Number(b.created) - Number(a.created));
   }

@@ -166,7 +166,14 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         throw err;
       }
     },
-    async lookupPayment(idempotencyKey) {
+    async lookupPayment(idempotencyKey, processorPaymentId) {
+      if (processorPaymentId) {
+        const pi = await stripe.paymentIntents.retrieve(processorPaymentId, {
+          expand: ["payment_method"],
+        });
+        // The key in its metadata proves it is this attempt's payment, not one the event only names.
+        if (pi.metadata?.[KEY_METADATA] === idempotencyKey) return lookupOf(pi);
+      }
       return lookupOf(await findIntent(idempotencyKey));
     },
     async cancelPayment(idempotencyKey) {
