@@ -15,6 +15,7 @@ import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { RECONCILE_CHECKOUTS_JOB, reconcileCheckoutsJob } from "./modules/checkouts/reconcile.ts";
 import { reconcileDraftOrdersJob } from "./modules/draft-orders/reconcile.ts";
 import { reconcileChangeChargesJob } from "./modules/subscriptions/change-reconcile.ts";
+import { reconcileRefundsJob } from "./modules/refunds/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
@@ -128,6 +129,17 @@ export async function start(
       ),
       reconcileChangeChargesJob(
         { ...billing, reconcileAfterSeconds: config.payments.reconcileAfterSeconds },
+        log,
+      ),
+      // A getter: the queue (receipt mails) is handed to `billing` once started.
+      reconcileRefundsJob(
+        {
+          ...billing,
+          get queue() {
+            return billing.queue;
+          },
+          reconcileAfterSeconds: config.payments.reconcileAfterSeconds,
+        },
         log,
       ),
       applyGrantsJob({ db: database.db, clock, log, config: config.grants }) as JobDefinition,

@@ -172,7 +172,13 @@ export interface PaymentProcessor {
    * chargeOffSession.
    */
   chargeOffSessionMany?(requests: OffSessionChargeRequest[]): Promise<ChargeResult[]>;
+  /** Throws when the processor did not answer: the refund may or may not have been made. */
   refund(request: RefundRequest): Promise<RefundResult>;
+  /**
+   * The refund made under this request's idempotency key as the processor has it now; null when it
+   * never reached the processor. Processors whose refunds answer at once (the sandbox) leave it out.
+   */
+  lookupRefund?(request: RefundRequest): Promise<RefundResult | null>;
   /**
    * What became of a payment this processor was asked for under this idempotency key (reconciler).
    * `processorPaymentId`, when a processor event names the payment, is read directly: a lookup by

@@ -1,5 +1,5 @@
 // SQL for refunds: every read is limited to an OrgScope.
-import { and, asc, count, desc, eq, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
 import { customers, refunds } from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
@@ -124,4 +124,26 @@ export async function byProcessorRefund(
     )
     .limit(1);
   return row ?? null;
+}
+
+/**
+ * A refund by id alone, for the processor's webhook and the reconciler, which name it by the id it
+ * was sent under: no scope to check it against. Null for an id that is not a refund's.
+ */
+export async function refundForProcessor(db: Db, id: string): Promise<RefundRow | null> {
+  if (!UUID.test(id)) return null;
+  const [row] = await db.select().from(refunds).where(eq(refunds.id, id)).limit(1);
+  return row ?? null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Refunds still pending since before `cutoff`: their request died or went unanswered. */
+export async function stalePendingForJob(db: Db, cutoff: Date, limit: number) {
+  return db
+    .select()
+    .from(refunds)
+    .where(and(eq(refunds.status, "pending"), lt(refunds.createdAt, cutoff)))
+    .orderBy(asc(refunds.createdAt))
+    .limit(limit);
 }

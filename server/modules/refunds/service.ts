@@ -1,7 +1,7 @@
 // Refunds: money back on a paid order through the payment processor. A refund is reserved first
 // (pending, under a lock on the order row, counted against what is left), then sent to the processor
-// outside any transaction, then settled: on success the order's refunded amounts and status move
-// and, for one-time orders when asked, the order's benefit grants are revoked. Partial refunds add
+// outside any transaction, then settled (settle.ts); one the processor did not answer stays pending
+// for its webhook or the reconciler (reconcile.ts). Partial refunds add
 // up and never pass the order's net amount; tax is refunded in proportion (the last refund takes
 // whatever tax is left, so rounding never strands a cent).
 import { inTransaction, type Db } from "../../../db/client.ts";
@@ -11,19 +11,12 @@ import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
-import { revokeBenefitsForOrder } from "../grants/service.ts";
-import {
-  dueAmountOf,
-  findOrderRow,
-  lockOrder,
-  recordOrderRefund,
-  serializeOrders,
-} from "../orders/service.ts";
-import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import type { PaymentProcessor } from "../payments/processor.ts";
+import { dueAmountOf, findOrderRow, lockOrder } from "../orders/service.ts";
+import type { PaymentProcessor, RefundRequest } from "../payments/processor.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { refundOut, type RefundCreate, type RefundListQuery } from "./schemas.ts";
+import { settleRefund } from "./settle.ts";
 
 export interface RefundDeps {
   db: Db;
@@ -132,54 +125,21 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
     return { row, processorPaymentId: order.processorPaymentId };
   });
 
+  // No answer (the connection cut, Stripe's own error): the processor may have refunded, so the
+  // refund stays pending and reserved until its webhook or the reconciler settles it.
   const result = await deps.processor
-    .refund({
-      processorPaymentId: pending.processorPaymentId,
-      amount: pending.row.amount + pending.row.taxAmount,
-      currency: pending.row.currency,
-      idempotencyKey: pending.row.id,
-    })
-    .catch((err: unknown) => ({
-      status: "failed" as const,
-      message: `The refund could not be processed: ${(err as Error).message}`,
-    }));
+    .refund(refundRequest(pending.row, pending.processorPaymentId))
+    .catch(() => null);
+  if (!result) return refundOut(pending.row);
+  return (await settleRefund(deps, pending.row.id, result))!;
+}
 
-  return inTransaction(deps.db, async (tx) => {
-    const now = deps.clock.now();
-    const order = (await lockOrder(tx, scopeOfResource(pending.row), pending.row.orderId))!;
-    const emit = (type: string, data: unknown) =>
-      recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
-    if (result.status === "failed") {
-      const failed = await repo.updateRefund(tx, pending.row.id, {
-        status: "failed",
-        failureReason: result.message,
-        modifiedAt: now,
-      });
-      await emit("refund.updated", refundOut(failed));
-      return refundOut(failed);
-    }
-    const succeeded = await repo.updateRefund(tx, pending.row.id, {
-      status: "succeeded",
-      processorRefundId: result.processorRefundId,
-      modifiedAt: now,
-    });
-    const updatedOrder = await recordOrderRefund(
-      tx,
-      order,
-      succeeded.amount,
-      succeeded.taxAmount,
-      now,
-    );
-    const orderData = (await serializeOrders(tx, deps.baseUrl, [updatedOrder]))[0]!;
-    await emit("refund.updated", refundOut(succeeded));
-    await emit("order.refunded", orderData);
-    await queueReceiptMail(tx, deps.queue, {
-      orderId: order.id,
-      kind: "refunded",
-      amount: succeeded.amount + succeeded.taxAmount,
-    });
-    await emit("order.updated", orderData);
-    if (succeeded.revokeBenefits) await revokeBenefitsForOrder(tx, deps, order);
-    return refundOut(succeeded);
-  });
+/** What the processor is asked for a refund: the same every time, under the refund's own id. */
+export function refundRequest(row: repo.RefundRow, processorPaymentId: string): RefundRequest {
+  return {
+    processorPaymentId,
+    amount: row.amount + row.taxAmount,
+    currency: row.currency,
+    idempotencyKey: row.id,
+  };
 }

@@ -10,6 +10,7 @@ import { applyProcessorDispute, type DisputeDeps } from "../disputes/apply.ts";
 import { forgetPaymentMethod, stripeEvents } from "../payments/service.ts";
 import { KEY_METADATA, savedMethodOf, TILL_REFUND_METADATA } from "../payments/stripe/map.ts";
 import { recordExternalRefund } from "../refunds/external.ts";
+import { settleRefund } from "../refunds/settle.ts";
 
 export interface StripeWebhookDeps {
   checkout: CheckoutDeps;
@@ -78,19 +79,26 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
           : charge.payment_intent?.id;
       if (!pi) return "ignored";
       const refunds = await deps.stripe.refunds.list({ payment_intent: pi, limit: 100 });
+      const refundDeps = {
+        db,
+        clock: deps.checkout.clock,
+        baseUrl: deps.checkout.config.baseUrl,
+        queue: deps.checkout.queue,
+      };
       let recorded = 0;
       for (const r of refunds.data) {
-        if (r.status !== "succeeded" || r.metadata?.[TILL_REFUND_METADATA]) continue;
-        const outcome = await recordExternalRefund(
-          {
-            db,
-            clock: deps.checkout.clock,
-            baseUrl: deps.checkout.config.baseUrl,
-            queue: deps.checkout.queue,
-          },
-          { processorPaymentId: pi, processorRefundId: r.id, grossAmount: r.amount },
-        );
-        if (outcome === "recorded") recorded++;
+        if (r.status !== "succeeded") continue;
+        // One of till's own whose answer never reached it (a cut connection, a crash): settled now.
+        const own = r.metadata?.[TILL_REFUND_METADATA];
+        const outcome = own
+          ? (await settleRefund(refundDeps, own, { status: "succeeded", processorRefundId: r.id }))
+              ?.status
+          : await recordExternalRefund(refundDeps, {
+              processorPaymentId: pi,
+              processorRefundId: r.id,
+              grossAmount: r.amount,
+            });
+        if (outcome === "recorded" || outcome === "succeeded") recorded++;
       }
       return recorded > 0 ? "applied" : "ignored";
     }

@@ -35,6 +35,11 @@ export interface StripeServer {
   disputes: StripeDisputes;
   /** Requests received, in order (method and path), for "nothing reached Stripe" checks. */
   requests: { method: string; path: string }[];
+  /**
+   * Requests ("POST /v1/refunds") that are carried out, after which the connection is cut before
+   * the answer leaves: the caller cannot know whether Stripe did it.
+   */
+  cutAnswers: Set<string>;
   /** Where events go; null holds them (tests then deliver them by hand, in any order). */
   deliverTo(webhook: { url: string; secret: string } | null): void;
   deliver(event: StripeEvent, options?: { signature?: string }): Promise<number>;
@@ -50,6 +55,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
   const state = new StripeState();
   const disputes = new StripeDisputes(state);
   const requests: { method: string; path: string }[] = [];
+  const cutAnswers = new Set<string>();
   const idempotent = new Map<string, { hash: string; status: number; body: string }>();
   let webhook = options.webhook ?? null;
   let lastWebhook = webhook;
@@ -247,6 +253,10 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       return;
     }
     const send = (status: number, body: string, replayed = false) => {
+      if (cutAnswers.has(`${method} ${url.pathname}`)) {
+        req.socket.destroy();
+        return;
+      }
       res.writeHead(status, {
         "content-type": "application/json",
         "request-id": `req_${createHash("sha1").update(String(Math.random())).digest("hex").slice(0, 14)}`,
@@ -314,6 +324,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     state,
     disputes,
     requests,
+    cutAnswers,
     deliverTo(target) {
       webhook = target;
       if (target) lastWebhook = target;

@@ -4,7 +4,12 @@
 // Every request carries an idempotency key derived from till's own (checkout and attempt, renewal
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
 import { Stripe } from "stripe";
-import { DECLINE_MESSAGES, type PaymentProcessor, type PaymentCustomer } from "../processor.ts";
+import {
+  DECLINE_MESSAGES,
+  type PaymentCustomer,
+  type PaymentProcessor,
+  type RefundResult,
+} from "../processor.ts";
 import {
   disputeOf,
   intentResult,
@@ -17,6 +22,12 @@ import {
 
 const NO_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
 const CANCELABLE = new Set(["requires_action", "requires_confirmation", "requires_payment_method"]);
+
+function refundResult(refund: Stripe.Refund): RefundResult {
+  if (refund.status === "failed" || refund.status === "canceled")
+    return { status: "failed", message: `The refund ${refund.status}.` };
+  return { status: "succeeded", processorRefundId: refund.id };
+}
 
 export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
   /** The Stripe customer a saved card belongs to: the customer's own, or a new one. */
@@ -157,14 +168,28 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
           },
           { idempotencyKey: `refund:${request.idempotencyKey}` },
         );
-        if (refund.status === "failed" || refund.status === "canceled")
-          return { status: "failed", message: `The refund ${refund.status}.` };
-        return { status: "succeeded", processorRefundId: refund.id };
+        return refundResult(refund);
       } catch (err) {
-        if (err instanceof Error && "type" in err && String(err.type).startsWith("Stripe"))
+        // A cut connection or Stripe's own error says nothing of whether it refunded: rethrown.
+        if (
+          err instanceof Stripe.errors.StripeError &&
+          !(err instanceof Stripe.errors.StripeConnectionError) &&
+          !(err instanceof Stripe.errors.StripeAPIError)
+        )
           return { status: "failed", message: err.message };
         throw err;
       }
+    },
+    async lookupRefund(request) {
+      // Listing is read-after-write consistent (search is not), and finds refunds older than the
+      // day Stripe keeps idempotency keys.
+      const refunds = await stripe.refunds
+        .list({ payment_intent: request.processorPaymentId, limit: 100 })
+        .autoPagingToArray({ limit: 10_000 });
+      const made = refunds.find(
+        (r) => r.metadata?.[TILL_REFUND_METADATA] === request.idempotencyKey,
+      );
+      return made ? refundResult(made) : null;
     },
     async lookupPayment(idempotencyKey, processorPaymentId) {
       if (processorPaymentId) {
