@@ -42,13 +42,7 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
     case "payment_intent.payment_failed":
     case "payment_intent.requires_action":
     case "payment_intent.canceled": {
-      const pi = event.data.object;
-      const checkoutId = pi.metadata?.checkout_id;
-      const key = pi.metadata?.[KEY_METADATA];
-      // Renewal charges carry no checkout: their outcome is the billing engine's answer.
-      if (!checkoutId || !key) return "ignored";
-      const r = await settleCheckoutPayment(deps.checkout, checkoutId, key, pi.id, deps.log);
-      return r === "settled" ? "applied" : "ignored";
+      return (await settleIntent(deps, event.data.object)) ? "applied" : "ignored";
     }
     case "setup_intent.succeeded": {
       const si = event.data.object;
@@ -78,6 +72,9 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
           ? charge.payment_intent
           : charge.payment_intent?.id;
       if (!pi) return "ignored";
+      // Stripe does not order its events: the refund may come before the payment's own success.
+      // A checkout still waiting for this payment is settled first, so the refund finds its order.
+      await settleIntent(deps, await deps.stripe.paymentIntents.retrieve(pi));
       const refunds = await deps.stripe.refunds.list({ payment_intent: pi, limit: 100 });
       const refundDeps = {
         db,
@@ -121,4 +118,18 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
     default:
       return "ignored";
   }
+}
+
+/** Settles the checkout a PaymentIntent pays for, if it still waits for it; true when it changed. */
+async function settleIntent(
+  deps: StripeWebhookDeps,
+  pi: Pick<Stripe.PaymentIntent, "id" | "metadata">,
+): Promise<boolean> {
+  const checkoutId = pi.metadata?.checkout_id;
+  const key = pi.metadata?.[KEY_METADATA];
+  // Renewal charges carry no checkout: their outcome is the billing engine's answer.
+  if (!checkoutId || !key) return false;
+  return (
+    (await settleCheckoutPayment(deps.checkout, checkoutId, key, pi.id, deps.log)) === "settled"
+  );
 }

@@ -31,6 +31,18 @@ const confirm = (secret: string, tokenId: string) => s.confirm(secret, tokenId);
 const orders = (checkoutId: string) => s.orders(checkoutId);
 const intentOf = (checkoutId: string) => s.intentOf(checkoutId);
 
+/** A one-time checkout confirmed with a 3-D Secure card the buyer passes or fails. */
+async function payThrough3ds(pass: boolean) {
+  const c = await checkout(false);
+  const from = stripe.state.events.length;
+  await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
+  const [pi] = intentOf(c.id);
+  stripe.state.completeAction(pi!.id, undefined, pass);
+  const events = () => stripe.state.events.slice(from);
+  const find = (type: string) => events().find((e) => e.type === type)!;
+  return { c, pi: pi!, events: events(), find };
+}
+
 describe("the local Stripe API", () => {
   it("replays a repeated Idempotency-Key and refuses it with other parameters", async () => {
     const sdk = stripe.sdk();
@@ -52,14 +64,9 @@ describe("Stripe webhooks", () => {
   it("replayed and reordered events make exactly one order", async () => {
     stripe.deliverTo(null);
     try {
-      const c = await checkout(false);
-      const from = stripe.state.events.length;
-      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
-      const [pi] = intentOf(c.id);
-      stripe.state.completeAction(pi!.id, undefined, true);
-      const events = stripe.state.events.slice(from);
-      const succeeded = events.find((e) => e.type === "payment_intent.succeeded")!;
-      const action = events.find((e) => e.type === "payment_intent.requires_action")!;
+      const { c, events, find } = await payThrough3ds(true);
+      const succeeded = find("payment_intent.succeeded");
+      const action = find("payment_intent.requires_action");
       // The success first, then again (a retry), then the older requires_action.
       expect(await stripe.deliver(succeeded)).toBe(200);
       expect(await stripe.deliver(succeeded)).toBe(200);
@@ -92,17 +99,31 @@ describe("Stripe webhooks", () => {
     }
   });
 
+  it("charge.refunded before payment_intent.succeeded: one order, refunded", async () => {
+    stripe.deliverTo(null);
+    try {
+      const { c, pi, find } = await payThrough3ds(true);
+      // Refunded in Stripe's dashboard before till heard of the payment.
+      await stripe.sdk().refunds.create({ payment_intent: pi.id, amount: 200 });
+      const refunded = find("charge.refunded");
+      const succeeded = find("payment_intent.succeeded");
+      expect(await stripe.deliver(refunded)).toBe(200);
+      expect(await stripe.deliver(succeeded)).toBe(200);
+      const [order] = await orders(c.id);
+      expect(await orders(c.id)).toHaveLength(1);
+      const o = await polar.orders.get({ id: order!.id });
+      expect(o.status).toBe("partially_refunded");
+      expect(o.refundedAmount + o.refundedTaxAmount).toBe(200);
+    } finally {
+      stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+    }
+  });
+
   it("a failed 3-D Secure, delivered late, reopens the session", async () => {
     stripe.deliverTo(null);
     try {
-      const c = await checkout(false);
-      const from = stripe.state.events.length;
-      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
-      const [pi] = intentOf(c.id);
-      stripe.state.completeAction(pi!.id, undefined, false);
-      const failed = stripe.state.events
-        .slice(from)
-        .find((e) => e.type === "payment_intent.payment_failed")!;
+      const { c, find } = await payThrough3ds(false);
+      const failed = find("payment_intent.payment_failed");
       expect(await stripe.deliver(failed)).toBe(200);
       const reopened = await polar.checkouts.get({ id: c.id });
       expect(reopened.status).toBe("open");
@@ -118,14 +139,8 @@ describe("Stripe webhooks", () => {
   it("a forged or wrongly signed event is refused with 400 and applies nothing", async () => {
     stripe.deliverTo(null);
     try {
-      const c = await checkout(false);
-      const from = stripe.state.events.length;
-      await confirm(c.clientSecret, await token("pm_card_threeDSecure2Required"));
-      const [pi] = intentOf(c.id);
-      stripe.state.completeAction(pi!.id, undefined, true);
-      const succeeded = stripe.state.events
-        .slice(from)
-        .find((e) => e.type === "payment_intent.succeeded")!;
+      const { c, find } = await payThrough3ds(true);
+      const succeeded = find("payment_intent.succeeded");
       const payload = JSON.stringify(succeeded);
       const forged = stripe
         .sdk()
