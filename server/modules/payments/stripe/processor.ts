@@ -5,6 +5,7 @@
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
 import { Stripe } from "stripe";
 import {
+  type ChargeResult,
   DECLINE_MESSAGES,
   type PaymentCustomer,
   type PaymentProcessor,
@@ -27,6 +28,18 @@ function refundResult(refund: Stripe.Refund): RefundResult {
   if (refund.status === "failed" || refund.status === "canceled")
     return { status: "failed", message: `The refund ${refund.status}.` };
   return { status: "succeeded", processorRefundId: refund.id };
+}
+
+function offSessionResult(pi: Stripe.PaymentIntent): ChargeResult {
+  const result = intentResult(pi, true);
+  // Off session nobody can answer 3-D Secure: the customer must come back and pay.
+  if (result.status === "requires_action")
+    return {
+      status: "failed",
+      code: "authentication_required",
+      message: DECLINE_MESSAGES.authentication_required,
+    };
+  return result;
 }
 
 export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
@@ -144,16 +157,15 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
           },
           { idempotencyKey: `pi:${request.idempotencyKey}` },
         );
-        const result = intentResult(pi, true);
-        // Off session nobody can answer 3-D Secure: the customer must come back and pay.
-        if (result.status === "requires_action")
-          return {
-            status: "failed",
-            code: "authentication_required",
-            message: DECLINE_MESSAGES.authentication_required,
-          };
-        return result;
+        return offSessionResult(pi);
       } catch (err) {
+        // The key was first used with other parameters: a run that died after Stripe charged, re-run
+        // once the default card (or the amount) changed. What Stripe did under the key is the answer;
+        // until its search finds it, the error stands and the charge is asked again later.
+        if (err instanceof Stripe.errors.StripeIdempotencyError) {
+          const made = await findIntent(request.idempotencyKey);
+          if (made) return offSessionResult(made);
+        }
         return refusal(err);
       }
     },

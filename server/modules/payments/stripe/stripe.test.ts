@@ -141,6 +141,53 @@ describe("Stripe processor", () => {
     expect(await processor.lookupPayment("renewal:fail-later:1")).toEqual({ status: "failed" });
   });
 
+  it("a renewal re-run after its answer was lost is the payment Stripe made, even on a new card", async () => {
+    const processor = createProcessor(t.config.payments, t.server.database.db);
+    const customer = { id: null, email: "rerun@example.com", name: null };
+    const save = async (pm: string, key: string, processorCustomerId: string | null) => {
+      const setup = await processor.setup({
+        confirmationTokenId: await token(pm),
+        idempotencyKey: key,
+        customer: { ...customer, processorCustomerId },
+        metadata: {},
+      });
+      if (setup.status !== "succeeded") throw new Error(`setup ${setup.status}`);
+      return setup.paymentMethod;
+    };
+    const first = await save("pm_card_visa", "setup:rerun-1", null);
+    const renewal = (card: typeof first) => ({
+      amount: 1500,
+      currency: "usd",
+      paymentMethod: card,
+      idempotencyKey: "renewal:rerun:1",
+      description: "renewal",
+      metadata: {},
+    });
+    // Stripe charges, the answer is lost: the run dies without recording anything.
+    stripe.cutAnswers.add("POST /v1/payment_intents");
+    try {
+      await expect(processor.chargeOffSession(renewal(first))).rejects.toThrow();
+    } finally {
+      stripe.cutAnswers.delete("POST /v1/payment_intents");
+    }
+    const charged = [...stripe.state.intents.values()].filter(
+      (pi) => (pi.metadata as Record<string, string>).till_idempotency_key === "renewal:rerun:1",
+    );
+    expect(charged).toHaveLength(1);
+    // Meanwhile the customer made another card the default; the re-run asks with it.
+    const second = await save("pm_card_mastercard", "setup:rerun-2", first.processorCustomerId);
+    expect(await processor.chargeOffSession(renewal(second))).toMatchObject({
+      status: "succeeded",
+      processorPaymentId: charged[0]!.id,
+      card: { last4: "4242" },
+    });
+    expect(
+      [...stripe.state.intents.values()].filter(
+        (pi) => pi.status === "succeeded" && pi.customer === first.processorCustomerId,
+      ),
+    ).toHaveLength(1);
+  });
+
   it("a declined card leaves the checkout open with Stripe's message; another card then pays", async () => {
     const c = await checkout(false);
     expect(await confirm(c.clientSecret, await token("pm_card_chargeDeclined"))).toEqual({
