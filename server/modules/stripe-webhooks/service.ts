@@ -107,7 +107,17 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       // Applied as Stripe reports the dispute now, so replays and reordering change nothing.
       const now = await deps.disputes.processor.lookupDispute?.(event.data.object.id);
       if (!now) return "ignored";
-      const r = await applyProcessorDispute(deps.disputes, "stripe", now);
+      let r = await applyProcessorDispute(deps.disputes, "stripe", now);
+      // Before the payment's own success event: the checkout it pays for is settled, then again.
+      if (
+        r === "no_payment" &&
+        now.processorPaymentId &&
+        (await settleIntent(
+          deps,
+          await deps.stripe.paymentIntents.retrieve(now.processorPaymentId),
+        ))
+      )
+        r = await applyProcessorDispute(deps.disputes, "stripe", now);
       if (r === "no_payment")
         deps.log.warn(
           { stripeEvent: event.id, dispute: now.processorDisputeId },

@@ -119,6 +119,21 @@ describe("Stripe webhooks", () => {
     }
   });
 
+  it("charge.dispute.created before payment_intent.succeeded: the dispute is recorded", async () => {
+    stripe.deliverTo(null);
+    try {
+      const { c, pi, find } = await payThrough3ds(true);
+      stripe.disputes.open(pi.id, { reason: "fraudulent" });
+      expect(await stripe.deliver(find("charge.dispute.created"))).toBe(200);
+      expect(await stripe.deliver(find("payment_intent.succeeded"))).toBe(200);
+      const [order] = await orders(c.id);
+      const disputes = await polar.disputes.list({ orderId: order!.id });
+      expect(disputes.result.items).toMatchObject([{ status: "needs_response" }]);
+    } finally {
+      stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });
+    }
+  });
+
   it("a failed 3-D Secure, delivered late, reopens the session", async () => {
     stripe.deliverTo(null);
     try {
