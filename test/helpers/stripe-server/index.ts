@@ -40,6 +40,8 @@ export interface StripeServer {
    * the answer leaves: the caller cannot know whether Stripe did it.
    */
   cutAnswers: Set<string>;
+  /** Requests ("POST /v1/payment_intents") refused with Stripe's 429 rate limit, not carried out. */
+  rateLimited: Set<string>;
   /** Where events go; null holds them (tests then deliver them by hand, in any order). */
   deliverTo(webhook: { url: string; secret: string } | null): void;
   deliver(event: StripeEvent, options?: { signature?: string }): Promise<number>;
@@ -56,6 +58,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
   const disputes = new StripeDisputes(state);
   const requests: { method: string; path: string }[] = [];
   const cutAnswers = new Set<string>();
+  const rateLimited = new Set<string>();
   const idempotent = new Map<string, { hash: string; status: number; body: string }>();
   let webhook = options.webhook ?? null;
   let lastWebhook = webhook;
@@ -279,6 +282,15 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       );
       return;
     }
+    if (rateLimited.has(`${method} ${url.pathname}`)) {
+      const error = {
+        type: "invalid_request_error",
+        code: "rate_limit",
+        message: "Too many requests hit the API too quickly.",
+      };
+      send(429, JSON.stringify({ error }));
+      return;
+    }
     const form = parseForm(method === "GET" ? url.searchParams.toString() : raw);
     const idemKey = method === "POST" ? req.headers["idempotency-key"] : undefined;
     const hash = createHash("sha256").update(`${method} ${url.pathname} ${raw}`).digest("hex");
@@ -325,6 +337,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     disputes,
     requests,
     cutAnswers,
+    rateLimited,
     deliverTo(target) {
       webhook = target;
       if (target) lastWebhook = target;

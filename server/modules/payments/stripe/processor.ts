@@ -30,6 +30,21 @@ function refundResult(refund: Stripe.Refund): RefundResult {
   return { status: "succeeded", processorRefundId: refund.id };
 }
 
+/**
+ * A refusal while the buyer waits: a rate-limited request was not carried out, so the buyer is asked
+ * to try again now rather than the session waiting for the reconciler. Off session the same limit
+ * is only a delay (rethrown: the renewal is tried again), never a decline.
+ */
+function onSessionRefusal(err: unknown) {
+  if (err instanceof Stripe.errors.StripeRateLimitError)
+    return {
+      status: "failed" as const,
+      code: "processing_error" as const,
+      message: DECLINE_MESSAGES.processing_error,
+    };
+  return refusal(err);
+}
+
 function offSessionResult(pi: Stripe.PaymentIntent): ChargeResult {
   const result = intentResult(pi, true);
   // Off session nobody can answer 3-D Secure: the customer must come back and pay.
@@ -92,7 +107,7 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         );
         return intentResult(pi, save);
       } catch (err) {
-        return refusal(err);
+        return onSessionRefusal(err);
       }
     },
     async cardFingerprint(confirmationTokenId) {
@@ -136,7 +151,7 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
           message: si.last_setup_error?.message ?? "Your card could not be saved.",
         };
       } catch (err) {
-        return refusal(err);
+        return onSessionRefusal(err);
       }
     },
     async chargeOffSession(request) {

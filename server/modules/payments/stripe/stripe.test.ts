@@ -10,6 +10,7 @@ import { createSecretBox } from "../../../lib/secret-box.ts";
 import { reconcileCheckouts } from "../../checkouts/reconcile.ts";
 import { createTaxCalculator } from "../../tax/calculator.ts";
 import { createProcessor } from "../factory.ts";
+import { DECLINE_MESSAGES } from "../processor.ts";
 import { defaultPaymentMethod } from "../queries.ts";
 import { scopeOfResource } from "../../../lib/org-scope.ts";
 
@@ -186,6 +187,23 @@ describe("Stripe processor", () => {
         (pi) => pi.status === "succeeded" && pi.customer === first.processorCustomerId,
       ),
     ).toHaveLength(1);
+  });
+
+  it("Stripe's rate limit at confirm reopens the session at once; the next confirm pays", async () => {
+    const c = await checkout(false);
+    stripe.rateLimited.add("POST /v1/payment_intents");
+    try {
+      expect(await confirm(c.clientSecret, await token("pm_card_visa"))).toEqual({
+        status: 400,
+        body: { error: "PaymentError", detail: DECLINE_MESSAGES.processing_error },
+      });
+    } finally {
+      stripe.rateLimited.delete("POST /v1/payment_intents");
+    }
+    expect((await polar.checkouts.get({ id: c.id })).status).toBe("open");
+    expect((await confirm(c.clientSecret, await token("pm_card_visa"))).status).toBe(200);
+    expect(await orders(c.id)).toHaveLength(1);
+    expect(intentOf(c.id)).toHaveLength(1);
   });
 
   it("a declined card leaves the checkout open with Stripe's message; another card then pays", async () => {
