@@ -1,6 +1,7 @@
 // Refunds through Stripe whose answer never came back (the connection cut after Stripe refunded, or
 // the process gone before it heard): the refund stays pending, reserved against the order, and is
-// settled once, by Stripe's charge.refunded or by the reconciler asking Stripe, never sent twice.
+// settled once, by Stripe's charge.refunded or by the reconciler asking Stripe (and sending it again
+// under the same key when it never got there), never refunded twice.
 import type { Polar } from "@polar-sh/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStripeTill, type StripeTill } from "../../../test/helpers/stripe-till.ts";
@@ -36,6 +37,16 @@ async function refundWithoutAnswer(orderId: string) {
   }
 }
 
+/** What the refund reconciler job runs with, on the test's clock. */
+const reconcilerDeps = () => ({
+  db: s.t.server.database.db,
+  clock,
+  processor: createProcessor(s.t.config.payments, s.t.server.database.db),
+  queue: null,
+  baseUrl: s.t.config.baseUrl,
+  reconcileAfterSeconds: s.t.config.payments.reconcileAfterSeconds,
+});
+
 const stripeRefunds = (pi: string) =>
   [...s.stripe.state.refunds.values()].filter((r) => r.payment_intent === pi);
 
@@ -59,14 +70,7 @@ describe("a refund Stripe made but till never heard back about", () => {
     try {
       const refund = await refundWithoutAnswer(order.id);
       expect(refund.status).toBe("pending");
-      const deps = {
-        db: s.t.server.database.db,
-        clock,
-        processor: createProcessor(s.t.config.payments, s.t.server.database.db),
-        queue: null,
-        baseUrl: s.t.config.baseUrl,
-        reconcileAfterSeconds: s.t.config.payments.reconcileAfterSeconds,
-      };
+      const deps = reconcilerDeps();
       // Not yet: the request may still be on its way.
       expect(await reconcileRefunds(deps)).toMatchObject({ succeeded: 0 });
       clock.advance((deps.reconcileAfterSeconds + 1) * 1000);
@@ -80,5 +84,26 @@ describe("a refund Stripe made but till never heard back about", () => {
     } finally {
       s.stripe.deliverTo({ url: s.webhookUrl, secret: "whsec_tilltest" });
     }
+  });
+
+  it("one that never reached Stripe is sent again by the reconciler, under the same key", async () => {
+    const order = await paidOrder();
+    s.stripe.failing.add("POST /v1/refunds");
+    let refund: Awaited<ReturnType<typeof polar.refunds.create>>;
+    try {
+      refund = await polar.refunds.create({ orderId: order.id, reason: "other", amount: 300 });
+    } finally {
+      s.stripe.failing.delete("POST /v1/refunds");
+    }
+    expect(refund.status).toBe("pending");
+    expect(stripeRefunds(order.processor_payment_id)).toHaveLength(0);
+    const deps = reconcilerDeps();
+    clock.advance((deps.reconcileAfterSeconds + 1) * 1000);
+    expect(await reconcileRefunds(deps)).toMatchObject({ succeeded: 1 });
+    await s.stripe.idle();
+    expect(await reconcileRefunds(deps)).toMatchObject({ succeeded: 0 });
+    expect(stripeRefunds(order.processor_payment_id)).toHaveLength(1);
+    const o = await polar.orders.get({ id: order.id });
+    expect(o.refundedAmount + o.refundedTaxAmount).toBe(300);
   });
 });

@@ -42,6 +42,8 @@ export interface StripeServer {
   cutAnswers: Set<string>;
   /** Requests ("POST /v1/payment_intents") refused with Stripe's 429 rate limit, not carried out. */
   rateLimited: Set<string>;
+  /** Requests answered with Stripe's own 500 error before they are carried out. */
+  failing: Set<string>;
   /** Where events go; null holds them (tests then deliver them by hand, in any order). */
   deliverTo(webhook: { url: string; secret: string } | null): void;
   deliver(event: StripeEvent, options?: { signature?: string }): Promise<number>;
@@ -59,6 +61,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
   const requests: { method: string; path: string }[] = [];
   const cutAnswers = new Set<string>();
   const rateLimited = new Set<string>();
+  const failing = new Set<string>();
   const idempotent = new Map<string, { hash: string; status: number; body: string }>();
   let webhook = options.webhook ?? null;
   let lastWebhook = webhook;
@@ -291,6 +294,11 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
       send(429, JSON.stringify({ error }));
       return;
     }
+    if (failing.has(`${method} ${url.pathname}`)) {
+      const error = { type: "api_error", message: "An unknown error occurred." };
+      send(500, JSON.stringify({ error }));
+      return;
+    }
     const form = parseForm(method === "GET" ? url.searchParams.toString() : raw);
     const idemKey = method === "POST" ? req.headers["idempotency-key"] : undefined;
     const hash = createHash("sha256").update(`${method} ${url.pathname} ${raw}`).digest("hex");
@@ -338,6 +346,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     requests,
     cutAnswers,
     rateLimited,
+    failing,
     deliverTo(target) {
       webhook = target;
       if (target) lastWebhook = target;
