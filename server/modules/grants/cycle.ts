@@ -9,7 +9,8 @@ import type { Clock } from "../../lib/clock.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
-import { creditRowOf, creditUnits, customerMetersOf } from "./meter-repository.ts";
+import { customerUsage } from "../meters/queries.ts";
+import { creditRowOf, creditUnits } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
 import { serializeGrants } from "./service.ts";
 
@@ -92,10 +93,7 @@ async function creditAgain(
     if (benefit?.type !== "meter_credit") continue;
     const p = g.properties as { meter_id?: string; units?: number; rollover?: boolean };
     if (!p.meter_id || !p.units) continue;
-    const [balance] = (await customerMetersOf(tx, scopeOfResource(g), g.customerId)).filter(
-      (m) => m.row.meterId === p.meter_id,
-    );
-    const left = balance ? balance.row.creditedUnits - balance.consumed : 0;
+    const left = await creditLeftAt(tx, g, p.meter_id, now);
     const kept = p.rollover ? Math.max(0, Math.min(left, p.units)) : 0;
     const delta = p.units + kept - left;
     if (delta !== 0)
@@ -108,6 +106,23 @@ async function creditAgain(
         now,
       });
   }
+}
+
+/**
+ * What is left of a customer's credit on a meter at `at`, the start of the period being credited:
+ * usage from then on is the new period's, even when it was recorded before the renewal ran (a
+ * late job, or a clock advanced over several periods).
+ */
+async function creditLeftAt(tx: Tx, g: repo.GrantRow, meterId: string, at: Date) {
+  const row = await creditRowOf(tx, scopeOfResource(g), g.customerId, meterId);
+  if (!row) return 0;
+  const used = await customerUsage(tx, scopeOfResource(g), {
+    meterId,
+    customerId: g.customerId,
+    start: row.createdAt,
+    end: at,
+  });
+  return row.creditedUnits - used;
 }
 
 /**

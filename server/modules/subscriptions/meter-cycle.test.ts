@@ -1,9 +1,9 @@
 // Meter cycles through the public API and the sandbox clock: a yearly plan with monthly usage
 // settles each month's usage beyond its credits in a subscription_meter_cycle order, renews the
 // credits each month, bills the last month with the yearly renewal, and a declined settlement is
-// retried on its own and voided, the subscription left active (as Polar). Also: a renewal
-// bills usage net of credits, an overdrawn credit starts afresh, and a month's usage is paid from
-// the customer's balance first.
+// retried on its own and voided, the subscription left active (as Polar). Also: a renewal bills
+// usage net of its period's credits (however many periods one advance crosses), an overdrawn
+// credit starts afresh, and a month's usage is paid from the customer's balance first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -309,6 +309,21 @@ describe("credits at the renewal", () => {
     );
     expect(cycles).toHaveLength(2);
     expect(cycles.map((o) => o.subtotal_amount).sort()).toEqual([10_000, 10_150]);
+  });
+  it("usage recorded ahead is billed per period beyond each period's credit, in one advance", async () => {
+    const plan = await meteredPlan({ name: "ahead", interval: "month", credit: 10 });
+    const { subscriptionId, customerId } = await subscribed(plan.product.id, plan.meterId);
+    const sub = await subscriptionOf(s, subscriptionId);
+    // 4 calls in the first month and 20 in the second, sent before either renewal: the renewal
+    // that credits the second month counts none of its 20 as the first month's.
+    await use(plan.event, customerId, sub.current_period_start, 4);
+    await use(plan.event, customerId, sub.current_period_end, 20);
+    await advance(s, { seconds: 62 * 24 * 3600 });
+    const usageLines = (await ordersOf(s, subscriptionId))
+      .filter((o) => o.billing_reason === "subscription_cycle")
+      .map((o) => o.items.find((i: { label: string }) => i.label.endsWith("units)"))?.amount);
+    expect(usageLines).toEqual([0, 100]);
+    expect((await balanceOf(customerId, plan.meterId))?.balance).toBe(10);
   });
 });
 
