@@ -19,6 +19,8 @@ export async function cycleGrantsOfSubscription(
   clock: Clock,
   subscription: { id: string; organizationId: string },
   only: "all" | "meter_credit" = "all",
+  /** The start of the period credited: a renewal's boundary, though it is paid later. */
+  periodStart: Date = clock.now(),
 ): Promise<number> {
   const inForce = await repo.grantedOfSubscription(
     tx,
@@ -38,7 +40,7 @@ export async function cycleGrantsOfSubscription(
       ? inForce
       : inForce.filter((g) => benefits.get(g.benefitId)?.type === "meter_credit");
   if (grants.length === 0) return 0;
-  await creditAgain(tx, clock.now(), grants, benefits);
+  await creditAgain(tx, clock.now(), periodStart, grants, benefits);
   for (const data of await serializeGrants(tx, grants))
     await recordEvent(tx, clock, {
       organizationId: grants[0]!.organizationId,
@@ -72,7 +74,8 @@ export async function cycleGrantsOfSubscriptions(
       ])
     ).map((b) => [b.id, b]),
   );
-  await creditAgain(tx, clock.now(), grants, benefits);
+  const now = clock.now();
+  await creditAgain(tx, now, now, grants, benefits);
   const rendered = await serializeGrants(tx, grants);
   grants.forEach((g, i) => {
     const list = bySubscription.get(g.subscriptionId!) ?? [];
@@ -85,6 +88,7 @@ export async function cycleGrantsOfSubscriptions(
 async function creditAgain(
   tx: Tx,
   now: Date,
+  periodStart: Date,
   grants: repo.GrantRow[],
   benefits: Map<string, { type: string }>,
 ): Promise<void> {
@@ -93,7 +97,7 @@ async function creditAgain(
     if (benefit?.type !== "meter_credit") continue;
     const p = g.properties as { meter_id?: string; units?: number; rollover?: boolean };
     if (!p.meter_id || !p.units) continue;
-    const left = await creditLeftAt(tx, g, p.meter_id, now);
+    const left = await creditLeftAt(tx, g, p.meter_id, periodStart);
     const kept = p.rollover ? Math.max(0, Math.min(left, p.units)) : 0;
     const delta = p.units + kept - left;
     if (delta !== 0)

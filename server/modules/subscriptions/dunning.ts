@@ -121,7 +121,14 @@ export async function retryPayment(
         "subscription.active",
       ]);
       await restoreBenefits(tx, { clock, queue: deps.queue }, locked, paidOrder.id);
-      await cycleGrantsOfSubscription(tx, clock, s, isMeterCycle(order) ? "meter_credit" : "all");
+      // A renewal's credits are for the period it started, whatever was used since.
+      await cycleGrantsOfSubscription(
+        tx,
+        clock,
+        s,
+        isMeterCycle(order) ? "meter_credit" : "all",
+        isMeterCycle(order) ? at : periodStartOf(order),
+      );
       await recordCustomerState(tx, clock, s);
       return { order: paidOrder, final: false, failed: false, pastDueAt: null };
     }

@@ -2,7 +2,8 @@
 // with the default 0 a declined renewal revokes the benefits at once and a paid retry grants them
 // again; with 7 days they stay through the retry on day 3 and go at the retry on day 8. A renewal
 // worked on its own (the batch's fallback) follows the same rule, and a seat holder's benefits go
-// and come back with the buyer's.
+// and come back with the buyer's. A retry paid within the grace renews a meter credit for the period
+// the renewal started, so the calls made before the retry are not given back.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
@@ -10,6 +11,9 @@ import {
   advance,
   billingDepsOn,
   billingSeller,
+  ingestHourly,
+  meteredPlan,
+  ordersOf,
   sandboxCard,
   type BillingSeller,
   setSubscriptionSettings,
@@ -157,5 +161,31 @@ describe("benefit revocation grace period", () => {
     await payWithNewCard(w.call, sub.customerId);
     expect((await w.call(`/v1/subscriptions/${sub.subscriptionId}`)).body.status).toBe("active");
     await waitFor(async () => (await grantOf(holder)).granted, 10_000, "holder granted again");
+  });
+
+  it("7 days: a meter credit renewed by a paid retry counts the calls made before it", async () => {
+    const s = await billingSeller(t);
+    await setSubscriptionSettings(t.url, s, { benefit_revocation_grace_period: 7 });
+    const plan = await meteredPlan(s, { name: "credited", interval: "month", credit: 10 });
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      plan.product.id,
+      "sandbox_token_renewal_declined",
+    );
+    await waitFor(async () => (await grantOf(customerId)).granted, 10_000, "granted");
+    const end = (await subscriptionOf(s, subscriptionId)).current_period_end as string;
+    await advance(s, { to: end });
+    // 6 calls on the first day past due, the new card on the second, 14 calls after it.
+    await ingestHourly(s, plan.event, customerId, end, 6);
+    await advance(s, { to: plus(end, DAY) });
+    await payWithNewCard(s.call, customerId);
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+    await ingestHourly(s, plan.event, customerId, plus(end, 2 * DAY), 14);
+    await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
+    const cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    // The month's 20 calls, 10 of them credited: 10 billed at $0.10.
+    expect(cycles.map((o) => o.subtotal_amount)).toEqual([10_000, 10_100]);
   });
 });
