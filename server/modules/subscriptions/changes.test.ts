@@ -1,5 +1,5 @@
 // Cancellation, pause/resume and usage billed at the cycle, through the public API and the sandbox
-// clock.
+// clock. A revoke bills the usage up to it, as Polar settles the meter cycle before ending.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -123,6 +123,41 @@ describe("the end of a subscription canceled at its period end", () => {
     expect(final!.items).toEqual([expect.objectContaining({ proration: true })]);
     expect(final!.total_amount).toBeGreaterThanOrEqual(990);
     expect(final!.total_amount).toBeLessThanOrEqual(1010);
+  });
+});
+
+describe("a subscription revoked now", () => {
+  it("bills the usage up to the revoke, as a meter cycle settles it, and nothing after", async () => {
+    const plan = await meteredPlan(s, { name: "revoked", interval: "month", credit: 0 });
+    const { subscriptionId, customerId } = await subscribe(s, plan.product.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    const use = (from: string, count: number) =>
+      s.call("/v1/events/ingest", {
+        body: {
+          events: Array.from({ length: count }, (_, i) => ({
+            name: plan.event,
+            customer_id: customerId,
+            timestamp: plus(from, (i + 1) * 3600_000),
+          })),
+        },
+      });
+    await use(sub.current_period_start, 12);
+    await advance(s, { to: plus(sub.current_period_start, 10 * DAY) });
+    const revoked = await patch(subscriptionId, { revoke: true });
+    expect(revoked.body).toMatchObject({ status: "canceled" });
+    await use(plus(sub.current_period_start, 10 * DAY), 5);
+    await advance(s, { to: plus(sub.current_period_end, DAY) });
+    const after = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason !== "subscription_create",
+    );
+    expect(after).toEqual([
+      expect.objectContaining({
+        billing_reason: "subscription_meter_cycle",
+        status: "paid",
+        total_amount: 120,
+        created_at: revoked.body.ended_at,
+      }),
+    ]);
   });
 });
 

@@ -372,6 +372,23 @@ export async function schedulePendingUpdate(
   ]);
 }
 
+/**
+ * Before a subscription ends now (a revoke): its usage up to `at` is billed, as Polar settles the
+ * meter cycle before ending, so the usage of a period cut short is not lost. A trial's usage is
+ * never billed; a past_due subscription's ends with its dunning.
+ */
+export async function settleUsageBeforeEnd(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  at: Date,
+): Promise<void> {
+  if (s.status !== "active") return;
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
+    s.productId,
+  ]);
+  if (usesMeters(product, s)) await settleUsageBeforeChange(deps, s, at);
+}
+
 /** Whether the subscription's own prices (of its product) include one billed from usage. */
 function usesMeters(product: { prices: unknown[] } | undefined, s: repo.SubscriptionRow): boolean {
   return ((product?.prices ?? []) as CyclePrice[]).some(

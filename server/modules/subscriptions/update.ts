@@ -25,7 +25,7 @@ import type { BillingDeps } from "./deps.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { withLease } from "./lease.ts";
-import { changePlan, discountedAmount } from "./plan-change.ts";
+import { changePlan, discountedAmount, settleUsageBeforeEnd } from "./plan-change.ts";
 import type { ProductVisibility } from "./plan-target.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
@@ -79,6 +79,7 @@ async function changeLeased(
     await resumeSubscription(billing(deps), found, now);
     return getRendered(deps, found);
   }
+  if ("revoke" in input) await settleUsageBeforeEnd(billing(deps), found, now);
   if ("product_id" in input && input.product_id) {
     if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     if (input.product_id === found.productId)
