@@ -12,6 +12,7 @@ import { benefitOut } from "../benefits/schemas.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { customerStateOf } from "../customers/states.ts";
+import { organizationClock } from "../sandbox-clock/queries.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { GrantFailure } from "./http.ts";
 import * as repo from "./repository.ts";
@@ -29,9 +30,18 @@ export interface GrantWorkerDeps {
 type Action = "grant" | "revoke";
 export type ApplyOutcome = "granted" | "revoked" | "skipped";
 
-export async function applyGrant(deps: GrantWorkerDeps, grantId: string): Promise<ApplyOutcome> {
-  const grant = await repo.findGrantForJob(deps.db, grantId);
+export async function applyGrant(
+  workerDeps: GrantWorkerDeps,
+  grantId: string,
+): Promise<ApplyOutcome> {
+  const grant = await repo.findGrantForJob(workerDeps.db, grantId);
   if (!grant?.pendingAction) return "skipped";
+  // On the organization's clock, as the purchase or renewal that asked for it: a sandbox clock
+  // moved ahead dates the grant, its events and a meter credit's start with the subscription's.
+  const deps = {
+    ...workerDeps,
+    clock: await organizationClock(workerDeps.db, workerDeps.clock, grant.organizationId),
+  };
   const action = grant.pendingAction as Action;
   const [benefitRow] = await benefitRowsByIds(deps.db, scopeOfResource(grant), [grant.benefitId]);
   const [customer] = await customersByIds(deps.db, scopeOfResource(grant), [grant.customerId]);

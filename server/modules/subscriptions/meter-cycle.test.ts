@@ -3,7 +3,8 @@
 // credits each month, bills the last month with the yearly renewal, and a declined settlement is
 // retried on its own and voided, the subscription left active (as Polar). Also: a renewal bills
 // usage net of its period's credits (however many periods one advance crosses), an overdrawn
-// credit starts afresh, and a month's usage is paid from the customer's balance first.
+// credit starts afresh, calls made before the purchase on a clock moved ahead are not the period's,
+// and a month's usage is paid from the customer's balance first.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -324,6 +325,33 @@ describe("credits at the renewal", () => {
       .map((o) => o.items.find((i: { label: string }) => i.label.endsWith("units)"))?.amount);
     expect(usageLines).toEqual([0, 100]);
     expect((await balanceOf(customerId, plan.meterId))?.balance).toBe(10);
+  });
+
+  it("calls made before the purchase on a clock moved ahead take nothing from the credit", async () => {
+    const ahead = await billingSeller(t);
+    await advance(ahead, { seconds: 40 * 24 * 3600 });
+    const plan = await meteredPlanOf(ahead, { name: "later", interval: "month", credit: 10 });
+    const email = "later@example.com";
+    const customer = await ahead.polar.customers.create({ email });
+    const now = (await ahead.call("/v1/sandbox/clock")).body.now as string;
+    await ingestHourly(ahead, plan.event, customer.id, plus(now, -10 * HOUR), 8);
+    const { subscriptionId } = await subscribe(ahead, plan.product.id, undefined, email);
+    const sub = await subscriptionOf(ahead, subscriptionId);
+    await waitFor(
+      async () => {
+        const res = await ahead.call(`/v1/customer-meters/?customer_id=${customer.id}`);
+        return res.body.items.length > 0;
+      },
+      10_000,
+      "credit granted",
+    );
+    await ingestHourly(ahead, plan.event, customer.id, sub.current_period_start, 10);
+    await advance(ahead, { to: sub.current_period_end });
+    const [cycle] = (await ordersOf(ahead, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    // The 10 calls of the month are all credited.
+    expect(cycle).toMatchObject({ subtotal_amount: 10_000 });
   });
 });
 
