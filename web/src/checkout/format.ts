@@ -1,18 +1,32 @@
-// Amounts in the buyer's locale (the browser's) and the checkout's currency.
+// Amounts in the buyer's locale (the browser's) and the checkout's currency. Amounts are in the
+// currency's minor units: cents, or whole yen for a zero-decimal currency.
+import { minorPerMajor } from "../../../server/lib/currency-units.ts";
+
 export function money(amount: number, currency: string): string {
+  const major = amount / minorPerMajor(currency);
   try {
     return new Intl.NumberFormat(undefined, {
       style: "currency",
       currency: currency.toUpperCase(),
-    }).format(amount / 100);
+    }).format(major);
   } catch {
-    return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+    return `${major.toFixed(minorPerMajor(currency) === 1 ? 0 : 2)} ${currency.toUpperCase()}`;
   }
+}
+
+/** What the buyer typed in the currency's units ("12.5" dollars, "1500" yen) in minor units. */
+export function toMinor(text: string, currency: string): number {
+  return Math.round(Number(text) * minorPerMajor(currency));
+}
+
+/** Minor units as the text of an amount field: 1250 cents → "12.5", 1500 yen → "1500". */
+export function toMajorText(amount: number, currency: string): string {
+  return String(amount / minorPerMajor(currency));
 }
 
 /** A unit price in minor units given as a decimal string ("0.5" cents is $0.005), in full. */
 export function unitMoney(unitAmount: string, currency: string): string {
-  const major = Number(unitAmount) / 100;
+  const major = Number(unitAmount) / minorPerMajor(currency);
   try {
     return new Intl.NumberFormat(undefined, {
       style: "currency",

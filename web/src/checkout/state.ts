@@ -8,6 +8,7 @@ import {
 } from "../../../server/lib/billing-address-fields.ts";
 import type { CheckoutApiError } from "./api.ts";
 import { addressWords, localeCountry } from "./countries.ts";
+import { money, toMajorText, toMinor } from "./format.ts";
 import { type CardValue, emptyCard } from "./payment.tsx";
 import type { Address, Checkout, Price } from "./types.ts";
 
@@ -93,7 +94,7 @@ function initialValues(c: Checkout): FormValues {
     name: c.customer_name ?? "",
     address,
     custom: { ...(c.custom_field_data ?? {}) },
-    amount: c.product_price.amount_type === "custom" ? String(c.amount / 100) : "",
+    amount: c.product_price.amount_type === "custom" ? toMajorText(c.amount, c.currency) : "",
     code: "",
     card: emptyCard,
     business: c.is_business_customer,
@@ -205,7 +206,7 @@ function touchedIds(values: Partial<FormValues>): string[] {
 export function priceChange(c: Checkout, v: FormValues): Record<string, unknown> | null {
   const body: Record<string, unknown> = {};
   if (c.product_price.amount_type === "custom" && !formErrors(c, v).amount) {
-    const cents = Math.round(Number(v.amount) * 100);
+    const cents = toMinor(v.amount, c.currency);
     if (cents !== c.amount) body.amount = cents;
   }
   const address = addressToSend(c, v);
@@ -233,9 +234,7 @@ export function confirmBody(c: Checkout, v: FormValues): Record<string, unknown>
       ? { customer_billing_name: v.billingName.trim(), customer_tax_id: v.taxId.trim() || null }
       : {}),
     custom_field_data: v.custom,
-    ...(c.product_price.amount_type === "custom"
-      ? { amount: Math.round(Number(v.amount) * 100) }
-      : {}),
+    ...(c.product_price.amount_type === "custom" ? { amount: toMinor(v.amount, c.currency) } : {}),
   };
 }
 
@@ -246,12 +245,12 @@ export function formErrors(c: Checkout, v: FormValues): Record<string, string> {
   const errors: Record<string, string> = {};
   const price = c.product_price;
   if (price.amount_type === "custom") {
-    const cents = Math.round(Number(v.amount) * 100);
+    const cents = toMinor(v.amount, c.currency);
     if (!v.amount.trim() || !Number.isFinite(cents)) errors.amount = "Enter an amount.";
     else if (price.minimum_amount && cents < price.minimum_amount)
-      errors.amount = `At least ${(price.minimum_amount / 100).toFixed(2)}.`;
+      errors.amount = `At least ${money(price.minimum_amount, c.currency)}.`;
     else if (price.maximum_amount && cents > price.maximum_amount)
-      errors.amount = `At most ${(price.maximum_amount / 100).toFixed(2)}.`;
+      errors.amount = `At most ${money(price.maximum_amount, c.currency)}.`;
   }
   if (!v.email.trim()) errors.email = "Enter your email address.";
   else if (!EMAIL.test(v.email.trim()))

@@ -1,0 +1,53 @@
+// What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
+// cents.
+import { describe, expect, it } from "vitest";
+import { api } from "../test/helpers/auth.ts";
+import { browser, t, token, withCheckoutForm } from "../test/helpers/checkout-form.ts";
+import { fillCheckout } from "../test/helpers/checkout-page.ts";
+
+withCheckoutForm();
+
+/** A one-time product with these prices; answers a fresh session's URL and id. */
+async function sessionFor(name: string, prices: unknown[], extra: Record<string, unknown> = {}) {
+  const product = await api(t.url, "/v1/products/", { token, body: { name, prices, ...extra } });
+  expect(product.status, JSON.stringify(product.body)).toBe(201);
+  const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [product.body.id] } });
+  expect(res.status).toBe(201);
+  return res.body as { id: string; url: string; client_secret: string };
+}
+
+describe("the hosted checkout, as a buyer finds it", () => {
+  it("a yen price shows whole yen, a pay-what-you-want amount is typed in yen, and that is charged", async () => {
+    const fixed = await sessionFor("Yen print", [
+      { amount_type: "fixed", price_amount: 1500, price_currency: "jpy" },
+    ]);
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(fixed.url);
+    await page.waitForSelector("#email");
+    expect(await page.textContent("[data-testid=total]")).toBe("¥1,500");
+    expect(await page.textContent("button.pay")).toBe("Pay ¥1,500");
+    await fillCheckout(page);
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await page.waitForSelector("[data-testid=amount-paid]");
+    expect(await page.textContent("[data-testid=amount-paid]")).toBe("¥1,500");
+
+    const pwyw = await sessionFor("Yen tip", [
+      { amount_type: "custom", price_currency: "jpy", minimum_amount: 500, preset_amount: 1000 },
+    ]);
+    await page.goto(pwyw.url);
+    await page.waitForSelector("#amount");
+    expect(await page.inputValue("#amount")).toBe("1000");
+    await fillCheckout(page);
+    await page.fill("#amount", "300");
+    await page.click("button.pay");
+    expect(await page.textContent("#amount-error")).toBe("At least ¥500.");
+    await page.fill("#amount", "2000");
+    await page.waitForSelector("button.pay:has-text('Pay ¥2,000')", { timeout: 10_000 });
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    const order = (await api(t.url, `/v1/orders/?checkout_id=${pwyw.id}`, { token })).body.items[0];
+    expect(order).toMatchObject({ total_amount: 2000, currency: "jpy" });
+    await page.close();
+  });
+});
