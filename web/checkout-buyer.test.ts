@@ -1,5 +1,5 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
-// cents.
+// cents, and a product's long unbroken name and description on a phone.
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
 import { browser, t, token, withCheckoutForm } from "../test/helpers/checkout-form.ts";
@@ -48,6 +48,29 @@ describe("the hosted checkout, as a buyer finds it", () => {
     await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     const order = (await api(t.url, `/v1/orders/?checkout_id=${pwyw.id}`, { token })).body.items[0];
     expect(order).toMatchObject({ total_amount: 2000, currency: "jpy" });
+    await page.close();
+  });
+
+  it("a long unbroken product name and description wrap on a phone: nothing scrolls sideways", async () => {
+    const word = "Supercalifragilistic_expialidocious_extraordinarily_long_name_x";
+    const session = await sessionFor(
+      word,
+      [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
+      { description: `${word}${word}${word}${word}` },
+    );
+    const page = await browser.newPage({ viewport: { width: 375, height: 667 }, locale: "en-US" });
+    const sideways = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await page.goto(session.url);
+    await page.waitForSelector("#email");
+    await page.click(".summary-toggle");
+    await page.waitForSelector(".summary-body h1");
+    expect(await sideways()).toBe(0);
+    await fillCheckout(page);
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await page.waitForSelector("[data-testid=amount-paid]");
+    expect(await sideways()).toBe(0);
     await page.close();
   });
 });
