@@ -1,8 +1,13 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
-// cents, and a product's long unbroken name and description on a phone.
+// cents, a product's long unbroken name and description on a phone, and a page opened again while
+// its payment is being processed.
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
-import { browser, t, token, withCheckoutForm } from "../test/helpers/checkout-form.ts";
+import { inTransaction } from "../db/client.ts";
+import { systemClock } from "../server/lib/clock.ts";
+import { recordEvent } from "../server/modules/webhooks/outbox.ts";
+import { browser, newCheckout, t, token, withCheckoutForm } from "../test/helpers/checkout-form.ts";
 import { fillCheckout } from "../test/helpers/checkout-page.ts";
 
 withCheckoutForm();
@@ -71,6 +76,34 @@ describe("the hosted checkout, as a buyer finds it", () => {
     await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     await page.waitForSelector("[data-testid=amount-paid]");
     expect(await sideways()).toBe(0);
+    await page.close();
+  });
+
+  it("opened again while its payment is processed, the page waits for it instead of calling the checkout closed", async () => {
+    const checkout = await newCheckout({ require_billing_address: false });
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    // A confirm of the buyer's holds the session while the processor charges (a reload mid-payment).
+    const [row] = await t.testDb.database.rows<{ organization_id: string }>(sql`
+      update checkouts set status = 'confirmed', payment_attempts = payment_attempts + 1
+      where id = ${checkout.id} returning organization_id`);
+    await page.reload();
+    await page.waitForSelector("[role=status] h1");
+    expect(await page.textContent("main")).toContain("Your payment is being processed");
+    expect(await page.$("form")).toBeNull();
+    // The charge fails: the session is open again, and the page says so above the form.
+    await inTransaction(t.server.database.db, async (tx) => {
+      await tx.execute(sql`update checkouts set status = 'open' where id = ${checkout.id}`);
+      await recordEvent(tx, systemClock, {
+        organizationId: row!.organization_id,
+        type: "checkout.updated",
+        data: { id: checkout.id, status: "open" },
+      });
+    });
+    await page.waitForSelector("#general-error", { timeout: 15_000 });
+    expect(await page.textContent("#general-error")).toContain("nothing was charged");
+    expect(await page.isVisible("button.pay")).toBe(true);
     await page.close();
   });
 });

@@ -27,6 +27,7 @@ import {
 import { SeatsField } from "./seats.tsx";
 import { type StripeForm, StripePaymentError, stripeSettings } from "./stripe.ts";
 import { usePriceSync } from "./price-sync.ts";
+import { Processing, useSettling } from "./processing.tsx";
 import { OrderSummary } from "./summary.tsx";
 
 /** Refusals of the buyer rather than of their card (checkouts/purchase-rules.ts). */
@@ -34,7 +35,7 @@ const BUYER_REFUSALS = new Set(["AlreadyActiveSubscriptionError", "TrialAlreadyR
 
 export function CheckoutPage(props: { secret: string }) {
   const [state, dispatch] = useReducer(reducer, { kind: "loading" } as State);
-  const checkout = state.kind === "ready" || state.kind === "done" ? state.checkout : null;
+  const checkout = state.kind === "loading" || state.kind === "unavailable" ? null : state.checkout;
   const embed = useMemo(
     () => embedContext(checkout?.embed_origin ?? null),
     [checkout?.embed_origin],
@@ -61,6 +62,7 @@ export function CheckoutPage(props: { secret: string }) {
   );
 
   const priceSeq = usePriceSync(state, props.secret, dispatch);
+  useSettling(state.kind === "processing" ? state.checkout : null, props.secret, dispatch);
 
   useEffect(() => {
     checkoutApi.get(props.secret).then(
@@ -121,6 +123,7 @@ export function CheckoutPage(props: { secret: string }) {
         </section>
       </main>
     );
+  if (state.kind === "processing") return <Processing checkout={state.checkout} />;
   if (state.kind === "done")
     return (
       <main className="checkout">

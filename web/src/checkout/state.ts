@@ -1,6 +1,6 @@
 // The checkout page as a reducer over explicit states: loading, unavailable (expired, missing,
-// offline), ready (with the form, its errors and what is in flight) and done (leaving for the
-// confirmation). Errors are keyed by the id of the input they belong to.
+// offline), ready (with the form, its errors and what is in flight), processing (a payment already
+// under way, as after a reload mid-payment) and done (leaving for the confirmation). Errors are keyed by the id of the input they belong to.
 import {
   type AddressField,
   type AddressFieldModes,
@@ -44,6 +44,8 @@ export type State =
       /** Bumped on each refused submit so the page moves focus to the first error again. */
       attempt: number;
     }
+  /** Confirmed, its payment not settled yet: the page waits for it instead of offering the form. */
+  | { kind: "processing"; checkout: Checkout }
   /** Paid: `left` once the page has sent the buyer on (else it still has to). */
   | { kind: "done"; checkout: Checkout; left: boolean };
 
@@ -116,23 +118,25 @@ export function reducer(state: State, action: Action): State {
     case "loaded":
       return action.checkout.status === "succeeded"
         ? { kind: "done", checkout: action.checkout, left: false }
-        : action.checkout.status === "open" && withdrawn(action.checkout)
-          ? WITHDRAWN
-          : action.checkout.status === "open"
-            ? {
-                kind: "ready",
-                checkout: action.checkout,
-                values: initialValues(action.checkout),
-                errors: {},
-                general: null,
-                busy: null,
-                attempt: 0,
-              }
-            : {
-                kind: "unavailable",
-                title: "This checkout is closed",
-                message: "It can no longer be paid. Ask the seller for a new link.",
-              };
+        : action.checkout.status === "confirmed"
+          ? { kind: "processing", checkout: action.checkout }
+          : action.checkout.status === "open" && withdrawn(action.checkout)
+            ? WITHDRAWN
+            : action.checkout.status === "open"
+              ? {
+                  kind: "ready",
+                  checkout: action.checkout,
+                  values: initialValues(action.checkout),
+                  errors: {},
+                  general: null,
+                  busy: null,
+                  attempt: 0,
+                }
+              : {
+                  kind: "unavailable",
+                  title: "This checkout is closed",
+                  message: "It can no longer be paid. Ask the seller for a new link.",
+                };
     case "unavailable":
       return { kind: "unavailable", title: action.title, message: action.message };
     case "done":
