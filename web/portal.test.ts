@@ -1,7 +1,7 @@
 // The customer portal page in a real browser: opened from a customer session's URL (dark theme),
-// it drops the token from the address bar, shows the subscription, order and balance, cancels at period end
-// with a reason and takes the cancellation back, and links back to the session's return URL; a page
-// without a token or with an expired one says so; the usage section follows the seller's setting,
+// it drops the token from the address bar, shows the subscription, order and balance, opens a paid
+// order's receipt, cancels at period end with a reason and takes the cancellation back, and links
+// back to the session's return URL; a page without a token or with an expired one says so; the usage section follows the seller's setting,
 // and so do the pause and resume buttons.
 import { sql } from "drizzle-orm";
 import type { Browser } from "playwright-core";
@@ -62,6 +62,15 @@ afterAll(async () => {
   await browser?.close();
   await t?.stop();
 });
+
+/** A new customer session's portal URL. */
+async function portalUrl(): Promise<string> {
+  const session = await api(t.url, "/v1/customer-sessions/", {
+    token,
+    body: { customer_id: customerId },
+  });
+  return session.body.customer_portal_url;
+}
 
 describe("customer portal page", () => {
   it("shows the subscription and order, cancels with a reason and keeps the subscription again, in the dark theme", async () => {
@@ -171,6 +180,32 @@ describe("customer portal page", () => {
     await expect.poll(() => page.locator("[role=alert]").textContent()).toContain("expired");
     expect(await page.getAttribute("html", "data-theme")).toBe("light");
     await page.close();
+  });
+
+  it("a paid order's receipt opens as a PDF; once the session has expired, the page says so", async () => {
+    const page = await browser.newPage();
+    await page.goto(await portalUrl());
+    const receipt = page.locator("table.orders button.receipt");
+    await receipt.waitFor();
+    expect(await receipt.getAttribute("aria-label")).toMatch(/^Receipt for Pro plan/);
+    const [pdf] = await Promise.all([
+      page.waitForResponse((r) => /\/v1\/documents\/.+\/receipt\.pdf/.test(r.url())),
+      receipt.click(),
+    ]);
+    expect(pdf.status()).toBe(200);
+    expect(pdf.headers()["content-type"]).toBe("application/pdf");
+    await page.close();
+    const expiring = await browser.newPage();
+    await expiring.goto(await portalUrl());
+    const button = expiring.locator("table.orders button.receipt");
+    await button.waitFor();
+    await t.server.database.rows(
+      sql`update customer_sessions set expires_at = now() - interval '1 minute'
+          where customer_id = ${customerId}`,
+    );
+    await button.click();
+    await expect.poll(() => expiring.locator("[role=alert]").textContent()).toContain("expired");
+    await expiring.close();
   });
 
   it("an email change link opens the portal with the new address, and says when it is used up", async () => {

@@ -152,6 +152,8 @@ export function portalApi(token: string) {
     session: () => call<SessionInfo>("GET", "customer-session/introspect"),
     subscriptions: () => all<Subscription>("subscriptions/"),
     orders: () => all<Order>("orders/"),
+    /** A signed link to the paid order's receipt PDF, made on first request. */
+    receipt: (id: string) => call<{ url: string }>("GET", `orders/${id}/receipt`),
     benefitGrants: () => all<BenefitGrant>("benefit-grants/"),
     licenseKeys: () => all<LicenseKey>("license-keys/"),
     downloadables: () => all<Downloadable>("downloadables/"),

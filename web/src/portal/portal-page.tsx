@@ -18,6 +18,7 @@ import {
   type SubscriptionMeter,
   type Wallet,
 } from "./api.ts";
+import { OrdersSection } from "./orders.tsx";
 import { PaymentMethods } from "./payment-methods.tsx";
 import { day, SubscriptionCard } from "./subscription-card.tsx";
 
@@ -181,33 +182,7 @@ export function PortalPage({
             ))}
         </section>
       ) : null}
-      <section aria-labelledby="orders-h">
-        <h2 id="orders-h">Orders</h2>
-        {data.orders.length === 0 ? (
-          <p className="muted">No orders.</p>
-        ) : (
-          <table className="orders">
-            <thead>
-              <tr>
-                <th scope="col">Date</th>
-                <th scope="col">Item</th>
-                <th scope="col">Total</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.orders.map((o) => (
-                <tr key={o.id} data-order={o.id}>
-                  <td>{day(o.created_at)}</td>
-                  <td>{o.description}</td>
-                  <td>{money(o.total_amount, o.currency)}</td>
-                  <td>{o.status}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <OrdersSection api={api} orders={data.orders} />
       <section aria-labelledby="benefits-h">
         <h2 id="benefits-h">Benefits</h2>
         {data.grants.length === 0 &&
