@@ -1,6 +1,6 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
-// cents, a product's long unbroken name and description on a phone, and a page opened again while
-// its payment is being processed.
+// cents, a product's long unbroken name and description on a phone, a page opened again while
+// its payment is being processed, and one checkout paid in two tabs.
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
@@ -105,5 +105,26 @@ describe("the hosted checkout, as a buyer finds it", () => {
     expect(await page.textContent("#general-error")).toContain("nothing was charged");
     expect(await page.isVisible("button.pay")).toBe(true);
     await page.close();
+  });
+
+  it("paid meanwhile in another tab, Pay goes on to the confirmation instead of a refusal beside the card", async () => {
+    const checkout = await newCheckout({ require_billing_address: false });
+    const context = await browser.newContext({ locale: "en-US" });
+    const [first, second] = [await context.newPage(), await context.newPage()];
+    for (const page of [first, second]) {
+      await page.goto(checkout.url);
+      await page.waitForSelector("#email");
+      await fillCheckout(page, { email: "two-tabs@example.com" });
+      await page.check("#custom-terms");
+    }
+    await first.click("button.pay");
+    await first.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await second.click("button.pay");
+    await second.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    await second.waitForSelector("[data-testid=amount-paid]");
+    expect(await second.textContent("[data-testid=amount-paid]")).toBe("$19.00");
+    const orders = await api(t.url, `/v1/orders/?checkout_id=${checkout.id}`, { token });
+    expect(orders.body.items).toHaveLength(1);
+    await context.close();
   });
 });

@@ -239,6 +239,12 @@ export function CheckoutPage(props: { secret: string }) {
         return dispatch({ type: "invalid", errors: { payment: e.message }, general: null });
       const err = e as CheckoutApiError;
       if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
+      // Paid (or being paid) in another tab meanwhile: show the session as it now is.
+      const now =
+        err.name_ === "NotOpenCheckout"
+          ? await checkoutApi.get(props.secret).catch(() => null)
+          : null;
+      if (now && now.status !== "open") return dispatch({ type: "loaded", checkout: now });
       const fields = serverFieldErrors(err);
       const general = fields.general ?? null;
       delete fields.general;
