@@ -1,6 +1,8 @@
 // Where a command's output goes. --json: exactly one JSON document (or NDJSON for streams) on
 // stdout and nothing else there. Otherwise readable lines; notes and progress go to stderr so
 // pipes stay clean. Colour only on a TTY, never with NO_COLOR or --no-color.
+import { majorUnits, minorPerMajor } from "../../server/lib/currency-units.ts";
+
 export interface Column<T> {
   header: string;
   value: (row: T) => unknown;
@@ -72,12 +74,13 @@ export function renderFields(fields: [string, unknown][], out: Pick<Output, "dim
 
 /** A price per unit in minor units as a decimal string ("0.5" cents): "0.005 USD". */
 export function formatUnitMoney(unitAmount: string, currency = "usd"): string {
-  const major = Number(unitAmount) / 100;
+  const major = majorUnits(Number(unitAmount), currency);
   const digits = Math.max(2, (String(major).split(".")[1] ?? "").length);
   return `${major.toFixed(Math.min(digits, 12))} ${currency.toUpperCase()}`;
 }
 
 export function formatMoney(amount: number | null | undefined, currency = "usd"): string {
   if (amount === null || amount === undefined) return "-";
-  return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
+  const digits = minorPerMajor(currency) === 1 ? 0 : 2;
+  return `${majorUnits(amount, currency).toFixed(digits)} ${currency.toUpperCase()}`;
 }

@@ -22,3 +22,8 @@ const ZERO_DECIMAL = new Set([
 export function minorPerMajor(currency: string): number {
   return ZERO_DECIMAL.has(currency.toLowerCase()) ? 1 : 100;
 }
+
+/** An amount in minor units as a number of major units: 1500 usd → 15, 1500 jpy → 1500. */
+export function majorUnits(minor: number, currency: string): number {
+  return minor / minorPerMajor(currency);
+}

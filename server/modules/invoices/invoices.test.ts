@@ -38,10 +38,10 @@ beforeAll(async () => {
 });
 afterAll(() => t?.stop());
 
-async function buy(email: string, name: string | null = "Ada Lovelace") {
+async function buy(email: string, name: string | null = "Ada Lovelace", product = productId) {
   const c = await s.call("/v1/checkouts/", {
     body: {
-      products: [productId],
+      products: [product],
       customer_email: email,
       ...(name ? { customer_name: name } : {}),
       customer_billing_address: ADDRESS,
@@ -227,6 +227,31 @@ describe("invoices and receipts", () => {
     );
     expect(refunded.text).toContain("$10.00");
     expect((await mails()).filter((m) => m.kind === "receipt")).toHaveLength(1);
+  });
+
+  it("a yen order's receipt mail and invoice show whole yen", async () => {
+    const yen = await s.polar.products.create({
+      name: "Sketchbook",
+      prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "jpy" }],
+    });
+    const order = await buy("yen@example.com", "Ada Lovelace", yen.id);
+    expect(order).toMatchObject({ currency: "jpy", total_amount: 1500 });
+    const receipt = await eventually(
+      async () =>
+        (
+          await t.server.database.rows<{ text: string }>(
+            sql`select text from email_outbox where "to" = 'yen@example.com' and kind = 'receipt'`,
+          )
+        )[0],
+      10_000,
+      "receipt mail",
+    );
+    expect(receipt.text).toContain("¥1,500");
+    expect((await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" })).status).toBe(202);
+    const { body } = await s.call(`/v1/orders/${order.id}/invoice`);
+    const pdf = await pdfAt(body.url);
+    expect(pdf.text).toContain("¥1,500");
+    expect(pdf.text).not.toContain("¥15.00");
   });
 
   it("the portal reaches the customer's own orders only", async () => {

@@ -2,6 +2,7 @@
 // lines, discount, tax and total, and the document's number and date. Streams are left
 // uncompressed: documents are a few kilobytes and their text stays searchable by tools that read
 // raw PDF.
+import { majorUnits } from "../../lib/currency-units.ts";
 import PDFDocument from "pdfkit";
 import type { CustomerAddress } from "../../../db/schema/customers.ts";
 
@@ -23,7 +24,7 @@ export interface DocumentData {
 
 const money = (minor: number, currency: string) =>
   new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(
-    minor / 100,
+    majorUnits(minor, currency),
   );
 
 function addressLines(a: CustomerAddress | null): string[] {

@@ -1,5 +1,6 @@
 // The customer's receipt email after every paid order and every refund (the job receipt-queue.ts
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
+import { majorUnits } from "../../lib/currency-units.ts";
 import type { Db } from "../../../db/client.ts";
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -19,7 +20,7 @@ const money = (minor: number, currency: string) => {
     format = new Intl.NumberFormat("en-US", { style: "currency", currency: code });
     formats.set(code, format);
   }
-  return format.format(minor / 100);
+  return format.format(majorUnits(minor, currency));
 };
 
 /**

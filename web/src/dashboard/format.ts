@@ -1,12 +1,13 @@
 // Money and dates as people read them; shared by the pages and the error sentences.
+import { majorUnits, minorPerMajor } from "../../../server/lib/currency-units.ts";
 
-/** Minor units (cents) in the currency, e.g. 1500 usd → "$15.00". */
+/** Minor units in the currency, e.g. 1500 usd → "$15.00", 1500 jpy → "¥1,500". */
 export function money(amount: number | null | undefined, currency = "usd"): string {
   if (amount === null || amount === undefined) return "—";
   return new Intl.NumberFormat(undefined, {
     style: "currency",
     currency: currency.toUpperCase(),
-  }).format(amount / 100);
+  }).format(majorUnits(amount, currency));
 }
 
 export function when(iso: string | null | undefined): string {
@@ -15,16 +16,18 @@ export function when(iso: string | null | undefined): string {
 }
 
 /**
- * What a person typed in major units ("15", "15.5", "15,50") as minor units, or null when it is
- * not an amount. Rounded to the cent so 0.1 + 0.2 style float noise never reaches the API.
+ * What a person typed in major units ("15", "15.5", "15,50") as minor units of `currency`, or null
+ * when it is not an amount: whole units only for a zero-decimal currency (yen). Rounded to the
+ * minor unit so 0.1 + 0.2 style float noise never reaches the API.
  */
-export function toMinorUnits(text: string): number | null {
+export function toMinorUnits(text: string, currency: string): number | null {
   const t = text.trim().replace(",", ".");
-  if (!/^\d+(\.\d{0,2})?$/.test(t)) return null;
-  return Math.round(Number(t) * 100);
+  const perMajor = minorPerMajor(currency);
+  if (!(perMajor === 1 ? /^\d+$/ : /^\d+(\.\d{0,2})?$/).test(t)) return null;
+  return Math.round(Number(t) * perMajor);
 }
 
-/** Minor units as the text of an amount field: 1500 → "15.00". */
-export function toMajorText(amount: number): string {
-  return (amount / 100).toFixed(2);
+/** Minor units as the text of an amount field: 1500 usd → "15.00", 1500 jpy → "1500". */
+export function toMajorText(amount: number, currency: string): string {
+  return minorPerMajor(currency) === 1 ? String(amount) : (amount / 100).toFixed(2);
 }

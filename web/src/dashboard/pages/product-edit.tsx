@@ -22,7 +22,7 @@ const rowOf = (p: Price, key: number): Row => ({
   key,
   original: p,
   amountType: p.amount_type,
-  amount: p.amount_type === "fixed" ? toMajorText(p.price_amount ?? 0) : "",
+  amount: p.amount_type === "fixed" ? toMajorText(p.price_amount ?? 0, p.price_currency) : "",
   currency: p.price_currency,
 });
 
@@ -30,12 +30,13 @@ const unchanged = (r: Row) =>
   r.original !== null &&
   r.amountType === r.original.amount_type &&
   r.currency === r.original.price_currency &&
-  (r.original.amount_type !== "fixed" || toMinorUnits(r.amount) === r.original.price_amount);
+  (r.original.amount_type !== "fixed" ||
+    toMinorUnits(r.amount, r.currency) === r.original.price_amount);
 
 /** The PATCH body's prices: kept ones by id, the rest as new prices. */
 function pricesOf(rows: Row[]): unknown[] {
   const problems = rows.flatMap((r, i) =>
-    r.amountType === "fixed" && toMinorUnits(r.amount) === null
+    r.amountType === "fixed" && toMinorUnits(r.amount, r.currency) === null
       ? [{ path: `prices.${i}.price_amount`, message: "Enter the price as a number, e.g. 15.00." }]
       : [],
   );
@@ -44,7 +45,11 @@ function pricesOf(rows: Row[]): unknown[] {
     unchanged(r)
       ? { id: r.original!.id }
       : r.amountType === "fixed"
-        ? { amount_type: "fixed", price_amount: toMinorUnits(r.amount), price_currency: r.currency }
+        ? {
+            amount_type: "fixed",
+            price_amount: toMinorUnits(r.amount, r.currency),
+            price_currency: r.currency,
+          }
         : { amount_type: "free", price_currency: r.currency },
   );
 }

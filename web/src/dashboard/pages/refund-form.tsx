@@ -3,6 +3,7 @@
 // order's currency), never in minor units.
 import { useEffect, useRef } from "react";
 import { api } from "../api.ts";
+import { toMajorText, toMinorUnits } from "../format.ts";
 import type { Order } from "../types.ts";
 import { FormActions, money, submit, useAction } from "../ui.tsx";
 
@@ -29,17 +30,17 @@ export function RefundForm(props: { order: Order; onDone(): void; onCancel(): vo
 
   const onSubmit = submit((data) => {
     const typed = String(data.get("amount") ?? "").trim();
-    const cents = Math.round(Number(typed) * 100);
-    if (!typed || !Number.isFinite(cents) || cents <= 0)
-      return action.setError(`Enter an amount, for example ${(max / 100).toFixed(2)}.`);
-    if (cents > max)
+    const minor = toMinorUnits(typed, order.currency);
+    if (minor === null || minor <= 0)
+      return action.setError(`Enter an amount, for example ${toMajorText(max, order.currency)}.`);
+    if (minor > max)
       return action.setError(
         `At most ${money(max, order.currency)} can be refunded on this order.`,
       );
     void action.run(async () => {
       await api.post("/v1/refunds/", {
         order_id: order.id,
-        amount: cents,
+        amount: minor,
         reason: String(data.get("reason")),
       });
       props.onDone();
@@ -62,7 +63,7 @@ export function RefundForm(props: { order: Order; onDone(): void; onCancel(): vo
           ref={amountRef}
           name="amount"
           inputMode="decimal"
-          defaultValue={(max / 100).toFixed(2)}
+          defaultValue={toMajorText(max, order.currency)}
           aria-describedby="refund-help"
         />
       </label>
