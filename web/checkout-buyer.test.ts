@@ -1,5 +1,5 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
-// cents, a product's long unbroken name and description on a phone, a page opened again while
+// cents, an amount typed with a decimal comma, a product's long unbroken name and description on a phone, a page opened again while
 // its payment is being processed, and one checkout paid in two tabs.
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -53,6 +53,28 @@ describe("the hosted checkout, as a buyer finds it", () => {
     await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     const order = (await api(t.url, `/v1/orders/?checkout_id=${pwyw.id}`, { token })).body.items[0];
     expect(order).toMatchObject({ total_amount: 2000, currency: "jpy" });
+    await page.close();
+  });
+
+  it("a pay-what-you-want amount typed with a decimal comma is read as cents; '1,000' is refused", async () => {
+    const session = await sessionFor("Comma tip", [
+      { amount_type: "custom", price_currency: "usd", minimum_amount: 500, preset_amount: 1000 },
+    ]);
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(session.url);
+    await page.waitForSelector("#amount");
+    await fillCheckout(page);
+    // "1,000" could be a thousand or one unit: neither is guessed.
+    await page.fill("#amount", "1,000");
+    await page.click("button.pay");
+    expect(await page.textContent("#amount-error")).toBe("Enter an amount.");
+    await page.fill("#amount", "12,50");
+    await page.waitForSelector("button.pay:has-text('Pay $12.50')", { timeout: 10_000 });
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
+    const order = (await api(t.url, `/v1/orders/?checkout_id=${session.id}`, { token })).body
+      .items[0];
+    expect(order).toMatchObject({ total_amount: 1250, currency: "usd" });
     await page.close();
   });
 

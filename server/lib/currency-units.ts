@@ -27,3 +27,16 @@ export function minorPerMajor(currency: string): number {
 export function majorUnits(minor: number, currency: string): number {
   return minor / minorPerMajor(currency);
 }
+
+/**
+ * What a person typed in major units ("15", "15.5", "15,50", "1500" yen) as minor units, or null
+ * when it is not an amount. A comma is a decimal separator only before one or two final digits:
+ * "1,000" is refused rather than read as one unit. A zero-decimal currency takes whole units only.
+ * Rounded to the minor unit so float noise (0.1 + 0.2) never reaches the API.
+ */
+export function typedMinorUnits(text: string, currency: string): number | null {
+  const t = text.trim().replace(/^(\d+),(\d{1,2})$/, "$1.$2");
+  const perMajor = minorPerMajor(currency);
+  if (!(perMajor === 1 ? /^\d+$/ : /^\d+(\.\d{0,2})?$/).test(t)) return null;
+  return Math.round(Number(t) * perMajor);
+}

@@ -1,6 +1,6 @@
 // Amounts in the buyer's locale (the browser's) and the checkout's currency. Amounts are in the
 // currency's minor units: cents, or whole yen for a zero-decimal currency.
-import { minorPerMajor } from "../../../server/lib/currency-units.ts";
+import { minorPerMajor, typedMinorUnits } from "../../../server/lib/currency-units.ts";
 
 export function money(amount: number, currency: string): string {
   const major = amount / minorPerMajor(currency);
@@ -14,9 +14,12 @@ export function money(amount: number, currency: string): string {
   }
 }
 
-/** What the buyer typed in the currency's units ("12.5" dollars, "1500" yen) in minor units. */
+/**
+ * What the buyer typed in the currency's units ("12.5" or "12,50" dollars, "1500" yen) in minor
+ * units; NaN when it is not an amount.
+ */
 export function toMinor(text: string, currency: string): number {
-  return Math.round(Number(text) * minorPerMajor(currency));
+  return typedMinorUnits(text, currency) ?? Number.NaN;
 }
 
 /** Minor units as the text of an amount field: 1250 cents → "12.5", 1500 yen → "1500". */

@@ -13,6 +13,9 @@ describe("dashboard amounts", () => {
     // Yen has no fraction: 15.50 yen is not an amount.
     expect(toMinorUnits("15.50", "jpy")).toBeNull();
     expect(toMinorUnits("abc", "usd")).toBeNull();
+    // A comma before three digits is a thousands separator, not cents: refused, never $1.00.
+    expect(toMinorUnits("1,000", "usd")).toBeNull();
+    expect(toMinorUnits("12,5", "usd")).toBe(1250);
   });
 
   it("shows and pre-fills amounts in major units", () => {

@@ -1,5 +1,5 @@
 // Money and dates as people read them; shared by the pages and the error sentences.
-import { majorUnits, minorPerMajor } from "../../../server/lib/currency-units.ts";
+import { majorUnits, minorPerMajor, typedMinorUnits } from "../../../server/lib/currency-units.ts";
 
 /** Minor units in the currency, e.g. 1500 usd → "$15.00", 1500 jpy → "¥1,500". */
 export function money(amount: number | null | undefined, currency = "usd"): string {
@@ -15,17 +15,8 @@ export function when(iso: string | null | undefined): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
-/**
- * What a person typed in major units ("15", "15.5", "15,50") as minor units of `currency`, or null
- * when it is not an amount: whole units only for a zero-decimal currency (yen). Rounded to the
- * minor unit so 0.1 + 0.2 style float noise never reaches the API.
- */
-export function toMinorUnits(text: string, currency: string): number | null {
-  const t = text.trim().replace(",", ".");
-  const perMajor = minorPerMajor(currency);
-  if (!(perMajor === 1 ? /^\d+$/ : /^\d+(\.\d{0,2})?$/).test(t)) return null;
-  return Math.round(Number(t) * perMajor);
-}
+/** What a person typed in major units as minor units of `currency`, or null (typedMinorUnits). */
+export const toMinorUnits = typedMinorUnits;
 
 /** Minor units as the text of an amount field: 1500 usd → "15.00", 1500 jpy → "1500". */
 export function toMajorText(amount: number, currency: string): string {
