@@ -1,6 +1,7 @@
 // axe-core on the customer portal, at any impact, on a desktop (1440×900) and a phone (390×844)
 // viewport, in the light and the dark theme: a customer with a subscription, a one-time order, a
-// license key and a meter credit, so every section of the page has content to check.
+// license key and a meter credit, so every section of the page has content to check. And the
+// license key, shown masked, reaches the buyer whether or not the browser lets the page copy.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -14,6 +15,7 @@ let t: TestServer;
 let browser: Browser;
 let token: string;
 let customerId: string;
+let organizationId: string;
 
 async function call(path: string, body?: unknown) {
   const res = await api(t.url, path, { token, ...(body === undefined ? {} : { body }) });
@@ -37,17 +39,18 @@ async function buy(productId: string, email: string) {
 
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
-  token = (
-    await createSeller(t.url, [
-      "products:write",
-      "benefits:write",
-      "meters:write",
-      "checkouts:write",
-      "orders:read",
-      "subscriptions:read",
-      "customer_sessions:write",
-    ])
-  ).token;
+  const seller = await createSeller(t.url, [
+    "products:write",
+    "benefits:write",
+    "meters:write",
+    "checkouts:write",
+    "orders:read",
+    "subscriptions:read",
+    "customer_sessions:write",
+    "license_keys:read",
+  ]);
+  token = seller.token;
+  organizationId = seller.organization.id;
   const meter = await call("/v1/meters/", {
     name: "API calls",
     filter: { conjunction: "and", clauses: [] },
@@ -110,4 +113,43 @@ describe("customer portal accessibility", () => {
       expect(found).toEqual([]);
     });
   }
+});
+
+describe("the license key in the portal", () => {
+  const key = async () =>
+    (await call(`/v1/license-keys/?organization_id=${organizationId}`)).items[0].key as string;
+
+  it("Copy key puts the whole key on the clipboard", async () => {
+    const context = await browser.newContext();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: t.url });
+    const page = await context.newPage();
+    const session = await call("/v1/customer-sessions/", { customer_id: customerId });
+    await page.goto(session.customer_portal_url);
+    await page.click("button:has-text('Copy key')");
+    await page.waitForSelector("button:has-text('Copied')");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await key());
+    await context.close();
+  });
+
+  it("where the browser gives no clipboard, the whole key is shown selected to copy by hand", async () => {
+    const page = await browser.newPage();
+    // As on a plain-http address, where browsers give pages no clipboard.
+    await page.addInitScript(() =>
+      Object.defineProperty(navigator, "clipboard", { value: undefined }),
+    );
+    const session = await call("/v1/customer-sessions/", { customer_id: customerId });
+    await page.goto(session.customer_portal_url);
+    await page.click("button:has-text('Copy key')");
+    const field = page.getByLabel("This browser would not copy it: select the key and copy it");
+    await field.waitFor();
+    expect(await field.inputValue()).toBe(await key());
+    expect(
+      await field.evaluate((el: HTMLInputElement) =>
+        el.value.slice(el.selectionStart ?? 0, el.selectionEnd ?? 0),
+      ),
+    ).toBe(await key());
+    await snapshot(page, "portal-license-key-by-hand");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
 });

@@ -259,24 +259,44 @@ function showsUsage(data: Data): boolean {
 }
 
 function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
-  const [copied, setCopied] = useState(false);
+  const [copied, setCopied] = useState<"not yet" | "copied" | "refused">("not yet");
+  // The page shows the key masked: where the browser gives no clipboard (plain http, a refused
+  // permission) the whole key is shown, selected, for the buyer to copy by hand.
   const copy = async () => {
-    await navigator.clipboard.writeText(k.key);
-    setCopied(true);
+    try {
+      await navigator.clipboard.writeText(k.key);
+      setCopied("copied");
+    } catch {
+      setCopied("refused");
+    }
   };
   return (
-    <div className="card row license-key" data-license-key={k.id}>
-      <span>
-        <code>{k.display_key}</code>
-        {k.status !== "granted" ? (
-          <span className="muted"> ({k.status})</span>
-        ) : k.expires_at ? (
-          <span className="muted"> · expires {day(k.expires_at)}</span>
-        ) : null}
-      </span>
-      <button type="button" onClick={() => void copy()}>
-        {copied ? "Copied" : "Copy key"}
-      </button>
+    <div className="card stack license-key" data-license-key={k.id}>
+      <div className="row">
+        <span>
+          <code>{k.display_key}</code>
+          {k.status !== "granted" ? (
+            <span className="muted"> ({k.status})</span>
+          ) : k.expires_at ? (
+            <span className="muted"> · expires {day(k.expires_at)}</span>
+          ) : null}
+        </span>
+        <button type="button" onClick={() => void copy()}>
+          {copied === "copied" ? "Copied" : "Copy key"}
+        </button>
+      </div>
+      {copied === "refused" ? (
+        <label className="field">
+          <span>This browser would not copy it: select the key and copy it</span>
+          <input
+            readOnly
+            value={k.key}
+            // biome-ignore lint/a11y/noAutofocus: shown on the buyer's own click, to copy at once
+            autoFocus
+            onFocus={(e) => e.currentTarget.select()}
+          />
+        </label>
+      ) : null}
     </div>
   );
 }
