@@ -21,7 +21,7 @@ import {
   withOrganization,
   type CheckoutDeps,
 } from "./service.ts";
-import { assertNoOtherSubscription } from "./purchase-rules.ts";
+import { assertDiscountUnderBuyerLimit, assertNoOtherSubscription } from "./purchase-rules.ts";
 import { checkoutTaxId, customFieldIssues } from "./validate.ts";
 
 export class ExpiredCheckoutError extends ApiError {
@@ -67,9 +67,12 @@ export async function updateClientCheckout(
 ) {
   const row = await bySecret(deps, secret);
   const { discount_code, ...rest } = input;
-  return checkoutPublicOut(
-    await withOrganization(deps, await applyUpdate(deps, row, rest, discount_code)),
+  // The buyer hears that a discount is used up when applying it or giving an email that used it,
+  // not after filling in the card; confirm checks again under the discount's lock.
+  const view = await applyUpdate(deps, row, rest, discount_code, (v, tx) =>
+    assertDiscountUnderBuyerLimit(tx, v.row, v.discount?.maxRedemptionsPerCustomer ?? null),
   );
+  return checkoutPublicOut(await withOrganization(deps, view));
 }
 
 type AnyUpdate = Partial<CheckoutUpdate>;
@@ -80,19 +83,19 @@ type AnyUpdate = Partial<CheckoutUpdate>;
  * The session is locked and read again first: two updates at once (the page sends the seats while
  * its country is still on its way) each see the other's, where the later used to write back the
  * seats or total it had read before the first committed. `check` sees the updated session before
- * commit; what it throws rolls the update back (confirm's validation).
+ * commit; what it throws rolls the update back (confirm's validation, the buyer's discount limit).
  */
 export async function applyUpdate(
   deps: CheckoutDeps,
   found: repo.CheckoutRow,
   input: AnyUpdate,
   discountCode: string | null | undefined,
-  check?: (view: CheckoutView) => void,
+  check?: (view: CheckoutView, tx: Tx) => void | Promise<void>,
 ) {
   return inTransaction(deps.db, async (tx) => {
     const row = (await repo.lockCheckout(tx, found.id)) ?? found;
     const view = await applyLocked({ ...deps, db: tx }, tx, row, input, discountCode);
-    check?.(view);
+    await check?.(view, tx);
     return view;
   });
 }

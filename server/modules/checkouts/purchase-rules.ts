@@ -7,7 +7,9 @@
 //   ignored) whose customer had a trial of the organization before, or to a card (its processor's
 //   fingerprint) that a customer who had a trial saved.
 // - a discount's max_redemptions_per_customer: a buyer (the session's customer, or its email with
-//   +alias and case ignored) who redeemed it that often is refused at confirm, before any charge.
+//   +alias and case ignored) who redeemed it that often is refused on the page's every update of a
+//   session holding it (applying the code, giving that email), and at confirm, before any charge.
+//   The seller's own updates may still apply it, as Polar's may.
 import type { Db } from "../../../db/client.ts";
 import type { Tx } from "../../../db/client.ts";
 import { ApiError } from "../../lib/errors.ts";
@@ -44,8 +46,9 @@ export class DiscountRedemptionLimitReached extends ApiError {
 }
 
 /**
- * In the transaction that took the session's redemption: that redemption locks the discount's row
- * until commit, so two confirms by one buyer cannot both count the other's as not yet there.
+ * At confirm, in the transaction that took the session's redemption: that redemption locks the
+ * discount's row until commit, so two confirms by one buyer cannot both count the other's as not yet
+ * there. On the page's update it only warns early, without a lock.
  */
 export async function assertDiscountUnderBuyerLimit(
   tx: Tx,
