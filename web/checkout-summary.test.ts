@@ -1,6 +1,6 @@
-// The checkout form's summary in a real browser: a discount code applied with Enter, a trial, an
-// amount and a country that reprice what is charged, usage billed later at its unit price, and an
-// offer the seller changed while the page was open.
+// The checkout form's summary in a real browser: a discount code applied with Enter, a discount the
+// buyer has used up, a trial, an amount and a country that reprice what is charged, usage billed
+// later at its unit price, and an offer the seller changed while the page was open.
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
 import { createCountMeter } from "../test/helpers/catalog.ts";
@@ -12,9 +12,17 @@ import {
   token,
   withCheckoutForm,
 } from "../test/helpers/checkout-form.ts";
+import { US_ADDRESS } from "../test/helpers/addresses.ts";
 import { fillCheckout } from "../test/helpers/checkout-page.ts";
 
 withCheckoutForm();
+
+/** A product sold once at `amount` cents, without the plan's custom field. */
+const oneTimeProduct = (name: string, amount: number) =>
+  api(t.url, "/v1/products/", {
+    token,
+    body: { name, prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "usd" }] },
+  });
 
 describe("checkout form", () => {
   it("Enter in the discount field applies it without paying; the summary shows subtotal, discount, total and then the full price; Remove takes it off", async () => {
@@ -42,6 +50,55 @@ describe("checkout form", () => {
     await page.waitForSelector("#discount");
     expect(await page.textContent("[data-testid=total]")).toBe("$19.00");
     expect(await page.textContent(".summary")).not.toContain("then");
+    await page.close();
+  });
+
+  it("a discount the buyer has used up is refused beside it, not beside the card; removed, they pay", async () => {
+    const product = await oneTimeProduct("Sticker pack", 2000);
+    const welcome = await api(t.url, "/v1/discounts/", {
+      token,
+      body: {
+        name: "Welcome",
+        code: "WELCOME",
+        type: "percentage",
+        basis_points: 2000,
+        duration: "once",
+        max_redemptions_per_customer: 1,
+      },
+    });
+    const sale = { products: [product.body.id], discount_id: welcome.body.id };
+    const first = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { ...sale, customer_email: "loyal@example.com", customer_billing_address: US_ADDRESS },
+    });
+    const paid = await api(t.url, `/v1/checkouts/client/${first.body.client_secret}/confirm`, {
+      body: { confirmation_token_id: "sandbox_token_success" },
+    });
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+
+    // The seller offers it again to the same buyer, as Polar lets it.
+    const again = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { ...sale, customer_email: "loyal@example.com" },
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
+    await page.goto(again.body.url);
+    await page.waitForSelector(".applied");
+    await fillCheckout(page, { email: "loyal@example.com" });
+    await page.click("button.pay");
+    await page.waitForSelector("#discount-error");
+    expect(await page.textContent("#discount-error")).toBe(
+      "You have already redeemed this discount the maximum number of times allowed per customer.",
+    );
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("discount-error");
+    expect(await page.$("#payment-error")).toBeNull();
+
+    await page.click(".applied button");
+    await page.waitForSelector("#discount");
+    expect(await page.$("#discount-error")).toBeNull();
+    expect(await page.textContent("button.pay")).toBe("Pay $20.00");
+    await page.click("button.pay");
+    await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     await page.close();
   });
 
@@ -155,13 +212,7 @@ describe("checkout form", () => {
   });
 
   it("an offer the seller changed since the page opened: the page says so, nothing charged", async () => {
-    const product = await api(t.url, "/v1/products/", {
-      token,
-      body: {
-        name: "Field guide",
-        prices: [{ amount_type: "fixed", price_amount: 2500, price_currency: "usd" }],
-      },
-    });
+    const product = await oneTimeProduct("Field guide", 2500);
     const session = await api(t.url, "/v1/checkouts/", {
       token,
       body: { products: [product.body.id] },

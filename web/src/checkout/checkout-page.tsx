@@ -13,6 +13,7 @@ import { leave, settle } from "./finish.ts";
 import { money } from "./format.ts";
 import { CardFields, cardErrors, cardToken, StripeCard } from "./payment.tsx";
 import {
+  type Action,
   addressModes,
   offersBusiness,
   confirmBody,
@@ -32,6 +33,8 @@ import { OrderSummary } from "./summary.tsx";
 
 /** Refusals of the buyer rather than of their card (checkouts/purchase-rules.ts). */
 const BUYER_REFUSALS = new Set(["AlreadyActiveSubscriptionError", "TrialAlreadyRedeemed"]);
+/** The buyer has used the session's discount up: the refusal belongs with the discount. */
+const DISCOUNT_USED_UP = "DiscountRedemptionLimitReached";
 
 export function CheckoutPage(props: { secret: string }) {
   const [state, dispatch] = useReducer(reducer, { kind: "loading" } as State);
@@ -90,7 +93,7 @@ export function CheckoutPage(props: { secret: string }) {
   useEffect(() => {
     if (attempt === 0) return;
     const first = formRef.current?.querySelector<HTMLElement>(
-      '[aria-invalid="true"], #payment-error, #general-error',
+      '[aria-invalid="true"], #discount-error, #payment-error, #general-error',
     );
     first?.focus();
   }, [attempt]);
@@ -137,6 +140,12 @@ export function CheckoutPage(props: { secret: string }) {
 
   const { values, errors, busy } = state;
   const c = state.checkout;
+  /** Beside the discount, where it can be removed; for the whole form where the page cannot. */
+  const discountRefused = (message: string): Action => ({
+    type: "invalid",
+    errors: c.allow_discount_codes ? { discount: message } : {},
+    general: c.allow_discount_codes ? null : message,
+  });
   const edit = (v: Partial<FormValues>) => dispatch({ type: "edit", values: v });
 
   /** Sends a change of the session (the discount code, the seats); a refusal shows beside it. */
@@ -155,6 +164,7 @@ export function CheckoutPage(props: { secret: string }) {
       const err = e as CheckoutApiError;
       if (err.status === 410) return dispatch({ type: "unavailable", ...EXPIRED });
       const sent = Object.keys(body)[0] ?? field;
+      if (err.name_ === DISCOUNT_USED_UP) return dispatch(discountRefused(err.message));
       dispatch({
         type: "invalid",
         errors: {
@@ -258,6 +268,8 @@ export function CheckoutPage(props: { secret: string }) {
             ? "The connection was lost while the payment was processed. Do not pay again: reload this page to see whether it went through."
             : LOST_CONNECTION,
         });
+      // Not the card: the discount is used up for this buyer, who may remove it and pay.
+      if (err.name_ === DISCOUNT_USED_UP) return dispatch(discountRefused(err.message));
       // Refused for who is buying (a subscription already held, a trial already had): not the card.
       if (BUYER_REFUSALS.has(err.name_))
         return dispatch({ type: "invalid", errors: {}, general: err.message });

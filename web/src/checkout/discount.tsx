@@ -1,5 +1,6 @@
 // The discount code: applied with Enter or its button (Enter never submits the payment), shown
-// with its amount once applied, and removable.
+// with its amount once applied, and removable; a refusal of the applied one (used up by this
+// buyer) shows beside it.
 import type { KeyboardEvent } from "react";
 import { Field } from "./fields.tsx";
 import { money } from "./format.ts";
@@ -35,6 +36,11 @@ export function DiscountField(props: {
           Remove
           <span className="sr-only"> discount {c.discount.code ?? c.discount.name}</span>
         </button>
+        {props.error ? (
+          <p className="error" id="discount-error" role="alert" tabIndex={-1}>
+            {props.error}
+          </p>
+        ) : null}
       </div>
     ) : (
       <Field id="discount" label="Discount code (optional)" error={props.error}>

@@ -169,8 +169,9 @@ export function reducer(state: State, action: Action): State {
       return { ...state, checkout: newer(state.checkout, action.checkout) };
     case "updated": {
       if (withdrawn(action.checkout)) return WITHDRAWN;
-      // What the session accepted is no longer a problem.
+      // What the session accepted is no longer a problem (a removed discount's refusal with it).
       const { seats: _accepted, ...errors } = state.errors;
+      for (const id of touchedIds(action.values ?? {})) delete errors[id];
       return {
         ...state,
         busy: null,
