@@ -5,18 +5,32 @@ export interface Price {
   amount_type: string;
   price_amount?: number;
   price_currency?: string;
+  is_archived?: boolean;
 }
+export type ProrationBehavior = "invoice" | "prorate" | "next_period" | "reset";
 export interface Product {
   id: string;
   name: string;
   organization: {
     name: string;
+    slug?: string;
     avatar_url: string | null;
+    proration_behavior?: ProrationBehavior;
     customer_portal_settings?: {
       usage: { show: boolean };
-      subscription?: { pause?: boolean };
+      subscription?: { pause?: boolean; update_plan?: boolean };
     };
   };
+}
+/** Polar's CustomerProduct, as the organization's portal lists what it sells. */
+export interface PlanProduct {
+  id: string;
+  name: string;
+  is_recurring: boolean;
+  is_archived: boolean;
+  recurring_interval: string | null;
+  recurring_interval_count?: number | null;
+  prices: Price[];
 }
 export interface Subscription {
   id: string;
@@ -56,6 +70,7 @@ export interface Order {
   currency: string;
   description: string;
   invoice_number: string | null;
+  billing_reason?: string;
 }
 export interface Customer {
   id: string;
@@ -154,6 +169,13 @@ export function portalApi(token: string) {
     orders: () => all<Order>("orders/"),
     /** A signed link to the paid order's receipt PDF, made on first request. */
     receipt: (id: string) => call<{ url: string }>("GET", `orders/${id}/receipt`),
+    /** The seller's public recurring products a subscription may move to. */
+    plans: (slug: string) =>
+      call<{ products: PlanProduct[] }>("GET", `organizations/${encodeURIComponent(slug)}`).then(
+        (o) => o.products,
+      ),
+    changePlan: (id: string, productId: string) =>
+      call<Subscription>("PATCH", `subscriptions/${id}`, { product_id: productId }),
     benefitGrants: () => all<BenefitGrant>("benefit-grants/"),
     licenseKeys: () => all<LicenseKey>("license-keys/"),
     downloadables: () => all<Downloadable>("downloadables/"),

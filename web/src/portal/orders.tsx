@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { money } from "../checkout/format.ts";
 import { type Order, type PortalApi, PortalApiError } from "./api.ts";
-import { day } from "./subscription-card.tsx";
+import { day } from "./dates.ts";
 
 const PAID = new Set(["paid", "refunded", "partially_refunded"]);
 const COLUMNS = ["Date", "Item", "Total", "Status", "Receipt"];

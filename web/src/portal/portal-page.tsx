@@ -20,7 +20,8 @@ import {
 } from "./api.ts";
 import { OrdersSection } from "./orders.tsx";
 import { PaymentMethods } from "./payment-methods.tsx";
-import { day, SubscriptionCard } from "./subscription-card.tsx";
+import { day } from "./dates.ts";
+import { SubscriptionCard } from "./subscription-card.tsx";
 
 /** The seller's return URL as a link target, only when it is http(s). */
 function backHref(url: string | null): string | null {

@@ -1,10 +1,12 @@
 // One subscription on the portal page: where it stands (renewing, canceling, pausing, paused);
-// cancel at period end with a reason or keep it; and, only when the seller's
-// customer_portal_settings.subscription.pause allows it, pause at period end, take a scheduled
-// pause back, or resume.
+// cancel at period end with a reason or keep it; change the plan where the seller allows it; and,
+// only when the seller's customer_portal_settings.subscription.pause allows it, pause at period
+// end, take a scheduled pause back, or resume.
 import { useState } from "react";
 import { money } from "../checkout/format.ts";
-import type { Order, PortalApi, Subscription } from "./api.ts";
+import type { Order, PlanProduct, PortalApi, Subscription } from "./api.ts";
+import { canChangePlan, ChangePlan } from "./change-plan.tsx";
+import { day } from "./dates.ts";
 
 const REASONS: [string, string][] = [
   ["too_expensive", "Too expensive"],
@@ -16,9 +18,6 @@ const REASONS: [string, string][] = [
   ["too_complex", "Too complicated"],
   ["other", "Other"],
 ];
-
-export const day = (iso: string) =>
-  new Date(iso).toLocaleDateString(undefined, { year: "numeric", month: "short", day: "numeric" });
 
 /** The seller's customer_portal_settings.subscription.pause: off unless it says so, as Polar. */
 function allowsPause(s: Subscription): boolean {
@@ -77,6 +76,8 @@ export function SubscriptionCard({
   onChange: () => Promise<void>;
 }) {
   const [asking, setAsking] = useState(false);
+  const [changing, setChanging] = useState(false);
+  const [changed, setChanged] = useState<PlanChange | null>(null);
   const [reason, setReason] = useState("");
   const [comment, setComment] = useState("");
   const [busy, setBusy] = useState(false);
@@ -116,7 +117,19 @@ export function SubscriptionCard({
             Keep subscription
           </button>
         ) : null}
-        {s.status === "active" && !s.cancel_at_period_end && !asking ? (
+        {canChangePlan(s) && !asking && !changing ? (
+          <button
+            type="button"
+            className="change-plan-open"
+            onClick={() => {
+              setChanged(null);
+              setChanging(true);
+            }}
+          >
+            Change plan
+          </button>
+        ) : null}
+        {s.status === "active" && !s.cancel_at_period_end && !asking && !changing ? (
           <button type="button" className="cancel" onClick={() => setAsking(true)}>
             Cancel subscription
           </button>
@@ -153,6 +166,19 @@ export function SubscriptionCard({
           </button>
         ) : null}
       </div>
+      {changing ? (
+        <ChangePlan
+          api={api}
+          subscription={s}
+          onClose={() => setChanging(false)}
+          onChanged={async (updated, to) => {
+            setChanged({ to, updated, before: new Set(orders.map((o) => o.id)) });
+            setChanging(false);
+            await onChange();
+          }}
+        />
+      ) : null}
+      {changed ? <PlanChanged change={changed} orders={orders} /> : null}
       {asking ? (
         <form
           className="cancel-form"
@@ -200,5 +226,38 @@ export function SubscriptionCard({
         </p>
       ) : null}
     </article>
+  );
+}
+
+interface PlanChange {
+  to: PlanProduct;
+  updated: Subscription;
+  /** The orders there were before the change: a new proration order is the one not among them. */
+  before: Set<string>;
+}
+
+/** What the change did: the plan now (or from the renewal), and the proration order it made. */
+function PlanChanged({ change, orders }: { change: PlanChange; orders: Order[] }) {
+  const { to, updated } = change;
+  const pending = updated.pending_update;
+  const proration = orders.find(
+    (o) =>
+      o.subscription_id === updated.id &&
+      o.billing_reason === "subscription_update" &&
+      !change.before.has(o.id),
+  );
+  const settled = !proration
+    ? ""
+    : proration.total_amount > 0
+      ? ` ${money(proration.total_amount, proration.currency)} was charged for the rest of this period (order ${proration.invoice_number ?? proration.id}).`
+      : proration.total_amount < 0
+        ? ` ${money(-proration.total_amount, proration.currency)} was credited to your balance (order ${proration.invoice_number ?? proration.id}).`
+        : "";
+  return (
+    <p role="status" className="notice plan-changed">
+      {pending?.product_id === to.id
+        ? `Your plan changes to ${to.name} on ${day(pending.applies_at)}.`
+        : `You're now on ${to.name}.${settled}`}
+    </p>
   );
 }

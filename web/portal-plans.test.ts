@@ -1,0 +1,170 @@
+// Changing plan from the customer portal in a real browser: the seller's other public recurring
+// plans are offered with their prices, the change is confirmed by keyboard and made, and the page
+// says what it charged; a declined card is said in place with the choice kept and nothing changed;
+// the control is not offered on an ending subscription nor where the seller switched it off.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createSeller } from "../test/helpers/auth.ts";
+import { setOrganizationSettings } from "../test/helpers/billing.ts";
+import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
+import { axeViolations, PHONE } from "../test/helpers/dashboard.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { portalSeller } from "../test/helpers/portal-browser.ts";
+
+let t: TestServer;
+let browser: Browser;
+let seller: { token: string; organizationId: string };
+let shop: ReturnType<typeof portalSeller>;
+const plans: Record<string, string> = {};
+const call: ReturnType<typeof portalSeller>["call"] = (path, init) => shop.call(path, init);
+
+async function product(name: string, body: Record<string, unknown>) {
+  plans[name] = (await call("/v1/products/", { body: { name, ...body } })).id;
+}
+
+/** A subscription to Pro bought with the given sandbox card token. */
+const subscribe = (email: string, card: string) => shop.purchase(plans.Pro!, email, card);
+const openPortal = (customerId: string, viewport?: { width: number; height: number }) =>
+  shop.openPortal(browser, customerId, viewport);
+
+const card = (page: Page, id: string) => page.locator(`[data-subscription="${id}"]`);
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
+  const s = await createSeller(t.url, [
+    "products:write",
+    "checkouts:write",
+    "orders:read",
+    "subscriptions:write",
+    "customer_sessions:write",
+    "organizations:write",
+  ]);
+  seller = { token: s.token, organizationId: s.organization.id };
+  shop = portalSeller(t.url, s.token);
+  const monthly = (amount: number) => ({
+    recurring_interval: "month",
+    prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "usd" }],
+  });
+  await product("Pro", monthly(1500));
+  await product("Team", monthly(3000));
+  await product("Business", {
+    recurring_interval: "year",
+    prices: [{ amount_type: "fixed", price_amount: 30000, price_currency: "usd" }],
+  });
+  // Neither is offered: a one-time product and a private plan.
+  await product("Ebook", {
+    prices: [{ amount_type: "fixed", price_amount: 900, price_currency: "usd" }],
+  });
+  await product("Partner", { ...monthly(500), visibility: "private" });
+  await setOrganizationSettings(t.url, seller, "subscription_settings", {
+    proration_behavior: "invoice",
+  });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+describe("changing plan in the customer portal", () => {
+  it("offers the other public recurring plans, confirms by keyboard, and shows the new plan and its proration order", async () => {
+    const bought = await subscribe("switch@example.com", "sandbox_token_success");
+    const page = await openPortal(bought.customer_id);
+    const sub = card(page, bought.subscription_id);
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    const group = sub.getByRole("group", { name: "Choose a new plan for Pro" });
+    await group.getByRole("radio").first().waitFor();
+    const options = await group.locator(".plan-option").allTextContents();
+    expect(options).toEqual(["Business$300.00 / year", "Team$30.00 / month"]);
+    expect(await group.textContent()).toContain("Current plan: Pro, $15.00 / month");
+    // Focus is on the first plan: the arrow key picks the next, Tab reaches Continue.
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute("type")))
+      .toBe("radio");
+    await page.keyboard.press("ArrowDown");
+    expect(await group.getByRole("radio", { name: /Team/ }).isChecked()).toBe(true);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    const confirm = sub.getByRole("region", { name: "Switch to Team?" });
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toContain("charged to your saved card");
+    await snapshot(page, "portal-change-plan-confirm");
+    await sub.getByRole("button", { name: "Change to Team" }).click();
+
+    const notice = sub.locator(".plan-changed");
+    await expect.poll(() => notice.textContent()).toMatch(/^You're now on Team\. \$.+ was charged/);
+    expect(await sub.locator("strong").first().textContent()).toBe("Team");
+    const after = await call(`/v1/subscriptions/${bought.subscription_id}`);
+    expect(after.product_id).toBe(plans.Team);
+    const orders = await call(
+      `/v1/orders/?subscription_id=${bought.subscription_id}&sorting=-created_at`,
+    );
+    const proration = orders.items[0];
+    expect(proration.billing_reason).toBe("subscription_update");
+    expect(await notice.textContent()).toContain(`(order ${proration.invoice_number})`);
+    await page.close();
+  });
+
+  it("a declined card is said beside the confirmation, the choice kept and the plan unchanged", async () => {
+    const bought = await subscribe("declined@example.com", "sandbox_token_renewal_declined");
+    const page = await openPortal(bought.customer_id);
+    const sub = card(page, bought.subscription_id);
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    await sub.getByRole("radio", { name: /Team/ }).check();
+    await sub.getByRole("button", { name: "Continue" }).click();
+    await sub.getByRole("button", { name: "Change to Team" }).click();
+    const alert = sub.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/declined/i);
+    // Still on the confirmation, ready to try again or go back to the same choice.
+    expect(await sub.getByRole("button", { name: "Change to Team" }).isEnabled()).toBe(true);
+    await sub.getByRole("button", { name: "Back" }).click();
+    expect(await sub.getByRole("radio", { name: /Team/ }).isChecked()).toBe(true);
+    expect((await call(`/v1/subscriptions/${bought.subscription_id}`)).product_id).toBe(plans.Pro);
+    expect(await sub.locator("strong").first().textContent()).toBe("Pro");
+    await page.close();
+  });
+
+  it("has no axe violations with the plans open on a phone", async () => {
+    const bought = await subscribe("phone@example.com", "sandbox_token_success");
+    const page = await openPortal(bought.customer_id, PHONE);
+    const sub = card(page, bought.subscription_id);
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    await sub.getByRole("radio", { name: /Business/ }).check();
+    await snapshot(page, "portal-change-plan-phone");
+    expect(await axeViolations(page)).toEqual([]);
+    // Nothing wider than the phone's screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+      PHONE.width,
+    );
+    await sub.getByRole("button", { name: "Continue" }).click();
+    await sub.getByRole("button", { name: "Change to Business" }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("is not offered on an ending subscription, nor when the seller switches plan changes off", async () => {
+    const bought = await subscribe("ending@example.com", "sandbox_token_success");
+    const page = await openPortal(bought.customer_id);
+    const sub = card(page, bought.subscription_id);
+    const button = sub.getByRole("button", { name: "Change plan" });
+    await button.waitFor();
+    await setOrganizationSettings(t.url, seller, "customer_portal_settings", {
+      subscription: { update_seats: true, update_plan: false, pause: false },
+    });
+    await page.reload();
+    await sub.locator("button.cancel").waitFor();
+    expect(await button.count()).toBe(0);
+    await setOrganizationSettings(t.url, seller, "customer_portal_settings", {
+      subscription: { update_seats: true, update_plan: true, pause: false },
+    });
+    await call(`/v1/subscriptions/${bought.subscription_id}`, {
+      method: "PATCH",
+      body: { cancel_at_period_end: true },
+    });
+    await page.reload();
+    await sub.locator("button.uncancel").waitFor();
+    expect(await button.count()).toBe(0);
+    await page.close();
+  });
+});
