@@ -13,6 +13,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { pdfText } from "../../../test/helpers/pdf.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -55,18 +56,12 @@ async function buy(email: string, name: string | null = "Ada Lovelace", product 
   return orders.body.items[0] as Record<string, any>;
 }
 
-/** The PDF and the text its content streams draw (pdfkit writes shown text as hex strings). */
+/** The PDF and the text its content streams draw. */
 const pdfAt = async (url: string) => {
   const res = await fetch(url);
-  const body = Buffer.from(await res.arrayBuffer()).toString("latin1");
-  const text = [...body.matchAll(/\[([^\]]*)\]\s*TJ/g)]
-    .map((m) =>
-      [...m[1]!.matchAll(/<([0-9a-fA-F]+)>/g)]
-        .map((h) => Buffer.from(h[1]!, "hex").toString("latin1"))
-        .join(""),
-    )
-    .join("\n");
-  return { status: res.status, type: res.headers.get("content-type"), body, text };
+  const pdf = Buffer.from(await res.arrayBuffer());
+  const body = pdf.toString("latin1");
+  return { status: res.status, type: res.headers.get("content-type"), body, text: pdfText(pdf) };
 };
 
 describe("invoices and receipts", () => {

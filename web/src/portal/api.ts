@@ -1,5 +1,6 @@
 // The portal page's calls: /v1/customer-portal with the customer session token as bearer. Error
 // answers become one readable message (the server's detail, or the first validation message).
+import type { CustomerOrder } from "../../../shared/types.ts";
 export interface Price {
   id: string;
   amount_type: string;
@@ -32,6 +33,8 @@ export interface PlanProduct {
   recurring_interval_count?: number | null;
   prices: Price[];
 }
+/** A billing address as the API answers it (Polar's Address). */
+export type Address = NonNullable<CustomerOrder["billing_address"]>;
 export interface Subscription {
   id: string;
   status: string;
@@ -71,6 +74,9 @@ export interface Order {
   description: string;
   invoice_number: string | null;
   billing_reason?: string;
+  billing_name?: string | null;
+  billing_address?: Address | null;
+  is_invoice_generated?: boolean;
 }
 export interface Customer {
   id: string;
@@ -169,6 +175,17 @@ export function portalApi(token: string) {
     orders: () => all<Order>("orders/"),
     /** A signed link to the paid order's receipt PDF, made on first request. */
     receipt: (id: string) => call<{ url: string }>("GET", `orders/${id}/receipt`),
+    /** The order's invoice PDF link; 404 until it is generated. */
+    invoice: (id: string) => call<{ url: string }>("GET", `orders/${id}/invoice`),
+    generateInvoice: (id: string) => call<unknown>("POST", `orders/${id}/invoice`),
+    /** Billing name and address the invoice is made out to, before it is generated. */
+    updateOrderBilling: (
+      id: string,
+      body: {
+        billing_name: string;
+        billing_address: Address;
+      },
+    ) => call<Order>("PATCH", `orders/${id}`, body),
     /** The seller's public recurring products a subscription may move to. */
     plans: (slug: string) =>
       call<{ products: PlanProduct[] }>("GET", `organizations/${encodeURIComponent(slug)}`).then(

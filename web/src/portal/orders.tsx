@@ -1,39 +1,79 @@
 // The customer's orders in the portal: date, item, total and status, and for a paid order its
-// receipt as a PDF (a signed link the server makes on demand). A refusal is said above the table.
-import { useState } from "react";
+// receipt and its invoice as PDFs (signed links the server makes on demand). An invoice not made
+// yet first asks for the details it is made out to. A refusal is said above the table.
+import { Fragment, useState } from "react";
 import { money } from "../checkout/format.ts";
 import { type Order, type PortalApi, PortalApiError } from "./api.ts";
 import { day } from "./dates.ts";
+import { InvoiceForm } from "./invoice-form.tsx";
 
 const PAID = new Set(["paid", "refunded", "partially_refunded"]);
-const COLUMNS = ["Date", "Item", "Total", "Status", "Receipt"];
+const COLUMNS = ["Date", "Item", "Total", "Status", "Documents"];
+
+/** Saves the PDF behind a same-origin signed link as a file rather than opening it. */
+function download(url: string, name: string) {
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
 
 export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-  async function openReceipt(id: string) {
+  const [invoicing, setInvoicing] = useState<string | null>(null);
+  // Invoices made on this page: the order list loaded before them still says "not generated".
+  const [generated, setGenerated] = useState<Set<string>>(() => new Set());
+  async function open(id: string, what: string, fn: () => Promise<void>) {
     setBusy(id);
     setError(null);
     try {
-      window.location.assign((await props.api.receipt(id)).url);
+      await fn();
     } catch (err) {
       setError(
-        err instanceof PortalApiError ? err.message : "The receipt could not be opened. Try again.",
+        err instanceof PortalApiError ? err.message : `The ${what} could not be opened. Try again.`,
       );
     } finally {
       setBusy(null);
     }
   }
-  const receiptButton = (o: Order) => (
-    <button
-      type="button"
-      className="receipt"
-      aria-label={`Receipt for ${o.description}, ${day(o.created_at)}`}
-      disabled={busy === o.id}
-      onClick={() => void openReceipt(o.id)}
-    >
-      Receipt
-    </button>
+  const openReceipt = (id: string) =>
+    open(id, "receipt", async () => window.location.assign((await props.api.receipt(id)).url));
+  const downloadInvoice = (o: Order) =>
+    open(o.id, "invoice", async () =>
+      download((await props.api.invoice(o.id)).url, `invoice-${o.invoice_number ?? o.id}.pdf`),
+    );
+  const label = (what: string, o: Order) => `${what} for ${o.description}, ${day(o.created_at)}`;
+  const documents = (o: Order) => (
+    <span className="documents">
+      <button
+        type="button"
+        className="receipt"
+        aria-label={label("Receipt", o)}
+        disabled={busy === o.id}
+        onClick={() => void openReceipt(o.id)}
+      >
+        Receipt
+      </button>
+      <button
+        type="button"
+        className="invoice"
+        aria-label={label("Invoice", o)}
+        aria-expanded={
+          o.is_invoice_generated || generated.has(o.id) ? undefined : invoicing === o.id
+        }
+        disabled={busy === o.id}
+        onClick={() =>
+          o.is_invoice_generated || generated.has(o.id)
+            ? void downloadInvoice(o)
+            : setInvoicing(invoicing === o.id ? null : o.id)
+        }
+      >
+        Invoice
+      </button>
+    </span>
   );
   return (
     <section aria-labelledby="orders-h">
@@ -58,13 +98,31 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
           </thead>
           <tbody>
             {props.orders.map((o) => (
-              <tr key={o.id} data-order={o.id}>
-                <td>{day(o.created_at)}</td>
-                <td>{o.description}</td>
-                <td>{money(o.total_amount, o.currency)}</td>
-                <td>{o.status}</td>
-                <td>{PAID.has(o.status) ? receiptButton(o) : null}</td>
-              </tr>
+              <Fragment key={o.id}>
+                <tr data-order={o.id}>
+                  <td>{day(o.created_at)}</td>
+                  <td>{o.description}</td>
+                  <td>{money(o.total_amount, o.currency)}</td>
+                  <td>{o.status}</td>
+                  <td>{PAID.has(o.status) ? documents(o) : null}</td>
+                </tr>
+                {invoicing === o.id ? (
+                  <tr className="invoice-row">
+                    <td colSpan={COLUMNS.length}>
+                      <InvoiceForm
+                        api={props.api}
+                        order={o}
+                        onCancel={() => setInvoicing(null)}
+                        onGenerated={async () => {
+                          setGenerated((g) => new Set(g).add(o.id));
+                          setInvoicing(null);
+                          await downloadInvoice(o);
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ) : null}
+              </Fragment>
             ))}
           </tbody>
         </table>
