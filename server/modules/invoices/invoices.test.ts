@@ -1,7 +1,8 @@
 // Invoices and receipts through the public API: orders are numbered per customer (or, when the
-// seller chooses, per organization) without gaps or duplicates however many are paid at once; an invoice is generated from a paid order with its
-// billing details (which then freeze) and fetched as a PDF by a signed URL; a receipt is numbered
-// on first request; the customer reaches only their own orders' documents in the portal.
+// seller chooses, per organization) without gaps or duplicates however many are paid at once; an
+// invoice is generated from any order but a draft or a void one (as Polar) with its billing
+// details (which then freeze) and fetched as a PDF by a signed URL; a receipt is numbered on first
+// request; the customer reaches only their own orders' documents in the portal.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { api } from "../../../test/helpers/auth.ts";
@@ -9,7 +10,11 @@ import { eventually } from "../../../test/helpers/grants.ts";
 import {
   advance,
   billingSeller,
+  monthlyProduct,
+  ordersOf,
   setOrganizationSettings,
+  subscribe,
+  subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
@@ -278,5 +283,48 @@ describe("invoices and receipts", () => {
     expect((await s.call(`/v1/orders/${order.id}/invoice`, { method: "POST" })).status).toBe(202);
     const { body } = await s.call(`/v1/orders/${order.id}/invoice`);
     expect((await pdfAt(body.url)).text).toContain(`Date: ${order.created_at.slice(0, 10)}`);
+  });
+
+  it("invoices a pending renewal as Polar does, and refuses a draft and missing details with Polar's errors", async () => {
+    const plan = await monthlyProduct(s, "Monthly handbook", 1500);
+    const { subscriptionId } = await subscribe(s, plan.id, "sandbox_token_renewal_declined");
+    await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
+    const renewal = (await ordersOf(s, subscriptionId)).find(
+      (o) => o.billing_reason === "subscription_cycle",
+    )!;
+    expect(renewal.status).toBe("pending");
+    const generate = (id: string) => s.call(`/v1/orders/${id}/invoice`, { method: "POST" });
+    // Bought without a name: refused, and nothing is made, until the order has one.
+    const nameless = await generate(renewal.id);
+    expect(nameless.status).toBe(422);
+    expect(nameless.body).toEqual({
+      error: "MissingInvoiceBillingDetails",
+      detail: "Billing name and address are required to generate an invoice for this order.",
+    });
+    expect((await s.call(`/v1/orders/${renewal.id}`)).body.is_invoice_generated).toBe(false);
+    const named = await s.call(`/v1/orders/${renewal.id}`, {
+      method: "PATCH",
+      body: { billing_name: "Late Payer Ltd" },
+    });
+    expect(named.status).toBe(200);
+    expect((await generate(renewal.id)).status).toBe(202);
+    const { body } = await s.call(`/v1/orders/${renewal.id}/invoice`);
+    expect((await pdfAt(body.url)).text).toContain("Late Payer Ltd");
+
+    // A draft order (off-session charges on, as drafts need).
+    await s.call(`/v1/organizations/${s.organizationId}`, {
+      method: "PATCH",
+      body: { feature_settings: { off_session_charges_enabled: true } },
+    });
+    const draft = await s.call("/v1/orders/", {
+      body: { customer_id: renewal.customer_id, product_id: productId },
+    });
+    expect(draft.status).toBe(201);
+    const refused = await generate(draft.body.id);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      error: "OrderNotEligibleForInvoice",
+      detail: `Order ${draft.body.id} is not eligible for invoice generation (current status: draft).`,
+    });
   });
 });

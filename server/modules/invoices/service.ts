@@ -1,8 +1,9 @@
 // Invoices and receipts of orders (Polar's orders/{id}/invoice, /receipt and PATCH /orders/{id}),
 // for the seller and, scoped to their own orders, the customer in the portal. An invoice is made on
-// request from a paid order with billing name and address, which freeze from then on; a receipt is
-// made the first time it is asked for, taking the organization's next receipt number. Both are PDFs
-// kept in file storage and handed out as short-lived signed URLs.
+// request from any order but a draft or a void one (a pending renewal's too, as Polar), with billing
+// name and address, which freeze from then on; a receipt is made the first time it is asked for,
+// taking the organization's next receipt number. Both are PDFs kept in file storage and handed out
+// as short-lived signed URLs.
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
 import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
@@ -43,6 +44,8 @@ export interface OrderScope {
 export type DocumentKind = "invoice" | "receipt";
 
 const PAID = new Set(["paid", "refunded", "partially_refunded"]);
+/** As Polar: a draft is not final yet and a void order is never to be paid; any other has one. */
+const NOT_INVOICED = new Set(["draft", "void"]);
 
 async function scoped(db: Db, scope: OrderScope, id: string): Promise<OrderRow> {
   const row = await findOrderRow(db, scope.organizationIds, id);
@@ -109,14 +112,18 @@ function documentUrl(deps: InvoiceDeps, orderId: string, kind: DocumentKind): Do
 export async function generateInvoice(deps: InvoiceDeps, scope: OrderScope, id: string) {
   const row = await scoped(deps.db, scope, id);
   if (row.invoiceFileKey) return;
-  if (!PAID.has(row.status))
-    throw new ApiError(409, "OrderNotEligibleForInvoice", "Only a paid order has an invoice.");
+  if (NOT_INVOICED.has(row.status))
+    throw new ApiError(
+      409,
+      "OrderNotEligibleForInvoice",
+      `Order ${row.id} is not eligible for invoice generation (current status: ${row.status}).`,
+    );
   const data = await documentData(deps, row, "invoice", row.invoiceNumber ?? row.id);
   if (!data.billing.name || !data.billing.address)
     throw new ApiError(
       422,
       "MissingInvoiceBillingDetails",
-      "The order needs a billing name and address for an invoice: set them with PATCH first.",
+      "Billing name and address are required to generate an invoice for this order.",
     );
   const key = await store(deps.files, row, "invoice", await renderDocument(data));
   await inTransaction(deps.db, async (tx) => {
