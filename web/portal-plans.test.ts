@@ -4,7 +4,7 @@
 // the control is not offered on an ending subscription nor where the seller switched it off.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSeller } from "../test/helpers/auth.ts";
+import { api, createSeller } from "../test/helpers/auth.ts";
 import { setOrganizationSettings } from "../test/helpers/billing.ts";
 import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
 import { axeViolations, PHONE } from "../test/helpers/dashboard.ts";
@@ -165,6 +165,27 @@ describe("changing plan in the customer portal", () => {
     await page.reload();
     await sub.locator("button.uncancel").waitFor();
     expect(await button.count()).toBe(0);
+    await page.close();
+  });
+
+  it("asks for a saved card before a paid plan, as Polar's portal does", async () => {
+    const bought = await subscribe("cardless@example.com", "sandbox_token_success");
+    const session = await call("/v1/customer-sessions/", {
+      body: { customer_id: bought.customer_id },
+    });
+    const mine = (path: string, method = "GET") =>
+      api(t.url, `/v1/customer-portal/customers/me/payment-methods${path}`, {
+        token: session.token,
+        method,
+      });
+    for (const m of (await mine("")).body.items)
+      expect((await mine(`/${m.id}`, "DELETE")).status).toBe(204);
+    const page = await openPortal(bought.customer_id);
+    const sub = card(page, bought.subscription_id);
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    await sub.getByRole("radio", { name: /Team/ }).check();
+    expect(await sub.locator(".needs-card").textContent()).toContain("Add a card");
+    expect(await sub.getByRole("button", { name: "Continue" }).isDisabled()).toBe(true);
     await page.close();
   });
 });

@@ -67,11 +67,14 @@ export function canChangePlan(s: Subscription): boolean {
 export function ChangePlan({
   api,
   subscription: s,
+  hasCard,
   onChanged,
   onClose,
 }: {
   api: PortalApi;
   subscription: Subscription;
+  /** A saved payment method: as Polar's portal, a paid plan is offered only with one. */
+  hasCard: boolean;
   onChanged: (updated: Subscription, to: PlanProduct) => Promise<void>;
   onClose: () => void;
 }) {
@@ -109,6 +112,8 @@ export function ChangePlan({
   }, [confirming, loaded]);
 
   const chosen = plans?.find((p) => p.id === selected) ?? null;
+  const needsCard =
+    chosen !== null && !hasCard && !chosen.prices.some((p) => p.amount_type === "free");
   const apply = async () => {
     if (!chosen) return;
     setBusy(true);
@@ -150,7 +155,7 @@ export function ChangePlan({
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            if (chosen) setConfirming(true);
+            if (chosen && !needsCard) setConfirming(true);
           }}
         >
           <fieldset className="plans" aria-busy={plans === null}>
@@ -175,11 +180,16 @@ export function ChangePlan({
               </label>
             ))}
           </fieldset>
+          {needsCard ? (
+            <p className="muted needs-card">
+              Add a card under Payment method before changing to a paid plan.
+            </p>
+          ) : null}
           <div className="actions">
             <button type="button" onClick={onClose}>
               Keep current plan
             </button>
-            <button type="submit" disabled={!chosen}>
+            <button type="submit" disabled={!chosen || needsCard}>
               Continue
             </button>
           </div>

@@ -152,6 +152,7 @@ export function PortalPage({
               api={api}
               subscription={s}
               orders={data.orders}
+              hasCard={data.paymentMethods.length > 0}
               onChange={load}
             />
           ))

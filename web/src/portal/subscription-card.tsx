@@ -67,12 +67,15 @@ export function SubscriptionCard({
   api,
   subscription: s,
   orders,
+  hasCard,
   onChange,
 }: {
   api: PortalApi;
   subscription: Subscription;
   /** The customer's orders: a failed renewal's says when it is tried again. */
   orders: Order[];
+  /** The customer has a saved payment method. */
+  hasCard: boolean;
   onChange: () => Promise<void>;
 }) {
   const [asking, setAsking] = useState(false);
@@ -170,6 +173,7 @@ export function SubscriptionCard({
         <ChangePlan
           api={api}
           subscription={s}
+          hasCard={hasCard}
           onClose={() => setChanging(false)}
           onChanged={async (updated, to) => {
             setChanged({ to, updated, before: new Set(orders.map((o) => o.id)) });
