@@ -326,5 +326,21 @@ describe("invoices and receipts", () => {
       error: "OrderNotEligibleForInvoice",
       detail: `Order ${draft.body.id} is not eligible for invoice generation (current status: draft).`,
     });
+    // The customer does not see the seller's draft yet: the portal's document routes 404 as GET.
+    const session = await s.call("/v1/customer-sessions/", {
+      body: { customer_id: renewal.customer_id },
+    });
+    const portal = (path: string, method = "GET") =>
+      api(t.url, `/v1/customer-portal/orders/${draft.body.id}${path}`, {
+        method,
+        token: session.body.token,
+      });
+    for (const [path, method] of [
+      ["", "GET"],
+      ["/receipt", "GET"],
+      ["/invoice", "GET"],
+      ["/invoice", "POST"],
+    ] as const)
+      expect((await portal(path, method)).status).toBe(404);
   });
 });

@@ -49,7 +49,8 @@ const NOT_INVOICED = new Set(["draft", "void"]);
 
 async function scoped(db: Db, scope: OrderScope, id: string): Promise<OrderRow> {
   const row = await findOrderRow(db, scope.organizationIds, id);
-  if (!row || (scope.customerId && row.customerId !== scope.customerId))
+  // A draft is the seller's until finalized: the customer's routes do not find it (as GET does).
+  if (!row || (scope.customerId && (row.customerId !== scope.customerId || row.status === "draft")))
     throw new ResourceNotFound("Order not found.");
   return row;
 }
