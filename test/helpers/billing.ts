@@ -299,3 +299,28 @@ export async function seatProduct(
     throw new Error(`seat product: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.id as string;
 }
+
+/** A monthly product with a free price, as a free tier. */
+export function freeMonthlyProduct(s: BillingSeller, name = "Free") {
+  return s.polar.products.create({
+    name,
+    recurringInterval: "month",
+    prices: [{ amountType: "free" }],
+  });
+}
+
+/** A new customer subscribed to the free `productId` by the seller (no checkout). */
+export async function freeSubscription(
+  s: BillingSeller,
+  productId: string,
+  customer: { email: string; externalId?: string },
+  metadata: Record<string, string> = {},
+) {
+  const { id: customerId } = await s.polar.customers.create(customer);
+  const res = await s.call("/v1/subscriptions/", {
+    body: { product_id: productId, customer_id: customerId, metadata },
+  });
+  if (res.status !== 201)
+    throw new Error(`free subscription: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.id as string, customerId, body: res.body as Record<string, any> };
+}

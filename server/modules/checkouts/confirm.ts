@@ -27,6 +27,7 @@ import * as repo from "./repository.ts";
 import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
 import { type CheckoutView, checkoutPublicOut } from "./serialize.ts";
 import { loadPublicView, loadView, type CheckoutDeps } from "./service.ts";
+import { assertUpgradable, claimUpgrade } from "./upgrade.ts";
 import { confirmIssues } from "./validate.ts";
 
 export async function confirmCheckout(
@@ -44,6 +45,8 @@ export async function confirmCheckout(
   const found = await bySecret(deps, secret);
   // Sandbox details in production are refused before the page's update is applied: nothing changes.
   refusePayment(deps, null, tokenId);
+  // A subscription that can no longer be upgraded (or is being upgraded) refuses it unchanged.
+  await assertUpgradable(deps.db, found);
   // What the page sends with confirm is applied like an update first (same rules, same event), and
   // checked in its transaction: a 422 leaves the session as it was, as Polar's rollback does.
   const check = (view: CheckoutView) => {
@@ -134,6 +137,7 @@ export async function claimCheckout(
   return inTransaction(deps.db, async (tx) => {
     const c = await repo.claimForPayment(tx, row.id, deps.clock.now());
     if (!c) return null;
+    await claimUpgrade(tx, c);
     if (c.discountId) {
       const redeemed = await redeemDiscount(tx, c.discountId);
       if (!redeemed)

@@ -17,9 +17,11 @@ import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import {
   createSubscription,
+  type NewSubscription,
   recordCustomerState,
   serializeSubscription,
 } from "../subscriptions/service.ts";
+import { upgradeSubscription } from "../subscriptions/upgrade.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { checkoutEventData } from "./public.ts";
 import { paymentKey, type TakenPayment } from "./payment.ts";
@@ -110,31 +112,33 @@ export async function fulfil(
         method: payment.paymentMethod,
       });
 
-    const subscription =
-      product!.is_recurring && product!.recurring_interval
-        ? await createSubscription(
-            tx,
-            { clock, queue: deps.queue },
-            {
-              organizationId: row.organizationId,
-              customerId: customer.id,
-              productId: row.productId,
-              priceId: row.productPriceId,
-              checkoutId: row.id,
-              discountId: row.discountId,
-              amount: row.netAmount,
-              // Renewals price a custom amount from what was chosen, and discount it themselves.
-              customAmount: price?.amount_type === "custom" ? row.amount : null,
-              seats: row.seats,
-              currency: row.currency,
-              interval: product!.recurring_interval as Interval,
-              intervalCount: product!.recurring_interval_count ?? 1,
-              trial,
-              metadata: row.metadata,
-              customFieldData: row.customFieldData,
-            },
-          )
-        : null;
+    const terms: NewSubscription = {
+      organizationId: row.organizationId,
+      customerId: customer.id,
+      productId: row.productId,
+      priceId: row.productPriceId,
+      checkoutId: row.id,
+      discountId: row.discountId,
+      amount: row.netAmount,
+      // Renewals price a custom amount from what was chosen, and discount it themselves.
+      customAmount: price?.amount_type === "custom" ? row.amount : null,
+      seats: row.seats,
+      currency: row.currency,
+      interval: product!.recurring_interval as Interval,
+      intervalCount: product!.recurring_interval_count ?? 1,
+      trial,
+      metadata: row.metadata,
+      customFieldData: row.customFieldData,
+    };
+    // A session made with subscription_id upgrades that (free) subscription; a one-time product
+    // bought through it leaves the subscription alone, as Polar's.
+    const recurring = product!.is_recurring && product!.recurring_interval;
+    const upgrade = recurring ? row.subscriptionId : null;
+    const subscription = !recurring
+      ? null
+      : upgrade
+        ? await upgradeSubscription(tx, { clock, queue: deps.queue }, upgrade, terms)
+        : await createSubscription(tx, { clock, queue: deps.queue }, terms);
 
     // The order is dated on the organization's clock, as its subscription and the renewals after
     // it are: in a sandbox moved ahead, the first order sorts with them, not months before.
@@ -151,7 +155,11 @@ export async function fulfil(
         subscriptionId: subscription?.id ?? null,
         discountId: row.discountId,
         status: "paid",
-        billingReason: subscription ? "subscription_create" : "purchase",
+        billingReason: upgrade
+          ? "subscription_update"
+          : subscription
+            ? "subscription_create"
+            : "purchase",
         seats: row.seats,
         // A trial's first order is paid and for nothing, as Polar's trial order.
         subtotalAmount: trial ? 0 : row.amount,
@@ -183,7 +191,7 @@ export async function fulfil(
       status: "succeeded",
       customerId: customer.id,
       orderId: order.id,
-      subscriptionId: subscription?.id ?? null,
+      subscriptionId: subscription?.id ?? row.subscriptionId,
       processorPaymentId: payment.processorPaymentId,
       cardBrand: payment.card?.brand ?? null,
       cardLast4: payment.card?.last4 ?? null,
@@ -198,8 +206,11 @@ export async function fulfil(
     await emit("order.created", orderData);
     if (subscription) {
       const subscriptionData = await serializeSubscription(tx, deps.config.baseUrl, subscription);
-      await emit("subscription.created", subscriptionData);
-      await emit("subscription.active", subscriptionData);
+      // An upgraded subscription was active already: Polar announces only its update.
+      for (const type of upgrade
+        ? ["subscription.updated"]
+        : ["subscription.created", "subscription.active"])
+        await emit(type, subscriptionData);
     }
     await emit("order.paid", orderData);
     if (order.totalAmount > 0)

@@ -247,6 +247,7 @@ async function applyLocked(
     productId,
     customerId: row.customerId,
     customerEmail: input.customer_email === undefined ? row.customerEmail : input.customer_email,
+    subscriptionId: row.subscriptionId,
   });
   const updated = await repo.updateCheckout(tx, row.id, values);
   const view = await loadView(deps, updated);

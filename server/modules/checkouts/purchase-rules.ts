@@ -2,7 +2,7 @@
 // - allow_multiple_subscriptions, off by default: a customer who already has a subscription of the
 //   organization to pay for (active, trialing or past_due) cannot start another through a checkout.
 //   Checked on every update of the session and again at confirm, by the customer when the session
-//   names one, else by the email entered.
+//   names one, else by the email entered; a session upgrading a free subscription is exempt.
 // - prevent_trial_abuse, off by default: a trial is refused at confirm to an email (its +alias
 //   ignored) whose customer had a trial of the organization before, or to a card (its processor's
 //   fingerprint) that a customer who had a trial saved.
@@ -67,8 +67,11 @@ export async function assertNoOtherSubscription(
     productId: string;
     customerId: string | null;
     customerEmail: string | null;
+    /** The subscription the session upgrades: no second one is started (Polar's exception). */
+    subscriptionId: string | null;
   },
 ): Promise<void> {
+  if (checkout.subscriptionId) return;
   const who = checkout.customerId
     ? { customerId: checkout.customerId }
     : checkout.customerEmail

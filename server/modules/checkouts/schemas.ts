@@ -67,6 +67,8 @@ export const checkoutCreate = z
     products: z.array(z.uuid()).min(1).max(20).optional(),
     product_id: z.uuid().optional(),
     product_price_id: z.uuid().optional(),
+    // A free subscription this checkout upgrades on success, instead of starting another.
+    subscription_id: z.uuid().nullish(),
   })
   .superRefine((v, ctx) => {
     const forms = [v.products, v.product_id, v.product_price_id].filter(

@@ -29,6 +29,7 @@ import { computeAmounts, seatsOf, subtotalOf } from "./amounts.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutCreate, CheckoutListQuery } from "./schemas.ts";
 import { checkoutOut, type CheckoutPublicView, type CheckoutView } from "./serialize.ts";
+import { upgradeOf } from "./upgrade.ts";
 import { checkoutTaxId, customFieldIssues } from "./validate.ts";
 
 export interface CheckoutDeps {
@@ -231,10 +232,15 @@ export async function createCheckout(
     if (!discount || discount.deletedAt)
       invalid([{ loc: ["body", "discount_id"], msg: "Discount not found.", type: "value_error" }]);
   }
-  const customer = await findCustomerForCheckout(deps.db, scopeOfResource({ organizationId }), {
-    id: input.customer_id ?? null,
-    externalId: input.external_customer_id ?? null,
-  });
+  const scope = scopeOfResource({ organizationId });
+  // An upgrade's customer is the subscription's.
+  const upgrade = input.subscription_id ? await upgradeOf(deps.db, scope, input) : null;
+  const customer =
+    upgrade?.customer ??
+    (await findCustomerForCheckout(deps.db, scope, {
+      id: input.customer_id ?? null,
+      externalId: input.external_customer_id ?? null,
+    }));
   if (input.customer_id && !customer)
     invalid([{ loc: ["body", "customer_id"], msg: "Customer not found.", type: "value_error" }]);
 
@@ -313,7 +319,7 @@ export async function createCheckout(
     cardBrand: null,
     cardLast4: null,
     orderId: null,
-    subscriptionId: null,
+    subscriptionId: upgrade?.subscriptionId ?? null,
     checkoutLinkId,
     createdAt: now,
     modifiedAt: null,

@@ -163,6 +163,12 @@ export async function markForRevoke(
 
 export const bySubscription = (subscriptionId: string) =>
   eq(benefitGrants.subscriptionId, subscriptionId);
+/** A subscription's grants of benefits its product (now) does not have: what a new plan drops. */
+export const bySubscriptionOutsideProduct = (subscriptionId: string, productId: string) =>
+  and(
+    eq(benefitGrants.subscriptionId, subscriptionId),
+    sql`${benefitGrants.benefitId} not in (select ${productBenefits.benefitId} from ${productBenefits} where ${productBenefits.productId} = ${productId})`,
+  )!;
 export const byOneTimeOrder = (orderId: string) =>
   and(eq(benefitGrants.orderId, orderId), isNull(benefitGrants.subscriptionId))!;
 export const byCustomer = (customerId: string) => eq(benefitGrants.customerId, customerId);

@@ -4,5 +4,6 @@
 export {
   grantBenefitsForOrder,
   revokeBenefitsForSubscription,
+  revokeBenefitsOutsideProduct,
   type GrantQueueDeps,
 } from "./service.ts";

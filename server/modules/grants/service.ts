@@ -112,6 +112,19 @@ async function revokeWhere(
 
 export const revokeBenefitsForSubscription = (tx: Tx, deps: GrantQueueDeps, subscription: Owner) =>
   revokeWhere(tx, deps, subscription, repo.bySubscription(subscription.id));
+/** A subscription moved to `productId`: the grants of benefits it no longer includes. */
+export const revokeBenefitsOutsideProduct = (
+  tx: Tx,
+  deps: GrantQueueDeps,
+  subscription: Owner,
+  productId: string,
+) =>
+  revokeWhere(
+    tx,
+    deps,
+    subscription,
+    repo.bySubscriptionOutsideProduct(subscription.id, productId),
+  );
 export const revokeBenefitsForOrder = (tx: Tx, deps: GrantQueueDeps, order: Owner) =>
   revokeWhere(tx, deps, order, repo.byOneTimeOrder(order.id));
 export const revokeBenefitsOfCustomer = (tx: Tx, deps: GrantQueueDeps, customer: Owner) =>

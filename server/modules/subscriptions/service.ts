@@ -138,16 +138,31 @@ export async function createSubscription(
   deps: { clock: Clock; queue: QueueHandle | null },
   input: NewSubscription,
 ) {
-  const now = (await organizationClock(tx, deps.clock, input.organizationId)).now();
+  const terms = await termsOf(tx, deps.clock, input);
+  const row = await repo.insertSubscription(tx, {
+    organizationId: input.organizationId,
+    customerId: input.customerId,
+    ...terms,
+    startedAt: terms.currentPeriodStart,
+    metadata: input.metadata,
+    createdAt: terms.currentPeriodStart,
+  });
+  return scheduleNext(tx, deps.queue, row);
+}
+
+/**
+ * What a checkout sets on its subscription, a new one or one it upgrades: the product and its
+ * prices, the amounts, and a period (or trial) starting now on the organization's clock.
+ */
+export async function termsOf(tx: Tx, clock: Clock, input: NewSubscription) {
+  const now = (await organizationClock(tx, clock, input.organizationId)).now();
   const [product] = await serializeProductsByIds(tx, "", scopeOfResource(input), [input.productId]);
   const recurringPrices = (product?.prices ?? [])
     .filter((p) => !p.is_archived && p.id !== input.priceId && p.amount_type === "metered_unit")
     .map((p) => p.id);
   const trialEnd = input.trial ? addInterval(now, input.trial.interval, input.trial.count) : null;
   const periodEnd = trialEnd ?? addInterval(now, input.interval, input.intervalCount);
-  const row = await repo.insertSubscription(tx, {
-    organizationId: input.organizationId,
-    customerId: input.customerId,
+  return {
     productId: input.productId,
     checkoutId: input.checkoutId,
     discountId: input.discountId,
@@ -168,12 +183,8 @@ export async function createSubscription(
     ...firstMeterPeriod(product ? meterCycleOf(product) : null, now, periodEnd),
     trialStart: trialEnd ? now : null,
     trialEnd,
-    startedAt: now,
-    metadata: input.metadata,
     customFieldData: input.customFieldData,
-    createdAt: now,
-  });
-  return scheduleNext(tx, deps.queue, row);
+  };
 }
 
 /**
