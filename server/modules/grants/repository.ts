@@ -11,6 +11,7 @@ import {
   inArray,
   isNotNull,
   isNull,
+  ne,
   or,
   sql,
   type SQL,
@@ -37,10 +38,14 @@ export async function benefitsOfProduct(
   db: Db,
   scope: OrgScope,
   productId: string,
-): Promise<{ id: string; organizationId: string }[]> {
+): Promise<{ id: string; organizationId: string; type: string }[]> {
   if (scope.length === 0) return [];
   return db
-    .select({ id: productBenefits.benefitId, organizationId: benefits.organizationId })
+    .select({
+      id: productBenefits.benefitId,
+      organizationId: benefits.organizationId,
+      type: benefits.type,
+    })
     .from(productBenefits)
     .innerJoin(benefits, eq(benefits.id, productBenefits.benefitId))
     .where(
@@ -244,7 +249,17 @@ export async function linkedAccounts(
     .orderBy(desc(account.updatedAt));
 }
 
-/** The subscription's grants that are in force (granted, not revoked), for the cycle. */
+/**
+ * Granted, not revoked, and not on its way out: a grant marked for revoke (a plan change dropped
+ * its benefit) is not renewed by the cycle.
+ */
+const inForce = and(
+  isNotNull(benefitGrants.grantedAt),
+  isNull(benefitGrants.revokedAt),
+  or(isNull(benefitGrants.pendingAction), ne(benefitGrants.pendingAction, "revoke")),
+);
+
+/** The subscription's grants that are in force, for the cycle. */
 export async function grantedOfSubscription(
   db: Db,
   scope: OrgScope,
@@ -254,14 +269,7 @@ export async function grantedOfSubscription(
   return db
     .select()
     .from(benefitGrants)
-    .where(
-      and(
-        eq(benefitGrants.subscriptionId, subscriptionId),
-        inScope(scope),
-        isNotNull(benefitGrants.grantedAt),
-        isNull(benefitGrants.revokedAt),
-      ),
-    )
+    .where(and(eq(benefitGrants.subscriptionId, subscriptionId), inScope(scope), inForce))
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
 }
 
@@ -275,14 +283,7 @@ export async function grantedOfSubscriptions(
   return db
     .select()
     .from(benefitGrants)
-    .where(
-      and(
-        anyOf(benefitGrants.subscriptionId, subscriptionIds),
-        inScope(scope),
-        isNotNull(benefitGrants.grantedAt),
-        isNull(benefitGrants.revokedAt),
-      ),
-    )
+    .where(and(anyOf(benefitGrants.subscriptionId, subscriptionIds), inScope(scope), inForce))
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
 }
 

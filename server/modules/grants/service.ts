@@ -18,6 +18,7 @@ import { customersByIds } from "../customers/queries.ts";
 import * as lists from "./list-repository.ts";
 import { customerMetersOf } from "./meter-repository.ts";
 import * as repo from "./repository.ts";
+import { STRATEGIES } from "./strategies.ts";
 import {
   customerMeterOut,
   grantOut,
@@ -84,6 +85,15 @@ export async function grantBenefitsForOrder(
           createdAt: now,
         }),
       );
+    } else if (
+      existing.pendingAction === "revoke" &&
+      existing.grantedAt &&
+      !STRATEGIES[benefit.type]?.remote
+    ) {
+      // Still granted, its revoke not yet run (a plan change undone at once): the revoke is called
+      // off, so the benefit is not granted twice (a second credit or license key). A remote one's
+      // revoke may already be under way, so it is granted again after it.
+      await repo.updateGrant(tx, existing.id, { pendingAction: null, modifiedAt: now });
     } else if (
       existing.pendingAction === "revoke" ||
       (!existing.grantedAt && !existing.pendingAction)

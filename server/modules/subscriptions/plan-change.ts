@@ -22,6 +22,7 @@ import { settleUsageBeforeChange } from "./meter-cycle.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { pendingProrations, periodDiscount, type DisplayProduct } from "./renewal.ts";
+import { switchBenefits } from "./plan-benefits.ts";
 import { invalidProduct, type ProductVisibility, planTarget } from "./plan-target.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
@@ -308,6 +309,7 @@ async function switchProduct(
       modifiedAt: now,
     }),
   );
+  await switchBenefits(tx, { clock, queue: deps.queue }, row);
   await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, row, [
     "subscription.updated",
   ]);

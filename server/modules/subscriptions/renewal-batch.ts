@@ -13,6 +13,7 @@ import { customerOut } from "../customers/schemas.ts";
 import { customerStatesOf } from "../customers/states.ts";
 import { discountOf } from "../discounts/service.ts";
 import { cycleGrantsOfSubscriptions } from "../grants/cycle.ts";
+import { switchBenefits } from "./plan-benefits.ts";
 import { queueReceiptMails } from "../invoices/receipt-queue.ts";
 import { meterRetriesOf } from "../orders/queries.ts";
 import { insertNumberedOrders, serializeOrders, type OrderRow } from "../orders/service.ts";
@@ -271,6 +272,10 @@ async function writeBatch(
       ),
     );
     await queueWakeUps(tx, deps.queue, organizationId, updated);
+    // A next_period plan change applies now: its benefits switch before the grants are cycled.
+    for (const u of updated)
+      if (u.productId !== locked.get(u.id)!.productId)
+        await switchBenefits(tx, { clock: fixedClock(when(u.id)), queue: deps.queue }, u);
     const pastDue = updated.filter((u) => u.status === "past_due");
     for (const [t, group] of byTime(pastDue, (u) => when(u.id)))
       await revokeAfterGrace(tx, { clock: fixedClock(t), queue: deps.queue }, group, t);

@@ -10,6 +10,7 @@ import { fixedClock } from "../sandbox-clock/queries.ts";
 import { customersByIds } from "../customers/queries.ts";
 import { discountOf, restrictedProductIds } from "../discounts/service.ts";
 import { cycleGrantsOfSubscription } from "../grants/cycle.ts";
+import { switchBenefits } from "./plan-benefits.ts";
 import { insertOrderOnce, serializeOrders } from "../orders/service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { serializeProductsByIds } from "../products/service.ts";
@@ -231,6 +232,9 @@ export async function renewSubscription(
       pastDueAt: paid ? null : at,
       modifiedAt: at,
     });
+    // A next_period plan change applies now: its benefits switch before the grants are cycled.
+    if (updated.productId !== locked.productId)
+      await switchBenefits(tx, { clock, queue: deps.queue }, updated);
     const [orderData] = await serializeOrders(tx, deps.baseUrl, [inserted.order]);
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
