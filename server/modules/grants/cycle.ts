@@ -22,32 +22,36 @@ export async function cycleGrantsOfSubscription(
   /** The start of the period credited: a renewal's boundary, though it is paid later. */
   periodStart: Date = clock.now(),
 ): Promise<number> {
-  const inForce = await repo.grantedOfSubscription(
+  // A grant waiting to be granted again (a paid retry after a failure took it back) is credited
+  // for the period too, net of what its grant job will add, so the period starts full.
+  const cyclable = await repo.cyclableOfSubscription(
     tx,
     scopeOfResource(subscription),
     subscription.id,
   );
-  if (inForce.length === 0) return 0;
+  if (cyclable.length === 0) return 0;
   const benefits = new Map(
     (
-      await benefitRowsByIds(tx, scopeOfResource(...inForce), [
-        ...new Set(inForce.map((g) => g.benefitId)),
+      await benefitRowsByIds(tx, scopeOfResource(...cyclable), [
+        ...new Set(cyclable.map((g) => g.benefitId)),
       ])
     ).map((b) => [b.id, b]),
   );
   const grants =
     only === "all"
-      ? inForce
-      : inForce.filter((g) => benefits.get(g.benefitId)?.type === "meter_credit");
+      ? cyclable
+      : cyclable.filter((g) => benefits.get(g.benefitId)?.type === "meter_credit");
   if (grants.length === 0) return 0;
   await creditAgain(tx, clock.now(), periodStart, grants, benefits);
-  for (const data of await serializeGrants(tx, grants))
+  // Only a grant in force is cycled; one on its way reports its grant when the job makes it.
+  const inForce = grants.filter((g) => g.grantedAt && !g.revokedAt);
+  for (const data of await serializeGrants(tx, inForce))
     await recordEvent(tx, clock, {
       organizationId: grants[0]!.organizationId,
       type: "benefit_grant.cycled",
       data,
     });
-  return grants.length;
+  return inForce.length;
 }
 
 /**
@@ -85,19 +89,23 @@ export async function cycleGrantsOfSubscriptions(
   return bySubscription;
 }
 
+type MeterCredit = { meter_id?: string; units?: number; rollover?: boolean };
+
 async function creditAgain(
   tx: Tx,
   now: Date,
   periodStart: Date,
   grants: repo.GrantRow[],
-  benefits: Map<string, { type: string }>,
+  benefits: Map<string, { type: string; properties: unknown }>,
 ): Promise<void> {
   for (const g of grants) {
     const benefit = benefits.get(g.benefitId);
     if (benefit?.type !== "meter_credit") continue;
-    const p = g.properties as { meter_id?: string; units?: number; rollover?: boolean };
+    // A pending grant job credits the benefit's units (meterCredit.grant) after this.
+    const incoming = g.pendingAction === "grant" ? (benefit.properties as MeterCredit) : null;
+    const p = incoming ?? (g.properties as MeterCredit);
     if (!p.meter_id || !p.units) continue;
-    const left = await creditLeftAt(tx, g, p.meter_id, periodStart);
+    const left = (await creditLeftAt(tx, g, p.meter_id, periodStart)) + (incoming?.units ?? 0);
     const kept = p.rollover ? Math.max(0, Math.min(left, p.units)) : 0;
     const delta = p.units + kept - left;
     if (delta !== 0)

@@ -257,19 +257,45 @@ const inForce = and(
   isNotNull(benefitGrants.grantedAt),
   isNull(benefitGrants.revokedAt),
   or(isNull(benefitGrants.pendingAction), ne(benefitGrants.pendingAction, "revoke")),
-);
+)!;
 
 /** The subscription's grants that are in force, for the cycle. */
-export async function grantedOfSubscription(
+export function grantedOfSubscription(
   db: Db,
   scope: OrgScope,
   subscriptionId: string,
+): Promise<GrantRow[]> {
+  return ofSubscription(db, scope, subscriptionId, inForce);
+}
+
+/**
+ * A subscription's grants in force or on their way to it (a paid retry re-grants what the failure
+ * took back): what a renewal's credits are worked out over.
+ */
+export function cyclableOfSubscription(
+  db: Db,
+  scope: OrgScope,
+  subscriptionId: string,
+): Promise<GrantRow[]> {
+  return ofSubscription(
+    db,
+    scope,
+    subscriptionId,
+    or(inForce, eq(benefitGrants.pendingAction, "grant"))!,
+  );
+}
+
+async function ofSubscription(
+  db: Db,
+  scope: OrgScope,
+  subscriptionId: string,
+  which: SQL,
 ): Promise<GrantRow[]> {
   if (scope.length === 0) return [];
   return db
     .select()
     .from(benefitGrants)
-    .where(and(eq(benefitGrants.subscriptionId, subscriptionId), inScope(scope), inForce))
+    .where(and(eq(benefitGrants.subscriptionId, subscriptionId), inScope(scope), which))
     .orderBy(asc(benefitGrants.createdAt), asc(benefitGrants.id));
 }
 

@@ -3,7 +3,8 @@
 // again; with 7 days they stay through the retry on day 3 and go at the retry on day 8. A renewal
 // worked on its own (the batch's fallback) follows the same rule, and a seat holder's benefits go
 // and come back with the buyer's. A retry paid within the grace renews a meter credit for the period
-// the renewal started, so the calls made before the retry are not given back.
+// the renewal started, so the calls made before the retry are not given back; with 0 the credit taken
+// back at the failure comes back full for that period, not less the calls of the month before.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../../../test/helpers/auth.ts";
@@ -54,6 +55,20 @@ async function decliningSubscriber(s: BillingSeller, name: string) {
   await waitFor(async () => (await grantOf(bought.customerId)).granted, 10_000, "granted");
   const end = (await subscriptionOf(s, bought.subscriptionId)).current_period_end as string;
   return { ...bought, end };
+}
+
+/** A subscriber to $100 a month plus $0.10 a call, 10 calls credited, whose renewals decline. */
+async function creditedSubscriber(s: BillingSeller, name: string) {
+  const plan = await meteredPlan(s, { name, interval: "month", credit: 10 });
+  const bought = await subscribe(s, plan.product.id, "sandbox_token_renewal_declined");
+  await waitFor(async () => (await grantOf(bought.customerId)).granted, 10_000, "granted");
+  const sub = await subscriptionOf(s, bought.subscriptionId);
+  return {
+    ...bought,
+    plan,
+    start: sub.current_period_start as string,
+    end: sub.current_period_end as string,
+  };
 }
 
 /** The customer's one grant: granted, and whether a revocation is pending or done. */
@@ -166,14 +181,7 @@ describe("benefit revocation grace period", () => {
   it("7 days: a meter credit renewed by a paid retry counts the calls made before it", async () => {
     const s = await billingSeller(t);
     await setSubscriptionSettings(t.url, s, { benefit_revocation_grace_period: 7 });
-    const plan = await meteredPlan(s, { name: "credited", interval: "month", credit: 10 });
-    const { subscriptionId, customerId } = await subscribe(
-      s,
-      plan.product.id,
-      "sandbox_token_renewal_declined",
-    );
-    await waitFor(async () => (await grantOf(customerId)).granted, 10_000, "granted");
-    const end = (await subscriptionOf(s, subscriptionId)).current_period_end as string;
+    const { plan, subscriptionId, customerId, end } = await creditedSubscriber(s, "credited");
     await advance(s, { to: end });
     // 6 calls on the first day past due, the new card on the second, 14 calls after it.
     await ingestHourly(s, plan.event, customerId, end, 6);
@@ -187,5 +195,34 @@ describe("benefit revocation grace period", () => {
     );
     // The month's 20 calls, 10 of them credited: 10 billed at $0.10.
     expect(cycles.map((o) => o.subtotal_amount)).toEqual([10_000, 10_100]);
+  });
+
+  it("0: a meter credit taken back at the failure starts the paid period full again", async () => {
+    const s = await billingSeller(t);
+    const { plan, subscriptionId, customerId, start, end } = await creditedSubscriber(
+      s,
+      "regranted",
+    );
+    // 4 of the first month's 10 credited calls, then the renewal declines and the credit goes.
+    await ingestHourly(s, plan.event, customerId, start, 4);
+    await advance(s, { to: end });
+    await waitFor(async () => !(await grantOf(customerId)).granted, 10_000, "revoked");
+    await ingestHourly(s, plan.event, customerId, end, 6);
+    await advance(s, { to: plus(end, DAY) });
+    await payWithNewCard(s.call, customerId);
+    await waitFor(async () => (await grantOf(customerId)).granted, 10_000, "granted again");
+    const paid = await subscriptionOf(s, subscriptionId);
+    expect(paid.status).toBe("active");
+    expect(paid.meters.map((m: { credited_units: number }) => m.credited_units)).toEqual([10]);
+    await ingestHourly(s, plan.event, customerId, plus(end, 2 * DAY), 14);
+    await advance(s, { to: paid.current_period_end });
+    const cycles = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    // Month one's 4 calls were credited; month two's 20, 10 of them credited: 10 billed at $0.10.
+    expect(cycles.map((o) => [o.subtotal_amount, o.status])).toEqual([
+      [10_000, "paid"],
+      [10_100, "paid"],
+    ]);
   });
 });
