@@ -138,6 +138,20 @@ export async function pendingOrderOfSubscription(
   return row ?? null;
 }
 
+/** Every order of the subscription still waiting for a payment, oldest first. */
+export async function pendingOrdersOfSubscription(
+  db: Db,
+  scope: OrgScope,
+  subscriptionId: string,
+): Promise<OrderRow[]> {
+  if (scope.length === 0) return [];
+  return db
+    .select()
+    .from(orders)
+    .where(pendingOf(scope, [subscriptionId]))
+    .orderBy(asc(orders.createdAt), asc(orders.id));
+}
+
 /**
  * The subscription's oldest meter-cycle order whose next payment attempt is due at `at`: such an
  * order is retried on its own, without the subscription going past_due (as Polar).

@@ -175,6 +175,14 @@ export function pendingOrderOfSubscription(
   return repo.pendingOrderOfSubscription(db, scopeOfResource(subscription), subscription.id);
 }
 
+/** Every order of the subscription still waiting for a payment (what its revoke voids). */
+export function pendingOrdersOfSubscription(
+  db: Db,
+  subscription: { id: string; organizationId: string },
+) {
+  return repo.pendingOrdersOfSubscription(db, scopeOfResource(subscription), subscription.id);
+}
+
 /** An order by id alone, for a signed document URL (the signature is the credential). */
 export function orderForSignedUrl(db: Db, id: string) {
   return repo.findOrderForSignedUrl(db, id);

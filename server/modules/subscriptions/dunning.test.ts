@@ -8,6 +8,8 @@ import { api } from "../../../test/helpers/auth.ts";
 import {
   advance,
   billingSeller,
+  ingestHourly,
+  meteredPlan,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -205,6 +207,37 @@ describe("revoking a past_due subscription", () => {
       sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
     );
     expect(attempts[0]!.n).toBe(1);
+  });
+});
+
+describe("revoking a past_due subscription with usage", () => {
+  it("bills the usage since the failed renewal once, beside the voided renewal", async () => {
+    const plan = await meteredPlan(s, { name: "pastdue", interval: "month", credit: 0 });
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      plan.product.id,
+      "sandbox_token_renewal_declined",
+    );
+    const sub = await subscriptionOf(s, subscriptionId);
+    const end = sub.current_period_end as string;
+    await ingestHourly(s, plan.event, customerId, sub.current_period_start, 3);
+    await advance(s, { to: end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    await ingestHourly(s, plan.event, customerId, end, 5);
+    await advance(s, { to: plus(end, 2 * DAY) });
+    const revoked = await s.call(`/v1/subscriptions/${subscriptionId}`, { method: "DELETE" });
+    expect(revoked.body.status).toBe("canceled");
+    await advance(s, { to: plus(end, 30 * DAY) });
+    const orders = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason !== "subscription_create",
+    );
+    // The renewal carries the first month's 3 calls; the 5 made since are billed at the revoke.
+    // Both are voided with it, as every pending order of a revoked subscription is (Polar).
+    expect(orders.map((o) => [o.billing_reason, o.subtotal_amount, o.status])).toEqual([
+      ["subscription_cycle", 10_030, "void"],
+      ["subscription_meter_cycle", 50, "void"],
+    ]);
+    expect(orders[1]!.created_at).toBe(revoked.body.ended_at);
   });
 });
 

@@ -377,14 +377,15 @@ export async function schedulePendingUpdate(
 /**
  * Before a subscription ends now (a revoke): its usage up to `at` is billed, as Polar settles the
  * meter cycle before ending, so the usage of a period cut short is not lost. A trial's usage is
- * never billed; a past_due subscription's ends with its dunning.
+ * never billed. A past_due subscription's failed renewal billed the usage up to its period's start,
+ * so only what came after is settled here.
  */
 export async function settleUsageBeforeEnd(
   deps: BillingDeps,
   s: repo.SubscriptionRow,
   at: Date,
 ): Promise<void> {
-  if (s.status !== "active") return;
+  if (s.status !== "active" && s.status !== "past_due") return;
   const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
     s.productId,
   ]);

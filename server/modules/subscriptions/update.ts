@@ -17,7 +17,7 @@ import {
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { resetNotEnabled, resetProrationEnabled } from "../organizations/queries.ts";
-import { pendingOrderOfSubscription, serializeOrders, updateOrderRow } from "../orders/service.ts";
+import { pendingOrdersOfSubscription, serializeOrders, updateOrderRow } from "../orders/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
@@ -206,9 +206,9 @@ async function applyChange(
     await revokeBenefitsForSubscription(tx, { clock, queue: deps.queue }, row);
     await revokeSeatsOfSubscription(tx, clock, row);
     await releaseHoldsOfSubscription(tx, balanceOwnerOf(row), row.id, now);
-    // A revoked past_due subscription stops dunning: its pending order is voided (as Polar).
-    const pending = await pendingOrderOfSubscription(tx, s);
-    if (pending) {
+    // A revoked subscription stops collecting: its pending orders are voided (as Polar), the
+    // renewal dunning was retrying and any usage settlement that declined.
+    for (const pending of await pendingOrdersOfSubscription(tx, s)) {
       const voided = await updateOrderRow(tx, pending.id, {
         status: "void",
         nextPaymentAttemptAt: null,
