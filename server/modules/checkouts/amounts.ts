@@ -1,5 +1,6 @@
 // Checkout amounts, in integer minor units only: subtotal from the price (a custom amount within its
 // bounds), the discount, tax on the net, and the total. Pure functions: the service loads the rows.
+import { percentageDiscountAmount } from "../../lib/discount-amount.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
 import type { PriceRow } from "../products/repository.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
@@ -76,8 +77,7 @@ export function subtotalOf(
 export function discountAmountOf(discount: DiscountRow | null, subtotal: number): number {
   if (!discount) return 0;
   if (discount.type === "percentage") {
-    // Half-up on non-negative integers: basis points of the subtotal.
-    return Math.min(subtotal, Math.floor((subtotal * (discount.basisPoints ?? 0) + 5000) / 10000));
+    return Math.min(subtotal, percentageDiscountAmount(subtotal, discount.basisPoints ?? 0));
   }
   return Math.min(subtotal, discount.amount ?? 0);
 }

@@ -65,6 +65,19 @@ describe("amounts", () => {
     ]);
   });
 
+  it("a percentage is taken as Polar rounds it: 35% of 1290 is 451, not 452", async () => {
+    const p = await product([{ amount_type: "fixed", price_amount: 1290, price_currency: "usd" }]);
+    const pct = await post("/v1/discounts/", {
+      name: "Thirty-five",
+      type: "percentage",
+      basis_points: 3500,
+      duration: "once",
+    });
+    const c = await checkout({ products: [p.id], discount_id: pct.body.id });
+    // Polar multiplies in floats: 1290 × 0.35 = 451.49999999999994, rounded to 451.
+    expect(c).toMatchObject({ amount: 1290, discount_amount: 451, net_amount: 839 });
+  });
+
   it("a custom price takes an amount within its bounds; outside them is a 422 on amount and nothing changes", async () => {
     const p = await product([
       {

@@ -3,6 +3,7 @@
 // units beyond the customer's credited units, capped), the discount by its duration, and tax on the
 // net through the TaxCalculator. Pure given its inputs; usage is read by the caller.
 import type { SeatTiers } from "../../../db/schema/index.ts";
+import { percentageDiscountAmount } from "../../lib/discount-amount.ts";
 import { addInterval } from "../../lib/periods.ts";
 import { seatAmount } from "../products/seat-tiers.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
@@ -80,12 +81,10 @@ export function discountApplies(
   return periodStart.getTime() <= appliedAt.getTime();
 }
 
-/** What a discount takes off an amount: a percentage rounded half up, never beyond it. */
+/** What a discount takes off an amount: a percentage rounded as Polar rounds it, never beyond it. */
 export function discountAmountOf(d: CycleDiscount, base: number): number {
   const amount =
-    d.type === "percentage"
-      ? Math.floor((base * (d.basisPoints ?? 0) + 5000) / 10000)
-      : (d.amount ?? 0);
+    d.type === "percentage" ? percentageDiscountAmount(base, d.basisPoints ?? 0) : (d.amount ?? 0);
   return Math.max(0, Math.min(amount, base));
 }
 

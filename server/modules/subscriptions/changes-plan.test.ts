@@ -341,3 +341,40 @@ describe("plan changes", () => {
     expect((await subscriptionOf(s, subscriptionId)).cancel_at_period_end).toBe(false);
   });
 });
+
+// As Polar's DiscountPercentage.get_discount_amount: a float product rounded half away from zero.
+// 35% of 1290 is 451.49999999999994 there, so 451, where exact half-up arithmetic gives 452.
+describe("percentage discounts rounded as Polar rounds them", () => {
+  const pct = async () => {
+    const res = await s.call("/v1/discounts/", {
+      body: { name: "Thirty-five", type: "percentage", basis_points: 3500, duration: "forever" },
+    });
+    return res.body.id as string;
+  };
+
+  it("a renewal, a discount set by PATCH and a plan change all take 451 off 1290", async () => {
+    const discountId = await pct();
+    const big = await monthly("Rounded at 1290", 1290);
+    const bought = await subscribe(s, big.id, undefined, undefined, undefined, discountId);
+    const sub = await subscriptionOf(s, bought.subscriptionId);
+    expect(sub.amount).toBe(839);
+    await advance(s, { to: sub.current_period_end });
+    const orders = await ordersOf(s, bought.subscriptionId);
+    expect(orders.map((o) => [o.billing_reason, o.discount_amount, o.net_amount])).toEqual([
+      ["subscription_create", 451, 839],
+      ["subscription_cycle", 451, 839],
+    ]);
+
+    const patched = await subscribe(s, big.id);
+    const set = await patch(patched.subscriptionId, { discount_id: discountId });
+    expect([set.status, set.body.amount]).toEqual([200, 839]);
+
+    const small = await monthly("Rounded from 500", 500);
+    const moved = await subscribe(s, small.id, undefined, undefined, undefined, discountId);
+    const changed = await patch(moved.subscriptionId, {
+      product_id: big.id,
+      proration_behavior: "prorate",
+    });
+    expect([changed.status, changed.body.amount]).toEqual([200, 839]);
+  });
+});
