@@ -60,6 +60,13 @@ export class ResourceAlreadyExists extends ApiError {
   }
 }
 
+/** Polar's ResourceUnavailable: the resource is gone for this action (an ended subscription). */
+export class ResourceUnavailable extends ApiError {
+  constructor(detail = "Unavailable") {
+    super(410, "ResourceUnavailable", detail);
+  }
+}
+
 export class BadRequest extends ApiError {
   constructor(detail: string) {
     super(400, "BadRequest", detail);

@@ -11,6 +11,7 @@ import {
   subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
+import { api } from "../../../test/helpers/auth.ts";
 import { eventsOf } from "../../../test/helpers/catalog.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 
@@ -32,7 +33,7 @@ const patch = (id: string, body: unknown) =>
 describe("cancellation", () => {
   it("cancel at period end ends it there with no cycle order; uncancel before restores renewals", async () => {
     const product = await monthly("Cancelable", 1000);
-    const { subscriptionId } = await subscribe(s, product.id);
+    const { subscriptionId, customerId } = await subscribe(s, product.id);
     const canceled = await patch(subscriptionId, { cancel_at_period_end: true });
     expect(canceled.status).toBe(200);
     expect(canceled.body).toMatchObject({ cancel_at_period_end: true, status: "active" });
@@ -44,6 +45,17 @@ describe("cancellation", () => {
     expect(
       (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle"),
     ).toHaveLength(0);
+    // Once it has ended there is nothing to uncancel: Polar's ResourceUnavailable, also in the portal.
+    const gone = { status: 410, body: { error: "ResourceUnavailable", detail: "Unavailable" } };
+    const late = await patch(subscriptionId, { cancel_at_period_end: false });
+    expect({ status: late.status, body: late.body }).toEqual(gone);
+    const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+    const portal = await api(t.url, `/v1/customer-portal/subscriptions/${subscriptionId}`, {
+      token: session.body.token,
+      method: "PATCH",
+      body: { cancel_at_period_end: false },
+    });
+    expect({ status: portal.status, body: portal.body }).toEqual(gone);
 
     const other = await subscribe(s, product.id);
     await patch(other.subscriptionId, { cancel_at_period_end: true });

@@ -6,7 +6,12 @@
 import { type Db, inTransaction, type Tx } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
+import {
+  ApiError,
+  RequestValidationError,
+  ResourceNotFound,
+  ResourceUnavailable,
+} from "../../lib/errors.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import {
   discountOf,
@@ -243,7 +248,8 @@ async function applyChange(
       });
       return { row, events: ["subscription.updated", "subscription.canceled"] };
     }
-    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
+    // As Polar's uncancel: an ended subscription is gone, not merely canceled.
+    if (s.endedAt || hasEnded(s.status)) throw new ResourceUnavailable();
     if (!s.cancelAtPeriodEnd) return null;
     const row = await repo.updateSubscription(tx, s.id, {
       cancelAtPeriodEnd: false,
