@@ -1,5 +1,6 @@
 // Plan changes from a monthly to a yearly plan, through the public API and the sandbox clock: at
-// once, over a proration still waiting, during a trial, and at the next period.
+// once, over a proration still waiting, during a trial (recomputed from the new product's, as
+// Polar), and at the next period.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   advance,
@@ -130,34 +131,62 @@ describe("plan changes", () => {
       expect(cycle!.items.some((i: { proration: boolean }) => i.proration)).toBe(false);
     });
 
-    it("a trial moved to a yearly plan bills nothing until its end, then the year", async () => {
+    // As Polar's update_product: a trial is recomputed from its start with the new product's
+    // trial, and ends now, billing the new product at once, when that has none.
+    it("a trial moved to a yearly plan without one ends now and bills the year", async () => {
       const trialPlan = await monthly("Trial monthly", 1000, "month", 14);
       const yearly = await monthly("Trial to yearly", 10000, "year");
       const { subscriptionId } = await subscribe(s, trialPlan.id);
       const trial = await subscriptionOf(s, subscriptionId);
-      await advance(s, { to: plus(trial.current_period_start, 7 * DAY) });
+      const now = plus(trial.current_period_start, 7 * DAY);
+      await advance(s, { to: now });
       const changed = await patch(subscriptionId, {
         product_id: yearly.id,
         proration_behavior: "invoice",
       });
       expect(changed.status).toBe(200);
+      // Ended at the change (the sandbox clock runs on from `now`), where the year starts.
+      const ended = changed.body.trial_end as string;
+      expect(Date.parse(ended) - Date.parse(now)).toBeGreaterThanOrEqual(0);
+      expect(Date.parse(ended) - Date.parse(now)).toBeLessThan(60_000);
+      const nextYear = new Date(ended);
+      nextYear.setUTCFullYear(nextYear.getUTCFullYear() + 1);
       expect(changed.body).toMatchObject({
-        status: "trialing",
+        status: "active",
         product_id: yearly.id,
         recurring_interval: "year",
-        current_period_end: trial.trial_end,
+        current_period_start: ended,
+        current_period_end: nextYear.toISOString(),
       });
-      const charged = async () => (await ordersOf(s, subscriptionId)).filter((o) => o.total_amount);
-      expect(await charged()).toHaveLength(0);
-      await advance(s, { to: trial.trial_end });
-      expect(await charged()).toMatchObject([
+      const charged = (await ordersOf(s, subscriptionId)).filter((o) => o.total_amount);
+      expect(charged).toMatchObject([
         { billing_reason: "subscription_cycle", total_amount: 10000 },
       ]);
-      const nextYear = new Date(trial.trial_end);
-      nextYear.setUTCFullYear(nextYear.getUTCFullYear() + 1);
-      expect((await subscriptionOf(s, subscriptionId)).current_period_end).toBe(
-        nextYear.toISOString(),
-      );
+    });
+
+    it("a trial moved to a plan with a longer trial ends that long after it started", async () => {
+      const short = await monthly("Short trial", 1000, "month", 7);
+      const long = await monthly("Long trial", 2000, "month", 30);
+      const { subscriptionId } = await subscribe(s, short.id);
+      const trial = await subscriptionOf(s, subscriptionId);
+      await advance(s, { to: plus(trial.current_period_start, 3 * DAY) });
+      const changed = await patch(subscriptionId, {
+        product_id: long.id,
+        proration_behavior: "prorate",
+      });
+      const end = plus(trial.trial_start, 30 * DAY);
+      expect(changed.body).toMatchObject({
+        status: "trialing",
+        product_id: long.id,
+        trial_start: trial.trial_start,
+        trial_end: end,
+        current_period_end: end,
+      });
+      expect((await ordersOf(s, subscriptionId)).filter((o) => o.total_amount)).toEqual([]);
+      await advance(s, { to: end });
+      expect((await ordersOf(s, subscriptionId)).filter((o) => o.total_amount)).toMatchObject([
+        { billing_reason: "subscription_cycle", total_amount: 2000 },
+      ]);
     });
 
     it("a yearly plan scheduled for the next period renews for a year from then", async () => {

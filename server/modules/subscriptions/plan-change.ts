@@ -26,6 +26,7 @@ import { switchBenefits } from "./plan-benefits.ts";
 import { invalidProduct, type ProductVisibility, planTarget } from "./plan-target.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
+import { trialOn } from "./trial-change.ts";
 
 type Behavior = "invoice" | "prorate" | "next_period" | "reset";
 
@@ -141,7 +142,7 @@ export async function changePlan(
   requested: Behavior | null | undefined,
   now: Date,
   visibilities: readonly ProductVisibility[] | null = null,
-): Promise<void> {
+): Promise<boolean> {
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
   const [oldProduct, found] = await serializeProductsByIds(
     deps.db,
@@ -165,12 +166,19 @@ export async function changePlan(
         ...(s.pendingUpdate?.seats != null ? { seats: s.pendingUpdate.seats } : {}),
       }),
     );
-    return;
+    return false;
   }
-  // As Polar, a trial bills nothing: the new product applies, charged from the trial's end (a
-  // reset too: the trial keeps its end).
-  const trialing = s.status === "trialing";
-  const factor = trialing ? 0 : prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
+  // As Polar, a trial bills nothing now: the new product applies with its own trial, which may
+  // end now (the renewal, the caller's to run, then bills it).
+  if (s.status === "trialing") {
+    const { endsNow, ...trial } = trialOn(s, product, now);
+    const amount = (await proratedNet(deps, s, product, true, seats)).netAmount;
+    await inTransaction(deps.db, (tx) =>
+      switchProduct(tx, deps, s, product, activePrices, seated, amount, 0, now, trial),
+    );
+    return endsNow;
+  }
+  const factor = prorationFactor(s.currentPeriodStart, s.currentPeriodEnd, now);
   const [oldNet, newNet] = await Promise.all([
     oldProduct ? proratedNet(deps, s, oldProduct, false, s.seats) : null,
     proratedNet(deps, s, product, true, seats),
@@ -178,7 +186,7 @@ export async function changePlan(
   // A reset, or a new billing interval (monthly to yearly), starts a new period of the new product
   // now, as Polar does, debited in full and settled at once; a reset credits nothing of the old
   // period, an interval change its unused part.
-  const reset = behavior === "reset" && !trialing;
+  const reset = behavior === "reset";
   const period = reset ? periodFrom(now, intervalOf(product, s)) : intervalChange(s, product, now);
   const credit = reset ? 0 : roundHalfEven((oldNet?.netAmount ?? 0) * factor);
   const debit = period ? newNet.netAmount : roundHalfEven(newNet.netAmount * factor);
@@ -211,7 +219,7 @@ export async function changePlan(
       apply: (tx) =>
         switchProduct(tx, deps, s, product, activePrices, seated, newNet.netAmount, 0, now, period),
     });
-    return;
+    return false;
   }
   // prorate: carried to the next cycle order as a line (a new period has nothing left to carry).
   await inTransaction(deps.db, (tx) =>
@@ -228,6 +236,7 @@ export async function changePlan(
       period,
     ),
   );
+  return false;
 }
 
 /** The period a move to `product` starts now when its billing interval differs; else null. */
@@ -240,8 +249,6 @@ function intervalChange(
   const count = product.recurring_interval_count ?? 1;
   if (!interval || (interval === s.recurringInterval && count === s.recurringIntervalCount))
     return null;
-  // A trial keeps its end; the renewal there starts a period of the new interval.
-  if (s.status === "trialing") return null;
   return periodFrom(now, { recurringInterval: interval, recurringIntervalCount: count });
 }
 
@@ -249,6 +256,8 @@ export interface NewPeriod {
   currentPeriodStart: Date;
   currentPeriodEnd: Date;
   anchorDay: number;
+  /** A trial's new end (a plan change during it). */
+  trialEnd?: Date;
 }
 
 /** One period of the interval from `now`, anchored on now's day (Polar's cycle reset). */

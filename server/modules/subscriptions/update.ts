@@ -85,6 +85,8 @@ async function changeLeased(
     return getRendered(deps, found);
   }
   if ("revoke" in input) await settleUsageBeforeEnd(billing(deps), found, now);
+  // A plan change that ended a trial: the renewal bills the new product before answering.
+  let planDueNow = false;
   if ("product_id" in input && input.product_id) {
     if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     if (input.product_id === found.productId)
@@ -99,7 +101,7 @@ async function changeLeased(
       await dryRun(deps.db, (tx) =>
         applyChange(tx, deps, clock, found, { ...input, product_id: undefined }),
       );
-    await changePlan(
+    planDueNow = await changePlan(
       billing(deps),
       found,
       input.product_id,
@@ -122,7 +124,7 @@ async function changeLeased(
     await recordCustomerState(tx, clock, s);
     return { data, dueNow: change.dueNow ?? false };
   });
-  if (result.dueNow) {
+  if (result.dueNow || planDueNow) {
     // trial_end "now" or a period end moved to now: the renewal happens before answering.
     await runDue(billing(deps), id, now, { leased: true });
     return getRendered(deps, found);
