@@ -78,6 +78,23 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
       });
       return { status: res.status, body: await res.json() };
     },
+    /** Runs `run` while one of the server's faults (cutAnswers, failing…) holds `request`. */
+    async during<T>(fault: Set<string>, request: string, run: () => Promise<T>): Promise<T> {
+      fault.add(request);
+      try {
+        return await run();
+      } finally {
+        fault.delete(request);
+      }
+    },
+    /** A one-time purchase paid with Stripe's test Visa, its events applied: its order. */
+    async paidOrder() {
+      const c = await this.checkout(false);
+      await this.confirm(c.clientSecret, await this.token("pm_card_visa"));
+      await stripe.idle();
+      const [order] = await this.orders(c.id);
+      return order!;
+    },
     orders: (checkoutId: string) =>
       t.server.database.rows<{ id: string; processor_payment_id: string }>(
         sql`select id, processor_payment_id from orders where checkout_id = ${checkoutId}`,

@@ -214,7 +214,10 @@ export function lockOrderByPaymentForProcessor(tx: Tx, processorPaymentId: strin
   return repo.lockOrderByPaymentForProcessor(tx, processorPaymentId);
 }
 
-/** Adds a succeeded refund to the order: refunded amounts, and the status they amount to. */
+/**
+ * Adds a succeeded refund to the order (negative amounts take back one the processor failed):
+ * refunded amounts, and the status they amount to.
+ */
 export async function recordOrderRefund(
   tx: Tx,
   order: repo.OrderRow,
@@ -226,7 +229,12 @@ export async function recordOrderRefund(
   return repo.updateOrder(tx, order.id, {
     refundedAmount,
     refundedTaxAmount: order.refundedTaxAmount + taxAmount,
-    status: refundedAmount >= order.netAmount ? "refunded" : "partially_refunded",
+    status:
+      refundedAmount <= 0
+        ? "paid"
+        : refundedAmount >= order.netAmount
+          ? "refunded"
+          : "partially_refunded",
     modifiedAt: now,
   });
 }

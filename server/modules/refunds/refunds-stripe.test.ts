@@ -19,22 +19,13 @@ beforeAll(async () => {
 });
 afterAll(() => s?.stop());
 
-async function paidOrder() {
-  const c = await s.checkout(false);
-  await s.confirm(c.clientSecret, await s.token("pm_card_visa"));
-  await s.stripe.idle();
-  const [order] = await s.orders(c.id);
-  return order!;
-}
+const paidOrder = () => s.paidOrder();
 
 /** A refund of 300 whose answer from Stripe is lost on the way back. */
 async function refundWithoutAnswer(orderId: string) {
-  s.stripe.cutAnswers.add("POST /v1/refunds");
-  try {
-    return await polar.refunds.create({ orderId, reason: "customer_request", amount: 300 });
-  } finally {
-    s.stripe.cutAnswers.delete("POST /v1/refunds");
-  }
+  return s.during(s.stripe.cutAnswers, "POST /v1/refunds", () =>
+    polar.refunds.create({ orderId, reason: "customer_request", amount: 300 }),
+  );
 }
 
 /** What the refund reconciler job runs with, on the test's clock. */
@@ -88,13 +79,9 @@ describe("a refund Stripe made but till never heard back about", () => {
 
   it("one that never reached Stripe is sent again by the reconciler, under the same key", async () => {
     const order = await paidOrder();
-    s.stripe.failing.add("POST /v1/refunds");
-    let refund: Awaited<ReturnType<typeof polar.refunds.create>>;
-    try {
-      refund = await polar.refunds.create({ orderId: order.id, reason: "other", amount: 300 });
-    } finally {
-      s.stripe.failing.delete("POST /v1/refunds");
-    }
+    const refund = await s.during(s.stripe.failing, "POST /v1/refunds", () =>
+      polar.refunds.create({ orderId: order.id, reason: "other", amount: 300 }),
+    );
     expect(refund.status).toBe("pending");
     expect(stripeRefunds(order.processor_payment_id)).toHaveLength(0);
     const deps = reconcilerDeps();

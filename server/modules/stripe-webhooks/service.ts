@@ -8,9 +8,8 @@ import { settleCheckoutPayment, settleCheckoutSetup } from "../checkouts/reconci
 import type { CheckoutDeps } from "../checkouts/service.ts";
 import { applyProcessorDispute, type DisputeDeps } from "../disputes/apply.ts";
 import { forgetPaymentMethod, stripeEvents } from "../payments/service.ts";
-import { KEY_METADATA, savedMethodOf, TILL_REFUND_METADATA } from "../payments/stripe/map.ts";
-import { recordExternalRefund } from "../refunds/external.ts";
-import { settleRefund } from "../refunds/settle.ts";
+import { KEY_METADATA, savedMethodOf } from "../payments/stripe/map.ts";
+import { applyStripeRefund, refundDepsOf } from "./refunds.ts";
 
 export interface StripeWebhookDeps {
   checkout: CheckoutDeps;
@@ -36,7 +35,6 @@ export async function handleStripeEvent(
 }
 
 async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Handled> {
-  const { db } = deps.checkout;
   switch (event.type) {
     case "payment_intent.succeeded":
     case "payment_intent.payment_failed":
@@ -66,38 +64,27 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
     }
     case "charge.refunded": {
       // Refunds till made are recorded when made; one made in Stripe's dashboard is recorded here.
-      const charge = event.data.object;
-      const pi =
-        typeof charge.payment_intent === "string"
-          ? charge.payment_intent
-          : charge.payment_intent?.id;
+      const pi = idOf(event.data.object.payment_intent);
+      if (!pi) return "ignored";
+      await settleIntent(deps, await deps.stripe.paymentIntents.retrieve(pi));
+      const refunds = await deps.stripe.refunds.list({ payment_intent: pi, limit: 100 });
+      let applied = 0;
+      for (const r of refunds.data)
+        if (await applyStripeRefund(refundDepsOf(deps), pi, r)) applied++;
+      return applied > 0 ? "applied" : "ignored";
+    }
+    case "refund.created":
+    case "refund.updated":
+    case "refund.failed":
+    case "charge.refund.updated": {
+      // The refund as Stripe has it now, not the event's copy: replays and reordering agree.
+      const r = await deps.stripe.refunds.retrieve(event.data.object.id);
+      const pi = idOf(r.payment_intent);
       if (!pi) return "ignored";
       // Stripe does not order its events: the refund may come before the payment's own success.
       // A checkout still waiting for this payment is settled first, so the refund finds its order.
       await settleIntent(deps, await deps.stripe.paymentIntents.retrieve(pi));
-      const refunds = await deps.stripe.refunds.list({ payment_intent: pi, limit: 100 });
-      const refundDeps = {
-        db,
-        clock: deps.checkout.clock,
-        baseUrl: deps.checkout.config.baseUrl,
-        queue: deps.checkout.queue,
-      };
-      let recorded = 0;
-      for (const r of refunds.data) {
-        if (r.status !== "succeeded") continue;
-        // One of till's own whose answer never reached it (a cut connection, a crash): settled now.
-        const own = r.metadata?.[TILL_REFUND_METADATA];
-        const outcome = own
-          ? (await settleRefund(refundDeps, own, { status: "succeeded", processorRefundId: r.id }))
-              ?.status
-          : await recordExternalRefund(refundDeps, {
-              processorPaymentId: pi,
-              processorRefundId: r.id,
-              grossAmount: r.amount,
-            });
-        if (outcome === "recorded" || outcome === "succeeded") recorded++;
-      }
-      return recorded > 0 ? "applied" : "ignored";
+      return (await applyStripeRefund(refundDepsOf(deps), pi, r)) ? "applied" : "ignored";
     }
     case "charge.dispute.created":
     case "charge.dispute.updated":
@@ -129,6 +116,9 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       return "ignored";
   }
 }
+
+const idOf = (v: string | { id: string } | null | undefined) =>
+  typeof v === "string" ? v : (v?.id ?? null);
 
 /** Settles the checkout a PaymentIntent pays for, if it still waits for it; true when it changed. */
 async function settleIntent(

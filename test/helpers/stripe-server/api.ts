@@ -345,51 +345,6 @@ export class StripeState {
     return pm ? { ...si, payment_method: this.publicPm(pm) } : si;
   }
 
-  createRefund(form: Form): Obj {
-    const piId = str(form, "payment_intent");
-    if (!piId) throw invalidRequest("Missing required param: payment_intent.", "payment_intent");
-    const pi = this.intents.get(piId);
-    if (!pi) throw missing("payment_intent", piId, "payment_intent");
-    if (pi.status !== "succeeded")
-      throw invalidRequest(
-        "This PaymentIntent has no successful charge to refund.",
-        "payment_intent",
-      );
-    const refunded = [...this.refunds.values()]
-      .filter((r) => r.payment_intent === piId)
-      .reduce((sum, r) => sum + Number(r.amount), 0);
-    const left = Number(pi.amount_received) - refunded;
-    const amount = str(form, "amount") ? Number(str(form, "amount")) : left;
-    if (amount > left)
-      throw invalidRequest(
-        `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`,
-        "amount",
-        left === 0 ? "charge_already_refunded" : "amount_too_large",
-      );
-    const refund = {
-      id: rid("re"),
-      object: "refund",
-      amount,
-      currency: pi.currency,
-      payment_intent: piId,
-      charge: pi.latest_charge,
-      status: "succeeded",
-      metadata: record(form, "metadata"),
-      created: now(),
-    };
-    this.refunds.set(refund.id, refund);
-    this.emit("charge.refunded", {
-      id: pi.latest_charge,
-      object: "charge",
-      payment_intent: piId,
-      amount: pi.amount_received,
-      amount_refunded: refunded + amount,
-      refunded: refunded + amount === Number(pi.amount_received),
-      currency: pi.currency,
-    });
-    return refund;
-  }
-
   detach(id: string): Obj {
     const pm = this.paymentMethods.get(id);
     if (!pm) throw missing("PaymentMethod", id);

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Stripe } from "stripe";
 import { StripeState, type StripeEvent } from "./api.ts";
 import { StripeDisputes } from "./disputes.ts";
+import { StripeRefunds } from "./refunds.ts";
 import { completeSetupAction } from "./setup-action.ts";
 import { StripeApiError, missing } from "./errors.ts";
 import { TEST_CARD_NUMBERS } from "./cards.ts";
@@ -33,6 +34,8 @@ export interface StripeServer {
   state: StripeState;
   /** Chargebacks a test opens and moves along. */
   disputes: StripeDisputes;
+  /** Refunds, which a test can fail as a card's bank does. */
+  refunds: StripeRefunds;
   /** Requests received, in order (method and path), for "nothing reached Stripe" checks. */
   requests: { method: string; path: string }[];
   /**
@@ -58,6 +61,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
   const publishableKey = options.publishableKey ?? "pk_test_till";
   const state = new StripeState();
   const disputes = new StripeDisputes(state);
+  const refunds = new StripeRefunds(state);
   const requests: { method: string; path: string }[] = [];
   const cutAnswers = new Set<string>();
   const rateLimited = new Set<string>();
@@ -203,21 +207,9 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
         return state.expandSetup(si, expanded(form));
       },
     ],
-    ["POST", /^\/v1\/refunds$/, (_, form) => state.createRefund(form)],
-    [
-      "GET",
-      /^\/v1\/refunds$/,
-      (_, form) => ({
-        object: "list",
-        url: "/v1/refunds",
-        data: [...state.refunds.values()]
-          .filter(
-            (r) => !str(form, "payment_intent") || r.payment_intent === str(form, "payment_intent"),
-          )
-          .reverse(),
-        has_more: false,
-      }),
-    ],
+    ["POST", /^\/v1\/refunds$/, (_, form) => refunds.create(form)],
+    ["GET", /^\/v1\/refunds$/, (_, form) => refunds.list(form)],
+    ["GET", /^\/v1\/refunds\/([^/]+)$/, (id) => refunds.get(id)],
   ];
 
   function route(method: string, path: string, form: Form, publishable: boolean): unknown {
@@ -343,6 +335,7 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
     port,
     state,
     disputes,
+    refunds,
     requests,
     cutAnswers,
     rateLimited,

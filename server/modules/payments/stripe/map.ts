@@ -13,6 +13,19 @@ import {
 /** On refunds till makes: its own refund's id. */
 export const TILL_REFUND_METADATA = "till_refund_id";
 
+/** Stripe's refund failure_reason as Polar's RefundFailureReason. */
+export function refundFailureOf(reason: string | null | undefined): string | null {
+  if (!reason) return null;
+  const known: Record<string, string> = {
+    lost_or_stolen_card: "card_lost",
+    expired_or_canceled_card: "card_expired",
+    charge_for_pending_refund_disputed: "disputed",
+    insufficient_funds: "insufficient_funds",
+    merchant_request: "merchant_request",
+  };
+  return known[reason] ?? "unknown";
+}
+
 /** The metadata key that finds a PaymentIntent again by the idempotency key it was made under. */
 export const KEY_METADATA = "till_idempotency_key";
 
