@@ -67,9 +67,9 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       const pi = idOf(event.data.object.payment_intent);
       if (!pi) return "ignored";
       await settleIntent(deps, await deps.stripe.paymentIntents.retrieve(pi));
-      const refunds = await deps.stripe.refunds.list({ payment_intent: pi, limit: 100 });
       let applied = 0;
-      for (const r of refunds.data)
+      // Every page: a payment may be refunded in more pieces than one page holds.
+      for await (const r of deps.stripe.refunds.list({ payment_intent: pi, limit: 100 }))
         if (await applyStripeRefund(refundDepsOf(deps), pi, r)) applied++;
       return applied > 0 ? "applied" : "ignored";
     }

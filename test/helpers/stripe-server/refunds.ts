@@ -1,12 +1,13 @@
-// Refunds: made through the API on a succeeded PaymentIntent's charge, read and listed; a test
-// fails one later as a card's bank can (a closed or expired card), and the stand-in sends what
-// Stripe sends for it. Since API version 2024-10-28
+// Refunds: made through the API on a succeeded PaymentIntent's charge, read and listed (a page at
+// a time, as Stripe pages every list); a test fails one later as a card's bank can (a closed or
+// expired card), and the stand-in sends what Stripe sends for it. Since API version 2024-10-28
 // Stripe sends refund.created, refund.updated and refund.failed for every refund, beside the older
 // charge.refunded and charge.refund.updated.
 import { randomBytes } from "node:crypto";
 import type { StripeState } from "./api.ts";
 import { invalidRequest, missing } from "./errors.ts";
 import { type Form, record, str } from "./form.ts";
+import { pageOf } from "./list.ts";
 
 type Refund = Record<string, unknown> & { id: string };
 
@@ -83,13 +84,13 @@ export class StripeRefunds {
     return r;
   }
 
-  /** GET /v1/refunds: newest first, optionally of one PaymentIntent. */
+  /** GET /v1/refunds: newest first, optionally of one PaymentIntent, a page at a time. */
   list(form: Form) {
     const piId = str(form, "payment_intent");
     const all = [...this.state.refunds.values()]
       .filter((r) => !piId || r.payment_intent === piId)
       .reverse();
-    return { object: "list", url: "/v1/refunds", data: all, has_more: false };
+    return pageOf(all, form, "/v1/refunds", "refund");
   }
 
   /**

@@ -1,7 +1,9 @@
 // Refunds Stripe fails after the fact (the card's bank sends the money back: the card was closed or
 // lost): refund.failed, refund.updated and charge.refund.updated make till's refund failed, give
 // the order back its refunded amounts with refund.updated and order.updated recorded, and apply
-// once however many of them arrive, in any order, repeated.
+// once however many of them arrive, in any order, repeated. And a payment refunded in more pieces
+// than one page of Stripe's list holds (100): charge.refunded reads every page, so each refund made
+// in Stripe's dashboard is recorded; the local server pages its list as Stripe does.
 import type { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -160,5 +162,69 @@ describe("a refund Stripe fails before till heard it succeeded", () => {
       amount: o.netAmount,
     });
     expect(all.status).toBe("succeeded");
+  });
+});
+
+describe("the local Stripe API's lists", () => {
+  it("page newest first with has_more, starting_after and ending_before", async () => {
+    const order = await s.paidOrder();
+    const sdk = s.stripe.sdk();
+    const pi = order.processor_payment_id;
+    const made = [];
+    for (let i = 0; i < 5; i++)
+      made.push(await sdk.refunds.create({ payment_intent: pi, amount: 1 }));
+    await s.stripe.idle();
+    const newest = made.map((r) => r.id).reverse();
+    const first = await sdk.refunds.list({ payment_intent: pi, limit: 2 });
+    expect(first.data.map((r) => r.id)).toEqual(newest.slice(0, 2));
+    expect(first.has_more).toBe(true);
+    const next = await sdk.refunds.list({
+      payment_intent: pi,
+      limit: 2,
+      starting_after: newest[1]!,
+    });
+    expect(next.data.map((r) => r.id)).toEqual(newest.slice(2, 4));
+    const back = await sdk.refunds.list({
+      payment_intent: pi,
+      limit: 2,
+      ending_before: newest[2]!,
+    });
+    expect(back.data.map((r) => r.id)).toEqual(newest.slice(0, 2));
+    expect(
+      (await sdk.refunds.list({ payment_intent: pi, limit: 2, starting_after: newest[3]! }))
+        .has_more,
+    ).toBe(false);
+    const all = await sdk.refunds
+      .list({ payment_intent: pi, limit: 2 })
+      .autoPagingToArray({ limit: 100 });
+    expect(all.map((r) => r.id)).toEqual(newest);
+    await expect(sdk.refunds.list({ limit: 101 })).rejects.toMatchObject({ statusCode: 400 });
+  });
+});
+
+describe("charge.refunded", () => {
+  it("records every refund of a payment, past the first page", async () => {
+    const order = await s.paidOrder();
+    const pi = order.processor_payment_id;
+    const sdk = s.stripe.sdk();
+    s.stripe.deliverTo(null);
+    try {
+      const from = s.stripe.state.events.length;
+      // 105 refunds of a cent each in Stripe's dashboard; only the last charge.refunded arrives.
+      for (let i = 0; i < 105; i++) await sdk.refunds.create({ payment_intent: pi, amount: 1 });
+      const refunded = s.stripe.state.events
+        .slice(from)
+        .filter((e) => e.type === "charge.refunded")
+        .at(-1)!;
+      expect(await s.stripe.deliver(refunded)).toBe(200);
+    } finally {
+      s.stripe.deliverTo({ url: s.webhookUrl, secret: WEBHOOK_SECRET });
+    }
+    const [row] = await s.t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from refunds where order_id = ${order.id} and status = 'succeeded'`,
+    );
+    expect(row!.n).toBe(105);
+    const o = await polar.orders.get({ id: order.id });
+    expect(o.refundedAmount + o.refundedTaxAmount).toBe(105);
   });
 });
