@@ -12,6 +12,12 @@ import { productPrices, products } from "./products.ts";
 
 type Metadata = Record<string, string | number | boolean>;
 
+export interface PaymentReplay {
+  confirmationTokenId: string;
+  description: string;
+  savePaymentMethod: boolean;
+}
+
 export const checkouts = pgTable(
   "checkouts",
   {
@@ -78,6 +84,11 @@ export const checkouts = pgTable(
     paymentAttempts: integer("payment_attempts").notNull().default(0),
     paymentError: text("payment_error"),
     processorPaymentId: text("processor_payment_id"),
+    /**
+     * What the current attempt's charge was asked with, so the reconciler can ask the processor
+     * again under the same idempotency key and be answered with that charge.
+     */
+    paymentReplay: jsonb("payment_replay").$type<PaymentReplay>(),
     cardBrand: text("card_brand"),
     cardLast4: text("card_last4"),
     orderId: uuid("order_id"),

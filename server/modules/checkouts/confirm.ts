@@ -22,6 +22,7 @@ import {
   assertNoOtherSubscription,
   assertTrialAllowed,
 } from "./purchase-rules.ts";
+import type { PaymentReplay } from "../../../db/schema/checkouts.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
@@ -72,7 +73,16 @@ export async function confirmCheckout(
       tokenId && deps.processor.cardFingerprint ? deps.processor.cardFingerprint(tokenId) : null,
     );
 
-  const claimed = await claimCheckout(deps, row);
+  // A charge (not a trial's setup) is kept as asked, for the reconciler to ask it again.
+  const replay =
+    tokenId && row.totalAmount > 0 && !trial
+      ? {
+          confirmationTokenId: tokenId,
+          description: product?.name ?? "till checkout",
+          savePaymentMethod: product?.is_recurring ?? false,
+        }
+      : null;
+  const claimed = await claimCheckout(deps, row, replay);
   if (!claimed) {
     // Another confirm got here first and holds the payment.
     throw new NotOpenCheckout();
@@ -133,9 +143,10 @@ export async function confirmCheckout(
 export async function claimCheckout(
   deps: CheckoutDeps,
   row: repo.CheckoutRow,
+  replay: PaymentReplay | null = null,
 ): Promise<repo.CheckoutRow | null> {
   return inTransaction(deps.db, async (tx) => {
-    const c = await repo.claimForPayment(tx, row.id, deps.clock.now());
+    const c = await repo.claimForPayment(tx, row.id, deps.clock.now(), replay);
     if (!c) return null;
     await claimUpgrade(tx, c);
     if (c.discountId) {

@@ -5,7 +5,8 @@
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { findBuyer } from "../customers/buyers.ts";
 import { NO_PROCESSOR_MESSAGE } from "../payments/none.ts";
-import type { SavedPaymentMethod } from "../payments/processor.ts";
+import type { PaymentReplay } from "../../../db/schema/checkouts.ts";
+import type { ChargeRequest, PaymentCustomer, SavedPaymentMethod } from "../payments/processor.ts";
 import { processorCustomerId } from "../payments/queries.ts";
 import { PaymentError } from "./public.ts";
 import type { CheckoutRow } from "./repository.ts";
@@ -97,16 +98,17 @@ export async function takePayment(
         },
       };
     }
-    const result = await deps.processor.charge({
-      amount: row.totalAmount,
-      currency: row.currency,
-      confirmationTokenId: tokenId,
-      idempotencyKey,
-      description: input.description,
-      savePaymentMethod: recurring,
-      customer,
-      metadata,
-    });
+    const result = await deps.processor.charge(
+      chargeRequestOf(
+        row,
+        {
+          confirmationTokenId: tokenId,
+          description: input.description,
+          savePaymentMethod: recurring,
+        },
+        customer,
+      ),
+    );
     if (result.status === "failed")
       return { status: "failed", code: result.code, message: result.message };
     if (result.status === "requires_action")
@@ -128,7 +130,25 @@ export async function takePayment(
   }
 }
 
-async function buyerFor(deps: CheckoutDeps, row: CheckoutRow) {
+/** The charge a claimed attempt asks for: the same each time it is asked (the reconciler's too). */
+export function chargeRequestOf(
+  row: CheckoutRow,
+  replay: PaymentReplay,
+  customer: PaymentCustomer,
+): ChargeRequest {
+  return {
+    amount: row.totalAmount,
+    currency: row.currency,
+    confirmationTokenId: replay.confirmationTokenId,
+    idempotencyKey: paymentKey(row),
+    description: replay.description,
+    savePaymentMethod: replay.savePaymentMethod,
+    customer,
+    metadata: { checkout_id: row.id, organization_id: row.organizationId },
+  };
+}
+
+export async function buyerFor(deps: CheckoutDeps, row: CheckoutRow): Promise<PaymentCustomer> {
   const existing = await findBuyer(deps.db, scopeOfResource(row), {
     id: row.customerId,
     externalId: row.externalCustomerId,

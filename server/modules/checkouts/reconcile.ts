@@ -1,6 +1,7 @@
 // The reconciler: a session left confirmed longer than PAYMENTS_RECONCILE_AFTER_SECONDS lost its
 // confirm between claim and fulfil (the process died, or 3-D Secure finished without its webhook).
-// The processor is asked what became of the payment the attempt started, by its idempotency key:
+// The processor is asked what became of the payment the attempt started, by its idempotency key
+// (the charge asked again under it; one that never reached the processor is made now, as asked):
 // succeeded → fulfilled (exactly once: fulfil only applies to a session still confirmed under that
 // attempt), failed or never started → open again with the discount redemption released,
 // still processing → asked again on the next run, and given up at the processor (then reopened)
@@ -9,7 +10,7 @@ import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { DECLINE_MESSAGES, type SavedPaymentMethod } from "../payments/processor.ts";
 import { fulfil, reopen } from "./fulfil.ts";
-import { paymentKey } from "./payment.ts";
+import { buyerFor, chargeRequestOf, paymentKey } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutDeps } from "./service.ts";
 
@@ -61,11 +62,18 @@ async function settle(
     log?.warn({ err, checkoutId: row.id }, "payment lookup failed; retried on the next run");
     return { status: "processing" as const };
   };
-  let lookup = await deps.processor.lookupPayment(key, processorPaymentId).catch(failedLookup);
+  // The charge as first asked, asked again under its key: found without the processor's search.
+  const replay =
+    row.paymentReplay && row.totalAmount > 0
+      ? chargeRequestOf(row, row.paymentReplay, await buyerFor(deps, row))
+      : undefined;
+  let lookup = await deps.processor
+    .lookupPayment(key, processorPaymentId, replay)
+    .catch(failedLookup);
   // A payment still waiting for its customer (3-D Secure never finished) long after the claim is
   // given up at the processor, so the session can be paid again without a second charge.
   if (lookup.status === "processing" && deps.processor.cancelPayment && abandoned(deps, row))
-    lookup = await deps.processor.cancelPayment(key).catch(failedLookup);
+    lookup = await deps.processor.cancelPayment(key, replay).catch(failedLookup);
   if (lookup.status === "processing") return "pending";
   if (lookup.status === "succeeded") {
     const done = await fulfil(deps, row, {

@@ -3,6 +3,7 @@
 import { and, asc, count, desc, eq, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Db, Tx } from "../../../db/client.ts";
 import { checkouts } from "../../../db/schema/index.ts";
+import type { PaymentReplay } from "../../../db/schema/checkouts.ts";
 import { customerIdsByExternalId } from "../customers/queries.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { containsPattern } from "../../lib/query.ts";
@@ -108,13 +109,19 @@ export async function updateCheckout(
 }
 
 /** Moves an open checkout to confirmed; only one of several racing confirms gets the row. */
-export async function claimForPayment(db: Db, id: string, now: Date): Promise<CheckoutRow | null> {
+export async function claimForPayment(
+  db: Db,
+  id: string,
+  now: Date,
+  paymentReplay: PaymentReplay | null,
+): Promise<CheckoutRow | null> {
   const [row] = await db
     .update(checkouts)
     .set({
       status: "confirmed",
       paymentAttempts: sql`${checkouts.paymentAttempts} + 1`,
       paymentError: null,
+      paymentReplay,
       modifiedAt: now,
     })
     .where(and(eq(checkouts.id, id), eq(checkouts.status, "open")))

@@ -316,6 +316,7 @@ export async function createCheckout(
     paymentAttempts: 0,
     paymentError: null,
     processorPaymentId: null,
+    paymentReplay: null,
     cardBrand: null,
     cardLast4: null,
     orderId: null,

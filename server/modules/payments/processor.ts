@@ -183,14 +183,21 @@ export interface PaymentProcessor {
    * What became of a payment this processor was asked for under this idempotency key (reconciler).
    * `processorPaymentId`, when a processor event names the payment, is read directly: a lookup by
    * key alone may go through an index that lags behind (Stripe's search).
+   * `replay`, the charge as first asked under the key, is asked again: a processor that keeps
+   * its answers by idempotency key (Stripe, for a day) answers with the charge it made, read
+   * after write, or makes it now if the first request never reached it.
    */
-  lookupPayment(idempotencyKey: string, processorPaymentId?: string): Promise<PaymentLookup>;
+  lookupPayment(
+    idempotencyKey: string,
+    processorPaymentId?: string,
+    replay?: ChargeRequest,
+  ): Promise<PaymentLookup>;
   /**
    * Gives up a payment still waiting for the customer (3-D Secure never finished) so it can no
    * longer succeed, and says what became of it (it may have succeeded just before). Processors
    * whose payments never wait (the sandbox) leave it out.
    */
-  cancelPayment?(idempotencyKey: string): Promise<PaymentLookup>;
+  cancelPayment?(idempotencyKey: string, replay?: ChargeRequest): Promise<PaymentLookup>;
   /** A setup the processor answered requires_action to, as it stands now; null when unknown. */
   lookupSetup?(processorSetupId: string): Promise<SetupLookup | null>;
   /** A dispute as it stands now (its events are applied from this, never from their copy). */

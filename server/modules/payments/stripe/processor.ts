@@ -5,6 +5,7 @@
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
 import { Stripe } from "stripe";
 import {
+  type ChargeRequest,
   type ChargeResult,
   DECLINE_MESSAGES,
   type PaymentCustomer,
@@ -81,31 +82,52 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
     return found.data[0];
   }
 
+  /** The checkout charge's PaymentIntent, created and confirmed under the attempt's key. */
+  async function createCharge(request: ChargeRequest): Promise<Stripe.PaymentIntent> {
+    const save = request.savePaymentMethod ?? false;
+    const customer =
+      request.customer && (save || request.customer.processorCustomerId)
+        ? await stripeCustomer(request.customer, request.idempotencyKey)
+        : null;
+    return stripe.paymentIntents.create(
+      {
+        amount: request.amount,
+        currency: request.currency,
+        confirm: true,
+        confirmation_token: request.confirmationTokenId,
+        description: request.description,
+        automatic_payment_methods: NO_REDIRECTS,
+        metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
+        expand: ["payment_method"],
+        ...(customer ? { customer } : {}),
+        ...(save ? { setup_future_usage: "off_session" as const } : {}),
+      },
+      { idempotencyKey: `pi:${request.idempotencyKey}` },
+    );
+  }
+
+  /**
+   * The charge asked again under its key: Stripe answers with what it answered first (or makes it
+   * now), and the PaymentIntent that names is read as it is now. Undefined when the answer names
+   * none (other parameters than the first time, a refusal of the request itself).
+   */
+  async function replayCharge(request: ChargeRequest) {
+    let id: string | undefined;
+    try {
+      id = (await createCharge(request)).id;
+    } catch (err) {
+      if (err instanceof Stripe.errors.StripeConnectionError) throw err;
+      if (!(err instanceof Stripe.errors.StripeCardError)) return undefined;
+      id = err.payment_intent?.id;
+    }
+    return id ? stripe.paymentIntents.retrieve(id, { expand: ["payment_method"] }) : undefined;
+  }
+
   return {
     name: "stripe",
     async charge(request) {
-      const save = request.savePaymentMethod ?? false;
-      const customer =
-        request.customer && (save || request.customer.processorCustomerId)
-          ? await stripeCustomer(request.customer, request.idempotencyKey)
-          : null;
       try {
-        const pi = await stripe.paymentIntents.create(
-          {
-            amount: request.amount,
-            currency: request.currency,
-            confirm: true,
-            confirmation_token: request.confirmationTokenId,
-            description: request.description,
-            automatic_payment_methods: NO_REDIRECTS,
-            metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
-            expand: ["payment_method"],
-            ...(customer ? { customer } : {}),
-            ...(save ? { setup_future_usage: "off_session" as const } : {}),
-          },
-          { idempotencyKey: `pi:${request.idempotencyKey}` },
-        );
-        return intentResult(pi, save);
+        return intentResult(await createCharge(request), request.savePaymentMethod ?? false);
       } catch (err) {
         return onSessionRefusal(err);
       }
@@ -218,7 +240,7 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
       );
       return made ? refundResult(made) : null;
     },
-    async lookupPayment(idempotencyKey, processorPaymentId) {
+    async lookupPayment(idempotencyKey, processorPaymentId, replay) {
       if (processorPaymentId) {
         const pi = await stripe.paymentIntents.retrieve(processorPaymentId, {
           expand: ["payment_method"],
@@ -226,10 +248,14 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         // The key in its metadata proves it is this attempt's payment, not one the event only names.
         if (pi.metadata?.[KEY_METADATA] === idempotencyKey) return lookupOf(pi);
       }
-      return lookupOf(await findIntent(idempotencyKey));
+      // Search lags behind writes (minutes in an incident): the charge asked again is not.
+      const replayed = replay ? await replayCharge(replay) : undefined;
+      return lookupOf(replayed ?? (await findIntent(idempotencyKey)));
     },
-    async cancelPayment(idempotencyKey) {
-      const pi = await findIntent(idempotencyKey);
+    async cancelPayment(idempotencyKey, replay) {
+      const find = async () =>
+        (replay ? await replayCharge(replay) : undefined) ?? (await findIntent(idempotencyKey));
+      const pi = await find();
       if (!pi || !CANCELABLE.has(pi.status)) return lookupOf(pi);
       try {
         return lookupOf(
@@ -241,7 +267,7 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         );
       } catch {
         // It moved on (succeeded a moment ago): whatever it is now is the answer.
-        return lookupOf(await findIntent(idempotencyKey));
+        return lookupOf(await find());
       }
     },
     async lookupSetup(id) {
