@@ -6,7 +6,7 @@ import { refundFailureOf, TILL_REFUND_METADATA } from "../payments/stripe/map.ts
 import { recordExternalRefund } from "../refunds/external.ts";
 import { failRefundAtProcessor } from "../refunds/failed.ts";
 import { type SettleDeps, settleRefund } from "../refunds/settle.ts";
-import type { StripeWebhookDeps } from "./service.ts";
+import type { StripeWebhookDeps } from "./deps.ts";
 
 export function refundDepsOf(deps: StripeWebhookDeps): SettleDeps {
   return {

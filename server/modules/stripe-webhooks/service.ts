@@ -3,20 +3,14 @@
 // event, and applied only to a session still waiting for that attempt; repeated event ids are
 // acknowledged without being applied again.
 import type { Stripe } from "stripe";
-import type { Logger } from "../../lib/logger.ts";
 import { settleCheckoutPayment, settleCheckoutSetup } from "../checkouts/reconcile.ts";
-import type { CheckoutDeps } from "../checkouts/service.ts";
-import { applyProcessorDispute, type DisputeDeps } from "../disputes/apply.ts";
+import { applyProcessorDispute } from "../disputes/apply.ts";
 import { forgetPaymentMethod, stripeEvents } from "../payments/service.ts";
 import { KEY_METADATA, savedMethodOf } from "../payments/stripe/map.ts";
+import type { StripeWebhookDeps } from "./deps.ts";
 import { applyStripeRefund, refundDepsOf } from "./refunds.ts";
 
-export interface StripeWebhookDeps {
-  checkout: CheckoutDeps;
-  disputes: DisputeDeps;
-  stripe: Stripe;
-  log: Logger;
-}
+export type { StripeWebhookDeps } from "./deps.ts";
 
 export type Handled = "applied" | "ignored" | "duplicate";
 
