@@ -58,6 +58,12 @@ describe("cancellation", () => {
     expect({ status: portal.status, body: portal.body }).toEqual(gone);
 
     const other = await subscribe(s, product.id);
+    // Nothing to uncancel on one not set to cancel: Polar's BadRequest, and nothing changes.
+    const notCanceling = await patch(other.subscriptionId, { cancel_at_period_end: false });
+    expect({ status: notCanceling.status, body: notCanceling.body }).toEqual({
+      status: 400,
+      body: { error: "BadRequest", detail: "Bad request" },
+    });
     await patch(other.subscriptionId, { cancel_at_period_end: true });
     const restored = await patch(other.subscriptionId, { cancel_at_period_end: false });
     expect(restored.body).toMatchObject({ cancel_at_period_end: false, ends_at: null });

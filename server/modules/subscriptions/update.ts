@@ -10,6 +10,7 @@ import {
   ApiError,
   RequestValidationError,
   ResourceNotFound,
+  BadRequest,
   ResourceUnavailable,
 } from "../../lib/errors.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
@@ -252,7 +253,8 @@ async function applyChange(
     }
     // As Polar's uncancel: an ended subscription is gone, not merely canceled.
     if (s.endedAt || hasEnded(s.status)) throw new ResourceUnavailable();
-    if (!s.cancelAtPeriodEnd) return null;
+    // As Polar's can_uncancel: only a billable subscription set to cancel can be kept.
+    if (!s.cancelAtPeriodEnd || !UNCANCELABLE.has(s.status)) throw new BadRequest("Bad request");
     const row = await repo.updateSubscription(tx, s.id, {
       cancelAtPeriodEnd: false,
       canceledAt: null,
@@ -349,6 +351,8 @@ async function applyChange(
 // As Stripe bounds trial_end (how Polar moves a period end there too): a date a card processor
 // would refuse, or a typo of a year, is refused before anything changes.
 const MAX_DAYS_AHEAD = 730;
+/** Polar's billable statuses: those an uncancel applies to. */
+const UNCANCELABLE = new Set(["trialing", "active", "past_due"]);
 
 function withinReach(loc: string[], end: Date, now: Date): void {
   if (end.getTime() - now.getTime() > MAX_DAYS_AHEAD * 86_400_000)
