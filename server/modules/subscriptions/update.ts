@@ -14,12 +14,6 @@ import {
   ResourceUnavailable,
 } from "../../lib/errors.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import {
-  discountOf,
-  discountRefusal,
-  redeemDiscount,
-  restrictedProductIds,
-} from "../discounts/service.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { resetNotEnabled, resetProrationEnabled } from "../organizations/queries.ts";
@@ -28,6 +22,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
+import { discountChange } from "./discount-change.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { withLease } from "./lease.ts";
@@ -361,38 +356,6 @@ function withinReach(loc: string[], end: Date, now: Date): void {
       `Must be at most ${MAX_DAYS_AHEAD} days from now.`,
       "value_error",
     );
-}
-
-/**
- * The discount a PATCH sets, as Polar: one of the subscription's organization, live, applicable to
- * its product and currency, not already on it; setting it takes a redemption. Null takes it off.
- */
-async function discountChange(
-  tx: Tx,
-  s: repo.SubscriptionRow,
-  id: string | null,
-  now: Date,
-): Promise<string | null> {
-  if (id === null) return null;
-  const refuse = (msg: string): never => {
-    throw RequestValidationError.field(["body", "discount_id"], msg, "value_error");
-  };
-  const scope = scopeOfResource(s);
-  const discount = await discountOf(tx, scope, id);
-  if (!discount) return refuse("Discount not found.");
-  if (s.discountId === discount.id)
-    return refuse("This discount is already applied to the subscription.");
-  const refusal = discountRefusal(
-    discount,
-    s.productId,
-    await restrictedProductIds(tx, scope, discount.id),
-    s.currency,
-    now,
-  );
-  if (refusal) return refuse(refusal);
-  if (!(await redeemDiscount(tx, discount.id)))
-    return refuse("This discount has been fully redeemed.");
-  return discount.id;
 }
 
 function reasonOf(
