@@ -42,7 +42,9 @@ export async function upgradeOf(db: Db, scope: OrgScope, input: CheckoutCreate) 
 
 /** Before a confirm changes anything: the subscription may still be upgraded by this session. */
 export async function assertUpgradable(db: Db, row: CheckoutRow): Promise<void> {
-  if (!row.subscriptionId) return;
+  // Once paid, the column names the subscription the session made or upgraded: a second confirm
+  // is refused as any confirm of a closed session is, not as an upgrade.
+  if (!row.subscriptionId || row.status !== "open") return;
   targetOrThrow(await upgradeTarget(db, scopeOfResource(row), row.subscriptionId));
   if (await otherClaimUpgrading(db, row)) throw upgradeUnderWay();
 }
