@@ -3,7 +3,7 @@
 // polar_round. The float matters: 35% of 1290 is 451.49999999999994 there, so 451, not 452.
 
 /** Polar's polar_round: to the nearest integer, .5 away from zero. */
-export function polarRound(n: number): number {
+function polarRound(n: number): number {
   const fraction = n - Math.trunc(n);
   if (n >= 0) return fraction >= 0.5 ? Math.ceil(n) : Math.floor(n);
   return fraction <= -0.5 ? Math.floor(n) : Math.ceil(n);

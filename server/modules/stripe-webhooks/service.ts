@@ -62,9 +62,10 @@ async function apply(deps: StripeWebhookDeps, event: Stripe.Event): Promise<Hand
       if (!pi) return "ignored";
       await settleIntent(deps, await deps.stripe.paymentIntents.retrieve(pi));
       let applied = 0;
+      const refundDeps = refundDepsOf(deps);
       // Every page: a payment may be refunded in more pieces than one page holds.
       for await (const r of deps.stripe.refunds.list({ payment_intent: pi, limit: 100 }))
-        if (await applyStripeRefund(refundDepsOf(deps), pi, r)) applied++;
+        if (await applyStripeRefund(refundDeps, pi, r)) applied++;
       return applied > 0 ? "applied" : "ignored";
     }
     case "refund.created":
