@@ -14,7 +14,8 @@ import { retryMeterOrder } from "./meter-dunning.ts";
 import { meterCycleDue, settleMeterCycle } from "./meter-cycle.ts";
 import { endAtPeriodEnd, pauseAtPeriodEnd, resumeSubscription } from "./period-end.ts";
 import { renewSubscription } from "./renewal.ts";
-import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
+import { renewBatch } from "./renewal-batch.ts";
+import { renewableInBatch } from "./renewal-rows.ts";
 import * as repo from "./repository.ts";
 import { nextActionOf, scheduleNext, takesMeterRetries } from "./schedule.ts";
 

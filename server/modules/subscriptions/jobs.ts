@@ -7,7 +7,8 @@ import type { OrgScope } from "../../lib/org-scope.ts";
 import type { BillingDeps } from "./deps.ts";
 import { SubscriptionLocked } from "./lease.ts";
 import { RENEWAL_BATCH_SIZE, runDue, runDueMany, runDueWindow, type DueOutcome } from "./due.ts";
-import { renewableInBatch, renewBatch } from "./renewal-batch.ts";
+import { renewBatch } from "./renewal-batch.ts";
+import { renewableInBatch } from "./renewal-rows.ts";
 import * as repo from "./repository.ts";
 import { type DueJob, dueJobKey, SUBSCRIPTION_DUE_JOB } from "./schedule.ts";
 

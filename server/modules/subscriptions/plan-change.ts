@@ -10,7 +10,6 @@
 import { randomUUID } from "node:crypto";
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
-import { addInterval, meterCycleOf, nextMeterBoundary, type Interval } from "../../lib/periods.ts";
 import { fixedClock } from "../sandbox-clock/queries.ts";
 import { seatAmount, seatBounds } from "../products/seat-tiers.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -27,22 +26,17 @@ import { invalidProduct, type ProductVisibility, planTarget } from "./plan-targe
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { trialOn } from "./trial-change.ts";
+import {
+  intervalChange,
+  intervalOf,
+  type NewPeriod,
+  periodFrom,
+  periodOn,
+  prorationFactor,
+  roundHalfEven,
+} from "./plan-period.ts";
 
 type Behavior = "invoice" | "prorate" | "next_period" | "reset";
-
-/** Half to even, as Python's round on a Decimal (Polar's proration rounding). */
-export function roundHalfEven(x: number): number {
-  const floor = Math.floor(x);
-  const diff = x - floor;
-  if (Math.abs(diff - 0.5) < 1e-9) return floor % 2 === 0 ? floor : floor + 1;
-  return Math.round(x);
-}
-
-export function prorationFactor(start: Date, end: Date, at: Date): number {
-  const total = (end.getTime() - start.getTime()) / 1000;
-  if (total <= 0) return 0;
-  return Math.min(1, Math.max(0, (end.getTime() - at.getTime()) / 1000 / total));
-}
 
 /**
  * The prorated part of a product's prices (fixed, custom and seat-based; metered usage is billed as
@@ -239,45 +233,6 @@ export async function changePlan(
   return false;
 }
 
-/** The period a move to `product` starts now when its billing interval differs; else null. */
-function intervalChange(
-  s: repo.SubscriptionRow,
-  product: DisplayProduct,
-  now: Date,
-): NewPeriod | null {
-  const interval = product.recurring_interval as Interval | null;
-  const count = product.recurring_interval_count ?? 1;
-  if (!interval || (interval === s.recurringInterval && count === s.recurringIntervalCount))
-    return null;
-  return periodFrom(now, { recurringInterval: interval, recurringIntervalCount: count });
-}
-
-export interface NewPeriod {
-  currentPeriodStart: Date;
-  currentPeriodEnd: Date;
-  anchorDay: number;
-  /** A trial's new end (a plan change during it). */
-  trialEnd?: Date;
-}
-
-/** One period of the interval from `now`, anchored on now's day (Polar's cycle reset). */
-export function periodFrom(
-  now: Date,
-  { recurringInterval, recurringIntervalCount }: ReturnType<typeof intervalOf>,
-): NewPeriod {
-  const anchorDay = now.getUTCDate();
-  return {
-    currentPeriodStart: now,
-    currentPeriodEnd: addInterval(
-      now,
-      recurringInterval as Interval,
-      recurringIntervalCount,
-      anchorDay,
-    ),
-    anchorDay,
-  };
-}
-
 async function switchProduct(
   tx: Parameters<Parameters<typeof inTransaction>[1]>[0],
   deps: BillingDeps,
@@ -323,42 +278,6 @@ async function switchProduct(
     "subscription.updated",
   ]);
   await recordCustomerState(tx, clock, s);
-}
-
-/**
- * The period and meter cycle of `locked` on `product`, from `period` when one starts now: unsettled
- * usage keeps its start; the product's meter cycle (or the period) says its end.
- */
-export function periodOn(
-  locked: repo.SubscriptionRow,
-  product: Pick<DisplayProduct, "meter_interval" | "meter_interval_count">,
-  period: NewPeriod | null,
-  now: Date,
-) {
-  const start = period?.currentPeriodStart ?? locked.currentPeriodStart;
-  const end = period?.currentPeriodEnd ?? locked.currentPeriodEnd;
-  const cycle = meterCycleOf(product);
-  const meterStart = locked.currentMeterPeriodStart;
-  return {
-    ...(period ?? {}),
-    ...(cycle || meterStart
-      ? {
-          currentMeterPeriodStart: meterStart ?? locked.currentPeriodStart,
-          currentMeterPeriodEnd: cycle ? nextMeterBoundary(start, end, cycle, now) : end,
-        }
-      : {}),
-  };
-}
-
-/** The billing interval a subscription on `product` renews at (the row's, for a one-off product). */
-export function intervalOf(
-  product: Pick<DisplayProduct, "recurring_interval" | "recurring_interval_count"> | undefined,
-  s: Pick<repo.SubscriptionRow, "recurringInterval" | "recurringIntervalCount">,
-) {
-  return {
-    recurringInterval: product?.recurring_interval ?? s.recurringInterval,
-    recurringIntervalCount: product?.recurring_interval_count ?? s.recurringIntervalCount,
-  };
 }
 
 /** A change applied at the period's end (`next_period`): recorded on the row, announced now. */

@@ -18,14 +18,14 @@ import { discountAmountOf, discountApplies } from "./amounts.ts";
 import { chargeChangeNow } from "./charge-now.ts";
 import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
+import { schedulePendingUpdate } from "./plan-change.ts";
 import {
   type NewPeriod,
   periodFrom,
   periodOn,
   prorationFactor,
   roundHalfEven,
-  schedulePendingUpdate,
-} from "./plan-change.ts";
+} from "./plan-period.ts";
 import { pendingProrations, periodDiscount } from "./renewal.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
