@@ -2,7 +2,7 @@
 // time each, and what each row becomes after its cycle order.
 import type { OrderRow } from "../orders/service.ts";
 import { meterCycleDue } from "./meter-cycle.ts";
-import type { CyclePlan } from "./renewal.ts";
+import { type CyclePlan, cycledFields } from "./renewal.ts";
 import type * as repo from "./repository.ts";
 import { earliest, nextActionOf, takesMeterRetries } from "./schedule.ts";
 
@@ -52,20 +52,7 @@ export function moveOf(
   const paid = order.status === "paid";
   const moved = {
     ...locked,
-    productId: plan.productId,
-    seats: plan.seats,
-    priceIds: plan.priceIds,
-    amount: plan.amount,
-    currentPeriodStart: plan.periodStart,
-    currentPeriodEnd: plan.periodEnd,
-    recurringInterval: plan.recurringInterval,
-    recurringIntervalCount: plan.recurringIntervalCount,
-    discountId: plan.discountId,
-    discountAppliedAt: plan.discountAppliedAt,
-    ...plan.meterPeriod,
-    status: paid ? "active" : "past_due",
-    pastDueAt: paid ? null : at,
-    modifiedAt: at,
+    ...cycledFields(plan, paid, at),
   };
   return {
     id: moved.id,

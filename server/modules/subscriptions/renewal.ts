@@ -215,22 +215,9 @@ export async function renewSubscription(
     await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
     const wasTrialing = locked.status === "trialing";
     let updated = await repo.updateSubscription(tx, s.id, {
-      productId: plan.productId,
-      seats: plan.seats,
-      priceIds: plan.priceIds,
-      amount: plan.amount,
+      ...cycledFields(plan, paid, at),
       pendingUpdate: null,
       prorationAmount: 0,
-      currentPeriodStart: plan.periodStart,
-      currentPeriodEnd: plan.periodEnd,
-      recurringInterval: plan.recurringInterval,
-      recurringIntervalCount: plan.recurringIntervalCount,
-      discountId: plan.discountId,
-      discountAppliedAt: plan.discountAppliedAt,
-      ...plan.meterPeriod,
-      status: paid ? "active" : "past_due",
-      pastDueAt: paid ? null : at,
-      modifiedAt: at,
     });
     // A next_period plan change applies now: its benefits switch before the grants are cycled.
     if (updated.productId !== locked.productId)
@@ -392,5 +379,25 @@ export async function periodDiscount(
     basisPoints: d.basisPoints,
     duration: d.duration === "once" ? "forever" : d.duration,
     durationInMonths: d.durationInMonths,
+  };
+}
+
+/** The row's fields after its cycle order: the plan's period, product and prices, and its state. */
+export function cycledFields(plan: CyclePlan, paid: boolean, at: Date) {
+  return {
+    productId: plan.productId,
+    seats: plan.seats,
+    priceIds: plan.priceIds,
+    amount: plan.amount,
+    currentPeriodStart: plan.periodStart,
+    currentPeriodEnd: plan.periodEnd,
+    recurringInterval: plan.recurringInterval,
+    recurringIntervalCount: plan.recurringIntervalCount,
+    discountId: plan.discountId,
+    discountAppliedAt: plan.discountAppliedAt,
+    ...plan.meterPeriod,
+    status: paid ? ("active" as const) : ("past_due" as const),
+    pastDueAt: paid ? null : at,
+    modifiedAt: at,
   };
 }
