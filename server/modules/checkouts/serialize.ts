@@ -3,6 +3,7 @@
 import type { DiscountRow } from "../discounts/repository.ts";
 import { billingAddressFieldModes } from "../../lib/billing-address-fields.ts";
 import { addInterval, type Interval } from "../../lib/periods.ts";
+import { priceIsFree } from "../products/prices.ts";
 import type { ProductOut } from "../products/schemas.ts";
 import type { CheckoutRow } from "./repository.ts";
 import type { CheckoutOut, CheckoutPublicOut } from "./schemas.ts";
@@ -116,7 +117,11 @@ export function checkoutOut(view: CheckoutView): CheckoutOut {
     allow_discount_codes: row.allowDiscountCodes,
     require_billing_address: row.requireBillingAddress,
     is_discount_applicable: row.amount > 0,
-    is_free_product_price: price?.amount_type === "free",
+    // As Polar's: every price the checkout sells the product at (its currency, not archived).
+    is_free_product_price:
+      selected?.prices
+        .filter((p) => !p.is_archived && p.price_currency === row.currency)
+        .every(priceIsFree) ?? false,
     is_payment_required: paysNow,
     is_payment_setup_required: setup,
     is_payment_form_required: formRequired,

@@ -12,6 +12,7 @@ import {
   freeMonthlyProduct,
   freeSubscription,
   monthlyProduct,
+  seatProduct,
   ordersOf,
   subscribe,
   subscriptionOf,
@@ -118,6 +119,36 @@ describe("checkout subscription_id rules", () => {
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0].loc).toEqual(["body", "subscription_id"]);
     expect(await Promise.all([count("checkouts"), count("subscriptions")])).toEqual(before);
+  });
+
+  it("takes seats priced 0 for free and seats priced above 0 for paid, as Polar's is_free", async () => {
+    const freeSeats = await seatProduct(s.call, "Free seats", 0);
+    const paidSeats = await seatProduct(s.call, "Paid seats", 500);
+    const onFree = await subscribe(s, freeSeats, undefined, "free-seats@example.com");
+    const onPaid = await subscribe(s, paidSeats, undefined, "paid-seats@example.com");
+    const upgrade = await s.call("/v1/checkouts/", {
+      body: { products: [paidId], subscription_id: onFree.subscriptionId },
+    });
+    expect(upgrade.status, JSON.stringify(upgrade.body)).toBe(201);
+    expect(upgrade.body.subscription_id).toBe(onFree.subscriptionId);
+    const refused = await s.call("/v1/checkouts/", {
+      body: { products: [paidId], subscription_id: onPaid.subscriptionId },
+    });
+    expect(refused.body).toEqual(
+      refusal("subscription_id", "Only free subscriptions can be upgraded."),
+    );
+    // The checkout says so too: every price of a free-seat or 0-priced product is free.
+    const zero = await monthlyProduct(s, "Zero", 0);
+    for (const [product, free] of [
+      [freeSeats, true],
+      [zero.id, true],
+      [freeId, true],
+      [paidSeats, false],
+      [paidId, false],
+    ] as const) {
+      const c = await s.call("/v1/checkouts/", { body: { products: [product] } });
+      expect(c.body.is_free_product_price, product).toBe(free);
+    }
   });
 
   it("refuses at confirm a subscription canceled since, charging nothing", async () => {

@@ -277,6 +277,18 @@ export const priceSchema = z
   .meta({ id: "ProductPrice" });
 export type PriceOut = z.output<typeof priceSchema>;
 
+/**
+ * Whether a price charges nothing, as Polar's `is_free`: a free price, a fixed price of 0, or seat
+ * tiers that all price a seat at 0 (none yet included). Custom and metered prices never are.
+ */
+export function priceIsFree(p: PriceOut): boolean {
+  if (p.amount_type === "free") return true;
+  if (p.amount_type === "fixed") return p.price_amount === 0;
+  if (p.amount_type === "seat_based")
+    return p.seat_tiers.tiers.every((t) => t.price_per_seat === 0);
+  return false;
+}
+
 export function priceOut(row: PriceRow, meters: Map<string, MeterRow>): PriceOut {
   const base = {
     created_at: row.createdAt.toISOString(),

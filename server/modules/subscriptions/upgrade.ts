@@ -9,6 +9,7 @@ import type { Clock } from "../../lib/clock.ts";
 import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import { revokeBenefitsOutsideProduct } from "../grants/seam.ts";
+import { priceIsFree } from "../products/prices.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
@@ -37,12 +38,7 @@ async function check(
     return "canceled";
   const [product] = await serializeProductsByIds(db, "", scopeOfResource(s), [s.productId]);
   const prices = (product?.prices ?? []).filter((p) => s.priceIds.includes(p.id));
-  const free = prices.every(
-    (p) =>
-      p.amount_type === "free" ||
-      (p.amount_type === "fixed" && (p as { price_amount?: number }).price_amount === 0),
-  );
-  if (!free) return "not_free";
+  if (!prices.every(priceIsFree)) return "not_free";
   return { id: s.id, customerId: s.customerId };
 }
 
