@@ -170,6 +170,40 @@ describe("checkout subscription_id rules", () => {
     expect((await subscriptionOf(s, sub.id)).product_id).toBe(freeId);
   });
 
+  it("takes turns with a PATCH of the subscription: neither goes while the other charges", async () => {
+    const sub = await freeSubscription(s, freeId, { email: "turns@example.com" });
+    const checkout = await s.call("/v1/checkouts/", {
+      body: { products: [paidId], subscription_id: sub.id },
+    });
+    const db = t.server.database;
+    // A change in flight holds the lease, as another process's PATCH does while it charges.
+    await db.rows(
+      sql`update subscriptions set locked_until = now() + interval '30 seconds' where id = ${sub.id}`,
+    );
+    const orders = await count("orders");
+    const held = await confirm(checkout.body.client_secret);
+    expect(held.status).toBe(409);
+    expect(held.body.error).toBe("SubscriptionLocked");
+    expect((await s.call(`/v1/checkouts/${checkout.body.id}`)).body.status).toBe("open");
+    expect(await charges([checkout.body.id])).toBe(0);
+    expect(await count("orders")).toBe(orders);
+    await db.rows(sql`update subscriptions set locked_until = null where id = ${sub.id}`);
+
+    // A claimed upgrade (its charge in flight, as a confirm whose process died leaves it) holds
+    // the subscription against a PATCH, which would otherwise change the plan under it.
+    await db.rows(sql`update checkouts set status = 'confirmed' where id = ${checkout.body.id}`);
+    const patched = await s.call(`/v1/subscriptions/${sub.id}`, {
+      method: "PATCH",
+      body: { product_id: paidId, proration_behavior: "invoice" },
+    });
+    expect(patched.status).toBe(409);
+    expect(patched.body.error).toBe("SubscriptionLocked");
+    expect((await subscriptionOf(s, sub.id)).product_id).toBe(freeId);
+    await db.rows(sql`update checkouts set status = 'open' where id = ${checkout.body.id}`);
+    const paid = await confirm(checkout.body.client_secret);
+    expect(paid.status, JSON.stringify(paid.body)).toBe(200);
+  });
+
   it("two sessions upgrading one subscription at once: one upgrade, one charge", async () => {
     const sub = await freeSubscription(s, freeId, { email: "racer@example.com" });
     const sessions = await Promise.all(

@@ -4,7 +4,7 @@
 // still holding that end, never a lease another took after this one lapsed.
 import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { subscriptions } from "../../../db/schema/index.ts";
+import { checkouts, subscriptions } from "../../../db/schema/index.ts";
 import { anyOf } from "../../../db/bulk.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { inScope } from "../../lib/org-scope-sql.ts";
@@ -67,4 +67,33 @@ export async function releaseLeases(db: Db, ids: string[], held: Date): Promise<
     .update(subscriptions)
     .set({ lockedUntil: null })
     .where(and(anyOf(subscriptions.id, ids), eq(subscriptions.lockedUntil, held)));
+}
+
+/** Whether a lease on the row is held now (by the database's clock). */
+export async function leaseHeld(db: Db, id: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(and(eq(subscriptions.id, id), sql`${subscriptions.lockedUntil} > now()`))
+    .limit(1);
+  return row !== undefined;
+}
+
+/** Whether a checkout upgrading `s` has been claimed for payment and not yet settled. */
+export async function upgradeClaimed(
+  db: Db,
+  s: Pick<SubscriptionRow, "id" | "organizationId">,
+): Promise<boolean> {
+  const [row] = await db
+    .select({ id: checkouts.id })
+    .from(checkouts)
+    .where(
+      and(
+        eq(checkouts.organizationId, s.organizationId),
+        eq(checkouts.subscriptionId, s.id),
+        eq(checkouts.status, "confirmed"),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
 }

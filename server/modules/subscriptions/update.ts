@@ -25,7 +25,8 @@ import type { BillingDeps } from "./deps.ts";
 import { discountChange } from "./discount-change.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
-import { withLease } from "./lease.ts";
+import { SubscriptionLocked, withLease } from "./lease.ts";
+import { upgradeClaimed } from "./lease-repository.ts";
 import { changePlan, discountedAmount, settleUsageBeforeEnd } from "./plan-change.ts";
 import type { ProductVisibility } from "./plan-target.ts";
 import { balanceOwnerOf } from "./renewal.ts";
@@ -70,6 +71,8 @@ async function changeLeased(
   visibilities: readonly ProductVisibility[] | null,
 ) {
   const id = found.id;
+  // A checkout upgrading it has claimed it and is charging: its fulfilment decides the plan.
+  if (await upgradeClaimed(deps.db, found)) throw new SubscriptionLocked();
   await assertResetAllowed(deps.db, found, input);
   // One instant for the whole change: "now" in a trial_end is the time the renewal runs at.
   const now = (await organizationClock(deps.db, deps.clock, found.organizationId)).now();

@@ -11,6 +11,8 @@ import type { QueueHandle } from "../../jobs/queue.ts";
 import { revokeBenefitsOutsideProduct } from "../grants/seam.ts";
 import { priceIsFree } from "../products/prices.ts";
 import { serializeProductsByIds } from "../products/service.ts";
+import { SubscriptionLocked } from "./lease.ts";
+import { leaseHeld } from "./lease-repository.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { type NewSubscription, termsOf } from "./service.ts";
@@ -52,7 +54,11 @@ export async function upgradeTarget(db: Db, scope: OrgScope, id: string) {
  * commits: two checkouts claiming one subscription take turns, and the second sees the first.
  */
 export async function lockUpgradeTarget(tx: Tx, scope: OrgScope, id: string) {
-  return check(tx, await repo.lockSubscription(tx, scope, id));
+  const s = await repo.lockSubscription(tx, scope, id);
+  // A change holding the lease is charging now: it goes first, and this claim is refused before
+  // any charge (the change, once leased, refuses while this claim stands: upgradeClaimed).
+  if (s && (await leaseHeld(tx, s.id))) throw new SubscriptionLocked();
+  return check(tx, s);
 }
 
 /** The paid checkout's terms on the subscription it upgrades, its next renewal scheduled. */
