@@ -129,26 +129,6 @@ export async function claimForPayment(
   return row ?? null;
 }
 
-/** Whether another session upgrading this subscription is being paid (claimed, not settled). */
-export async function otherClaimUpgrading(
-  db: Db,
-  checkout: Pick<CheckoutRow, "id" | "organizationId" | "subscriptionId">,
-): Promise<boolean> {
-  const [row] = await db
-    .select({ id: checkouts.id })
-    .from(checkouts)
-    .where(
-      and(
-        eq(checkouts.organizationId, checkout.organizationId),
-        eq(checkouts.subscriptionId, checkout.subscriptionId!),
-        eq(checkouts.status, "confirmed"),
-        sql`${checkouts.id} <> ${checkout.id}`,
-      ),
-    )
-    .limit(1);
-  return row !== undefined;
-}
-
 /**
  * Updates a session only while it is confirmed under this payment attempt: the one way a payment's
  * outcome is applied, so of several racing appliers exactly one gets the row.

@@ -9,12 +9,13 @@ import { type OrgScope, scopeOfResource } from "../../lib/org-scope.ts";
 import { findCustomerForCheckout } from "../customers/buyers.ts";
 import {
   lockUpgradeTarget,
+  otherUpgradeClaimed,
   UPGRADE_REFUSALS,
   type UpgradeRefusal,
   type UpgradeTarget,
   upgradeTarget,
 } from "../subscriptions/upgrade.ts";
-import { otherClaimUpgrading, type CheckoutRow } from "./repository.ts";
+import type { CheckoutRow } from "./repository.ts";
 import type { CheckoutCreate } from "./schemas.ts";
 
 const refused = (field: string, msg: string) =>
@@ -46,15 +47,19 @@ export async function assertUpgradable(db: Db, row: CheckoutRow): Promise<void> 
   // is refused as any confirm of a closed session is, not as an upgrade.
   if (!row.subscriptionId || row.status !== "open") return;
   targetOrThrow(await upgradeTarget(db, scopeOfResource(row), row.subscriptionId));
-  if (await otherClaimUpgrading(db, row)) throw upgradeUnderWay();
+  if (await otherClaim(db, row)) throw upgradeUnderWay();
 }
 
 /** In the claim's transaction: the subscription locked, then checked as above. */
 export async function claimUpgrade(tx: Tx, row: CheckoutRow): Promise<void> {
   if (!row.subscriptionId) return;
   targetOrThrow(await lockUpgradeTarget(tx, scopeOfResource(row), row.subscriptionId));
-  if (await otherClaimUpgrading(tx, row)) throw upgradeUnderWay();
+  if (await otherClaim(tx, row)) throw upgradeUnderWay();
 }
+
+/** Another session upgrading the same subscription is claimed for payment. */
+const otherClaim = (db: Db, row: CheckoutRow) =>
+  otherUpgradeClaimed(db, { id: row.subscriptionId!, organizationId: row.organizationId }, row.id);
 
 function upgradeUnderWay() {
   return refused(

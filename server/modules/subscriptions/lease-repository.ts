@@ -79,10 +79,14 @@ export async function leaseHeld(db: Db, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Whether a checkout upgrading `s` has been claimed for payment and not yet settled. */
+/**
+ * Whether a checkout upgrading `s` (other than `except`) has been claimed for payment and not yet
+ * settled.
+ */
 export async function upgradeClaimed(
   db: Db,
   s: Pick<SubscriptionRow, "id" | "organizationId">,
+  except?: string,
 ): Promise<boolean> {
   const [row] = await db
     .select({ id: checkouts.id })
@@ -92,6 +96,7 @@ export async function upgradeClaimed(
         eq(checkouts.organizationId, s.organizationId),
         eq(checkouts.subscriptionId, s.id),
         eq(checkouts.status, "confirmed"),
+        except ? sql`${checkouts.id} <> ${except}` : undefined,
       ),
     )
     .limit(1);

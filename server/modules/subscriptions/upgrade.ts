@@ -12,7 +12,7 @@ import { revokeBenefitsOutsideProduct } from "../grants/seam.ts";
 import { priceIsFree } from "../products/prices.ts";
 import { serializeProductsByIds } from "../products/service.ts";
 import { SubscriptionLocked } from "./lease.ts";
-import { leaseHeld } from "./lease-repository.ts";
+import { leaseHeld, upgradeClaimed } from "./lease-repository.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext } from "./schedule.ts";
 import { type NewSubscription, termsOf } from "./service.ts";
@@ -82,4 +82,13 @@ export async function upgradeSubscription(
   });
   await revokeBenefitsOutsideProduct(tx, deps, row, row.productId);
   return scheduleNext(tx, deps.queue, row);
+}
+
+/** Whether a checkout other than `checkoutId` upgrading the subscription is claimed for payment. */
+export function otherUpgradeClaimed(
+  db: Db,
+  subscription: { id: string; organizationId: string },
+  checkoutId: string,
+) {
+  return upgradeClaimed(db, subscription, checkoutId);
 }
