@@ -87,10 +87,10 @@ export async function startStripeTill(options: { clock?: Clock } = {}) {
         fault.delete(request);
       }
     },
-    /** A one-time purchase paid with Stripe's test Visa, its events applied: its order. */
-    async paidOrder() {
+    /** A one-time purchase paid with a Stripe test card (Visa), its events applied: its order. */
+    async paidOrder(paymentMethod = "pm_card_visa") {
       const c = await this.checkout(false);
-      await this.confirm(c.clientSecret, await this.token("pm_card_visa"));
+      await this.confirm(c.clientSecret, await this.token(paymentMethod));
       await stripe.idle();
       const [order] = await this.orders(c.id);
       return order!;

@@ -112,6 +112,9 @@ export interface RefundRequest {
 
 export type RefundResult =
   | { status: "succeeded"; processorRefundId: string }
+  // Taken but not given back yet (Stripe, for some cards or a balance too low): the processor's
+  // later event says whether it succeeded or failed.
+  | { status: "pending"; processorRefundId: string }
   | { status: "failed"; message: string };
 
 export type PaymentLookup =

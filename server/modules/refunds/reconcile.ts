@@ -1,7 +1,8 @@
 // The refund reconciler: a refund still pending PAYMENTS_RECONCILE_AFTER_SECONDS after it was made
 // never got its processor's answer (the process died, or the connection was cut). The processor is
 // asked what it made under the refund's key and that is applied; one that never reached it is sent
-// again under the same key, which the seller asked for and the reservation still holds.
+// again under the same key, which the seller asked for and the reservation still holds. One the
+// processor took but still holds as pending stays pending until the processor says how it ended.
 import type { JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -35,6 +36,7 @@ export async function reconcileRefunds(deps: RefundReconcileDeps, log?: Logger) 
     }
     const settled = await settleRefund(deps, row.id, answer);
     if (settled?.status === "succeeded" || settled?.status === "failed") result[settled.status]++;
+    else if (settled) result.pending++;
   }
   if (result.succeeded + result.failed > 0) log?.info(result, "reconciled pending refunds");
   return result;

@@ -138,12 +138,16 @@ export async function refundForProcessor(db: Db, id: string): Promise<RefundRow 
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Refunds still pending since before `cutoff`: their request died or went unanswered. */
+/**
+ * Refunds still pending since before `cutoff`: their request died or went unanswered, or the
+ * processor holds them as pending. Those the processor never acknowledged come first, so refunds
+ * it keeps pending for days (and reports on by its own events) never crowd them out of a batch.
+ */
 export async function stalePendingForJob(db: Db, cutoff: Date, limit: number) {
   return db
     .select()
     .from(refunds)
     .where(and(eq(refunds.status, "pending"), lt(refunds.createdAt, cutoff)))
-    .orderBy(asc(refunds.createdAt))
+    .orderBy(sql`${refunds.processorRefundId} is not null`, asc(refunds.createdAt))
     .limit(limit);
 }

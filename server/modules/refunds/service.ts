@@ -1,7 +1,8 @@
 // Refunds: money back on a paid order through the payment processor. A refund is reserved first
 // (pending, under a lock on the order row, counted against what is left), then sent to the processor
-// outside any transaction, then settled (settle.ts); one the processor did not answer stays pending
-// for its webhook or the reconciler (reconcile.ts). Partial refunds add
+// outside any transaction, then settled (settle.ts); one the processor did not answer, or answered
+// that it holds as pending, stays pending for its webhook or the reconciler (reconcile.ts), and
+// touches the order only once it succeeded. Partial refunds add
 // up and never pass the order's net amount; tax is refunded in proportion (the last refund takes
 // whatever tax is left, so rounding never strands a cent).
 import { inTransaction, type Db } from "../../../db/client.ts";

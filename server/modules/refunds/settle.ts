@@ -1,8 +1,11 @@
 // Settling a pending refund with the processor's answer: on success the order's refunded amounts and
 // status move, the events and the receipt follow, and, for one-time orders when asked, the order's
-// benefit grants are revoked; on failure the reservation is released. Only a refund still pending
-// changes, so the answer given to the request, Stripe's charge.refunded and the reconciler may all
-// arrive and the refund is settled once.
+// benefit grants are revoked; on failure the reservation is released. An answer that the processor
+// took the refund but has not given the money back yet (Stripe's pending) changes nothing but the
+// processor's id: the refund stays pending and reserved, and the order is left as it is until the
+// processor's later event reports success (as Polar, which touches the order only then). Only a
+// refund still pending changes, so the answer given to the request, Stripe's events and the
+// reconciler may all arrive and the refund is settled once.
 import { type Db, inTransaction } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -31,6 +34,14 @@ export async function settleRefund(deps: SettleDeps, refundId: string, result: R
     // Read again under the order's lock: a racing settlement may have just applied it.
     const row = (await repo.refundForProcessor(tx, refundId))!;
     if (row.status !== "pending") return refundOut(row);
+    if (result.status === "pending") {
+      if (row.processorRefundId === result.processorRefundId) return refundOut(row);
+      // Not on the wire: no event. It tells the reconciler the processor has this refund.
+      const taken = await repo.updateRefund(tx, row.id, {
+        processorRefundId: result.processorRefundId,
+      });
+      return refundOut(taken);
+    }
     const now = deps.clock.now();
     const emit = (type: string, data: unknown) =>
       recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });

@@ -1,6 +1,7 @@
 // Stripe's refunds as they stand at Stripe, applied to till's: one that succeeded settles till's own
-// pending refund or records one made outside till (Stripe's dashboard); one that failed or was
-// canceled (the card's bank sent the money back) fails till's refund and restores the order.
+// pending refund (one Stripe held as pending, or whose answer was lost) or records one made outside
+// till (Stripe's dashboard); one still pending changes nothing; one that failed or was canceled
+// (the card's bank sent the money back) fails till's refund and restores the order if it counted.
 import type { Stripe } from "stripe";
 import { refundFailureOf, TILL_REFUND_METADATA } from "../payments/stripe/map.ts";
 import { recordExternalRefund } from "../refunds/external.ts";
@@ -34,8 +35,14 @@ export async function applyStripeRefund(
     });
     return outcome === "applied";
   }
+  if (own && r.status !== "succeeded") {
+    // Still pending at Stripe: only its id is kept; its later refund.updated settles it.
+    await settleRefund(deps, own, { status: "pending", processorRefundId: r.id });
+    return false;
+  }
+  // One made in Stripe's dashboard is recorded once it gave the money back.
   if (r.status !== "succeeded") return false;
-  // One of till's own whose answer never reached it (a cut connection, a crash): settled now.
+  // One of till's own, pending until now or whose answer never reached it: settled now.
   if (own)
     return (
       (await settleRefund(deps, own, { status: "succeeded", processorRefundId: r.id }))?.status ===

@@ -114,7 +114,9 @@ async function settleAnswered(
       idempotencyKey: `${key}:refund`,
     })
     .catch((err: unknown) => ({ status: "failed" as const, message: (err as Error).message }));
-  if (refund.status !== "succeeded") {
+  // A refund the processor took and holds as pending is on its way back: asking again would not
+  // hurry it, and once Stripe forgets the key (a day) would ask for a second one.
+  if (refund.status === "failed") {
     log?.warn({ subscriptionId: claim.subscriptionId, detail: refund.message }, "refund failed");
     return "pending";
   }

@@ -1,6 +1,8 @@
 // Refunds: made through the API on a succeeded PaymentIntent's charge, read and listed (a page at
 // a time, as Stripe pages every list); a test fails one later as a card's bank can (a closed or
-// expired card), and the stand-in sends what Stripe sends for it. Since API version 2024-10-28
+// expired card), and the stand-in sends what Stripe sends for it. A charge paid with Stripe's
+// pending-refund test card (pm_card_pendingRefund) is refunded `pending`, and a test then moves the
+// refund on to succeeded or failed, as Stripe does "some time later". Since API version 2024-10-28
 // Stripe sends refund.created, refund.updated and refund.failed for every refund, beside the older
 // charge.refunded and charge.refund.updated.
 import { randomBytes } from "node:crypto";
@@ -66,7 +68,7 @@ export class StripeRefunds {
       currency: pi.currency,
       payment_intent: piId,
       charge: pi.latest_charge,
-      status: "succeeded",
+      status: this.cardOf(pi)?.refund ?? "succeeded",
       reason: str(form, "reason") ?? null,
       failure_reason: null,
       metadata: record(form, "metadata"),
@@ -76,6 +78,10 @@ export class StripeRefunds {
     this.state.emit("refund.created", refund);
     this.state.emit("charge.refunded", this.charge(pi));
     return refund;
+  }
+
+  private cardOf(pi: Record<string, unknown>) {
+    return this.state.paymentMethods.get(String(pi.payment_method))?.test;
   }
 
   get(id: string): Refund {
@@ -91,6 +97,19 @@ export class StripeRefunds {
       .filter((r) => !piId || r.payment_intent === piId)
       .reverse();
     return pageOf(all, form, "/v1/refunds", "refund");
+  }
+
+  /**
+   * A pending refund goes through: Stripe then sends charge.refund.updated and refund.updated, each
+   * with the refund.
+   */
+  succeed(id: string): Refund {
+    const r = this.get(id);
+    if (r.status !== "pending") throw new Error(`refund ${id} is ${String(r.status)}`);
+    r.status = "succeeded";
+    this.state.emit("charge.refund.updated", r);
+    this.state.emit("refund.updated", r);
+    return r;
   }
 
   /**

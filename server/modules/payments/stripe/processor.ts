@@ -28,7 +28,9 @@ const CANCELABLE = new Set(["requires_action", "requires_confirmation", "require
 function refundResult(refund: Stripe.Refund): RefundResult {
   if (refund.status === "failed" || refund.status === "canceled")
     return { status: "failed", message: `The refund ${refund.status}.` };
-  return { status: "succeeded", processorRefundId: refund.id };
+  if (refund.status === "succeeded") return { status: "succeeded", processorRefundId: refund.id };
+  // pending or requires_action: nothing given back yet; refund.updated later says how it ended.
+  return { status: "pending", processorRefundId: refund.id };
 }
 
 /**
