@@ -19,6 +19,20 @@ import { type CustomerAddress, customers } from "./customers.ts";
 import { discounts } from "./discounts.ts";
 import { productPrices, products } from "./products.ts";
 
+/**
+ * An off-session charge as first asked of the processor. Asked again under the same idempotency
+ * key, the processor answers with the charge it made then, read after write (Stripe's search,
+ * the alternative, lags behind writes).
+ */
+export interface OffSessionReplay {
+  amount: number;
+  currency: string;
+  paymentMethod: { processorPaymentMethodId: string; processorCustomerId: string | null };
+  idempotencyKey: string;
+  description: string;
+  metadata: Record<string, string>;
+}
+
 type Metadata = Record<string, string | number | boolean>;
 
 export interface PendingUpdate {
@@ -145,6 +159,8 @@ export const orders = pgTable(
     finalizingAt: tstz("finalizing_at"),
     /** The saved payment method the claimed attempt charges (a repeated finalize charges the same). */
     finalizePaymentMethodId: uuid("finalize_payment_method_id"),
+    /** The claimed attempt's charge as asked, so it can be asked again under its key. */
+    finalizePaymentReplay: jsonb("finalize_payment_replay").$type<OffSessionReplay>(),
     metadata: jsonb("metadata").$type<Metadata>().notNull().default(sql`'{}'::jsonb`),
     customFieldData: jsonb("custom_field_data")
       .$type<Record<string, unknown>>()
@@ -234,6 +250,8 @@ export const changeCharges = pgTable(
     amount: bigint("amount", { mode: "number" }).notNull(),
     currency: text("currency").notNull(),
     claimedAt: tstz("claimed_at").notNull(),
+    /** The charge as asked, so the reconciler can ask it again under its key. */
+    paymentReplay: jsonb("payment_replay").$type<OffSessionReplay>(),
     /** Taken over by the reconciler: the change can no longer commit against it. */
     abandonedAt: tstz("abandoned_at"),
   },

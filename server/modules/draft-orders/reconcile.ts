@@ -31,9 +31,12 @@ export async function reconcileDraftOrders(
       log?.warn({ err, orderId: order.id }, "payment lookup failed; retried on the next run");
       return { status: "processing" };
     };
-    let lookup = await deps.processor.lookupPayment(key).catch(unanswered);
+    // The charge as the claim asked it, asked again: Stripe answers with what it made under the
+    // key (or makes it now, as the seller asked, if it never got there), with no search lag.
+    const replay = order.finalizePaymentReplay ?? undefined;
+    let lookup = await deps.processor.lookupPayment(key, undefined, replay).catch(unanswered);
     if (lookup.status === "processing" && deps.processor.cancelPayment)
-      lookup = await deps.processor.cancelPayment(key).catch(unanswered);
+      lookup = await deps.processor.cancelPayment(key, replay).catch(unanswered);
     if (lookup.status === "processing") {
       result.pending++;
     } else if (lookup.status === "succeeded") {

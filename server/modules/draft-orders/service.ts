@@ -18,7 +18,11 @@ import {
 } from "../orders/service.ts";
 import type { OrderOut } from "../orders/schemas.ts";
 import { defaultCurrencyOf, offSessionChargesEnabled } from "../organizations/queries.ts";
-import { DECLINE_MESSAGES, type ChargeResult } from "../payments/processor.ts";
+import {
+  DECLINE_MESSAGES,
+  type ChargeResult,
+  type OffSessionChargeRequest,
+} from "../payments/processor.ts";
 import { customerPaymentMethods, type PaymentMethodRecord } from "../payments/queries.ts";
 import { minimumChargeOf } from "../products/currencies.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
@@ -32,7 +36,13 @@ import {
   PaymentFailed,
 } from "./errors.ts";
 import type { OrderCreate, OrderFinalize } from "./schemas.ts";
-import { type DraftOrderDeps, finalizeKey, markPaid, releaseAttempt } from "./settle.ts";
+import {
+  type DraftOrderDeps,
+  finalizeKey,
+  finalizeRequest,
+  markPaid,
+  releaseAttempt,
+} from "./settle.ts";
 
 export type { DraftOrderDeps } from "./settle.ts";
 
@@ -122,10 +132,17 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
 }
 
 type Claim =
-  | { kind: "charge"; order: OrderRow; method: PaymentMethodRecord }
+  | {
+      kind: "charge";
+      order: OrderRow;
+      request: OffSessionChargeRequest;
+      card: { brand: string; last4: string };
+    }
   /** Claimed, but its card is gone since: only the processor's record can settle it. */
   | { kind: "lookup"; order: OrderRow }
   | { kind: "free"; order: OrderRow };
+
+const cardOf = (m: PaymentMethodRecord) => ({ brand: m.brand, last4: m.last4 });
 
 /**
  * Takes (or, for a draft already claimed, rejoins) the current attempt. Refusals come before any
@@ -149,7 +166,10 @@ async function claim(
     if (order.finalizingAt) {
       const method = methods.find((m) => m.id === order.finalizePaymentMethodId);
       if (order.totalAmount === 0) return { kind: "free", order };
-      return method ? { kind: "charge", order, method } : { kind: "lookup", order };
+      if (!method) return { kind: "lookup", order };
+      // Asked again exactly as first asked (claims from before requests were kept: rebuilt).
+      const request = order.finalizePaymentReplay ?? finalizeRequest(order, method);
+      return { kind: "charge", order, request, card: cardOf(method) };
     }
     let method: PaymentMethodRecord | undefined;
     if (order.totalAmount > 0) {
@@ -160,12 +180,20 @@ async function claim(
         throw field("payment_method_id", "Payment method not found.");
       if (!method) throw new PaymentFailed("The customer has no saved payment method.");
     }
+    const request = method
+      ? finalizeRequest({ ...order, paymentAttempts: order.paymentAttempts + 1 }, method)
+      : null;
+    // The request is kept with the claim, in its transaction: whoever settles the attempt asks
+    // the processor the same again under its key, and never depends on the processor's search.
     const claimed = await updateOrderRow(tx, order.id, {
       paymentAttempts: order.paymentAttempts + 1,
       finalizingAt: deps.clock.now(),
       finalizePaymentMethodId: method?.id ?? null,
+      finalizePaymentReplay: request,
     });
-    return method ? { kind: "charge", order: claimed, method } : { kind: "free", order: claimed };
+    return method && request
+      ? { kind: "charge", order: claimed, request, card: cardOf(method) }
+      : { kind: "free", order: claimed };
   });
 }
 
@@ -183,27 +211,19 @@ export async function finalizeOrder(
     return current(deps, ctx, id);
   }
   if (c.kind === "lookup") {
-    const lookup = await deps.processor.lookupPayment(finalizeKey(order)).catch(() => null);
+    const lookup = await deps.processor
+      .lookupPayment(finalizeKey(order), undefined, order.finalizePaymentReplay ?? undefined)
+      .catch(() => null);
     if (lookup?.status === "succeeded") {
       await markPaid(deps, order, lookup);
       return current(deps, ctx, id);
     }
     throw new ServiceUnavailable("The order's payment is being settled; try again shortly.");
   }
-  const card = { brand: c.method.brand, last4: c.method.last4 };
+  const { card, request } = c;
   let result: ChargeResult;
   try {
-    result = await deps.processor.chargeOffSession({
-      amount: order.totalAmount,
-      currency: order.currency,
-      paymentMethod: {
-        processorPaymentMethodId: c.method.processorPaymentMethodId,
-        processorCustomerId: c.method.processorCustomerId,
-      },
-      idempotencyKey: finalizeKey(order),
-      description: `Order ${order.id}`,
-      metadata: { order_id: order.id, organization_id: order.organizationId },
-    });
+    result = await deps.processor.chargeOffSession(request);
   } catch (err) {
     // No answer about the card: it may have been charged. The claim stays for a repeated finalize
     // or the reconciler, which ask the processor under the same key.
@@ -218,7 +238,7 @@ export async function finalizeOrder(
   if (result.status === "requires_action") {
     // Nobody is present to authenticate: the payment is given up so it can never succeed later.
     const cancelled = deps.processor.cancelPayment
-      ? await deps.processor.cancelPayment(finalizeKey(order)).catch(() => null)
+      ? await deps.processor.cancelPayment(finalizeKey(order), request).catch(() => null)
       : { status: "failed" as const };
     if (cancelled?.status === "succeeded") {
       await markPaid(deps, order, { processorPaymentId: cancelled.processorPaymentId, card });

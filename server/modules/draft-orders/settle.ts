@@ -16,6 +16,7 @@ import {
   settleDraftAttempt,
   updateOrderRow,
 } from "../orders/service.ts";
+import type { OffSessionReplay } from "../../../db/schema/index.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import type { TaxCalculator } from "../tax/calculator.ts";
 import { recordPayment } from "../payments/service.ts";
@@ -38,6 +39,27 @@ export interface DraftOrderDeps {
 /** The processor's idempotency key of a draft's attempt: a repeated request is answered, not redone. */
 export function finalizeKey(order: Pick<OrderRow, "id" | "paymentAttempts">): string {
   return `order_finalize:${order.id}:${order.paymentAttempts}`;
+}
+
+/**
+ * The off-session charge of a draft's attempt with a saved method; kept with the claim, so a
+ * repeated finalize and the reconciler ask the processor exactly the same again under its key.
+ */
+export function finalizeRequest(
+  order: Pick<OrderRow, "id" | "organizationId" | "paymentAttempts" | "totalAmount" | "currency">,
+  method: { processorPaymentMethodId: string; processorCustomerId: string | null },
+): OffSessionReplay {
+  return {
+    amount: order.totalAmount,
+    currency: order.currency,
+    paymentMethod: {
+      processorPaymentMethodId: method.processorPaymentMethodId,
+      processorCustomerId: method.processorCustomerId,
+    },
+    idempotencyKey: finalizeKey(order),
+    description: `Order ${order.id}`,
+    metadata: { order_id: order.id, organization_id: order.organizationId },
+  };
 }
 
 export interface Charged {
@@ -129,7 +151,7 @@ export async function releaseAttempt(
       tx,
       order.id,
       order.paymentAttempts,
-      { finalizingAt: null, finalizePaymentMethodId: null },
+      { finalizingAt: null, finalizePaymentMethodId: null, finalizePaymentReplay: null },
       true,
     );
     if (!released) return false;

@@ -103,6 +103,9 @@ export interface OffSessionChargeRequest {
   metadata: Record<string, string>;
 }
 
+/** A charge as first asked (at checkout or off session), to be asked again under its key. */
+export type ChargeReplay = ChargeRequest | OffSessionChargeRequest;
+
 export interface RefundRequest {
   processorPaymentId: string;
   amount: number;
@@ -193,14 +196,14 @@ export interface PaymentProcessor {
   lookupPayment(
     idempotencyKey: string,
     processorPaymentId?: string,
-    replay?: ChargeRequest,
+    replay?: ChargeReplay,
   ): Promise<PaymentLookup>;
   /**
    * Gives up a payment still waiting for the customer (3-D Secure never finished) so it can no
    * longer succeed, and says what became of it (it may have succeeded just before). Processors
    * whose payments never wait (the sandbox) leave it out.
    */
-  cancelPayment?(idempotencyKey: string, replay?: ChargeRequest): Promise<PaymentLookup>;
+  cancelPayment?(idempotencyKey: string, replay?: ChargeReplay): Promise<PaymentLookup>;
   /** A setup the processor answered requires_action to, as it stands now; null when unknown. */
   lookupSetup?(processorSetupId: string): Promise<SetupLookup | null>;
   /** A dispute as it stands now (its events are applied from this, never from their copy). */

@@ -60,9 +60,13 @@ async function settle(
     log?.warn({ err, subscriptionId: claim.subscriptionId }, "payment lookup failed; retried");
     return { status: "processing" };
   };
-  let lookup = await deps.processor.lookupPayment(key).catch(unanswered);
+  // The charge as the change asked it, asked again under its key: Stripe answers with what it
+  // made, read after write, where its search may not see it yet. One that never reached Stripe is
+  // made now and then refunded below: a charge and its refund, never a charge kept for nothing.
+  const replay = claim.paymentReplay ?? undefined;
+  let lookup = await deps.processor.lookupPayment(key, undefined, replay).catch(unanswered);
   if (lookup.status === "processing" && deps.processor.cancelPayment)
-    lookup = await deps.processor.cancelPayment(key).catch(unanswered);
+    lookup = await deps.processor.cancelPayment(key, replay).catch(unanswered);
   return settleAnswered(deps, claim, lookup, log);
 }
 

@@ -3,8 +3,8 @@
 // with its credit and debit lines, written with the change itself in one transaction. A decrease
 // charges nothing: its order totals the (negative) credit, which goes to the customer's balance. As
 // Polar, a declined charge leaves the subscription as it was: the decline is recorded as a payment
-// and the request answered 402. The charge is claimed (change_charges) before the processor is
-// asked and the claim is settled by the change's transaction: a change that dies between the two,
+// and the request answered 402. The charge is claimed (change_charges, with the request as it is
+// asked) before the processor is asked and the claim is settled by the change's transaction: a change that dies between the two,
 // or whose processor never answers, leaves the claim to the reconciler (change-reconcile.ts),
 // which refunds what was charged for a change that was never made.
 import { inTransaction, type Tx } from "../../../db/client.ts";
@@ -21,7 +21,8 @@ import {
   insertChangeCharge,
   settleChangeCharge,
 } from "./change-charge-repository.ts";
-import { chargeSubscription, recordAttempt } from "./charge.ts";
+import { chargeMethod, offSessionRequest, recordAttempt } from "./charge.ts";
+import { defaultPaymentMethod } from "../payments/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import type { SubscriptionRow } from "./repository.ts";
 
@@ -59,6 +60,10 @@ export async function chargeChangeNow(
   const total = c.difference + taxAmount;
   const chargeKey = `${c.key}:0`;
   const claimed = total > 0;
+  const method = claimed
+    ? await defaultPaymentMethod(deps.db, scopeOfResource(s), s.customerId)
+    : null;
+  const charge = { s, amount: total, idempotencyKey: chargeKey, description: c.description };
   if (claimed)
     await insertChangeCharge(deps.db, {
       organizationId: s.organizationId,
@@ -67,10 +72,12 @@ export async function chargeChangeNow(
       idempotencyKey: chargeKey,
       amount: total,
       currency: s.currency,
+      // The charge as it is asked below, so the reconciler can ask it again under its key.
+      paymentReplay: method ? offSessionRequest(charge, method) : null,
       // The real time, not the sandbox clock's: staleness is measured in seconds that passed.
       claimedAt: deps.clock.now(),
     });
-  const outcome = await chargeSubscription(deps, s, total, chargeKey, c.description);
+  const outcome = await chargeMethod(deps, s, method, total, chargeKey, c.description);
   if (outcome.status === "failed") {
     await inTransaction(deps.db, async (tx) => {
       await recordAttempt(tx, clock, deps, s, null, outcome, "subscription_cycle");

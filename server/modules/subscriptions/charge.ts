@@ -4,7 +4,7 @@
 import type { Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ServiceUnavailable } from "../../lib/errors.ts";
-import type { ChargeResult, DeclineCode } from "../payments/processor.ts";
+import type { ChargeResult, DeclineCode, OffSessionChargeRequest } from "../payments/processor.ts";
 import { defaultPaymentMethod, type PaymentMethodRecord } from "../payments/queries.ts";
 import { type PaymentAttemptRecord, recordPayment } from "../payments/service.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -177,17 +177,7 @@ export async function chargeMany(
   const asked = charges.flatMap((c, i) =>
     chargeable(c) && c.method ? [{ i, c, method: c.method }] : [],
   );
-  const requests = asked.map(({ c, method }) => ({
-    amount: c.amount,
-    currency: c.s.currency,
-    paymentMethod: {
-      processorPaymentMethodId: method.processorPaymentMethodId,
-      processorCustomerId: method.processorCustomerId,
-    },
-    idempotencyKey: c.idempotencyKey,
-    description: c.description,
-    metadata: { subscription_id: c.s.id },
-  }));
+  const requests = asked.map(({ c, method }) => offSessionRequest(c, method));
   // Not an answer about the card: nothing is recorded and the work is tried again (the job's
   // retry, or the next advance), under the same idempotency key.
   const unreachable = (err: unknown) =>
@@ -219,6 +209,24 @@ export async function chargeMany(
           });
   });
   return outcomes;
+}
+
+/** What the processor is asked for a charge: the same each time it is asked under its key. */
+export function offSessionRequest(
+  c: Omit<OffSessionCharge, "method">,
+  method: PaymentMethodRecord,
+): OffSessionChargeRequest {
+  return {
+    amount: c.amount,
+    currency: c.s.currency,
+    paymentMethod: {
+      processorPaymentMethodId: method.processorPaymentMethodId,
+      processorCustomerId: method.processorCustomerId,
+    },
+    idempotencyKey: c.idempotencyKey,
+    description: c.description,
+    metadata: { subscription_id: c.s.id },
+  };
 }
 
 /** Charges in flight at once when the processor takes one per call (a network service). */

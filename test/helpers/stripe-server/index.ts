@@ -13,6 +13,7 @@ import { completeSetupAction } from "./setup-action.ts";
 import { StripeApiError, missing } from "./errors.ts";
 import { TEST_CARD_NUMBERS } from "./cards.ts";
 import { type Form, list, parseForm, str } from "./form.ts";
+import { pageOf } from "./list.ts";
 import { STRIPE_JS } from "./stripe-js.ts";
 
 export type { StripeEvent };
@@ -171,6 +172,22 @@ export async function startStripeServer(options: StripeServerOptions = {}): Prom
         has_more: false,
         next_page: null,
       }),
+    ],
+    [
+      "GET",
+      /^\/v1\/payment_intents$/,
+      (_, form) => {
+        // Read after write, newest first, optionally of one customer (unlike search, no lag).
+        const customer = str(form, "customer");
+        const all = [...state.intents.values()]
+          .filter((pi) => !customer || pi.customer === customer)
+          .reverse();
+        const page = pageOf(all, form, "/v1/payment_intents", "payment_intent");
+        return {
+          ...page,
+          data: page.data.map((pi) => state.expandIntent(pi, expanded(form), "data.")),
+        };
+      },
     ],
     [
       "POST",

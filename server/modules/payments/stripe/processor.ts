@@ -5,10 +5,12 @@
 // and attempt), and every PaymentIntent that key in its metadata, so lookupPayment finds it again.
 import { Stripe } from "stripe";
 import {
+  type ChargeReplay,
   type ChargeRequest,
   type ChargeResult,
   DECLINE_MESSAGES,
   type PaymentCustomer,
+  type OffSessionChargeRequest,
   type PaymentProcessor,
   type RefundResult,
 } from "../processor.ts";
@@ -24,6 +26,8 @@ import {
 
 const NO_REDIRECTS = { enabled: true, allow_redirects: "never" } as const;
 const CANCELABLE = new Set(["requires_action", "requires_confirmation", "requires_payment_method"]);
+/** How many of a customer's PaymentIntents are read, newest first, to find one by its key. */
+const MAX_LISTED = 1000;
 
 function refundResult(refund: Stripe.Refund): RefundResult {
   if (refund.status === "failed" || refund.status === "canceled")
@@ -75,6 +79,11 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
     return created.id;
   }
 
+  /**
+   * The PaymentIntent made under a key, by Stripe's search: it lags behind writes (minutes in an
+   * incident), so it is only the last resort, for attempts that kept nothing to ask again with
+   * (claims made before they kept their request, an off-session card with no Stripe customer).
+   */
   async function findIntent(idempotencyKey: string): Promise<Stripe.PaymentIntent | undefined> {
     const found = await stripe.paymentIntents.search({
       query: `metadata['${KEY_METADATA}']:'${idempotencyKey.replace(/'/g, "\\'")}'`,
@@ -82,6 +91,46 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
       limit: 1,
     });
     return found.data[0];
+  }
+
+  /**
+   * The PaymentIntent made under a key among a Stripe customer's, newest first: lists are read after
+   * write, unlike search.
+   */
+  async function findCustomerIntent(
+    customer: string,
+    idempotencyKey: string,
+  ): Promise<Stripe.PaymentIntent | undefined> {
+    let seen = 0;
+    for await (const pi of stripe.paymentIntents.list({
+      customer,
+      limit: 100,
+      expand: ["data.payment_method"],
+    })) {
+      if (pi.metadata?.[KEY_METADATA] === idempotencyKey) return pi;
+      if (++seen >= MAX_LISTED) break;
+    }
+    return undefined;
+  }
+
+  /** An off-session PaymentIntent on a saved card, created and confirmed under the key. */
+  function createOffSession(request: OffSessionChargeRequest): Promise<Stripe.PaymentIntent> {
+    return stripe.paymentIntents.create(
+      {
+        amount: request.amount,
+        currency: request.currency,
+        payment_method: request.paymentMethod.processorPaymentMethodId,
+        ...(request.paymentMethod.processorCustomerId
+          ? { customer: request.paymentMethod.processorCustomerId }
+          : {}),
+        off_session: true,
+        confirm: true,
+        description: request.description,
+        metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
+        expand: ["payment_method"],
+      },
+      { idempotencyKey: `pi:${request.idempotencyKey}` },
+    );
   }
 
   /** The checkout charge's PaymentIntent, created and confirmed under the attempt's key. */
@@ -113,16 +162,31 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
    * now), and the PaymentIntent that names is read as it is now. Undefined when the answer names
    * none (other parameters than the first time, a refusal of the request itself).
    */
-  async function replayCharge(request: ChargeRequest) {
+  async function replayCharge(request: ChargeReplay) {
     let id: string | undefined;
     try {
-      id = (await createCharge(request)).id;
+      id = (
+        "paymentMethod" in request ? await createOffSession(request) : await createCharge(request)
+      ).id;
     } catch (err) {
       if (err instanceof Stripe.errors.StripeConnectionError) throw err;
       if (!(err instanceof Stripe.errors.StripeCardError)) return undefined;
       id = err.payment_intent?.id;
     }
     return id ? stripe.paymentIntents.retrieve(id, { expand: ["payment_method"] }) : undefined;
+  }
+
+  /**
+   * The PaymentIntent made under a key: the charge asked again, which Stripe answers read after
+   * write (or makes now if the first request never reached it); failing that, an off-session
+   * charge's customer's list; search only for an attempt that kept nothing to ask with.
+   */
+  async function intentOf(idempotencyKey: string, replay: ChargeReplay | undefined) {
+    if (!replay) return findIntent(idempotencyKey);
+    const replayed = await replayCharge(replay);
+    if (replayed) return replayed;
+    const customer = "paymentMethod" in replay ? replay.paymentMethod.processorCustomerId : null;
+    return customer ? findCustomerIntent(customer, idempotencyKey) : findIntent(idempotencyKey);
   }
 
   return {
@@ -180,29 +244,17 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
     },
     async chargeOffSession(request) {
       try {
-        const pi = await stripe.paymentIntents.create(
-          {
-            amount: request.amount,
-            currency: request.currency,
-            payment_method: request.paymentMethod.processorPaymentMethodId,
-            ...(request.paymentMethod.processorCustomerId
-              ? { customer: request.paymentMethod.processorCustomerId }
-              : {}),
-            off_session: true,
-            confirm: true,
-            description: request.description,
-            metadata: { ...request.metadata, [KEY_METADATA]: request.idempotencyKey },
-            expand: ["payment_method"],
-          },
-          { idempotencyKey: `pi:${request.idempotencyKey}` },
-        );
-        return offSessionResult(pi);
+        return offSessionResult(await createOffSession(request));
       } catch (err) {
         // The key was first used with other parameters: a run that died after Stripe charged, re-run
-        // once the default card (or the amount) changed. What Stripe did under the key is the answer;
-        // until its search finds it, the error stands and the charge is asked again later.
+        // once the default card (or the amount) changed. What Stripe did under the key is the answer,
+        // found among the customer's PaymentIntents (search, which lags, only without a customer);
+        // until it is found, the error stands and the charge is asked again later.
         if (err instanceof Stripe.errors.StripeIdempotencyError) {
-          const made = await findIntent(request.idempotencyKey);
+          const customer = request.paymentMethod.processorCustomerId;
+          const made = customer
+            ? await findCustomerIntent(customer, request.idempotencyKey)
+            : await findIntent(request.idempotencyKey);
           if (made) return offSessionResult(made);
         }
         return refusal(err);
@@ -250,13 +302,10 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
         // The key in its metadata proves it is this attempt's payment, not one the event only names.
         if (pi.metadata?.[KEY_METADATA] === idempotencyKey) return lookupOf(pi);
       }
-      // Search lags behind writes (minutes in an incident): the charge asked again is not.
-      const replayed = replay ? await replayCharge(replay) : undefined;
-      return lookupOf(replayed ?? (await findIntent(idempotencyKey)));
+      return lookupOf(await intentOf(idempotencyKey, replay));
     },
     async cancelPayment(idempotencyKey, replay) {
-      const find = async () =>
-        (replay ? await replayCharge(replay) : undefined) ?? (await findIntent(idempotencyKey));
+      const find = () => intentOf(idempotencyKey, replay);
       const pi = await find();
       if (!pi || !CANCELABLE.has(pi.status)) return lookupOf(pi);
       try {
