@@ -2,7 +2,7 @@
 // cancel at period end with a reason or keep it; change the plan where the seller allows it; and,
 // only when the seller's customer_portal_settings.subscription.pause allows it, pause at period
 // end, take a scheduled pause back, or resume.
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { money } from "../checkout/format.ts";
 import type { Order, PlanProduct, PortalApi, Subscription } from "./api.ts";
 import { canChangePlan, ChangePlan } from "./change-plan.tsx";
@@ -18,6 +18,9 @@ const REASONS: [string, string][] = [
   ["too_complex", "Too complicated"],
   ["other", "Other"],
 ];
+
+/** Polar's billable statuses: those a customer may cancel at the period end, or keep again. */
+const BILLABLE = new Set(["trialing", "active", "past_due"]);
 
 /** The seller's customer_portal_settings.subscription.pause: off unless it says so, as Polar. */
 function allowsPause(s: Subscription): boolean {
@@ -41,7 +44,8 @@ export function statusLine(s: Subscription, orders: Order[] = []): string {
       const retry = orders.find(
         (o) => o.subscription_id === s.id && o.status === "pending" && o.next_payment_attempt_at,
       )?.next_payment_attempt_at;
-      return `A payment failed${retry ? `; it is tried again on ${day(retry)}` : ""}`;
+      const failed = `A payment failed${retry ? `; it is tried again on ${day(retry)}` : ""}`;
+      return s.cancel_at_period_end ? `${failed}. Cancels on ${day(end)}` : failed;
     }
     case "canceled":
       return s.ended_at ? `Ended on ${day(s.ended_at)}` : "Ended";
@@ -87,6 +91,10 @@ export function SubscriptionCard({
   const [error, setError] = useState<string | null>(null);
   const pausable = allowsPause(s);
   const active = s.status === "active";
+  const billable = BILLABLE.has(s.status) && !s.ended_at;
+  const trial = s.status === "trialing";
+  // The button pressed goes away with the change: focus moves to the line that says what changed.
+  const statusRef = useRef<HTMLParagraphElement>(null);
   const run = async (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
@@ -94,6 +102,7 @@ export function SubscriptionCard({
       await fn();
       setAsking(false);
       await onChange();
+      statusRef.current?.focus();
     } catch (err) {
       setError(err instanceof Error ? err.message : "Something went wrong.");
     } finally {
@@ -108,9 +117,11 @@ export function SubscriptionCard({
           {money(s.amount, s.currency)} / {s.recurring_interval}
         </span>
       </div>
-      <p className="muted status">{statusLine(s, orders)}</p>
+      <p className="muted status" ref={statusRef} tabIndex={-1}>
+        {statusLine(s, orders)}
+      </p>
       <div className="actions">
-        {s.status === "active" && s.cancel_at_period_end ? (
+        {billable && s.cancel_at_period_end ? (
           <button
             type="button"
             className="uncancel"
@@ -132,7 +143,7 @@ export function SubscriptionCard({
             Change plan
           </button>
         ) : null}
-        {s.status === "active" && !s.cancel_at_period_end && !asking && !changing ? (
+        {billable && !s.cancel_at_period_end && !s.ends_at && !asking && !changing ? (
           <button type="button" className="cancel" onClick={() => setAsking(true)}>
             Cancel subscription
           </button>
@@ -194,6 +205,8 @@ export function SubscriptionCard({
           <label htmlFor={`reason-${s.id}`}>Why are you canceling?</label>
           <select
             id={`reason-${s.id}`}
+            // biome-ignore lint/a11y/noAutofocus: opened by the buyer's own click, to answer at once
+            autoFocus
             required
             value={reason}
             onChange={(e) => setReason(e.target.value)}
@@ -219,7 +232,7 @@ export function SubscriptionCard({
               Back
             </button>
             <button type="submit" className="confirm-cancel" disabled={busy}>
-              Cancel at period end
+              {trial ? "Cancel when the trial ends" : "Cancel at period end"}
             </button>
           </div>
         </form>

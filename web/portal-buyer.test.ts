@@ -1,0 +1,93 @@
+// The customer portal as a buyer meets it in a real browser beyond the happy path: a free trial
+// canceled and kept again by keyboard.
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  billingSeller,
+  monthlyProduct,
+  subscribe,
+  subscriptionOf,
+  type BillingSeller,
+} from "../test/helpers/billing.ts";
+import { launchBrowser } from "../test/helpers/chromium.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+
+let t: TestServer;
+let browser: Browser;
+let s: BillingSeller;
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
+  s = await billingSeller(t);
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await t?.stop();
+});
+
+async function openPortal(customerId: string, viewport = { width: 1280, height: 800 }) {
+  const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+  expect(session.status, JSON.stringify(session.body)).toBe(201);
+  const page = await browser.newPage({ viewport, locale: "en-US" });
+  await page.goto(session.body.customer_portal_url);
+  return page;
+}
+
+const focused = (page: Page) =>
+  page.evaluate(() => {
+    const el = document.activeElement as HTMLElement;
+    return `${el.tagName.toLowerCase()}${el.className ? `.${el.className.split(" ").join(".")}` : ""}`;
+  });
+
+describe("a free trial in the portal", () => {
+  it("is canceled by keyboard, says it ends with the trial, and is kept again; focus stays in the card", async () => {
+    const product = await monthlyProduct(s, "Trial plan", 2000, 14);
+    const { subscriptionId, customerId } = await subscribe(s, product.id);
+    const trial = await subscriptionOf(s, subscriptionId);
+    expect(trial.status).toBe("trialing");
+    const page = await openPortal(customerId);
+    const card = page.locator(`[data-subscription="${subscriptionId}"]`);
+    await card.locator(".status").waitFor();
+    const end = new Date(trial.trial_end).toLocaleDateString("en-US", {
+      year: "numeric",
+      month: "short",
+      day: "numeric",
+    });
+    expect(await card.locator(".status").textContent()).toBe(
+      `Free trial until ${end}; first payment then`,
+    );
+
+    await card.getByRole("button", { name: "Cancel subscription" }).focus();
+    await page.keyboard.press("Enter");
+    // The form opens with the reason to choose in focus, not the page's start.
+    expect(await focused(page)).toBe("select");
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("button.confirm-cancel");
+    expect(await page.locator("button.confirm-cancel").textContent()).toBe(
+      "Cancel when the trial ends",
+    );
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => card.locator(".status").textContent())
+      .toBe(`Free trial until ${end}; it ends then`);
+    expect(await subscriptionOf(s, subscriptionId)).toMatchObject({
+      status: "trialing",
+      cancel_at_period_end: true,
+      customer_cancellation_reason: "too_expensive",
+    });
+    // The button pressed is gone: focus is on the card's news, and Tab reaches Keep subscription.
+    expect(await focused(page)).toBe("p.muted.status");
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("button.uncancel");
+    await page.keyboard.press("Enter");
+    await expect
+      .poll(() => card.locator(".status").textContent())
+      .toBe(`Free trial until ${end}; first payment then`);
+    expect((await subscriptionOf(s, subscriptionId)).cancel_at_period_end).toBe(false);
+    expect(await focused(page)).toBe("p.muted.status");
+    await page.close();
+  });
+});
