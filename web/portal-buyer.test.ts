@@ -1,5 +1,5 @@
 // The customer portal as a buyer meets it in a real browser beyond the happy path: a free trial
-// canceled and kept again by keyboard.
+// canceled and kept again by keyboard; a subscription in yen offered only the plans it can move to.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -88,6 +88,30 @@ describe("a free trial in the portal", () => {
       .toBe(`Free trial until ${end}; first payment then`);
     expect((await subscriptionOf(s, subscriptionId)).cancel_at_period_end).toBe(false);
     expect(await focused(page)).toBe("p.muted.status");
+    await page.close();
+  });
+});
+
+describe("changing plan from a subscription in yen", () => {
+  it("offers only the plans priced in yen", async () => {
+    const yen = (name: string, amount: number) =>
+      s.polar.products.create({
+        name,
+        recurringInterval: "month",
+        prices: [{ amountType: "fixed", priceAmount: amount, priceCurrency: "jpy" }],
+      });
+    const basic = await yen("Yen basic", 1500);
+    await yen("Yen pro", 3000);
+    await monthlyProduct(s, "Dollar team", 3000);
+    const { subscriptionId, customerId } = await subscribe(s, basic.id);
+    const page = await openPortal(customerId);
+    const card = page.locator(`[data-subscription="${subscriptionId}"]`);
+    await card.getByRole("button", { name: "Change plan" }).click();
+    const group = card.getByRole("group", { name: "Choose a new plan for Yen basic" });
+    await group.getByRole("radio").first().waitFor();
+    expect(await group.locator(".plan-option").allTextContents()).toEqual([
+      "Yen pro¥3,000 / month",
+    ]);
     await page.close();
   });
 });

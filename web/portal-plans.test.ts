@@ -1,7 +1,8 @@
 // Changing plan from the customer portal in a real browser: the seller's other public recurring
 // plans are offered with their prices, the change is confirmed by keyboard and made, and the page
-// says what it charged; a declined card is said in place with the choice kept and nothing changed;
-// the control is not offered on an ending subscription nor where the seller switched it off.
+// says what it charged; a declined card is said in place, with where to fix it, the choice kept
+// and nothing changed; the control is not offered on an ending subscription nor where the seller
+// switched it off.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -115,7 +116,10 @@ describe("changing plan in the customer portal", () => {
     await sub.getByRole("button", { name: "Change to Team" }).click();
     const alert = sub.getByRole("alert");
     await alert.waitFor();
-    expect(await alert.textContent()).toMatch(/declined/i);
+    // What happened, and where to fix it.
+    expect(await alert.textContent()).toBe(
+      "Your card was declined. Add another card under Payment method, then try again.",
+    );
     // Still on the confirmation, ready to try again or go back to the same choice.
     expect(await sub.getByRole("button", { name: "Change to Team" }).isEnabled()).toBe(true);
     await sub.getByRole("button", { name: "Back" }).click();

@@ -4,7 +4,14 @@
 // `invoice` proration) is said in place and the choice is kept to try again.
 import { useEffect, useRef, useState } from "react";
 import { money } from "../checkout/format.ts";
-import type { PlanProduct, PortalApi, Price, ProrationBehavior, Subscription } from "./api.ts";
+import {
+  type PlanProduct,
+  type PortalApi,
+  PortalApiError,
+  type Price,
+  type ProrationBehavior,
+  type Subscription,
+} from "./api.ts";
 import { day } from "./dates.ts";
 
 /** "month", "3 months": a product's billing interval in words. */
@@ -93,7 +100,15 @@ export function ChangePlan({
         if (!live) return;
         setPlans(
           products
-            .filter((p) => p.is_recurring && !p.is_archived && p.id !== s.product.id)
+            // A plan without a price in the subscription's currency cannot take it (the server
+            // refuses): it is not offered.
+            .filter(
+              (p) =>
+                p.is_recurring &&
+                !p.is_archived &&
+                p.id !== s.product.id &&
+                planPrice(p, s.currency) !== "",
+            )
             .sort((a, b) => a.name.localeCompare(b.name, undefined, { numeric: true })),
         );
       },
@@ -102,7 +117,7 @@ export function ChangePlan({
     return () => {
       live = false;
     };
-  }, [api, slug, s.product.id]);
+  }, [api, slug, s.product.id, s.currency]);
   // Focus follows the step, so a keyboard user lands on the choices, then on the confirmation.
   const firstRef = useRef<HTMLInputElement>(null);
   const loaded = plans !== null;
@@ -121,7 +136,13 @@ export function ChangePlan({
     try {
       await onChanged(await api.changePlan(s.id, chosen.id), chosen);
     } catch (err) {
-      setError(err instanceof Error ? err.message : "The plan could not be changed. Try again.");
+      // A declined card (402) is fixed under Payment method: the page says where.
+      const declined = err instanceof PortalApiError && err.status === 402;
+      setError(
+        err instanceof Error
+          ? `${err.message}${declined ? " Add another card under Payment method, then try again." : ""}`
+          : "The plan could not be changed. Try again.",
+      );
       setBusy(false);
     }
   };
