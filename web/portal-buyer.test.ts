@@ -1,15 +1,19 @@
 // The customer portal as a buyer meets it in a real browser beyond the happy path: a free trial
-// canceled and kept again by keyboard; a subscription in yen offered only the plans it can move to.
+// canceled and kept again by keyboard; a subscription in yen offered only the plans it can move to;
+// and on a 360 px phone a failed renewal paid first with a card that is declined again, then with
+// one that pays, the card form and the orders fitting the screen.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  advance,
   billingSeller,
   monthlyProduct,
   subscribe,
   subscriptionOf,
   type BillingSeller,
 } from "../test/helpers/billing.ts";
-import { launchBrowser } from "../test/helpers/chromium.ts";
+import { fillCard } from "../test/helpers/checkout-page.ts";
+import { launchBrowser, snapshot } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
 let t: TestServer;
@@ -112,6 +116,72 @@ describe("changing plan from a subscription in yen", () => {
     expect(await group.locator(".plan-option").allTextContents()).toEqual([
       "Yen pro¥3,000 / month",
     ]);
+    await page.close();
+  });
+});
+
+describe("a failed renewal paid from a 360 px phone", () => {
+  it("says a card declined again is declined, then pays with another; nothing leaves the screen", async () => {
+    const product = await monthlyProduct(s, "Phone plan", 2500);
+    const { subscriptionId, customerId } = await subscribe(
+      s,
+      product.id,
+      "sandbox_token_renewal_declined",
+    );
+    await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+    const page = await openPortal(customerId, { width: 360, height: 740 });
+    const sideways = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    /** Lines each of the elements' text takes: 1 unless a word was broken or wrapped. */
+    const lines = (selector: string) =>
+      page.$$eval(selector, (els) =>
+        els.map((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        }),
+      );
+    await page.waitForSelector("text=A payment failed. Add a card to pay it now.");
+    const form = page.locator("form.add-card");
+    // The card form is laid out in the screen's width: every input inside the form's box.
+    const box = (await form.boundingBox())!;
+    for (const input of await form.locator("input").all()) {
+      const b = (await input.boundingBox())!;
+      expect(b.x).toBeGreaterThanOrEqual(box.x);
+      expect(b.x + b.width).toBeLessThanOrEqual(box.x + box.width);
+    }
+    expect(await sideways()).toBe(0);
+    // Amounts, dates and statuses of the orders are never broken mid-word.
+    const row = page.locator("tr[data-order]").first();
+    expect(await row.locator("td").allTextContents()).toEqual([
+      expect.any(String),
+      "Phone plan",
+      "$25.00",
+      "Payment due",
+      "",
+    ]);
+    for (const cell of [1, 2, 3, 4])
+      expect(await lines(`tr[data-order] td:nth-child(${cell})`)).toEqual([1, 1]);
+    await snapshot(page, "portal-phone-past-due", { fullPage: true });
+
+    await fillCard(page, "4000 0000 0000 0341");
+    await page.click("button.save-card");
+    const declined = page.getByRole("alert");
+    await declined.waitFor();
+    expect(await declined.textContent()).toBe(
+      "Your card was saved, but the payment was declined again. Add another card to pay it.",
+    );
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
+
+    await page.click("button.add-card-open");
+    await fillCard(page, "4242 4242 4242 4242");
+    await page.click("button.save-card");
+    await page.waitForSelector("text=Card saved. The payment due is paid.");
+    expect(await page.getByRole("alert").count()).toBe(0);
+    expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+    expect(await row.locator("td").nth(3).textContent()).toBe("Paid");
+    expect(await sideways()).toBe(0);
     await page.close();
   });
 });

@@ -70,7 +70,7 @@ describe("paying a failed renewal from the portal", () => {
     await page.waitForSelector("text=This card number is not valid.");
     await page.fill("#card-number", "4242 4242 4242 4242");
     await page.click("button.save-card");
-    await page.waitForSelector("text=Card saved. The payment due was tried again with it.");
+    await page.waitForSelector("text=Card saved. The payment due is paid.");
 
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
     const cycle = (await ordersOf(s, subscriptionId)).find(

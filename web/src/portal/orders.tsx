@@ -9,6 +9,14 @@ import { InvoiceForm } from "./invoice-form.tsx";
 
 const PAID = new Set(["paid", "refunded", "partially_refunded"]);
 const COLUMNS = ["Date", "Item", "Total", "Status", "Documents"];
+/** An order's status in the buyer's words; a pending one is a payment still due. */
+const STATUS: Record<string, string> = {
+  paid: "Paid",
+  pending: "Payment due",
+  refunded: "Refunded",
+  partially_refunded: "Partially refunded",
+  void: "Void",
+};
 
 /** Saves the PDF behind a same-origin signed link as a file rather than opening it. */
 function download(url: string, name: string) {
@@ -103,7 +111,7 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
                   <td>{day(o.created_at)}</td>
                   <td>{o.description}</td>
                   <td>{money(o.total_amount, o.currency)}</td>
-                  <td>{o.status}</td>
+                  <td>{STATUS[o.status] ?? o.status}</td>
                   <td>{PAID.has(o.status) ? documents(o) : null}</td>
                 </tr>
                 {invoicing === o.id ? (

@@ -41,7 +41,9 @@ export function PaymentMethods({
   const [card, setCard] = useState<CardValue>(emptyCard);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
-  const [message, setMessage] = useState<string | null>(null);
+  // What the last card saved did: made the default, or paid what was due (or not: the page says
+  // so once it shows the subscriptions as they are after the retry).
+  const [saved, setSaved] = useState<"default" | "retried" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [settings, setSettings] = useState<CardSettings | null>(null);
   const [stripeForm, setStripeForm] = useState<StripeForm | null>(null);
@@ -53,6 +55,7 @@ export function PaymentMethods({
     const found = stripe ? {} : cardErrors(card);
     setErrors(found);
     setError(null);
+    setSaved(null);
     if (Object.keys(found).length > 0) return;
     if (stripe && !stripeForm) return;
     setBusy(true);
@@ -70,11 +73,7 @@ export function PaymentMethods({
       setAdding(false);
       // Said once the page shows the card (and the payment retried with it).
       await onChange();
-      setMessage(
-        pastDue
-          ? "Card saved. The payment due was tried again with it."
-          : "Card saved as your default.",
-      );
+      setSaved(pastDue ? "retried" : "default");
     } catch (err) {
       setError(err instanceof Error ? err.message : "The card could not be saved.");
     } finally {
@@ -132,9 +131,15 @@ export function PaymentMethods({
           Add a card
         </button>
       ) : null}
-      {message ? (
+      {saved === "retried" && pastDue ? (
+        <p role="alert" className="error declined-again">
+          Your card was saved, but the payment was declined again. Add another card to pay it.
+        </p>
+      ) : saved ? (
         <p role="status" className="muted">
-          {message}
+          {saved === "retried"
+            ? "Card saved. The payment due is paid."
+            : "Card saved as your default."}
         </p>
       ) : null}
       {error ? (
