@@ -59,9 +59,13 @@ export function createApi(server: string, token: string | null): ApiClient {
         continue;
       }
       const text = await res.text();
-      if (!res.ok) throw errorFromAnswer(res, text);
+      if (!res.ok) throw errorFromAnswer(res, text, server);
       if (res.status === 204 || !text) return undefined as T;
-      return JSON.parse(text) as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        throw notTill(res, text, server);
+      }
     }
   };
 
@@ -85,7 +89,7 @@ export function createApi(server: string, token: string | null): ApiClient {
   };
 }
 
-function errorFromAnswer(res: Response, text: string): ApiResponseError {
+function errorFromAnswer(res: Response, text: string, server: string): ApiResponseError {
   let data: unknown = null;
   try {
     data = JSON.parse(text);
@@ -100,11 +104,28 @@ function errorFromAnswer(res: Response, text: string): ApiResponseError {
       body.detail ?? body.error_description ?? "",
     );
   }
-  return new ApiResponseError(
-    res.status,
-    `HTTP ${res.status}`,
-    text.slice(0, 300) || res.statusText,
-  );
+  return new ApiResponseError(res.status, `HTTP ${res.status}`, notTillDetail(res, text, server));
+}
+
+/**
+ * A success that is not JSON: the URL is some other server (the seller's own app, a dev server
+ * answering every path with its page), not till's API.
+ */
+function notTill(res: Response, text: string, server: string): AbortError {
+  return new AbortError(`HTTP ${res.status}: ${notTillDetail(res, text, server)}`, {
+    hint: "Set --server or TILL_SERVER to the URL `till dev` (or `till serve`) prints.",
+  });
+}
+
+/** One line naming what answered instead of till's JSON, with the start of its text. */
+function notTillDetail(res: Response, text: string, server: string): string {
+  const type = res.headers.get("content-type")?.split(";")[0] || "no content type";
+  const start = text
+    .replace(/<[^>]*>/g, " ")
+    .replace(/\s+/g, " ")
+    .trim()
+    .slice(0, 80);
+  return `${server} answered ${type}, not till's JSON${start ? ` ("${start}")` : ""}; is it the till server?`;
 }
 
 function toSearchParams(query: Query): URLSearchParams {

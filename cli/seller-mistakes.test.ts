@@ -1,0 +1,48 @@
+// What the CLI says to a seller's mistakes, through the real `till` executable: --server or
+// TILL_SERVER naming some other HTTP server (the seller's own app, a dev server answering every path
+// with its page) is one line naming what answered, never a stack.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { describe, expect, it } from "vitest";
+import { cliEnv, till } from "../test/helpers/cli.ts";
+
+/** An HTTP server that is not till: every request gets an HTML page with this status. */
+async function htmlServer(status: number) {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(status, { "content-type": "text/html; charset=utf-8" });
+    res.end("<!doctype html>\n<html>\n  <body>\n    <h1>My shop</h1>\n  </body>\n</html>\n");
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { url, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+const oneLine = (stderr: string) => {
+  expect(stderr).not.toContain("Unexpected error");
+  expect(stderr).not.toMatch(/\n\s+at /);
+  expect(stderr).not.toContain("<");
+};
+
+describe("the CLI and a seller's mistakes", { timeout: 120_000 }, () => {
+  it("a server that answers HTML instead of till's JSON is named in one line, exit 1", async () => {
+    for (const status of [200, 404]) {
+      const other = await htmlServer(status);
+      try {
+        const expected = `${other.url} answered text/html, not till's JSON ("My shop"); is it the till server?`;
+        const login = await till(["login", "--server", other.url], cliEnv());
+        expect(login.exitCode, login.stderr).toBe(1);
+        expect(login.stderr).toContain(`Error: HTTP ${status}: ${expected}`);
+        oneLine(login.stderr);
+        const ci = cliEnv(undefined, { TILL_TOKEN: "till_oat_x", TILL_SERVER: other.url });
+        for (const args of [["clock"], ["clock", "advance", "1d"], ["products", "list"]]) {
+          const r = await till(args, ci);
+          expect(r.exitCode, `${args.join(" ")}\n${r.stderr}`).toBe(1);
+          expect(r.stderr).toContain(expected);
+          oneLine(r.stderr);
+        }
+      } finally {
+        await other.close();
+      }
+    }
+  });
+});
