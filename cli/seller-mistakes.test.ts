@@ -1,10 +1,13 @@
 // What the CLI says to a seller's mistakes, through the real `till` executable: --server or
 // TILL_SERVER naming some other HTTP server (the seller's own app, a dev server answering every path
-// with its page) is one line naming what answered, never a stack.
+// with its page) is one line naming what answered, never a stack; and `whoami` with a TILL_TOKEN
+// beside a logged-in profile does not show the profile's session expiry as the token's.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { describe, expect, it } from "vitest";
-import { cliEnv, till } from "../test/helpers/cli.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAccessToken, createOrganization, signUp } from "../test/helpers/auth.ts";
+import { cliEnv, loginAs, till } from "../test/helpers/cli.ts";
+import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
 /** An HTTP server that is not till: every request gets an HTML page with this status. */
 async function htmlServer(status: number) {
@@ -22,6 +25,13 @@ const oneLine = (stderr: string) => {
   expect(stderr).not.toMatch(/\n\s+at /);
   expect(stderr).not.toContain("<");
 };
+
+let t: TestServer;
+
+beforeAll(async () => {
+  t = await startTestServer();
+}, 60_000);
+afterAll(() => t.stop());
 
 describe("the CLI and a seller's mistakes", { timeout: 120_000 }, () => {
   it("a server that answers HTML instead of till's JSON is named in one line, exit 1", async () => {
@@ -44,5 +54,27 @@ describe("the CLI and a seller's mistakes", { timeout: 120_000 }, () => {
         await other.close();
       }
     }
+  });
+
+  it("whoami with TILL_TOKEN beside a logged-in profile shows no expiry of the profile's", async () => {
+    const user = await signUp(t.url);
+    const org = await createOrganization(t.url, user, "Whoami Shop");
+    const env = cliEnv();
+    const login = await loginAs(t.url, user, env);
+    expect(login.exitCode, login.stderr).toBe(0);
+    const profile = await till(["whoami", "--json"], env);
+    expect(JSON.parse(profile.stdout).expires_at).toMatch(/^\d{4}-/);
+
+    const token = await createAccessToken(t.url, user, org.id, ["products:read"]);
+    const ci = { ...env, TILL_TOKEN: token };
+    const json = await till(["whoami", "--json"], ci);
+    expect(json.exitCode, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      token_source: "environment",
+      token_kind: "organization",
+      expires_at: null,
+    });
+    const text = await till(["whoami"], ci);
+    expect(text.stdout).toMatch(/^expires +- \(an organization token does not tell/m);
   });
 });

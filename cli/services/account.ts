@@ -119,7 +119,9 @@ export async function whoami(ctx: CommandContext): Promise<void> {
   const { session, out } = ctx;
   const api = ctx.api();
   let user: { id: string; email: string; name: string } | null = null;
-  let expiresAt: string | null = session.profile?.expiresAt ?? null;
+  // The profile's expiry is its own token's: a TILL_TOKEN in use instead is another token.
+  let expiresAt: string | null =
+    session.source === "profile" ? (session.profile?.expiresAt ?? null) : null;
   if (session.tokenKind === "user") {
     const info = await fetchSession(api);
     if (!info)
