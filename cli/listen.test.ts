@@ -1,6 +1,7 @@
-// `till listen --forward-to` against a local receiver that verifies with standardwebhooks: events
-// fired by `till trigger order.paid` arrive verified, and after the till server process restarts the
-// listener resumes with Last-Event-ID without losing the events emitted meanwhile.
+// `till listen --forward-to` against a local receiver that verifies with standardwebhooks and as
+// @polar-sh/sdk's validateEvent does: events fired by `till trigger order.paid` arrive verified both
+// ways, and after the till server process restarts the listener resumes with Last-Event-ID without
+// losing the events emitted meanwhile.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execa, type ResultPromise } from "execa";
 import { api, createOrganization, signUp } from "../test/helpers/auth.ts";
@@ -110,6 +111,7 @@ describe("till listen", { timeout: 120_000 }, () => {
         "https://before-the-handler.test",
       );
       expect(late.receipts[0]!.standardOk).toBe(true);
+      expect(late.receipts[0]!.polarOk).toBe(true);
       await waitFor(() => /<-- \[200\]/.test(stdout), 5_000, "the 200 logged");
     } finally {
       child.kill("SIGINT");
@@ -132,6 +134,8 @@ describe("till listen", { timeout: 120_000 }, () => {
     );
     const first = receiver.receipts.slice(before);
     expect(first.every((r) => r.standardOk)).toBe(true);
+    // A handler on @polar-sh/sdk's validateEvent, given the same secret, accepts it too.
+    expect(first.every((r) => r.polarOk)).toBe(true);
     expect(listener.lines().some((l) => l.kind === "event" && l.type === "order.paid")).toBe(true);
     expect(listener.lines().some((l) => l.kind === "forward" && l.status === 200)).toBe(true);
 

@@ -1,9 +1,11 @@
 // Forwarding one streamed event to the developer's local URL. The stream's signature only proves
 // the server sent the message (it may be read hours later, after a sleep), so each attempt is
 // re-signed with the listen secret at the time it is sent: the handler's 5-minute timestamp check
-// then always holds. Until the handler answers at all (it is still starting, or restarting), the
-// attempt is retried with backoff and every failure logged; an event is never dropped.
-import type { Webhook } from "standardwebhooks";
+// then always holds. It carries both signatures a delivery carries, so a handler verifying with
+// `standardwebhooks` and one using @polar-sh/sdk's validateEvent both accept it. Until the handler
+// answers at all (it is still starting, or restarting), the attempt is retried with backoff and
+// every failure logged; an event is never dropped.
+import { signatureHeader, type SigningKeys } from "../../server/modules/webhooks/signing.ts";
 
 export interface StreamMessage {
   webhook_id: string;
@@ -26,7 +28,7 @@ export interface ForwardReport {
 
 export interface ForwardOptions {
   target: string;
-  signer: Webhook;
+  keys: SigningKeys;
   report: (line: ForwardReport) => void;
   signal: AbortSignal;
   /** First retry delay; doubles up to maxDelayMs. */
@@ -39,15 +41,15 @@ export async function forward(m: StreamMessage, o: ForwardOptions): Promise<void
   const now = o.now ?? (() => new Date());
   for (let attempt = 1; !o.signal.aborted; attempt++) {
     const started = performance.now();
-    const at = now();
+    const seconds = Math.floor(now().getTime() / 1000);
     try {
       const res = await fetch(o.target, {
         method: "POST",
         headers: {
           "content-type": "application/json",
           "webhook-id": m.webhook_id,
-          "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-          "webhook-signature": o.signer.sign(m.webhook_id, at, m.body),
+          "webhook-timestamp": String(seconds),
+          "webhook-signature": signatureHeader(o.keys, m.webhook_id, seconds, m.body),
           "user-agent": "till-cli",
         },
         body: m.body,

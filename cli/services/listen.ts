@@ -5,7 +5,11 @@
 // forward with the time it is sent. Reconnects with backoff and resumes with Last-Event-ID, so a
 // laptop waking from sleep misses nothing still retained. --replay n first resends the last n events.
 import { timingSafeEqual } from "node:crypto";
-import { Webhook } from "standardwebhooks";
+import {
+  signatureHeader,
+  signingKeys,
+  type SigningKeys,
+} from "../../server/modules/webhooks/signing.ts";
 import { networkFailure } from "../lib/api.ts";
 import type { CommandContext } from "../lib/command.ts";
 import { AbortError, ApiResponseError } from "../lib/errors.ts";
@@ -31,7 +35,7 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
   const wanted = eventMatcher(options.events);
   let lastEventId: string | null = null;
   let secret: string | null = null;
-  let signer: Webhook | null = null;
+  let keys: SigningKeys | null = null;
   let attempt = 0;
   let handled = 0;
   const stop = new AbortController();
@@ -74,7 +78,7 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
         if (data.key === "connected" && data.secret) {
           if (secret === null) {
             secret = data.secret;
-            signer = new Webhook(secret.replace(/^whsec_/, ""));
+            keys = signingKeys(secret);
             if (options.printSecret) {
               ctx.out.result({ secret }, () => secret!);
               return;
@@ -87,7 +91,7 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
           continue;
         }
         const event = data as StreamMessage;
-        verifyMessage(signer!, event);
+        verifyMessage(keys!, event);
         const payload = JSON.parse(event.body) as { type: string; data?: { id?: string } };
         if (wanted(payload.type)) {
           report(ctx, {
@@ -101,7 +105,7 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
           if (options.forwardTo)
             await forward(event, {
               target: options.forwardTo,
-              signer: signer!,
+              keys: keys!,
               signal: stop.signal,
               report: (line) => report(ctx, line),
             });
@@ -131,17 +135,16 @@ export async function listen(ctx: CommandContext, options: ListenOptions): Promi
   }
 }
 
-/** The HMAC must match; the timestamp may be old (the message waited in a socket during a sleep). */
-function verifyMessage(signer: Webhook, m: StreamMessage): void {
-  const expected = Buffer.from(
-    signer.sign(m.webhook_id, new Date(m.timestamp * 1000), m.body).split(",")[1] ?? "",
-  );
+/** An HMAC must match; the timestamp may be old (the message waited in a socket during a sleep). */
+function verifyMessage(keys: SigningKeys, m: StreamMessage): void {
+  const expected = signatureHeader(keys, m.webhook_id, m.timestamp, m.body)
+    .split(" ")
+    .map((part) => Buffer.from(part));
   const ok = String(m.signature)
     .split(" ")
     .some((part) => {
-      const [version, sig] = part.split(",");
-      const got = Buffer.from(sig ?? "");
-      return version === "v1" && got.length === expected.length && timingSafeEqual(got, expected);
+      const got = Buffer.from(part);
+      return expected.some((e) => e.length === got.length && timingSafeEqual(e, got));
     });
   if (!ok)
     throw new AbortError(
