@@ -58,6 +58,12 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(bad.stderr).toContain(
       '<when>: must be a duration (1mo, 1y, 2w, 14d, 36h, 90m, 30s) or an RFC 3339 time; got "soon"',
     );
+    // A duration past the bound of one call is named as such.
+    const far = await till(["clock", "advance", "7321d"], env);
+    expect(far.exitCode).toBe(1);
+    expect(far.stderr.trim()).toBe(
+      "Error: RequestValidationError: seconds: The sandbox clock moves at most 7320 days (632448000 seconds) in one call.",
+    );
     const back = await till(["clock", "advance", shown.now], env);
     expect(back.exitCode).not.toBe(0);
     expect(back.stderr).toContain("only moves forward");

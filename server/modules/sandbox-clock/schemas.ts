@@ -15,7 +15,14 @@ export const clockAdvance = z
   .object({
     organization_id: z.uuid().nullish(),
     to: timestampInput.optional(),
-    seconds: z.number().int().min(0).max(MAX_ADVANCE_SECONDS).optional(),
+    seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_ADVANCE_SECONDS, {
+        message: `The sandbox clock moves at most ${MAX_ADVANCE_SECONDS / 86_400} days (${MAX_ADVANCE_SECONDS} seconds) in one call.`,
+      })
+      .optional(),
   })
   .strict()
   .refine((v) => (v.to === undefined) !== (v.seconds === undefined), {

@@ -67,6 +67,11 @@ describe("sandbox clock", () => {
       body: { seconds: 20 * 366 * 86_400 + 1 },
     });
     expect(tooMany.status).toBe(422);
+    // Said as the bound on `to` says it, not as a bare number.
+    expect(tooMany.body.detail[0]).toMatchObject({
+      loc: ["body", "seconds"],
+      msg: "The sandbox clock moves at most 7320 days (632448000 seconds) in one call.",
+    });
     expect((await s.call("/v1/sandbox/clock")).body.now).not.toMatch(/^9999/);
     const after = await s.call("/v1/sandbox/clock");
     expect(Date.parse(after.body.now)).toBeGreaterThanOrEqual(Date.parse(moved.now));
