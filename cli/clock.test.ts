@@ -140,6 +140,20 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(uncancel.stdout).toContain(
       `renews at the end of its period, ${after.current_period_end}`,
     );
+    // Nothing to undo is said as such, not as Polar's bare "Bad request" / "Unavailable".
+    const again = await till(["subscriptions", "uncancel", id], env);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr.trim()).toBe(
+      `Error: Subscription ${id} is not set to cancel at the end of its period (or is paused): nothing to undo.`,
+    );
+    // An uncancel takes no reason: it would be sent nowhere.
+    const help = await till(["subscriptions", "uncancel", "--help"], env);
+    expect(help.stdout).not.toContain("--reason");
     expect((await till(["subscriptions", "revoke", id], env)).stdout).toContain(" ended ");
+    const ended = await till(["subscriptions", "uncancel", id], env);
+    expect(ended.exitCode).toBe(1);
+    expect(ended.stderr.trim()).toBe(
+      `Error: Subscription ${id} has ended: it can no longer be uncanceled.`,
+    );
   });
 });

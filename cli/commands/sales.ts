@@ -2,6 +2,7 @@
 import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
 import { CANCELLATION_REASONS } from "../lib/choices.ts";
+import { AbortError, ApiResponseError } from "../lib/errors.ts";
 import { formatMoney } from "../lib/output.ts";
 import {
   addDeleteCommand,
@@ -238,24 +239,30 @@ export function configureSalesCommands(program: Command): void {
   const update = (
     verb: string,
     body: (f: { reason?: string; comment?: string }) => Record<string, unknown>,
-  ) =>
-    subscriptions
-      .command(`${verb} <id>`)
-      .option("--reason <reason>", `why (${CANCELLATION_REASONS.join(", ")})`)
-      .option("--comment <text>", "free-text comment")
-      .action(async (_id: string, raw: unknown, c: Command) => {
-        const [{ idArgs, parseArgs, parseFlags }, { subscriptionChangeFlags }] = await Promise.all([
-          import("../lib/flags.ts"),
-          import("./sales-flags.ts"),
-        ]);
-        const { id } = parseArgs(idArgs, c);
-        const flags = parseFlags(subscriptionChangeFlags, raw);
-        const ctx = await contextOf(c);
-        const sub = await ctx
-          .api()
-          .patch<Subscription>(`${subscriptionSpec.path}${id}`, body(flags));
-        printOne(ctx, subscriptionSpec, sub, changed(sub));
-      });
+    options: { withReason?: boolean; refused?: (err: unknown, id: string) => unknown } = {},
+  ) => {
+    const command = subscriptions.command(`${verb} <id>`);
+    if (options.withReason !== false)
+      command
+        .option("--reason <reason>", `why (${CANCELLATION_REASONS.join(", ")})`)
+        .option("--comment <text>", "free-text comment");
+    return command.action(async (_id: string, raw: unknown, c: Command) => {
+      const [{ idArgs, parseArgs, parseFlags }, { subscriptionChangeFlags }] = await Promise.all([
+        import("../lib/flags.ts"),
+        import("./sales-flags.ts"),
+      ]);
+      const { id } = parseArgs(idArgs, c);
+      const flags = parseFlags(subscriptionChangeFlags, raw);
+      const ctx = await contextOf(c);
+      const sub = await ctx
+        .api()
+        .patch<Subscription>(`${subscriptionSpec.path}${id}`, body(flags))
+        .catch((err: unknown) => {
+          throw options.refused?.(err, id) ?? err;
+        });
+      printOne(ctx, subscriptionSpec, sub, changed(sub));
+    });
+  };
   const reason = (f: { reason?: string; comment?: string }) => ({
     ...(f.reason ? { customer_cancellation_reason: f.reason } : {}),
     ...(f.comment ? { customer_cancellation_comment: f.comment } : {}),
@@ -263,8 +270,19 @@ export function configureSalesCommands(program: Command): void {
   update("cancel", (f) => ({ cancel_at_period_end: true, ...reason(f) })).description(
     "cancel at the end of the current period",
   );
-  update("uncancel", () => ({ cancel_at_period_end: false })).description(
-    "undo a pending cancellation",
-  );
+  // Polar's answers to an uncancel with nothing to undo are a bare "Bad request" / "Unavailable".
+  update("uncancel", () => ({ cancel_at_period_end: false }), {
+    withReason: false,
+    refused: (err, id) => {
+      if (!(err instanceof ApiResponseError)) return undefined;
+      if (err.status === 400 && err.error === "BadRequest")
+        return new AbortError(
+          `Subscription ${id} is not set to cancel at the end of its period (or is paused): nothing to undo.`,
+        );
+      if (err.status === 410)
+        return new AbortError(`Subscription ${id} has ended: it can no longer be uncanceled.`);
+      return undefined;
+    },
+  }).description("undo a pending cancellation");
   update("revoke", (f) => ({ revoke: true, ...reason(f) })).description("end the subscription now");
 }
