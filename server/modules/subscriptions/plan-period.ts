@@ -1,6 +1,11 @@
 // The periods of a plan change: the proration factor and its rounding, a period that starts now
-// (a reset or a change of billing interval), and the meter cycle on the new product.
+// (a reset or a change of billing interval), the meter cycle on the new product, and the period end
+// a change will leave, known before it is made.
+import { scopeOfResource } from "../../lib/org-scope.ts";
 import { addInterval, meterCycleOf, nextMeterBoundary, type Interval } from "../../lib/periods.ts";
+import { prorationBehaviorOf } from "../organizations/queries.ts";
+import { serializeProductsByIds } from "../products/service.ts";
+import type { BillingDeps } from "./deps.ts";
 import type { DisplayProduct } from "./renewal.ts";
 import type * as repo from "./repository.ts";
 
@@ -91,4 +96,32 @@ export function intervalOf(
     recurringInterval: product?.recurring_interval ?? s.recurringInterval,
     recurringIntervalCount: product?.recurring_interval_count ?? s.recurringIntervalCount,
   };
+}
+
+/**
+ * The period end a plan change to `productId` will leave `s` with: a request that also sets a trial
+ * checks the trial against it before the change commits (and charges), so a trial that would cut
+ * the new paid period short is refused before anything.
+ */
+export async function periodEndAfterPlan(
+  deps: BillingDeps,
+  s: repo.SubscriptionRow,
+  productId: string,
+  requested: string | null | undefined,
+  now: Date,
+): Promise<Date> {
+  // A trial's end is recomputed by the change itself; a scheduled change keeps the period.
+  if (s.status === "trialing") return s.currentPeriodEnd;
+  const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
+  if (behavior === "next_period") return s.currentPeriodEnd;
+  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
+    productId,
+  ]);
+  // A product the change cannot move to is refused by the change.
+  if (!product) return s.currentPeriodEnd;
+  const period =
+    behavior === "reset"
+      ? periodFrom(now, intervalOf(product, s))
+      : intervalChange(s, product, now);
+  return period?.currentPeriodEnd ?? s.currentPeriodEnd;
 }

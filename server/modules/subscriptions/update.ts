@@ -28,6 +28,7 @@ import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { SubscriptionLocked, withLease } from "./lease.ts";
 import { upgradeClaimed } from "./lease-repository.ts";
 import { changePlan, discountedAmount, settleUsageBeforeEnd } from "./plan-change.ts";
+import { periodEndAfterPlan } from "./plan-period.ts";
 import type { ProductVisibility } from "./plan-target.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
@@ -96,10 +97,25 @@ async function changeLeased(
       );
     // The plan change commits (and may charge) before the rest of the update is applied: the rest
     // is tried first and rolled back, so a bad discount or trial end is refused before anything.
-    if (input.discount_id !== undefined || input.trial_end != null)
+    if (input.discount_id !== undefined || input.trial_end != null) {
+      // A trial is checked against the period the plan change leaves (a new one, or this one).
+      const after =
+        input.trial_end != null
+          ? {
+              ...found,
+              currentPeriodEnd: await periodEndAfterPlan(
+                billing(deps),
+                found,
+                input.product_id,
+                input.proration_behavior,
+                now,
+              ),
+            }
+          : found;
       await dryRun(deps.db, (tx) =>
-        applyChange(tx, deps, clock, found, { ...input, product_id: undefined }),
+        applyChange(tx, deps, clock, after, { ...input, product_id: undefined }),
       );
+    }
     planDueNow = await changePlan(
       billing(deps),
       found,
@@ -322,11 +338,27 @@ async function applyChange(
   if (input.trial_end !== undefined && input.trial_end !== null) {
     if (s.status !== "trialing" && s.status !== "active")
       throw new ApiError(403, "TrialingSubscription", "This subscription cannot be given a trial.");
+    // As Polar's update_trial: only a trial can end now, and a trial given to an active
+    // subscription starts after the period it paid for, never cutting it short (a period end
+    // brought forward would bill the customer again early).
+    const trialing = s.status === "trialing";
+    if (input.trial_end === "now" && !trialing)
+      throw RequestValidationError.field(
+        ["body", "trial_end"],
+        "The subscription is not currently trialing.",
+        "value_error",
+      );
     const end = input.trial_end === "now" ? now : new Date(input.trial_end);
     if (end < now)
       throw RequestValidationError.field(
         ["body", "trial_end"],
         "The trial end must be now or in the future.",
+        "value_error",
+      );
+    if (!trialing && end <= s.currentPeriodEnd)
+      throw RequestValidationError.field(
+        ["body", "trial_end"],
+        "Trial end must be after the current period end.",
         "value_error",
       );
     withinReach(["body", "trial_end"], end, now);
