@@ -174,7 +174,8 @@ describe("portal pause and resume switched on", () => {
       method: "PATCH",
       body: { resume: true },
     });
-    expect(again.status).toBe(403);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe("NotPausedSubscription");
     expect(await cycleOrders(on, subscriptionId)).toHaveLength(1);
   });
 

@@ -228,7 +228,8 @@ describe("pause and resume", () => {
       (await ordersOf(s, subscriptionId)).filter((o) => o.billing_reason === "subscription_cycle"),
     ).toHaveLength(2);
     const again = await patch(subscriptionId, { resume: true });
-    expect(again.status).toBe(403);
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe("NotPausedSubscription");
   });
 });
 

@@ -96,3 +96,72 @@ describe("trial_end on an active subscription", () => {
     );
   });
 });
+
+describe("pause and cancel", () => {
+  const cannotPause = { status: 409, error: "CannotPauseSubscription" };
+
+  it("pauses only an active subscription set to neither cancel nor pause", async () => {
+    const plan = await monthlyProduct(s, "Pause rules", 1200);
+    const trialPlan = await monthlyProduct(s, "Pause rules trial", 1200, 14);
+    const canceling = (await subscribe(s, plan.id)).subscriptionId;
+    expect((await patch(canceling, { cancel_at_period_end: true })).status).toBe(200);
+    await refused(canceling, { pause_at_period_end: true }, cannotPause);
+
+    const pausing = (await subscribe(s, plan.id)).subscriptionId;
+    expect((await patch(pausing, { pause_at_period_end: true })).status).toBe(200);
+    const end = (await subscriptionOf(s, pausing)).current_period_end;
+    await refused(
+      pausing,
+      { pause_at_period_end: true, resumes_at: plus(end, 30 * DAY) },
+      cannotPause,
+    );
+
+    const trialing = (await subscribe(s, trialPlan.id)).subscriptionId;
+    await refused(trialing, { pause_at_period_end: true }, cannotPause);
+
+    const active = (await subscribe(s, plan.id)).subscriptionId;
+    await refused(
+      active,
+      { pause_at_period_end: false },
+      { status: 409, error: "NoScheduledPause" },
+    );
+    await refused(active, { resume: true }, { status: 409, error: "NotPausedSubscription" });
+  });
+
+  it("a cancellation takes a scheduled pause back; a paused subscription is not canceled at a period end it has passed", async () => {
+    const plan = await monthlyProduct(s, "Pause then cancel", 1200);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const sub = await subscriptionOf(s, subscriptionId);
+    await patch(subscriptionId, {
+      pause_at_period_end: true,
+      resumes_at: plus(sub.current_period_end, 30 * DAY),
+    });
+    const canceled = await patch(subscriptionId, { cancel_at_period_end: true });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body).toMatchObject({
+      cancel_at_period_end: true,
+      pause_at_period_end: false,
+      resumes_at: null,
+      ends_at: sub.current_period_end,
+    });
+
+    const other = (await subscribe(s, plan.id)).subscriptionId;
+    await patch(other, { pause_at_period_end: true });
+    const otherEnd = (await subscriptionOf(s, other)).current_period_end;
+    const clock = await s.call("/v1/sandbox/clock/advance", { body: { to: plus(otherEnd, DAY) } });
+    expect(clock.status).toBe(200);
+    expect((await subscriptionOf(s, other)).status).toBe("paused");
+    await refused(
+      other,
+      { cancel_at_period_end: true },
+      { status: 403, error: "AlreadyCanceledSubscription" },
+    );
+    // Resumed, it renews as any other: nothing left over says it ends.
+    const resumed = await patch(other, { resume: true });
+    expect(resumed.body).toMatchObject({
+      status: "active",
+      cancel_at_period_end: false,
+      ends_at: null,
+    });
+  });
+});

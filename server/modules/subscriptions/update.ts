@@ -7,7 +7,6 @@ import { type Db, inTransaction, type Tx } from "../../../db/client.ts";
 import { assertAccessible, type AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import {
-  ApiError,
   RequestValidationError,
   ResourceNotFound,
   BadRequest,
@@ -23,6 +22,12 @@ import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../walle
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
 import { discountChange } from "./discount-change.ts";
+import {
+  AlreadyCanceledSubscription,
+  CannotPauseSubscription,
+  NoScheduledPause,
+  NotPausedSubscription,
+} from "./errors.ts";
 import { runDue } from "./due.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { SubscriptionLocked, withLease } from "./lease.ts";
@@ -32,21 +37,12 @@ import { periodEndAfterPlan } from "./plan-period.ts";
 import type { ProductVisibility } from "./plan-target.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
+import { requestedTrialEnd, withinReach } from "./trial-change.ts";
 import { resumeSubscription } from "./period-end.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 import { hasEnded, type SubscriptionUpdate } from "./schemas.ts";
 import { serializeSubscription, type SubscriptionDeps } from "./service.ts";
-
-export class AlreadyCanceledSubscription extends ApiError {
-  constructor() {
-    super(
-      403,
-      "AlreadyCanceledSubscription",
-      "This subscription is already canceled or will be at the end of the period.",
-    );
-  }
-}
 
 export type UpdateDeps = SubscriptionDeps & Partial<BillingDeps>;
 
@@ -79,8 +75,7 @@ async function changeLeased(
   const now = (await organizationClock(deps.db, deps.clock, found.organizationId)).now();
   const clock = fixedClock(now);
   if ("resume" in input) {
-    if (found.status !== "paused")
-      throw new ApiError(403, "PauseResumeNotAllowed", "Only a paused subscription can resume.");
+    if (found.status !== "paused") throw new NotPausedSubscription();
     await resumeSubscription(billing(deps), found, now);
     return getRendered(deps, found);
   }
@@ -255,12 +250,17 @@ async function applyChange(
   }
   if ("cancel_at_period_end" in input) {
     if (input.cancel_at_period_end) {
-      if (hasEnded(s.status) || s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
+      // As Polar's can_cancel: only a billable subscription has a period end to cancel at (a
+      // paused one is revoked, or resumed first); a cancellation takes a scheduled pause back.
+      if (!BILLABLE.has(s.status) || s.endedAt || s.cancelAtPeriodEnd || s.endsAt)
+        throw new AlreadyCanceledSubscription();
       const row = await repo.updateSubscription(tx, s.id, {
         ...reasonOf(s, input),
         cancelAtPeriodEnd: true,
         canceledAt: now,
         endsAt: s.currentPeriodEnd,
+        pauseAtPeriodEnd: false,
+        resumesAt: null,
         modifiedAt: now,
       });
       return { row, events: ["subscription.updated", "subscription.canceled"] };
@@ -268,7 +268,7 @@ async function applyChange(
     // As Polar's uncancel: an ended subscription is gone, not merely canceled.
     if (s.endedAt || hasEnded(s.status)) throw new ResourceUnavailable();
     // As Polar's can_uncancel: only a billable subscription set to cancel can be kept.
-    if (!s.cancelAtPeriodEnd || !UNCANCELABLE.has(s.status)) throw new BadRequest("Bad request");
+    if (!s.cancelAtPeriodEnd || !BILLABLE.has(s.status)) throw new BadRequest("Bad request");
     const row = await repo.updateSubscription(tx, s.id, {
       cancelAtPeriodEnd: false,
       canceledAt: null,
@@ -280,7 +280,15 @@ async function applyChange(
     return { row, events: ["subscription.updated", "subscription.uncanceled"] };
   }
   if ("pause_at_period_end" in input) {
-    if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
+    // As Polar's can_pause and can_cancel_scheduled_pause: an active subscription set to
+    // neither cancel nor pause pauses; only one scheduled to pause takes that back.
+    if (
+      input.pause_at_period_end &&
+      (s.status !== "active" || s.cancelAtPeriodEnd || s.pauseAtPeriodEnd || s.endsAt)
+    )
+      throw new CannotPauseSubscription();
+    if (!input.pause_at_period_end && (s.status !== "active" || !s.pauseAtPeriodEnd))
+      throw new NoScheduledPause();
     const resumesAt = input.resumes_at ? new Date(input.resumes_at) : null;
     if (resumesAt && resumesAt <= s.currentPeriodEnd)
       throw RequestValidationError.field(
@@ -336,32 +344,7 @@ async function applyChange(
     values.amount = await discountedAmount({ ...billing(deps), db: tx }, { ...s, ...values });
   }
   if (input.trial_end !== undefined && input.trial_end !== null) {
-    if (s.status !== "trialing" && s.status !== "active")
-      throw new ApiError(403, "TrialingSubscription", "This subscription cannot be given a trial.");
-    // As Polar's update_trial: only a trial can end now, and a trial given to an active
-    // subscription starts after the period it paid for, never cutting it short (a period end
-    // brought forward would bill the customer again early).
-    const trialing = s.status === "trialing";
-    if (input.trial_end === "now" && !trialing)
-      throw RequestValidationError.field(
-        ["body", "trial_end"],
-        "The subscription is not currently trialing.",
-        "value_error",
-      );
-    const end = input.trial_end === "now" ? now : new Date(input.trial_end);
-    if (end < now)
-      throw RequestValidationError.field(
-        ["body", "trial_end"],
-        "The trial end must be now or in the future.",
-        "value_error",
-      );
-    if (!trialing && end <= s.currentPeriodEnd)
-      throw RequestValidationError.field(
-        ["body", "trial_end"],
-        "Trial end must be after the current period end.",
-        "value_error",
-      );
-    withinReach(["body", "trial_end"], end, now);
+    const end = requestedTrialEnd(s, input.trial_end, now);
     values.status = "trialing";
     values.trialStart = s.trialStart ?? now;
     values.trialEnd = end;
@@ -378,20 +361,8 @@ async function applyChange(
   return { row, events: ["subscription.updated"], dueNow };
 }
 
-// As Stripe bounds trial_end (how Polar moves a period end there too): a date a card processor
-// would refuse, or a typo of a year, is refused before anything changes.
-const MAX_DAYS_AHEAD = 730;
-/** Polar's billable statuses: those an uncancel applies to. */
-const UNCANCELABLE = new Set(["trialing", "active", "past_due"]);
-
-function withinReach(loc: string[], end: Date, now: Date): void {
-  if (end.getTime() - now.getTime() > MAX_DAYS_AHEAD * 86_400_000)
-    throw RequestValidationError.field(
-      loc,
-      `Must be at most ${MAX_DAYS_AHEAD} days from now.`,
-      "value_error",
-    );
-}
+/** Polar's billable statuses: those a cancel and an uncancel apply to. */
+const BILLABLE = new Set(["trialing", "active", "past_due"]);
 
 function reasonOf(
   s: repo.SubscriptionRow,
