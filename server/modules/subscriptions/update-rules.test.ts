@@ -165,3 +165,20 @@ describe("pause and cancel", () => {
     });
   });
 });
+
+describe("a subscription set to cancel", () => {
+  it("given a trial, ends where the trial does, and says so", async () => {
+    const plan = await monthlyProduct(s, "Cancel then trial", 1200);
+    const { subscriptionId } = await subscribe(s, plan.id);
+    const canceled = await patch(subscriptionId, { cancel_at_period_end: true });
+    const end = plus(canceled.body.current_period_end, 10 * DAY);
+    const trial = await patch(subscriptionId, { trial_end: end });
+    expect(trial.status).toBe(200);
+    expect(trial.body).toMatchObject({
+      status: "trialing",
+      cancel_at_period_end: true,
+      current_period_end: end,
+      ends_at: end,
+    });
+  });
+});

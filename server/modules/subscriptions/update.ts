@@ -349,6 +349,8 @@ async function applyChange(
     values.trialStart = s.trialStart ?? now;
     values.trialEnd = end;
     values.currentPeriodEnd = end;
+    // One set to cancel ends where its period now does.
+    if (s.cancelAtPeriodEnd) values.endsAt = end;
     values.anchorDay = end.getUTCDate();
     dueNow = end.getTime() <= now.getTime();
   }
