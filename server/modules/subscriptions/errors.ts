@@ -28,3 +28,9 @@ export class NotPausedSubscription extends ApiError {
     super(409, "NotPausedSubscription", "This subscription is not paused.");
   }
 }
+
+export class InactiveSubscription extends ApiError {
+  constructor(id: string) {
+    super(403, "InactiveSubscription", `Subscription ${id} is not active.`);
+  }
+}

@@ -156,6 +156,12 @@ describe("pause and cancel", () => {
       { cancel_at_period_end: true },
       { status: 403, error: "AlreadyCanceledSubscription" },
     );
+    // Its period is the resume's to set, not the seller's.
+    await refused(
+      other,
+      { current_billing_period_end: plus(otherEnd, 40 * DAY) },
+      { status: 403, error: "InactiveSubscription" },
+    );
     // Resumed, it renews as any other: nothing left over says it ends.
     const resumed = await patch(other, { resume: true });
     expect(resumed.body).toMatchObject({

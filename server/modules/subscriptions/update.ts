@@ -25,6 +25,7 @@ import { discountChange } from "./discount-change.ts";
 import {
   AlreadyCanceledSubscription,
   CannotPauseSubscription,
+  InactiveSubscription,
   NoScheduledPause,
   NotPausedSubscription,
 } from "./errors.ts";
@@ -310,6 +311,9 @@ async function applyChange(
   }
   if ("current_billing_period_end" in input) {
     if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
+    // As Polar: a paused or past due subscription's period is not the seller's to move (the
+    // resume, or the payment being retried, says where it goes).
+    if (s.status !== "active" && s.status !== "trialing") throw new InactiveSubscription(s.id);
     const end = new Date(input.current_billing_period_end);
     if (end <= now)
       throw RequestValidationError.field(
