@@ -269,7 +269,8 @@ function defect(res: { status: number; text: string }, path = ""): string | null
 
 describe("contract fuzz", () => {
   it("no operation answers 5xx or an error outside Polar's shape", {
-    timeout: 180_000,
+    // A larger FUZZ_RUNS takes proportionally longer.
+    timeout: Math.max(180_000, RUNS * 6_000),
   }, async () => {
     console.log(
       `contract fuzz: seed ${SEED}, ${RUNS} requests per operation (FUZZ_SEED to replay)`,
