@@ -1,6 +1,6 @@
 // The periods of a plan change: the proration factor and its rounding, a period that starts now
-// (a reset or a change of billing interval), the meter cycle on the new product, and the period end
-// a change will leave, known before it is made.
+// (a reset or a change of billing interval), the meter cycle on the new product, and what a change
+// will leave, known before it is made.
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { addInterval, meterCycleOf, nextMeterBoundary, type Interval } from "../../lib/periods.ts";
 import { prorationBehaviorOf } from "../organizations/queries.ts";
@@ -99,29 +99,31 @@ export function intervalOf(
 }
 
 /**
- * The period end a plan change to `productId` will leave `s` with: a request that also sets a trial
- * checks the trial against it before the change commits (and charges), so a trial that would cut
- * the new paid period short is refused before anything.
+ * What a plan change to `productId` will leave `s` with (its product and period end): the rest of
+ * the request (a discount, a trial end) is checked against it before the change commits (and
+ * charges), so a discount the new product does not take, or a trial that would cut the new paid
+ * period short, is refused before anything.
  */
-export async function periodEndAfterPlan(
+export async function rowAfterPlan(
   deps: BillingDeps,
   s: repo.SubscriptionRow,
   productId: string,
   requested: string | null | undefined,
   now: Date,
-): Promise<Date> {
-  // A trial's end is recomputed by the change itself; a scheduled change keeps the period.
-  if (s.status === "trialing") return s.currentPeriodEnd;
+): Promise<repo.SubscriptionRow> {
   const behavior = requested ?? (await prorationBehaviorOf(deps.db, s.organizationId));
-  if (behavior === "next_period") return s.currentPeriodEnd;
+  // A scheduled change leaves the product and period as they are until the period ends.
+  if (behavior === "next_period") return s;
+  // A trial's end is recomputed by the change itself.
+  if (s.status === "trialing") return { ...s, productId };
   const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(s), [
     productId,
   ]);
   // A product the change cannot move to is refused by the change.
-  if (!product) return s.currentPeriodEnd;
+  if (!product) return s;
   const period =
     behavior === "reset"
       ? periodFrom(now, intervalOf(product, s))
       : intervalChange(s, product, now);
-  return period?.currentPeriodEnd ?? s.currentPeriodEnd;
+  return { ...s, productId, currentPeriodEnd: period?.currentPeriodEnd ?? s.currentPeriodEnd };
 }

@@ -188,3 +188,30 @@ describe("a subscription set to cancel", () => {
     });
   });
 });
+
+describe("a plan change with a discount", () => {
+  it("checks the discount against the new product before the change charges", async () => {
+    const basic = await monthlyProduct(s, "Discounted basic", 1500);
+    const pro = await monthlyProduct(s, "Undiscounted pro", 3000);
+    const basicOnly = await s.call("/v1/discounts/", {
+      body: {
+        name: "Basic only",
+        type: "percentage",
+        basis_points: 1000,
+        duration: "forever",
+        products: [basic.id],
+      },
+    });
+    expect(basicOnly.status).toBe(201);
+    const { subscriptionId } = await subscribe(s, basic.id);
+    await refused(
+      subscriptionId,
+      { product_id: pro.id, proration_behavior: "invoice", discount_id: basicOnly.body.id },
+      {
+        status: 422,
+        error: "RequestValidationError",
+        msg: "This discount does not apply to this product.",
+      },
+    );
+  });
+});

@@ -34,7 +34,7 @@ import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { SubscriptionLocked, withLease } from "./lease.ts";
 import { upgradeClaimed } from "./lease-repository.ts";
 import { changePlan, discountedAmount, settleUsageBeforeEnd } from "./plan-change.ts";
-import { periodEndAfterPlan } from "./plan-period.ts";
+import { rowAfterPlan } from "./plan-period.ts";
 import type { ProductVisibility } from "./plan-target.ts";
 import { balanceOwnerOf } from "./renewal.ts";
 import { changeSeats } from "./seats-change.ts";
@@ -94,20 +94,14 @@ async function changeLeased(
     // The plan change commits (and may charge) before the rest of the update is applied: the rest
     // is tried first and rolled back, so a bad discount or trial end is refused before anything.
     if (input.discount_id !== undefined || input.trial_end != null) {
-      // A trial is checked against the period the plan change leaves (a new one, or this one).
-      const after =
-        input.trial_end != null
-          ? {
-              ...found,
-              currentPeriodEnd: await periodEndAfterPlan(
-                billing(deps),
-                found,
-                input.product_id,
-                input.proration_behavior,
-                now,
-              ),
-            }
-          : found;
+      // Checked against the product and period the plan change leaves.
+      const after = await rowAfterPlan(
+        billing(deps),
+        found,
+        input.product_id,
+        input.proration_behavior,
+        now,
+      );
       await dryRun(deps.db, (tx) =>
         applyChange(tx, deps, clock, after, { ...input, product_id: undefined }),
       );
