@@ -36,6 +36,19 @@ describe("sandbox payments", () => {
     if (result.status === "failed") expect(result.code).toBe(code);
   });
 
+  it("names every test card when given another number", async () => {
+    const res = await api(t.url, "/v1/sandbox/confirmation-tokens", {
+      body: card("4111 1111 1111 1111"),
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0].loc).toEqual(["body", "card", "number"]);
+    expect(res.body.detail[0].msg).toBe(
+      "Use a sandbox test card: 4242 4242 4242 4242 (success), 4000 0000 0000 0002 (declined), " +
+        "4000 0000 0000 9995 (insufficient funds), 5555 5555 5555 4444 (success), " +
+        "4000 0000 0000 0341 (paid now, renewals declined).",
+    );
+  });
+
   it("stores brand and last four only, never the number or CVC", async () => {
     const res = await api(t.url, "/v1/sandbox/confirmation-tokens", {
       body: card("4242424242424242", { cvc: "987" }),

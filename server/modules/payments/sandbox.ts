@@ -21,6 +21,20 @@ export const TEST_CARDS: Record<string, { outcome: PaymentOutcome; brand: string
   "4000000000000341": { outcome: "renewal_declined", brand: "visa" },
 };
 
+const OUTCOME_WORDS: Record<string, string> = {
+  success: "success",
+  declined: "declined",
+  insufficient_funds: "insufficient funds",
+  renewal_declined: "paid now, renewals declined",
+};
+
+/** Every test card in words, for the error that meets any other number. */
+const TEST_CARD_LIST = Object.entries(TEST_CARDS)
+  .map(
+    ([n, c]) => `${n.replace(/(\d{4})(?=\d)/g, "$1 ")} (${OUTCOME_WORDS[c.outcome] ?? c.outcome})`,
+  )
+  .join(", ");
+
 export const FIXED_TOKENS: Record<string, PaymentOutcome> = {
   sandbox_token_success: "success",
   sandbox_token_declined: "declined",
@@ -62,7 +76,7 @@ export async function createConfirmationToken(
   if (!test) {
     throw RequestValidationError.field(
       ["body", "card", "number"],
-      "Use a sandbox test card: 4242 4242 4242 4242 (success), 4000 0000 0000 0002 (declined) or 4000 0000 0000 9995 (insufficient funds).",
+      `Use a sandbox test card: ${TEST_CARD_LIST}.`,
     );
   }
   const now = clock.now();
