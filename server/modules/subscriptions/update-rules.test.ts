@@ -144,6 +144,12 @@ describe("pause and cancel", () => {
       resumes_at: null,
       ends_at: sub.current_period_end,
     });
+    // As Polar's update_currrent_billing_period_end: an end already set is not moved.
+    await refused(
+      subscriptionId,
+      { current_billing_period_end: plus(sub.current_period_end, 5 * DAY) },
+      { status: 403, error: "AlreadyCanceledSubscription" },
+    );
 
     const other = (await subscribe(s, plan.id)).subscriptionId;
     await patch(other, { pause_at_period_end: true });

@@ -306,8 +306,9 @@ async function applyChange(
   if ("current_billing_period_end" in input) {
     if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
     // As Polar: a paused or past due subscription's period is not the seller's to move (the
-    // resume, or the payment being retried, says where it goes).
+    // resume, or the payment being retried, says where it goes), nor the end of one set to cancel.
     if (s.status !== "active" && s.status !== "trialing") throw new InactiveSubscription(s.id);
+    if (s.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     const end = new Date(input.current_billing_period_end);
     if (end <= now)
       throw RequestValidationError.field(
@@ -322,7 +323,6 @@ async function applyChange(
       await repo.updateSubscription(tx, s.id, {
         currentPeriodEnd: end,
         anchorDay: end.getUTCDate(),
-        endsAt: s.cancelAtPeriodEnd ? end : s.endsAt,
         modifiedAt: now,
       }),
     );
