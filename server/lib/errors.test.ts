@@ -110,6 +110,15 @@ describe("error bodies in Polar's shape", () => {
     expect(await ok.json()).toEqual({ page: 1, limit: 10 });
   });
 
+  it("a key repeated for a one-value parameter counts its last value, as FastAPI", async () => {
+    const res = await fetch(`${base}/things?limit=5&page=3&limit=7`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ page: 3, limit: 7 });
+    // The last value is still validated.
+    const bad = await fetch(`${base}/things?limit=5&limit=101`);
+    expect(bad.status).toBe(422);
+  });
+
   it("a body over the limit → 413 PayloadTooLarge", async () => {
     const res = await post("/things", JSON.stringify({ name: "x".repeat(2000) }));
     expect(res.status).toBe(413);

@@ -49,7 +49,24 @@ export function parseBody<S extends z.ZodType>(schema: S, req: Request): z.outpu
 }
 
 export function parseQuery<S extends z.ZodType>(schema: S, req: Request): z.output<S> {
-  return parse(schema, req.query, "query");
+  return parse(schema, lastOfRepeated(schema, req.query), "query");
+}
+
+/**
+ * A key repeated for a parameter that takes one value (`?limit=1&limit=2`) counts its last value,
+ * as FastAPI reads it; a parameter that takes a list keeps them all.
+ */
+function lastOfRepeated(schema: z.ZodType, query: Request["query"]): Request["query"] {
+  const object = schema instanceof z.ZodPipe ? schema.in : schema;
+  if (!(object instanceof z.ZodObject)) return query;
+  const shape = object.shape as Record<string, z.ZodType>;
+  let out = query;
+  for (const [key, value] of Object.entries(query)) {
+    const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+    if (!Array.isArray(value) || !field || field.safeParse(value).success) continue;
+    out = { ...out, [key]: value.at(-1) };
+  }
+  return out;
 }
 
 /** Path parameters, with strings PostgreSQL cannot store refused first (see safe-input.ts). */
