@@ -1,7 +1,8 @@
 // axe-core on the customer portal, at any impact, on a desktop (1440×900) and a phone (390×844)
 // viewport, in the light and the dark theme: a customer with a subscription, a one-time order, a
 // license key and a meter credit, so every section of the page has content to check. And the
-// license key, shown masked, reaches the buyer whether or not the browser lets the page copy.
+// license key, shown masked, reaches the buyer whether or not the browser lets the page copy; its
+// Copy button names the benefit whose key it copies, and a revoked key is said so, with no Copy.
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -48,6 +49,7 @@ beforeAll(async () => {
     "subscriptions:read",
     "customer_sessions:write",
     "license_keys:read",
+    "license_keys:write",
   ]);
   token = seller.token;
   organizationId = seller.organization.id;
@@ -149,6 +151,55 @@ describe("the license key in the portal", () => {
       ),
     ).toBe(await key());
     await snapshot(page, "portal-license-key-by-hand");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
+});
+
+describe("a customer's license keys of two benefits", () => {
+  it("name the benefit each Copy is for; a revoked key shows as revoked, with nothing to copy", async () => {
+    const benefit = (description: string) =>
+      call("/v1/benefits/", {
+        type: "license_keys",
+        description,
+        properties: { activations: { limit: 2, enable_customer_admin: true } },
+      });
+    const [editor, plugins] = await Promise.all([benefit("Editor Pro"), benefit("Plugin pack")]);
+    const product = await call("/v1/products/", {
+      name: "Editor bundle",
+      prices: [{ amount_type: "fixed", price_amount: 2900, price_currency: "usd" }],
+    });
+    await call(`/v1/products/${product.id}/benefits`, { benefits: [editor.id, plugins.id] });
+    const buyer = (await buy(product.id, "two-keys@example.com")).customer_id as string;
+    const keys = await eventually(
+      async () => {
+        const items = (await call(`/v1/license-keys/?organization_id=${organizationId}`)).items;
+        const mine = items.filter((k: { customer_id: string }) => k.customer_id === buyer);
+        return mine.length === 2 ? mine : undefined;
+      },
+      20_000,
+      "both keys",
+    );
+    const revoked = keys.find((k: { benefit_id: string }) => k.benefit_id === plugins.id);
+    const res = await api(t.url, `/v1/license-keys/${revoked.id}`, {
+      token,
+      method: "PATCH",
+      body: { status: "revoked" },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+
+    const session = await call("/v1/customer-sessions/", { customer_id: buyer });
+    const page = await browser.newPage();
+    await page.goto(session.customer_portal_url);
+    const live = page.locator(
+      `[data-license-key="${keys.find((k: { id: string }) => k.id !== revoked.id).id}"]`,
+    );
+    const dead = page.locator(`[data-license-key="${revoked.id}"]`);
+    await dead.waitFor();
+    expect(await live.getByRole("button").count()).toBe(1);
+    await live.getByRole("button", { name: "Copy key for Editor Pro", exact: true }).waitFor();
+    expect(await dead.getByRole("button").count()).toBe(0);
+    expect(await dead.locator(".key-status").textContent()).toBe("Revoked");
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
   });

@@ -86,6 +86,7 @@ export interface Customer {
 }
 export interface BenefitGrant {
   id: string;
+  benefit_id: string;
   benefit: { description: string; type: string };
   properties?: { license_key?: { key?: string; display_key?: string } };
 }

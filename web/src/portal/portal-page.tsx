@@ -199,7 +199,14 @@ export function PortalPage({
           </div>
         ))}
         {data.licenseKeys.map((k) => (
-          <LicenseKeyCard key={k.id} licenseKey={k} />
+          <LicenseKeyCard
+            key={k.id}
+            licenseKey={k}
+            benefit={
+              data.grants.find((g) => g.benefit_id === k.benefit_id)?.benefit.description ??
+              "your purchase"
+            }
+          />
         ))}
         {data.downloadables.map((d) => (
           <div key={d.id} className="card row download">
@@ -260,7 +267,9 @@ function showsUsage(data: Data): boolean {
   return organization?.customer_portal_settings?.usage.show !== false;
 }
 
-function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
+const KEY_STATUSES: Record<string, string> = { revoked: "Revoked", disabled: "Disabled" };
+
+function LicenseKeyCard({ licenseKey: k, benefit }: { licenseKey: LicenseKey; benefit: string }) {
   const [copied, setCopied] = useState<"not yet" | "copied" | "refused">("not yet");
   // The page shows the key masked: where the browser gives no clipboard (plain http, a refused
   // permission) the whole key is shown, selected, for the buyer to copy by hand.
@@ -277,15 +286,23 @@ function LicenseKeyCard({ licenseKey: k }: { licenseKey: LicenseKey }) {
       <div className="row">
         <span>
           <code>{k.display_key}</code>
-          {k.status !== "granted" ? (
-            <span className="muted"> ({k.status})</span>
-          ) : k.expires_at ? (
+          {k.status === "granted" && k.expires_at ? (
             <span className="muted"> · expires {day(k.expires_at)}</span>
           ) : null}
         </span>
-        <button type="button" onClick={() => void copy()}>
-          {copied === "copied" ? "Copied" : "Copy key"}
-        </button>
+        {/* A revoked or disabled key no longer works: it is said so, with nothing to copy. */}
+        {k.status === "granted" ? (
+          <button
+            type="button"
+            // The name holds the words shown (WCAG's label in name) and whose key it copies.
+            aria-label={`${copied === "copied" ? "Copied" : "Copy"} key for ${benefit}`}
+            onClick={() => void copy()}
+          >
+            {copied === "copied" ? "Copied" : "Copy key"}
+          </button>
+        ) : (
+          <span className="key-status">{KEY_STATUSES[k.status] ?? k.status}</span>
+        )}
       </div>
       {copied === "refused" ? (
         <label className="field">
