@@ -1,7 +1,7 @@
 // An order's invoice from the customer portal in a real browser: the first time, the page asks
-// for the details it is made out to (prefilled from the order, the taxed country fixed), generates
-// it and downloads the PDF; after that the button downloads it at once. A refusal is said in the
-// form with what the buyer typed kept.
+// for the details it is made out to (prefilled from the order, the taxed country and state fixed,
+// the state shown by its name), generates it and downloads the PDF; after that the button
+// downloads it at once. A refusal is said in the form with what the buyer typed kept.
 import { readFile } from "node:fs/promises";
 import { sql } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
@@ -67,6 +67,8 @@ describe("invoices in the customer portal", () => {
     // The country and state decided the tax: shown, not editable.
     expect(await form.getByLabel("Country code").getAttribute("readonly")).not.toBeNull();
     expect(await form.getByLabel("State or region").getAttribute("readonly")).not.toBeNull();
+    // The state by its name, not the code the order stores ("US-NY").
+    expect(await form.getByLabel("State or region").inputValue()).toBe("New York");
     await form.getByLabel("Billing name").fill("Hopper Computing Ltd");
     await form.getByLabel("Address line 2 (optional)").fill("Suite 9");
     await snapshot(page, "portal-invoice-details");
@@ -84,7 +86,7 @@ describe("invoices in the customer portal", () => {
     expect(seller).toMatchObject({
       is_invoice_generated: true,
       billing_name: "Hopper Computing Ltd",
-      billing_address: { line2: "Suite 9", country: "US" },
+      billing_address: { line2: "Suite 9", country: "US", state: "US-NY" },
     });
 
     // Made once: later the button downloads the same invoice without asking again, also after a

@@ -64,3 +64,10 @@ export function subdivisionOptions(country: string | null | undefined): CountryO
     .map(([code, name]) => ({ code: `${country}-${code}`, name }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
+
+/** A stored state ("US-NY", or "NY" saved without the prefix) by its name; free text as it is. */
+export function subdivisionName(country: string | null | undefined, state: string): string {
+  const names = SUBDIVISION_NAMES[country as keyof typeof SUBDIVISION_NAMES];
+  const code = state.startsWith(`${country}-`) ? state.slice(`${country}-`.length) : state;
+  return names && Object.hasOwn(names, code) ? (names[code] ?? state) : state;
+}

@@ -2,6 +2,7 @@
 // portal does): they are frozen with the invoice, so the buyer sees and may correct them first.
 // The country and state decided the order's tax: once the order has an address they stay.
 import { useState } from "react";
+import { subdivisionName } from "../checkout/countries.ts";
 import type { Address, Order, PortalApi } from "./api.ts";
 
 const FIELDS = [
@@ -100,9 +101,12 @@ export function InvoiceForm({
       <div className="pair">
         <div className="field">
           <label htmlFor={id("state")}>State or region</label>
+          {/* Fixed, it is shown by its name ("New York"); the code it stands for is sent. */}
           <input
             id={id("state")}
-            value={address.state ?? ""}
+            value={
+              start ? subdivisionName(address.country, address.state ?? "") : (address.state ?? "")
+            }
             readOnly={Boolean(start)}
             onChange={(e) => set("state", e.target.value)}
           />
