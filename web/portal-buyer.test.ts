@@ -1,12 +1,14 @@
 // The customer portal as a buyer meets it in a real browser beyond the happy path: a free trial
 // canceled and kept again by keyboard; a subscription in yen offered only the plans it can move to;
 // and on a 360 px phone a failed renewal paid first with a card that is declined again, then with
-// one that pays, the card form and the orders fitting the screen.
+// one that pays, the card form and the orders fitting the screen; and a plan billing usage on top
+// of its fixed price says so.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
   billingSeller,
+  meteredPlan,
   monthlyProduct,
   subscribe,
   subscriptionOf,
@@ -182,6 +184,26 @@ describe("a failed renewal paid from a 360 px phone", () => {
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
     expect(await row.locator("td").nth(3).textContent()).toBe("Paid");
     expect(await sideways()).toBe(0);
+    await page.close();
+  });
+});
+
+describe("a subscription with a metered price", () => {
+  it("says usage is billed on top of the fixed price, and at what a unit", async () => {
+    const { product } = await meteredPlan(s, {
+      name: "Render",
+      interval: "month",
+      credit: 0,
+      fixedAmount: 500,
+    });
+    const { subscriptionId, customerId } = await subscribe(s, product.id);
+    const page = await openPortal(customerId);
+    const card = page.locator(`[data-subscription="${subscriptionId}"]`);
+    await card.locator(".status").waitFor();
+    expect(await card.locator(".price").textContent()).toBe("$5.00 / month + usage");
+    expect(await card.locator(".usage-price").allTextContents()).toEqual([
+      "Plus $0.10 per unit of Render calls, billed each month",
+    ]);
     await page.close();
   });
 });

@@ -51,3 +51,26 @@ export function confirmationPath(secret: string): string {
   return `/checkout/${encodeURIComponent(secret)}/confirmation`;
 }
 export const interval = perInterval;
+
+/** A price as the checkout and the portal both read it for its usage line. */
+export interface UsagePrice {
+  amount_type: string;
+  is_archived?: boolean;
+  unit_amount?: string;
+  price_currency?: string;
+  meter?: { name: string } | null;
+}
+
+/** "Plus $0.005 per unit of API calls, billed each month" for each price billed from usage. */
+export function usagePriceLines(
+  prices: readonly UsagePrice[],
+  currency: string,
+  interval: string | null,
+): string[] {
+  return prices
+    .filter((p) => p.amount_type === "metered_unit" && !p.is_archived && p.unit_amount)
+    .map(
+      (p) =>
+        `Plus ${unitMoney(p.unit_amount!, p.price_currency ?? currency)} per unit of ${p.meter?.name ?? "usage"}${interval ? `, billed each ${interval}` : ""}`,
+    );
+}

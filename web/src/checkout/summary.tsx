@@ -1,7 +1,7 @@
 // The order summary: the product, then subtotal, discount, tax and total, and for a subscription
 // what later periods cost. On a phone it folds into one line with the total, opened on demand.
 import { useId, useState } from "react";
-import { money, unitMoney } from "./format.ts";
+import { money, usagePriceLines } from "./format.ts";
 import type { Checkout } from "./types.ts";
 
 interface Discount {
@@ -63,15 +63,9 @@ export function renewalPrice(c: Checkout): string | null {
   return trialLabel(c) ? `${discounted} for the first ${interval}, then ${full}` : full;
 }
 
-/** "Plus $0.005 per API call, billed each month" for each price billed from usage later. */
+/** "Plus $0.005 per unit of API calls, billed each month" for each price billed from usage later. */
 export function usagePrices(c: Checkout): string[] {
-  const interval = c.product.recurring_interval;
-  return (c.product.prices ?? [])
-    .filter((p) => p.amount_type === "metered_unit" && !p.is_archived && p.unit_amount)
-    .map(
-      (p) =>
-        `Plus ${unitMoney(p.unit_amount!, p.price_currency ?? c.currency)} per unit of ${p.meter?.name ?? "usage"}${interval ? `, billed each ${interval}` : ""}`,
-    );
+  return usagePriceLines(c.product.prices ?? [], c.currency, c.product.recurring_interval ?? null);
 }
 
 export function OrderSummary({ checkout: c }: { checkout: Checkout }) {

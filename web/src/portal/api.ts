@@ -7,6 +7,9 @@ export interface Price {
   price_amount?: number;
   price_currency?: string;
   is_archived?: boolean;
+  /** A metered price's amount a unit, in minor units as a decimal string. */
+  unit_amount?: string;
+  meter?: { name: string } | null;
 }
 export type ProrationBehavior = "invoice" | "prorate" | "next_period" | "reset";
 export interface Product {
@@ -52,6 +55,8 @@ export interface Subscription {
   resumes_at: string | null;
   customer_cancellation_reason: string | null;
   product: Product;
+  /** The prices it bills each period: fixed ones make `amount`, metered ones bill usage on top. */
+  prices: Price[];
   /** The current period's usage of each metered price (Polar's SubscriptionMeter). */
   meters: SubscriptionMeter[];
 }

@@ -3,7 +3,7 @@
 // only when the seller's customer_portal_settings.subscription.pause allows it, pause at period
 // end, take a scheduled pause back, or resume.
 import { useRef, useState } from "react";
-import { money } from "../checkout/format.ts";
+import { money, usagePriceLines } from "../checkout/format.ts";
 import type { Order, PlanProduct, PortalApi, Subscription } from "./api.ts";
 import { canChangePlan, ChangePlan } from "./change-plan.tsx";
 import { day } from "./dates.ts";
@@ -93,6 +93,7 @@ export function SubscriptionCard({
   const active = s.status === "active";
   const billable = BILLABLE.has(s.status) && !s.ended_at;
   const trial = s.status === "trialing";
+  const usage = usagePriceLines(s.prices ?? [], s.currency, s.recurring_interval);
   // The button pressed goes away with the change: focus moves to the line that says what changed.
   const statusRef = useRef<HTMLParagraphElement>(null);
   const run = async (fn: () => Promise<unknown>) => {
@@ -113,10 +114,16 @@ export function SubscriptionCard({
     <article className="card" data-subscription={s.id}>
       <div className="row">
         <strong>{s.product.name}</strong>
-        <span>
+        <span className="price">
           {money(s.amount, s.currency)} / {s.recurring_interval}
+          {usage.length > 0 ? " + usage" : ""}
         </span>
       </div>
+      {usage.map((line) => (
+        <p key={line} className="muted usage-price">
+          {line}
+        </p>
+      ))}
       <p className="muted status" ref={statusRef} tabIndex={-1}>
         {statusLine(s, orders)}
       </p>
