@@ -1,9 +1,11 @@
 // `till clock` against a real server with an organization token, as CI runs it: show, advance by a
 // duration and to a time, refuse a bad duration, reset; --json parsed as JSON. Meter quantities
 // count "30d" back from the organization's clock, where usage sent after an advance lands; a
-// subscription's and an order's `get` show the period a renewal moves and the order it makes.
+// subscription's and an order's `get` show the period a renewal moves and the order it makes, and a
+// trialing one when its first charge happens.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessToken, createSeller } from "../test/helpers/auth.ts";
+import { billingSeller, monthlyProduct, subscribe } from "../test/helpers/billing.ts";
 import { cliEnv, till } from "../test/helpers/cli.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 import { addMonths, advanceBody } from "./commands/clock.ts";
@@ -154,6 +156,30 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(ended.exitCode).toBe(1);
     expect(ended.stderr.trim()).toBe(
       `Error: Subscription ${id} has ended: it can no longer be uncanceled.`,
+    );
+  });
+
+  it("subscriptions get on a trialing subscription says the first charge is at the trial's end", async () => {
+    const s = await billingSeller(t);
+    const product = await monthlyProduct(s, "Trial plan", 1500, 7);
+    const { subscriptionId: id } = await subscribe(s, product.id);
+    const own = cliEnv(undefined, { TILL_TOKEN: s.token, TILL_SERVER: t.url });
+    const sub = JSON.parse((await till(["subscriptions", "get", id, "--json"], own)).stdout) as {
+      status: string;
+      trial_end: string;
+    };
+    expect(sub.status).toBe("trialing");
+    const shown = await till(["subscriptions", "get", id], own);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^status +trialing$/m);
+    expect(shown.stdout).toMatch(
+      new RegExp(`^next +first charge when the trial ends \\(${sub.trial_end}\\)$`, "m"),
+    );
+    // Uncanceled, it says the same rather than "renews".
+    expect((await till(["subscriptions", "cancel", id], own)).exitCode).toBe(0);
+    const uncancel = await till(["subscriptions", "uncancel", id], own);
+    expect(uncancel.stdout).toContain(
+      `Subscription ${id} makes its first charge when the trial ends, ${sub.trial_end}.`,
     );
   });
 });

@@ -109,7 +109,9 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
             ? "pauses at period end"
             : s.status === "past_due"
               ? `payment owed since ${s.past_due_at}`
-              : "renews at period end",
+              : s.status === "trialing" && s.trial_end
+                ? `first charge when the trial ends (${s.trial_end})`
+                : "renews at period end",
     ],
     ["resumes", s.resumes_at],
     ["checkout", s.checkout_id],
@@ -119,6 +121,8 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
 /** What a cancel, uncancel or revoke left the subscription doing, in words. */
 function changed(s: Subscription): string {
   if (s.ended_at) return `Subscription ${s.id} ended ${s.ended_at}.`;
+  if (!s.cancel_at_period_end && s.status === "trialing" && s.trial_end)
+    return `Subscription ${s.id} makes its first charge when the trial ends, ${s.trial_end}.`;
   return s.cancel_at_period_end
     ? `Subscription ${s.id} cancels at the end of its period, ${s.current_period_end}; until then it stays ${s.status}.`
     : `Subscription ${s.id} renews at the end of its period, ${s.current_period_end}.`;
