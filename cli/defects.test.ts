@@ -170,6 +170,20 @@ describe("CLI defects", { timeout: 120_000 }, () => {
     expect(list.items).toContain("subscription.revoked");
   });
 
+  it("trigger names each step by what its request answers: the confirm step's checkout as such", async () => {
+    const paid = await till(["trigger", "order.paid"], env);
+    expect(paid.exitCode, paid.stderr).toBe(0);
+    const checkoutId = paid.stderr.match(/POST \/v1\/checkouts\/ → checkout (\S+)$/m)?.[1];
+    expect(checkoutId, paid.stderr).toBeTruthy();
+    expect(paid.stderr).toMatch(
+      new RegExp(
+        `^POST /v1/checkouts/client/\\S+/confirm → confirmed_checkout ${checkoutId}$`,
+        "m",
+      ),
+    );
+    expect(paid.stderr).not.toContain("→ payment");
+  });
+
   it("--json everywhere: open prints {url}, listen --print-secret prints {secret}, tokens list is the API's page", async () => {
     expect(await json(["open", "dashboard"])).toEqual({ url: `${t.url}/` });
     expect(await json(["open", "webhooks"])).toEqual({ url: `${t.url}/webhooks` });

@@ -46,9 +46,10 @@ const checkout = (organizationId: string | undefined): Fixture => ({
     ...(organizationId ? { organization_id: organizationId } : {}),
   },
 });
+// The confirm answers the checkout, now confirmed: its step is named for that, not "payment".
 const pay: Fixture[] = [
   {
-    name: "payment",
+    name: "confirmed_checkout",
     method: "post",
     path: "/v1/checkouts/client/${checkout:client_secret}/confirm",
     params: {
