@@ -119,7 +119,7 @@ describe("till clock", { timeout: 120_000 }, () => {
     const org = ["--org", seller.organization.id];
     const sub = await till(["trigger", "subscription.active", ...org, "--json"], user);
     expect(sub.exitCode, sub.stderr).toBe(0);
-    const id = JSON.parse(sub.stdout).subscriptionId as string;
+    const id = JSON.parse(sub.stdout).subscription_id as string;
     const before = await json<{ current_period_end: string }>(["subscriptions", "get", id]);
     const shown = await till(["subscriptions", "get", id], env);
     expect(shown.stdout).toMatch(/^period +\S+ → (\S+)$/m);

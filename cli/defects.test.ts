@@ -105,8 +105,8 @@ describe("CLI defects", { timeout: 120_000 }, () => {
   it("--org takes an id or a slug on trigger and events ingest, defaults to the profile's and says which", async () => {
     const viaSlug = await till(["trigger", "order.paid", "--org", second.slug, "--json"], env);
     expect(viaSlug.exitCode, viaSlug.stderr).toBe(0);
-    const paid = JSON.parse(viaSlug.stdout) as { productId: string; orderId: string };
-    const product = await json<{ organization_id: string }>(["products", "get", paid.productId]);
+    const paid = JSON.parse(viaSlug.stdout) as { product_id: string; order_id: string };
+    const product = await json<{ organization_id: string }>(["products", "get", paid.product_id]);
     expect(product.organization_id).toBe(second.id);
 
     const byDefault = await till(["trigger", "product.created"], env);
@@ -136,32 +136,32 @@ describe("CLI defects", { timeout: 120_000 }, () => {
   });
 
   it("trigger reuses one fixture product per organization, or the one its overrides describe", async () => {
-    const a = await json<{ productId: string }>(["trigger", "order.paid"]);
-    const b = await json<{ productId: string }>(["trigger", "order.paid"]);
-    expect(b.productId).toBe(a.productId);
+    const a = await json<{ product_id: string }>(["trigger", "order.paid"]);
+    const b = await json<{ product_id: string }>(["trigger", "order.paid"]);
+    expect(b.product_id).toBe(a.product_id);
     const gold = ["--override", "product:name=Gold", "--override", "price:amount=2500"];
-    const c = await json<{ productId: string; orderId: string }>([
+    const c = await json<{ product_id: string; order_id: string }>([
       "trigger",
       "order.paid",
       ...gold,
       "--add",
       "metadata.plan=gold",
     ]);
-    expect(c.productId).not.toBe(a.productId);
+    expect(c.product_id).not.toBe(a.product_id);
     const product = await json<{ name: string; prices: { price_amount: number }[] }>([
       "products",
       "get",
-      c.productId,
+      c.product_id,
     ]);
     expect(product).toMatchObject({ name: "Gold", prices: [{ price_amount: 2500 }] });
     const order = await json<{ total_amount: number; metadata: Record<string, unknown> }>([
       "orders",
       "get",
-      c.orderId,
+      c.order_id,
     ]);
     expect(order.total_amount).toBe(2500);
-    const d = await json<{ productId: string }>(["trigger", "order.paid", ...gold]);
-    expect(d.productId).toBe(c.productId);
+    const d = await json<{ product_id: string }>(["trigger", "order.paid", ...gold]);
+    expect(d.product_id).toBe(c.product_id);
     const names = (
       await json<{ items: { name: string }[] }>(["products", "list", "--limit", "100"])
     ).items.map((p) => p.name);
@@ -189,8 +189,16 @@ describe("CLI defects", { timeout: 120_000 }, () => {
     expect(await json(["open", "webhooks"])).toEqual({ url: `${t.url}/webhooks` });
     // The server's own API reference, which documents what it serves.
     expect(await json(["open", "docs"])).toEqual({ url: `${t.url}/docs` });
-    const paid = await json<{ checkoutId: string }>(["trigger", "order.paid"]);
-    const checkout = await json<{ url: string }>(["open", "checkout", paid.checkoutId]);
+    // snake_case keys, as the API's fields.
+    const paid = await json<{ checkout_id: string }>(["trigger", "order.paid"]);
+    expect(Object.keys(paid).sort()).toEqual([
+      "checkout_id",
+      "customer_id",
+      "event",
+      "order_id",
+      "product_id",
+    ]);
+    const checkout = await json<{ url: string }>(["open", "checkout", paid.checkout_id]);
     expect(checkout.url).toContain("/checkout/");
     const secret = await json<{ secret: string }>(["listen", "--print-secret"]);
     expect(secret.secret).toMatch(/^whsec_/);

@@ -72,7 +72,7 @@ describe("till init and profiles", { timeout: 120_000 }, () => {
       expect(forged.status).toBe(403);
       const paid = await till(["trigger", "order.paid", "--org", org.id, "--json"], env);
       expect(paid.exitCode, paid.stderr).toBe(0);
-      const { orderId } = JSON.parse(paid.stdout) as { orderId: string };
+      const { order_id: orderId } = JSON.parse(paid.stdout) as { order_id: string };
       await waitFor(
         () => handlerOut.includes(`Received order.paid ${orderId}`),
         20_000,

@@ -197,30 +197,30 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect((await json(["checkout-links", "list"])).items).toHaveLength(1);
 
     const paid = await json(["trigger", "order.paid"]);
-    expect(paid.orderId).toBeTruthy();
-    expect((await json(["orders", "get", paid.orderId])).status).toBe("paid");
+    expect(paid.order_id).toBeTruthy();
+    expect((await json(["orders", "get", paid.order_id])).status).toBe("paid");
     const sub = await json(["trigger", "subscription.active"]);
     expect(
       (await json(["subscriptions", "list", "--active"])).items.map((s: { id: string }) => s.id),
-    ).toContain(sub.subscriptionId);
+    ).toContain(sub.subscription_id);
     expect(
-      (await json(["subscriptions", "cancel", sub.subscriptionId, "--reason", "too_expensive"]))
+      (await json(["subscriptions", "cancel", sub.subscription_id, "--reason", "too_expensive"]))
         .cancel_at_period_end,
     ).toBe(true);
     expect(
-      (await json(["subscriptions", "uncancel", sub.subscriptionId])).cancel_at_period_end,
+      (await json(["subscriptions", "uncancel", sub.subscription_id])).cancel_at_period_end,
     ).toBe(false);
-    expect((await json(["subscriptions", "revoke", sub.subscriptionId])).status).toBe("canceled");
+    expect((await json(["subscriptions", "revoke", sub.subscription_id])).status).toBe("canceled");
     // Ended: the list says when, in the past tense.
-    const get = await till(["subscriptions", "get", sub.subscriptionId], env);
+    const get = await till(["subscriptions", "get", sub.subscription_id], env);
     expect(get.stdout).toMatch(/canceled \(ended \d{4}-\d{2}-\d{2}\)/);
   });
 
   it("refunds, license keys and webhooks: endpoints, deliveries, redeliver", async () => {
     const paid = await json(["trigger", "order.paid"]);
-    const refund = await json(["refunds", "create", "--order", paid.orderId, "--amount", "400"]);
-    expect(refund).toMatchObject({ order_id: paid.orderId, amount: 400, status: "succeeded" });
-    expect((await json(["refunds", "list", "--order", paid.orderId])).items).toHaveLength(1);
+    const refund = await json(["refunds", "create", "--order", paid.order_id, "--amount", "400"]);
+    expect(refund).toMatchObject({ order_id: paid.order_id, amount: 400, status: "succeeded" });
+    expect((await json(["refunds", "list", "--order", paid.order_id])).items).toHaveLength(1);
     expect((await json(["license-keys", "list"])).items).toEqual([]);
 
     const endpoint = await json([

@@ -71,17 +71,18 @@ export async function trigger(
   });
   const id = (name: string, path = "id") =>
     answers.has(name) ? (pick(answers.get(name), path) as string | undefined) : undefined;
+  // snake_case, as the API's fields and the rest of the CLI's --json output.
   const state = {
     event,
-    productId: id("product"),
-    checkoutId: id("checkout"),
-    orderId: id("order", "items.0.id"),
-    subscriptionId: id("order", "items.0.subscription_id") ?? undefined,
-    customerId: id("customer") ?? id("order", "items.0.customer_id"),
+    product_id: id("product"),
+    checkout_id: id("checkout"),
+    order_id: id("order", "items.0.id"),
+    subscription_id: id("order", "items.0.subscription_id") ?? undefined,
+    customer_id: id("customer") ?? id("order", "items.0.customer_id"),
   };
   ctx.out.result(
     Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined && v !== null)),
     () =>
-      `Triggered ${event}${state.orderId ? ` (order ${state.orderId})` : state.productId ? ` (product ${state.productId})` : ""}.`,
+      `Triggered ${event}${state.order_id ? ` (order ${state.order_id})` : state.product_id ? ` (product ${state.product_id})` : ""}.`,
   );
 }
