@@ -122,13 +122,19 @@ export async function confirmCheckout(
   const payment = attempt.payment;
 
   // Null when the reconciler or a processor webhook settled this attempt first: show it as it is.
-  const done = (await fulfil(deps, claimed, payment, trial)) ?? (await bySecret(deps, secret));
+  const fulfilled = await fulfil(deps, claimed, payment, trial);
+  const done = fulfilled?.checkout ?? (await bySecret(deps, secret));
   // Polar's CheckoutPublicConfirmed has the literal status "confirmed": the answer to a confirm
   // describes the confirmation. The payment has settled by now; the next read says "succeeded".
-  // The customer session token lets the confirmation page show the order to the buyer.
-  const customerSessionToken = done.customerId
-    ? await openBuyerSession(deps, done.organizationId, done.customerId)
-    : null;
+  // The customer session token lets the confirmation page show the order to the buyer: only a
+  // customer this purchase made, or one the seller named on the session. Anyone may type an
+  // existing customer's email, and that customer's portal is not theirs to open (as Polar's
+  // checkout, which gives no session to a customer found by email).
+  const ownsCustomer = claimed.customerId !== null || fulfilled?.customerCreated === true;
+  const customerSessionToken =
+    done.customerId && ownsCustomer
+      ? await openBuyerSession(deps, done.organizationId, done.customerId)
+      : null;
   return {
     ...checkoutPublicOut(await loadPublicView(deps, done)),
     status: "confirmed" as const,

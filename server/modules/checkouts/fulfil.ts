@@ -69,7 +69,8 @@ export async function reopen(
 
 /**
  * A paid (or free) session becomes an order. Null when the attempt was already settled: the caller
- * reads the session as it is.
+ * reads the session as it is. `customerCreated` says whether the purchase made its customer rather
+ * than finding one by the buyer's email (or the session's customer or external ID).
  */
 export async function fulfil(
   deps: CheckoutDeps,
@@ -77,7 +78,7 @@ export async function fulfil(
   payment: TakenPayment,
   /** From the confirm; when unknown (the reconciler), a trial product paid with no charge is one. */
   trialGiven?: Trial | null,
-): Promise<repo.CheckoutRow | null> {
+): Promise<{ checkout: repo.CheckoutRow; customerCreated: boolean } | null> {
   return inTransaction(deps.db, async (tx) => {
     const clock = deps.clock;
     const now = clock.now();
@@ -94,7 +95,7 @@ export async function fulfil(
         : payment.processorPaymentId === null
           ? trialOf(product!, row, true)
           : null;
-    const { customer } = await resolveBuyer(tx, clock, row, {
+    const { customer, created } = await resolveBuyer(tx, clock, row, {
       id: row.customerId,
       externalId: row.externalCustomerId,
       email: row.customerEmail!,
@@ -234,7 +235,7 @@ export async function fulfil(
       subscriptionId: subscription?.id ?? null,
     });
     await recordCustomerState(tx, clock, order);
-    return updated;
+    return { checkout: updated, customerCreated: created };
   });
 }
 
