@@ -11,11 +11,13 @@ export const METADATA_MAX_KEYS = 50;
 export const METADATA_MAX_KEY_LENGTH = 40;
 export const METADATA_MAX_STRING_LENGTH = 500;
 
-export const metadataValue = z.union([
-  z.string().min(1).max(METADATA_MAX_STRING_LENGTH),
-  z.number(),
-  z.boolean(),
-]);
+// Polar keeps any integer exactly; JSON.parse rounds those past 2^53 (12345678901234567890 becomes
+// 12345678901234567000), so such a value is refused rather than stored as a number nobody sent.
+export const metadataValue = z
+  .union([z.string().min(1).max(METADATA_MAX_STRING_LENGTH), z.number(), z.boolean()])
+  .refine((v) => typeof v !== "number" || !Number.isInteger(v) || Number.isSafeInteger(v), {
+    message: `Integers in metadata must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}; send larger ones as strings.`,
+  });
 
 export const metadataInput = z
   .record(z.string().min(1).max(METADATA_MAX_KEY_LENGTH), metadataValue)

@@ -116,6 +116,29 @@ describe("strings PostgreSQL cannot store", () => {
   });
 });
 
+describe("metadata integers JSON.parse cannot hold exactly", () => {
+  it("are a 422 at the key, nothing created; safe integers and floats are kept", async () => {
+    const post = (metadata: string) =>
+      fetch(`${t.url}/v1/customers/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: `{"email":"big@example.com","metadata":${metadata}}`,
+      });
+    for (const n of ["12345678901234567890", "-9007199254740993"]) {
+      const res = await post(`{"n":${n}}`);
+      expectLoc({ status: res.status, body: await res.json() }, ["body", "metadata", "n"]);
+    }
+    const listed = await api(t.url, "/v1/customers/?email=big@example.com", { token });
+    expect(listed.body.items).toEqual([]);
+    const kept = await post('{"n":9007199254740991,"f":1.5}');
+    expect(kept.status).toBe(201);
+    expect(((await kept.json()) as { metadata: unknown }).metadata).toEqual({
+      n: 9007199254740991,
+      f: 1.5,
+    });
+  });
+});
+
 describe("metadata filters named like Object.prototype members", () => {
   it("are ordinary keys: 200, no match, no prototype touched", async () => {
     for (const key of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
