@@ -61,17 +61,19 @@ export async function listMails(db: Db, limit: number) {
 }
 
 /**
- * The sandbox outbox as one user may see it: mail to themselves, to members of their organizations
- * and to addresses their organizations invited. Recipients are matched case-insensitively.
+ * The sandbox outbox as one user may see it: all mail to themselves, and invitations sent to
+ * members of their organizations and to addresses their organizations invited. Anyone may invite
+ * any address, so another person's account mail (reset, verification, change of email, deletion)
+ * is never shown: its link would take over their account. Recipients match case-insensitively.
  */
 export async function listMailsVisibleTo(db: Db, userId: string, limit: number) {
   return db
     .select()
     .from(emailOutbox)
     .where(
-      sql`lower(${emailOutbox.to}) in (
+      sql`(lower(${emailOutbox.to}) in (
         select lower(u.email) from ${user} u where u.id = ${userId}
-        union
+      ) or (${emailOutbox.kind} = 'invitation' and lower(${emailOutbox.to}) in (
         select lower(u.email) from ${member} mine
           join ${member} m on m.organization_id = mine.organization_id
           join ${user} u on u.id = m.user_id
@@ -80,7 +82,7 @@ export async function listMailsVisibleTo(db: Db, userId: string, limit: number) 
         select lower(i.email) from ${member} mine
           join ${invitation} i on i.organization_id = mine.organization_id
           where mine.user_id = ${userId}
-      )`,
+      )))`,
     )
     .orderBy(desc(emailOutbox.createdAt))
     .limit(limit);

@@ -1,7 +1,7 @@
 // GET /v1/sandbox/emails: the email outbox for the dashboard, in sandbox mode only, where no mail
 // leaves the machine and a seller needs to read verification, reset and invitation links somewhere.
-// Signed-in users only (an organization token is for machines), and only mail addressed to people
-// the user already knows: themselves, their organizations' members and invitees.
+// Signed-in users only (an organization token is for machines): their own mail, and the invitations
+// sent to their organizations' members and invitees.
 import { apiRouter, type Router } from "../../lib/api-router.ts";
 import { z } from "zod";
 import type { Db } from "../../../db/client.ts";

@@ -1,5 +1,6 @@
-// GET /v1/sandbox/emails: a signed-in user reads the sandbox outbox, limited to mail for themselves,
-// their organizations' members and invitees; machines (organization tokens) and strangers do not.
+// GET /v1/sandbox/emails: a signed-in user reads the sandbox outbox, limited to mail for themselves
+// and invitations to their organizations' members and invitees; machines (organization tokens) and
+// strangers do not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createAccessToken, createOrganization, signUp } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
@@ -51,6 +52,32 @@ describe("GET /v1/sandbox/emails", () => {
 
     const theirs = await api(t.url, "/v1/sandbox/emails", { token: stranger.token });
     expect(theirs.body.items.map((m: { to: string }) => m.to)).toEqual([stranger.email]);
+  });
+
+  it("never shows another user's account mail (password reset, verification) to an inviter", async () => {
+    const attacker = await signUp(t.url);
+    const victim = await signUp(t.url);
+    const org = await createOrganization(t.url, attacker);
+    // Inviting the victim's address makes it an invitee of the attacker's organization.
+    const inv = await api(t.url, "/api/auth/organization/invite-member", {
+      token: attacker.token,
+      body: { email: victim.email, role: "member", organizationId: org.id },
+    });
+    expect(inv.status).toBe(200);
+    const reset = await api(t.url, "/api/auth/request-password-reset", {
+      body: { email: victim.email, redirectTo: "/reset-password" },
+    });
+    expect(reset.status).toBe(200);
+
+    const seen = await api(t.url, "/v1/sandbox/emails?limit=100", { token: attacker.token });
+    expect(seen.status).toBe(200);
+    const theirs = seen.body.items.filter(
+      (m: { to: string }) => m.to.toLowerCase() === victim.email.toLowerCase(),
+    );
+    expect(theirs.map((m: { kind: string }) => m.kind)).toEqual(["invitation"]);
+    // The victim still reads their own mail, the reset link included.
+    const own = await api(t.url, "/v1/sandbox/emails?limit=100", { token: victim.token });
+    expect(own.body.items.map((m: { kind: string }) => m.kind)).toContain("reset-password");
   });
 
   it("refuses organization tokens and anonymous callers, and validates limit", async () => {
