@@ -42,6 +42,26 @@ describe("sign-up and sign-in (better-auth/client)", () => {
     expect(session.data!.session.id).toMatch(UUID);
   });
 
+  it("a JSON body of null, or none, on sign-up and update-user is a 400 VALIDATION_ERROR, not a 500", async () => {
+    const b = browser(sandbox.url);
+    const { error } = await b.client.signUp.email({
+      email: uniqueEmail(),
+      password: PASSWORD,
+      name: "Ada",
+    });
+    expect(error).toBeNull();
+    const json = { "content-type": "application/json" };
+    for (const path of ["/api/auth/sign-up/email", "/api/auth/update-user"])
+      for (const body of ["null", ""]) {
+        const res = await b.call(path, { method: "POST", body, headers: json });
+        expect(res.status, `${path} ${JSON.stringify(body)}: ${res.text}`).toBe(400);
+        expect(res.body).toMatchObject({
+          code: "VALIDATION_ERROR",
+          message: expect.stringMatching(/^\[body\] Invalid input: expected object/),
+        });
+      }
+  });
+
   it("INVALID_EMAIL: sign-in with a malformed address is 400 INVALID_EMAIL; sign-up's body check rejects it first", async () => {
     const { client } = browser(sandbox.url);
     const inn = await client.signIn.email({ email: "not-an-email", password: PASSWORD });

@@ -4,7 +4,7 @@
 import { scrypt as scryptCb, randomBytes, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
-import { APIError } from "better-auth/api";
+import { APIError, createAuthMiddleware } from "better-auth/api";
 import { drizzleAdapter } from "better-auth/adapters/drizzle";
 import {
   admin,
@@ -56,6 +56,18 @@ function assertTeamName(name: unknown): void {
     });
   }
 }
+
+// The username plugin's hooks read `ctx.body.username` on these paths before the body is validated,
+// so a JSON `null` or an empty body threw a TypeError (a 500). Refused here first, as better-auth
+// answers any other non-object body.
+const USERNAME_HOOK_PATHS = new Set(["/sign-up/email", "/update-user"]);
+const objectBodyFirst = createAuthMiddleware(async (ctx) => {
+  if (!USERNAME_HOOK_PATHS.has(ctx.path) || (ctx.body !== null && ctx.body !== undefined)) return;
+  throw APIError.from("BAD_REQUEST", {
+    code: "VALIDATION_ERROR",
+    message: `[body] Invalid input: expected object, received ${String(ctx.body)}`,
+  });
+});
 
 export const organizationRoles = { owner: ownerAc, admin: adminAc, member: memberAc };
 
@@ -236,6 +248,7 @@ export function buildAuthOptions(deps: AuthOptionsDeps): Omit<BetterAuthOptions,
       // for browser sign-ins. Lets "revoke other sessions" keep the CLI signed in unless asked.
       additionalFields: { clientId: { type: "string", required: false, input: false } },
     },
+    hooks: { before: objectBodyFirst },
     databaseHooks: {
       user: { create: { before: async (user) => adminRoleOnCreate(config, user) } },
       session: {
