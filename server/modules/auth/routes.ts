@@ -11,6 +11,35 @@ import type { Auth } from "./auth.ts";
 import { CLIENT_IP_HEADER } from "./options.ts";
 
 const FORM = "application/x-www-form-urlencoded";
+/** As express.json() on /v1: better-auth itself reads a body of any size. */
+export const AUTH_BODY_LIMIT = 1_048_576;
+
+/**
+ * better-auth buffers the whole body with no limit, so a body is refused by its declared length
+ * first (a chunked one, which no browser or client of ours sends, has none to check). A body it
+ * answers without reading (a 405, say) is paused, not drained, and held the keep-alive connection's
+ * next request forever: it is let flow once the answer is sent.
+ */
+const boundedBody: RequestHandler = (req, res, next) => {
+  const length = req.headers["content-length"];
+  if (length === undefined && req.headers["transfer-encoding"] !== undefined)
+    return void res.status(411).set("connection", "close").json({
+      code: "LENGTH_REQUIRED",
+      message: "Send the body with a Content-Length.",
+    });
+  if (Number(length) > AUTH_BODY_LIMIT)
+    return void res
+      .status(413)
+      .set("connection", "close")
+      .json({
+        code: "PAYLOAD_TOO_LARGE",
+        message: `The request body is larger than the limit of ${AUTH_BODY_LIMIT} bytes.`,
+      });
+  res.on("finish", () => {
+    if (!req.complete) req.resume();
+  });
+  next();
+};
 
 export function authRouter(auth: Auth, options: { trustProxy: boolean; baseUrl: string }): Router {
   const router = createRouter();
@@ -54,6 +83,6 @@ export function authRouter(auth: Auth, options: { trustProxy: boolean; baseUrl: 
     await sendWebResponse(res, await auth.handler(request));
   };
   router.post("/api/auth/device/token", clientIp, deviceTokenForm);
-  router.all("/api/auth/*splat", clientIp, toNodeHandler(auth));
+  router.all("/api/auth/*splat", clientIp, boundedBody, toNodeHandler(auth));
   return router;
 }
