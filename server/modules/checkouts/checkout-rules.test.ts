@@ -247,6 +247,44 @@ describe("validation", () => {
     ).toBe(0);
   });
 
+  it("a number custom field takes whole numbers JSON can hold exactly, as Polar's int does", async () => {
+    const field = await post("/v1/custom-fields/", {
+      type: "number",
+      slug: "seats_wanted",
+      name: "Seats wanted",
+      properties: {},
+    });
+    expect(field.status, JSON.stringify(field.body)).toBe(201);
+    const p = await product(undefined, {
+      attached_custom_fields: [{ custom_field_id: field.body.id, required: false }],
+    });
+    const c = await checkout({ products: [p.id] });
+    const patch = (value: string) =>
+      fetch(`${t.url}/v1/checkouts/client/${c.client_secret}`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: `{"custom_field_data":{"seats_wanted":${value}}}`,
+      });
+    for (const [value, type] of [
+      ["1.5", "int_from_float"],
+      ["12345678901234567890", "value_error"],
+    ]) {
+      const res = await patch(value!);
+      const body = (await res.json()) as { detail: unknown[] };
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(body.detail[0]).toMatchObject({
+        loc: ["body", "custom_field_data", "seats_wanted"],
+        type,
+      });
+    }
+    expect((await client(c.client_secret)).body.custom_field_data).toEqual({});
+    const ok = await patch("9007199254740991");
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as { custom_field_data: unknown }).custom_field_data).toEqual({
+      seats_wanted: 9007199254740991,
+    });
+  });
+
   it("an unknown client secret is a 404; a discount code that does not exist is a 422 on discount_code", async () => {
     expect((await client("till_c_nope")).status).toBe(404);
     const c = await checkout({ products: [(await product()).id] });

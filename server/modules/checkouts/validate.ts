@@ -62,8 +62,18 @@ export function customFieldIssues(
         break;
       }
       case "number": {
+        // Polar's value is an int. One past 2^53 was already rounded by JSON.parse: refused, not
+        // stored as a number the buyer never typed.
         if (typeof value !== "number" || !Number.isFinite(value))
           issues.push({ loc, msg: "Must be a number.", type: "int_type" });
+        else if (!Number.isInteger(value))
+          issues.push({ loc, msg: "Must be a whole number.", type: "int_from_float" });
+        else if (!Number.isSafeInteger(value))
+          issues.push({
+            loc,
+            msg: `Must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}.`,
+            type: "value_error",
+          });
         else if (typeof p.ge === "number" && value < p.ge)
           issues.push({ loc, msg: `Must be at least ${p.ge}.`, type: "greater_than_equal" });
         else if (typeof p.le === "number" && value > p.le)
