@@ -247,6 +247,29 @@ describe("validation", () => {
     ).toBe(0);
   });
 
+  it("customer_ip_address must be an IPv4 or IPv6 address, on create and update", async () => {
+    const p = await product();
+    const before = await count(sql`select count(*)::int as n from checkouts`);
+    const bad = await post("/v1/checkouts/", {
+      products: [p.id],
+      customer_ip_address: "999.1.1.1",
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0].loc).toEqual(["body", "customer_ip_address"]);
+    expect(await count(sql`select count(*)::int as n from checkouts`)).toBe(before);
+    const c = await checkout({ products: [p.id], customer_ip_address: "2001:db8::1" });
+    const update = await api(t.url, `/v1/checkouts/${c.id}`, {
+      token,
+      method: "PATCH",
+      body: { customer_ip_address: "not an address" },
+    });
+    expect(update.status).toBe(422);
+    expect(update.body.detail[0].loc).toEqual(["body", "customer_ip_address"]);
+    expect((await api(t.url, `/v1/checkouts/${c.id}`, { token })).body.customer_ip_address).toBe(
+      "2001:db8::1",
+    );
+  });
+
   it("a number custom field takes whole numbers JSON can hold exactly, as Polar's int does", async () => {
     const field = await post("/v1/custom-fields/", {
       type: "number",

@@ -1,6 +1,7 @@
 // Wire schemas for checkout creation and updates (Polar's CheckoutProductsCreate and its legacy
 // single-product forms, CheckoutUpdate, CheckoutUpdatePublic and CheckoutConfirmStripe), and the
 // Checkout the seller's API answers with.
+import { isIP } from "node:net";
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
 import { queryList } from "../../lib/query.ts";
@@ -31,6 +32,11 @@ const trial = {
   trial_interval_count: z.number().int().min(1).max(1000).nullish(),
 };
 
+/** Polar's IPvAnyAddress: an IPv4 or IPv6 address, nothing else. */
+const ipAddress = z
+  .string()
+  .max(64)
+  .refine((v) => isIP(v) !== 0, { message: "value is not a valid IPv4 or IPv6 address" });
 const common = {
   metadata: metadataInput.optional(),
   custom_field_data: customFieldData.optional(),
@@ -45,7 +51,7 @@ const common = {
   external_customer_id: z.string().min(1).max(256).nullish(),
   customer_name: z.string().max(256).nullish(),
   customer_email: z.email().max(320).nullish(),
-  customer_ip_address: z.string().max(64).nullish(),
+  customer_ip_address: ipAddress.nullish(),
   customer_billing_name: z.string().max(256).nullish(),
   customer_billing_address: addressInput.nullish(),
   customer_tax_id: z.string().max(64).nullish(),
@@ -108,7 +114,7 @@ export const checkoutUpdate = checkoutUpdatePublic.omit({ discount_code: true })
   discount_id: z.uuid().nullish(),
   allow_discount_codes: z.boolean().nullish(),
   require_billing_address: z.boolean().nullish(),
-  customer_ip_address: z.string().max(64).nullish(),
+  customer_ip_address: ipAddress.nullish(),
   success_url: httpUrl.max(2048).nullish(),
   return_url: httpUrl.max(2048).nullish(),
   embed_origin: httpUrl.max(2048).nullish(),
