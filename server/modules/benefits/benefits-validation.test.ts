@@ -17,6 +17,11 @@ withBenefitTenants();
 
 describe("benefit validation (raw HTTP): 422 in Polar's shape, nothing written", () => {
   const custom = { type: "custom", description: "Valid description", properties: { note: "n" } };
+  const keys = (properties: Record<string, unknown>) => () => ({
+    type: "license_keys",
+    description: "Keys",
+    properties,
+  });
   const cases: [string, () => Record<string, unknown>, (string | number)[]][] = [
     ["description too short", () => ({ ...custom, description: "ab" }), ["body", "description"]],
     [
@@ -124,36 +129,35 @@ describe("benefit validation (raw HTTP): 422 in Polar's shape, nothing written",
     ],
     [
       "license keys with a zero ttl",
-      () => ({
-        type: "license_keys",
-        description: "Keys",
-        properties: { expires: { ttl: 0, timeframe: "year" } },
-      }),
+      keys({ expires: { ttl: 0, timeframe: "year" } }),
       ["body", "properties", "expires", "ttl"],
     ],
     [
       "license keys with a bad timeframe",
-      () => ({
-        type: "license_keys",
-        description: "Keys",
-        properties: { expires: { ttl: 1, timeframe: "week" } },
-      }),
+      keys({ expires: { ttl: 1, timeframe: "week" } }),
       ["body", "properties", "expires", "timeframe"],
     ],
     [
       "license keys with zero activations",
-      () => ({
-        type: "license_keys",
-        description: "Keys",
-        properties: { activations: { limit: 0, enable_customer_admin: false } },
-      }),
+      keys({ activations: { limit: 0, enable_customer_admin: false } }),
       ["body", "properties", "activations", "limit"],
     ],
     [
       "license keys with a negative usage limit",
-      () => ({ type: "license_keys", description: "Keys", properties: { limit_usage: -1 } }),
+      keys({ limit_usage: -1 }),
       ["body", "properties", "limit_usage"],
     ],
+    // Every grant would fail: its key's expiry would fall past the year 9999.
+    ...(
+      [
+        [8000, "year"],
+        [2_147_483_647, "day"],
+      ] as const
+    ).map(([ttl, timeframe]): (typeof cases)[number] => [
+      `license keys expiring in ${ttl} ${timeframe}s`,
+      keys({ expires: { ttl, timeframe } }),
+      ["body", "properties", "expires", "ttl"],
+    ]),
     [
       "meter credit with zero units",
       () => ({

@@ -35,6 +35,17 @@ export const downloadablesProperties = z
     path: ["archived"],
   });
 
+// A key's expiry is its grant time plus this; past the year 9999 it cannot be stored, and every
+// grant of the benefit failed. A thousand years is far enough for any licence.
+const MAX_EXPIRY_YEARS = 1000;
+const DAYS_PER = { year: 366, month: 31, day: 1 } as const;
+const licenseKeyExpiry = z
+  .object({ ttl: positiveInt32, timeframe: z.enum(["year", "month", "day"]) })
+  .refine((e) => e.ttl * DAYS_PER[e.timeframe] <= MAX_EXPIRY_YEARS * 366, {
+    message: `Keys may expire at most ${MAX_EXPIRY_YEARS} years after they are granted.`,
+    path: ["ttl"],
+  });
+
 export const licenseKeysProperties = z.object({
   prefix: z
     .string()
@@ -42,7 +53,7 @@ export const licenseKeysProperties = z.object({
     .max(32)
     .regex(/^[A-Za-z0-9_-]+$/, "must contain only letters, digits, dashes and underscores")
     .nullish(),
-  expires: z.object({ ttl: positiveInt32, timeframe: z.enum(["year", "month", "day"]) }).nullish(),
+  expires: licenseKeyExpiry.nullish(),
   activations: z.object({ limit: positiveInt32, enable_customer_admin: z.boolean() }).nullish(),
   limit_usage: positiveInt32.nullish(),
 });
