@@ -1,7 +1,8 @@
 // What the CLI says to a seller's mistakes, through the real `till` executable: --server or
 // TILL_SERVER naming some other HTTP server (the seller's own app, a dev server answering every path
 // with its page) is one line naming what answered, never a stack; and `whoami` with a TILL_TOKEN
-// beside a logged-in profile does not show the profile's session expiry as the token's.
+// beside a logged-in profile does not show the profile's session expiry as the token's; a server
+// given without its scheme (`localhost:8080`) is a usage error naming the flag or variable.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -76,5 +77,24 @@ describe("the CLI and a seller's mistakes", { timeout: 120_000 }, () => {
     });
     const text = await till(["whoami"], ci);
     expect(text.stdout).toMatch(/^expires +- \(an organization token does not tell/m);
+  });
+
+  it("a server without http:// is a usage error naming --server or TILL_SERVER", async () => {
+    const bare = t.url.replace(/^http:\/\//, "");
+    const login = await till(["login", "--server", bare], cliEnv());
+    expect(login.exitCode).toBe(2);
+    expect(login.stderr.trim()).toBe(
+      `Error: --server: must be an http(s) URL, e.g. http://localhost:8080; got "${bare}"`,
+    );
+    const ci = await till(
+      ["products", "list"],
+      cliEnv(undefined, { TILL_TOKEN: "till_oat_x", TILL_SERVER: bare }),
+    );
+    expect(ci.exitCode).toBe(1);
+    expect(ci.stderr).toContain(
+      `TILL_SERVER: must be an http(s) URL, e.g. http://localhost:8080 (got "${bare}")`,
+    );
+    oneLine(login.stderr);
+    oneLine(ci.stderr);
   });
 });

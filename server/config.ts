@@ -385,9 +385,10 @@ export function loadCliEnv(env: Env = process.env): Readonly<CliEnv> {
       "Invalid configuration:\n  TILL_TOKEN: must be one token without spaces, newlines or other control characters",
     );
   const server = env.TILL_SERVER || null;
-  if (server && !URL.canParse(server))
+  // `localhost:8080` parses as a URL of scheme "localhost:": only http(s) reaches a till server.
+  if (server && !/^https?:$/.test(URL.parse(server)?.protocol ?? ""))
     throw new ConfigError(
-      `Invalid configuration:\n  TILL_SERVER: must be a URL (got ${JSON.stringify(server)})`,
+      `Invalid configuration:\n  TILL_SERVER: must be an http(s) URL, e.g. http://localhost:8080 (got ${JSON.stringify(server)})`,
     );
   return Object.freeze({
     token,

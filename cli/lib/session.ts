@@ -35,6 +35,7 @@ export function resolveSession(flags: GlobalFlags): Session {
   const profileName = flags.profile ?? env.profile ?? store.current ?? "default";
   const profile = store.profiles[profileName] ?? null;
   const remembered = profile?.server ?? store.servers?.[profileName];
+  if (flags.server !== undefined) checkServerUrl(flags.server, "--server");
   const server = (flags.server ?? env.server ?? remembered ?? DEFAULT_SERVER).replace(/\/+$/, "");
   if (env.token) {
     return {
@@ -72,6 +73,16 @@ export function resolveSession(flags: GlobalFlags): Session {
     source: "none",
     profile,
   };
+}
+
+// `localhost:8080` would otherwise be tried as a URL of scheme "localhost:" and reported as a
+// server that cannot be reached.
+function checkServerUrl(value: string, name: string): void {
+  if (!/^https?:$/.test(URL.parse(value)?.protocol ?? ""))
+    throw new AbortError(
+      `${name}: must be an http(s) URL, e.g. ${DEFAULT_SERVER}; got ${JSON.stringify(value)}`,
+      { exitCode: EXIT.usage },
+    );
 }
 
 export function requireToken(session: Session): string {
