@@ -93,6 +93,15 @@ describe("till login / whoami / tokens", () => {
     expect(listen.exitCode).toBe(4);
     expect(listen.stderr).toContain("`till listen` needs a signed-in user");
     expect(listen.stderr).not.toContain("scope");
+    // So is the request log: logs tail says so too, exit 4, rather than naming a scope to add.
+    const tail = await till(
+      ["logs", "tail"],
+      cliEnv(undefined, { TILL_TOKEN: token, TILL_SERVER: t.url }),
+    );
+    expect(tail.exitCode).toBe(4);
+    expect(tail.stderr).toContain("`till logs tail` needs a signed-in user");
+    expect(tail.stderr).toContain("Run `till login` (and unset TILL_TOKEN).");
+    expect(tail.stderr).not.toContain("scope");
   });
 
   it("orgs create switches to the new organization; orgs list marks it", async () => {

@@ -1,7 +1,6 @@
 // `till listen`.
 import { type Command, Option } from "commander";
-import { contextOf, requireOrganization } from "../lib/command.ts";
-import { AbortError, EXIT } from "../lib/errors.ts";
+import { contextOf, requireOrganization, requireUserToken } from "../lib/command.ts";
 
 export function configureListenCommand(program: Command): void {
   program
@@ -39,14 +38,11 @@ export function configureListenCommand(program: Command): void {
       ]);
       const flags = parseFlags(listenFlags, raw);
       const ctx = await contextOf(c);
-      if (ctx.session.tokenKind === "organization")
-        throw new AbortError(
-          "`till listen` needs a signed-in user: the live stream and its signing secret are per user, and an organization token (TILL_TOKEN) cannot open them.",
-          {
-            hint: "Run `till login` (and unset TILL_TOKEN), or deliver to a public URL with `till webhooks endpoints create`.",
-            exitCode: EXIT.auth,
-          },
-        );
+      requireUserToken(
+        ctx,
+        "`till listen` needs a signed-in user: the live stream and its signing secret are per user, and an organization token (TILL_TOKEN) cannot open them.",
+        "Run `till login` (and unset TILL_TOKEN), or deliver to a public URL with `till webhooks endpoints create`.",
+      );
       const organizationId = await requireOrganization(ctx, flags.org, {
         announce: !flags.printSecret,
       });

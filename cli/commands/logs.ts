@@ -1,6 +1,6 @@
 // `till logs tail`.
 import type { Command } from "commander";
-import { contextOf, requireOrganization } from "../lib/command.ts";
+import { contextOf, requireOrganization, requireUserToken } from "../lib/command.ts";
 
 export function configureLogsCommand(program: Command): void {
   program
@@ -23,6 +23,11 @@ export function configureLogsCommand(program: Command): void {
       ]);
       const flags = parseFlags(logsTailFlags, raw);
       const ctx = await contextOf(c);
+      requireUserToken(
+        ctx,
+        "`till logs tail` needs a signed-in user: the request log is a member's own view, and an organization token (TILL_TOKEN) cannot open it.",
+        "Run `till login` (and unset TILL_TOKEN).",
+      );
       const organizationId = await requireOrganization(ctx, flags.org, { announce: true });
       const { tailLogs } = await import("../services/logs.ts");
       await tailLogs(ctx, organizationId, flags);

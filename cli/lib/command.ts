@@ -36,6 +36,15 @@ export async function contextOf(cmd: Command): Promise<CommandContext> {
   };
 }
 
+/**
+ * For the streams that belong to a signed-in member (`till listen`, `till logs tail`): an
+ * organization token stops before any request, since the server would refuse it anyway.
+ */
+export function requireUserToken(ctx: CommandContext, message: string, hint: string): void {
+  if (ctx.session.tokenKind === "organization")
+    throw new AbortError(message, { hint, exitCode: EXIT.auth });
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
