@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import pkg from "../package.json" with { type: "json" };
-import { runTill } from "../test/helpers/process.ts";
+import { runTill, spawnTillServer, tempDir } from "../test/helpers/process.ts";
 
 describe("till executable", () => {
   it("--version prints the package version and exits 0", async () => {
@@ -35,6 +35,30 @@ describe("till executable", () => {
     expect(result.stderr).toBe("");
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("Migrations applied.");
+  });
+
+  it("a second process on one embedded database stops at once naming the first; a killed one's lock is taken over", {
+    timeout: 120_000,
+  }, async () => {
+    const cwd = tempDir();
+    const env = { TILL_DATA_DIR: "data", TILL_DEMO: "false", LOG_LEVEL: "warn" };
+    const first = await spawnTillServer("dev", env, cwd);
+    try {
+      for (const args of [["dev"], ["migrate"]]) {
+        const second = await runTill(args, { ...env, PORT: "0" }, cwd);
+        expect(second.exitCode).toBe(1);
+        expect(second.stderr.trim()).toBe(
+          `Error: The embedded database at ${cwd}/data/db is in use by another till process (pid ${first.child.pid}). Stop it, or set TILL_DATA_DIR to another directory.`,
+        );
+      }
+      expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+    } finally {
+      first.child.kill("SIGKILL");
+      await first.child;
+    }
+    const after = await runTill(["migrate"], env, cwd);
+    expect(after.stderr).toBe("");
+    expect(after.exitCode).toBe(0);
   });
 });
 

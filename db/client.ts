@@ -8,6 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { type PgDatabase, type PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { replicaName, replicaReads, type ReplicasStatus } from "./replica.ts";
 import * as schema from "./schema/index.ts";
 
@@ -141,15 +142,25 @@ export async function openDb(target: DatabaseTarget, options: OpenOptions = {}):
   }
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  if (target.dataDir) mkdirSync(target.dataDir, { recursive: true });
-  const pglite = await PGlite.create({
-    ...(target.dataDir ? { dataDir: target.dataDir } : {}),
-    ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-  });
+  let unlock = () => {};
+  if (target.dataDir) {
+    mkdirSync(target.dataDir, { recursive: true });
+    unlock = lockDataDir(target.dataDir);
+  }
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create({
+      ...(target.dataDir ? { dataDir: target.dataDir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   yieldBeforeEachStatement(pglite);
   const db = drizzle(pglite, { schema, casing: "snake_case" }) as unknown as Db;
   const none = { client: null, direct: null, replicas: [], replicaStatus: () => null };
-  return wrap({ db, read: db }, "pglite", pglite, none, () => pglite.close());
+  return wrap({ db, read: db }, "pglite", pglite, none, () => pglite.close().finally(unlock));
 }
 
 /**

@@ -56,7 +56,13 @@ const SYSTEM_MESSAGES: Record<string, string> = {
   ECONNREFUSED: "connection refused",
 };
 
-const EXPECTED = new Set(["AbortError", "ApiResponseError", "ConfigError", "PortInUseError"]);
+const EXPECTED = new Set([
+  "AbortError",
+  "ApiResponseError",
+  "ConfigError",
+  "PortInUseError",
+  "DataDirInUseError",
+]);
 
 export function reportFatal(err: unknown, json = false): number {
   if (err instanceof Error && EXPECTED.has(err.name)) {
