@@ -155,6 +155,17 @@ describe("till login / whoami / tokens", () => {
     );
   });
 
+  it("login with TILL_TOKEN set stops at once (exit 2) instead of waiting for a code nobody approves", async () => {
+    const ci = await till(
+      ["login"],
+      cliEnv(undefined, { TILL_TOKEN: "till_oat_anything", TILL_SERVER: t.url }),
+    );
+    expect(ci.exitCode).toBe(2);
+    expect(ci.stderr.trim()).toBe(
+      "Error: TILL_TOKEN is set, and commands use it rather than a login: nothing to log in to.\nUnset TILL_TOKEN to log in (`unset TILL_TOKEN`).",
+    );
+  });
+
   it("polling reads authorization_pending and keeps going until the code is approved", {
     timeout: 40_000,
   }, async () => {

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { createApi } from "../lib/api.ts";
 import type { CommandContext } from "../lib/command.ts";
-import { AbortError, ApiResponseError } from "../lib/errors.ts";
+import { AbortError, ApiResponseError, EXIT } from "../lib/errors.ts";
 import { renderFields } from "../lib/output.ts";
 import { tokenKindOf } from "../lib/session.ts";
 import { removeProfile, saveProfile, storePath } from "../lib/store.ts";
@@ -21,6 +21,12 @@ export async function login(
   flags: { org?: string | undefined; browser: boolean },
 ): Promise<void> {
   const { out, session } = ctx;
+  // Every command would go on using TILL_TOKEN, not this login; and in CI nobody approves the code.
+  if (session.source === "environment")
+    throw new AbortError(
+      "TILL_TOKEN is set, and commands use it rather than a login: nothing to log in to.",
+      { hint: "Unset TILL_TOKEN to log in (`unset TILL_TOKEN`).", exitCode: EXIT.usage },
+    );
   const code = await requestDeviceCode(ctx.anonymousApi());
   out.note(
     `To log in to ${session.server}, open ${code.verification_uri} and enter the code:\n\n    ${out.bold(code.user_code)}\n\nor open ${code.verification_uri_complete} (the code filled in).`,
