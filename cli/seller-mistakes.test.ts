@@ -2,7 +2,8 @@
 // TILL_SERVER naming some other HTTP server (the seller's own app, a dev server answering every path
 // with its page) is one line naming what answered, never a stack; and `whoami` with a TILL_TOKEN
 // beside a logged-in profile does not show the profile's session expiry as the token's; a server
-// given without its scheme (`localhost:8080`) is a usage error naming the flag or variable.
+// given without its scheme (`localhost:8080`) is a usage error naming the flag or variable; a seller
+// with no organization yet is told to create one.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,5 +97,27 @@ describe("the CLI and a seller's mistakes", { timeout: 120_000 }, () => {
     );
     oneLine(login.stderr);
     oneLine(ci.stderr);
+  });
+
+  it("a command that acts in an organization, for a user who has none, says to create one", async () => {
+    const user = await signUp(t.url);
+    const env = cliEnv();
+    const login = await loginAs(t.url, user, env);
+    expect(login.exitCode, login.stderr).toBe(0);
+    for (const args of [
+      ["products", "create", "--name", "Pro", "--price", "1500", "--recurring", "month"],
+      ["listen", "--print-secret"],
+      ["trigger", "order.paid"],
+    ]) {
+      const result = await till(args, env);
+      expect(result.exitCode, args.join(" ")).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        "Error: You have no organization yet: create one with `till orgs create --name <name>`.",
+      );
+    }
+    const org = await till(["orgs", "create", "--name", "First Shop"], env);
+    expect(org.exitCode, org.stderr).toBe(0);
+    const product = await till(["products", "create", "--name", "Pro", "--price", "1500"], env);
+    expect(product.exitCode, product.stderr).toBe(0);
   });
 });

@@ -93,7 +93,20 @@ export async function organizationParam(
       ctx.session.profile?.organizationSlug,
       "the profile's (change with --org or `till orgs switch`)",
     );
+  else await requireAnyOrganization(ctx);
   return id ?? undefined;
+}
+
+/** A user with no organization at all is told how to make one, not what the server lacks. */
+async function requireAnyOrganization(ctx: CommandContext): Promise<void> {
+  const res = await ctx
+    .api()
+    .get<{ pagination: { total_count: number } }>("/v1/organizations/", { limit: 1 });
+  if (res.pagination.total_count === 0)
+    throw new AbortError(
+      "You have no organization yet: create one with `till orgs create --name <name>`.",
+      { exitCode: EXIT.usage },
+    );
 }
 
 /** Like organizationParam, but one is required (streams and triggers name it in their URL). */
