@@ -2,10 +2,10 @@
 // duration and to a time, refuse a bad duration, reset; --json parsed as JSON. Meter quantities
 // count "30d" back from the organization's clock, where usage sent after an advance lands; a
 // subscription's and an order's `get` show the period a renewal moves and the order it makes, and a
-// trialing one when its first charge happens.
+// trialing one when its first charge happens; an amount billed with usage on top says so.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccessToken, createSeller } from "../test/helpers/auth.ts";
-import { billingSeller, monthlyProduct, subscribe } from "../test/helpers/billing.ts";
+import { billingSeller, meteredPlan, monthlyProduct, subscribe } from "../test/helpers/billing.ts";
 import { cliEnv, till } from "../test/helpers/cli.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 import { addMonths, advanceBody } from "./commands/clock.ts";
@@ -181,5 +181,26 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(uncancel.stdout).toContain(
       `Subscription ${id} makes its first charge when the trial ends, ${sub.trial_end}.`,
     );
+  });
+
+  it("subscriptions list and get say a metered plan's usage is billed on top of its amount", async () => {
+    const s = await billingSeller(t);
+    const { product } = await meteredPlan(s, {
+      name: "usage",
+      interval: "month",
+      credit: 0,
+      fixedAmount: 0,
+    });
+    const { subscriptionId: id } = await subscribe(s, product.id);
+    const own = cliEnv(undefined, { TILL_TOKEN: s.token, TILL_SERVER: t.url });
+    const shown = await till(["subscriptions", "get", id], own);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/^amount +0\.00 USD\/month \+ usage$/m);
+    const list = await till(["subscriptions", "list"], own);
+    expect(list.stdout).toMatch(new RegExp(`^${id} .* 0\\.00 USD/month \\+ usage +active$`, "m"));
+    const plain = await monthlyProduct(s, "Plain", 1500);
+    const other = await subscribe(s, plain.id);
+    const fixed = await till(["subscriptions", "get", other.subscriptionId], own);
+    expect(fixed.stdout).toMatch(/^amount +15\.00 USD\/month$/m);
   });
 });

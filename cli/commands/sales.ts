@@ -83,10 +83,7 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
     { header: "id", value: (s) => s.id },
     { header: "customer", value: (s) => s.customer.email },
     { header: "product", value: (s) => s.product.name },
-    {
-      header: "amount",
-      value: (s) => `${formatMoney(s.amount, s.currency)}/${s.recurring_interval}`,
-    },
+    { header: "amount", value: amountText },
     { header: "status", value: statusText },
   ],
   fields: (s) => [
@@ -94,7 +91,7 @@ const subscriptionSpec: ResourceSpec<Subscription> = {
     ["status", statusText(s)],
     ["customer", `${s.customer.email} (${s.customer_id})`],
     ["product", `${s.product.name} (${s.product_id})`],
-    ["amount", `${formatMoney(s.amount, s.currency)}/${interval(s)}`],
+    ["amount", amountText(s)],
     ["discount", s.discount?.name],
     ["started", s.started_at],
     ["trial ends", s.trial_end],
@@ -138,6 +135,12 @@ function statusText(s: Subscription): string {
 }
 
 /** "month", or "3 months" for a recurring_interval_count of 3. */
+/** The fixed amount a period; usage is billed on top (as the portal says), so 0 is not the bill. */
+function amountText(s: Subscription): string {
+  const usage = s.prices.some((p) => p.amount_type === "metered_unit") ? " + usage" : "";
+  return `${formatMoney(s.amount, s.currency)}/${interval(s)}${usage}`;
+}
+
 function interval(s: Subscription): string {
   const n = s.recurring_interval_count ?? 1;
   return n === 1 ? s.recurring_interval : `${n} ${s.recurring_interval}s`;
