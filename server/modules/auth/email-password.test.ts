@@ -136,13 +136,13 @@ describe("password length limits from config (min 10, max 20)", () => {
     expect(short.error).toMatchObject({
       status: 400,
       code: "PASSWORD_TOO_SHORT",
-      message: "Password too short",
+      message: "Password too short: use at least 10 characters.",
     });
     const long = await client.signUp.email({ email, password: "x".repeat(21), name: "X" });
     expect(long.error).toMatchObject({
       status: 400,
       code: "PASSWORD_TOO_LONG",
-      message: "Password too long",
+      message: "Password too long: use at most 20 characters.",
     });
     expect(await userCount(sandbox, email)).toBe(0);
     expect(
@@ -162,7 +162,10 @@ describe("password length limits from config (min 10, max 20)", () => {
       body: { token, newPassword: "short" },
     });
     expect(short.status).toBe(400);
-    expect(short.body.code).toBe("PASSWORD_TOO_SHORT");
+    expect(short.body).toMatchObject({
+      code: "PASSWORD_TOO_SHORT",
+      message: "Password too short: use at least 10 characters.",
+    });
     const long = await b.call("/api/auth/reset-password", {
       body: { token, newPassword: "y".repeat(21) },
     });
@@ -178,7 +181,11 @@ describe("password length limits from config (min 10, max 20)", () => {
     const { client } = browser(sandbox.url);
     await client.signUp.email({ email, password: PASSWORD, name: "X" });
     const short = await client.changePassword({ currentPassword: PASSWORD, newPassword: "short" });
-    expect(short.error).toMatchObject({ status: 400, code: "PASSWORD_TOO_SHORT" });
+    expect(short.error).toMatchObject({
+      status: 400,
+      code: "PASSWORD_TOO_SHORT",
+      message: "Password too short: use at least 10 characters.",
+    });
     const long = await client.changePassword({
       currentPassword: PASSWORD,
       newPassword: "z".repeat(21),

@@ -21,6 +21,7 @@ import * as schema from "../../../db/schema/index.ts";
 import type { Config } from "../../config.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { assertUserDeletable, deletionGuard } from "./deletion.ts";
+import { passwordLengthMessages } from "./password-length.ts";
 import { markDeviceSession } from "./device-sessions.ts";
 import { hashingSessionTokens, sessionHandles } from "./hashed-sessions.ts";
 import { deleteOtherSessions, deleteSessionByHandle } from "./repository.ts";
@@ -139,6 +140,10 @@ export function buildPlugins(deps: AuthOptionsDeps) {
     bearer(),
     username(),
     deletionGuard(deps.db),
+    passwordLengthMessages({
+      min: config.auth.minPasswordLength,
+      max: config.auth.maxPasswordLength,
+    }),
     // After bearer(), whose hook turns a bearer token into the session these revocations check.
     sessionHandles({
       deleteByHandle: (handle, userId) => deleteSessionByHandle(deps.db, handle, userId),
