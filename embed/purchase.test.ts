@@ -216,11 +216,14 @@ describe("checkout overlay in a browser", { retry: 1 }, () => {
     await page.close();
   });
 
-  it("the close button closes the overlay before paying and a decline shows the processor's message in the page", async () => {
+  it("the close button closes the overlay before paying and a decline says the processor's reason and what to do", async () => {
     const checkout = await newCheckout();
     const { page, frame } = await openOverlay(checkout.url);
     await fillAndPay(frame, "4000 0000 0000 0002");
-    await frame.waitForSelector("text=Your card was declined.", { timeout: 15_000 });
+    await frame.waitForSelector("#payment-error", { timeout: 15_000 });
+    expect(await frame.textContent("#payment-error")).toBe(
+      "The payment failed: Your card was declined. Please try again with a different payment method.",
+    );
     await snapshot(page, "checkout-declined");
     expect(await page.evaluate(() => (window as unknown as { events: string[] }).events)).toEqual(
       [],

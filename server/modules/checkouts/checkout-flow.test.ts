@@ -197,10 +197,16 @@ describe("checkout to paid subscription through Polar's client", () => {
   });
 
   it.each([
-    ["sandbox_token_declined", "Your card was declined."],
-    ["sandbox_token_insufficient_funds", "Your card has insufficient funds."],
+    [
+      "sandbox_token_declined",
+      "The payment failed: Your card was declined. Please try again with a different payment method.",
+    ],
+    [
+      "sandbox_token_insufficient_funds",
+      "The payment failed: Your card has insufficient funds. Please try again with a different payment method.",
+    ],
   ])(
-    "%s leaves the checkout open with the processor's message, and a retry with a good card succeeds",
+    "%s leaves the checkout open, says the processor's reason and to try another method; a retry with a good card succeeds",
     async (token, message) => {
       const product = await recurringProduct("Retry");
       const checkout = await polar.checkouts.create({

@@ -31,6 +31,9 @@ import { loadPublicView, loadView, type CheckoutDeps } from "./service.ts";
 import { assertUpgradable, claimUpgrade } from "./upgrade.ts";
 import { confirmIssues } from "./validate.ts";
 
+/** Refusals of the card itself: the buyer can pay with another. */
+const CARD_REFUSALS = new Set(["card_declined", "insufficient_funds"]);
+
 export async function confirmCheckout(
   deps: CheckoutDeps,
   secret: string,
@@ -102,7 +105,10 @@ export async function confirmCheckout(
   }
   if (attempt.status === "failed") {
     await reopen(deps, claimed, attempt.message, attempt.code);
-    throw new PaymentError(attempt.message);
+    // The processor's other refusals (a hiccup, a used token) already say what to do.
+    throw CARD_REFUSALS.has(attempt.code)
+      ? PaymentError.declined(attempt.message)
+      : new PaymentError(attempt.message);
   }
   if (attempt.status === "requires_action") {
     // 3-D Secure: the session stays confirmed while the page finishes the payment with the client

@@ -40,6 +40,13 @@ export class PaymentError extends ApiError {
   constructor(detail: string) {
     super(400, "PaymentError", detail);
   }
+
+  /** A refusal of the card, in Polar's words: the processor's reason, then what the buyer can do. */
+  static declined(reason: string): PaymentError {
+    return new PaymentError(
+      `The payment failed: ${reason} Please try again with a different payment method.`,
+    );
+  }
 }
 
 /** The session behind a client secret; 404 when unknown, 410 once past its expiry. */

@@ -293,7 +293,11 @@ describe("checkout fulfilment saves the payment method", () => {
       body: JSON.stringify({ confirmation_token_id: "sandbox_token_declined" }),
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "PaymentError", detail: "Your card was declined." });
+    expect(await res.json()).toEqual({
+      error: "PaymentError",
+      detail:
+        "The payment failed: Your card was declined. Please try again with a different payment method.",
+    });
     expect((await polar.checkouts.get({ id: checkout.id })).status).toBe("open");
   });
 });

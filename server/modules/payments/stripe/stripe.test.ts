@@ -210,13 +210,21 @@ describe("Stripe processor", () => {
     const c = await checkout(false);
     expect(await confirm(c.clientSecret, await token("pm_card_chargeDeclined"))).toEqual({
       status: 400,
-      body: { error: "PaymentError", detail: "Your card was declined." },
+      body: {
+        error: "PaymentError",
+        detail:
+          "The payment failed: Your card was declined. Please try again with a different payment method.",
+      },
     });
     expect(
       await confirm(c.clientSecret, await token("pm_card_visa_chargeDeclinedInsufficientFunds")),
     ).toEqual({
       status: 400,
-      body: { error: "PaymentError", detail: "Your card has insufficient funds." },
+      body: {
+        error: "PaymentError",
+        detail:
+          "The payment failed: Your card has insufficient funds. Please try again with a different payment method.",
+      },
     });
     expect((await polar.checkouts.get({ id: c.id })).status).toBe("open");
     expect(await orders(c.id)).toHaveLength(0);
