@@ -121,6 +121,37 @@ describe("checkout seats", () => {
     await page.close();
   });
 
+  it("steps by keyboard: focus stays on the stepper's button through each step and at the bound", async () => {
+    const created = await api(t.url, "/v1/checkouts/", {
+      token,
+      body: { products: [productId], seats: 2, max_seats: 4 },
+    });
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(created.body.url);
+    await page.waitForSelector("#seats");
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute("aria-label"));
+    await page.focus("button[aria-label='Add a seat']");
+    await page.keyboard.press("Enter");
+    await waitForTotal(page, "$30.00");
+    expect(await focused()).toBe("Add a seat");
+    await page.keyboard.press("Enter");
+    await waitForTotal(page, "$40.00");
+    // At the session's maximum the button is dimmed, still where the buyer is.
+    expect(await focused()).toBe("Add a seat");
+    expect(await page.getAttribute("button[aria-label='Add a seat']", "aria-disabled")).toBe(
+      "true",
+    );
+    await page.keyboard.press("Enter");
+    expect(await page.inputValue("#seats")).toBe("4");
+    await page.keyboard.press("Shift+Tab");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("Remove a seat");
+    await page.keyboard.press("Enter");
+    await waitForTotal(page, "$30.00");
+    expect(await focused()).toBe("Remove a seat");
+    await page.close();
+  });
+
   it("shows no seats for a price that is not seat-based", async () => {
     const plan = await api(t.url, "/v1/products/", {
       token,

@@ -42,6 +42,10 @@ export function SeatsField(props: {
     e.currentTarget.blur();
   }
   const help = max === null ? `At least ${min}.` : `From ${min} to ${max}.`;
+  // Dimmed rather than disabled: a disabled button drops the keyboard's focus to the page's start
+  // while the step is sent, so the next step would need the buyer to find the stepper again.
+  const fewest = props.busy || seats <= min;
+  const most = props.busy || (max !== null && seats >= max);
   return (
     <Field id="seats" label="Seats" error={props.error} help={help}>
       {(a) => (
@@ -50,8 +54,8 @@ export function SeatsField(props: {
             type="button"
             className="secondary"
             aria-label="Remove a seat"
-            disabled={props.busy || seats <= min}
-            onClick={() => props.onChange(seats - 1)}
+            aria-disabled={fewest}
+            onClick={() => fewest || props.onChange(seats - 1)}
           >
             −
           </button>
@@ -69,8 +73,8 @@ export function SeatsField(props: {
             type="button"
             className="secondary"
             aria-label="Add a seat"
-            disabled={props.busy || (max !== null && seats >= max)}
-            onClick={() => props.onChange(seats + 1)}
+            aria-disabled={most}
+            onClick={() => most || props.onChange(seats + 1)}
           >
             +
           </button>
