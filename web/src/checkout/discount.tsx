@@ -1,7 +1,7 @@
 // The discount code: applied with Enter or its button (Enter never submits the payment), shown
 // with its amount once applied, and removable; a refusal of the applied one (used up by this
 // buyer) shows beside it.
-import type { KeyboardEvent } from "react";
+import { type KeyboardEvent, useEffect, useRef } from "react";
 import { Field } from "./fields.tsx";
 import { money } from "./format.ts";
 import type { Checkout } from "./types.ts";
@@ -15,6 +15,18 @@ export function DiscountField(props: {
   onApply: (code: string | null) => void;
 }) {
   const c = props.checkout;
+  const input = useRef<HTMLInputElement>(null);
+  const remove = useRef<HTMLButtonElement>(null);
+  const applied = c.discount?.id ?? null;
+  const shown = useRef(applied);
+  useEffect(() => {
+    if (shown.current === applied) return;
+    shown.current = applied;
+    // The control just used (Apply, Remove, the field itself) is gone: focus goes to the one that
+    // took its place rather than back to the start of the page.
+    if (document.activeElement && document.activeElement !== document.body) return;
+    (applied ? remove : input).current?.focus();
+  }, [applied]);
   function onKey(e: KeyboardEvent<HTMLInputElement>) {
     if (e.key !== "Enter") return;
     e.preventDefault();
@@ -28,10 +40,11 @@ export function DiscountField(props: {
           {money(c.discount_amount, c.currency)}
         </span>
         <button
+          ref={remove}
           type="button"
           className="link"
-          disabled={props.busy}
-          onClick={() => props.onApply(null)}
+          aria-disabled={props.busy}
+          onClick={() => props.busy || props.onApply(null)}
         >
           Remove
           <span className="sr-only"> discount {c.discount.code ?? c.discount.name}</span>
@@ -43,11 +56,12 @@ export function DiscountField(props: {
         ) : null}
       </div>
     ) : (
-      <Field id="discount" label="Discount code (optional)" error={props.error}>
+      <Field id="discount" label="Discount code (optional)" error={props.error} announce>
         {(a) => (
           <div className="row">
             <input
               {...a}
+              ref={input}
               name="discount"
               autoComplete="off"
               value={props.code}
@@ -57,8 +71,9 @@ export function DiscountField(props: {
             <button
               type="button"
               className="secondary"
-              disabled={props.busy || !props.code.trim()}
-              onClick={() => props.onApply(props.code.trim())}
+              disabled={!props.code.trim()}
+              aria-disabled={props.busy}
+              onClick={() => props.busy || props.onApply(props.code.trim())}
             >
               Apply
             </button>

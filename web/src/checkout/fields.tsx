@@ -22,6 +22,8 @@ export function Field(props: {
   error?: string | undefined;
   help?: string | null | undefined;
   className?: string;
+  /** Say the message as it appears: it answers a change made in place, with focus staying put. */
+  announce?: boolean;
   children: (a11y: FieldA11y) => ReactNode;
 }) {
   const described = [
@@ -44,7 +46,7 @@ export function Field(props: {
         </p>
       ) : null}
       {props.error ? (
-        <p className="error" id={`${props.id}-error`}>
+        <p className="error" id={`${props.id}-error`} role={props.announce ? "alert" : undefined}>
           {props.error}
         </p>
       ) : null}

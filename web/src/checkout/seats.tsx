@@ -47,7 +47,7 @@ export function SeatsField(props: {
   const fewest = props.busy || seats <= min;
   const most = props.busy || (max !== null && seats >= max);
   return (
-    <Field id="seats" label="Seats" error={props.error} help={help}>
+    <Field id="seats" label="Seats" error={props.error} help={help} announce>
       {(a) => (
         <div className="row stepper">
           <button
