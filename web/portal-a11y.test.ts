@@ -117,6 +117,18 @@ describe("customer portal accessibility", () => {
   }
 });
 
+describe("the meter credit in the portal", () => {
+  it("writes its units as the buyer's locale does, as the benefit's own name does", async () => {
+    const session = await call("/v1/customer-sessions/", { customer_id: customerId });
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(session.customer_portal_url);
+    const credit = page.locator("#usage-h ~ .meter");
+    await credit.waitFor();
+    expect(await credit.textContent()).toBe("API calls0 used of 1,000 (1,000 left)");
+    await page.close();
+  });
+});
+
 describe("the license key in the portal", () => {
   const key = async () =>
     (await call(`/v1/license-keys/?organization_id=${organizationId}`)).items[0].key as string;

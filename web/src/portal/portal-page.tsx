@@ -237,7 +237,7 @@ export function PortalPage({
             <div key={m.id} className="card row meter" data-meter={m.meter_id}>
               <span>{m.meter.name}</span>
               <span>
-                {m.consumed_units} used of {m.credited_units} ({m.balance} left)
+                {`${m.consumed_units.toLocaleString()} used of ${m.credited_units.toLocaleString()} (${m.balance.toLocaleString()} left)`}
               </span>
             </div>
           ))}
