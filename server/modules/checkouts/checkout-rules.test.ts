@@ -308,6 +308,49 @@ describe("validation", () => {
     });
   });
 
+  it("a date outside a custom field's bounds is refused naming the first or last day allowed", async () => {
+    const field = await post("/v1/custom-fields/", {
+      type: "date",
+      slug: "start-day",
+      name: "Start",
+      // 2026-01-01 12:00 and 2026-12-31 12:00 UTC: a date is its day's midnight, so the first day
+      // allowed is the 2nd.
+      properties: { ge: 1767268800, le: 1798718400 },
+    });
+    expect(field.status, JSON.stringify(field.body)).toBe(201);
+    const p = await product(undefined, {
+      attached_custom_fields: [{ custom_field_id: field.body.id, required: false }],
+    });
+    const c = await checkout({ products: [p.id] });
+    const refusal = async (day: string) => {
+      const res = await client(
+        c.client_secret,
+        "",
+        { custom_field_data: { "start-day": day } },
+        "PATCH",
+      );
+      expect(res.status).toBe(422);
+      return res.body.detail[0];
+    };
+    expect(await refusal("2026-01-01")).toEqual({
+      loc: ["body", "custom_field_data", "start-day"],
+      msg: "Choose 2026-01-02 or later.",
+      type: "greater_than_equal",
+    });
+    expect(await refusal("2027-01-01")).toEqual({
+      loc: ["body", "custom_field_data", "start-day"],
+      msg: "Choose 2026-12-31 or earlier.",
+      type: "less_than_equal",
+    });
+    const ok = await client(
+      c.client_secret,
+      "",
+      { custom_field_data: { "start-day": "2026-12-31" } },
+      "PATCH",
+    );
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+  });
+
   it("an unknown client secret is a 404; a discount code that does not exist is a 422 on discount_code", async () => {
     expect((await client("till_c_nope")).status).toBe(404);
     const c = await checkout({ products: [(await product()).id] });

@@ -88,10 +88,19 @@ export function customFieldIssues(
         if (!ok) issues.push({ loc, msg: "Must be a date (YYYY-MM-DD).", type: "date_parsing" });
         else {
           const day = Date.parse(value as string) / 86_400_000;
+          // The bounds are timestamps: the first and last whole days they allow are named.
           if (typeof p.ge === "number" && day < p.ge / 86_400)
-            issues.push({ loc, msg: "The date is too early.", type: "greater_than_equal" });
+            issues.push({
+              loc,
+              msg: `Choose ${isoDay(Math.ceil(p.ge / 86_400))} or later.`,
+              type: "greater_than_equal",
+            });
           if (typeof p.le === "number" && day > p.le / 86_400)
-            issues.push({ loc, msg: "The date is too late.", type: "less_than_equal" });
+            issues.push({
+              loc,
+              msg: `Choose ${isoDay(Math.floor(p.le / 86_400))} or earlier.`,
+              type: "less_than_equal",
+            });
         }
         break;
       }
@@ -209,4 +218,9 @@ function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue
       input: address ?? null,
     });
   return issues;
+}
+
+/** YYYY-MM-DD of a day counted from the epoch, as the date input shows it. */
+function isoDay(day: number): string {
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
 }
