@@ -1,8 +1,8 @@
 // The customer portal as a buyer meets it in a real browser beyond the happy path: a free trial
 // canceled and kept again by keyboard; a subscription in yen offered only the plans it can move to;
 // and on a 360 px phone a failed renewal paid first with a card that is declined again, then with
-// one that pays, the card form and the orders fitting the screen; and a plan billing usage on top
-// of its fixed price says so.
+// one that pays, the card form and the orders fitting the screen; a plan billing usage on top of
+// its fixed price says so; and a card added by keyboard keeps the focus where the buyer is.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -204,6 +204,39 @@ describe("a subscription with a metered price", () => {
     expect(await card.locator(".usage-price").allTextContents()).toEqual([
       "Plus $0.10 per unit of Render calls, billed each month",
     ]);
+    await page.close();
+  });
+});
+
+describe("a card added in the portal by keyboard", () => {
+  it("focus goes into the form, back to it after a decline, and to Add a card when it closes", async () => {
+    const product = await monthlyProduct(s, "Keyboard plan", 1200);
+    const { customerId } = await subscribe(s, product.id);
+    const page = await openPortal(customerId);
+    const open = page.locator("button.add-card-open");
+    await open.focus();
+    await page.keyboard.press("Enter");
+    await page.locator("form.add-card").waitFor();
+    const focusedId = () => page.evaluate(() => document.activeElement?.id);
+    expect(await focusedId()).toBe("card-number");
+    // Saved with nothing typed: focus on the first problem.
+    await page.keyboard.press("Enter");
+    await page.locator("#card-number-error").waitFor();
+    expect(await focusedId()).toBe("card-number");
+    await fillCard(page, "4000 0000 0000 0002");
+    await page.keyboard.press("Enter");
+    await page.getByRole("alert").waitFor();
+    // The buyer types another card where they are, not from the top of the page.
+    expect(await focusedId()).toBe("card-number");
+    await page.locator("form.add-card button", { hasText: "Back" }).focus();
+    await page.keyboard.press("Enter");
+    await open.waitFor();
+    expect(await focused(page)).toBe("button.add-card-open");
+    await page.keyboard.press("Enter");
+    await fillCard(page, "4242 4242 4242 4242");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("text=Card saved as your default.");
+    expect(await focused(page)).toBe("button.add-card-open");
     await page.close();
   });
 });

@@ -2,7 +2,7 @@
 // which the server retries at once any payment that failed (the failed-payment mail links here).
 // The card form is the checkout's: the sandbox's fields, or Stripe's Payment Element (a SetupIntent,
 // with the bank's challenge finished here when it asks for one).
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import {
   CardFields,
   cardErrors,
@@ -49,6 +49,21 @@ export function PaymentMethods({
   const [stripeForm, setStripeForm] = useState<StripeForm | null>(null);
   useEffect(() => void cardSettings().then(setSettings), []);
   const onStripeError = useCallback((message: string) => setError(message), []);
+  // Opening, closing and refusing the form replace or disable the control the buyer used: focus
+  // goes, once the page shows it, to the form's first field (a problem's first) or to Add a card.
+  const focusNext = useRef<"form" | "open" | null>(null);
+  const formRef = useRef<HTMLFormElement>(null);
+  const openRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const target =
+      focusNext.current === "form"
+        ? formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"], input')
+        : focusNext.current === "open"
+          ? openRef.current
+          : null;
+    target?.focus();
+    if (target && document.activeElement === target) focusNext.current = null;
+  });
   const stripe = settings?.stripe ?? null;
   const canAdd = settings !== null && (settings.sandbox || stripe !== null);
   const save = async () => {
@@ -56,6 +71,7 @@ export function PaymentMethods({
     setErrors(found);
     setError(null);
     setSaved(null);
+    focusNext.current = "form";
     if (Object.keys(found).length > 0) return;
     if (stripe && !stripeForm) return;
     setBusy(true);
@@ -71,6 +87,7 @@ export function PaymentMethods({
       }
       setCard(emptyCard);
       setAdding(false);
+      focusNext.current = "open";
       // Said once the page shows the card (and the payment retried with it).
       await onChange();
       setSaved(pastDue ? "retried" : "default");
@@ -97,6 +114,7 @@ export function PaymentMethods({
       {methods.length === 0 ? <p className="muted">No card saved.</p> : null}
       {adding && canAdd ? (
         <form
+          ref={formRef}
           className="card add-card"
           noValidate
           onSubmit={(e) => {
@@ -118,7 +136,14 @@ export function PaymentMethods({
             <CardFields value={card} errors={errors} disabled={busy} onChange={setCard} />
           )}
           <div className="row">
-            <button type="button" onClick={() => setAdding(false)} disabled={busy}>
+            <button
+              type="button"
+              onClick={() => {
+                focusNext.current = "open";
+                setAdding(false);
+              }}
+              disabled={busy}
+            >
               Back
             </button>
             <button type="submit" className="save-card" disabled={busy}>
@@ -127,7 +152,15 @@ export function PaymentMethods({
           </div>
         </form>
       ) : canAdd ? (
-        <button type="button" className="add-card-open" onClick={() => setAdding(true)}>
+        <button
+          ref={openRef}
+          type="button"
+          className="add-card-open"
+          onClick={() => {
+            focusNext.current = "form";
+            setAdding(true);
+          }}
+        >
           Add a card
         </button>
       ) : null}
