@@ -91,7 +91,7 @@ describe("the hosted checkout, as a buyer finds it", () => {
     await page.goto(session.url);
     await page.waitForSelector("#email");
     await page.click(".summary-toggle");
-    await page.waitForSelector(".summary-body h1");
+    await page.waitForSelector(".summary-body .description");
     expect(await sideways()).toBe(0);
     await fillCheckout(page);
     await page.click("button.pay");

@@ -222,7 +222,7 @@ describe("checkout form", () => {
     await page.close();
   });
 
-  it("looks right on desktop, phone (summary folded, opens on demand) and dark, with no serious axe violations", async () => {
+  it("looks right on desktop, phone (summary folded under the product's name, opens on demand) and dark, with no serious axe violations", async () => {
     const axe = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
     const checkout = await newCheckout();
     await api(t.url, `/v1/checkouts/client/${checkout.client_secret}`, {
@@ -241,6 +241,9 @@ describe("checkout form", () => {
       await page.waitForSelector("#email");
       const phone = shot.viewport.width < 600;
       expect(await page.isVisible(".summary-body")).toBe(!phone);
+      // Folded or not, the page is headed by what is bought.
+      expect(await page.isVisible("h1")).toBe(true);
+      expect(await page.textContent("h1")).toBe("Pro plan");
       await page.screenshot({ path: screenshotPath(shot.name) });
       if (phone) {
         await page.click(".summary-toggle");

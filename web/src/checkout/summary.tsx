@@ -1,5 +1,6 @@
 // The order summary: the product, then subtotal, discount, tax and total, and for a subscription
-// what later periods cost. On a phone it folds into one line with the total, opened on demand.
+// what later periods cost. On a phone it folds into the product's name and one line with the total,
+// opened on demand.
 import { useId, useState } from "react";
 import { money, usagePriceLines } from "./format.ts";
 import type { Checkout } from "./types.ts";
@@ -78,6 +79,8 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
   const total = free ? "Free" : trial ? money(0, c.currency) : money(c.total_amount, c.currency);
   return (
     <section className="summary" aria-label="Order summary" data-open={open}>
+      {/* Outside the fold: on a phone the buyer sees (and hears) what they buy before opening it. */}
+      <h1 className="product-name">{c.product.name}</h1>
       <button
         type="button"
         className="summary-toggle"
@@ -89,7 +92,6 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
         <strong>{total}</strong>
       </button>
       <div className="summary-body" id={bodyId}>
-        <h1>{c.product.name}</h1>
         {c.product.description ? (
           <p className="muted description">{c.product.description}</p>
         ) : null}
