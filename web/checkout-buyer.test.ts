@@ -1,6 +1,7 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
 // cents, an amount typed with a decimal comma, a product's long unbroken name and description on a phone, a page opened again while
-// its payment is being processed, and one checkout paid in two tabs.
+// its payment is being processed, Back from the seller's success page, and one checkout paid in
+// two tabs.
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
@@ -126,6 +127,26 @@ describe("the hosted checkout, as a buyer finds it", () => {
     await page.waitForSelector("#general-error", { timeout: 15_000 });
     expect(await page.textContent("#general-error")).toContain("nothing was charged");
     expect(await page.isVisible("button.pay")).toBe(true);
+    await page.close();
+  });
+
+  it("Back from the seller's success page goes to the store, not to the paid checkout", async () => {
+    const checkout = await newCheckout({
+      require_billing_address: false,
+      success_url: `${t.url}/portal?thanks={CHECKOUT_ID}`,
+    });
+    const page = await browser.newPage({ locale: "en-US" });
+    // Any page before the checkout stands for the seller's store.
+    const store = `${t.url}/portal?store=1`;
+    await page.goto(store);
+    await page.goto(checkout.url);
+    await page.waitForSelector("#email");
+    await fillCheckout(page);
+    await page.check("#custom-terms");
+    await page.click("button.pay");
+    await page.waitForURL(/thanks=/, { timeout: 15_000 });
+    await page.goBack();
+    expect(page.url()).toBe(store);
     await page.close();
   });
 

@@ -17,6 +17,8 @@ export function leave(
   const isDefault =
     target.origin === window.location.origin && target.pathname === confirmationPath(secret);
   notify(embed, "success", { successURL, redirect: !isDefault, checkoutId: final.id });
+  // Either page replaces the checkout in the history: Back goes to the store, not to a paid
+  // checkout that would send the buyer straight forward again.
   if (isDefault) {
     if (token) target.searchParams.set("customer_session_token", token);
     if (embed.embedded && embed.claimed) {
@@ -25,7 +27,7 @@ export function leave(
     }
     target.searchParams.set("theme", document.documentElement.dataset.theme ?? "light");
     window.location.replace(target.toString());
-  } else if (!embed.embedded) window.location.assign(successURL);
+  } else if (!embed.embedded) window.location.replace(successURL);
 }
 
 /**
