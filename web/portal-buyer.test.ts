@@ -226,6 +226,9 @@ describe("a card added in the portal by keyboard", () => {
     await fillCard(page, "4000 0000 0000 0002");
     await page.keyboard.press("Enter");
     await page.getByRole("alert").waitFor();
+    expect(await page.getByRole("alert").textContent()).toBe(
+      "Could not add this payment method: Your card was declined. Please try again with a different card.",
+    );
     // The buyer types another card where they are, not from the top of the page.
     expect(await focusedId()).toBe("card-number");
     await page.locator("form.add-card button", { hasText: "Back" }).focus();

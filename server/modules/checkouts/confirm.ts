@@ -7,6 +7,7 @@ import { inTransaction } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import { openBuyerSession } from "../customer-sessions/service.ts";
 import { redeemDiscount } from "../discounts/service.ts";
+import { refusesCard } from "../payments/processor.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
   applyUpdate,
@@ -30,9 +31,6 @@ import { type CheckoutView, checkoutPublicOut } from "./serialize.ts";
 import { loadPublicView, loadView, type CheckoutDeps } from "./service.ts";
 import { assertUpgradable, claimUpgrade } from "./upgrade.ts";
 import { confirmIssues } from "./validate.ts";
-
-/** Refusals of the card itself: the buyer can pay with another. */
-const CARD_REFUSALS = new Set(["card_declined", "insufficient_funds"]);
 
 export async function confirmCheckout(
   deps: CheckoutDeps,
@@ -106,7 +104,7 @@ export async function confirmCheckout(
   if (attempt.status === "failed") {
     await reopen(deps, claimed, attempt.message, attempt.code);
     // The processor's other refusals (a hiccup, a used token) already say what to do.
-    throw CARD_REFUSALS.has(attempt.code)
+    throw refusesCard(attempt.code)
       ? PaymentError.declined(attempt.message)
       : new PaymentError(attempt.message);
   }

@@ -11,7 +11,7 @@ import type { CustomerContext } from "../../lib/customer-context.ts";
 import { ApiError, RequestValidationError } from "../../lib/errors.ts";
 import { scopeOfCustomer } from "../../lib/org-scope.ts";
 import { customersByIds } from "../customers/queries.ts";
-import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
+import { type PaymentProcessor, refusesCard, type SavedPaymentMethod } from "./processor.ts";
 import { processorCustomerId } from "./queries.ts";
 import { listPaymentMethods, makeDefaultMethod, type PaymentMethodRow } from "./repository.ts";
 import { saveCustomerPaymentMethod } from "./service.ts";
@@ -67,7 +67,13 @@ export async function addCustomerPaymentMethod(
     },
     metadata: { customer_id: customer.id, organization_id: ctx.organizationId },
   });
-  if (result.status === "failed") throw new PaymentMethodSetupFailed(result.message);
+  if (result.status === "failed")
+    throw new PaymentMethodSetupFailed(
+      // Polar's words for a refused card: the processor's reason, then what to do.
+      refusesCard(result.code)
+        ? `Could not add this payment method: ${result.message} Please try again with a different card.`
+        : result.message,
+    );
   if (result.status === "requires_action")
     return { status: "requires_action", clientSecret: result.clientSecret };
   return storeMethod(deps, ctx, result.paymentMethod, input.set_default);

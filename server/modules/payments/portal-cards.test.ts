@@ -101,7 +101,11 @@ describe("portal: add a payment method", () => {
       return_url: "https://shop.example.com/account",
     });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe("PaymentMethodSetupFailed");
+    expect(refused.body).toEqual({
+      error: "PaymentMethodSetupFailed",
+      detail:
+        "Could not add this payment method: Your card was declined. Please try again with a different card.",
+    });
     const bad = await portal.add({ confirmation_token_id: "x", set_default: "yes" });
     expect(bad.status).toBe(422);
     expect(bad.body.detail.map((d: { loc: string[] }) => d.loc.at(-1)).sort()).toEqual([

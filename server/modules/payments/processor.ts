@@ -213,6 +213,11 @@ export interface PaymentProcessor {
 }
 
 /** Messages a customer sees, modelled on the processors' own wording. */
+/** A refusal of the card itself (not a hiccup, not a used token): another card may pay. */
+export function refusesCard(code: string): boolean {
+  return code === "card_declined" || code === "insufficient_funds";
+}
+
 export const DECLINE_MESSAGES = {
   card_declined: "Your card was declined.",
   insufficient_funds: "Your card has insufficient funds.",
