@@ -1,5 +1,5 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
-// cents, an amount typed with a decimal comma, a product's long unbroken name and description on a phone, a page opened again while
+// cents, an amount typed with a decimal comma, a custom date's and number's bounds, a product's long unbroken name and description on a phone, a page opened again while
 // its payment is being processed, Back from the seller's success page, and one checkout paid in
 // two tabs.
 import { sql } from "drizzle-orm";
@@ -76,6 +76,47 @@ describe("the hosted checkout, as a buyer finds it", () => {
     const order = (await api(t.url, `/v1/orders/?checkout_id=${session.id}`, { token })).body
       .items[0];
     expect(order).toMatchObject({ total_amount: 1250, currency: "usd" });
+    await page.close();
+  });
+
+  it("a custom date or number offers only what the field allows, and a refused date names the bound", async () => {
+    const field = async (body: Record<string, unknown>) =>
+      (await api(t.url, "/v1/custom-fields/", { token, body })).body.id as string;
+    // 2026-01-01 12:00 and 2026-12-31 12:00 UTC: a date is its day's midnight.
+    const start = await field({
+      type: "date",
+      slug: "start",
+      name: "Start",
+      properties: { form_label: "Start date", ge: 1767268800, le: 1798718400 },
+    });
+    const size = await field({
+      type: "number",
+      slug: "team-size",
+      name: "Team size",
+      properties: { form_label: "Team size", ge: 1, le: 50 },
+    });
+    const session = await sessionFor(
+      "Onboarding",
+      [{ amount_type: "fixed", price_amount: 5000, price_currency: "usd" }],
+      {
+        attached_custom_fields: [
+          { custom_field_id: start, required: true },
+          { custom_field_id: size, required: false },
+        ],
+      },
+    );
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(session.url);
+    await page.waitForSelector("#custom-start");
+    const bounds = (id: string) =>
+      page.$eval(id, (el) => [el.getAttribute("min"), el.getAttribute("max")]);
+    expect(await bounds("#custom-start")).toEqual(["2026-01-02", "2026-12-31"]);
+    expect(await bounds("#custom-team-size")).toEqual(["1", "50"]);
+    await fillCheckout(page);
+    await page.fill("#custom-start", "2026-01-01");
+    await page.click("button.pay");
+    await page.waitForSelector("#custom-start-error");
+    expect(await page.textContent("#custom-start-error")).toBe("Choose 2026-01-02 or later.");
     await page.close();
   });
 

@@ -2,6 +2,7 @@
 // attached fields (type, bounds, required), the tax ID against the billing country, and at confirm
 // the billing address against the fields its country asks for.
 import { hasStreetAddress } from "../../lib/billing-address-fields.ts";
+import { firstDayAllowed, lastDayAllowed } from "../../lib/date-bounds.ts";
 import { RequestValidationError, type ValidationIssue } from "../../lib/errors.ts";
 import { validateTaxId } from "../customers/tax-id.ts";
 import type { ProductOut } from "../products/schemas.ts";
@@ -88,17 +89,16 @@ export function customFieldIssues(
         if (!ok) issues.push({ loc, msg: "Must be a date (YYYY-MM-DD).", type: "date_parsing" });
         else {
           const day = Date.parse(value as string) / 86_400_000;
-          // The bounds are timestamps: the first and last whole days they allow are named.
           if (typeof p.ge === "number" && day < p.ge / 86_400)
             issues.push({
               loc,
-              msg: `Choose ${isoDay(Math.ceil(p.ge / 86_400))} or later.`,
+              msg: `Choose ${firstDayAllowed(p.ge)} or later.`,
               type: "greater_than_equal",
             });
           if (typeof p.le === "number" && day > p.le / 86_400)
             issues.push({
               loc,
-              msg: `Choose ${isoDay(Math.floor(p.le / 86_400))} or earlier.`,
+              msg: `Choose ${lastDayAllowed(p.le)} or earlier.`,
               type: "less_than_equal",
             });
         }
@@ -218,9 +218,4 @@ function addressIssues(row: CheckoutRow, formRequired: boolean): ValidationIssue
       input: address ?? null,
     });
   return issues;
-}
-
-/** YYYY-MM-DD of a day counted from the epoch, as the date input shows it. */
-function isoDay(day: number): string {
-  return new Date(day * 86_400_000).toISOString().slice(0, 10);
 }

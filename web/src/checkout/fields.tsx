@@ -8,6 +8,7 @@ import {
   subdivisionOptions,
 } from "./countries.ts";
 import type { AddressFieldModes } from "../../../server/lib/billing-address-fields.ts";
+import { firstDayAllowed, lastDayAllowed } from "../../../server/lib/date-bounds.ts";
 import type { Address, CustomField } from "./types.ts";
 
 export interface FieldA11y {
@@ -266,6 +267,8 @@ export function CustomFieldInput(props: {
           <input
             {...common}
             type="number"
+            min={field.properties.ge ?? undefined}
+            max={field.properties.le ?? undefined}
             value={props.value === null || props.value === undefined ? "" : String(props.value)}
             onChange={(e) => props.onChange(e.target.value === "" ? null : Number(e.target.value))}
           />
@@ -275,6 +278,17 @@ export function CustomFieldInput(props: {
           <input
             {...common}
             type="date"
+            // The picker offers only the days the field allows.
+            min={
+              typeof field.properties.ge === "number"
+                ? firstDayAllowed(field.properties.ge)
+                : undefined
+            }
+            max={
+              typeof field.properties.le === "number"
+                ? lastDayAllowed(field.properties.le)
+                : undefined
+            }
             value={String(props.value ?? "")}
             onChange={(e) => props.onChange(e.target.value || null)}
           />
