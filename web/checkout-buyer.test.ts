@@ -1,7 +1,8 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
-// cents, an amount typed with a decimal comma, a custom date's and number's bounds, a product's long unbroken name and description on a phone, a page opened again while
-// its payment is being processed, Back from the seller's success page, and one checkout paid in
-// two tabs.
+// cents, an amount typed with a decimal comma, a custom date's and number's bounds, a product's long
+// unbroken name and description on a phone, the folded summary at 320 px in French, a page opened
+// again while its payment is being processed, Back from the seller's success page, and one checkout
+// paid in two tabs.
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
@@ -140,6 +141,26 @@ describe("the hosted checkout, as a buyer finds it", () => {
     await page.waitForURL(/\/confirmation/, { timeout: 15_000 });
     await page.waitForSelector("[data-testid=amount-paid]");
     expect(await sideways()).toBe(0);
+    await page.close();
+  });
+
+  it("on a 320 px phone in French the folded summary's label and total stay apart", async () => {
+    const session = await newCheckout();
+    await api(t.url, `/v1/checkouts/client/${session.client_secret}`, {
+      method: "PATCH",
+      body: { discount_code: "LAUNCH20" },
+    });
+    const page = await browser.newPage({ viewport: { width: 320, height: 640 }, locale: "fr-FR" });
+    await page.goto(session.url);
+    await page.waitForSelector("#email");
+    await page.click(".summary-toggle");
+    const space = await page.$eval(".summary-toggle", (toggle) => {
+      const label = toggle.querySelector("span")!.getBoundingClientRect();
+      const total = toggle.querySelector("strong")!.getBoundingClientRect();
+      return total.left - label.right;
+    });
+    expect(space).toBeGreaterThanOrEqual(8);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBe(0);
     await page.close();
   });
 
