@@ -37,6 +37,7 @@ import { systemClock, type Clock } from "./lib/clock.ts";
 import { createLogger, type Logger } from "./lib/logger.ts";
 import { createAuth, type Auth } from "./modules/auth/auth.ts";
 import { promoteListedAdmins } from "./modules/auth/platform-admins.ts";
+import { retryMailJob } from "./modules/email/jobs.ts";
 import { createMailer } from "./modules/email/mailer.ts";
 import { ensureProfile } from "./modules/organizations/repository.ts";
 import { assertOrganizationDeletable } from "./modules/organizations/service.ts";
@@ -152,6 +153,7 @@ export async function start(
         retentionDays: config.eventDedupRetentionDays,
       }),
       receiptMailJob({ db: database.db, clock, baseUrl: config.baseUrl, mailer }) as JobDefinition,
+      retryMailJob({ clock, log, mailer }),
     ];
 
     const q0 = performance.now();

@@ -1,50 +1,27 @@
 // Mail delivery: with SMTP_URL the verification mail goes through nodemailer to a real SMTP server
 // (smtp-server, in process) and the outbox row is marked sent; without it the outbox keeps it.
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
-import { SMTPServer } from "smtp-server";
 import { browser, uniqueEmail } from "../../../test/helpers/browser.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { type LocalSmtp, type ReceivedMail, startSmtp } from "../../../test/helpers/smtp-server.ts";
 
-interface Received {
-  from: string;
-  to: string[];
-  data: string;
-}
-
-let smtp: SMTPServer;
-const received: Received[] = [];
+let smtp: LocalSmtp;
+let received: ReceivedMail[];
 let t: TestServer;
 let failing: TestServer;
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS"],
-    onData(stream, session, callback) {
-      let data = "";
-      stream.on("data", (c: Buffer) => (data += c.toString()));
-      stream.on("end", () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
-          to: session.envelope.rcptTo.map((r) => r.address),
-          data,
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((r) => smtp.listen(0, "127.0.0.1", () => r()));
-  const port = (smtp.server.address() as AddressInfo).port;
+  smtp = await startSmtp();
+  received = smtp.received;
   t = await startTestServer({
-    env: { SMTP_URL: `smtp://127.0.0.1:${port}`, EMAIL_FROM: "till <mail@till.test>" },
+    env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, EMAIL_FROM: "till <mail@till.test>" },
   });
   // Nothing listens on port 1: delivery fails, the outbox keeps the message with the error.
   failing = await startTestServer({ env: { SMTP_URL: "smtp://127.0.0.1:1" } });
 });
 afterAll(async () => {
   await Promise.all([t?.stop(), failing?.stop()]);
-  await new Promise<void>((r) => smtp.close(() => r()));
+  await smtp.close();
 });
 
 describe("email delivery", () => {

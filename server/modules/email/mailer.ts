@@ -1,9 +1,12 @@
 // Outgoing mail. Every message is recorded in the outbox table first; with SMTP_URL it is then sent
 // through nodemailer, otherwise the log line with its link is how a developer in `till dev` reads it.
+// A message the SMTP server refused or never took (down, restarting) keeps its error in the outbox
+// and is sent again by the retry job (jobs.ts), so an outage of the relay loses no receipt.
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../lib/logger.ts";
 import {
+  failedMails,
   insertMail,
   insertMails,
   markMailFailed,
@@ -17,7 +20,12 @@ export interface Mailer {
   send(mail: OutgoingMail): Promise<void>;
   /** Many mails (a burst of receipts); without SMTP their outbox rows are one insert. */
   sendMany?(mails: OutgoingMail[]): Promise<void>;
+  /** Sends again the messages whose delivery failed since `since`; answers how many went out. */
+  retryFailed?(since: Date): Promise<number>;
 }
+
+/** Failed messages sent again per run of the retry job. */
+const RETRY_BATCH = 100;
 
 export async function createMailer(deps: {
   config: Readonly<Config>;
@@ -30,6 +38,26 @@ export async function createMailer(deps: {
     const nodemailer = await import("nodemailer");
     transport = nodemailer.createTransport(config.email.smtpUrl);
   }
+  const deliver = async (
+    smtp: NonNullable<typeof transport>,
+    emailId: string,
+    mail: OutgoingMail,
+  ): Promise<boolean> => {
+    try {
+      await smtp.sendMail({
+        from: config.email.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+      });
+      await markMailSent(db, emailId, new Date());
+      return true;
+    } catch (err) {
+      log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
+      await markMailFailed(db, emailId, String((err as Error).message));
+      return false;
+    }
+  };
   const send = async (mail: OutgoingMail) => {
     const emailId = await insertMail(db, mail);
     if (!transport) {
@@ -39,21 +67,17 @@ export async function createMailer(deps: {
       );
       return;
     }
-    try {
-      await transport.sendMail({
-        from: config.email.from,
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-      });
-      await markMailSent(db, emailId, new Date());
-    } catch (err) {
-      log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
-      await markMailFailed(db, emailId, String((err as Error).message));
-    }
+    await deliver(transport, emailId, mail);
   };
   return {
     send,
+    async retryFailed(since) {
+      if (!transport) return 0;
+      let sent = 0;
+      for (const row of await failedMails(db, since, RETRY_BATCH))
+        if (await deliver(transport, row.id, { ...row, link: row.link ?? undefined })) sent++;
+      return sent;
+    },
     async sendMany(mails) {
       if (transport) {
         for (const mail of mails) await send(mail);

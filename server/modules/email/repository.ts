@@ -1,6 +1,6 @@
 // SQL for the email outbox.
 import { randomUUID } from "node:crypto";
-import { desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
 import type { Db } from "../../../db/client.ts";
 import { emailOutbox, invitation, member, user } from "../../../db/schema/index.ts";
@@ -54,6 +54,22 @@ export async function markMailFailed(db: Db, id: string, error: string): Promise
     .update(emailOutbox)
     .set({ error: error.slice(0, 500) })
     .where(eq(emailOutbox.id, id));
+}
+
+/** Messages whose last delivery failed, created since `since`, oldest first. */
+export async function failedMails(db: Db, since: Date, limit: number) {
+  return db
+    .select()
+    .from(emailOutbox)
+    .where(
+      and(
+        gt(emailOutbox.createdAt, since),
+        isNull(emailOutbox.sentAt),
+        isNotNull(emailOutbox.error),
+      ),
+    )
+    .orderBy(asc(emailOutbox.createdAt))
+    .limit(limit);
 }
 
 export async function listMails(db: Db, limit: number) {
