@@ -5,6 +5,9 @@ import { PgBoss, fromPglite, type Job, type Queue, type WorkOptions } from "pg-b
 import type { Database } from "../../db/client.ts";
 import type { Logger } from "../lib/logger.ts";
 
+/** A job's heartbeat: pg-boss hands back the job of a worker silent this long (checked each minute). */
+export const JOB_HEARTBEAT_SECONDS = 10;
+
 export interface JobDefinition<T extends object = object> {
   name: string;
   /** Queue options, and its policy (e.g. `short`: one queued job per singleton key). */
@@ -57,6 +60,10 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   const workers = new Map<string, string>();
   for (const job of options.jobs) {
     await boss.createQueue(job.name, job.queue);
+    // createQueue leaves a queue made by an earlier version as it was: a heartbeat added since is
+    // set here, or the jobs a killed worker held would wait out the whole expiry.
+    if (job.queue?.heartbeatSeconds)
+      await boss.updateQueue(job.name, { heartbeatSeconds: job.queue.heartbeatSeconds });
     // createQueue drops pg-boss's cached queue entry, and the first send reloads it through pg-boss's
     // own connection: inside a caller's transaction on PGlite (one connection) that waits forever.
     // Completing a job id that does not exist loads the entry now and changes nothing.

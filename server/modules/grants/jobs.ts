@@ -4,7 +4,7 @@
 // A failure records {message, type, timestamp} on the grant and rethrows, so pg-boss retries the
 // job with backoff; the grant stays marked until an attempt succeeds.
 import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { benefitRowsByIds } from "../benefits/service.ts";
@@ -176,6 +176,9 @@ export function applyGrantsJob(deps: GrantWorkerDeps): JobDefinition<{ grantId: 
       retryDelay: deps.config.retryDelaySeconds,
       retryBackoff: true,
       retryDelayMax: 3600,
+      // A job whose worker died (killed mid-grant) goes back to the queue at pg-boss's next check,
+      // within about a minute, rather than after the default 15-minute expiry.
+      heartbeatSeconds: JOB_HEARTBEAT_SECONDS,
     },
     work: { pollingIntervalSeconds: 0.5 },
     async handle(jobs) {
