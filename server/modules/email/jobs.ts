@@ -1,7 +1,7 @@
 // Sending failed mail again: every minute the worker retries the outbox's messages whose delivery
 // failed (the SMTP server was down or refused them) during the last day, so a relay outage delays a
 // receipt or a sign-in link instead of losing it. Messages older than a day are left as failed.
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "./mailer.ts";
@@ -16,8 +16,9 @@ export function retryMailJob(deps: {
 }): JobDefinition {
   return {
     name: RETRY_MAIL_JOB,
-    // One run at a time across workers (two would send the same message twice), one more queued.
-    queue: { policy: "stately" },
+    // One run at a time across workers (two would send the same message twice), one more queued;
+    // a run whose worker died stops holding the queue within about a minute.
+    queue: { policy: "stately", heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     async handle() {
       if (!deps.mailer?.retryFailed) return { sent: 0 };

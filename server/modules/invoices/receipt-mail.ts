@@ -2,7 +2,7 @@
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
 import { majorUnits } from "../../lib/currency-units.ts";
 import type { Db } from "../../../db/client.ts";
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { MAIL_SESSION_TTL_MS, openBuyerSession } from "../customer-sessions/service.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
@@ -84,6 +84,8 @@ export function receiptMailJob(deps: {
     // A sale's receipt goes out within a second or two; a burst of sales (the renewals of the
     // 1st of the month) is taken in batches, each rendered with one read per kind of row.
     work: { pollingIntervalSeconds: 1, batchSize: 100, burstWhenBatchFull: true },
+    // A job whose worker died goes back to the queue within about a minute, not 15.
+    queue: { heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     async handle(jobs) {
       const mailer = deps.mailer;
       if (!mailer) return;

@@ -1,16 +1,16 @@
-// Fault test with real processes: `till serve` is SIGKILLed while a license key grant is being
-// written (held on a lock the test takes on license_keys), then started again on the same database.
-// The killed worker's job goes back to the queue within about a minute and the key is granted once;
-// before, the job stayed active until pg-boss's 15-minute expiry, the grant pending all that time.
-// PostgreSQL only: holding the grant mid-write takes a second connection to the database.
+// Fault test with real processes: `till serve` is SIGKILLed while a sale's jobs run, its license key
+// grant and its receipt mail each held mid-write on a lock the test takes, then started again on the
+// same database. The killed worker's jobs go back to the queue within about a minute: the key is
+// granted once and the receipt written. Before, each job stayed active until pg-boss's 15-minute
+// expiry. PostgreSQL only: holding the jobs mid-write takes a second connection to the database.
 import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
-import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
-import { api, createSeller } from "../../../test/helpers/auth.ts";
-import { openTestDatabase, usingPostgres, type TestDatabase } from "../../../test/helpers/db.ts";
-import { spawnTillServer, tempDir, type SpawnedServer } from "../../../test/helpers/process.ts";
-import { serveEnv } from "../../../test/helpers/spawned-seller.ts";
-import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
+import { US_ADDRESS } from "../../test/helpers/addresses.ts";
+import { api, createSeller } from "../../test/helpers/auth.ts";
+import { openTestDatabase, usingPostgres, type TestDatabase } from "../../test/helpers/db.ts";
+import { spawnTillServer, tempDir, type SpawnedServer } from "../../test/helpers/process.ts";
+import { serveEnv } from "../../test/helpers/spawned-seller.ts";
+import { waitFor } from "../../test/helpers/webhook-receiver.ts";
 
 let testDb: TestDatabase | null = null;
 let locker: postgres.Sql | null = null;
@@ -21,12 +21,12 @@ afterAll(async () => {
   await testDb?.dispose();
 });
 
-describe.skipIf(!usingPostgres())("till serve killed mid-grant", () => {
-  it("SIGKILL while a license key is written, restart: granted within minutes, one key", {
+describe.skipIf(!usingPostgres())("till serve killed while a sale's jobs run", () => {
+  it("SIGKILL mid-grant and mid-receipt, restart: key granted once, receipt written", {
     timeout: 180_000,
   }, async () => {
     testDb = await openTestDatabase();
-    const cwd = tempDir("till-grant-crash-");
+    const cwd = tempDir("till-jobs-crash-");
     // No lock timeout: the grant waits on the test's lock for as long as it is held.
     const env = {
       ...(await serveEnv(cwd, testDb.url!)),
@@ -68,7 +68,7 @@ describe.skipIf(!usingPostgres())("till serve killed mid-grant", () => {
       locked = r;
     });
     const holding = locker.begin(async (tx) => {
-      await tx`lock table license_keys in access exclusive mode`;
+      await tx`lock table license_keys, email_outbox in access exclusive mode`;
       locked();
       await released;
     });
@@ -90,17 +90,20 @@ describe.skipIf(!usingPostgres())("till serve killed mid-grant", () => {
       },
     );
     expect(confirmed.status).toBe(200);
-    // The grant job is active, its worker waiting on the lock.
+    // Both jobs are active, their worker waiting on the locks.
+    const waiting = async (table: string) =>
+      (
+        await locker!`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike ${`%${table}%`}`
+      ).length > 0;
     await waitFor(
-      async () =>
-        (
-          await locker!`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query ilike '%license_keys%'`
-        ).length > 0,
+      async () => (await waiting("license_keys")) && (await waiting("email_outbox")),
       30_000,
-      "the grant waiting on license_keys",
+      "the grant and the receipt waiting on their locks",
     );
     first.child.kill("SIGKILL");
     await first.child;
+    // The dead worker's statements go with it, as PostgreSQL ends them once it sees the client gone.
+    await locker`select pg_terminate_backend(pid) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()`;
     release();
     await holding;
 
@@ -110,10 +113,14 @@ describe.skipIf(!usingPostgres())("till serve killed mid-grant", () => {
       (await api(second.url, `/v1/benefits/${benefit.body.id}/grants`, { token })).body.items as {
         is_granted: boolean;
       }[];
+    const receipts = async () =>
+      (
+        await locker!`select count(*)::int as n from email_outbox where kind = 'receipt' and "to" = 'grant-crash@example.com'`
+      )[0]!.n as number;
     await waitFor(
-      async () => (await grants()).some((g) => g.is_granted),
+      async () => (await grants()).some((g) => g.is_granted) && (await receipts()) > 0,
       150_000,
-      "the license key granted after the restart",
+      "the license key granted and the receipt written after the restart",
     );
     expect(await grants()).toHaveLength(1);
     const [keys] = await locker`select count(*)::int as n from license_keys`;
