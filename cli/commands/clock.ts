@@ -94,6 +94,10 @@ export function configureClockCommand(program: Command): void {
     .command("reset")
     .description("set the clock back to real time")
     .option("--org <id>", "organization id or slug (default: the profile's)")
+    .addHelpText(
+      "after",
+      "\nWhat was billed while the clock ran ahead stays: a subscription renewed into the clock's\nfuture keeps that period and renews again when real time reaches its end.\n",
+    )
     .action(async (flags, c: Command) => {
       const ctx = await contextOf(c);
       const org = await organizationParam(ctx, flags.org ?? c.parent?.opts().org, {
