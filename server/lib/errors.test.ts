@@ -110,6 +110,27 @@ describe("error bodies in Polar's shape", () => {
     expect(await ok.json()).toEqual({ page: 1, limit: 10 });
   });
 
+  it("integer query parameters take decimal digits only → 422 int_parsing otherwise", async () => {
+    for (const query of ["limit=0x10", "limit=%205", "page=1e10", "page=1.0", "limit=5abc"]) {
+      const res = await fetch(`${base}/things?${query}`);
+      expect(res.status, query).toBe(422);
+      const body = (await res.json()) as { detail: unknown[] };
+      expect(body.detail).toEqual([
+        {
+          loc: ["query", query.split("=")[0]],
+          msg: "Input should be a valid integer, unable to parse string as an integer",
+          type: "int_parsing",
+        },
+      ]);
+    }
+    const ok = await fetch(`${base}/things?page=2&limit=007`);
+    expect(await ok.json()).toEqual({ page: 2, limit: 7 });
+    const negative = await fetch(`${base}/things?page=-1`);
+    expect(((await negative.json()) as { detail: unknown[] }).detail).toMatchObject([
+      { loc: ["query", "page"], type: "greater_than_equal" },
+    ]);
+  });
+
   it("a key repeated for a one-value parameter counts its last value, as FastAPI", async () => {
     const res = await fetch(`${base}/things?limit=5&page=3&limit=7`);
     expect(res.status).toBe(200);

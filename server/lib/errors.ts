@@ -119,6 +119,9 @@ function issueType(issue: z.core.$ZodIssue, input: unknown): string {
       return "extra_forbidden";
     case "invalid_union":
       return "union_tag_invalid";
+    case "custom":
+      // A refinement may name Polar's type itself (query.ts's integers: int_parsing).
+      return typeof issue.params?.type === "string" ? issue.params.type : "value_error";
     default:
       return "value_error";
   }

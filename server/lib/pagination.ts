@@ -1,9 +1,10 @@
 // Polar's pagination: ?page=1&limit=10 in, {items, pagination: {total_count, max_page}} out.
 import { z } from "zod";
+import { queryInt } from "./query.ts";
 
 export const paginationQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
-  limit: z.coerce.number().int().min(1).max(100).default(10),
+  page: queryInt({ min: 1 }).default(1),
+  limit: queryInt({ min: 1, max: 100 }).default(10),
 });
 
 export type Pagination = z.output<typeof paginationQuery>;

@@ -13,6 +13,33 @@ export const queryBoolean = z
   })
   .transform((v) => TRUE.includes(v.toLowerCase()));
 
+const INTEGER = /^-?\d+$/;
+
+/**
+ * An integer parameter as FastAPI reads it: decimal digits with an optional minus, nothing else
+ * (`0x10`, ` 5` and `1e10` are refused as `int_parsing`, where Number() would take them).
+ */
+export function queryInt(bounds: { min: number; max?: number }) {
+  const inner = z.number().int().min(bounds.min);
+  return z.preprocess(
+    (value, ctx) => {
+      if (typeof value === "number" || value === undefined) return value;
+      if (typeof value === "string" && INTEGER.test(value)) return Number(value);
+      const text = typeof value === "string";
+      ctx.addIssue({
+        code: "custom",
+        message: text
+          ? "Input should be a valid integer, unable to parse string as an integer"
+          : "Input should be a valid integer",
+        params: { type: text ? "int_parsing" : "int_type" },
+        input: value,
+      });
+      return value;
+    },
+    bounds.max === undefined ? inner : inner.max(bounds.max),
+  );
+}
+
 /** An RFC 3339 date-time with offset (a request's, timestampInput), handed on as a Date. */
 export const queryDatetime = timestampInput.transform((v) => new Date(v));
 

@@ -1,7 +1,7 @@
 // Wire schemas for Polar's CheckoutLink, its create/update bodies and the /buy prefill parameters.
 import { z } from "zod";
 import { metadataInput } from "../../lib/metadata.ts";
-import { queryList } from "../../lib/query.ts";
+import { queryInt, queryList } from "../../lib/query.ts";
 import { sortingSchema } from "../../lib/sorting.ts";
 import { metadataOut, recurringInterval, timestamped } from "../../lib/wire.ts";
 import type { DiscountRow } from "../discounts/repository.ts";
@@ -69,7 +69,7 @@ export type LinkListQuery = z.output<typeof linkListQuery>;
 export const buyQuery = z.object({
   customer_email: z.email().optional(),
   customer_name: z.string().max(256).optional(),
-  amount: z.coerce.number().int().min(0).max(99_999_999).optional(),
+  amount: queryInt({ min: 0, max: 99_999_999 }).optional(),
   embed_origin: httpUrl.optional(),
   reference_id: z.string().max(500).optional(),
 });

@@ -8,9 +8,10 @@ import type { Db } from "../../../db/client.ts";
 import { authOf, type Guard, sessionUserOf } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { parseQuery } from "../../lib/validation.ts";
+import { queryInt } from "../../lib/query.ts";
 import { listMailsVisibleTo } from "./repository.ts";
 
-const emailListQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) });
+const emailListQuery = z.object({ limit: queryInt({ min: 1, max: 100 }).default(50) });
 
 export function sandboxEmailsRouter(
   deps: { db: Db; mode: "sandbox" | "production" },

@@ -5,12 +5,13 @@ import { z } from "zod";
 import { authOf, type Guard } from "../../lib/auth-context.ts";
 import { paginationQuery } from "../../lib/pagination.ts";
 import { parseBody, parseParams, parseQuery } from "../../lib/validation.ts";
+import { queryInt } from "../../lib/query.ts";
 import { fileCreate, fileListQuery, filePatch, fileUploadCompleted } from "./schemas.ts";
 import * as service from "./service.ts";
 import type { FileDeps } from "./service.ts";
 
 const idParams = z.object({ id: z.uuid() });
-const partParams = z.object({ id: z.uuid(), number: z.coerce.number().int().min(1).max(10000) });
+const partParams = z.object({ id: z.uuid(), number: queryInt({ min: 1, max: 10000 }) });
 const signedQuery = z.object({ expires: z.string(), signature: z.string() });
 
 export function filesRouter(deps: FileDeps, guard: Guard): Router {

@@ -11,6 +11,7 @@ import type { Db } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { assertAccessible, authOf, type Guard, sessionUserOf } from "../../lib/auth-context.ts";
 import { parseParams, parseQuery } from "../../lib/validation.ts";
+import { queryInt } from "../../lib/query.ts";
 import { eventsAfter, latestSeq, seqBeforeLast } from "./delivery-repository.ts";
 import type { NotificationHub } from "./notifications.ts";
 import { listenSecret } from "./repository.ts";
@@ -53,7 +54,7 @@ const lastEventId = z
   .regex(/^\d{1,18}$/)
   .transform(Number);
 /** `?replay=N`: a fresh stream starts with the organization's last N events (still retained). */
-const replayQuery = z.object({ replay: z.coerce.number().int().min(1).max(1000).optional() });
+const replayQuery = z.object({ replay: queryInt({ min: 1, max: 1000 }).optional() });
 
 export function streamRouter(deps: StreamDeps, guard: Guard): Router {
   const r = apiRouter();
