@@ -98,7 +98,8 @@ export class ServiceUnavailable extends ApiError {
 function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   switch (issue.code) {
     case "invalid_type":
-      return input === undefined ? "missing" : `${issue.expected}_type`;
+      if (input === undefined) return "missing";
+      return isFraction(issue, input) ? "int_from_float" : `${issue.expected}_type`;
     case "too_small":
       return issue.origin === "string"
         ? "string_too_short"
@@ -127,6 +128,23 @@ function issueType(issue: z.core.$ZodIssue, input: unknown): string {
   }
 }
 
+/** A number with a fractional part where an integer is expected (`10.5`), pydantic's int_from_float. */
+function isFraction(issue: z.core.$ZodIssue, input: unknown): boolean {
+  return (
+    issue.code === "invalid_type" &&
+    issue.expected === "int" &&
+    typeof input === "number" &&
+    Number.isFinite(input)
+  );
+}
+
+function issueMessage(issue: z.core.$ZodIssue, input: unknown): string {
+  if (issue.code === "invalid_type" && input === undefined) return "Field required";
+  if (isFraction(issue, input))
+    return "Input should be a valid integer, got a number with a fractional part";
+  return issue.message;
+}
+
 export function fromZodError(
   error: z.ZodError,
   prefix: (string | number)[],
@@ -142,9 +160,11 @@ export function fromZodError(
             : undefined,
         root,
       );
-      const msg =
-        issue.code === "invalid_type" && input === undefined ? "Field required" : issue.message;
-      return { loc: [...prefix, ...path], msg, type: issueType(issue, input) };
+      return {
+        loc: [...prefix, ...path],
+        msg: issueMessage(issue, input),
+        type: issueType(issue, input),
+      };
     }),
   );
 }

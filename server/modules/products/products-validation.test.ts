@@ -270,4 +270,18 @@ describe("POST /v1/products/ validation", () => {
       expect(await counts()).toEqual(before);
     });
   }
+
+  it("a float for an integer field → pydantic's int_from_float", async () => {
+    for (const body of [
+      oneTime([fixed(10.5)]),
+      oneTime([{ amount_type: "custom", minimum_amount: 500.5 }]),
+    ]) {
+      const res = await api(t.url, "/v1/products/", { token: seller.token, body });
+      expect(res.status).toBe(422);
+      expect(res.body.detail[0]).toMatchObject({
+        msg: "Input should be a valid integer, got a number with a fractional part",
+        type: "int_from_float",
+      });
+    }
+  });
 });
