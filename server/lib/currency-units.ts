@@ -28,6 +28,20 @@ export function majorUnits(minor: number, currency: string): number {
   return minor / minorPerMajor(currency);
 }
 
+// Building a NumberFormat costs more than formatting with it: one per currency.
+const formats = new Map<string, Intl.NumberFormat>();
+
+/** An amount in minor units as money a person reads: 1500 usd → "$15.00", 1500 jpy → "¥1,500". */
+export function formatMoney(minor: number, currency: string): string {
+  const code = currency.toUpperCase();
+  let format = formats.get(code);
+  if (!format) {
+    format = new Intl.NumberFormat("en-US", { style: "currency", currency: code });
+    formats.set(code, format);
+  }
+  return format.format(majorUnits(minor, currency));
+}
+
 /**
  * What a person typed in major units ("15", "15.5", "15,50", "1500" yen) as minor units, or null
  * when it is not an amount. A comma is a decimal separator only before one or two final digits:

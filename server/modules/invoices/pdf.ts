@@ -2,7 +2,7 @@
 // lines, discount, tax and total, and the document's number and date. Streams are left
 // uncompressed: documents are a few kilobytes and their text stays searchable by tools that read
 // raw PDF.
-import { majorUnits } from "../../lib/currency-units.ts";
+import { formatMoney } from "../../lib/currency-units.ts";
 import PDFDocument from "pdfkit";
 import type { CustomerAddress } from "../../../db/schema/customers.ts";
 
@@ -21,11 +21,6 @@ export interface DocumentData {
   /** Receipts: what was paid, and how much of it has been refunded. */
   paid?: { amount: number; refunded: number };
 }
-
-const money = (minor: number, currency: string) =>
-  new Intl.NumberFormat("en-US", { style: "currency", currency: currency.toUpperCase() }).format(
-    majorUnits(minor, currency),
-  );
 
 function addressLines(a: CustomerAddress | null): string[] {
   if (!a) return [];
@@ -47,7 +42,7 @@ export function renderDocument(d: DocumentData): Promise<Buffer> {
     doc.on("end", () => resolve(Buffer.concat(chunks)));
     doc.on("error", reject);
   });
-  const fmt = (n: number) => money(n, d.currency);
+  const fmt = (n: number) => formatMoney(n, d.currency);
 
   doc.font("Helvetica-Bold").fontSize(20).text(title);
   doc.moveDown(0.3).font("Helvetica").fontSize(10);

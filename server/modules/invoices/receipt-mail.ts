@@ -1,6 +1,6 @@
 // The customer's receipt email after every paid order and every refund (the job receipt-queue.ts
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
-import { majorUnits } from "../../lib/currency-units.ts";
+import { formatMoney } from "../../lib/currency-units.ts";
 import type { Db } from "../../../db/client.ts";
 import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -10,18 +10,6 @@ import { periodStartOfKey, receiptFactsForJob, type ReceiptFacts } from "../orde
 import type { CustomerEmail } from "../organizations/schemas.ts";
 import { organizationSummary } from "../organizations/service.ts";
 import { mailsOf, RECEIPT_MAIL_JOB, type ReceiptJob, type ReceiptMail } from "./receipt-queue.ts";
-
-// Building a NumberFormat costs more than formatting with it: one per currency.
-const formats = new Map<string, Intl.NumberFormat>();
-const money = (minor: number, currency: string) => {
-  const code = currency.toUpperCase();
-  let format = formats.get(code);
-  if (!format) {
-    format = new Intl.NumberFormat("en-US", { style: "currency", currency: code });
-    formats.set(code, format);
-  }
-  return format.format(majorUnits(minor, currency));
-};
 
 /**
  * The setting of customer_email_settings that says whether a paid order's receipt goes out, by
@@ -59,7 +47,7 @@ function settingOf(
  * minimum charge and owed instead.
  */
 function paidLine(row: ReceiptFacts, seller: string): string {
-  const m = (minor: number) => money(minor, row.currency);
+  const m = (minor: number) => formatMoney(minor, row.currency);
   const total = row.totalAmount;
   const charged = Math.max(0, total + row.appliedBalanceAmount);
   if (!row.processorPaymentId && total > 0 && row.appliedBalanceAmount === 0)
@@ -128,7 +116,7 @@ async function sendReceipts(
       to: email,
       subject: refunded ? `Your refund from ${seller.name}` : `Your receipt from ${seller.name}`,
       text: refunded
-        ? `${seller.name} refunded ${money(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
+        ? `${seller.name} refunded ${formatMoney(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
         : `Thank you for your purchase of ${what}${number}: ${paidLine(row, seller.name)} Your invoice and receipt are in your account.`,
       // The portal, signed in for a while, where the invoice and receipt are.
       link: `${deps.baseUrl}/portal?customer_session_token=${await openBuyerSession(

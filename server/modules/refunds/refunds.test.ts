@@ -160,6 +160,14 @@ describe("refunds", () => {
       body: { order_id: order.id, reason: "other", amount: 101 },
     });
     expect(last.status).toBe(422);
+    // What is left is said as money, in the order's currency, not in minor units.
+    expect((last.body as { detail: unknown[] }).detail).toEqual([
+      {
+        loc: ["body", "amount"],
+        msg: "The amount exceeds what is left to refund on this order ($1.00).",
+        type: "less_than_equal",
+      },
+    ]);
     expect(
       (
         await api(t.url, "/v1/refunds/", {

@@ -8,6 +8,7 @@
 import { inTransaction, type Db } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
+import { formatMoney } from "../../lib/currency-units.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { ApiError, RequestValidationError, ResourceNotFound } from "../../lib/errors.ts";
 import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
@@ -84,7 +85,7 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
     if (input.amount > left)
       throw RequestValidationError.field(
         ["body", "amount"],
-        `The amount exceeds what is left to refund on this order (${left}).`,
+        `The amount exceeds what is left to refund on this order (${formatMoney(left, order.currency)}).`,
         "less_than_equal",
       );
     const taxLeft = order.taxAmount - order.refundedTaxAmount - reserved.tax;
@@ -99,7 +100,8 @@ export async function createRefund(deps: RefundDeps, ctx: AuthContext, input: Re
     if (input.amount + taxAmount > cashLeft)
       throw RequestValidationError.field(
         ["body", "amount"],
-        `The amount and its tax exceed what is left of the order's charge (${cashLeft}); the ` +
+        `The amount and its tax exceed what is left of the order's charge ` +
+          `(${formatMoney(cashLeft, order.currency)}); the ` +
           `rest was paid from the customer's balance.`,
         "less_than_equal",
       );
