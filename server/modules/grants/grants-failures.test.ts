@@ -1,6 +1,7 @@
 // Third-party failures never fail the purchase: a Discord outage, a rate limit, an unknown
 // Discord user, a forbidden repository and an unlinked account are recorded on the grant (and
 // retried where that helps) while the order stays paid.
+import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { buy, eventually, linkAccounts } from "../../../test/helpers/grants.ts";
 import {
@@ -139,5 +140,44 @@ describe("third-party failures never fail the purchase", () => {
       "unlinked error",
     );
     expect(unlinked.error).toMatchObject({ type: "discord_account_not_linked" });
+  });
+
+  it("an error of our own is recorded as a safe message, not the exception's text", async () => {
+    // A database error whose text carries what must not reach the seller (SQL, parameters).
+    await t.server.database.rows(
+      sql.raw(`create function refuse_key() returns trigger language plpgsql as $$
+        begin raise exception 'insert into license_keys values ($1) -- params: secret-param'; end $$`),
+    );
+    await t.server.database.rows(
+      sql.raw(`create trigger refuse_key before insert on license_keys
+        for each row execute function refuse_key()`),
+    );
+    try {
+      const benefit = await polar.benefits.create({
+        type: "license_keys",
+        description: "Key (failing)",
+        properties: {},
+      });
+      const order = await buy(
+        polar,
+        organizationId,
+        (await productWith(benefit.id, "Keyed")).id,
+        "keyed@example.com",
+      );
+      expect(order.status).toBe("paid");
+      const failed = await eventually(
+        async () => (await grantsOf(order.customerId)).find((g) => g.error),
+        15_000,
+        "a recorded error",
+      );
+      expect(failed.error).toMatchObject({ type: "internal_error" });
+      expect(failed.error!.message).toBe(
+        "The benefit could not be granted because of an error on our side; it is retried " +
+          `automatically. If it keeps failing, contact support with the grant id ${failed.id}.`,
+      );
+    } finally {
+      await t.server.database.rows(sql.raw("drop trigger refuse_key on license_keys"));
+      await t.server.database.rows(sql.raw("drop function refuse_key()"));
+    }
   });
 });

@@ -1,8 +1,9 @@
 // The grant worker: one pg-boss job per marked grant. It runs the benefit type's strategy (remote
 // calls outside any transaction), then settles the row under a lock: granted or revoked, the error
 // cleared, and benefit_grant.created/updated/revoked and customer.state_changed recorded with it.
-// A failure records {message, type, timestamp} on the grant and rethrows, so pg-boss retries the
-// job with backoff; the grant stays marked until an attempt succeeds.
+// A failure records {message, type, timestamp} on the grant (a safe message for our own errors)
+// and rethrows, so pg-boss retries the job with backoff; the grant stays marked until an attempt
+// succeeds.
 import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -73,7 +74,7 @@ export async function applyGrant(
     );
   } catch (err) {
     await recordFailure(deps, grant, action, err);
-    deps.log.warn({ grantId, action, err: (err as Error).message }, "benefit grant attempt failed");
+    deps.log.warn({ grantId, action, err }, "benefit grant attempt failed");
     throw err;
   }
 }
@@ -132,11 +133,19 @@ async function recordFailure(
   action: Action,
   err: unknown,
 ): Promise<void> {
-  const error = {
-    message: (err as Error).message ?? String(err),
-    type: err instanceof GrantFailure ? err.type : ((err as Error).name ?? "Error"),
-    timestamp: deps.clock.now().toISOString(),
-  };
+  // A GrantFailure is written for the seller (an answer from Discord or GitHub to act on). Anything
+  // else is ours and may carry SQL and its parameters: the seller gets a safe message, the log the rest.
+  const error =
+    err instanceof GrantFailure
+      ? { message: err.message, type: err.type, timestamp: deps.clock.now().toISOString() }
+      : {
+          message:
+            `The benefit could not be ${action === "grant" ? "granted" : "revoked"} because of an ` +
+            `error on our side; it is retried automatically. If it keeps failing, contact support ` +
+            `with the grant id ${grant.id}.`,
+          type: "internal_error",
+          timestamp: deps.clock.now().toISOString(),
+        };
   await inTransaction(deps.db, async (tx) => {
     const locked = await repo.lockGrant(tx, scopeOfResource(grant), grant.id);
     if (!locked || locked.pendingAction !== action) return;
