@@ -20,6 +20,7 @@ export const BILLING_SCOPES = [
   "refunds:write",
   "discounts:write",
   "benefits:write",
+  "custom_fields:write",
   "events:write",
   "meters:write",
   "webhooks:write",

@@ -4,6 +4,9 @@ import type { Db } from "../../../db/client.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import * as repo from "./repository.ts";
 
+// Custom field data is checked the same way wherever a purchase takes it (a draft order too).
+export { customFieldIssues } from "./validate.ts";
+
 export interface CheckoutOutcome {
   id: string;
   organizationId: string;

@@ -287,6 +287,49 @@ describe("POST /v1/orders/ and /v1/orders/{id}/finalize", () => {
   });
 });
 
+describe("custom_field_data of a draft order", () => {
+  it("is checked against the product's attached fields; required ones are not enforced yet", async () => {
+    await ok(await enable(s));
+    const field = await ok(
+      await s.call("/v1/custom-fields/", {
+        body: { type: "number", slug: "seats", name: "Seats", properties: { le: 10 } },
+      }),
+    );
+    const product = await ok(
+      await s.call("/v1/products/", {
+        body: {
+          name: "Seated",
+          prices: [{ amount_type: "fixed", price_amount: 2500, price_currency: "usd" }],
+          attached_custom_fields: [{ custom_field_id: field.id, required: true }],
+        },
+      }),
+    );
+    const good = { customer_id: payer.customerId, product_id: product.id };
+    const before = await orderCount(s.organizationId);
+    for (const [data, type] of [
+      [{ seats: "many" }, "int_type"],
+      [{ seats: 11 }, "less_than_equal"],
+      [{ seats: 2.5 }, "int_from_float"],
+    ] as const) {
+      const res = await draft(s, { ...good, custom_field_data: data });
+      expect(res.status, JSON.stringify(data)).toBe(422);
+      expect(res.body.detail).toMatchObject([
+        { loc: ["body", "custom_field_data", "seats"], type },
+      ]);
+    }
+    const unknown = await draft(s, { ...good, custom_field_data: { colour: "red" } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail).toMatchObject([
+      { loc: ["body", "custom_field_data", "colour"], type: "extra_forbidden" },
+    ]);
+    expect(await orderCount(s.organizationId)).toBe(before);
+
+    const created = await ok(await draft(s, { ...good, custom_field_data: { seats: 4 } }));
+    expect(created.custom_field_data).toEqual({ seats: 4 });
+    expect((await draft(s, good)).status).toBe(201);
+  });
+});
+
 describe("a server that takes no payments (TILL_PAYMENTS=none)", () => {
   let none: TestServer;
   beforeAll(async () => {

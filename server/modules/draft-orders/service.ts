@@ -7,6 +7,7 @@
 import { inTransaction } from "../../../db/client.ts";
 import { organizationForWrite, type AuthContext } from "../../lib/auth-context.ts";
 import { RequestValidationError, ResourceNotFound, ServiceUnavailable } from "../../lib/errors.ts";
+import { customFieldIssues } from "../checkouts/queries.ts";
 import { findCustomerForCheckout } from "../customers/buyers.ts";
 import {
   findOrderRow,
@@ -68,6 +69,13 @@ export async function createDraftOrder(deps: DraftOrderDeps, ctx: AuthContext, i
   if (!product || product.row.isArchived) throw field("product_id", "Product not found.");
   if (product.row.recurringInterval)
     throw field("product_id", "A draft order is for a one-time product; this one recurs.");
+  // As Polar: checked against the product's attached fields, required ones not enforced yet.
+  const fieldIssues = customFieldIssues(
+    product.out.attached_custom_fields,
+    input.custom_field_data ?? {},
+    false,
+  );
+  if (fieldIssues.length) throw new RequestValidationError(fieldIssues);
   const currency = input.currency ?? (await defaultCurrencyOf(deps.db, organizationId));
   const inCurrency = product.prices.filter((p) => p.priceCurrency === currency && !p.isArchived);
   const price = inCurrency.find((p) => p.amountType === "fixed" || p.amountType === "free");
