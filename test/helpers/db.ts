@@ -79,3 +79,27 @@ export async function dropDatabase(adminUrl: string, name: string): Promise<void
     await admin.end();
   }
 }
+
+/**
+ * Takes an access exclusive lock on `tables` in a transaction of `sql`, so a statement reading them
+ * waits there; answers the function that commits it, letting the waiting statements go on.
+ */
+export async function holdTableLock(
+  sql: postgres.Sql,
+  tables: string,
+): Promise<() => Promise<void>> {
+  let release = () => {};
+  const released = new Promise<void>((r) => (release = r));
+  let locked = () => {};
+  const isLocked = new Promise<void>((r) => (locked = r));
+  const holding = sql.begin(async (tx) => {
+    await tx.unsafe(`lock table ${tables} in access exclusive mode`);
+    locked();
+    await released;
+  });
+  await Promise.race([isLocked, holding]);
+  return async () => {
+    release();
+    await holding;
+  };
+}

@@ -3,18 +3,18 @@
 // payment processor outside any transaction (payment.ts), then either fulfil (customer, saved card,
 // order, subscription, events, all in one transaction) or return the session to open with the
 // processor's message.
-import { inTransaction } from "../../../db/client.ts";
+import { inTransaction, type Tx } from "../../../db/client.ts";
 import { RequestValidationError } from "../../lib/errors.ts";
 import { openBuyerSession } from "../customer-sessions/service.ts";
 import { redeemDiscount } from "../discounts/service.ts";
 import { refusesCard } from "../payments/processor.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
-  applyUpdate,
   bySecret,
   checkoutEventData,
   NotOpenCheckout,
   PaymentError,
+  updateLocked,
 } from "./public.ts";
 import { fulfil, reopen } from "./fulfil.ts";
 import { trialOf } from "./trial.ts";
@@ -27,8 +27,8 @@ import type { PaymentReplay } from "../../../db/schema/checkouts.ts";
 import { refusePayment, takePayment } from "./payment.ts";
 import * as repo from "./repository.ts";
 import type { CheckoutConfirm, CheckoutPublicConfirmedOut } from "./schemas.ts";
-import { type CheckoutView, checkoutPublicOut } from "./serialize.ts";
-import { loadPublicView, loadView, type CheckoutDeps } from "./service.ts";
+import { checkoutPublicOut } from "./serialize.ts";
+import { loadPublicView, type CheckoutDeps } from "./service.ts";
 import { assertUpgradable, claimUpgrade } from "./upgrade.ts";
 import { confirmIssues } from "./validate.ts";
 
@@ -49,45 +49,16 @@ export async function confirmCheckout(
   refusePayment(deps, null, tokenId);
   // A subscription that can no longer be upgraded (or is being upgraded) refuses it unchanged.
   await assertUpgradable(deps.db, found);
-  // What the page sends with confirm is applied like an update first (same rules, same event), and
-  // checked in its transaction: a 422 leaves the session as it was, as Polar's rollback does.
-  const check = (view: CheckoutView) => {
-    const issues = confirmIssues(view, tokenId);
-    if (issues.length) throw new RequestValidationError(issues);
-  };
-  let view: CheckoutView;
-  if (Object.keys(update).length > 0 || discount_code !== undefined || found.status !== "open")
-    view = await applyUpdate(deps, found, update, discount_code, check);
-  else {
-    view = await loadView(deps, found);
-    check(view);
-  }
-  const { row } = view;
-  const product = view.products.find((p) => p.id === row.productId);
-
-  refusePayment(deps, row, tokenId);
-  await assertNoOtherSubscription(deps.db, row);
-  // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
-  const trial = product ? trialOf(product, row, allowTrial !== false) : null;
-  if (trial)
-    await assertTrialAllowed(deps.db, row, async () =>
-      tokenId && deps.processor.cardFingerprint ? deps.processor.cardFingerprint(tokenId) : null,
-    );
-
-  // A charge (not a trial's setup) is kept as asked, for the reconciler to ask it again.
-  const replay =
-    tokenId && row.totalAmount > 0 && !trial
-      ? {
-          confirmationTokenId: tokenId,
-          description: product?.name ?? "till checkout",
-          savePaymentMethod: product?.is_recurring ?? false,
-        }
-      : null;
-  const claimed = await claimCheckout(deps, row, replay);
-  if (!claimed) {
-    // Another confirm got here first and holds the payment.
-    throw new NotOpenCheckout();
-  }
+  const asked = { update, discountCode: discount_code, tokenId, allowTrial: allowTrial !== false };
+  // The card's fingerprint (prevent_trial_abuse) is asked of the processor outside any transaction:
+  // a pass that needs it stops, rolled back, and runs again with it.
+  const { claimed, product, trial } = await checkAndClaim(deps, found, asked).catch(
+    async (err: unknown) => {
+      if (err !== ASK_CARD) throw err;
+      const card = await deps.processor.cardFingerprint!(tokenId!);
+      return checkAndClaim(deps, found, asked, card);
+    },
+  );
 
   const attempt = await takePayment(deps, claimed, {
     tokenId: tokenId ?? undefined,
@@ -147,35 +118,86 @@ export async function confirmCheckout(
 }
 
 /**
- * open → confirmed with the next attempt number and the discount redemption taken, in one
- * transaction; null when another confirm holds the session.
+ * What the page sends with confirm is applied like an update first (same rules, same event), then
+ * checked and claimed under the session's lock in the same transaction: an update from the page
+ * cannot land between the check and the claim, so the charge, the trial and the answer are all of
+ * the session as checked. A refusal rolls the update back, as Polar's does.
+ */
+function checkAndClaim(
+  deps: CheckoutDeps,
+  found: repo.CheckoutRow,
+  asked: {
+    update: Partial<CheckoutConfirm>;
+    discountCode: string | null | undefined;
+    tokenId: string | null | undefined;
+    allowTrial: boolean;
+  },
+  /** The card's fingerprint; undefined until asked of the processor. */
+  card?: string | null,
+) {
+  const { update, discountCode, tokenId } = asked;
+  const hasUpdate = Object.keys(update).length > 0 || discountCode !== undefined;
+  return inTransaction(deps.db, async (tx) => {
+    const view = await updateLocked(deps, tx, found, hasUpdate ? update : null, discountCode);
+    const issues = confirmIssues(view, tokenId);
+    if (issues.length) throw new RequestValidationError(issues);
+    const { row } = view;
+    const product = view.products.find((p) => p.id === row.productId);
+    refusePayment(deps, row, tokenId);
+    await assertNoOtherSubscription(tx, row);
+    // A trial takes no money now: the card is saved (a setup) and first charged at the trial's end.
+    const trial = product ? trialOf(product, row, asked.allowTrial) : null;
+    if (trial)
+      await assertTrialAllowed(tx, row, async () => {
+        if (!tokenId || !deps.processor.cardFingerprint) return null;
+        if (card === undefined) throw ASK_CARD;
+        return card;
+      });
+    // A charge (not a trial's setup) is kept as asked, for the reconciler to ask it again.
+    const replay =
+      tokenId && row.totalAmount > 0 && !trial
+        ? {
+            confirmationTokenId: tokenId,
+            description: product?.name ?? "till checkout",
+            savePaymentMethod: product?.is_recurring ?? false,
+          }
+        : null;
+    return { claimed: await claimCheckout(deps, tx, row, replay), product, trial };
+  });
+}
+
+/** Asked of the claim's transaction for the card's fingerprint, which is fetched outside it. */
+const ASK_CARD = Symbol("card fingerprint");
+
+/**
+ * open → confirmed with the next attempt number and the discount redemption taken, in the caller's
+ * transaction; confirm's holds the session's lock since it read the session open.
  */
 export async function claimCheckout(
   deps: CheckoutDeps,
+  tx: Tx,
   row: repo.CheckoutRow,
-  replay: PaymentReplay | null = null,
-): Promise<repo.CheckoutRow | null> {
-  return inTransaction(deps.db, async (tx) => {
-    const c = await repo.claimForPayment(tx, row.id, deps.clock.now(), replay);
-    if (!c) return null;
-    await claimUpgrade(tx, c);
-    if (c.discountId) {
-      const redeemed = await redeemDiscount(tx, c.discountId);
-      if (!redeemed)
-        throw RequestValidationError.field(
-          ["body", "discount_code"],
-          "This discount has been fully redeemed.",
-        );
-      await assertDiscountUnderBuyerLimit(tx, c, redeemed.maxRedemptionsPerCustomer);
-    }
-    const claimedRow = c.discountId
-      ? await repo.updateCheckout(tx, c.id, { discountRedeemed: true })
-      : c;
-    await recordEvent(tx, deps.clock, {
-      organizationId: c.organizationId,
-      type: "checkout.updated",
-      data: await checkoutEventData(deps, tx, claimedRow),
-    });
-    return claimedRow;
+  replay: PaymentReplay | null,
+): Promise<repo.CheckoutRow> {
+  const c = await repo.claimForPayment(tx, row.id, deps.clock.now(), replay);
+  if (!c) throw new NotOpenCheckout();
+  await claimUpgrade(tx, c);
+  if (c.discountId) {
+    const redeemed = await redeemDiscount(tx, c.discountId);
+    if (!redeemed)
+      throw RequestValidationError.field(
+        ["body", "discount_code"],
+        "This discount has been fully redeemed.",
+      );
+    await assertDiscountUnderBuyerLimit(tx, c, redeemed.maxRedemptionsPerCustomer);
+  }
+  const claimedRow = c.discountId
+    ? await repo.updateCheckout(tx, c.id, { discountRedeemed: true })
+    : c;
+  await recordEvent(tx, deps.clock, {
+    organizationId: c.organizationId,
+    type: "checkout.updated",
+    data: await checkoutEventData(deps, tx, claimedRow),
   });
+  return claimedRow;
 }

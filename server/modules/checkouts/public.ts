@@ -100,11 +100,29 @@ export async function applyUpdate(
   check?: (view: CheckoutView, tx: Tx) => void | Promise<void>,
 ) {
   return inTransaction(deps.db, async (tx) => {
-    const row = (await repo.lockCheckout(tx, found.id)) ?? found;
-    const view = await applyLocked({ ...deps, db: tx }, tx, row, input, discountCode);
+    const view = await updateLocked(deps, tx, found, input, discountCode);
     await check?.(view, tx);
     return view;
   });
+}
+
+/**
+ * In the caller's transaction: the session locked and read again, refused unless still open, and
+ * the update applied to it (with no update, the session as it is). The lock is held until that
+ * transaction ends.
+ */
+export async function updateLocked(
+  deps: CheckoutDeps,
+  tx: Tx,
+  found: repo.CheckoutRow,
+  input: AnyUpdate | null,
+  discountCode: string | null | undefined,
+): Promise<CheckoutView> {
+  const row = (await repo.lockCheckout(tx, found.id)) ?? found;
+  if (row.status !== "open") throw new NotOpenCheckout();
+  if (row.expiresAt <= deps.clock.now()) throw new ExpiredCheckoutError();
+  const txDeps = { ...deps, db: tx };
+  return input ? applyLocked(txDeps, tx, row, input, discountCode) : loadView(txDeps, row);
 }
 
 async function applyLocked(
@@ -114,9 +132,6 @@ async function applyLocked(
   input: AnyUpdate,
   discountCode: string | null | undefined,
 ) {
-  if (row.status !== "open") throw new NotOpenCheckout();
-  if (row.expiresAt <= deps.clock.now()) throw new ExpiredCheckoutError();
-
   let productId = row.productId;
   let productPriceId = row.productPriceId;
   if (input.product_id || input.product_price_id) {

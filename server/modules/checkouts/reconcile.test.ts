@@ -5,6 +5,7 @@
 import { Polar } from "@polar-sh/sdk";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inTransaction } from "../../../db/client.ts";
 import { createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { TestClock } from "../../lib/clock.ts";
@@ -67,7 +68,7 @@ async function session(discountId?: string) {
 /** The confirm's own first steps, stopped where a crash would stop them. */
 async function crashAfter(step: "claim" | "charge", token = "sandbox_token_success") {
   const row = await session();
-  const claimed = (await claimCheckout(deps, row))!;
+  const claimed = await inTransaction(deps.db, (tx) => claimCheckout(deps, tx, row, null));
   if (step === "charge")
     await takePayment(deps, claimed, { tokenId: token, recurring: true, description: "Pro" });
   return claimed;
@@ -126,7 +127,7 @@ describe("checkout reconciler", () => {
       organizationId,
     });
     const row = await session(discount.id);
-    const claimed = (await claimCheckout(deps, row))!;
+    const claimed = await inTransaction(deps.db, (tx) => claimCheckout(deps, tx, row, null));
     expect(claimed.discountRedeemed).toBe(true);
     expect((await polar.discounts.get({ id: discount.id })).redemptionsCount).toBe(1);
     clock.advance(STALE_MS);
