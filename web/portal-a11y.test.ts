@@ -17,6 +17,7 @@ let browser: Browser;
 let token: string;
 let customerId: string;
 let organizationId: string;
+let planId: string;
 
 async function call(path: string, body?: unknown) {
   const res = await api(t.url, path, { token, ...(body === undefined ? {} : { body }) });
@@ -38,12 +39,24 @@ async function buy(productId: string, email: string) {
   return (await call(`/v1/orders/?checkout_id=${checkout.id}`)).items[0];
 }
 
+/** Waits until the customer holds `count` granted benefits. */
+async function grantsOf(customer: string, count: number) {
+  await eventually(
+    async () =>
+      (await call(`/v1/benefit-grants/?customer_id=${customer}&is_granted=true`)).items.length ===
+        count || undefined,
+    20_000,
+    `${count} grants`,
+  );
+}
+
 beforeAll(async () => {
   [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   const seller = await createSeller(t.url, [
     "products:write",
     "benefits:write",
     "meters:write",
+    "events:write",
     "checkouts:write",
     "orders:read",
     "subscriptions:read",
@@ -73,6 +86,7 @@ beforeAll(async () => {
     recurring_interval: "month",
     prices: [{ amount_type: "fixed", price_amount: 1500, price_currency: "usd" }],
   });
+  planId = plan.id;
   await call(`/v1/products/${plan.id}/benefits`, { benefits: [credits.id] });
   const app = await call("/v1/products/", {
     name: "Desktop app",
@@ -82,13 +96,7 @@ beforeAll(async () => {
   const email = "a11y@example.com";
   customerId = (await buy(plan.id, email)).customer_id;
   await buy(app.id, email);
-  await eventually(
-    async () =>
-      (await call(`/v1/benefit-grants/?customer_id=${customerId}&is_granted=true`)).items.length ===
-        2 || undefined,
-    20_000,
-    "both grants",
-  );
+  await grantsOf(customerId, 2);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -118,14 +126,31 @@ describe("customer portal accessibility", () => {
 });
 
 describe("the meter credit in the portal", () => {
-  it("writes its units as the buyer's locale does, as the benefit's own name does", async () => {
-    const session = await call("/v1/customer-sessions/", { customer_id: customerId });
+  /** The customer's meter credit line, as an en-US browser shows it. */
+  async function creditLine(customer: string): Promise<string | null> {
+    const session = await call("/v1/customer-sessions/", { customer_id: customer });
     const page = await browser.newPage({ locale: "en-US" });
     await page.goto(session.customer_portal_url);
     const credit = page.locator("#usage-h ~ .meter");
     await credit.waitFor();
-    expect(await credit.textContent()).toBe("API calls0 used of 1,000 (1,000 left)");
+    const text = await credit.textContent();
     await page.close();
+    return text;
+  }
+
+  it("writes its units as the buyer's locale does, as the benefit's own name does", async () => {
+    expect(await creditLine(customerId)).toBe("API calls0 used of 1,000 (1,000 left)");
+  });
+
+  it("says how far usage went past the credit, not a negative number left", async () => {
+    const buyer = (await buy(planId, "overdrawn@example.com")).customer_id as string;
+    await grantsOf(buyer, 1);
+    // A batch holds at most 1,000 events.
+    for (const count of [1000, 1000, 500]) {
+      const events = Array.from({ length: count }, () => ({ name: "call", customer_id: buyer }));
+      await call("/v1/events/ingest", { events });
+    }
+    expect(await creditLine(buyer)).toBe("API calls2,500 used of 1,000 (1,500 over)");
   });
 });
 

@@ -237,7 +237,7 @@ export function PortalPage({
             <div key={m.id} className="card row meter" data-meter={m.meter_id}>
               <span>{m.meter.name}</span>
               <span>
-                {`${m.consumed_units.toLocaleString()} used of ${m.credited_units.toLocaleString()} (${m.balance.toLocaleString()} left)`}
+                {`${m.consumed_units.toLocaleString()} used of ${m.credited_units.toLocaleString()} (${creditLeft(m.balance)})`}
               </span>
             </div>
           ))}
@@ -245,6 +245,11 @@ export function PortalPage({
       )}
     </main>
   );
+}
+
+/** "5 left", or "5 over" once usage has gone past the credit. */
+function creditLeft(balance: number): string {
+  return balance < 0 ? `${(-balance).toLocaleString()} over` : `${balance.toLocaleString()} left`;
 }
 
 /** Subscriptions still billing whose prices are metered. */
