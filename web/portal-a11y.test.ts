@@ -125,6 +125,21 @@ describe("customer portal accessibility", () => {
   }
 });
 
+describe("the benefits in the portal", () => {
+  it("name each benefit's type as Polar's portal does", async () => {
+    const session = await call("/v1/customer-sessions/", { customer_id: customerId });
+    const page = await browser.newPage();
+    await page.goto(session.customer_portal_url);
+    const rows = page.locator("[aria-labelledby=benefits-h] > .card.row:not(.download)");
+    await rows.first().waitFor();
+    expect((await rows.allTextContents()).sort()).toEqual([
+      "1,000 API callsMeter credits",
+      "License keyLicense keys",
+    ]);
+    await page.close();
+  });
+});
+
 describe("the meter credit in the portal", () => {
   /** The customer's meter credit line, as an en-US browser shows it. */
   async function creditLine(customer: string): Promise<string | null> {

@@ -195,7 +195,7 @@ export function PortalPage({
         {data.grants.map((g) => (
           <div key={g.id} className="card row">
             <span>{g.benefit.description}</span>
-            <span className="muted">{g.benefit.type.replace(/_/g, " ")}</span>
+            <span className="muted">{BENEFIT_TYPE_NAMES[g.benefit.type] ?? g.benefit.type}</span>
           </div>
         ))}
         {data.licenseKeys.map((k) => (
@@ -246,6 +246,16 @@ export function PortalPage({
     </main>
   );
 }
+
+/** The names Polar's customer portal gives each benefit type. */
+const BENEFIT_TYPE_NAMES: Record<string, string> = {
+  custom: "Custom",
+  discord: "Discord invite",
+  downloadables: "File downloads",
+  github_repository: "GitHub repository access",
+  license_keys: "License keys",
+  meter_credit: "Meter credits",
+};
 
 /** "5 left", or "5 over" once usage has gone past the credit. */
 function creditLeft(balance: number): string {
