@@ -1,7 +1,8 @@
 // The confirmation page in a real browser: a checkout created without a success URL (the API's
 // default) ends on till's own confirmation page showing the order — what was bought, the amount
 // paid, the order number, the license key with Copy, the custom benefit's note and a portal link —
-// and never promises a receipt. A checkout that was not paid says so.
+// and never promises a receipt. A subscription's says what it renews at and when it charges next.
+// A checkout that was not paid says so.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Browser, Page } from "playwright-core";
@@ -26,6 +27,7 @@ beforeAll(async () => {
       "benefits:write",
       "license_keys:read",
       "discounts:write",
+      "subscriptions:read",
     ])
   ).token;
   const key = await api(t.url, "/v1/benefits/", {
@@ -174,6 +176,63 @@ describe("confirmation page", () => {
     expect(await renewsAt({ duration: "repeating", duration_in_months: 3 })).toBe(
       "$15.00 / month for the first 3 months, then $20.00 / month",
     );
+  });
+
+  it("a subscription's confirmation gives the date it charges next, for a trial its first charge", async () => {
+    const charges = async (plan: Record<string, unknown>, locale: string) => {
+      const product = await api(t.url, "/v1/products/", {
+        token,
+        body: {
+          name: "Studio plan",
+          recurring_interval: "month",
+          prices: [{ amount_type: "fixed", price_amount: 2000, price_currency: "usd" }],
+          ...plan,
+        },
+      });
+      const checkout = await api(t.url, "/v1/checkouts/", {
+        token,
+        body: { products: [product.body.id] },
+      });
+      const page = await browser.newPage({ locale, timezoneId: "UTC" });
+      await page.goto(checkout.body.url);
+      await fillCheckout(page);
+      await page.click("button.pay");
+      const date = page.getByTestId("renews-on");
+      await date.waitFor({ timeout: 15_000 });
+      const shown = {
+        price: await page.getByTestId("renews-at").textContent(),
+        label: await page.locator("dt:has(+ [data-testid=renews-on])").textContent(),
+        date: await date.textContent(),
+      };
+      expect(await seriousViolations(page)).toEqual([]);
+      await page.close();
+      const order = await api(t.url, `/v1/orders/?checkout_id=${checkout.body.id}`, { token });
+      const sub = await api(t.url, `/v1/subscriptions/${order.body.items[0].subscription_id}`, {
+        token,
+      });
+      const end = new Date(sub.body.current_period_end).toLocaleDateString(locale, {
+        timeZone: "UTC",
+        year: "numeric",
+        month: "short",
+        day: "numeric",
+      });
+      return { shown, end, trialEnd: sub.body.trial_end };
+    };
+    const monthly = await charges({}, "en-US");
+    expect(monthly.shown).toEqual({
+      price: "$20.00 / month",
+      label: "Next charge",
+      date: monthly.end,
+    });
+    expect(monthly.end).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}$/);
+    const trial = await charges({ trial_interval: "day", trial_interval_count: 7 }, "en-GB");
+    expect(trial.shown).toEqual({
+      price: "US$20.00 / month",
+      label: "First charge",
+      date: trial.end,
+    });
+    expect(trial.end).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}$/);
+    expect(trial.trialEnd).not.toBeNull();
   });
 
   it("the confirmation page of an unpaid checkout says nothing was charged and links back", async () => {

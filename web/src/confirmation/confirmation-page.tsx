@@ -6,6 +6,7 @@ import { embedContext, forwardEscape, notify } from "../checkout/embed.ts";
 import { money } from "../checkout/format.ts";
 import { renewalPrice } from "../checkout/summary.tsx";
 import type { Checkout } from "../checkout/types.ts";
+import { day } from "../portal/dates.ts";
 import {
   ConfirmationError,
   loadCheckout,
@@ -131,6 +132,15 @@ export function ConfirmationPage(props: { secret: string; token: string | null }
             <div>
               <dt>Renews at</dt>
               <dd data-testid="renews-at">{renews}</dd>
+            </div>
+          ) : null}
+          {data.subscription ? (
+            <div>
+              {/* A trial's period ends when it does: that is the first charge. */}
+              <dt>{data.subscription.status === "trialing" ? "First charge" : "Next charge"}</dt>
+              <dd data-testid="renews-on">
+                {day(data.subscription.trial_end ?? data.subscription.current_period_end)}
+              </dd>
             </div>
           ) : null}
         </dl>

@@ -3,7 +3,7 @@
 // background, so the page asks again for a while until none is pending.
 import { checkoutApi, type CheckoutApiError, settledStatus } from "../checkout/api.ts";
 import type { Checkout } from "../checkout/types.ts";
-import { portalApi, type Downloadable, type LicenseKey } from "../portal/api.ts";
+import { portalApi, type Downloadable, type LicenseKey, type Subscription } from "../portal/api.ts";
 
 export interface ConfirmedOrder {
   id: string;
@@ -34,6 +34,8 @@ export interface Grant {
 export interface Confirmation {
   checkout: Checkout;
   order: ConfirmedOrder | null;
+  /** The subscription the order started, for the date it first renews. */
+  subscription: Subscription | null;
   grants: Grant[];
   licenseKeys: LicenseKey[];
   downloadables: (Downloadable & { benefit_id?: string })[];
@@ -65,17 +67,25 @@ export async function loadCheckout(secret: string): Promise<Checkout> {
 }
 
 export async function loadOrder(checkout: Checkout, token: string | null): Promise<Confirmation> {
-  const empty = { checkout, order: null, grants: [], licenseKeys: [], downloadables: [] };
+  const empty = {
+    checkout,
+    order: null,
+    subscription: null,
+    grants: [],
+    licenseKeys: [],
+    downloadables: [],
+  };
   if (!token || checkout.status !== "succeeded") return { ...empty, pending: false };
   const api = portalApi(token);
   try {
     const orders = (await api.orders()) as unknown as ConfirmedOrder[];
     const order = orders.find((o) => o.checkout_id === checkout.id) ?? null;
     if (!order) return { ...empty, pending: false };
-    const [allGrants, licenseKeys, downloadables] = await Promise.all([
+    const [allGrants, licenseKeys, downloadables, subscriptions] = await Promise.all([
       api.benefitGrants() as unknown as Promise<Grant[]>,
       api.licenseKeys(),
       api.downloadables() as Promise<(Downloadable & { benefit_id?: string })[]>,
+      order.subscription_id ? api.subscriptions() : [],
     ]);
     const grants = allGrants.filter(
       (g) =>
@@ -86,6 +96,7 @@ export async function loadOrder(checkout: Checkout, token: string | null): Promi
     return {
       checkout,
       order,
+      subscription: subscriptions.find((x) => x.id === order.subscription_id) ?? null,
       grants,
       licenseKeys: licenseKeys.filter((k) => ours.has(k.benefit_id)),
       downloadables: downloadables.filter((d) => !d.benefit_id || ours.has(d.benefit_id)),
