@@ -1,6 +1,7 @@
 // The checkout form's summary in a real browser: a discount code applied with Enter, a discount the
 // buyer has used up, a trial, an amount and a country that reprice what is charged, usage billed
-// later at its unit price, and an offer the seller changed while the page was open.
+// later at its unit price, and an offer the seller changed while the page was open. A total that
+// moves is announced to screen readers once per change.
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
 import { createCountMeter } from "../test/helpers/catalog.ts";
@@ -22,6 +23,18 @@ const oneTimeProduct = (name: string, amount: number) =>
   api(t.url, "/v1/products/", {
     token,
     body: { name, prices: [{ amount_type: "fixed", price_amount: amount, price_currency: "usd" }] },
+  });
+
+/** A product whose buyer names the amount: $10.00 suggested, at least $5.00. */
+const payWhatYouWant = (name: string) =>
+  api(t.url, "/v1/products/", {
+    token,
+    body: {
+      name,
+      prices: [
+        { amount_type: "custom", price_currency: "usd", minimum_amount: 500, preset_amount: 1000 },
+      ],
+    },
   });
 
 describe("checkout form", () => {
@@ -50,11 +63,13 @@ describe("checkout form", () => {
     expect(summary).toContain("Due today$15.20");
     expect(summary).toContain("then $19.00 / month");
     expect(await page.textContent("button.pay")).toBe("Pay $15.20");
+    expect(await page.textContent("[data-testid=total-announcement]")).toBe("Due today now $15.20");
     expect(confirms()).toBe(0);
     await page.keyboard.press("Enter");
     await page.waitForSelector("#discount");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("discount");
     expect(await page.textContent("[data-testid=total]")).toBe("$19.00");
+    expect(await page.textContent("[data-testid=total-announcement]")).toBe("Due today now $19.00");
     expect(await page.textContent(".summary")).not.toContain("then");
     await page.close();
   });
@@ -154,20 +169,7 @@ describe("checkout form", () => {
   });
 
   it("the amount and country typed reprice the summary and the Pay button before paying, and that is what is charged", async () => {
-    const pwyw = await api(t.url, "/v1/products/", {
-      token,
-      body: {
-        name: "Tip jar",
-        prices: [
-          {
-            amount_type: "custom",
-            price_currency: "usd",
-            minimum_amount: 500,
-            preset_amount: 1000,
-          },
-        ],
-      },
-    });
+    const pwyw = await payWhatYouWant("Tip jar");
     const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [pwyw.body.id] } });
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, locale: "en-US" });
     await page.goto(res.body.url);
@@ -182,6 +184,37 @@ describe("checkout form", () => {
     const order = (await api(t.url, `/v1/orders/?checkout_id=${res.body.id}`, { token })).body
       .items[0];
     expect(order).toMatchObject({ subtotal_amount: 1234, tax_amount: 247, total_amount: 1481 });
+    await page.close();
+  });
+
+  it("a total moved by the country or the amount typed is announced politely, once per change", async () => {
+    const tip = await payWhatYouWant("Tip bowl");
+    const res = await api(t.url, "/v1/checkouts/", { token, body: { products: [tip.body.id] } });
+    const page = await browser.newPage({ locale: "en-US" });
+    await page.goto(res.body.url);
+    await page.waitForSelector("button.pay:has-text('Pay $10.00')");
+    const live = page.getByTestId("total-announcement");
+    expect(await live.getAttribute("aria-live")).toBe("polite");
+    expect(await live.textContent()).toBe("");
+    // Every text the region takes, as a screen reader would hear it change.
+    await live.evaluate((el) => {
+      const w = window as unknown as { said: string[] };
+      w.said = [];
+      new MutationObserver(() => w.said.push(el.textContent ?? "")).observe(el, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
+    });
+    await fillCheckout(page, { country: "FR" });
+    await page.waitForSelector("button.pay:has-text('Pay $12.00')", { timeout: 10_000 });
+    await page.fill("#amount", "");
+    await page.locator("#amount").pressSequentially("12.34");
+    await page.waitForSelector("button.pay:has-text('Pay $14.81')", { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { said: string[] }).said)).toEqual([
+      "Total now $12.00",
+      "Total now $14.81",
+    ]);
     await page.close();
   });
 

@@ -1,7 +1,7 @@
 // The order summary: the product, then subtotal, discount, tax and total, and for a subscription
 // what later periods cost. On a phone it folds into the product's name and one line with the total,
 // opened on demand.
-import { useId, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { money, usagePriceLines } from "./format.ts";
 import type { Checkout } from "./types.ts";
 
@@ -77,6 +77,9 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
   const free = c.total_amount === 0 && c.product_price.amount_type === "free";
   const trial = trialLabel(c);
   const total = free ? "Free" : trial ? money(0, c.currency) : money(c.total_amount, c.currency);
+  const dueLabel = interval ? "Due today" : "Total";
+  const due = trial ? total : money(c.total_amount, c.currency);
+  const announced = useChangeAnnouncement(`${dueLabel} now ${due}`);
   return (
     <section className="summary" aria-label="Order summary" data-open={open}>
       {/* Outside the fold: on a phone the buyer sees (and hears) what they buy before opening it. */}
@@ -91,6 +94,10 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
         <span>{open ? "Hide order summary" : "Show order summary"}</span>
         <strong>{total}</strong>
       </button>
+      {/* Outside the fold too: a folded summary is hidden, and hidden regions are not heard. */}
+      <p className="sr-only" aria-live="polite" data-testid="total-announcement">
+        {announced}
+      </p>
       <div className="summary-body" id={bodyId}>
         {c.product.description ? (
           <p className="muted description">{c.product.description}</p>
@@ -132,11 +139,27 @@ export function OrderSummary({ checkout: c }: { checkout: Checkout }) {
             </div>
           ) : null}
           <div className="total">
-            <dt>{interval ? "Due today" : "Total"}</dt>
-            <dd data-testid="total">{trial ? total : money(c.total_amount, c.currency)}</dd>
+            <dt>{dueLabel}</dt>
+            <dd data-testid="total">{due}</dd>
           </div>
         </dl>
       </div>
     </section>
   );
+}
+
+/**
+ * `text` once it differs from what was last said, and nothing at first: the page's own total is
+ * read with the page, only a change (country, discount, amount) needs saying. The total moves
+ * only when the server answers, a moment after typing stops, so each change is said once.
+ */
+function useChangeAnnouncement(text: string): string {
+  const said = useRef(text);
+  const [announcement, setAnnouncement] = useState("");
+  useEffect(() => {
+    if (text === said.current) return;
+    said.current = text;
+    setAnnouncement(text);
+  }, [text]);
+  return announcement;
 }
