@@ -13,6 +13,8 @@ export const emailOutbox = pgTable(
     link: text("link"),
     sentAt: tstz("sent_at"),
     error: text("error"),
+    /** The SMTP server refused the message for good (a 5xx reply, kept in error): never retried. */
+    rejectedAt: tstz("rejected_at"),
     createdAt: createdAt(),
   },
   (t) => [index("email_outbox_created_idx").on(t.createdAt)],

@@ -11,15 +11,30 @@ export interface ReceivedMail {
 export interface LocalSmtp {
   port: number;
   received: ReceivedMail[];
+  /** Every RCPT TO the server was given, accepted or not, in order. */
+  recipients: string[];
   close(): Promise<void>;
 }
 
-/** Listens on 127.0.0.1:`port` (0: a free one). */
-export async function startSmtp(port = 0): Promise<LocalSmtp> {
+/**
+ * Listens on 127.0.0.1:`port` (0: a free one). `reject` answers a recipient's refusal, as the reply
+ * code and text (e.g. 550 for no such user, 451 for try later), or null to accept it.
+ */
+export async function startSmtp(
+  port = 0,
+  options: { reject?: (to: string) => { code: number; message: string } | null } = {},
+): Promise<LocalSmtp> {
   const received: ReceivedMail[] = [];
+  const recipients: string[] = [];
   const smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS"],
+    onRcptTo(address, _session, callback) {
+      recipients.push(address.address);
+      const refusal = options.reject?.(address.address);
+      if (!refusal) return callback();
+      callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
+    },
     onData(stream, session, callback) {
       let data = "";
       stream.on("data", (c: Buffer) => (data += c.toString()));
@@ -37,6 +52,7 @@ export async function startSmtp(port = 0): Promise<LocalSmtp> {
   return {
     port: (smtp.server.address() as AddressInfo).port,
     received,
+    recipients,
     close: () => new Promise<void>((r) => smtp.close(() => r())),
   };
 }

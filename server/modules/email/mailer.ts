@@ -1,7 +1,9 @@
 // Outgoing mail. Every message is recorded in the outbox table first; with SMTP_URL it is then sent
 // through nodemailer, otherwise the log line with its link is how a developer in `till dev` reads it.
 // A message the SMTP server refused or never took (down, restarting) keeps its error in the outbox
-// and is sent again by the retry job (jobs.ts), so an outage of the relay loses no receipt.
+// and is sent again by the retry job (jobs.ts), so an outage of the relay loses no receipt. A 5xx
+// reply (550 no such user) is permanent: the message is marked rejected with the reply and never
+// sent again; 4xx replies and connection errors are retried.
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../lib/logger.ts";
@@ -54,7 +56,13 @@ export async function createMailer(deps: {
       return true;
     } catch (err) {
       log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
-      await markMailFailed(db, emailId, String((err as Error).message));
+      const { message, responseCode, code } = err as Error & {
+        responseCode?: number;
+        code?: string;
+      };
+      // A refused login is the relay's configuration, not the message: retried once it is fixed.
+      const permanent = typeof responseCode === "number" && responseCode >= 500 && code !== "EAUTH";
+      await markMailFailed(db, emailId, message, permanent ? new Date() : null);
       return false;
     }
   };

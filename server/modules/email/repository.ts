@@ -49,14 +49,20 @@ export async function markMailSent(db: Db, id: string, at: Date): Promise<void> 
   await db.update(emailOutbox).set({ sentAt: at }).where(eq(emailOutbox.id, id));
 }
 
-export async function markMailFailed(db: Db, id: string, error: string): Promise<void> {
+/** A failed delivery and its error; `rejectedAt` when the refusal is for good (never retried). */
+export async function markMailFailed(
+  db: Db,
+  id: string,
+  error: string,
+  rejectedAt: Date | null = null,
+): Promise<void> {
   await db
     .update(emailOutbox)
-    .set({ error: error.slice(0, 500) })
+    .set({ error: error.slice(0, 500), rejectedAt })
     .where(eq(emailOutbox.id, id));
 }
 
-/** Messages whose last delivery failed, created since `since`, oldest first. */
+/** Messages whose last delivery failed and may succeed later, created since `since`, oldest first. */
 export async function failedMails(db: Db, since: Date, limit: number) {
   return db
     .select()
@@ -66,6 +72,7 @@ export async function failedMails(db: Db, since: Date, limit: number) {
         gt(emailOutbox.createdAt, since),
         isNull(emailOutbox.sentAt),
         isNotNull(emailOutbox.error),
+        isNull(emailOutbox.rejectedAt),
       ),
     )
     .orderBy(asc(emailOutbox.createdAt))
