@@ -3,7 +3,7 @@
 // its expiry already answers 410. The sandbox clock expires one organization's sessions as of the
 // time it moves to.
 import { inTransaction } from "../../../db/client.ts";
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { checkoutEventData } from "./public.ts";
@@ -43,7 +43,7 @@ export async function expireCheckouts(
 export function expireCheckoutsJob(deps: ExpiryDeps): JobDefinition {
   return {
     name: EXPIRE_CHECKOUTS_JOB,
-    queue: { retryLimit: 3 },
+    queue: { retryLimit: 3, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     handle: async () => ({ expired: await expireCheckouts(deps) }),
   };

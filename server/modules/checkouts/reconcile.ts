@@ -6,7 +6,7 @@
 // attempt), failed or never started → open again with the discount redemption released,
 // still processing → asked again on the next run, and given up at the processor (then reopened)
 // once it has waited ABANDONED_AFTER_SECONDS for a customer who never finished 3-D Secure.
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { DECLINE_MESSAGES, type SavedPaymentMethod } from "../payments/processor.ts";
 import { fulfil, reopen } from "./fulfil.ts";
@@ -138,7 +138,7 @@ export async function settleCheckoutSetup(
 export function reconcileCheckoutsJob(deps: CheckoutDeps, log: Logger): JobDefinition {
   return {
     name: RECONCILE_CHECKOUTS_JOB,
-    queue: { retryLimit: 3 },
+    queue: { retryLimit: 3, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     handle: async () => reconcileCheckouts(deps, log),
   };

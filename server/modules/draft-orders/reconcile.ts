@@ -4,7 +4,7 @@
 // settling applies only to a draft still claimed under that attempt), declined or never charged →
 // released (a draft again, finalizable anew), still processing → given up at the processor where it
 // can be (nobody is present to finish it off-session), else asked again on the next run.
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { staleFinalizingForJob } from "../orders/service.ts";
 import { DECLINE_MESSAGES, type PaymentLookup } from "../payments/processor.ts";
@@ -61,7 +61,7 @@ export async function reconcileDraftOrders(
 export function reconcileDraftOrdersJob(deps: DraftOrderDeps, log: Logger): JobDefinition {
   return {
     name: RECONCILE_DRAFT_ORDERS_JOB,
-    queue: { retryLimit: 3 },
+    queue: { retryLimit: 3, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     handle: async () => reconcileDraftOrders(deps, log),
   };

@@ -6,7 +6,7 @@
 // - Dedup retention: daily, with EVENT_DEDUP_RETENTION_DAYS set, the external ids claimed before
 //   that window are deleted, so event_dedup stops growing with every id ever ingested.
 import type { Db } from "../../../db/client.ts";
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { ensureEventPartitions, pruneEventDedup } from "./partition-repository.ts";
@@ -18,7 +18,7 @@ const DAY_MS = 86_400_000;
 export function ensurePartitionsJob(deps: { db: Db; clock: Clock; log: Logger }): JobDefinition {
   return {
     name: ENSURE_PARTITIONS_JOB,
-    queue: { retryLimit: 3, retryDelay: 60 },
+    queue: { retryLimit: 3, retryDelay: 60, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "17 3 * * *",
     async handle() {
       const done = await ensureEventPartitions(deps.db, deps.clock.now());
@@ -36,7 +36,7 @@ export function pruneDedupJob(deps: {
 }): JobDefinition {
   return {
     name: PRUNE_DEDUP_JOB,
-    queue: { retryLimit: 3, retryDelay: 60 },
+    queue: { retryLimit: 3, retryDelay: 60, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "47 3 * * *",
     async handle() {
       if (deps.retentionDays <= 0) return { deleted: 0, done: true };

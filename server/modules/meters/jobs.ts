@@ -2,7 +2,7 @@
 // last one. Reads never wait for it: events not rolled up yet are read raw, so a longer lag costs
 // read time, never correctness.
 import type { Db } from "../../../db/client.ts";
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { refreshRollups } from "./rollups.ts";
 
@@ -11,7 +11,7 @@ export const REFRESH_ROLLUPS_JOB = "meters.refresh-rollups";
 export function refreshRollupsJob(deps: { db: Db; log: Logger }): JobDefinition {
   return {
     name: REFRESH_ROLLUPS_JOB,
-    queue: { retryLimit: 0 },
+    queue: { retryLimit: 0, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     async handle() {
       const result = await refreshRollups(deps.db);

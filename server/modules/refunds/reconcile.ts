@@ -3,7 +3,7 @@
 // asked what it made under the refund's key and that is applied; one that never reached it is sent
 // again under the same key, which the seller asked for and the reservation still holds. One the
 // processor took but still holds as pending stays pending until the processor says how it ended.
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { findOrderRow } from "../orders/service.ts";
@@ -53,7 +53,7 @@ async function askProcessor(
 export function reconcileRefundsJob(deps: RefundReconcileDeps, log: Logger): JobDefinition {
   return {
     name: RECONCILE_REFUNDS_JOB,
-    queue: { retryLimit: 3 },
+    queue: { retryLimit: 3, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     handle: async () => reconcileRefunds(deps, log),
   };

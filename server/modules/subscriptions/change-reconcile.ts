@@ -6,7 +6,7 @@
 // recorded as the declined payment it was, never charged → dropped, still processing → given up
 // at the processor where it can be, else asked again on the next run.
 import { inTransaction } from "../../../db/client.ts";
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { DECLINE_MESSAGES, type PaymentLookup } from "../payments/processor.ts";
 import { type PaymentAttemptRecord, recordPayment } from "../payments/service.ts";
@@ -146,7 +146,7 @@ async function resolve(deps: ChangeReconcileDeps, key: string, payment: PaymentA
 export function reconcileChangeChargesJob(deps: ChangeReconcileDeps, log: Logger): JobDefinition {
   return {
     name: RECONCILE_CHANGE_CHARGES_JOB,
-    queue: { retryLimit: 3 },
+    queue: { retryLimit: 3, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     handle: async () => reconcileChangeCharges(deps, log),
   };

@@ -1,7 +1,7 @@
 // The pg-boss side of the engine: one job per organization and second of its clock wakes the
 // subscriptions whose boundary falls in that second, and the sandbox clock's advance runs
 // everything due up to its target in time order before it answers.
-import type { JobDefinition } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -73,7 +73,7 @@ export async function wakeOverdue(deps: BillingDeps): Promise<number> {
 export function subscriptionCatchUpJob(deps: BillingDeps): JobDefinition {
   return {
     name: SUBSCRIPTION_CATCH_UP_JOB,
-    queue: { retryLimit: 1 },
+    queue: { retryLimit: 1, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     schedule: "* * * * *",
     handle: async () => ({ woken: await wakeOverdue(deps) }),
   };

@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
-import type { JobDefinition, QueueHandle } from "../../jobs/queue.ts";
+import { JOB_HEARTBEAT_SECONDS, type JobDefinition, type QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { Logger } from "../../lib/logger.ts";
 import type { Mailer } from "../email/mailer.ts";
@@ -55,7 +55,7 @@ export function createWebhooks(deps: WebhooksDeps): WebhooksRuntime {
 
   const archiveJob: JobDefinition = {
     name: ARCHIVE_JOB,
-    queue: { retryLimit: 3, retryDelay: 60 },
+    queue: { retryLimit: 3, retryDelay: 60, heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
     async handle() {
       const now = clock.now();
       const result = await archiveBefore(
