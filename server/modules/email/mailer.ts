@@ -36,6 +36,7 @@ export async function createMailer(deps: {
 }): Promise<Mailer> {
   const { config, db, log } = deps;
   let transport: { sendMail(opts: object): Promise<unknown> } | null = null;
+  const messageIdDomain = /@([^>\s]+)/.exec(config.email.from)?.[1] ?? "till.invalid";
   if (config.email.smtpUrl) {
     const nodemailer = await import("nodemailer");
     transport = nodemailer.createTransport(config.email.smtpUrl);
@@ -46,11 +47,15 @@ export async function createMailer(deps: {
     mail: OutgoingMail,
   ): Promise<boolean> => {
     try {
+      // A kill between the relay's accepting the message and markMailSent sends it again on the next
+      // run: that window is this one round trip, and the Message-ID, the same on every attempt of
+      // a row, lets the receiving side drop the copy.
       await smtp.sendMail({
         from: config.email.from,
         to: mail.to,
         subject: mail.subject,
         text: mail.text,
+        messageId: `<${emailId}@${messageIdDomain}>`,
       });
       await markMailSent(db, emailId, new Date());
       return true;
@@ -67,7 +72,8 @@ export async function createMailer(deps: {
     }
   };
   const send = async (mail: OutgoingMail) => {
-    const emailId = await insertMail(db, mail);
+    const { id: emailId, send: due } = await insertMail(db, mail);
+    if (!due) return;
     if (!transport) {
       log.info(
         { emailId, kind: mail.kind, to: mail.to, link: mail.link },
@@ -91,10 +97,9 @@ export async function createMailer(deps: {
         for (const mail of mails) await send(mail);
         return;
       }
-      const ids = await insertMails(db, mails);
-      for (const [i, mail] of mails.entries())
+      for (const { id, mail } of await insertMails(db, mails))
         log.info(
-          { emailId: ids[i], kind: mail.kind, to: mail.to, link: mail.link },
+          { emailId: id, kind: mail.kind, to: mail.to, link: mail.link },
           "email (outbox only; set SMTP_URL to send)",
         );
     },

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
-import type { Db } from "../../../db/client.ts";
+import { queryRows, type Db } from "../../../db/client.ts";
 import { emailOutbox, invitation, member, user } from "../../../db/schema/index.ts";
 
 export interface OutgoingMail {
@@ -11,9 +11,19 @@ export interface OutgoingMail {
   subject: string;
   text: string;
   link?: string;
+  /** Mail a job sends: the same key is written and sent once, however often the job runs. */
+  key?: string;
 }
 
-export async function insertMail(db: Db, mail: OutgoingMail): Promise<string> {
+/**
+ * Records a mail; its row and whether to send it now. A key already recorded answers its row, to
+ * send only when no delivery was recorded (a run that died before sending it); a failed one is
+ * left to the retry job.
+ */
+export async function insertMail(
+  db: Db,
+  mail: OutgoingMail,
+): Promise<{ id: string; send: boolean }> {
   const [row] = await db
     .insert(emailOutbox)
     .values({
@@ -22,16 +32,27 @@ export async function insertMail(db: Db, mail: OutgoingMail): Promise<string> {
       subject: mail.subject,
       text: mail.text,
       link: mail.link ?? null,
+      dedupKey: mail.key ?? null,
     })
+    .onConflictDoNothing({ target: emailOutbox.dedupKey })
     .returning({ id: emailOutbox.id });
-  return row!.id;
+  if (row) return { id: row.id, send: true };
+  const [existing] = await db
+    .select({ id: emailOutbox.id, sentAt: emailOutbox.sentAt, error: emailOutbox.error })
+    .from(emailOutbox)
+    .where(eq(emailOutbox.dedupKey, mail.key!));
+  return { id: existing!.id, send: !existing!.sentAt && !existing!.error };
 }
 
 /**
  * insertMail of many mails in one statement (one JSON parameter, db/bulk.ts: a job of a hundred
- * receipts otherwise binds 500 placeholders); their ids, made here, in the order given.
+ * receipts otherwise binds 500 placeholders); the ids of the rows written, in the order given (a
+ * key already recorded writes none).
  */
-export async function insertMails(db: Db, mails: OutgoingMail[]): Promise<string[]> {
+export async function insertMails(
+  db: Db,
+  mails: OutgoingMail[],
+): Promise<{ id: string; mail: OutgoingMail }[]> {
   if (mails.length === 0) return [];
   const rows = mails.map((mail) => ({
     id: randomUUID(),
@@ -40,9 +61,17 @@ export async function insertMails(db: Db, mails: OutgoingMail[]): Promise<string
     subject: mail.subject,
     text: mail.text,
     link: mail.link ?? null,
+    dedupKey: mail.key ?? null,
   }));
-  await db.execute(insertJsonRows(emailOutbox, rows));
-  return rows.map((r) => r.id);
+  const written = new Set(
+    (
+      await queryRows<{ id: string }>(
+        db,
+        sql`${insertJsonRows(emailOutbox, rows)} on conflict (dedup_key) do nothing returning id`,
+      )
+    ).map((r) => r.id),
+  );
+  return rows.flatMap((r, i) => (written.has(r.id) ? [{ id: r.id, mail: mails[i]! }] : []));
 }
 
 export async function markMailSent(db: Db, id: string, at: Date): Promise<void> {

@@ -113,6 +113,11 @@ async function sendReceipts(
     if (setting && !seller.customerEmails[setting]) continue;
     mails.push({
       kind: refunded ? "refund-receipt" : "receipt",
+      // Written once per payment or refund: a job run again after its worker died sends it once.
+      // A refund's job queued before refunds named themselves is keyed by its amount.
+      key: refunded
+        ? `refund-receipt:${data.refundId ?? `${data.orderId}:${data.amount ?? 0}`}`
+        : `receipt:${data.orderId}`,
       to: email,
       subject: refunded ? `Your refund from ${seller.name}` : `Your receipt from ${seller.name}`,
       text: refunded

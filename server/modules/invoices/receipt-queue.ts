@@ -13,6 +13,8 @@ export interface ReceiptMail {
   kind: "paid" | "refunded";
   /** Refunds: what was given back, tax included. */
   amount?: number;
+  /** Refunds: the refund, which keys its mail apart from the order's other refunds. */
+  refundId?: string;
 }
 
 export async function queueReceiptMail(

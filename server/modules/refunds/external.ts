@@ -67,7 +67,12 @@ export async function recordExternalRefund(
       recordEvent(tx, deps.clock, { organizationId: order.organizationId, type, data });
     await emit("refund.created", refundOut(row));
     await emit("order.refunded", orderData);
-    await queueReceiptMail(tx, deps.queue, { orderId: order.id, kind: "refunded", amount: gross });
+    await queueReceiptMail(tx, deps.queue, {
+      orderId: order.id,
+      kind: "refunded",
+      amount: gross,
+      refundId: row.id,
+    });
     await emit("order.updated", orderData);
     return "recorded";
   });

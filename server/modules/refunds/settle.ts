@@ -73,6 +73,7 @@ export async function settleRefund(deps: SettleDeps, refundId: string, result: R
       orderId: order.id,
       kind: "refunded",
       amount: succeeded.amount + succeeded.taxAmount,
+      refundId: succeeded.id,
     });
     await emit("order.updated", orderData);
     if (succeeded.revokeBenefits) await revokeBenefitsForOrder(tx, deps, order);

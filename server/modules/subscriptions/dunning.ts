@@ -256,8 +256,11 @@ export async function sendPaymentFailedMail(
   const text = m.final
     ? `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what} after several attempts, so it has ended.`
     : `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.${m.pastDueAt ? await accessNote(deps, m.order.organizationId, m.pastDueAt) : ""}`;
+  const kind = m.final ? "subscription-ended-unpaid" : "payment-failed";
   await deps.mailer.send({
-    kind: m.final ? "subscription-ended-unpaid" : "payment-failed",
+    kind,
+    // Once per failed attempt of the order, however often the job that found it runs.
+    key: `${kind}:${m.order.id}:${m.order.paymentAttempts}`,
     to: m.email,
     subject: m.final ? "Your subscription has ended" : "Your payment failed",
     text,
