@@ -119,7 +119,9 @@ describe("customer balance", () => {
     const over = await refund(cycle!.id, 2000 - d.credit + 1);
     expect(over.status).toBe(422);
     expect(over.body.detail[0]).toMatchObject({ loc: ["body", "amount"], type: "less_than_equal" });
-    expect(over.body.detail[0].msg).toContain(`(${2000 - d.credit})`);
+    // What the card was charged, said as money: the rest was paid from the balance.
+    expect(over.body.detail[0].msg).toContain(`($${((2000 - d.credit) / 100).toFixed(2)})`);
+    expect(over.body.detail[0].msg).toContain("paid from the customer's balance");
     const whole = await refund(cycle!.id, 2000 - d.credit);
     expect(whole.body).toMatchObject({ status: "succeeded", amount: 2000 - d.credit });
     expect((await refund(cycle!.id, 1)).status).toBe(422);
