@@ -182,6 +182,8 @@ describe("CLI defects", { timeout: 120_000 }, () => {
       ),
     );
     expect(paid.stderr).not.toContain("→ payment");
+    // A step that lists (the order the checkout made) names what it found, as the others do.
+    expect(paid.stderr).toMatch(/^GET \/v1\/orders\/\S* → order [0-9a-f-]{36}$/m);
   });
 
   it("--json everywhere: open prints {url}, listen --print-secret prints {secret}, tokens list is the API's page", async () => {

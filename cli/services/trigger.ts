@@ -65,7 +65,7 @@ export async function trigger(
     if (!ctx.out.json)
       ctx.out.note(
         ctx.out.dim(
-          `${r.reused ? "reused" : `${r.method.toUpperCase()} ${r.path}`} → ${r.name} ${String(pick(r.response, "id") ?? "")}`.trim(),
+          `${r.reused ? "reused" : `${r.method.toUpperCase()} ${r.path}`} → ${r.name} ${String(pick(r.response, "id") ?? pick(r.response, "items.0.id") ?? "")}`.trim(),
         ),
       );
   });
