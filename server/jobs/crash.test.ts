@@ -8,7 +8,12 @@ import postgres from "postgres";
 import { afterAll, describe, expect, it } from "vitest";
 import { US_ADDRESS } from "../../test/helpers/addresses.ts";
 import { api, createSeller } from "../../test/helpers/auth.ts";
-import { openTestDatabase, usingPostgres, type TestDatabase } from "../../test/helpers/db.ts";
+import {
+  holdTableLock,
+  openTestDatabase,
+  usingPostgres,
+  type TestDatabase,
+} from "../../test/helpers/db.ts";
 import { spawnTillServer, tempDir, type SpawnedServer } from "../../test/helpers/process.ts";
 import { serveEnv } from "../../test/helpers/spawned-seller.ts";
 import { waitFor } from "../../test/helpers/webhook-receiver.ts";
@@ -53,24 +58,7 @@ async function serveOnNewDatabase(extra: Record<string, string>) {
 async function holdLock(url: string, tables: string): Promise<() => Promise<void>> {
   locker = postgres(url, { max: 2, onnotice: () => {} });
   lockers.push(locker);
-  let release = () => {};
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
-  let locked = () => {};
-  const isLocked = new Promise<void>((r) => {
-    locked = r;
-  });
-  const holding = locker.begin(async (tx) => {
-    await tx.unsafe(`lock table ${tables} in access exclusive mode`);
-    locked();
-    await released;
-  });
-  await isLocked;
-  return async () => {
-    release();
-    await holding;
-  };
+  return holdTableLock(locker, tables);
 }
 
 async function killAndRelease(server: SpawnedServer, release: () => Promise<void>): Promise<void> {
