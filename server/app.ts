@@ -70,6 +70,7 @@ import { paymentMethodsRouter } from "./modules/payments/methods-routes.ts";
 import { paymentsRouter, sandboxRouter } from "./modules/payments/routes.ts";
 import { sandboxClockRouter } from "./modules/sandbox-clock/routes.ts";
 import { retryPastDueOfCustomer } from "./modules/subscriptions/dunning.ts";
+import { subscriptionsNeedingCard } from "./modules/subscriptions/queries.ts";
 import type { Mailer } from "./modules/email/mailer.ts";
 import { sandboxEmailsRouter } from "./modules/email/routes.ts";
 import { productsRouter } from "./modules/products/routes.ts";
@@ -239,6 +240,7 @@ export function createApp(deps: AppDeps): Express {
         clock: deps.clock,
         processor: deps.processor,
         onNewDefault: (customer) => retryPastDueOfCustomer(billing, customer),
+        cardNeededBy: subscriptionsNeedingCard,
       },
       guard,
       customerGuard,

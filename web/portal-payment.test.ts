@@ -85,3 +85,45 @@ describe("paying a failed renewal from the portal", () => {
     await page.close();
   });
 });
+
+describe("removing a card in the portal", () => {
+  it("the last card of a running subscription stays, with the reason; another is removed", async () => {
+    const product = await s.polar.products.create({
+      name: "Card plan",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 1500, priceCurrency: "usd" }],
+    });
+    const { customerId } = await subscribe(s, product.id, "sandbox_token_success");
+    const session = await s.call("/v1/customer-sessions/", { body: { customer_id: customerId } });
+    const page = await browser.newPage({ locale: "en-US", viewport: { width: 320, height: 800 } });
+    await page.goto(session.body.customer_portal_url);
+    const cards = page.locator("[data-payment-method]");
+    await cards.first().waitFor();
+    expect(await cards.count()).toBe(1);
+
+    await page.getByRole("button", { name: /^Remove .*•••• 4242/ }).click();
+    await page.waitForSelector(
+      "text=This payment method is still needed to bill a subscription. Add another one or cancel the subscription first.",
+    );
+    expect(await cards.count()).toBe(1);
+
+    await page.click("button.add-card-open");
+    await page.fill("#card-number", "5555 5555 5555 4444");
+    await page.fill("#card-expiry", "12/34");
+    await page.fill("#card-cvc", "123");
+    await page.click("button.save-card");
+    await page.waitForSelector("text=Card saved as your default.");
+    expect(await cards.count()).toBe(2);
+    await page.getByRole("button", { name: /^Remove .*•••• 4242/ }).click();
+    await page.waitForSelector("text=Card removed.");
+    expect(await cards.count()).toBe(1);
+    expect(await cards.first().textContent()).toContain("•••• 4444");
+    expect(await cards.first().textContent()).toContain("Default");
+    // Nothing overflows the narrow screen.
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth > document.documentElement.clientWidth,
+    );
+    expect(overflow).toBe(false);
+    await page.close();
+  });
+});

@@ -22,7 +22,7 @@ import {
 import type { PaymentProcessor } from "./processor.ts";
 import { customerPaymentMethods } from "./queries.ts";
 import { type PaymentMethodCreateResponseOut, paymentMethodOut } from "./schemas.ts";
-import { deleteCustomerPaymentMethod } from "./service.ts";
+import { type CardNeededBy, deleteCustomerPaymentMethod } from "./service.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 
 export function paymentMethodsRouter(
@@ -32,6 +32,8 @@ export function paymentMethodsRouter(
     processor: PaymentProcessor;
     /** A new default card: past-due subscriptions are charged again at once. */
     onNewDefault(customer: CustomerContext): Promise<unknown>;
+    /** Which of the customer's subscriptions still need a card (the last one is kept for them). */
+    cardNeededBy: CardNeededBy;
   },
   guard: Guard,
   customerGuard: RequestHandler,
@@ -96,7 +98,7 @@ export function paymentMethodsRouter(
   r.delete(`${me}/:id`, customerGuard, async (req, res) => {
     const ctx = customerOf(req);
     const { id } = parseParams(z.object({ id: z.uuid() }), req);
-    if (!(await deleteCustomerPaymentMethod(deps.db, deps.clock, ctx, id)))
+    if (!(await deleteCustomerPaymentMethod(deps, ctx, id)))
       throw new ResourceNotFound("Payment method not found.");
     res.status(204).end();
   });

@@ -35,6 +35,7 @@ async function portalOf(customerId: string) {
   const token = session.body.token as string;
   const me = "/v1/customer-portal/customers/me/payment-methods";
   return {
+    token,
     call: (path: string, body?: unknown) =>
       api(t.url, `/v1/customer-portal/${path}`, { token, ...(body === undefined ? {} : { body }) }),
     add: (body: unknown) => api(t.url, me, { token, body }),
@@ -186,5 +187,58 @@ describe("portal: add a payment method", () => {
     expect(paid.body).toEqual({ status: "succeeded", client_secret: null, error: null });
     expect((await portal.list())[0]!.id).toBe(spare.body.payment_method.id);
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("active");
+  });
+});
+
+describe("portal: remove a payment method", () => {
+  it("the last card is kept while a subscription needs it; with another left, that one bills", async () => {
+    const product = await s.polar.products.create({
+      name: "Keep a card",
+      recurringInterval: "month",
+      prices: [{ amountType: "fixed", priceAmount: 900, priceCurrency: "usd" }],
+    });
+    const { subscriptionId, customerId } = await subscribe(s, product.id);
+    const portal = await portalOf(customerId);
+    const remove = (id: string) =>
+      api(t.url, `/v1/customer-portal/customers/me/payment-methods/${id}`, {
+        token: portal.token,
+        method: "DELETE",
+      });
+    const [only] = await portal.list();
+    const refused = await remove(only!.id);
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      error: "PaymentMethodInUseByActiveSubscription",
+      detail:
+        "This payment method is still needed to bill a subscription. Add another one or cancel the subscription first.",
+    });
+    expect((await portal.list()).map((c) => c.id)).toEqual([only!.id]);
+
+    // A second card, not the default: removing the first makes it the default, and it bills.
+    const added = await portal.add({
+      confirmation_token_id: await sandboxToken("5555555555554444"),
+      set_default: false,
+      return_url: "https://shop.example.com/account",
+    });
+    expect(added.status).toBe(201);
+    expect((await remove(only!.id)).status).toBe(204);
+    const [left] = await portal.list();
+    expect(left).toMatchObject({ id: added.body.payment_method.id });
+    expect((await remove(left!.id)).status).toBe(400);
+    await advance(s, { seconds: 32 * 86_400 });
+    const cycle = (await ordersOf(s, subscriptionId)).filter(
+      (o) => o.billing_reason === "subscription_cycle",
+    );
+    expect(cycle.map((o) => o.status)).toEqual(["paid"]);
+
+    // Set to cancel, with nothing left to bill: the card may go.
+    const cancel = await api(t.url, `/v1/customer-portal/subscriptions/${subscriptionId}`, {
+      token: portal.token,
+      method: "PATCH",
+      body: { cancel_at_period_end: true },
+    });
+    expect(cancel.status).toBe(200);
+    expect((await remove(left!.id)).status).toBe(204);
+    expect(await portal.list()).toEqual([]);
   });
 });

@@ -1,11 +1,11 @@
 // Payments: the list and reads of Polar's payments API, and the changes other modules make (checkout
 // fulfilment saves the card a recurring purchase set up, and records every attempt).
-import { inTransaction, type Db } from "../../../db/client.ts";
+import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
-import { ResourceNotFound } from "../../lib/errors.ts";
+import { ApiError, ResourceNotFound } from "../../lib/errors.ts";
 import { offsetOf, pageOf, type Pagination } from "../../lib/pagination.ts";
 import { paymentOut, type PaymentListQuery } from "./schemas.ts";
 import {
@@ -156,16 +156,39 @@ export async function getPayment(db: Db, ctx: AuthContext, id: string) {
   return paymentOut(row);
 }
 
-/** The customer removes a saved card (portal); false when it is not theirs or already gone. */
+/** The customer's subscriptions that still need a card (the subscriptions module answers). */
+export type CardNeededBy = (tx: Tx, scope: OrgScope, customerId: string) => Promise<string[]>;
+
+export class PaymentMethodInUseByActiveSubscription extends ApiError {
+  constructor() {
+    super(
+      400,
+      "PaymentMethodInUseByActiveSubscription",
+      "This payment method is still needed to bill a subscription. Add another one or cancel the subscription first.",
+    );
+  }
+}
+
+/**
+ * The customer removes a saved card (portal); false when it is not theirs or already gone. As
+ * Polar, the last card is kept while a subscription still needs one to be billed; with another
+ * card left, that one becomes the default and bills it.
+ */
 export async function deleteCustomerPaymentMethod(
-  db: Db,
-  clock: Clock,
+  deps: { db: Db; clock: Clock; cardNeededBy: CardNeededBy },
   customer: { organizationId: string; customerId: string },
   id: string,
 ): Promise<boolean> {
-  return inTransaction(db, (tx) =>
-    deleteCustomerMethod(tx, scopeOfResource(customer), customer.customerId, id, clock.now()),
-  );
+  const scope = scopeOfResource(customer);
+  return inTransaction(deps.db, async (tx) => {
+    const gone = await deleteCustomerMethod(tx, scope, customer.customerId, id, deps.clock.now());
+    if (!gone) return false;
+    if ((await listPaymentMethods(tx, scope, customer.customerId)).length > 0) return true;
+    // Rolled back with the error: the card stays.
+    if ((await deps.cardNeededBy(tx, scope, customer.customerId)).length > 0)
+      throw new PaymentMethodInUseByActiveSubscription();
+    return true;
+  });
 }
 
 /** Makes one of the customer's live cards the default; false when it is not theirs. */

@@ -1,8 +1,14 @@
 // What a checkout asks about a buyer's subscriptions before it sells another: whether one is still
-// to be paid for (allow_multiple_subscriptions) and whether a trial was had (prevent_trial_abuse).
+// to be paid for (allow_multiple_subscriptions) and whether a trial was had (prevent_trial_abuse);
+// and what a card's removal asks: which of them still need a card.
 import { and, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client.ts";
-import { customers, paymentMethods, subscriptions } from "../../../db/schema/index.ts";
+import {
+  customers,
+  paymentMethods,
+  productPrices,
+  subscriptions,
+} from "../../../db/schema/index.ts";
 import type { OrgScope } from "../../lib/org-scope.ts";
 
 const inScope = (scope: OrgScope) => inArray(subscriptions.organizationId, [...scope]);
@@ -77,4 +83,35 @@ export async function anyRunningPaid(db: Db, scope: OrgScope): Promise<boolean> 
     .where(and(inScope(scope), running, sql`${subscriptions.amount} > 0`))
     .limit(1);
   return row !== undefined;
+}
+
+/**
+ * The customer's subscriptions that still need a card to be billed, as Polar's
+ * `requires_payment_method`: paused with a resume scheduled, past due, or active or trialing
+ * unless set to cancel (then only if usage is still to be billed). A free one with no usage price
+ * bills nothing and needs none.
+ */
+export async function needingCard(db: Db, scope: OrgScope, customerId: string): Promise<string[]> {
+  if (scope.length === 0) return [];
+  const metered = sql`exists (select 1 from ${productPrices} p
+    where p.id = any(${subscriptions.priceIds}) and p.amount_type = 'metered_unit')`;
+  const rows = await db
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(
+      and(
+        inScope(scope),
+        eq(subscriptions.customerId, customerId),
+        or(sql`${subscriptions.amount} > 0`, metered),
+        or(
+          and(eq(subscriptions.status, "paused"), isNotNull(subscriptions.resumesAt)),
+          eq(subscriptions.status, "past_due"),
+          and(
+            inArray(subscriptions.status, ["active", "trialing"]),
+            or(eq(subscriptions.cancelAtPeriodEnd, false), metered),
+          ),
+        ),
+      ),
+    );
+  return rows.map((r) => r.id);
 }

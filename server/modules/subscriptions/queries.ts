@@ -38,3 +38,8 @@ export function hadTrial(
 export function hasRunningPaidSubscriptions(db: Db, organizationId: string) {
   return purchases.anyRunningPaid(db, scopeOfResource({ organizationId }));
 }
+
+/** The customer's subscriptions that still need a card to be billed (a card's removal asks). */
+export function subscriptionsNeedingCard(db: Db, scope: OrgScope, customerId: string) {
+  return purchases.needingCard(db, scope, customerId);
+}

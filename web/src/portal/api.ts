@@ -223,6 +223,8 @@ export function portalApi(token: string) {
         setup_intent_id: setupIntentId,
         set_default: true,
       }),
+    /** Refused (400) for the last card while a subscription still needs one to be billed. */
+    removePaymentMethod: (id: string) => call<null>("DELETE", `customers/me/payment-methods/${id}`),
     /** Saves a card as the default; the server retries any payment due with it at once. */
     addPaymentMethod: (confirmationTokenId: string) =>
       call<PaymentMethodAdded>("POST", "customers/me/payment-methods", {

@@ -43,7 +43,7 @@ export function PaymentMethods({
   const [busy, setBusy] = useState(false);
   // What the last card saved did: made the default, or paid what was due (or not: the page says
   // so once it shows the subscriptions as they are after the retry).
-  const [saved, setSaved] = useState<"default" | "retried" | null>(null);
+  const [saved, setSaved] = useState<"default" | "retried" | "removed" | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [settings, setSettings] = useState<CardSettings | null>(null);
   const [stripeForm, setStripeForm] = useState<StripeForm | null>(null);
@@ -64,6 +64,22 @@ export function PaymentMethods({
     target?.focus();
     if (target && document.activeElement === target) focusNext.current = null;
   });
+  // A removal refused (the last card of a subscription still billed) says why, by the card.
+  const remove = async (m: PaymentMethod) => {
+    setError(null);
+    setSaved(null);
+    setBusy(true);
+    try {
+      await api.removePaymentMethod(m.id);
+      focusNext.current = "open";
+      await onChange();
+      setSaved("removed");
+    } catch (err) {
+      setError(err instanceof Error ? err.message : "The card could not be removed.");
+    } finally {
+      setBusy(false);
+    }
+  };
   const stripe = settings?.stripe ?? null;
   const canAdd = settings !== null && (settings.sandbox || stripe !== null);
   const save = async () => {
@@ -109,6 +125,15 @@ export function PaymentMethods({
         <div key={m.id} className="card row" data-payment-method={m.id}>
           <span>{cardLabel(m)}</span>
           {m.id === defaultId ? <span className="muted">Default</span> : null}
+          <button
+            type="button"
+            className="remove-card"
+            aria-label={`Remove ${cardLabel(m)}`}
+            disabled={busy}
+            onClick={() => void remove(m)}
+          >
+            Remove
+          </button>
         </div>
       ))}
       {methods.length === 0 ? <p className="muted">No card saved.</p> : null}
@@ -172,7 +197,9 @@ export function PaymentMethods({
         <p role="status" className="muted">
           {saved === "retried"
             ? "Card saved. The payment due is paid."
-            : "Card saved as your default."}
+            : saved === "removed"
+              ? "Card removed."
+              : "Card saved as your default."}
         </p>
       ) : null}
       {error ? (
