@@ -98,7 +98,7 @@ export function paymentMethodsRouter(
   r.delete(`${me}/:id`, customerGuard, async (req, res) => {
     const ctx = customerOf(req);
     const { id } = parseParams(z.object({ id: z.uuid() }), req);
-    if (!(await deleteCustomerPaymentMethod(deps, ctx, id)))
+    if (!(await deleteCustomerPaymentMethod(deps, ctx, id, req.log)))
       throw new ResourceNotFound("Payment method not found.");
     res.status(204).end();
   });

@@ -91,7 +91,7 @@ describe("OrgScope on payments reads", () => {
     const now = new Date();
     expect(await makeCardDefault(db, scopeB, customerId, methodId, now)).toBe(false);
     expect(await makeCardDefault(db, scopeA, customerId, methodId, now)).toBe(true);
-    expect(await repo.deleteCustomerMethod(db, scopeB, customerId, methodId, now)).toBe(false);
+    expect(await repo.deleteCustomerMethod(db, scopeB, customerId, methodId, now)).toBeNull();
     expect((await customerPaymentMethods(db, scopeA, customerId)).length).toBe(1);
   });
 });

@@ -210,6 +210,11 @@ export interface PaymentProcessor {
   lookupDispute?(processorDisputeId: string): Promise<ProcessorDispute | null>;
   /** Concedes a dispute: the processor closes it as lost. */
   closeDispute?(processorDisputeId: string): Promise<ProcessorDispute>;
+  /**
+   * Takes a card the customer removed off their customer at the processor (Stripe detaches it),
+   * so nothing can charge it again; one already gone is no error.
+   */
+  detachPaymentMethod?(processorPaymentMethodId: string): Promise<void>;
 }
 
 /** Messages a customer sees, modelled on the processors' own wording. */

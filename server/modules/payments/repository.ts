@@ -316,15 +316,18 @@ export async function findPayment(db: Db, scope: OrgScope, id: string): Promise<
   return row ?? null;
 }
 
-/** Soft-deletes one of a customer's methods; the next newest live one becomes the default. */
+/**
+ * Soft-deletes one of a customer's methods; the next newest live one becomes the default. Answers
+ * the processor's id of the method removed, null when there was none to remove.
+ */
 export async function deleteCustomerMethod(
   db: Db,
   scope: OrgScope,
   customerId: string,
   id: string,
   now: Date,
-): Promise<boolean> {
-  if (scope.length === 0) return false;
+): Promise<string | null> {
+  if (scope.length === 0) return null;
   const [gone] = await db
     .update(paymentMethods)
     .set({ deletedAt: now, isDefault: false, modifiedAt: now })
@@ -336,8 +339,8 @@ export async function deleteCustomerMethod(
         isNull(paymentMethods.deletedAt),
       ),
     )
-    .returning({ id: paymentMethods.id });
-  if (!gone) return false;
+    .returning({ processorPaymentMethodId: paymentMethods.processorPaymentMethodId });
+  if (!gone) return null;
   const live = await listPaymentMethods(db, scope, customerId);
   // The newest remaining card becomes the default when the default was the one removed.
   const next = live.some((m) => m.isDefault)
@@ -348,7 +351,7 @@ export async function deleteCustomerMethod(
       .update(paymentMethods)
       .set({ isDefault: true, modifiedAt: now })
       .where(eq(paymentMethods.id, next.id));
-  return true;
+  return gone.processorPaymentMethodId;
 }
 
 /** Makes the customer's live method with this processor id the default (and no other). */

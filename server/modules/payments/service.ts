@@ -2,6 +2,7 @@
 // fulfilment saves the card a recurring purchase set up, and records every attempt).
 import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { Clock } from "../../lib/clock.ts";
+import type { Logger } from "../../lib/logger.ts";
 import type { PaymentProcessor, SavedPaymentMethod } from "./processor.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
@@ -172,23 +173,36 @@ export class PaymentMethodInUseByActiveSubscription extends ApiError {
 /**
  * The customer removes a saved card (portal); false when it is not theirs or already gone. As
  * Polar, the last card is kept while a subscription still needs one to be billed; with another
- * card left, that one becomes the default and bills it.
+ * card left, that one becomes the default and bills it. Once removed here, the card is detached at
+ * the processor too; if that fails the card is still never charged by till.
  */
 export async function deleteCustomerPaymentMethod(
-  deps: { db: Db; clock: Clock; cardNeededBy: CardNeededBy },
+  deps: { db: Db; clock: Clock; processor: PaymentProcessor; cardNeededBy: CardNeededBy },
   customer: { organizationId: string; customerId: string },
   id: string,
+  log: Pick<Logger, "warn">,
 ): Promise<boolean> {
   const scope = scopeOfResource(customer);
-  return inTransaction(deps.db, async (tx) => {
-    const gone = await deleteCustomerMethod(tx, scope, customer.customerId, id, deps.clock.now());
-    if (!gone) return false;
-    if ((await listPaymentMethods(tx, scope, customer.customerId)).length > 0) return true;
+  const gone = await inTransaction(deps.db, async (tx) => {
+    const removed = await deleteCustomerMethod(
+      tx,
+      scope,
+      customer.customerId,
+      id,
+      deps.clock.now(),
+    );
+    if (!removed) return null;
+    if ((await listPaymentMethods(tx, scope, customer.customerId)).length > 0) return removed;
     // Rolled back with the error: the card stays.
     if ((await deps.cardNeededBy(tx, scope, customer.customerId)).length > 0)
       throw new PaymentMethodInUseByActiveSubscription();
-    return true;
+    return removed;
   });
+  if (gone === null) return false;
+  await deps.processor
+    .detachPaymentMethod?.(gone)
+    .catch((err: unknown) => log.warn({ err }, "detaching a removed card at the processor failed"));
+  return true;
 }
 
 /** Makes one of the customer's live cards the default; false when it is not theirs. */

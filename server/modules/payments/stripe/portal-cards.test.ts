@@ -12,20 +12,20 @@ beforeAll(async () => {
 });
 afterAll(() => s?.stop());
 
-async function customerWithCard(email: string) {
-  const c = await s.checkout(true, email);
+async function customerWithCard(email: string, recurring = true) {
+  const c = await s.checkout(recurring, email);
   expect((await s.confirm(c.clientSecret, await s.token("pm_card_visa"))).status).toBe(200);
   await s.stripe.idle();
   const done = await s.polar.checkouts.get({ id: c.id });
   const session = await s.polar.customerSessions.create({ customerId: done.customerId! });
   const me = `${s.t.url}/v1/customer-portal/customers/me/payment-methods`;
-  const call = async (path: string, body?: unknown) => {
+  const call = async (path: string, body?: unknown, method?: string) => {
     const res = await fetch(`${me}${path}`, {
-      method: body === undefined ? "GET" : "POST",
+      method: method ?? (body === undefined ? "GET" : "POST"),
       headers: { authorization: `Bearer ${session.token}`, "content-type": "application/json" },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: res.status === 204 ? null : await res.json() };
   };
   return { call };
 }
@@ -104,5 +104,31 @@ describe("portal cards with Stripe", () => {
     const res = await bob.call("/confirm", { setup_intent_id: failed, set_default: true });
     expect(res.status).toBe(422);
     expect((await bob.call("")).body.items).toHaveLength(1);
+  });
+
+  it("the last card of a subscription stays; a removed card is detached at Stripe", async () => {
+    const attached = () =>
+      new Set(
+        [...s.stripe.state.paymentMethods.values()].filter((pm) => pm.customer).map((pm) => pm.id),
+      );
+    const portal = await customerWithCard("detach@example.com");
+    const [first] = (await portal.call("")).body.items;
+    const before = attached();
+    const refused = await portal.call(`/${first.id}`, undefined, "DELETE");
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { error: "PaymentMethodInUseByActiveSubscription" },
+    });
+    expect(attached()).toEqual(before);
+
+    const added = await add(portal, "pm_card_mastercard");
+    expect(added.body).toMatchObject({ status: "succeeded" });
+    const withBoth = attached();
+    expect((await portal.call(`/${first.id}`, undefined, "DELETE")).status).toBe(204);
+    const detached = [...withBoth].filter((id) => !attached().has(id));
+    expect(detached).toHaveLength(1);
+    expect((await portal.call("")).body.items.map((m: { id: string }) => m.id)).toEqual([
+      added.body.payment_method.id,
+    ]);
   });
 });

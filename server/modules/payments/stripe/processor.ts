@@ -353,5 +353,14 @@ export function createStripeProcessor(stripe: Stripe): PaymentProcessor {
     async closeDispute(id) {
       return disputeOf(await stripe.disputes.close(id));
     },
+    async detachPaymentMethod(id) {
+      try {
+        await stripe.paymentMethods.detach(id);
+      } catch (err) {
+        // Already detached (or deleted at Stripe): gone either way.
+        if (err instanceof Stripe.errors.StripeInvalidRequestError) return;
+        throw err;
+      }
+    },
   };
 }
