@@ -9,6 +9,7 @@ import { type PgDatabase, type PgQueryResultHKT, PgTransaction } from "drizzle-o
 import type postgres from "postgres";
 import type { DatabaseTarget } from "../server/config.ts";
 import { lockDataDir } from "./data-dir-lock.ts";
+import { mendPostgresJs } from "./postgres-js-fix.ts";
 import { replicaName, replicaReads, type ReplicasStatus } from "./replica.ts";
 import * as schema from "./schema/index.ts";
 
@@ -69,6 +70,7 @@ export interface OpenOptions {
 
 export async function openDb(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   if (target.kind === "postgres") {
+    mendPostgresJs();
     const { default: postgresJs } = await import("postgres");
     const { drizzle } = await import("drizzle-orm/postgres-js");
     const settings = {
