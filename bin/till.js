@@ -3,8 +3,9 @@
 // Node strips TypeScript types natively from 22.18/23.6 on; older 22.x and installs under
 // node_modules (where Node refuses to strip) load through tsx instead.
 const [major, minor] = process.versions.node.split(".").map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
-  // An older Node (20 on many machines) hands over to the Node 24 that npm installed beside till.
+if (major < 22 || (major === 22 && minor < 15)) {
+  // An older Node (20 on many machines) hands over to the Node 24 that npm installed beside till;
+  // 22.15 is the first with module.registerHooks, which db/postgres-js-fix.ts needs.
   await runOnBundledNode();
 } else {
   const entry = new URL("../cli/main.ts", import.meta.url);
@@ -31,7 +32,7 @@ async function runOnBundledNode() {
     bundled = join(dirname(pkg), "bin", process.platform === "win32" ? "node.exe" : "node");
   } catch {
     process.stderr.write(
-      `till needs Node.js 22.12 or newer; this is ${process.version}, and npm installed no ` +
+      `till needs Node.js 22.15 or newer; this is ${process.version}, and npm installed no ` +
         `Node for ${process.platform}-${process.arch} beside till.\n`,
     );
     process.exit(1);

@@ -44,7 +44,8 @@ let installed = false;
 
 /** Mends postgres.js's connection module for every later import of it in this thread. */
 export function mendPostgresJs(): void {
-  // registerHooks arrived in Node 22.15; older 22.x load the driver as published.
+  // registerHooks arrived in Node 22.15 (bin/till.js runs nothing older); without it the driver
+  // loads as published.
   if (installed || typeof registerHooks !== "function") return;
   installed = true;
   registerHooks({
