@@ -21,7 +21,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import { releaseHoldsOfSubscription, returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { BillingDeps } from "./deps.ts";
-import { discountChange } from "./discount-change.ts";
+import { discountChange, withDiscountHeld } from "./discount-change.ts";
 import {
   AlreadyCanceledSubscription,
   CannotPauseSubscription,
@@ -83,9 +83,10 @@ async function changeLeased(
   if ("revoke" in input) await settleUsageBeforeEnd(billing(deps), found, now);
   // A plan change that ended a trial: the renewal bills the new product before answering.
   let planDueNow = false;
-  if ("product_id" in input && input.product_id) {
+  const plan = "product_id" in input && input.product_id ? input : null;
+  if (plan?.product_id) {
     if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
-    if (input.product_id === found.productId)
+    if (plan.product_id === found.productId)
       throw RequestValidationError.field(
         ["body", "product_id"],
         "The subscription is already on this product.",
@@ -93,41 +94,37 @@ async function changeLeased(
       );
     // The plan change commits (and may charge) before the rest of the update is applied: the rest
     // is tried first and rolled back, so a bad discount or trial end is refused before anything.
-    if (input.discount_id !== undefined || input.trial_end != null) {
+    if (plan.discount_id !== undefined || plan.trial_end != null) {
       // Checked against the product and period the plan change leaves.
       const after = await rowAfterPlan(
         billing(deps),
         found,
-        input.product_id,
-        input.proration_behavior,
+        plan.product_id,
+        plan.proration_behavior,
         now,
       );
       await dryRun(deps.db, (tx) =>
-        applyChange(tx, deps, clock, after, { ...input, product_id: undefined }),
+        applyChange(tx, deps, clock, after, { ...plan, product_id: undefined }),
       );
     }
-    planDueNow = await changePlan(
-      billing(deps),
-      found,
-      input.product_id,
-      input.proration_behavior,
-      now,
-      visibilities,
-    );
   }
   if ("seats" in input) {
     if (hasEnded(found.status) || found.cancelAtPeriodEnd) throw new AlreadyCanceledSubscription();
     await changeSeats(billing(deps), found, input.seats, input.proration_behavior, now);
     return getRendered(deps, found);
   }
-  const result = await inTransaction(deps.db, async (tx) => {
-    const s = (await repo.lockSubscription(tx, scopeOfResource(found), id))!;
-    const change = await applyChange(tx, deps, clock, s, input);
-    if (!change) return { data: await serializeSubscription(tx, deps.baseUrl, s), dueNow: false };
-    const data = await serializeSubscription(tx, deps.baseUrl, change.row);
-    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
-    await recordCustomerState(tx, clock, s);
-    return { data, dueNow: change.dueNow ?? false };
+  // A discount sent with a plan change is redeemed before the change charges, not after.
+  const result = await withDiscountHeld(deps.db, plan?.discount_id, async (held) => {
+    if (plan?.product_id)
+      planDueNow = await changePlan(
+        billing(deps),
+        found,
+        plan.product_id,
+        plan.proration_behavior,
+        now,
+        visibilities,
+      );
+    return applyRest(deps, clock, found, input, held);
   });
   if (result.dueNow || planDueNow) {
     // trial_end "now" or a period end moved to now: the renewal happens before answering.
@@ -135,6 +132,25 @@ async function changeLeased(
     return getRendered(deps, found);
   }
   return result.data;
+}
+
+/** The update but a plan or seat change, with its events, in one transaction under the row lock. */
+function applyRest(
+  deps: UpdateDeps,
+  clock: Clock,
+  found: repo.SubscriptionRow,
+  input: SubscriptionUpdate,
+  discountHeld: boolean,
+) {
+  return inTransaction(deps.db, async (tx) => {
+    const s = (await repo.lockSubscription(tx, scopeOfResource(found), found.id))!;
+    const change = await applyChange(tx, deps, clock, s, input, discountHeld);
+    if (!change) return { data: await serializeSubscription(tx, deps.baseUrl, s), dueNow: false };
+    const data = await serializeSubscription(tx, deps.baseUrl, change.row);
+    await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
+    await recordCustomerState(tx, clock, s);
+    return { data, dueNow: change.dueNow ?? false };
+  });
 }
 
 /**
@@ -196,6 +212,8 @@ async function applyChange(
   clock: Clock,
   s: repo.SubscriptionRow,
   input: SubscriptionUpdate,
+  /** A redemption of the discount set was taken for this change already (withDiscountHeld). */
+  discountHeld = false,
 ): Promise<Change | null> {
   const now = clock.now();
   if ("resume" in input || "seats" in input) return null;
@@ -334,7 +352,7 @@ async function applyChange(
   if (input.metadata) values.metadata = input.metadata;
   if (input.discount_id !== undefined) {
     if (hasEnded(s.status)) throw new AlreadyCanceledSubscription();
-    values.discountId = await discountChange(tx, s, input.discount_id, now);
+    values.discountId = await discountChange(tx, s, input.discount_id, now, discountHeld);
     // As Polar, a new discount counts its duration from the first renewal it applies to, and the
     // amount says what a period costs with it from now on.
     values.discountAppliedAt = null;
