@@ -163,10 +163,11 @@ export async function assignSeat(
   input: Assignment,
 ) {
   const { row, token, purchase } = await inTransaction(deps.db, async (tx) => {
+    await repo.lockPurchase(tx, (await purchaseOf(tx, scope, ref)).id);
+    // Read under the lock: a seat decrease that committed while this waited for it counts.
     const p = await purchaseOf(tx, scope, ref);
     assertSeatBased(p);
     if (p.closed) throw new SeatNotAvailable(p.closed);
-    await repo.lockPurchase(tx, p.id);
     if ((await repo.countLiveSeats(tx, scopeOfResource(p), p.purchase)) >= p.seats)
       throw new SeatNotAvailable();
     const holder = await holderOf(tx, deps.clock, p, input);
