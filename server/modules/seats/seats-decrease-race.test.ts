@@ -84,4 +84,24 @@ describe.skipIf(!usingPostgres())("a seat decrease racing an assignment", () => 
     });
     expect(row).toEqual({ seats: 2, live: 2 });
   });
+
+  it("settled now: the decrease counts the seats assigned while it settled", async () => {
+    // The decrease has checked the seats and is writing its order.
+    const { decreased, assigned, row } = await race("invoice", "order_items");
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+    expect({ status: decreased.status, body: decreased.body }).toEqual({
+      status: 422,
+      body: {
+        error: "RequestValidationError",
+        detail: [
+          {
+            loc: ["body", "seats"],
+            msg: "3 seats are assigned: revoke some before going below that.",
+            type: "value_error",
+          },
+        ],
+      },
+    });
+    expect(row).toEqual({ seats: 3, live: 3 });
+  });
 });

@@ -145,6 +145,10 @@ export async function changeSeats(
           ]),
     ],
     now,
-    apply: (tx) => switchSeats(tx, 0, period),
+    // Again in the change's transaction: a seat assigned while the change settled counts.
+    apply: async (tx) => {
+      await assertAssigned(tx);
+      await switchSeats(tx, 0, period);
+    },
   });
 }
