@@ -36,7 +36,9 @@ export async function takeLeases(
       ),
     )
     .orderBy(asc(subscriptions.id))
-    .for("update", { skipLocked: true });
+    // Not FOR UPDATE: that also skips a row merely referenced by a row being inserted (a seat, an
+    // order), whose foreign key check holds it FOR KEY SHARE.
+    .for("no key update", { skipLocked: true });
   return db
     .update(subscriptions)
     .set({ lockedUntil: leaseEnd(seconds) })

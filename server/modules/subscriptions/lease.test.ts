@@ -2,6 +2,7 @@
 // the subscription held (by another process's change or renewal) answers 409 SubscriptionLocked
 // and changes nothing, and the sandbox clock waits out a held subscription before renewing it.
 import { sql } from "drizzle-orm";
+import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   advance,
@@ -12,7 +13,9 @@ import {
   subscriptionOf,
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
+import { usingPostgres } from "../../../test/helpers/db.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 import { LEASE_SECONDS, withLease } from "./lease.ts";
 
 let t: TestServer;
@@ -96,6 +99,52 @@ describe("subscription lease", () => {
       before.current_period_end,
     );
   });
+});
+
+describe("rows referencing a subscription", () => {
+  it.skipIf(!usingPostgres())(
+    "a row being inserted that references it (a seat, an order) does not hold it",
+    async () => {
+      const plan = await monthly("Referenced plan", 1000);
+      const { subscriptionId } = await subscribe(s, plan.id);
+      const other = postgres(t.testDb.url!, { max: 2, onnotice: () => {} });
+      try {
+        let release = () => {};
+        const released = new Promise<void>((r) => (release = r));
+        let locked = () => {};
+        const isLocked = new Promise<void>((r) => (locked = r));
+        // The lock a foreign key check takes while another transaction inserts such a row.
+        const holding = other.begin(async (tx) => {
+          await tx`select 1 from subscriptions where id = ${subscriptionId} for key share`;
+          locked();
+          await released;
+        });
+        await isLocked;
+        let answered = false;
+        const patching = patch(subscriptionId, { metadata: { seen: "yes" } }).finally(() => {
+          answered = true;
+        });
+        // Refused at once, or leased and waiting for the row to write it.
+        await waitFor(
+          async () =>
+            answered ||
+            (
+              await other`select 1 from pg_stat_activity where datname = current_database()
+                and wait_event_type = 'Lock'`
+            ).length > 0,
+          30_000,
+          "the change answered or waiting",
+        );
+        release();
+        await holding;
+        const res = await patching;
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.body.metadata).toEqual({ seen: "yes" });
+      } finally {
+        await other.end();
+      }
+    },
+  );
 });
 
 describe("lease heartbeat", () => {
