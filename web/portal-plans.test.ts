@@ -2,7 +2,7 @@
 // plans are offered with their prices, the change is confirmed by keyboard and made, and the page
 // says what it charged; a declined card is said in place, with where to fix it, the choice kept
 // and nothing changed; the control is not offered on an ending subscription nor where the seller
-// switched it off.
+// switched it off; focus stays in the card as its forms close.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
@@ -103,6 +103,35 @@ describe("changing plan in the customer portal", () => {
     const proration = orders.items[0];
     expect(proration.billing_reason).toBe("subscription_update");
     expect(await notice.textContent()).toContain(`(order ${proration.invoice_number})`);
+    await page.close();
+  });
+
+  it("focus stays in the card: closing a form goes back to its button, a change made to its notice", async () => {
+    const bought = await subscribe("focus@example.com", "sandbox_token_success");
+    const page = await openPortal(bought.customer_id);
+    const sub = card(page, bought.subscription_id);
+    const focused = () =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        return `${el.tagName.toLowerCase()}.${el.className.split(" ").join(".")}`;
+      });
+    await sub.getByRole("button", { name: "Cancel subscription" }).focus();
+    await page.keyboard.press("Enter");
+    await sub.getByRole("button", { name: "Back" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await focused()).toBe("button.cancel");
+    await sub.getByRole("button", { name: "Change plan" }).focus();
+    await page.keyboard.press("Enter");
+    await sub.getByRole("radio").first().waitFor();
+    await sub.getByRole("button", { name: "Keep current plan" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await focused()).toBe("button.change-plan-open");
+    await page.keyboard.press("Enter");
+    await sub.getByRole("radio", { name: /Team/ }).check();
+    await sub.getByRole("button", { name: "Continue" }).click();
+    await sub.getByRole("button", { name: "Change to Team" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("p.notice.plan-changed");
     await page.close();
   });
 

@@ -2,7 +2,7 @@
 // cancel at period end with a reason or keep it; change the plan where the seller allows it; and,
 // only when the seller's customer_portal_settings.subscription.pause allows it, pause at period
 // end, take a scheduled pause back, or resume.
-import { useRef, useState } from "react";
+import { type Ref, useEffect, useRef, useState } from "react";
 import { money, usagePriceLines } from "../checkout/format.ts";
 import type { Order, PlanProduct, PortalApi, Subscription } from "./api.ts";
 import { canChangePlan, ChangePlan } from "./change-plan.tsx";
@@ -96,6 +96,17 @@ export function SubscriptionCard({
   const usage = usagePriceLines(s.prices ?? [], s.currency, s.recurring_interval);
   // The button pressed goes away with the change: focus moves to the line that says what changed.
   const statusRef = useRef<HTMLParagraphElement>(null);
+  // A form closed by its own button takes the focus with it: it goes back to the button that opened
+  // the form, or to the notice of the plan change just made.
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const changeRef = useRef<HTMLButtonElement>(null);
+  const changedRef = useRef<HTMLParagraphElement>(null);
+  const [refocus, setRefocus] = useState<"cancel" | "change" | "changed" | null>(null);
+  useEffect(() => {
+    if (!refocus) return;
+    ({ cancel: cancelRef, change: changeRef, changed: changedRef })[refocus].current?.focus();
+    setRefocus(null);
+  }, [refocus]);
   const run = async (fn: () => Promise<unknown>) => {
     setBusy(true);
     setError(null);
@@ -140,6 +151,7 @@ export function SubscriptionCard({
         ) : null}
         {canChangePlan(s) && !asking && !changing ? (
           <button
+            ref={changeRef}
             type="button"
             className="change-plan-open"
             onClick={() => {
@@ -151,7 +163,7 @@ export function SubscriptionCard({
           </button>
         ) : null}
         {billable && !s.cancel_at_period_end && !s.ends_at && !asking && !changing ? (
-          <button type="button" className="cancel" onClick={() => setAsking(true)}>
+          <button ref={cancelRef} type="button" className="cancel" onClick={() => setAsking(true)}>
             Cancel subscription
           </button>
         ) : null}
@@ -192,15 +204,19 @@ export function SubscriptionCard({
           api={api}
           subscription={s}
           hasCard={hasCard}
-          onClose={() => setChanging(false)}
+          onClose={() => {
+            setChanging(false);
+            setRefocus("change");
+          }}
           onChanged={async (updated, to) => {
             setChanged({ to, updated, before: new Set(orders.map((o) => o.id)) });
             setChanging(false);
+            setRefocus("changed");
             await onChange();
           }}
         />
       ) : null}
-      {changed ? <PlanChanged change={changed} orders={orders} /> : null}
+      {changed ? <PlanChanged ref={changedRef} change={changed} orders={orders} /> : null}
       {asking ? (
         <form
           className="cancel-form"
@@ -235,7 +251,13 @@ export function SubscriptionCard({
             onChange={(e) => setComment(e.target.value)}
           />
           <div className="row">
-            <button type="button" onClick={() => setAsking(false)}>
+            <button
+              type="button"
+              onClick={() => {
+                setAsking(false);
+                setRefocus("cancel");
+              }}
+            >
               Back
             </button>
             <button type="submit" className="confirm-cancel" disabled={busy}>
@@ -261,7 +283,15 @@ interface PlanChange {
 }
 
 /** What the change did: the plan now (or from the renewal), and the proration order it made. */
-function PlanChanged({ change, orders }: { change: PlanChange; orders: Order[] }) {
+function PlanChanged({
+  ref,
+  change,
+  orders,
+}: {
+  ref: Ref<HTMLParagraphElement>;
+  change: PlanChange;
+  orders: Order[];
+}) {
   const { to, updated } = change;
   const pending = updated.pending_update;
   const proration = orders.find(
@@ -278,7 +308,7 @@ function PlanChanged({ change, orders }: { change: PlanChange; orders: Order[] }
         ? ` ${money(-proration.total_amount, proration.currency)} was credited to your balance (order ${proration.invoice_number ?? proration.id}).`
         : "";
   return (
-    <p role="status" className="notice plan-changed">
+    <p role="status" className="notice plan-changed" ref={ref} tabIndex={-1}>
       {pending?.product_id === to.id
         ? `Your plan changes to ${to.name} on ${day(pending.applies_at)}.`
         : `You're now on ${to.name}.${settled}`}
