@@ -2,7 +2,8 @@
 // canceled and kept again by keyboard; a subscription in yen offered only the plans it can move to;
 // and on a 360 px phone a failed renewal paid first with a card that is declined again, then with
 // one that pays, the card form and the orders fitting the screen; a plan billing usage on top of
-// its fixed price says so; and a card added by keyboard keeps the focus where the buyer is.
+// its fixed price says so; a card added by keyboard keeps the focus where the buyer is; and a
+// lost connection is said in words the buyer understands.
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -118,6 +119,28 @@ describe("changing plan from a subscription in yen", () => {
     expect(await group.locator(".plan-option").allTextContents()).toEqual([
       "Yen pro¥3,000 / month",
     ]);
+    await page.close();
+  });
+});
+
+describe("a lost connection in the portal", () => {
+  it("is said plainly where the buyer acted, and trying again works", async () => {
+    const product = await monthlyProduct(s, "Offline plan", 1200);
+    const { subscriptionId, customerId } = await subscribe(s, product.id);
+    const page = await openPortal(customerId);
+    const card = page.locator(`[data-subscription="${subscriptionId}"]`);
+    await card.getByRole("button", { name: "Cancel subscription" }).click();
+    await card.locator("select").selectOption("unused");
+    const cut = (route: import("playwright-core").Route) => route.abort("internetdisconnected");
+    await page.route("**/v1/customer-portal/subscriptions/**", cut);
+    await card.getByRole("button", { name: "Cancel at period end" }).click();
+    await expect
+      .poll(() => card.getByRole("alert").textContent())
+      .toBe("The connection was lost. Check your internet connection and try again.");
+    expect((await subscriptionOf(s, subscriptionId)).cancel_at_period_end).toBe(false);
+    await page.unroute("**/v1/customer-portal/subscriptions/**", cut);
+    await card.getByRole("button", { name: "Cancel at period end" }).click();
+    await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Cancels on /);
     await page.close();
   });
 });

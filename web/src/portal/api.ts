@@ -1,6 +1,7 @@
 // The portal page's calls: /v1/customer-portal with the customer session token as bearer. Error
 // answers become one readable message (the server's detail, or the first validation message).
 import type { CustomerOrder } from "../../../shared/types.ts";
+import { LOST_CONNECTION } from "../checkout/api.ts";
 export interface Price {
   id: string;
   amount_type: string;
@@ -152,14 +153,20 @@ export class PortalApiError extends Error {
 
 export function portalApi(token: string) {
   async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(`/v1/customer-portal/${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`/v1/customer-portal/${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch {
+      // The browser's own words ("Failed to fetch") tell the buyer nothing.
+      throw new PortalApiError(0, LOST_CONNECTION);
+    }
     const data = (await res.json().catch(() => null)) as { detail?: unknown } | null;
     if (res.ok) return data as T;
     if (res.status === 401)
