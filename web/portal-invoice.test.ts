@@ -1,7 +1,8 @@
 // An order's invoice from the customer portal in a real browser: the first time, the page asks
 // for the details it is made out to (prefilled from the order, the taxed country and state fixed,
 // the state shown by its name), generates it and downloads the PDF; after that the button
-// downloads it at once. A refusal is said in the form with what the buyer typed kept.
+// downloads it at once. A refusal is said in the form with what the buyer typed kept; focus
+// goes back to the Invoice button as the form closes.
 import { readFile } from "node:fs/promises";
 import { sql } from "drizzle-orm";
 import type { Browser, Page } from "playwright-core";
@@ -97,6 +98,29 @@ describe("invoices in the customer portal", () => {
     const reloaded = await downloaded(page, () => button.click());
     expect(pdfText(reloaded)).toContain("Hopper Computing Ltd");
     expect(await form.count()).toBe(0);
+    await page.close();
+  });
+
+  it("focus returns to the order's Invoice button when the form closes, by Back or once made", async () => {
+    const order = await buy("keyboard-invoice@example.com");
+    const page = await openPortal(order.customer_id);
+    const button = page.getByRole("button", { name: /^Invoice for Handbook, / });
+    const form = page.getByRole("form", { name: "Invoice details for Handbook" });
+    const onInvoice = () =>
+      page.evaluate(() => document.activeElement?.classList.contains("invoice") ?? false);
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await form.getByRole("button", { name: "Back" }).focus();
+    await page.keyboard.press("Enter");
+    expect(await form.count()).toBe(0);
+    expect(await onInvoice()).toBe(true);
+    await page.keyboard.press("Enter");
+    await form.getByRole("button", { name: "Create invoice" }).focus();
+    await downloaded(page, () => page.keyboard.press("Enter"));
+    await expect.poll(onInvoice).toBe(true);
+    // Made, it downloads at once: the button pressed keeps the focus through the download.
+    await downloaded(page, () => page.keyboard.press("Enter"));
+    await expect.poll(onInvoice).toBe(true);
     await page.close();
   });
 

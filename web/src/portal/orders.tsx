@@ -1,7 +1,7 @@
 // The customer's orders in the portal: date, item, total and status, and for a paid order its
 // receipt and its invoice as PDFs (signed links the server makes on demand). An invoice not made
 // yet first asks for the details it is made out to. A refusal is said above the table.
-import { Fragment, useState } from "react";
+import { Fragment, useEffect, useRef, useState } from "react";
 import { money } from "../checkout/format.ts";
 import { type Order, type PortalApi, PortalApiError } from "./api.ts";
 import { day } from "./dates.ts";
@@ -34,6 +34,20 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
   const [invoicing, setInvoicing] = useState<string | null>(null);
   // Invoices made on this page: the order list loaded before them still says "not generated".
   const [generated, setGenerated] = useState<Set<string>>(() => new Set());
+  // The invoice form goes away with the button pressed in it: focus returns to the order's Invoice.
+  const tableRef = useRef<HTMLTableElement>(null);
+  const [refocus, setRefocus] = useState<string | null>(null);
+  useEffect(() => {
+    if (!refocus) return;
+    tableRef.current
+      ?.querySelector<HTMLButtonElement>(`tr[data-order="${CSS.escape(refocus)}"] button.invoice`)
+      ?.focus();
+    setRefocus(null);
+  }, [refocus]);
+  const closeInvoice = (id: string) => {
+    setInvoicing(null);
+    setRefocus(id);
+  };
   async function open(id: string, what: string, fn: () => Promise<void>) {
     setBusy(id);
     setError(null);
@@ -60,8 +74,9 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
         type="button"
         className="receipt"
         aria-label={label("Receipt", o)}
-        disabled={busy === o.id}
-        onClick={() => void openReceipt(o.id)}
+        // Not `disabled`: a disabled button drops the focus the buyer pressed it with.
+        aria-disabled={busy === o.id}
+        onClick={() => busy === o.id || void openReceipt(o.id)}
       >
         Receipt
       </button>
@@ -72,11 +87,13 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
         aria-expanded={
           o.is_invoice_generated || generated.has(o.id) ? undefined : invoicing === o.id
         }
-        disabled={busy === o.id}
+        aria-disabled={busy === o.id}
         onClick={() =>
-          o.is_invoice_generated || generated.has(o.id)
-            ? void downloadInvoice(o)
-            : setInvoicing(invoicing === o.id ? null : o.id)
+          busy === o.id
+            ? undefined
+            : o.is_invoice_generated || generated.has(o.id)
+              ? void downloadInvoice(o)
+              : setInvoicing(invoicing === o.id ? null : o.id)
         }
       >
         Invoice
@@ -94,7 +111,7 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
       {props.orders.length === 0 ? (
         <p className="muted">No orders.</p>
       ) : (
-        <table className="orders">
+        <table className="orders" ref={tableRef}>
           <thead>
             <tr>
               {COLUMNS.map((c) => (
@@ -120,10 +137,10 @@ export function OrdersSection(props: { api: PortalApi; orders: Order[] }) {
                       <InvoiceForm
                         api={props.api}
                         order={o}
-                        onCancel={() => setInvoicing(null)}
+                        onCancel={() => closeInvoice(o.id)}
                         onGenerated={async () => {
                           setGenerated((g) => new Set(g).add(o.id));
-                          setInvoicing(null);
+                          closeInvoice(o.id);
                           await downloadInvoice(o);
                         }}
                       />
