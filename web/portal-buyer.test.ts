@@ -138,6 +138,7 @@ describe("a lost connection in the portal", () => {
       .poll(() => card.getByRole("alert").textContent())
       .toBe("The connection was lost. Check your internet connection and try again.");
     expect((await subscriptionOf(s, subscriptionId)).cancel_at_period_end).toBe(false);
+    expect(await focused(page)).toBe("button.confirm-cancel");
     await page.unroute("**/v1/customer-portal/subscriptions/**", cut);
     await card.getByRole("button", { name: "Cancel at period end" }).click();
     await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Cancels on /);

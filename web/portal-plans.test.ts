@@ -151,6 +151,10 @@ describe("changing plan in the customer portal", () => {
     );
     // Still on the confirmation, ready to try again or go back to the same choice.
     expect(await sub.getByRole("button", { name: "Change to Team" }).isEnabled()).toBe(true);
+    // The button pressed keeps the focus, to try again or Tab back.
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe(
+      "confirm-plan-change",
+    );
     await sub.getByRole("button", { name: "Back" }).click();
     expect(await sub.getByRole("radio", { name: /Team/ }).isChecked()).toBe(true);
     expect((await call(`/v1/subscriptions/${bought.subscription_id}`)).product_id).toBe(plans.Pro);

@@ -130,7 +130,7 @@ export function ChangePlan({
   const needsCard =
     chosen !== null && !hasCard && !chosen.prices.some((p) => p.amount_type === "free");
   const apply = async () => {
-    if (!chosen) return;
+    if (!chosen || busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -159,13 +159,14 @@ export function ChangePlan({
           </p>
           <p className="muted">{settlement(s.product.organization.proration_behavior, s)}</p>
           <div className="actions">
-            <button type="button" disabled={busy} onClick={() => setConfirming(false)}>
+            {/* aria-disabled: a disabled button would drop the focus, also on a refusal. */}
+            <button type="button" aria-disabled={busy} onClick={() => busy || setConfirming(false)}>
               Back
             </button>
             <button
               type="button"
               className="confirm-plan-change"
-              disabled={busy}
+              aria-disabled={busy}
               onClick={() => void apply()}
             >
               {busy ? "Changing…" : `Change to ${chosen.name}`}

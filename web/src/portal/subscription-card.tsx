@@ -107,7 +107,10 @@ export function SubscriptionCard({
     ({ cancel: cancelRef, change: changeRef, changed: changedRef })[refocus].current?.focus();
     setRefocus(null);
   }, [refocus]);
+  // Busy buttons are aria-disabled, not disabled: a disabled button drops the focus it was pressed
+  // with, and a refusal would leave the buyer at the top of the page.
   const run = async (fn: () => Promise<unknown>) => {
+    if (busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -143,7 +146,7 @@ export function SubscriptionCard({
           <button
             type="button"
             className="uncancel"
-            disabled={busy}
+            aria-disabled={busy}
             onClick={() => void run(() => api.uncancel(s.id))}
           >
             Keep subscription
@@ -172,7 +175,7 @@ export function SubscriptionCard({
           <button
             type="button"
             className="pause"
-            disabled={busy}
+            aria-disabled={busy}
             onClick={() => void run(() => api.pauseAtPeriodEnd(s.id, true))}
           >
             Pause at period end
@@ -182,7 +185,7 @@ export function SubscriptionCard({
           <button
             type="button"
             className="unpause"
-            disabled={busy}
+            aria-disabled={busy}
             onClick={() => void run(() => api.pauseAtPeriodEnd(s.id, false))}
           >
             Don't pause
@@ -192,7 +195,7 @@ export function SubscriptionCard({
           <button
             type="button"
             className="resume"
-            disabled={busy}
+            aria-disabled={busy}
             onClick={() => void run(() => api.resume(s.id))}
           >
             Resume subscription
@@ -260,7 +263,7 @@ export function SubscriptionCard({
             >
               Back
             </button>
-            <button type="submit" className="confirm-cancel" disabled={busy}>
+            <button type="submit" className="confirm-cancel" aria-disabled={busy}>
               {trial ? "Cancel when the trial ends" : "Cancel at period end"}
             </button>
           </div>
