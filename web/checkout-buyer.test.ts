@@ -1,8 +1,8 @@
 // What a buyer meets on the hosted checkout beyond the happy path: amounts in a currency without
 // cents, an amount typed with a decimal comma, a custom date's and number's bounds, a product's long
-// unbroken name and description on a phone, the folded summary at 320 px in French, a page opened
-// again while its payment is being processed, Back from the seller's success page, and one checkout
-// paid in two tabs.
+// unbroken name and description on a phone, the folded summary at 320 px in French, an applied
+// discount's amount at 320 px, a page opened again while its payment is being processed, Back from
+// the seller's success page, and one checkout paid in two tabs.
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { api } from "../test/helpers/auth.ts";
@@ -161,6 +161,32 @@ describe("the hosted checkout, as a buyer finds it", () => {
     });
     expect(space).toBeGreaterThanOrEqual(8);
     expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBe(0);
+    await page.close();
+  });
+
+  it("on a 320 px phone the applied discount's minus sign stays with its amount", async () => {
+    const session = await newCheckout();
+    await api(t.url, `/v1/checkouts/client/${session.client_secret}`, {
+      method: "PATCH",
+      body: { discount_code: "LAUNCH20" },
+    });
+    const page = await browser.newPage({ viewport: { width: 320, height: 640 }, locale: "en-US" });
+    await page.goto(session.url);
+    await page.waitForSelector(".applied");
+    // The lines the text from the minus sign to the amount's end is laid out on.
+    const lines = await page.$eval(".applied span", (span) => {
+      const walker = document.createTreeWalker(span, NodeFilter.SHOW_TEXT);
+      const nodes: Text[] = [];
+      while (walker.nextNode()) nodes.push(walker.currentNode as Text);
+      const minus = nodes.find((n) => n.data.includes("−"))!;
+      const last = nodes.at(-1)!;
+      const range = document.createRange();
+      range.setStart(minus, minus.data.indexOf("−"));
+      range.setEnd(last, last.data.length);
+      return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+    });
+    expect(await page.textContent(".applied span")).toContain("−$3.80");
+    expect(lines).toBe(1);
     await page.close();
   });
 

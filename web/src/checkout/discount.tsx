@@ -36,8 +36,9 @@ export function DiscountField(props: {
     c.discount ? (
       <div className="applied">
         <span>
-          Discount <strong>{c.discount.code ?? c.discount.name}</strong> applied: −
-          {money(c.discount_amount, c.currency)}
+          Discount <strong>{c.discount.code ?? c.discount.name}</strong> applied:{" "}
+          {/* One piece: a phone must not put the minus sign and the amount on different lines. */}
+          <span className="amount">−{money(c.discount_amount, c.currency)}</span>
         </span>
         <button
           ref={remove}
