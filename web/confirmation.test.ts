@@ -200,6 +200,7 @@ describe("confirmation page", () => {
       const date = page.getByTestId("renews-on");
       await date.waitFor({ timeout: 15_000 });
       const shown = {
+        paid: await page.getByTestId("amount-paid").textContent(),
         price: await page.getByTestId("renews-at").textContent(),
         label: await page.locator("dt:has(+ [data-testid=renews-on])").textContent(),
         date: await date.textContent(),
@@ -220,13 +221,16 @@ describe("confirmation page", () => {
     };
     const monthly = await charges({}, "en-US");
     expect(monthly.shown).toEqual({
+      paid: "$20.00",
       price: "$20.00 / month",
       label: "Next charge",
       date: monthly.end,
     });
     expect(monthly.end).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}$/);
     const trial = await charges({ trial_interval: "day", trial_interval_count: 7 }, "en-GB");
+    // Nothing paid yet, for a product that is not free.
     expect(trial.shown).toEqual({
+      paid: "US$0.00",
       price: "US$20.00 / month",
       label: "First charge",
       date: trial.end,

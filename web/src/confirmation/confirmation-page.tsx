@@ -120,7 +120,12 @@ export function ConfirmationPage(props: { secret: string; token: string | null }
         <dl className="facts">
           <div>
             <dt>Amount paid</dt>
-            <dd data-testid="amount-paid">{paid === 0 ? "Free" : money(paid, c.currency)}</dd>
+            {/* "Free" only for a free product, as the checkout says: a trial paid nothing yet. */}
+            <dd data-testid="amount-paid">
+              {paid === 0 && c.product_price.amount_type === "free"
+                ? "Free"
+                : money(paid, c.currency)}
+            </dd>
           </div>
           {data.order?.invoice_number ? (
             <div>
