@@ -60,10 +60,15 @@ export async function startQueue(options: StartQueueOptions): Promise<QueueHandl
   const workers = new Map<string, string>();
   for (const job of options.jobs) {
     await boss.createQueue(job.name, job.queue);
-    // createQueue leaves a queue made by an earlier version as it was: a heartbeat added since is
-    // set here, or the jobs a killed worker held would wait out the whole expiry.
-    if (job.queue?.heartbeatSeconds)
-      await boss.updateQueue(job.name, { heartbeatSeconds: job.queue.heartbeatSeconds });
+    // createQueue leaves a queue made by an earlier version as it was: a heartbeat or expiry
+    // changed since is set here, or the jobs a killed worker held would wait out the whole expiry
+    // (or a long job be handed out again under the old one).
+    const { heartbeatSeconds, expireInSeconds } = job.queue ?? {};
+    if (heartbeatSeconds || expireInSeconds)
+      await boss.updateQueue(job.name, {
+        ...(heartbeatSeconds ? { heartbeatSeconds } : {}),
+        ...(expireInSeconds ? { expireInSeconds } : {}),
+      });
     // createQueue drops pg-boss's cached queue entry, and the first send reloads it through pg-boss's
     // own connection: inside a caller's transaction on PGlite (one connection) that waits forever.
     // Completing a job id that does not exist loads the entry now and changes nothing.

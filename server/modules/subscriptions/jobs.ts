@@ -17,11 +17,19 @@ export { SUBSCRIPTION_DUE_JOB };
 export function subscriptionDueJob(deps: BillingDeps): JobDefinition<DueJob> {
   return {
     name: SUBSCRIPTION_DUE_JOB,
-    // A worker that dies mid-renewal leaves its job active; pg-boss hands it out again after this,
-    // and the renewal's unique order key and the charge's idempotency key make the re-run safe.
+    // A worker that dies mid-renewal stops its heartbeat, and pg-boss hands the job out again
+    // within about a minute; the renewal's unique order key and the charge's idempotency key make
+    // the re-run safe. A live worker keeps its window however long it takes (thousands of
+    // renewals), up to the expiry, which only bounds a worker that hangs.
     // `short`: one queued job per singleton key (the organization and its window), so the
     // catch-up below and a re-scheduled boundary never queue the same work twice.
-    queue: { policy: "short", retryLimit: 10, retryDelay: 5, expireInSeconds: 60 },
+    queue: {
+      policy: "short",
+      retryLimit: 10,
+      retryDelay: 5,
+      heartbeatSeconds: JOB_HEARTBEAT_SECONDS,
+      expireInSeconds: 15 * 60,
+    },
     // A job is a whole window of an organization (renewed in batches, due.ts), so a few at a
     // time; jobs of the earlier one-per-subscription shape are still taken, many at once.
     work: { pollingIntervalSeconds: 1, batchSize: 20, localConcurrency: 2 },
