@@ -51,6 +51,40 @@ describe("resource commands", { timeout: 120_000 }, () => {
     expect((await json(["products", "archive", created.id])).is_archived).toBe(true);
   });
 
+  it("products: a pay-what-you-want price shows its bounds and preset in list and get", async () => {
+    const created = await json([
+      "products",
+      "create",
+      "--name",
+      "Tip jar",
+      "--price-type",
+      "custom",
+      "--min",
+      "100",
+      "--preset",
+      "500",
+    ]);
+    const table = await till(["products", "list"], env);
+    expect(table.stdout).toMatch(/Tip jar\s+custom \(min 1\.00 USD, preset 5\.00 USD\)\s+one-time/);
+    const shown = await till(["products", "get", created.id], env);
+    expect(shown.stdout).toContain("custom (min 1.00 USD, preset 5.00 USD)");
+    await json([
+      "products",
+      "create",
+      "--name",
+      "Capped",
+      "--price-type",
+      "custom",
+      "--min",
+      "0",
+      "--max",
+      "2000",
+    ]);
+    expect((await till(["products", "list"], env)).stdout).toMatch(
+      /Capped\s+custom \(min 0\.00 USD, max 20\.00 USD\)/,
+    );
+  });
+
   it("meters and events: a meter with a filter and sum aggregation counts ingested events from flags and NDJSON on stdin", async () => {
     const meter = await json([
       "meters",

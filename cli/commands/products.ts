@@ -15,6 +15,21 @@ import {
 import type { Price, Product } from "../../shared/types.ts";
 import type { PriceFlags } from "./product-flags.ts";
 
+/** A pay-what-you-want price with the bounds and preset the buyer sees, as the API gives them. */
+function describeCustom(p: Extract<Price, { amount_type: "custom" }>): string {
+  const bounds: [string, number | null | undefined][] = [
+    ["min", p.minimum_amount],
+    ["max", p.maximum_amount],
+    ["preset", p.preset_amount],
+  ];
+  const parts = bounds.flatMap(([label, value]) =>
+    value === null || value === undefined
+      ? []
+      : [`${label} ${formatMoney(value, p.price_currency)}`],
+  );
+  return parts.length > 0 ? `custom (${parts.join(", ")})` : "custom";
+}
+
 const describePrice = (p: Price | undefined) =>
   !p
     ? "-"
@@ -22,7 +37,9 @@ const describePrice = (p: Price | undefined) =>
       ? formatMoney(p.price_amount, p.price_currency)
       : p.amount_type === "metered_unit"
         ? `${formatUnitMoney(p.unit_amount, p.price_currency)}/unit`
-        : p.amount_type;
+        : p.amount_type === "custom"
+          ? describeCustom(p)
+          : p.amount_type;
 
 export const productSpec: ResourceSpec<Product> = {
   path: "/v1/products/",
