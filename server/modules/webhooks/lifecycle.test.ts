@@ -1,13 +1,16 @@
 // Endpoint lifecycle under failure and age: disabled after its 10 most recent completed events all
-// failed (pending ones skipped, members emailed), re-enabled by PATCH; payloads archived after the
-// retention period by the daily job.
-import { sql } from "drizzle-orm";
+// failed (pending ones skipped, members emailed once), re-enabled by PATCH; payloads archived after
+// the retention period by the daily job.
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inTransaction } from "../../../db/client.ts";
+import { webhookEndpoints } from "../../../db/schema/index.ts";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { startReceiver, waitFor, type Receiver } from "../../../test/helpers/webhook-receiver.ts";
 import { systemClock } from "../../lib/clock.ts";
+import { createMailer } from "../email/mailer.ts";
+import { mailMembersOfDisabled } from "./disable.ts";
 import { ARCHIVE_JOB } from "./job-names.ts";
 import { recordEvent } from "./outbox.ts";
 
@@ -71,6 +74,27 @@ describe("endpoint lifecycle", () => {
     expect(mails).toHaveLength(1);
     expect(mails[0]!.to).toBe(seller.user.email);
     expect(mails[0]!.text).toContain(`/v1/webhooks/endpoints/${created.body.id}`);
+
+    // The same disabling mailed again (a check run again after a crash) reaches no member twice.
+    const [row] = await t.server.database.db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, created.body.id));
+    const mailer = await createMailer({
+      config: t.config,
+      db: t.server.database.db,
+      log: t.server.log,
+    });
+    await mailMembersOfDisabled(
+      { db: t.server.database.db, config: t.config, mailer },
+      row!,
+      row!.modifiedAt!,
+    );
+    expect(
+      await t.server.database.rows(
+        sql`select 1 from email_outbox where kind = 'webhook_endpoint_disabled'`,
+      ),
+    ).toHaveLength(1);
 
     // While disabled, new events are not owed to it.
     const whileDisabled = await emit(seller.organization.id, "order.paid", { n: "while-disabled" });
