@@ -2,7 +2,7 @@
 // for one of its customers and hands the token or the portal URL to that customer. Resolving a
 // till_cst_ bearer back to its customer is the customer portal's authentication.
 import type { Request } from "express";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import type { AuthContext } from "../../lib/auth-context.ts";
 import type { Clock } from "../../lib/clock.ts";
 import type { CustomerContext, CustomerResolver } from "../../lib/customer-context.ts";
@@ -137,6 +137,33 @@ export async function openBuyerSession(
     createdAt: now,
   });
   return token;
+}
+
+/** A mail's portal link: its token, recorded as a session only with the mail (recordMailSession). */
+export interface MailSession {
+  organizationId: string;
+  customerId: string;
+  token: string;
+}
+
+export function newMailSession(organizationId: string, customerId: string): MailSession {
+  return { organizationId, customerId, token: newToken("till_cst_") };
+}
+
+/**
+ * Records a mail's session, in the transaction that records the mail (Mailer.send's `recorded`):
+ * a job that runs again finds its mail written and opens no second session.
+ */
+export async function recordMailSession(tx: Tx, clock: Clock, session: MailSession): Promise<void> {
+  const now = clock.now();
+  await repo.insertSession(tx, {
+    organizationId: session.organizationId,
+    customerId: session.customerId,
+    tokenHash: hashToken(session.token),
+    returnUrl: null,
+    expiresAt: new Date(now.getTime() + MAIL_SESSION_TTL_MS),
+    createdAt: now,
+  });
 }
 
 /** till_cst_ bearer → the customer it was opened for, while it lives and the customer is not deleted. */

@@ -13,15 +13,17 @@ import {
   insertMails,
   markMailFailed,
   markMailSent,
+  type MailRecorded,
   type OutgoingMail,
 } from "./repository.ts";
 
-export type { OutgoingMail };
+export type { MailRecorded, OutgoingMail };
 
 export interface Mailer {
-  send(mail: OutgoingMail): Promise<void>;
+  /** `recorded` runs in the transaction that writes the mail's row, only when it writes it. */
+  send(mail: OutgoingMail, recorded?: MailRecorded): Promise<void>;
   /** Many mails (a burst of receipts); without SMTP their outbox rows are one insert. */
-  sendMany?(mails: OutgoingMail[]): Promise<void>;
+  sendMany?(mails: OutgoingMail[], recorded?: MailRecorded): Promise<void>;
   /** Sends again the messages whose delivery failed since `since`; answers how many went out. */
   retryFailed?(since: Date): Promise<number>;
 }
@@ -71,8 +73,8 @@ export async function createMailer(deps: {
       return false;
     }
   };
-  const send = async (mail: OutgoingMail) => {
-    const { id: emailId, send: due } = await insertMail(db, mail);
+  const send = async (mail: OutgoingMail, recorded?: MailRecorded) => {
+    const { id: emailId, send: due } = await insertMail(db, mail, recorded);
     if (!due) return;
     if (!transport) {
       log.info(
@@ -92,12 +94,12 @@ export async function createMailer(deps: {
         if (await deliver(transport, row.id, { ...row, link: row.link ?? undefined })) sent++;
       return sent;
     },
-    async sendMany(mails) {
+    async sendMany(mails, recorded) {
       if (transport) {
-        for (const mail of mails) await send(mail);
+        for (const mail of mails) await send(mail, recorded);
         return;
       }
-      for (const { id, mail } of await insertMails(db, mails))
+      for (const { id, mail } of await insertMails(db, mails, recorded))
         log.info(
           { emailId: id, kind: mail.kind, to: mail.to, link: mail.link },
           "email (outbox only; set SMTP_URL to send)",

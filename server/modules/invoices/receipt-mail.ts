@@ -1,10 +1,15 @@
 // The customer's receipt email after every paid order and every refund (the job receipt-queue.ts
 // sends): the worker writes the mail (email outbox, then SMTP when configured).
 import { formatMoney } from "../../lib/currency-units.ts";
-import type { Db } from "../../../db/client.ts";
+import type { Db, Tx } from "../../../db/client.ts";
 import { JOB_HEARTBEAT_SECONDS, type JobDefinition } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
-import { MAIL_SESSION_TTL_MS, openBuyerSession } from "../customer-sessions/service.ts";
+import {
+  newMailSession,
+  portalUrlFor,
+  recordMailSession,
+  type MailSession,
+} from "../customer-sessions/service.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
 import { periodStartOfKey, receiptFactsForJob, type ReceiptFacts } from "../orders/service.ts";
 import type { CustomerEmail } from "../organizations/schemas.ts";
@@ -100,6 +105,8 @@ async function sendReceipts(
   const rowById = new Map(rows.map((r) => [r.id, r]));
   const sellerById = new Map(sellers);
   const mails: OutgoingMail[] = [];
+  // The session of each mail's link, opened only with the mail's row: a run again opens none.
+  const sessions = new Map<string, MailSession>();
   for (const data of wanted) {
     const row = rowById.get(data.orderId);
     if (!row) continue;
@@ -111,27 +118,28 @@ async function sendReceipts(
     const refunded = data.kind === "refunded";
     const setting = refunded ? null : settingOf(row.billingReason, row.trialEnd, row.billingKey);
     if (setting && !seller.customerEmails[setting]) continue;
+    // Written once per payment or refund: a job run again after its worker died sends it once.
+    // A refund's job queued before refunds named themselves is keyed by its amount.
+    const key = refunded
+      ? `refund-receipt:${data.refundId ?? `${data.orderId}:${data.amount ?? 0}`}`
+      : `receipt:${data.orderId}`;
+    if (sessions.has(key)) continue;
+    const session = newMailSession(row.organizationId, row.customerId);
+    sessions.set(key, session);
     mails.push({
       kind: refunded ? "refund-receipt" : "receipt",
-      // Written once per payment or refund: a job run again after its worker died sends it once.
-      // A refund's job queued before refunds named themselves is keyed by its amount.
-      key: refunded
-        ? `refund-receipt:${data.refundId ?? `${data.orderId}:${data.amount ?? 0}`}`
-        : `receipt:${data.orderId}`,
+      key,
       to: email,
       subject: refunded ? `Your refund from ${seller.name}` : `Your receipt from ${seller.name}`,
       text: refunded
         ? `${seller.name} refunded ${formatMoney(data.amount ?? 0, row.currency)} of your payment for ${what}${number}. It reaches your card in a few days.`
         : `Thank you for your purchase of ${what}${number}: ${paidLine(row, seller.name)} Your invoice and receipt are in your account.`,
       // The portal, signed in for a while, where the invoice and receipt are.
-      link: `${deps.baseUrl}/portal?customer_session_token=${await openBuyerSession(
-        deps,
-        row.organizationId,
-        row.customerId,
-        MAIL_SESSION_TTL_MS,
-      )}`,
+      link: portalUrlFor(deps.baseUrl, session.token),
     });
   }
-  if (mailer.sendMany) await mailer.sendMany(mails);
-  else for (const mail of mails) await mailer.send(mail);
+  const recorded = (tx: Tx, mail: OutgoingMail) =>
+    recordMailSession(tx, deps.clock, sessions.get(mail.key!)!);
+  if (mailer.sendMany) await mailer.sendMany(mails, recorded);
+  else for (const mail of mails) await mailer.send(mail, recorded);
 }

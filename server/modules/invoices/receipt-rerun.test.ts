@@ -1,6 +1,8 @@
 // A receipt job run again (its worker was killed after sending the mail, before the job completed)
 // finds the receipt it wrote and sends nothing; a receipt whose sending the killed run never
-// reached goes out once. Before, every run wrote a new outbox row and sent the receipt again.
+// reached goes out once. Before, every run wrote a new outbox row and sent the receipt again. A run
+// again opens no second session for the receipt's portal link: the one written with the mail stays
+// the only one, and its link signs the buyer in.
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { billingSeller, buy, type BillingSeller } from "../../../test/helpers/billing.ts";
@@ -31,6 +33,15 @@ const rows = () =>
     sql`select id, sent_at from email_outbox where "to" = ${buyer} and kind = 'receipt'`,
   );
 
+/** The buyer's live sessions opened for mail links (the checkout's own lasts an hour). */
+const mailSessions = async () =>
+  (
+    await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from customer_sessions s join customers c on c.id = s.customer_id
+        where c.email = ${buyer} and s.expires_at > now() + interval '1 day'`,
+    )
+  )[0]!.n;
+
 /** Runs the sale's receipt job again, as pg-boss does when the worker that held it died. */
 async function runAgain(orderId: string): Promise<void> {
   const id = await t.server.queue.boss.send(RECEIPT_MAIL_JOB, { orderId, kind: "paid" });
@@ -57,6 +68,15 @@ describe("a receipt job run again", () => {
     await runAgain(order!.id);
     expect(receipts()).toHaveLength(1);
     expect(await rows()).toEqual([{ id: expect.any(String), sent_at: expect.anything() }]);
+    expect(await mailSessions()).toBe(1);
+    const [mail] = await t.server.database.rows<{ link: string }>(
+      sql`select link from email_outbox where "to" = ${buyer} and kind = 'receipt'`,
+    );
+    const token = new URL(mail!.link).searchParams.get("customer_session_token");
+    const me = await fetch(`${t.url}/v1/customer-portal/customers/me`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(me.status).toBe(200);
 
     // The first run wrote the row and died before the relay took the mail.
     await t.server.database.rows(
@@ -65,5 +85,6 @@ describe("a receipt job run again", () => {
     await runAgain(order!.id);
     expect(receipts()).toHaveLength(2);
     expect(await rows()).toEqual([{ id: expect.any(String), sent_at: expect.anything() }]);
+    expect(await mailSessions()).toBe(1);
   });
 });
