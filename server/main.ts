@@ -19,6 +19,7 @@ import { reconcileRefundsJob } from "./modules/refunds/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
 import { receiptMailJob } from "./modules/invoices/receipt-mail.ts";
+import { paymentFailedMailJob } from "./modules/subscriptions/payment-failed-mail.ts";
 import {
   ENSURE_PARTITIONS_JOB,
   ensurePartitionsJob,
@@ -153,6 +154,7 @@ export async function start(
         retentionDays: config.eventDedupRetentionDays,
       }),
       receiptMailJob({ db: database.db, clock, baseUrl: config.baseUrl, mailer }) as JobDefinition,
+      paymentFailedMailJob({ clock, baseUrl: config.baseUrl, mailer }) as JobDefinition,
       retryMailJob({ clock, log, mailer }),
     ];
 

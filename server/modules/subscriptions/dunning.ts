@@ -3,9 +3,8 @@
 // A success pays the order and makes the subscription active again; after the last retry fails the
 // subscription ends as the organization chose (Polar's default: revoked, status canceled; or
 // unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
-// each failure, once the change has committed.
+// each failure: the mail is written with the change and sent once it has committed.
 import { inTransaction, type Tx } from "../../../db/client.ts";
-import { MAIL_SESSION_TTL_MS, openBuyerSession } from "../customer-sessions/service.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
 import { scopeOfCustomer, scopeOfResource } from "../../lib/org-scope.ts";
@@ -21,13 +20,8 @@ import {
   updateOrderRow,
   type OrderRow,
 } from "../orders/service.ts";
-import {
-  customerEmailsOf,
-  dunningEndStatus,
-  subscriptionSettingsOf,
-} from "../organizations/queries.ts";
+import { dunningEndStatus } from "../organizations/queries.ts";
 import { queueReceiptMail } from "../invoices/receipt-queue.ts";
-import { serializeProductsByIds } from "../products/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
@@ -35,17 +29,13 @@ import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { restoreBenefits, revokeAfterGrace } from "./grace.ts";
 import { SubscriptionLocked, withLease } from "./lease.ts";
+import {
+  dunningDeadline,
+  recordPaymentFailedMail,
+  sendPaymentFailedMails,
+} from "./payment-failed-mail.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
-
-/**
- * When dunning gives up: the last retry's time, counted from the first failure (Polar's
- * past_due_deadline).
- */
-export function dunningDeadline(deps: Pick<BillingDeps, "retryDays">, pastDueAt: Date): Date {
-  const days = deps.retryDays.reduce((sum, d) => sum + d, 0);
-  return new Date(pastDueAt.getTime() + days * 86_400_000);
-}
 
 /** The period an order of the cycle was for, from its billing key. */
 function periodStartOf(order: OrderRow): Date {
@@ -130,13 +120,21 @@ export async function retryPayment(
         isMeterCycle(order) ? at : periodStartOf(order),
       );
       await recordCustomerState(tx, clock, s);
-      return { order: paidOrder, final: false, failed: false, pastDueAt: null };
+      return { mail: null };
     }
     const attempts = attempt + 1;
     const deadline = locked.pastDueAt ? dunningDeadline(deps, locked.pastDueAt) : null;
+    const [customer] = await customersByIds(tx, scopeOfResource(s), [s.customerId]);
+    const email = customer?.email ?? null;
     if (attempts > deps.retryDays.length || (deadline && at >= deadline)) {
       const voided = await endForNonPayment(tx, deps, locked, order, at);
-      return { order: voided, final: true, failed: true, pastDueAt: null };
+      const mail = await recordPaymentFailedMail(tx, deps, {
+        email,
+        productName: null,
+        order: voided,
+        final: true,
+      });
+      return { mail };
     }
     // An issuer's "do not retry" leaves one last attempt, at the deadline.
     const next =
@@ -152,18 +150,16 @@ export async function retryPayment(
     await revokeAfterGrace(tx, { clock, queue: deps.queue }, [locked], at);
     const [data] = await serializeOrders(tx, deps.baseUrl, [failedOrder]);
     await emit("order.updated", data);
-    return { order: failedOrder, final: false, failed: true, pastDueAt: locked.pastDueAt };
-  });
-  if (result?.failed) {
-    const [customer] = await customersByIds(deps.db, scopeOfResource(s), [s.customerId]);
-    await sendPaymentFailedMail(deps, {
-      email: customer?.email ?? null,
+    const mail = await recordPaymentFailedMail(tx, deps, {
+      email,
       productName: null,
-      order: result.order,
-      final: result.final,
-      pastDueAt: result.pastDueAt,
+      order: failedOrder,
+      final: false,
+      pastDueAt: locked.pastDueAt,
     });
-  }
+    return { mail };
+  });
+  if (result?.mail) await sendPaymentFailedMails(deps, [result.mail]);
   return result !== null;
 }
 
@@ -211,79 +207,6 @@ async function endForNonPayment(
   await revokeSeatsOfSubscription(tx, clock, ended);
   await recordCustomerState(tx, clock, s);
   return voided;
-}
-
-function money(amount: number, currency: string): string {
-  return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
-}
-
-/**
- * What a past-due customer keeps meanwhile, as Polar's past-due email says it: access until the
- * organization's grace period ends, or no access until the payment goes through, with the date
- * dunning gives up.
- */
-async function accessNote(
-  deps: Pick<BillingDeps, "db" | "retryDays">,
-  organizationId: string,
-  pastDueAt: Date,
-): Promise<string> {
-  const settings = await subscriptionSettingsOf(deps.db, organizationId);
-  const grace = settings?.benefit_revocation_grace_period ?? 0;
-  const day = (d: Date) => d.toISOString().slice(0, 10);
-  if (grace > 0)
-    return ` You keep access until ${day(new Date(pastDueAt.getTime() + grace * 86_400_000))}; update your payment method before then to avoid any interruption.`;
-  return ` Your access is paused until the payment goes through. If it still cannot be collected, the subscription ends on ${day(dunningDeadline(deps, pastDueAt))}.`;
-}
-
-export async function sendPaymentFailedMail(
-  deps: Pick<BillingDeps, "db" | "clock" | "mailer" | "baseUrl" | "retryDays">,
-  m: {
-    email: string | null;
-    productName: string | null;
-    order: OrderRow;
-    final: boolean;
-    /** When the failure made (or keeps) the subscription past_due; none for a usage settlement. */
-    pastDueAt?: Date | null;
-  },
-): Promise<void> {
-  if (!deps.mailer || !m.email) return;
-  // Polar's settings for these two: the failed payment, and the subscription it ends.
-  const emails = await customerEmailsOf(deps.db, m.order.organizationId);
-  if (emails?.[m.final ? "subscription_revoked" : "subscription_past_due"] === false) return;
-  const productName = m.productName ?? (await productNameOf(deps, m.order));
-  const what = productName ? `your ${productName} subscription` : "your subscription";
-  const next = m.order.nextPaymentAttemptAt;
-  const text = m.final
-    ? `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what} after several attempts, so it has ended.`
-    : `We could not collect ${money(dueAmountOf(m.order), m.order.currency)} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.${m.pastDueAt ? await accessNote(deps, m.order.organizationId, m.pastDueAt) : ""}`;
-  const kind = m.final ? "subscription-ended-unpaid" : "payment-failed";
-  await deps.mailer.send({
-    kind,
-    // Once per failed attempt of the order, however often the job that found it runs.
-    key: `${kind}:${m.order.id}:${m.order.paymentAttempts}`,
-    to: m.email,
-    subject: m.final ? "Your subscription has ended" : "Your payment failed",
-    text,
-    // Signed in, so "update your payment method" is one click away.
-    link: `${deps.baseUrl}/portal?customer_session_token=${await openBuyerSession(
-      deps,
-      m.order.organizationId,
-      m.order.customerId,
-      MAIL_SESSION_TTL_MS,
-    )}`,
-  });
-}
-
-/** The name of the product an order is for (a retry's mail names it as the first one did). */
-async function productNameOf(
-  deps: Pick<BillingDeps, "db" | "baseUrl">,
-  order: OrderRow,
-): Promise<string | null> {
-  if (!order.productId) return null;
-  const [product] = await serializeProductsByIds(deps.db, deps.baseUrl, scopeOfResource(order), [
-    order.productId,
-  ]);
-  return product?.name ?? null;
 }
 
 /**

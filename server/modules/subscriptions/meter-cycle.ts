@@ -22,7 +22,7 @@ import { holdBalance, releaseHold, settleOrderBalance } from "../wallets/service
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { sendPaymentFailedMail } from "./dunning.ts";
+import { recordPaymentFailedMail, sendPaymentFailedMails } from "./payment-failed-mail.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { balanceOwnerOf, retryMs, usageStartOf } from "./renewal.ts";
 import * as repo from "./repository.ts";
@@ -225,15 +225,18 @@ async function settleUsage(
     // Credits renew with every cycle, paid or not, as Polar's cycle_meters renews them.
     if (renewsCredits) await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
     await recordCustomerState(tx, clock, s);
-    return { order, paid };
+    const mail =
+      order && !paid
+        ? await recordPaymentFailedMail(tx, deps, {
+            email: customer?.email ?? null,
+            productName,
+            order,
+            final: false,
+          })
+        : null;
+    return { mail };
   });
   if (!made) return false;
-  if (made.order && !made.paid)
-    await sendPaymentFailedMail(deps, {
-      email: customer?.email ?? null,
-      productName,
-      order: made.order,
-      final: false,
-    });
+  if (made.mail) await sendPaymentFailedMails(deps, [made.mail]);
   return true;
 }

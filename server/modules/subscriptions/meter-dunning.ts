@@ -22,7 +22,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { sendPaymentFailedMail } from "./dunning.ts";
+import { recordPaymentFailedMail, sendPaymentFailedMails } from "./payment-failed-mail.ts";
 import { recordCustomerState } from "./events.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext, takesMeterRetries } from "./schedule.ts";
@@ -82,17 +82,17 @@ export async function retryMeterOrder(
       await queueReceiptMail(tx, deps.queue, { orderId: updated.id, kind: "paid" });
       await recordCustomerState(tx, clock, s);
     }
-    return { order: updated, mail: !paid && !spent };
-  });
-  if (result?.mail) {
-    const [customer] = await customersByIds(deps.db, scopeOfResource(s), [s.customerId]);
-    await sendPaymentFailedMail(deps, {
+    if (paid || spent) return { mail: null };
+    const [customer] = await customersByIds(tx, scopeOfResource(s), [s.customerId]);
+    const mail = await recordPaymentFailedMail(tx, deps, {
       email: customer?.email ?? null,
       productName: null,
-      order: result.order,
+      order: updated,
       final: false,
     });
-  }
+    return { mail };
+  });
+  if (result?.mail) await sendPaymentFailedMails(deps, [result.mail]);
   return result !== null;
 }
 

@@ -32,7 +32,11 @@ import {
   recordDeferral,
 } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { sendPaymentFailedMail } from "./dunning.ts";
+import {
+  type PaymentFailedMail,
+  recordPaymentFailedMail,
+  sendPaymentFailedMails,
+} from "./payment-failed-mail.ts";
 import { leaseMany, SubscriptionLocked } from "./lease.ts";
 import {
   balanceOwnerOf,
@@ -137,18 +141,8 @@ async function renewLeased(
     if (outcome instanceof Error) errors.push(outcome);
     else charged.push({ s: subs[i]!, plan: plans[i]!, outcome, applied: applied[i]! });
   });
-  const { made, leftOver } = await writeBatch(deps, charged, at);
-  const planOf = new Map(charged.map((c) => [c.s.id, c.plan]));
-  for (const order of made.filter((o) => o.status === "pending")) {
-    const plan = planOf.get(order.subscriptionId!)!;
-    await sendPaymentFailedMail(deps, {
-      email: plan.customerEmail,
-      productName: plan.productName,
-      order,
-      final: false,
-      pastDueAt: timeOf(at, order.subscriptionId!),
-    });
-  }
+  const { made, leftOver, mails } = await writeBatch(deps, charged, at);
+  await sendPaymentFailedMails(deps, mails);
   return { renewed: made.map((o) => o.subscriptionId!), leftOver, errors };
 }
 
@@ -186,8 +180,8 @@ async function writeBatch(
   deps: BillingDeps,
   charged: Charged[],
   at: RenewalTime,
-): Promise<{ made: OrderRow[]; leftOver: string[] }> {
-  if (charged.length === 0) return { made: [], leftOver: [] };
+): Promise<{ made: OrderRow[]; leftOver: string[]; mails: PaymentFailedMail[] }> {
+  if (charged.length === 0) return { made: [], leftOver: [], mails: [] };
   const organizationId = charged[0]!.s.organizationId;
   const when = (subscriptionId: string) => timeOf(at, subscriptionId);
   return inTransaction(deps.db, async (tx) => {
@@ -212,7 +206,7 @@ async function writeBatch(
         cycleBillingKey(c.s.id, c.plan.periodStart),
         when(c.s.id),
       );
-    if (ready.length === 0) return { made: [], leftOver };
+    if (ready.length === 0) return { made: [], leftOver, mails: [] };
     const orderOf = new Map(
       ready.map((c) => [
         c.s.id,
@@ -322,6 +316,18 @@ async function writeBatch(
         .filter((d) => d.order.status === "paid" && d.order.totalAmount > 0)
         .map((d) => ({ orderId: d.order.id, kind: "paid" as const })),
     );
-    return { made: done.map((d) => d.order), leftOver };
+    // Each declined renewal's mail, written with the batch and sent once it has committed.
+    const mails: PaymentFailedMail[] = [];
+    for (const d of done.filter((d) => d.order.status === "pending")) {
+      const mail = await recordPaymentFailedMail(tx, deps, {
+        email: d.plan.customerEmail,
+        productName: d.plan.productName,
+        order: d.order,
+        final: false,
+        pastDueAt: when(d.s.id),
+      });
+      if (mail) mails.push(mail);
+    }
+    return { made: done.map((d) => d.order), leftOver, mails };
   });
 }

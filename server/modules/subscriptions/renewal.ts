@@ -33,7 +33,11 @@ import {
 } from "./amounts.ts";
 import { chargeKey, chargeSubscription, type OffSessionOutcome, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { dunningDeadline, sendPaymentFailedMail } from "./dunning.ts";
+import {
+  dunningDeadline,
+  recordPaymentFailedMail,
+  sendPaymentFailedMails,
+} from "./payment-failed-mail.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
@@ -247,17 +251,20 @@ export async function renewSubscription(
       ]);
     }
     await recordCustomerState(tx, clock, s);
-    return inserted.order;
+    const mail =
+      inserted.order.status === "pending"
+        ? await recordPaymentFailedMail(tx, deps, {
+            email: plan.customerEmail,
+            productName: plan.productName,
+            order: inserted.order,
+            final: false,
+            pastDueAt: at,
+          })
+        : null;
+    return { mail };
   });
   if (!made) return false;
-  if (made.status === "pending")
-    await sendPaymentFailedMail(deps, {
-      email: plan.customerEmail,
-      productName: plan.productName,
-      order: made,
-      final: false,
-      pastDueAt: at,
-    });
+  if (made.mail) await sendPaymentFailedMails(deps, [made.mail]);
   return true;
 }
 
