@@ -3,11 +3,18 @@
 // with its page) is one line naming what answered, never a stack; and `whoami` with a TILL_TOKEN
 // beside a logged-in profile does not show the profile's session expiry as the token's; a server
 // given without its scheme (`localhost:8080`) is a usage error naming the flag or variable; a seller
-// with no organization yet is told to create one.
+// with no organization yet is told to create one; an amount typed in dollars ("5.00") is refused
+// rather than read as 5 cents.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccessToken, createOrganization, signUp } from "../test/helpers/auth.ts";
+import {
+  api,
+  createAccessToken,
+  createOrganization,
+  createSeller,
+  signUp,
+} from "../test/helpers/auth.ts";
 import { cliEnv, loginAs, till } from "../test/helpers/cli.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
 
@@ -97,6 +104,28 @@ describe("the CLI and a seller's mistakes", { timeout: 120_000 }, () => {
     );
     oneLine(login.stderr);
     oneLine(ci.stderr);
+  });
+
+  it("an amount typed in dollars is a usage error naming the flag, and nothing is sent", async () => {
+    const seller = await createSeller(t.url, ["discounts:write", "refunds:write"]);
+    const env = cliEnv(undefined, { TILL_TOKEN: seller.token, TILL_SERVER: t.url });
+    const order = "00000000-0000-4000-8000-000000000000";
+    for (const args of [
+      ["discounts", "create", "--name", "Five off", "--amount", "5.00"],
+      ["discounts", "create", "--name", "Five off", "--amount", "1e3"],
+      ["refunds", "create", "--order", order, "--amount", "5.00"],
+    ]) {
+      const result = await till(args, env);
+      expect(result.exitCode, `${args.join(" ")}\n${result.stderr}`).toBe(2);
+      expect(result.stderr.trim()).toBe(
+        "Error: --amount: is in minor units (cents) and must be a whole number, e.g. 500 for 5.00",
+      );
+    }
+    const discounts = await api(t.url, "/v1/discounts/", { token: seller.token });
+    expect(discounts.body.items).toEqual([]);
+    const cents = await till(["discounts", "create", "--name", "Five off", "--amount", "500"], env);
+    expect(cents.exitCode, cents.stderr).toBe(0);
+    expect(cents.stdout).toContain("5.00 USD");
   });
 
   it("a command that acts in an organization, for a user who has none, says to create one", async () => {

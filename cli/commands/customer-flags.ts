@@ -2,7 +2,7 @@
 // benefits create` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { BENEFIT_TYPES, DISCOUNT_DURATIONS, oneOf } from "../lib/choices.ts";
-import { positiveInteger, uuid } from "../lib/flags.ts";
+import { minorUnits, positiveInteger, uuid } from "../lib/flags.ts";
 
 const email = z.email({ error: "must be an email address" });
 
@@ -29,7 +29,7 @@ export const discountCreateFlags = z
       .gt(0, { error: "must be more than 0" })
       .max(100, { error: "must be at most 100" })
       .optional(),
-    amount: positiveInteger.optional(),
+    amount: minorUnits.optional(),
     currency: z.string().regex(/^[A-Za-z]{3}$/, "must be a three-letter ISO currency code"),
     duration: z.enum(DISCOUNT_DURATIONS, { error: oneOf(DISCOUNT_DURATIONS) }),
     months: positiveInteger.optional(),

@@ -2,11 +2,11 @@
 // create`, and the argument of `till license-keys validate`, as zod schemas (see lib/flags.ts).
 import { z } from "zod";
 import { oneOf, REFUND_REASONS } from "../lib/choices.ts";
-import { nonEmptyText, positiveInteger, uuid } from "../lib/flags.ts";
+import { minorUnits, nonEmptyText, positiveInteger, uuid } from "../lib/flags.ts";
 
 export const refundCreateFlags = z.object({
   order: uuid,
-  amount: positiveInteger,
+  amount: minorUnits,
   reason: z.enum(REFUND_REASONS, { error: oneOf(REFUND_REASONS) }),
   comment: z.string().optional(),
   revokeBenefits: z.boolean().optional(),

@@ -57,6 +57,16 @@ export const positiveInteger = z.coerce
   .int({ error: "must be a whole number" })
   .min(1, { error: "must be at least 1" });
 
+/**
+ * An amount of money in minor units (`--amount 500` for 5.00). Decimal digits only: coercing would
+ * read "5.00", typed as dollars, as 5 cents.
+ */
+export const minorUnits = z
+  .string()
+  .regex(/^\d+$/, "is in minor units (cents) and must be a whole number, e.g. 500 for 5.00")
+  .transform(Number)
+  .pipe(z.number().min(1, { error: "must be at least 1" }));
+
 /** The page flags every list command shares. */
 export const listFlags = z.looseObject({
   limit: positiveInteger.max(100, { error: "must be at most 100" }),
