@@ -1,5 +1,5 @@
 // The Stripe-CLI-style commands against a real server: till api, till fixtures run, till events
-// resend and till open portal; and discounts update.
+// resend and till open portal; discounts update; a product with a trial.
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -210,6 +210,36 @@ describe("till api, fixtures, resend, open", { timeout: 120_000 }, () => {
     expect(opened.url).toMatch(new RegExp(`^${t.url}/`));
     const usage = await till(["open", "portal"], env);
     expect(usage.exitCode).toBe(2);
+  });
+
+  it("products create --trial sells a subscription with a free trial, which products get shows", async () => {
+    const created = await json<{
+      id: string;
+      trial_interval: string;
+      trial_interval_count: number;
+    }>([
+      "products",
+      "create",
+      "--name",
+      "Team",
+      "--price",
+      "4900",
+      "--recurring",
+      "month",
+      "--trial",
+      "14d",
+    ]);
+    expect(created).toMatchObject({ trial_interval: "day", trial_interval_count: 14 });
+    const shown = await till(["products", "get", created.id], env);
+    expect(shown.stdout).toMatch(/^trial +14 days$/m);
+    const oneTime = await till(
+      ["products", "create", "--name", "X", "--price", "900", "--trial", "1mo"],
+      env,
+    );
+    expect(oneTime.exitCode).toBe(2);
+    expect(oneTime.stderr.trim()).toBe(
+      "Error: --trial: only a subscription has a trial: add --recurring <interval>",
+    );
   });
 
   it("discounts update changes the name, code and redemption limit; nothing to change is a usage error", async () => {

@@ -22,16 +22,32 @@ export const priceFlags = z.object({
 });
 export type PriceFlags = z.output<typeof priceFlags>;
 
-export const productCreateFlags = priceFlags.extend({
-  name: z.string().min(1),
-  description: z.string().optional(),
-  recurring: z
-    .enum(["day", "week", "month", "year"], { error: "must be one of day, week, month, year" })
-    .optional(),
-  benefit: z.array(uuid).optional(),
-  metadata: repeatable,
-  org: z.string().optional(),
+const TRIAL_UNITS = { d: "day", w: "week", mo: "month", y: "year" } as const;
+
+/** "14d", "2w", "1mo", "1y": the product's trial_interval and trial_interval_count. */
+const trial = z.string().transform((text, ctx) => {
+  const m = /^([1-9]\d*)(d|w|mo|y)$/.exec(text.trim());
+  if (m) return { interval: TRIAL_UNITS[m[2] as keyof typeof TRIAL_UNITS], count: Number(m[1]) };
+  ctx.addIssue({ code: "custom", message: `must be a duration (14d, 2w, 1mo, 1y); got "${text}"` });
+  return z.NEVER;
 });
+
+export const productCreateFlags = priceFlags
+  .extend({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    recurring: z
+      .enum(["day", "week", "month", "year"], { error: "must be one of day, week, month, year" })
+      .optional(),
+    trial: trial.optional(),
+    benefit: z.array(uuid).optional(),
+    metadata: repeatable,
+    org: z.string().optional(),
+  })
+  .refine((f) => f.trial === undefined || f.recurring !== undefined, {
+    error: "only a subscription has a trial: add --recurring <interval>",
+    path: ["trial"],
+  });
 
 export const productUpdateFlags = z.object({
   name: z.string().min(1).optional(),

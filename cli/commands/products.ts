@@ -57,6 +57,12 @@ export const productSpec: ResourceSpec<Product> = {
     ["description", p.description],
     ["billing", p.recurring_interval ? `every ${p.recurring_interval}` : "one-time"],
     [
+      "trial",
+      p.trial_interval
+        ? `${p.trial_interval_count} ${p.trial_interval}${p.trial_interval_count === 1 ? "" : "s"}`
+        : "-",
+    ],
+    [
       "prices",
       p.prices
         .filter((x) => !x.is_archived)
@@ -151,13 +157,14 @@ export function configureProductCommands(program: Command): void {
       .requiredOption("--name <name>", "product name")
       .option("--description <text>", "description (markdown)")
       .option("--recurring <interval>", "bill every day | week | month | year (omit for one-time)")
+      .option("--trial <duration>", "free trial before the first charge: 14d, 2w, 1mo, 1y")
       .option("--benefit <id>", "attach a benefit (repeatable)", collect)
       .option("--metadata <key=value>", "metadata (repeatable)", collect)
       .option("--org <id-or-slug>", "organization (default: the profile's)"),
   )
     .addHelpText(
       "after",
-      '\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name "API calls" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n',
+      '\nExamples:\n  $ till products create --name Pro --price 1500 --recurring month\n  $ till products create --name Team --price 4900 --recurring month --trial 14d\n  $ till products create --name "API calls" --price-type metered --meter <meter-id> --unit-amount 0.5 --recurring month\n',
     )
     .action(async (raw: unknown, c: Command) => {
       const [{ parseFlags }, { productCreateFlags }] = await Promise.all([
@@ -170,6 +177,9 @@ export function configureProductCommands(program: Command): void {
         name: flags.name,
         description: flags.description ?? null,
         recurring_interval: flags.recurring ?? null,
+        ...(flags.trial
+          ? { trial_interval: flags.trial.interval, trial_interval_count: flags.trial.count }
+          : {}),
         prices: [priceFromFlags(flags)],
         metadata: parsePairs(flags.metadata, "--metadata") ?? {},
         organization_id: await organizationParam(ctx, flags.org, { announce: true }),
