@@ -56,7 +56,7 @@ export async function createMailer(deps: {
         from: config.email.from,
         to: mail.to,
         subject: mail.subject,
-        text: mail.text,
+        text: bodyOf(mail),
         messageId: `<${emailId}@${messageIdDomain}>`,
       });
       await markMailSent(db, emailId, new Date());
@@ -106,4 +106,13 @@ export async function createMailer(deps: {
         );
     },
   };
+}
+
+/**
+ * The text sent: a mail's link (the portal signed in, a seat to claim) is what the reader acts on,
+ * so it goes at the end of the text where the text does not carry it already.
+ */
+export function bodyOf(mail: Pick<OutgoingMail, "text" | "link">): string {
+  if (!mail.link || mail.text.includes(mail.link)) return mail.text;
+  return `${mail.text.trimEnd()}\n\n${mail.link}\n`;
 }
