@@ -13,6 +13,13 @@ export async function insertSession(
   return row!;
 }
 
+export async function insertSessions(
+  db: Db,
+  values: (typeof customerSessions.$inferInsert)[],
+): Promise<void> {
+  if (values.length > 0) await db.insert(customerSessions).values(values);
+}
+
 export async function findLiveByHash(
   db: Db,
   tokenHash: string,

@@ -139,7 +139,7 @@ export async function openBuyerSession(
   return token;
 }
 
-/** A mail's portal link: its token, recorded as a session only with the mail (recordMailSession). */
+/** A mail's portal link: its token, recorded as a session only with the mail (recordMailSessions). */
 export interface MailSession {
   organizationId: string;
   customerId: string;
@@ -151,19 +151,26 @@ export function newMailSession(organizationId: string, customerId: string): Mail
 }
 
 /**
- * Records a mail's session, in the transaction that records the mail (Mailer.send's `recorded`):
- * a job that runs again finds its mail written and opens no second session.
+ * Records mails' sessions, in the transaction that records the mails (Mailer.send's `recorded`),
+ * in one statement: a job that runs again finds its mails written and opens no second session.
  */
-export async function recordMailSession(tx: Tx, clock: Clock, session: MailSession): Promise<void> {
+export async function recordMailSessions(
+  tx: Tx,
+  clock: Clock,
+  sessions: MailSession[],
+): Promise<void> {
   const now = clock.now();
-  await repo.insertSession(tx, {
-    organizationId: session.organizationId,
-    customerId: session.customerId,
-    tokenHash: hashToken(session.token),
-    returnUrl: null,
-    expiresAt: new Date(now.getTime() + MAIL_SESSION_TTL_MS),
-    createdAt: now,
-  });
+  await repo.insertSessions(
+    tx,
+    sessions.map((session) => ({
+      organizationId: session.organizationId,
+      customerId: session.customerId,
+      tokenHash: hashToken(session.token),
+      returnUrl: null,
+      expiresAt: new Date(now.getTime() + MAIL_SESSION_TTL_MS),
+      createdAt: now,
+    })),
+  );
 }
 
 /** till_cst_ bearer → the customer it was opened for, while it lives and the customer is not deleted. */

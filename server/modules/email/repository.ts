@@ -19,7 +19,7 @@ export interface OutgoingMail {
  * Written in the transaction that records a mail, only when it records it (not for a key already
  * recorded): what must exist exactly when the mail does, e.g. the session its link signs in with.
  */
-export type MailRecorded = (tx: Tx, mail: OutgoingMail) => Promise<void>;
+export type MailRecorded = (tx: Tx, mails: OutgoingMail[]) => Promise<void>;
 
 /**
  * Records a mail; its row, whether to send it now, and whether this call wrote it. A key already
@@ -34,7 +34,7 @@ export async function insertMail(
   if (recorded)
     return inTransaction(db, async (tx) => {
       const written = await insertMail(tx, mail);
-      if (written.inserted) await recorded(tx, mail);
+      if (written.inserted) await recorded(tx, [mail]);
       return written;
     });
   const [row] = await db
@@ -71,7 +71,11 @@ export async function insertMails(
   if (recorded)
     return inTransaction(db, async (tx) => {
       const written = await insertMails(tx, mails);
-      for (const { mail } of written) await recorded(tx, mail);
+      if (written.length > 0)
+        await recorded(
+          tx,
+          written.map((w) => w.mail),
+        );
       return written;
     });
   const rows = mails.map((mail) => ({

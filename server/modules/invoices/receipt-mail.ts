@@ -7,7 +7,7 @@ import type { Clock } from "../../lib/clock.ts";
 import {
   newMailSession,
   portalUrlFor,
-  recordMailSession,
+  recordMailSessions,
   type MailSession,
 } from "../customer-sessions/service.ts";
 import type { Mailer, OutgoingMail } from "../email/mailer.ts";
@@ -138,8 +138,12 @@ async function sendReceipts(
       link: portalUrlFor(deps.baseUrl, session.token),
     });
   }
-  const recorded = (tx: Tx, mail: OutgoingMail) =>
-    recordMailSession(tx, deps.clock, sessions.get(mail.key!)!);
+  const recorded = (tx: Tx, written: OutgoingMail[]) =>
+    recordMailSessions(
+      tx,
+      deps.clock,
+      written.map((mail) => sessions.get(mail.key!)!),
+    );
   if (mailer.sendMany) await mailer.sendMany(mails, recorded);
   else for (const mail of mails) await mailer.send(mail, recorded);
 }

@@ -10,7 +10,7 @@ import type { Db, Tx } from "../../../db/client.ts";
 import { JOB_HEARTBEAT_SECONDS, type JobDefinition, type QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
-import { newMailSession, portalUrlFor, recordMailSession } from "../customer-sessions/service.ts";
+import { newMailSession, portalUrlFor, recordMailSessions } from "../customer-sessions/service.ts";
 import type { Mailer } from "../email/mailer.ts";
 import { dueAmountOf, type OrderRow } from "../orders/service.ts";
 import { customerEmailsOf, subscriptionSettingsOf } from "../organizations/queries.ts";
@@ -153,7 +153,7 @@ export async function sendPaymentFailedMails(
     await mailer.send(
       // Signed in, so "update your payment method" is one click away.
       { ...mail, link: portalUrlFor(deps.baseUrl, session.token) },
-      (tx) => recordMailSession(tx, deps.clock, session),
+      (tx) => recordMailSessions(tx, deps.clock, [session]),
     );
   }
 }
