@@ -232,3 +232,23 @@ describe("changing plan in the customer portal", () => {
     await page.close();
   });
 });
+
+describe("a plan billed every few months in the portal", () => {
+  it("says its price per its whole interval, not per month", async () => {
+    await product("Quarterly", {
+      recurring_interval: "month",
+      recurring_interval_count: 3,
+      prices: [{ amount_type: "fixed", price_amount: 4500, price_currency: "usd" }],
+      visibility: "private",
+    });
+    const bought = await shop.purchase(plans.Quarterly!, "quarterly@example.com");
+    const page = await openPortal(bought.customer_id);
+    const sub = card(page, bought.subscription_id);
+    expect(await sub.locator(".price").textContent()).toBe("$45.00 / 3 months");
+    await sub.getByRole("button", { name: "Change plan" }).click();
+    expect(await sub.locator(".current-plan").textContent()).toBe(
+      "Current plan: Quarterly, $45.00 / 3 months",
+    );
+    await page.close();
+  });
+});

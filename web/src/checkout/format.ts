@@ -61,7 +61,10 @@ export interface UsagePrice {
   meter?: { name: string } | null;
 }
 
-/** "Plus $0.005 per unit of API calls, billed each month" for each price billed from usage. */
+/**
+ * "Plus $0.005 per unit of API calls, billed each month" (or "every 3 months") for each price
+ * billed from usage.
+ */
 export function usagePriceLines(
   prices: readonly UsagePrice[],
   currency: string,
@@ -71,6 +74,6 @@ export function usagePriceLines(
     .filter((p) => p.amount_type === "metered_unit" && !p.is_archived && p.unit_amount)
     .map(
       (p) =>
-        `Plus ${unitMoney(p.unit_amount!, p.price_currency ?? currency)} per unit of ${p.meter?.name ?? "usage"}${interval ? `, billed each ${interval}` : ""}`,
+        `Plus ${unitMoney(p.unit_amount!, p.price_currency ?? currency)} per unit of ${p.meter?.name ?? "usage"}${interval ? `, billed ${/^\d/.test(interval) ? "every" : "each"} ${interval}` : ""}`,
     );
 }

@@ -45,6 +45,8 @@ export interface Subscription {
   amount: number;
   currency: string;
   recurring_interval: string;
+  /** Billed every this many intervals (3 with "month": quarterly). */
+  recurring_interval_count?: number | null;
   current_period_end: string;
   cancel_at_period_end: boolean;
   ends_at: string | null;

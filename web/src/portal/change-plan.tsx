@@ -15,7 +15,7 @@ import {
 import { day } from "./dates.ts";
 
 /** "month", "3 months": a product's billing interval in words. */
-function every(interval: string | null, count: number | null | undefined): string {
+export function every(interval: string | null, count: number | null | undefined): string {
   if (!interval) return "";
   return count && count > 1 ? `${count} ${interval}s` : interval;
 }
@@ -183,7 +183,8 @@ export function ChangePlan({
           <fieldset className="plans" aria-busy={plans === null}>
             <legend>{legend}</legend>
             <p className="muted current-plan">
-              Current plan: {s.product.name}, {money(s.amount, s.currency)} / {s.recurring_interval}
+              Current plan: {s.product.name}, {money(s.amount, s.currency)} /{" "}
+              {every(s.recurring_interval, s.recurring_interval_count)}
             </p>
             {plans === null && !error ? <p className="muted">Loading plans…</p> : null}
             {plans?.length === 0 ? <p className="muted">No other plans are available.</p> : null}

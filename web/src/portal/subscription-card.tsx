@@ -5,7 +5,7 @@
 import { type Ref, useEffect, useRef, useState } from "react";
 import { money, usagePriceLines } from "../checkout/format.ts";
 import type { Order, PlanProduct, PortalApi, Subscription } from "./api.ts";
-import { canChangePlan, ChangePlan } from "./change-plan.tsx";
+import { canChangePlan, ChangePlan, every } from "./change-plan.tsx";
 import { day } from "./dates.ts";
 
 const REASONS: [string, string][] = [
@@ -93,7 +93,8 @@ export function SubscriptionCard({
   const active = s.status === "active";
   const billable = BILLABLE.has(s.status) && !s.ended_at;
   const trial = s.status === "trialing";
-  const usage = usagePriceLines(s.prices ?? [], s.currency, s.recurring_interval);
+  const per = every(s.recurring_interval, s.recurring_interval_count);
+  const usage = usagePriceLines(s.prices ?? [], s.currency, per);
   // The button pressed goes away with the change: focus moves to the line that says what changed.
   const statusRef = useRef<HTMLParagraphElement>(null);
   // A form closed by its own button takes the focus with it: it goes back to the button that opened
@@ -129,7 +130,7 @@ export function SubscriptionCard({
       <div className="row">
         <strong>{s.product.name}</strong>
         <span className="price">
-          {money(s.amount, s.currency)} / {s.recurring_interval}
+          {money(s.amount, s.currency)} / {per}
           {usage.length > 0 ? " + usage" : ""}
         </span>
       </div>
