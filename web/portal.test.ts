@@ -343,6 +343,10 @@ describe("customer portal page", () => {
 
     await pause(true);
     await page.reload();
+    // Not beside a plan change being chosen: one change at a time.
+    await card.locator("button.change-plan-open").click();
+    expect(await card.locator("button.pause").count()).toBe(0);
+    await card.getByRole("button", { name: "Keep current plan" }).click();
     await card.locator("button.pause").click();
     await expect.poll(() => card.locator(".status").textContent()).toMatch(/^Pauses on /);
     expect((await seller()).pause_at_period_end).toBe(true);

@@ -172,7 +172,12 @@ export function SubscriptionCard({
           </button>
         ) : null}
         {/* Pausing and resuming only where the seller allows them: the server refuses otherwise. */}
-        {pausable && active && !s.cancel_at_period_end && !s.pause_at_period_end && !asking ? (
+        {pausable &&
+        active &&
+        !s.cancel_at_period_end &&
+        !s.pause_at_period_end &&
+        !asking &&
+        !changing ? (
           <button
             type="button"
             className="pause"
