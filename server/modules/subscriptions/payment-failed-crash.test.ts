@@ -108,7 +108,7 @@ describe.skipIf(!usingPostgres())("till serve killed before a failed payment's m
     );
     const [mail] = await locker<{ text: string; link: string }[]>`
       select text, link from email_outbox where kind = 'payment-failed' and "to" = ${email}`;
-    expect(mail!.text).toContain("We could not collect 10.00 USD for your Declining subscription.");
+    expect(mail!.text).toContain("We could not collect $10.00 for your Declining subscription.");
     // Its link signs the customer in to the portal.
     const session = new URL(mail!.link).searchParams.get("customer_session_token");
     const me = await api(second.url, "/v1/customer-portal/customers/me", { token: session! });

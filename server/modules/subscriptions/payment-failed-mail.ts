@@ -9,6 +9,7 @@ import { fromDrizzle } from "pg-boss";
 import type { Db, Tx } from "../../../db/client.ts";
 import { JOB_HEARTBEAT_SECONDS, type JobDefinition, type QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
+import { formatMoney } from "../../lib/currency-units.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
 import { newMailSession, portalUrlFor, recordMailSessions } from "../customer-sessions/service.ts";
 import type { Mailer } from "../email/mailer.ts";
@@ -40,10 +41,6 @@ const BACKSTOP_SECONDS = 60;
 export function dunningDeadline(deps: Pick<BillingDeps, "retryDays">, pastDueAt: Date): Date {
   const days = deps.retryDays.reduce((sum, d) => sum + d, 0);
   return new Date(pastDueAt.getTime() + days * 86_400_000);
-}
-
-function money(amount: number, currency: string): string {
-  return `${(amount / 100).toFixed(2)} ${currency.toUpperCase()}`;
 }
 
 /**
@@ -108,7 +105,7 @@ async function renderPaymentFailedMail(
   const productName = m.productName ?? (await productNameOf(tx, deps.baseUrl, m.order));
   const what = productName ? `your ${productName} subscription` : "your subscription";
   const next = m.order.nextPaymentAttemptAt;
-  const due = money(dueAmountOf(m.order), m.order.currency);
+  const due = formatMoney(dueAmountOf(m.order), m.order.currency);
   const text = m.final
     ? `We could not collect ${due} for ${what} after several attempts, so it has ended.`
     : `We could not collect ${due} for ${what}. We will try again on ${next?.toISOString().slice(0, 10) ?? "a later date"}; update your payment method to pay now.${m.pastDueAt ? await accessNote(tx, deps, m.order.organizationId, m.pastDueAt) : ""}`;
