@@ -7,6 +7,7 @@ import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { holdTableLock, usingPostgres } from "../../../test/helpers/db.ts";
+import { enableResetProration } from "../../../test/helpers/billing.ts";
 import { seatsWorld, type SeatsWorld } from "../../../test/helpers/seats.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
@@ -36,7 +37,7 @@ async function waiting(on: string): Promise<boolean> {
  * The decrease to two seats with `behavior`, held at `table` while a third seat is assigned; the
  * two answers and the seats paid for and live after.
  */
-async function race(behavior: "invoice" | "prorate", table: string) {
+async function race(behavior: "invoice" | "prorate" | "reset", table: string) {
   const { subscriptionId: id } = await w.seatSubscription(3);
   for (const _ of [1, 2]) {
     const res = await w.call("/v1/customer-seats", {
@@ -64,8 +65,8 @@ async function race(behavior: "invoice" | "prorate", table: string) {
   );
   await release();
   const [decreased, assigned] = [await decreasing, await assigning];
-  const [row] = await t.server.database.rows<{ seats: number; live: number }>(
-    sql`select s.seats::int as seats,
+  const [row] = await t.server.database.rows<{ id: string; seats: number; live: number }>(
+    sql`select s.id, s.seats::int as seats,
         (select count(*)::int from customer_seats c
           where c.subscription_id = s.id and c.status <> 'revoked') as live
       from subscriptions s where s.id = ${id}`,
@@ -82,7 +83,7 @@ describe.skipIf(!usingPostgres())("a seat decrease racing an assignment", () => 
       status: 400,
       body: { error: "SeatNotAvailable", detail: "No seats are available on this purchase." },
     });
-    expect(row).toEqual({ seats: 2, live: 2 });
+    expect(row).toEqual({ id: expect.any(String), seats: 2, live: 2 });
   });
 
   it("settled now: the decrease counts the seats assigned while it settled", async () => {
@@ -102,6 +103,37 @@ describe.skipIf(!usingPostgres())("a seat decrease racing an assignment", () => 
         ],
       },
     });
-    expect(row).toEqual({ seats: 3, live: 3 });
+    expect(row).toEqual({ id: expect.any(String), seats: 3, live: 3 });
+  });
+
+  it("reset: a decrease refused after its charge refunds the charge at once", async () => {
+    await enableResetProration(t.url, {
+      token: w.seller.token,
+      organizationId: w.seller.organization.id,
+    });
+    // The decrease has checked the seats and is claiming its charge of the new seats' full price.
+    const { decreased, assigned, row } = await race("reset", "change_charges");
+    expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
+    expect(decreased.status, JSON.stringify(decreased.body)).toBe(422);
+    expect(decreased.body.detail[0].msg).toBe(
+      "3 seats are assigned: revoke some before going below that.",
+    );
+    expect(row).toEqual({ id: expect.any(String), seats: 3, live: 3 });
+    // No claim is left for the reconciler: the charge was refunded and recorded as such.
+    const claims = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from change_charges where subscription_id = ${row!.id}`,
+    );
+    expect(claims[0]!.n).toBe(0);
+    const refunded = await t.server.database.rows<{ amount: number; status: string }>(
+      sql`select amount::int as amount, status from payments
+        where idempotency_key like ${`seats:${row!.id}:%`} and decline_reason = 'refunded'`,
+    );
+    expect(refunded).toHaveLength(1);
+    expect(refunded[0]!.amount).toBeGreaterThan(0);
+    const orders = await t.server.database.rows<{ n: number }>(
+      sql`select count(*)::int as n from orders
+        where subscription_id = ${row!.id} and billing_reason = 'subscription_update'`,
+    );
+    expect(orders[0]!.n).toBe(0);
   });
 });

@@ -29,6 +29,22 @@ export async function dropChangeCharge(db: Db, idempotencyKey: string): Promise<
 }
 
 /**
+ * Takes over the claim of a change whose transaction failed after its charge: the row, or null when
+ * the change committed (its claim is gone) or a reconciler has taken it over already.
+ */
+export async function abandonChangeCharge(
+  db: Db,
+  idempotencyKey: string,
+): Promise<ChangeChargeRow | null> {
+  const [row] = await db
+    .update(changeCharges)
+    .set({ abandonedAt: sql`now()` })
+    .where(and(eq(changeCharges.idempotencyKey, idempotencyKey), isNull(changeCharges.abandonedAt)))
+    .returning();
+  return row ?? null;
+}
+
+/**
  * Takes over up to `limit` claims made before `cutoff` (marks them abandoned, so their changes can
  * no longer commit), oldest first; claims already taken over by an earlier run come back too.
  */

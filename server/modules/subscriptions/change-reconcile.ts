@@ -20,7 +20,9 @@ import type { BillingDeps } from "./deps.ts";
 export const RECONCILE_CHANGE_CHARGES_JOB = "subscriptions.reconcile-change-charges";
 const BATCH = 100;
 
-export type ChangeReconcileDeps = Pick<BillingDeps, "db" | "clock" | "processor"> & {
+type SettleDeps = Pick<BillingDeps, "db" | "clock" | "processor">;
+
+export type ChangeReconcileDeps = SettleDeps & {
   reconcileAfterSeconds: number;
 };
 
@@ -39,7 +41,7 @@ export async function reconcileChangeCharges(
   const cutoff = new Date(deps.clock.now().getTime() - deps.reconcileAfterSeconds * 1000);
   for (const claim of await abandonStaleChangeCharges(deps.db, cutoff, BATCH)) {
     // One claim that cannot be settled must not hold up the others: it is tried again next run.
-    const outcome = await settle(deps, claim, log).catch((err: unknown) => {
+    const outcome = await settleChangeClaim(deps, claim, log).catch((err: unknown) => {
       log?.error({ err, subscriptionId: claim.subscriptionId }, "a change charge was not settled");
       return "pending" as const;
     });
@@ -50,8 +52,12 @@ export async function reconcileChangeCharges(
   return result;
 }
 
-async function settle(
-  deps: ChangeReconcileDeps,
+/**
+ * Settles one claim taken over (by the reconciler, or by a change refused after its charge): the
+ * processor is asked what became of its key and a charge is refunded.
+ */
+export async function settleChangeClaim(
+  deps: SettleDeps,
   claim: ChangeChargeRow,
   log?: Logger,
 ): Promise<keyof ChangeReconcileResult> {
@@ -71,7 +77,7 @@ async function settle(
 }
 
 async function settleAnswered(
-  deps: ChangeReconcileDeps,
+  deps: SettleDeps,
   claim: ChangeChargeRow,
   lookup: PaymentLookup,
   log?: Logger,
@@ -136,7 +142,7 @@ async function settleAnswered(
   return "refunded";
 }
 
-async function resolve(deps: ChangeReconcileDeps, key: string, payment: PaymentAttemptRecord) {
+async function resolve(deps: SettleDeps, key: string, payment: PaymentAttemptRecord) {
   await inTransaction(deps.db, async (tx) => {
     await recordPayment(tx, deps.clock, payment);
     await dropChangeCharge(tx, key);

@@ -6,7 +6,8 @@
 // and the request answered 402. The charge is claimed (change_charges, with the request as it is
 // asked) before the processor is asked and the claim is settled by the change's transaction: a change that dies between the two,
 // or whose processor never answers, leaves the claim to the reconciler (change-reconcile.ts),
-// which refunds what was charged for a change that was never made.
+// which refunds what was charged for a change that was never made. A change refused in its own
+// transaction after the charge (seats assigned meanwhile) takes its claim over and refunds at once.
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { ApiError, ServiceUnavailable } from "../../lib/errors.ts";
 import { scopeOfResource } from "../../lib/org-scope.ts";
@@ -17,10 +18,12 @@ import { fixedClock } from "../sandbox-clock/queries.ts";
 import { settleOrderBalance } from "../wallets/service.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import {
+  abandonChangeCharge,
   dropChangeCharge,
   insertChangeCharge,
   settleChangeCharge,
 } from "./change-charge-repository.ts";
+import { settleChangeClaim } from "./change-reconcile.ts";
 import { chargeMethod, offSessionRequest, recordAttempt } from "./charge.ts";
 import { defaultPaymentMethod } from "../payments/queries.ts";
 import type { BillingDeps } from "./deps.ts";
@@ -85,50 +88,69 @@ export async function chargeChangeNow(
     });
     throw new ApiError(402, "PaymentFailed", outcome.message);
   }
-  await inTransaction(deps.db, async (tx) => {
-    // First, so a reconciler taking the claim over waits for this transaction or stops it.
-    if (claimed && !(await settleChangeCharge(tx, chargeKey)))
-      throw new ServiceUnavailable(
-        "The payment processor answered too late: the change was not made, and its charge is refunded.",
+  try {
+    await inTransaction(deps.db, async (tx) => {
+      // First, so a reconciler taking the claim over waits for this transaction or stops it.
+      if (claimed && !(await settleChangeCharge(tx, chargeKey)))
+        throw new ServiceUnavailable(
+          "The payment processor answered too late: the change was not made, and its charge is refunded.",
+        );
+      const inserted = await insertOrderOnce(
+        tx,
+        {
+          organizationId: s.organizationId,
+          customerId: s.customerId,
+          productId: c.productId,
+          subscriptionId: s.id,
+          status: "paid",
+          billingReason: "subscription_update",
+          billingKey: c.key,
+          ...(c.seats != null ? { seats: c.seats } : {}),
+          subtotalAmount: c.difference,
+          discountAmount: 0,
+          netAmount: c.difference,
+          taxAmount,
+          totalAmount: total,
+          currency: s.currency,
+          processorPaymentId: outcome.processorPaymentId,
+          paymentAttempts: 1,
+          metadata: s.metadata,
+          customFieldData: s.customFieldData,
+          createdAt: c.now,
+        },
+        lines.map((l) => ({
+          ...l,
+          proration: true,
+          productPriceId: null,
+          createdAt: c.now,
+        })),
       );
-    const inserted = await insertOrderOnce(
-      tx,
-      {
-        organizationId: s.organizationId,
-        customerId: s.customerId,
-        productId: c.productId,
-        subscriptionId: s.id,
-        status: "paid",
-        billingReason: "subscription_update",
-        billingKey: c.key,
-        ...(c.seats != null ? { seats: c.seats } : {}),
-        subtotalAmount: c.difference,
-        discountAmount: 0,
-        netAmount: c.difference,
-        taxAmount,
-        totalAmount: total,
-        currency: s.currency,
-        processorPaymentId: outcome.processorPaymentId,
-        paymentAttempts: 1,
-        metadata: s.metadata,
-        customFieldData: s.customFieldData,
-        createdAt: c.now,
-      },
-      lines.map((l) => ({
-        ...l,
-        proration: true,
-        productPriceId: null,
-        createdAt: c.now,
-      })),
-    );
-    await c.apply(tx);
-    if (!inserted) return;
-    await settleOrderBalance(tx, inserted.order, c.now);
-    await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
-    const [data] = await serializeOrders(tx, deps.baseUrl, [inserted.order]);
-    for (const type of ["order.created", "order.paid"])
-      await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
-    if (total > 0)
-      await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
-  });
+      await c.apply(tx);
+      if (!inserted) return;
+      await settleOrderBalance(tx, inserted.order, c.now);
+      await recordAttempt(tx, clock, deps, s, inserted.order.id, outcome, "subscription_cycle");
+      const [data] = await serializeOrders(tx, deps.baseUrl, [inserted.order]);
+      for (const type of ["order.created", "order.paid"])
+        await recordEvent(tx, clock, { organizationId: s.organizationId, type, data });
+      if (total > 0)
+        await queueReceiptMail(tx, deps.queue, { orderId: inserted.order.id, kind: "paid" });
+    });
+  } catch (err) {
+    if (claimed) await refundUnmadeChange(deps, chargeKey);
+    throw err;
+  }
+}
+
+/**
+ * The change's transaction failed after its charge: the claim is taken over (unless the change
+ * committed after all, or a reconciler has it) and its charge refunded now rather than at the
+ * reconciler's next run. What cannot be settled now is left to the reconciler.
+ */
+async function refundUnmadeChange(deps: BillingDeps, key: string): Promise<void> {
+  try {
+    const claim = await abandonChangeCharge(deps.db, key);
+    if (claim) await settleChangeClaim(deps, claim);
+  } catch {
+    // The claim stays, and the reconciler settles it.
+  }
 }
