@@ -18,7 +18,7 @@ const refuse = (msg: string): never => {
 /**
  * The discount a PATCH sets, as Polar: one of the subscription's organization, live, applicable to
  * its product and currency, not already on it; setting it takes a redemption, unless `taken`
- * (holdDiscount took it already). Null takes it off.
+ * (withDiscountHeld took it already, once the change was checked). Null takes it off.
  */
 export async function discountChange(
   tx: Tx,
@@ -33,14 +33,18 @@ export async function discountChange(
   if (!discount) return refuse("Discount not found.");
   if (s.discountId === discount.id)
     return refuse("This discount is already applied to the subscription.");
-  const refusal = discountRefusal(
-    // The redemption held for this change is not another's.
-    taken ? { ...discount, redemptionsCount: discount.redemptionsCount - 1 } : discount,
-    s.productId,
-    await restrictedProductIds(tx, scope, discount.id),
-    s.currency,
-    now,
-  );
+  // A held redemption was taken while the discount was live, after the change was checked with it
+  // against the product it leaves; the change may have charged since, so a deletion or an end
+  // meanwhile does not refuse it (the subscription keeps it as if it had been set just before).
+  const refusal = taken
+    ? null
+    : discountRefusal(
+        discount,
+        s.productId,
+        await restrictedProductIds(tx, scope, discount.id),
+        s.currency,
+        now,
+      );
   if (refusal) return refuse(refusal);
   if (!taken && !(await redeemDiscount(tx, discount.id)))
     return refuse("This discount has been fully redeemed.");

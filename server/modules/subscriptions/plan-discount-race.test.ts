@@ -32,6 +32,14 @@ afterAll(async () => {
   await t?.stop();
 });
 
+/** Whether a statement of the server waits for a lock on `table` (PostgreSQL). */
+async function waitingOn(table: string): Promise<boolean> {
+  locker ??= postgres(t.testDb.url!, { max: 2, onnotice: () => {} });
+  const rows = await locker`select 1 from pg_stat_activity where datname = current_database()
+    and wait_event_type = 'Lock' and query ilike ${`%"${table}"%`}`;
+  return rows.length > 0;
+}
+
 const patch = (id: string, body: unknown) =>
   s.call(`/v1/subscriptions/${id}`, { method: "PATCH", body });
 
@@ -113,21 +121,36 @@ describe("a plan change with a discount racing the discount's last redemption", 
     "held open while the plan change charges: the discount it was checked with is kept for it",
     async () => {
       const w = await world("Held");
-      locker = postgres(t.testDb.url!, { max: 2, onnotice: () => {} });
-      const waiting = async (table: string) =>
-        (
-          await locker!`select 1 from pg_stat_activity where datname = current_database()
-            and wait_event_type = 'Lock' and query ilike ${`%"${table}"%`}`
-        ).length > 0;
+      locker ??= postgres(t.testDb.url!, { max: 2, onnotice: () => {} });
       const release = await holdTableLock(locker, "change_charges");
       const upgrading = w.upgrade();
       // The plan change has checked the discount and is about to claim its charge.
-      await waitFor(() => waiting("change_charges"), 30_000, "the plan change waiting");
+      await waitFor(() => waitingOn("change_charges"), 30_000, "the plan change waiting");
       const took = await w.take();
       await release();
       const upgraded = await upgrading;
       expect(upgraded.status, JSON.stringify(upgraded.body)).toBe(200);
       await expectConsistent(w, upgraded, took);
+    },
+  );
+
+  it.skipIf(!usingPostgres())(
+    "the discount deleted while the plan change charges: the change keeps it",
+    async () => {
+      const w = await world("Deleted");
+      locker ??= postgres(t.testDb.url!, { max: 2, onnotice: () => {} });
+      const release = await holdTableLock(locker, "change_charges");
+      const upgrading = w.upgrade();
+      await waitFor(() => waitingOn("change_charges"), 30_000, "the plan change waiting");
+      const deleted = await s.call(`/v1/discounts/${w.discountId}`, { method: "DELETE" });
+      expect(deleted.status).toBe(204);
+      await release();
+      const upgraded = await upgrading;
+      // Checked and redeemed before it charged: the deletion came after, as for any subscription
+      // that had it already.
+      expect(upgraded.status, JSON.stringify(upgraded.body)).toBe(200);
+      expect(upgraded.body).toMatchObject({ product_id: w.pro.id, discount_id: w.discountId });
+      expect(await updateOrders(w.a)).toHaveLength(1);
     },
   );
 
