@@ -15,6 +15,7 @@ import { expireCheckoutsJob } from "./modules/checkouts/jobs.ts";
 import { RECONCILE_CHECKOUTS_JOB, reconcileCheckoutsJob } from "./modules/checkouts/reconcile.ts";
 import { reconcileDraftOrdersJob } from "./modules/draft-orders/reconcile.ts";
 import { reconcileChangeChargesJob } from "./modules/subscriptions/change-reconcile.ts";
+import { revokeSubscriptionJob } from "./modules/subscriptions/revoke-now.ts";
 import { reconcileRefundsJob } from "./modules/refunds/reconcile.ts";
 import type { CheckoutDeps } from "./modules/checkouts/service.ts";
 import { applyGrantsJob } from "./modules/grants/jobs.ts";
@@ -115,6 +116,7 @@ export async function start(
     const jobs: JobDefinition[] = [
       subscriptionDueJob(billing) as JobDefinition,
       subscriptionCatchUpJob(billing),
+      revokeSubscriptionJob(billing) as JobDefinition,
       noopJob as JobDefinition,
       expireCheckoutsJob({ db: database.db, clock, config, secretBox }),
       reconcileCheckoutsJob(checkoutJobDeps, log),

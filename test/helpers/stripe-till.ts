@@ -24,12 +24,12 @@ export function stripeEnv(stripe: StripeServer): Record<string, string> {
   };
 }
 
-export async function startStripeTill(options: { clock?: Clock } = {}) {
+export async function startStripeTill(options: { clock?: Clock; worker?: boolean } = {}) {
   const stripe = await startStripeServer();
   const t = await startTestServer({
     env: stripeEnv(stripe),
     ...(options.clock ? { clock: options.clock } : {}),
-    worker: false,
+    worker: options.worker ?? false,
   });
   const webhookUrl = `${t.url}/v1/integrations/stripe/webhook`;
   stripe.deliverTo({ url: webhookUrl, secret: WEBHOOK_SECRET });

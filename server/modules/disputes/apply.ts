@@ -1,8 +1,9 @@
 // A processor's dispute applied to till: created on the first event about it (from the payment it
 // names: order, customer, tax share), kept current from the processor's own view of it, and on a
-// lost dispute the benefits go (a subscription is revoked now, a one-time order's grants are
-// revoked) exactly once, with order.updated. Events may come twice or out of order: each applies
-// the dispute as the processor reports it now, under the row lock.
+// lost dispute the benefits go (a subscription is revoked now, or once a renewal in flight gives it
+// back; a one-time order's grants are revoked) exactly once, with order.updated. Events may come
+// twice or out of order: each applies the dispute as the processor reports it now, under the row
+// lock.
 import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
 import type { QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -12,7 +13,7 @@ import { lockOrder, lockOrderByPaymentForProcessor, serializeOrders } from "../o
 import type { PaymentProcessor, ProcessorDispute } from "../payments/processor.ts";
 import { paymentForProcessor } from "../payments/queries.ts";
 import { organizationClock } from "../sandbox-clock/queries.ts";
-import { revokeSubscriptionNow } from "../subscriptions/update.ts";
+import { revokeSubscriptionNow } from "../subscriptions/revoke-now.ts";
 import { recordEvent } from "../webhooks/outbox.ts";
 import * as repo from "./repository.ts";
 import { isClosed } from "./schemas.ts";

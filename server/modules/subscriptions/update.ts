@@ -12,7 +12,7 @@ import {
   BadRequest,
   ResourceUnavailable,
 } from "../../lib/errors.ts";
-import { type OrgScope, scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
+import { scopeOfCaller, scopeOfResource } from "../../lib/org-scope.ts";
 import { revokeBenefitsForSubscription } from "../grants/seam.ts";
 import { revokeSeatsOfSubscription } from "../seats/subscription-end.ts";
 import { resetNotEnabled, resetProrationEnabled } from "../organizations/queries.ts";
@@ -154,26 +154,6 @@ function applyRest(
 }
 
 /**
- * Revokes a subscription now for another module's use case (a lost dispute), inside its
- * transaction, with the same events as PATCH `revoke`; false when it had already ended (or is not
- * in the scope, that of the row the caller revokes it through).
- */
-export async function revokeSubscriptionNow(
-  tx: Tx,
-  deps: SubscriptionDeps,
-  clock: Clock,
-  scope: OrgScope,
-  id: string,
-): Promise<boolean> {
-  const s = await repo.lockSubscription(tx, scope, id);
-  if (!s || hasEnded(s.status)) return false;
-  const change = (await applyChange(tx, deps, clock, s, { revoke: true }))!;
-  await recordSubscriptionEvents(tx, { clock, baseUrl: deps.baseUrl }, change.row, change.events);
-  await recordCustomerState(tx, clock, s);
-  return true;
-}
-
-/**
  * As Polar, a plan or seat change that asks for `reset` by name needs the organization's flag
  * (a `reset` default was allowed when the flag was on).
  */
@@ -206,7 +186,7 @@ interface Change {
   dueNow?: boolean;
 }
 
-async function applyChange(
+export async function applyChange(
   tx: Tx,
   deps: UpdateDeps,
   clock: Clock,
