@@ -1,7 +1,7 @@
 // The options of `till checkouts create`, `till checkout-links create` and `till subscriptions
-// cancel|revoke` as zod schemas (see lib/flags.ts).
+// list|cancel|revoke` as zod schemas (see lib/flags.ts).
 import { z } from "zod";
-import { CANCELLATION_REASONS, oneOf } from "../lib/choices.ts";
+import { CANCELLATION_REASONS, oneOf, SUBSCRIPTION_STATUSES } from "../lib/choices.ts";
 import { uuid } from "../lib/flags.ts";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -27,3 +27,10 @@ export const subscriptionChangeFlags = z.object({
   reason: z.enum(CANCELLATION_REASONS, { error: oneOf(CANCELLATION_REASONS) }).optional(),
   comment: z.string().optional(),
 });
+
+/** The filters of `till subscriptions list` besides its ids (`--product`, `--customer`). */
+export const subscriptionListFlags = {
+  status: z
+    .array(z.enum(SUBSCRIPTION_STATUSES, { error: oneOf(SUBSCRIPTION_STATUSES) }))
+    .optional(),
+};

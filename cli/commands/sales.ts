@@ -1,7 +1,7 @@
 // `till checkouts`, `till checkout-links`, `till orders`, `till subscriptions`.
 import type { Command } from "commander";
 import { contextOf, organizationParam } from "../lib/command.ts";
-import { CANCELLATION_REASONS } from "../lib/choices.ts";
+import { CANCELLATION_REASONS, SUBSCRIPTION_STATUSES } from "../lib/choices.ts";
 import { AbortError, ApiResponseError } from "../lib/errors.ts";
 import { formatMoney } from "../lib/output.ts";
 import {
@@ -235,12 +235,26 @@ export function configureSalesCommands(program: Command): void {
   addListCommand(
     subscriptions,
     subscriptionSpec,
-    (c) => c.option("--active", "only active ones").option("--customer <id>", "one customer's"),
+    (c) =>
+      c
+        .option(
+          "--status <status>",
+          `only this status (repeatable): ${SUBSCRIPTION_STATUSES.join(" | ")}`,
+          collect,
+        )
+        .option("--active", "only active, trialing or past due ones")
+        .option("--canceling", "only those set to cancel at the end of their period")
+        .option("--product <id>", "one product's (repeatable)", collect)
+        .option("--customer <id>", "one customer's (repeatable)", collect),
     (f) => ({
+      status: f.status as string[] | undefined,
       ...(f.active ? { active: true } : {}),
-      customer_id: f.customer as string | undefined,
+      ...(f.canceling ? { cancel_at_period_end: true } : {}),
+      product_id: f.product as string[] | undefined,
+      customer_id: f.customer as string[] | undefined,
     }),
-    ["customer"],
+    ["product", "customer"],
+    async () => (await import("./sales-flags.ts")).subscriptionListFlags,
   );
   addGetCommand(subscriptions, subscriptionSpec);
   const update = (

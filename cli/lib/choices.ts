@@ -33,6 +33,17 @@ export const CANCELLATION_REASONS = exactly<
   "other",
 ]);
 
+export const SUBSCRIPTION_STATUSES = exactly<Subscription["status"]>()([
+  "incomplete",
+  "incomplete_expired",
+  "trialing",
+  "active",
+  "past_due",
+  "canceled",
+  "unpaid",
+  "paused",
+]);
+
 // feature_flag and slack_shared_channel benefits are not created from the CLI.
 export const BENEFIT_TYPES = exactly<
   Exclude<Benefit["type"], "feature_flag" | "slack_shared_channel">

@@ -1,6 +1,7 @@
 // The list / get / delete commands every resource shares, so each resource file only says what is
 // particular to it: its columns, filters and the flags that build a create or update body.
 import type { Command } from "commander";
+import type { z } from "zod";
 import { contextOf, organizationParam, type CommandContext } from "./command.ts";
 import { AbortError, EXIT } from "./errors.ts";
 import { renderFields, renderTable, type Column } from "./output.ts";
@@ -69,8 +70,10 @@ export function addListCommand<T>(
   spec: ResourceSpec<T>,
   filters: (cmd: Command) => Command = (c) => c,
   toQuery: (flags: Record<string, unknown>) => Query = () => ({}),
-  /** The filter flags that take an id, checked as UUIDs like every `<id>`. */
+  /** The filter flags that take an id (once, or repeated), checked as UUIDs like every `<id>`. */
   idFilters: string[] = [],
+  /** Schemas of the other filter flags, loaded with the action: a bad value stops before a request. */
+  filterFlags: () => Promise<Record<string, z.ZodType>> = async () => ({}),
 ): void {
   const cmd = group
     .command("list")
@@ -80,15 +83,22 @@ export function addListCommand<T>(
     .option("--org <id-or-slug>", "organization (default: the profile's)");
   examples(cmd, "", "--limit 50 --page 2", "--json | jq '.items[].id'");
   filters(cmd).action(async (raw: Record<string, unknown>, c: Command) => {
-    const { listFlags, parseFlags, uuid } = await import("./flags.ts");
-    const ids = Object.fromEntries(idFilters.map((key) => [key, uuid.optional()]));
-    const flags = parseFlags(listFlags.extend(ids), raw);
+    const [{ listFlags, parseFlags, uuid }, { z }] = await Promise.all([
+      import("./flags.ts"),
+      import("zod"),
+    ]);
+    const flags = parseFlags(listFlags, raw);
+    // A repeatable flag (collected into an array) checks each id it was given.
+    const ids = Object.fromEntries(
+      idFilters.map((key) => [key, Array.isArray(raw[key]) ? uuid.array() : uuid.optional()]),
+    );
+    const filters = parseFlags(z.looseObject({ ...ids, ...(await filterFlags()) }), raw);
     const ctx = await contextOf(c);
     const query: Query = {
       page: flags.page,
       limit: flags.limit,
       organization_id: await organizationParam(ctx, flags.org, { announce: true }),
-      ...toQuery(flags),
+      ...toQuery(filters),
     };
     const res = await ctx
       .api()
