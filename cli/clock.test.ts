@@ -66,15 +66,54 @@ describe("till clock", { timeout: 120_000 }, () => {
     expect(far.stderr.trim()).toBe(
       "Error: RequestValidationError: seconds: The sandbox clock moves at most 7320 days (632448000 seconds) in one call.",
     );
+    // Back to a time real time has passed too: a reset would not reach it, and the error says so.
     const back = await till(["clock", "advance", shown.now], env);
-    expect(back.exitCode).not.toBe(0);
-    expect(back.stderr).toContain("only moves forward");
+    expect(back.exitCode).toBe(1);
+    // The clock runs on from where an advance left it, in real time.
+    const at = (target: string) =>
+      new RegExp(
+        `^Error: The sandbox clock only moves forward: it is at (\\S+), after ${target}\\.$`,
+        "m",
+      );
+    expect(back.stderr).toMatch(at(shown.now));
+    expect(Date.parse(at(shown.now).exec(back.stderr)![1]!)).toBeGreaterThanOrEqual(
+      Date.parse(to.now),
+    );
+    expect(back.stderr).toMatch(
+      new RegExp(
+        `\`till clock reset\` sets it back to real time \\(about \\S+\\), no earlier: ${shown.now} has passed in real time too\\.`,
+      ),
+    );
+    // Back to a time still ahead of real time: reset, then advance there, as the error says.
+    const between = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const behind = await till(["clock", "advance", between], env);
+    expect(behind.exitCode).toBe(1);
+    expect(behind.stderr).toMatch(at(between));
+    expect(behind.stderr).toContain(
+      `then \`till clock advance ${between}\` moves it there. What was billed while the clock ran ahead stays billed.`,
+    );
+    expect(behind.stderr).toMatch(
+      /To go back, `till clock reset` sets it to real time \(about \S+\)/,
+    );
+    expect(Date.parse((await json<Clock>(["clock"])).now)).toBeGreaterThanOrEqual(
+      Date.parse(to.now),
+    );
 
     const plain = await till(["clock"], env);
     expect(plain.stdout).toContain("days ahead of real time");
     const reset = await json<Clock>(["clock", "reset"]);
     expect(reset.offset_seconds).toBe(0);
     expect(Math.abs(Date.parse(reset.now) - Date.now())).toBeLessThan(60_000);
+    expect((await json<Clock>(["clock", "advance", between])).now).toBe(between);
+
+    // At real time, no command moves it back.
+    await json<Clock>(["clock", "reset"]);
+    const past = await till(["clock", "advance", shown.now], env);
+    expect(past.exitCode).toBe(1);
+    expect(past.stderr).toContain("Error: The sandbox clock only moves forward: it is at ");
+    expect(past.stderr).toContain(
+      "It runs at real time now and never goes behind real time: `till clock reset` would not move it back either.",
+    );
   });
 
   it("meters quantities count back from the sandbox clock, where usage after an advance is", async () => {

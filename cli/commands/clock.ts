@@ -3,6 +3,7 @@
 // the new time has run, so the next `till subscriptions`/orders read shows them.
 import type { Command } from "commander";
 import { contextOf, organizationParam, type CommandContext } from "../lib/command.ts";
+import { AbortError, ApiResponseError } from "../lib/errors.ts";
 import type { Advance } from "./clock-flags.ts";
 
 /**
@@ -31,6 +32,41 @@ export function addMonths(from: Date, months: number): Date {
 /** The advance request's body: months become a target time counted from the clock's `now`. */
 export function advanceBody(when: Advance, now: Date): { to: string } | { seconds: number } {
   return "months" in when ? { to: addMonths(now, when.months).toISOString() } : when;
+}
+
+/** As the server judges it: a second of slack, so "to: now" read a moment ago is not a move back. */
+function isBehind(target: string, clock: ClockOut): boolean {
+  return Date.parse(target) < Date.parse(clock.now) - 1000;
+}
+
+function isRefusedAsBackwards(err: unknown): boolean {
+  return (
+    err instanceof ApiResponseError &&
+    err.status === 422 &&
+    JSON.stringify(err.detail).includes("only moves forward")
+  );
+}
+
+/**
+ * A target behind the clock, with what can be done about it: `till clock reset` goes back to real
+ * time, never earlier, so it helps only for a target between real time and the clock.
+ */
+function backwards(target: string, clock: ClockOut, org: string | undefined): AbortError {
+  const offsetMs = (clock.offset_seconds ?? 0) * 1000;
+  const real = new Date(Date.parse(clock.now) - offsetMs);
+  const orgArg = org ? ` --org ${org}` : "";
+  const message = `The sandbox clock only moves forward: it is at ${clock.now}, after ${target}.`;
+  if (offsetMs === 0)
+    return new AbortError(message, {
+      hint: "It runs at real time now and never goes behind real time: `till clock reset` would not move it back either.",
+    });
+  if (Date.parse(target) < real.getTime())
+    return new AbortError(message, {
+      hint: `\`till clock reset${orgArg}\` sets it back to real time (about ${real.toISOString()}), no earlier: ${target} has passed in real time too.`,
+    });
+  return new AbortError(message, {
+    hint: `To go back, \`till clock reset${orgArg}\` sets it to real time (about ${real.toISOString()}), then \`till clock advance ${target}${orgArg}\` moves it there. What was billed while the clock ran ahead stays billed.`,
+  });
 }
 
 function show(ctx: CommandContext, clock: ClockOut, verb: string): void {
@@ -84,10 +120,22 @@ export function configureClockCommand(program: Command): void {
         org ? { organization_id: org } : {},
       );
       const body = { ...advanceBody(when, new Date(current.now)), organization_id: org };
+      const orgFlag = flags.org ?? c.parent?.opts().org;
+      if ("to" in body && isBehind(body.to, current)) throw backwards(body.to, current, orgFlag);
       // The server answers once every renewal on the way is made: as long as its advance may take.
-      const moved = await api.post<ClockOut>("/v1/sandbox/clock/advance", body, undefined, {
-        timeoutMs: ADVANCE_TIMEOUT_MS,
-      });
+      const moved = await api
+        .post<ClockOut>("/v1/sandbox/clock/advance", body, undefined, {
+          timeoutMs: ADVANCE_TIMEOUT_MS,
+        })
+        .catch(async (err: unknown) => {
+          // Another advance moved the clock past the target since it was read.
+          if (!("to" in body) || !isRefusedAsBackwards(err)) throw err;
+          const now = await api.get<ClockOut>(
+            "/v1/sandbox/clock",
+            org ? { organization_id: org } : {},
+          );
+          throw backwards(body.to, now, orgFlag);
+        });
       show(ctx, moved, "Sandbox clock now");
     });
   clock
