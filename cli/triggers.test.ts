@@ -1,7 +1,8 @@
 // Every event type till sends has a trigger, and each trigger fires the event it is named after:
 // `till listen` sees each one arrive. Beside it, listeners with --events patterns see only the
 // matching types, and --print-json carries the whole payload (the renewal order of
-// subscription.cycled says billing_reason subscription_cycle).
+// subscription.cycled says billing_reason subscription_cycle). A renewal's trigger names the order
+// the renewal made.
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_TYPES } from "../server/modules/webhooks/events.ts";
@@ -96,5 +97,43 @@ describe("till trigger", { timeout: 300_000 }, () => {
       for (const l of listeners) l.child.kill("SIGINT");
       await Promise.all(listeners.map((l) => l.child));
     }
+  });
+
+  it("a renewal's trigger names the order the renewal made, not the purchase's", async () => {
+    const seller = await createSeller(t.url, [
+      "products:write",
+      "checkouts:write",
+      "subscriptions:write",
+      "orders:read",
+    ]);
+    const env = cliEnv(undefined, { TILL_TOKEN: seller.token, TILL_SERVER: t.url });
+    const orderOf = async (id: string) => {
+      const r = await till(["orders", "get", id, "--json"], env);
+      expect(r.exitCode, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { billing_reason: string; status: string };
+    };
+    for (const [event, status] of [
+      ["subscription.cycled", "paid"],
+      ["subscription.past_due", "pending"],
+    ] as const) {
+      const r = await till(["trigger", event, "--json"], env);
+      expect(r.exitCode, `${event}\n${r.stderr}`).toBe(0);
+      const made = JSON.parse(r.stdout) as { order_id: string; subscription_id: string };
+      expect(await orderOf(made.order_id), event).toMatchObject({
+        billing_reason: "subscription_cycle",
+        status,
+      });
+      const text = await till(["trigger", event], env);
+      expect(text.exitCode, text.stderr).toBe(0);
+      const named = new RegExp(
+        `^Triggered ${event.replace(".", "\\.")} \\(subscription (\\S+), cycle order (\\S+)\\)\\.$`,
+        "m",
+      ).exec(text.stdout);
+      expect(named, text.stdout).not.toBeNull();
+      expect((await orderOf(named![2]!)).billing_reason).toBe("subscription_cycle");
+    }
+    // A purchase's trigger still names the purchase's order.
+    const paid = await till(["trigger", "order.paid", "--json"], env);
+    expect((await orderOf(JSON.parse(paid.stdout).order_id)).billing_reason).toBe("purchase");
   });
 });

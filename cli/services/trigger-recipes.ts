@@ -92,6 +92,22 @@ const advanceClock = (org: string | undefined, seconds = MONTH, name = "clock"):
   path: "/v1/sandbox/clock/advance",
   params: { seconds, ...(org ? { organization_id: org } : {}) },
 });
+/**
+ * The order the clock's renewal made: the subscription's newest, which must be its cycle order (a
+ * renewal that did not happen fails here rather than naming the purchase's order instead).
+ */
+const cycleOrder: Fixture = {
+  name: "cycle_order",
+  method: "get",
+  path: "/v1/orders/",
+  params: {
+    subscription_id: "${order:items.0.subscription_id}",
+    sorting: "-created_at",
+    page: 1,
+    limit: 1,
+  },
+  wait_for: { path: "items.0.billing_reason", equals: "subscription_cycle", timeout_ms: 10_000 },
+};
 const declinedRenewal: Recipe = (org) => [
   product(true, org),
   checkout(org),
@@ -101,6 +117,7 @@ const declinedRenewal: Recipe = (org) => [
   },
   pay[1]!,
   advanceClock(org),
+  cycleOrder,
 ];
 
 /** Which fixtures fire each event type. */
@@ -136,7 +153,7 @@ export const TRIGGERS: Record<string, Recipe> = {
     subscriptionUpdate("cancel", { cancel_at_period_end: true }),
     subscriptionUpdate("uncancel", { cancel_at_period_end: false }),
   ],
-  "subscription.cycled": (org) => [...purchase(true)(org), advanceClock(org)],
+  "subscription.cycled": (org) => [...purchase(true)(org), advanceClock(org), cycleOrder],
   "subscription.past_due": declinedRenewal,
   // Canceled at period end, then the sandbox clock passes the end: revoked as in a real month.
   "subscription.revoked": (org) => [

@@ -72,17 +72,27 @@ export async function trigger(
   const id = (name: string, path = "id") =>
     answers.has(name) ? (pick(answers.get(name), path) as string | undefined) : undefined;
   // snake_case, as the API's fields and the rest of the CLI's --json output.
+  // A renewal's event is about the order the renewal made, not the purchase's.
+  const cycleOrderId = id("cycle_order", "items.0.id");
   const state = {
     event,
     product_id: id("product"),
     checkout_id: id("checkout"),
-    order_id: id("order", "items.0.id"),
+    order_id: cycleOrderId ?? id("order", "items.0.id"),
     subscription_id: id("order", "items.0.subscription_id") ?? undefined,
     customer_id: id("customer") ?? id("order", "items.0.customer_id"),
   };
   ctx.out.result(
     Object.fromEntries(Object.entries(state).filter(([, v]) => v !== undefined && v !== null)),
     () =>
-      `Triggered ${event}${state.order_id ? ` (order ${state.order_id})` : state.product_id ? ` (product ${state.product_id})` : ""}.`,
+      `Triggered ${event}${
+        cycleOrderId
+          ? ` (subscription ${state.subscription_id}, cycle order ${cycleOrderId})`
+          : state.order_id
+            ? ` (order ${state.order_id})`
+            : state.product_id
+              ? ` (product ${state.product_id})`
+              : ""
+      }.`,
   );
 }
