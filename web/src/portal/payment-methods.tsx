@@ -35,7 +35,8 @@ export function PaymentMethods({
   currency: string;
   /** Whether a payment is due: the section then says so and opens the form at once. */
   pastDue: boolean;
-  onChange: () => Promise<void>;
+  /** Reloads the page's data; answers whether the page shows it (else the page says so). */
+  onChange: () => Promise<boolean>;
 }) {
   const [adding, setAdding] = useState(pastDue);
   const [card, setCard] = useState<CardValue>(emptyCard);
@@ -72,7 +73,7 @@ export function PaymentMethods({
     try {
       await api.removePaymentMethod(m.id);
       focusNext.current = "open";
-      await onChange();
+      if (!(await onChange())) focusNext.current = null;
       setSaved("removed");
     } catch (err) {
       setError(err instanceof Error ? err.message : "The card could not be removed.");
@@ -104,9 +105,11 @@ export function PaymentMethods({
       setCard(emptyCard);
       setAdding(false);
       focusNext.current = "open";
-      // Said once the page shows the card (and the payment retried with it).
-      await onChange();
-      setSaved(pastDue ? "retried" : "default");
+      // Said once the page shows the card (and the payment retried with it): a page that could not
+      // be refreshed does not know how the retry went, and says only what is sure.
+      const shown = await onChange();
+      if (!shown) focusNext.current = null;
+      setSaved(shown && pastDue ? "retried" : "default");
     } catch (err) {
       setError(err instanceof Error ? err.message : "The card could not be saved.");
     } finally {

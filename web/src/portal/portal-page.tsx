@@ -1,7 +1,7 @@
 // The customer portal page: the customer's subscriptions (cancel at period end with a reason, or
 // keep them; pause at period end and resume when the seller allows it), orders, benefits (license
 // keys with copy, downloads) and usage, for the customer session whose token opened it.
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import { money } from "../checkout/format.ts";
 import {
   portalApi,
@@ -62,8 +62,16 @@ export function PortalPage({
       : "This page needs a link from the store. Open the portal again from your account.",
   );
 
-  const load = useCallback(async () => {
-    if (!api) return;
+  // After an action the page reloads what it shows; a reload that fails then keeps the page as it
+  // was and says the action went through (the server answered it) but the page is not up to date.
+  const [refresh, setRefresh] = useState<Refresh | null>(null);
+  const loaded = useRef(false);
+  const refreshRef = useRef<HTMLButtonElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  /** Loads the page's data; answers whether the page now shows it. */
+  const load = useCallback(async (): Promise<boolean> => {
+    if (!api) return false;
     try {
       const [
         me,
@@ -100,13 +108,32 @@ export function PortalPage({
         wallets,
         paymentMethods,
       });
+      loaded.current = true;
+      setRefresh((r) => (r === "failed" || r === "still" ? "refreshed" : null));
+      return true;
     } catch (err) {
-      setError(
-        err instanceof PortalApiError ? err.message : "Could not load your account. Try again.",
-      );
+      if (loaded.current) setRefresh((r) => (r === null || r === "refreshed" ? "failed" : "still"));
+      else
+        setError(
+          err instanceof PortalApiError ? err.message : "Could not load your account. Try again.",
+        );
+      return false;
     }
   }, [api]);
   useEffect(() => void load(), [load]);
+  // The control the buyer used may be gone or stale: focus goes to the way to refresh, then to
+  // the page's heading once it is up to date.
+  useEffect(() => {
+    if (refresh === "failed") refreshRef.current?.focus();
+    if (refresh === "refreshed") headingRef.current?.focus();
+  }, [refresh]);
+  const [retrying, setRetrying] = useState(false);
+  const retry = async () => {
+    if (retrying) return;
+    setRetrying(true);
+    await load();
+    setRetrying(false);
+  };
 
   const shown = notice ? (
     <p role="status" className="notice">
@@ -138,9 +165,29 @@ export function PortalPage({
         </a>
       ) : null}
       <header className="bar">
-        <h1>{seller ? `${seller} — your account` : "Your account"}</h1>
+        <h1 ref={headingRef} tabIndex={-1}>
+          {seller ? `${seller} — your account` : "Your account"}
+        </h1>
         <span className="muted">{data.me.email}</span>
       </header>
+      {refresh === "failed" || refresh === "still" ? (
+        <div className="notice stale">
+          <p role="alert">{REFRESH_FAILED[refresh]}</p>
+          <button
+            ref={refreshRef}
+            type="button"
+            aria-disabled={retrying}
+            onClick={() => void retry()}
+          >
+            Refresh
+          </button>
+        </div>
+      ) : null}
+      {refresh === "refreshed" ? (
+        <p role="status" className="notice">
+          The page is up to date.
+        </p>
+      ) : null}
       <section aria-labelledby="subs-h">
         <h2 id="subs-h">Subscriptions</h2>
         {data.subscriptions.length === 0 ? (
@@ -246,6 +293,15 @@ export function PortalPage({
     </main>
   );
 }
+
+/** Where a reload after an action stands: failed (once, or again on Refresh) or done since. */
+type Refresh = "failed" | "still" | "refreshed";
+
+const REFRESH_FAILED: Record<"failed" | "still", string> = {
+  failed:
+    "Your change was made, but this page could not be refreshed to show it. Refresh to see your account as it is now.",
+  still: "This page still could not be refreshed. Check your connection, then refresh again.",
+};
 
 /** The names Polar's customer portal gives each benefit type. */
 const BENEFIT_TYPE_NAMES: Record<string, string> = {

@@ -80,7 +80,8 @@ export function SubscriptionCard({
   orders: Order[];
   /** The customer has a saved payment method. */
   hasCard: boolean;
-  onChange: () => Promise<void>;
+  /** Reloads the page's data; answers whether the page shows it (else the page says so). */
+  onChange: () => Promise<boolean>;
 }) {
   const [asking, setAsking] = useState(false);
   const [changing, setChanging] = useState(false);
@@ -117,8 +118,7 @@ export function SubscriptionCard({
     try {
       await fn();
       setAsking(false);
-      await onChange();
-      statusRef.current?.focus();
+      if (await onChange()) statusRef.current?.focus();
     } catch (err) {
       setError(err instanceof Error ? err.message : "Something went wrong.");
     } finally {
