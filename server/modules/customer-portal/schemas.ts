@@ -206,9 +206,34 @@ export const portalProductSchema = productCoreSchema
   .meta({ id: "CustomerSubscriptionProduct" });
 export type PortalProductOut = z.output<typeof portalProductSchema>;
 
+/**
+ * till's addition to CustomerSubscription: what it costs as the portal says it. `amount` is what a
+ * period bills now, the discount taken off; here are the prices a period before any discount, the
+ * discount (what a customer may see of it) and what the next renewal bills, usage and tax left
+ * out: null when no renewal follows or a plan change makes it (the new plan's prices say it).
+ */
+export const portalPricingSchema = z
+  .object({
+    amount_before_discount: z.number().int(),
+    discount: z
+      .object({
+        id: z.uuid(),
+        name: z.string(),
+        type: z.enum(["fixed", "percentage"]),
+        amount: z.number().int().nullable(),
+        basis_points: z.number().int().nullable(),
+        duration: z.enum(["once", "forever", "repeating"]),
+        duration_in_months: z.number().int().nullable(),
+      })
+      .nullable(),
+    next_amount: z.number().int().nullable(),
+  })
+  .meta({ id: "CustomerSubscriptionPricing" });
+export type PortalPricingOut = z.output<typeof portalPricingSchema>;
+
 export const portalSubscriptionSchema = subscriptionSchema
   .omit({ customer: true, custom_field_data: true, discount: true, metadata: true })
-  .extend({ product: portalProductSchema })
+  .extend({ product: portalProductSchema, pricing: portalPricingSchema.nullable() })
   .meta({ id: "CustomerSubscription" });
 export type PortalSubscriptionOut = z.output<typeof portalSubscriptionSchema>;
 
@@ -341,12 +366,14 @@ export function portalProductOut(
   };
 }
 
+/** `pricing` null: a seat holder's view, who does not pay for it. */
 export function portalSubscriptionOut(
   s: SubscriptionOut,
   organization: CustomerOrganizationOut,
+  pricing: PortalPricingOut | null,
 ): PortalSubscriptionOut {
   const { customer: _c, custom_field_data: _f, discount: _d, metadata: _m, product, ...rest } = s;
-  return { ...rest, product: portalProductOut(product, organization) };
+  return { ...rest, product: portalProductOut(product, organization), pricing };
 }
 
 export function portalOrderOut(

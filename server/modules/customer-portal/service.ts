@@ -27,6 +27,7 @@ import {
 } from "../subscriptions/schemas.ts";
 import { getSubscription, listSubscriptions } from "../subscriptions/service.ts";
 import { updateSubscription } from "../subscriptions/update.ts";
+import { pricingOfAll } from "./pricing.ts";
 import {
   customerOrganizationOut,
   portalCustomerOut,
@@ -137,10 +138,21 @@ export async function listMySubscriptions(
     ),
     organizationOf(deps, ctx),
   ]);
+  const pricing = await pricingOfAll(deps.db, scopeOfCustomer(ctx), list.items);
   return {
-    items: list.items.map((s) => portalSubscriptionOut(s, organization)),
+    items: list.items.map((s) => portalSubscriptionOut(s, organization, pricing.get(s.id)!)),
     pagination: list.pagination,
   };
+}
+
+async function portalOut(
+  deps: PortalDeps,
+  ctx: CustomerContext,
+  s: SubscriptionOut,
+  organization: CustomerOrganizationOut,
+) {
+  const pricing = await pricingOfAll(deps.db, scopeOfCustomer(ctx), [s]);
+  return portalSubscriptionOut(s, organization, pricing.get(s.id)!);
 }
 
 /** The seller's view of a subscription, only when it is this customer's; otherwise not found. */
@@ -155,7 +167,7 @@ export async function getMySubscription(deps: PortalDeps, ctx: CustomerContext, 
     mySubscription(deps, ctx, id),
     organizationOf(deps, ctx),
   ]);
-  return portalSubscriptionOut(s, organization);
+  return portalOut(deps, ctx, s, organization);
 }
 
 /** The portal setting each change needs, and Polar's refusal when the organization has it off. */
@@ -266,7 +278,7 @@ export async function updateMySubscription(
   const updated = change
     ? await updateSubscription(deps, organizationView(ctx), id, change, ["public"])
     : mine;
-  return portalSubscriptionOut(updated, await organizationOf(deps, ctx));
+  return portalOut(deps, ctx, updated, await organizationOf(deps, ctx));
 }
 
 export async function cancelMySubscription(deps: PortalDeps, ctx: CustomerContext, id: string) {

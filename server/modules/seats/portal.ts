@@ -62,7 +62,7 @@ export async function listClaimedSubscriptions(
   ]);
   const org = customerOrganizationOut(organization);
   return pageOf(
-    subscriptions.map((s) => portalSubscriptionOut(s, org)),
+    subscriptions.map((s) => portalSubscriptionOut(s, org, null)),
     rows.length,
     page,
   );

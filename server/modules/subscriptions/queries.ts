@@ -43,3 +43,17 @@ export function hasRunningPaidSubscriptions(db: Db, organizationId: string) {
 export function subscriptionsNeedingCard(db: Db, scope: OrgScope, customerId: string) {
   return purchases.needingCard(db, scope, customerId);
 }
+
+/**
+ * What the customer portal needs beyond the wire model to say what subscriptions cost: a custom
+ * price's chosen amount and when the discount first applied, by subscription id.
+ */
+export async function pricingTermsOf(db: Db, scope: OrgScope, ids: string[]) {
+  const rows = await repo.subscriptionsByIds(db, scope, ids);
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { customAmount: r.customAmount, discountAppliedAt: r.discountAppliedAt },
+    ]),
+  );
+}

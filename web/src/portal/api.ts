@@ -62,6 +62,22 @@ export interface Subscription {
   prices: Price[];
   /** The current period's usage of each metered price (Polar's SubscriptionMeter). */
   meters: SubscriptionMeter[];
+  /** What it costs beyond `amount` (till's own; null for a seat holder, who does not pay). */
+  pricing?: Pricing | null;
+}
+export interface Pricing {
+  /** Its prices a period before any discount, usage left out. */
+  amount_before_discount: number;
+  discount: {
+    name: string;
+    type: "fixed" | "percentage";
+    amount: number | null;
+    basis_points: number | null;
+    duration: "once" | "forever" | "repeating";
+    duration_in_months: number | null;
+  } | null;
+  /** What the next renewal bills before usage and tax; null when none follows or a plan change makes it. */
+  next_amount: number | null;
 }
 export interface SubscriptionMeter {
   id: string;

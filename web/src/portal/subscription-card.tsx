@@ -4,7 +4,7 @@
 // end, take a scheduled pause back, or resume.
 import { type Ref, useEffect, useRef, useState } from "react";
 import { money, usagePriceLines } from "../checkout/format.ts";
-import type { Order, PlanProduct, PortalApi, Subscription } from "./api.ts";
+import type { Order, PlanProduct, PortalApi, Pricing, Subscription } from "./api.ts";
 import { canChangePlan, ChangePlan, every } from "./change-plan.tsx";
 import { day } from "./dates.ts";
 
@@ -60,7 +60,10 @@ export function statusLine(s: Subscription, orders: Order[] = []): string {
   if (s.pause_at_period_end)
     return `Pauses on ${day(s.current_period_end)}${s.resumes_at ? `, resumes on ${day(s.resumes_at)}` : ""}`;
   const change = s.pending_update;
-  const renews = `Renews on ${day(s.current_period_end)}`;
+  // A discount that ends (or one that starts) changes what the renewal charges: it says how much.
+  const next = s.pricing?.next_amount;
+  const usage = s.prices?.some((p) => p.amount_type === "metered_unit") ? " + usage" : "";
+  const renews = `Renews on ${day(s.current_period_end)}${next != null && next !== s.amount ? ` at ${money(next, s.currency)}${usage}` : ""}`;
   if (change?.product_id && change.product_id !== s.product.id)
     return `${renews} on a new plan you chose`;
   if (change?.seats != null) return `${renews} with ${change.seats} seats`;
@@ -96,6 +99,9 @@ export function SubscriptionCard({
   const trial = s.status === "trialing";
   const per = every(s.recurring_interval, s.recurring_interval_count);
   const usage = usagePriceLines(s.prices ?? [], s.currency, per);
+  // The full price is struck only where a discount, named below it, explains the difference.
+  const before = s.pricing?.discount ? s.pricing.amount_before_discount : null;
+  const list = before != null && before > s.amount ? before : null;
   // The button pressed goes away with the change: focus moves to the line that says what changed.
   const statusRef = useRef<HTMLParagraphElement>(null);
   // A form closed by its own button takes the focus with it: it goes back to the button that opened
@@ -130,10 +136,23 @@ export function SubscriptionCard({
       <div className="row">
         <strong>{s.product.name}</strong>
         <span className="price">
+          {/* What the customer pays: the full price struck beside it while a discount lowers it. */}
+          {list !== null ? (
+            <>
+              <del className="list-price">
+                <span className="sr-only">Full price </span>
+                {money(list, s.currency)}
+              </del>
+              <span className="sr-only">, you pay</span>{" "}
+            </>
+          ) : null}
           {money(s.amount, s.currency)} / {per}
           {usage.length > 0 ? " + usage" : ""}
         </span>
       </div>
+      {s.pricing?.discount ? (
+        <p className="muted discount">{discountLine(s.pricing.discount, s.currency)}</p>
+      ) : null}
       {usage.map((line) => (
         <p key={line} className="muted usage-price">
           {line}
@@ -282,6 +301,24 @@ export function SubscriptionCard({
       ) : null}
     </article>
   );
+}
+
+/** "Launch: 25% off every payment", "Welcome: $5.00 off for the first 3 months". */
+export function discountLine(d: NonNullable<Pricing["discount"]>, currency: string): string {
+  const off =
+    d.type === "percentage"
+      ? `${((d.basis_points ?? 0) / 100).toLocaleString(undefined, { maximumFractionDigits: 2 })}% off`
+      : `${money(d.amount ?? 0, currency)} off`;
+  const months = d.duration_in_months ?? 1;
+  const lasts =
+    d.duration === "forever"
+      ? "every payment"
+      : d.duration === "once"
+        ? "the first payment"
+        : months === 1
+          ? "for the first month"
+          : `for the first ${months} months`;
+  return `${d.name}: ${off} ${lasts}`;
 }
 
 interface PlanChange {
