@@ -7,15 +7,8 @@
 import type { Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../lib/logger.ts";
-import {
-  failedMails,
-  insertMail,
-  insertMails,
-  markMailFailed,
-  markMailSent,
-  type MailRecorded,
-  type OutgoingMail,
-} from "./repository.ts";
+import { failedMails, markMailFailed, markMailSent, type OutgoingMail } from "./repository.ts";
+import { type MailRecorded, recordMail, recordMails } from "./service.ts";
 
 export type { MailRecorded, OutgoingMail };
 
@@ -74,7 +67,7 @@ export async function createMailer(deps: {
     }
   };
   const send = async (mail: OutgoingMail, recorded?: MailRecorded) => {
-    const { id: emailId, send: due } = await insertMail(db, mail, recorded);
+    const { id: emailId, send: due } = await recordMail(db, mail, recorded);
     if (!due) return;
     if (!transport) {
       log.info(
@@ -99,7 +92,7 @@ export async function createMailer(deps: {
         for (const mail of mails) await send(mail, recorded);
         return;
       }
-      for (const { id, mail } of await insertMails(db, mails, recorded))
+      for (const { id, mail } of await recordMails(db, mails, recorded))
         log.info(
           { emailId: id, kind: mail.kind, to: mail.to, link: mail.link },
           "email (outbox only; set SMTP_URL to send)",

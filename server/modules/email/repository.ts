@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
-import { inTransaction, queryRows, type Db, type Tx } from "../../../db/client.ts";
+import { queryRows, type Db } from "../../../db/client.ts";
 import { emailOutbox, invitation, member, user } from "../../../db/schema/index.ts";
 
 export interface OutgoingMail {
@@ -15,28 +15,8 @@ export interface OutgoingMail {
   key?: string;
 }
 
-/**
- * Written in the transaction that records a mail, only when it records it (not for a key already
- * recorded): what must exist exactly when the mail does, e.g. the session its link signs in with.
- */
-export type MailRecorded = (tx: Tx, mails: OutgoingMail[]) => Promise<void>;
-
-/**
- * Records a mail; its row, whether to send it now, and whether this call wrote it. A key already
- * recorded answers its row, to send only when no delivery was recorded (a run that died before
- * sending it); a failed one is left to the retry job.
- */
-export async function insertMail(
-  db: Db,
-  mail: OutgoingMail,
-  recorded?: MailRecorded,
-): Promise<{ id: string; send: boolean; inserted: boolean }> {
-  if (recorded)
-    return inTransaction(db, async (tx) => {
-      const written = await insertMail(tx, mail);
-      if (written.inserted) await recorded(tx, [mail]);
-      return written;
-    });
+/** Writes a mail's row; its id, or null when its key is already recorded. */
+export async function insertMail(db: Db, mail: OutgoingMail): Promise<string | null> {
   const [row] = await db
     .insert(emailOutbox)
     .values({
@@ -49,12 +29,16 @@ export async function insertMail(
     })
     .onConflictDoNothing({ target: emailOutbox.dedupKey })
     .returning({ id: emailOutbox.id });
-  if (row) return { id: row.id, send: true, inserted: true };
-  const [existing] = await db
+  return row?.id ?? null;
+}
+
+/** The row recorded under a key, and whether it was delivered or failed. */
+export async function mailOfKey(db: Db, key: string) {
+  const [row] = await db
     .select({ id: emailOutbox.id, sentAt: emailOutbox.sentAt, error: emailOutbox.error })
     .from(emailOutbox)
-    .where(eq(emailOutbox.dedupKey, mail.key!));
-  return { id: existing!.id, send: !existing!.sentAt && !existing!.error, inserted: false };
+    .where(eq(emailOutbox.dedupKey, key));
+  return row ?? null;
 }
 
 /**
@@ -65,19 +49,8 @@ export async function insertMail(
 export async function insertMails(
   db: Db,
   mails: OutgoingMail[],
-  recorded?: MailRecorded,
 ): Promise<{ id: string; mail: OutgoingMail }[]> {
   if (mails.length === 0) return [];
-  if (recorded)
-    return inTransaction(db, async (tx) => {
-      const written = await insertMails(tx, mails);
-      if (written.length > 0)
-        await recorded(
-          tx,
-          written.map((w) => w.mail),
-        );
-      return written;
-    });
   const rows = mails.map((mail) => ({
     id: randomUUID(),
     kind: mail.kind,
