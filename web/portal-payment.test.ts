@@ -15,13 +15,15 @@ import {
 } from "../test/helpers/billing.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { waitFor } from "../test/helpers/webhook-receiver.ts";
 
 let t: TestServer;
 let browser: Browser;
 let s: BillingSeller;
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([startTestServer({ worker: false }), launchBrowser()]);
+  // With a worker: the failed-payment mail is sent by its job.
+  [t, browser] = await Promise.all([startTestServer(), launchBrowser()]);
   s = await billingSeller(t);
 });
 afterAll(async () => {
@@ -45,9 +47,15 @@ describe("paying a failed renewal from the portal", () => {
     );
     await advance(s, { to: (await subscriptionOf(s, subscriptionId)).current_period_end });
     expect((await subscriptionOf(s, subscriptionId)).status).toBe("past_due");
-    const [mail] = await t.server.database.rows<{ link: string }>(
-      sql`select link from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
-    );
+    // The job queued with the failure sends its mail once that has committed.
+    const mailOf = async () =>
+      (
+        await t.server.database.rows<{ link: string }>(
+          sql`select link from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
+        )
+      )[0];
+    await waitFor(async () => (await mailOf()) !== undefined, 10_000, "the failed-payment mail");
+    const mail = await mailOf();
 
     const page = await browser.newPage({ locale: "en-US" });
     await page.goto(mail!.link);

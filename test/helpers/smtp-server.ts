@@ -18,11 +18,15 @@ export interface LocalSmtp {
 
 /**
  * Listens on 127.0.0.1:`port` (0: a free one). `reject` answers a recipient's refusal, as the reply
- * code and text (e.g. 550 for no such user, 451 for try later), or null to accept it.
+ * code and text (e.g. 550 for no such user, 451 for try later), or null to accept it. `slowMs`
+ * holds each accepted message's reply that long: a slow relay.
  */
 export async function startSmtp(
   port = 0,
-  options: { reject?: (to: string) => { code: number; message: string } | null } = {},
+  options: {
+    reject?: (to: string) => { code: number; message: string } | null;
+    slowMs?: number;
+  } = {},
 ): Promise<LocalSmtp> {
   const received: ReceivedMail[] = [];
   const recipients: string[] = [];
@@ -44,7 +48,7 @@ export async function startSmtp(
           to: session.envelope.rcptTo.map((r) => r.address),
           data,
         });
-        callback();
+        setTimeout(callback, options.slowMs ?? 0);
       });
     },
   });

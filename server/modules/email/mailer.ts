@@ -4,10 +4,16 @@
 // and is sent again by the retry job (jobs.ts), so an outage of the relay loses no receipt. A 5xx
 // reply (550 no such user) is permanent: the message is marked rejected with the reply and never
 // sent again; 4xx replies and connection errors are retried.
-import type { Db } from "../../../db/client.ts";
+import { inTransaction, type Db } from "../../../db/client.ts";
 import type { Config } from "../../config.ts";
 import type { Logger } from "../../lib/logger.ts";
-import { failedMails, markMailFailed, markMailSent, type OutgoingMail } from "./repository.ts";
+import {
+  failedMails,
+  lockUndelivered,
+  markMailFailed,
+  markMailSent,
+  type OutgoingMail,
+} from "./repository.ts";
 import { type MailRecorded, recordMail, recordMails } from "./service.ts";
 
 export type { MailRecorded, OutgoingMail };
@@ -36,7 +42,9 @@ export async function createMailer(deps: {
     const nodemailer = await import("nodemailer");
     transport = nodemailer.createTransport(config.email.smtpUrl);
   }
+  /** Sends a row's message and records the outcome on `handle`. */
   const deliver = async (
+    handle: Db,
     smtp: NonNullable<typeof transport>,
     emailId: string,
     mail: OutgoingMail,
@@ -52,7 +60,7 @@ export async function createMailer(deps: {
         text: bodyOf(mail),
         messageId: `<${emailId}@${messageIdDomain}>`,
       });
-      await markMailSent(db, emailId, new Date());
+      await markMailSent(handle, emailId, new Date());
       return true;
     } catch (err) {
       log.error({ err, emailId, kind: mail.kind }, "email delivery failed");
@@ -62,7 +70,7 @@ export async function createMailer(deps: {
       };
       // A refused login is the relay's configuration, not the message: retried once it is fixed.
       const permanent = typeof responseCode === "number" && responseCode >= 500 && code !== "EAUTH";
-      await markMailFailed(db, emailId, message, permanent ? new Date() : null);
+      await markMailFailed(handle, emailId, message, permanent ? new Date() : null);
       return false;
     }
   };
@@ -76,7 +84,18 @@ export async function createMailer(deps: {
       );
       return;
     }
-    await deliver(transport, emailId, mail);
+    if (!mail.key) {
+      await deliver(db, transport, emailId, mail);
+      return;
+    }
+    // A keyed mail is a job's, and a job may run twice at once (its worker thought dead while still
+    // sending): its row is locked while it is sent, so the second run waits, finds the delivery
+    // recorded and sends nothing. A process that dies mid-send releases the lock with its
+    // connection, and the job's next run sends the mail.
+    const smtp = transport;
+    await inTransaction(db, async (tx) => {
+      if (await lockUndelivered(tx, emailId)) await deliver(tx, smtp, emailId, mail);
+    });
   };
   return {
     send,
@@ -84,7 +103,7 @@ export async function createMailer(deps: {
       if (!transport) return 0;
       let sent = 0;
       for (const row of await failedMails(db, since, RETRY_BATCH))
-        if (await deliver(transport, row.id, { ...row, link: row.link ?? undefined })) sent++;
+        if (await deliver(db, transport, row.id, { ...row, link: row.link ?? undefined })) sent++;
       return sent;
     },
     async sendMany(mails, recorded) {

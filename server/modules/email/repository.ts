@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { and, asc, desc, eq, gt, isNotNull, isNull, sql } from "drizzle-orm";
 import { insertJsonRows } from "../../../db/bulk.ts";
-import { queryRows, type Db } from "../../../db/client.ts";
+import { queryRows, type Db, type Tx } from "../../../db/client.ts";
 import { emailOutbox, invitation, member, user } from "../../../db/schema/index.ts";
 
 export interface OutgoingMail {
@@ -69,6 +69,19 @@ export async function insertMails(
     ).map((r) => r.id),
   );
   return rows.flatMap((r, i) => (written.has(r.id) ? [{ id: r.id, mail: mails[i]! }] : []));
+}
+
+/**
+ * Locks a mail's row until the transaction ends, when no delivery of it is recorded yet; false
+ * otherwise (also once a run that held the lock recorded one: the row is read again after the wait).
+ */
+export async function lockUndelivered(tx: Tx, id: string): Promise<boolean> {
+  const rows = await tx
+    .select({ id: emailOutbox.id })
+    .from(emailOutbox)
+    .where(and(eq(emailOutbox.id, id), isNull(emailOutbox.sentAt), isNull(emailOutbox.error)))
+    .for("update");
+  return rows.length > 0;
 }
 
 export async function markMailSent(db: Db, id: string, at: Date): Promise<void> {

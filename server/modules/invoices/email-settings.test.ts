@@ -75,6 +75,12 @@ describe("customer email settings", () => {
     // Switched back on, the next failed retry mails the customer.
     await setEmails({ subscription_past_due: true });
     await advance(s, { to: new Date(Date.parse(end) + 3 * 86_400_000).toISOString() });
+    // Its job sends it once the failure has committed.
+    await waitFor(
+      async () => (await mailsTo("member@example.com")).includes("payment-failed"),
+      10_000,
+      "the failed-payment mail",
+    );
     expect(await mailsTo("member@example.com")).toEqual(["receipt", "payment-failed"]);
   });
 

@@ -103,9 +103,17 @@ describe("dunning", () => {
       sql`select count(*)::int as n from sandbox_charges where idempotency_key like ${`renewal:${subscriptionId}:%`}`,
     );
     expect(attempts[0]!.n).toBe(4);
-    const mails = await t.server.database.rows<{ kind: string; text: string; link: string }>(
-      sql`select kind, text, link from email_outbox where "to" = ${email} order by created_at`,
+    // Each failure's mail is sent by the job queued with it, once the failure has committed.
+    const mailsOf = () =>
+      t.server.database.rows<{ kind: string; text: string; link: string }>(
+        sql`select kind, text, link from email_outbox where "to" = ${email} order by created_at`,
+      );
+    await waitFor(
+      async () => (await mailsOf()).filter((m) => m.kind !== "receipt").length >= 4,
+      10_000,
+      "the four dunning mails",
     );
+    const mails = await mailsOf();
     // No grace period (the default): access is paused, and the mail says when dunning gives up,
     // 3 + 5 + 7 days after the first failure.
     const failed = mails.find((m) => m.kind === "payment-failed")!;

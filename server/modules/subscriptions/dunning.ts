@@ -3,7 +3,7 @@
 // A success pays the order and makes the subscription active again; after the last retry fails the
 // subscription ends as the organization chose (Polar's default: revoked, status canceled; or
 // unpaid), its pending order is voided and its benefits are revoked. The customer is emailed after
-// each failure: the mail is written with the change and sent once it has committed.
+// each failure: the mail's job is queued with the change and sends it once that has committed.
 import { inTransaction, type Tx } from "../../../db/client.ts";
 import { fixedClock, organizationClock } from "../sandbox-clock/queries.ts";
 import type { CustomerContext } from "../../lib/customer-context.ts";
@@ -29,11 +29,7 @@ import type { BillingDeps } from "./deps.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { restoreBenefits, revokeAfterGrace } from "./grace.ts";
 import { SubscriptionLocked, withLease } from "./lease.ts";
-import {
-  dunningDeadline,
-  recordPaymentFailedMail,
-  sendPaymentFailedMails,
-} from "./payment-failed-mail.ts";
+import { dunningDeadline, recordPaymentFailedMail } from "./payment-failed-mail.ts";
 import * as repo from "./repository.ts";
 import { scheduleAt, scheduleNext } from "./schedule.ts";
 
@@ -120,7 +116,7 @@ export async function retryPayment(
         isMeterCycle(order) ? at : periodStartOf(order),
       );
       await recordCustomerState(tx, clock, s);
-      return { mail: null };
+      return true;
     }
     const attempts = attempt + 1;
     const deadline = locked.pastDueAt ? dunningDeadline(deps, locked.pastDueAt) : null;
@@ -128,13 +124,13 @@ export async function retryPayment(
     const email = customer?.email ?? null;
     if (attempts > deps.retryDays.length || (deadline && at >= deadline)) {
       const voided = await endForNonPayment(tx, deps, locked, order, at);
-      const mail = await recordPaymentFailedMail(tx, deps, {
+      await recordPaymentFailedMail(tx, deps, {
         email,
         productName: null,
         order: voided,
         final: true,
       });
-      return { mail };
+      return true;
     }
     // An issuer's "do not retry" leaves one last attempt, at the deadline.
     const next =
@@ -150,16 +146,15 @@ export async function retryPayment(
     await revokeAfterGrace(tx, { clock, queue: deps.queue }, [locked], at);
     const [data] = await serializeOrders(tx, deps.baseUrl, [failedOrder]);
     await emit("order.updated", data);
-    const mail = await recordPaymentFailedMail(tx, deps, {
+    await recordPaymentFailedMail(tx, deps, {
       email,
       productName: null,
       order: failedOrder,
       final: false,
       pastDueAt: locked.pastDueAt,
     });
-    return { mail };
+    return true;
   });
-  if (result?.mail) await sendPaymentFailedMails(deps, [result.mail]);
   return result !== null;
 }
 

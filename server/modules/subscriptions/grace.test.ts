@@ -134,9 +134,14 @@ describe("benefit revocation grace period", () => {
     expect(await grantOf(customerId)).toEqual({ granted: true, revoking: false });
     // The failed-payment mail says how long access lasts, as Polar's does.
     const { email } = (await s.call(`/v1/customers/${customerId}`)).body as { email: string };
-    const [mail] = await t.server.database.rows<{ text: string }>(
-      sql`select text from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
-    );
+    const mailOf = async () =>
+      (
+        await t.server.database.rows<{ text: string }>(
+          sql`select text from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
+        )
+      )[0];
+    await waitFor(async () => (await mailOf()) !== undefined, 10_000, "the failed-payment mail");
+    const mail = await mailOf();
     expect(mail?.text).toContain(`You keep access until ${plus(end, 7 * DAY).slice(0, 10)};`);
     await advance(s, { to: plus(end, 3 * DAY) });
     expect(await grantOf(customerId)).toEqual({ granted: true, revoking: false });

@@ -22,7 +22,7 @@ import { holdBalance, releaseHold, settleOrderBalance } from "../wallets/service
 import { cycleAmounts, type CyclePrice } from "./amounts.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { recordPaymentFailedMail, sendPaymentFailedMails } from "./payment-failed-mail.ts";
+import { recordPaymentFailedMail } from "./payment-failed-mail.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { balanceOwnerOf, retryMs, usageStartOf } from "./renewal.ts";
 import * as repo from "./repository.ts";
@@ -155,7 +155,7 @@ async function settleUsage(
     const locked = await repo.lockSubscription(tx, scopeOfResource(s), s.id);
     if (!locked || !stillDue(locked)) {
       await releaseHold(tx, owner, key, at);
-      return null;
+      return false;
     }
     const paid = !outcome || outcome.status === "succeeded";
     const inserted = outcome
@@ -196,7 +196,7 @@ async function settleUsage(
           })),
         )
       : null;
-    if (outcome && !inserted) return null;
+    if (outcome && !inserted) return false;
     const order = inserted?.order ?? null;
     if (order) await settleOrderBalance(tx, order, at);
     if (outcome && order)
@@ -225,18 +225,14 @@ async function settleUsage(
     // Credits renew with every cycle, paid or not, as Polar's cycle_meters renews them.
     if (renewsCredits) await cycleGrantsOfSubscription(tx, clock, s, "meter_credit");
     await recordCustomerState(tx, clock, s);
-    const mail =
-      order && !paid
-        ? await recordPaymentFailedMail(tx, deps, {
-            email: customer?.email ?? null,
-            productName,
-            order,
-            final: false,
-          })
-        : null;
-    return { mail };
+    if (order && !paid)
+      await recordPaymentFailedMail(tx, deps, {
+        email: customer?.email ?? null,
+        productName,
+        order,
+        final: false,
+      });
+    return true;
   });
-  if (!made) return false;
-  if (made.mail) await sendPaymentFailedMails(deps, [made.mail]);
-  return true;
+  return made;
 }

@@ -22,7 +22,7 @@ import { recordEvent } from "../webhooks/outbox.ts";
 import { returnBalanceOfVoidedOrder } from "../wallets/service.ts";
 import { chargeKey, chargeSubscription, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import { recordPaymentFailedMail, sendPaymentFailedMails } from "./payment-failed-mail.ts";
+import { recordPaymentFailedMail } from "./payment-failed-mail.ts";
 import { recordCustomerState } from "./events.ts";
 import * as repo from "./repository.ts";
 import { scheduleNext, takesMeterRetries } from "./schedule.ts";
@@ -82,17 +82,16 @@ export async function retryMeterOrder(
       await queueReceiptMail(tx, deps.queue, { orderId: updated.id, kind: "paid" });
       await recordCustomerState(tx, clock, s);
     }
-    if (paid || spent) return { mail: null };
+    if (paid || spent) return true;
     const [customer] = await customersByIds(tx, scopeOfResource(s), [s.customerId]);
-    const mail = await recordPaymentFailedMail(tx, deps, {
+    await recordPaymentFailedMail(tx, deps, {
       email: customer?.email ?? null,
       productName: null,
       order: updated,
       final: false,
     });
-    return { mail };
+    return true;
   });
-  if (result?.mail) await sendPaymentFailedMails(deps, [result.mail]);
   return result !== null;
 }
 

@@ -9,6 +9,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 
 let t: TestServer;
 let s: BillingSeller;
@@ -27,10 +28,15 @@ async function failedMailOf(name: string, amount: number, currency: "jpy" | "usd
   });
   await subscribe(s, product.id, "sandbox_token_renewal_declined", email);
   await advance(s, { seconds: 32 * 86_400 });
-  const [mail] = await t.server.database.rows<{ text: string }>(
-    sql`select text from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
-  );
-  return mail!.text;
+  // The job queued with the failure sends it once that has committed.
+  const mailOf = async () =>
+    (
+      await t.server.database.rows<{ text: string }>(
+        sql`select text from email_outbox where "to" = ${email} and kind = 'payment-failed'`,
+      )
+    )[0];
+  await waitFor(async () => (await mailOf()) !== undefined, 10_000, "the failed-payment mail");
+  return (await mailOf())!.text;
 }
 
 describe("the failed-payment mail", () => {

@@ -1,11 +1,11 @@
 // The customer's mail after a failed subscription payment (and after the last one, which ends the
-// subscription). It is written in the transaction of the failure: rendered there, and queued as a
-// job that sends it a minute later, so a crash after the commit does not lose it. The process that
-// made the change sends it at once too; both send under one key (the order and its attempt), so
-// whichever comes second finds the mail written and sends nothing, and the portal session of its
-// link is opened only with the mail's row.
+// subscription). It is rendered in the transaction of the failure and queued there as a job due at
+// once, so it exists exactly when the failure committed and a crash after the commit does not lose
+// it; the job is the only sender. Its key (the order and its attempt) writes the mail once however
+// often the job runs, the portal session of its link is opened only with the mail's row, and the
+// mailer delivers a row under its lock, so two runs of the job never send it twice.
 import { sql } from "drizzle-orm";
-import { fromDrizzle } from "pg-boss";
+import { fromDrizzle, type JobWithMetadata } from "pg-boss";
 import type { Db, Tx } from "../../../db/client.ts";
 import { JOB_HEARTBEAT_SECONDS, type JobDefinition, type QueueHandle } from "../../jobs/queue.ts";
 import type { Clock } from "../../lib/clock.ts";
@@ -30,9 +30,6 @@ export interface PaymentFailedMail {
   subject: string;
   text: string;
 }
-
-/** The queued job's backstop delay: the sending at once has finished long before. */
-const BACKSTOP_SECONDS = 60;
 
 /**
  * When dunning gives up: the last retry's time, counted from the first failure (Polar's
@@ -72,9 +69,8 @@ async function productNameOf(db: Db, baseUrl: string, order: OrderRow): Promise<
 }
 
 /**
- * Renders the failed payment's mail in the failure's transaction and queues its job; null when
- * none is due (no address, or the organization turned the mail off). Send it after the commit
- * with sendPaymentFailedMails.
+ * Renders the failed payment's mail in the failure's transaction and queues the job that sends it;
+ * nothing when none is due (no address, or the organization turned the mail off).
  */
 export async function recordPaymentFailedMail(
   tx: Tx,
@@ -87,10 +83,9 @@ export async function recordPaymentFailedMail(
     /** When the failure made (or keeps) the subscription past_due; none for a usage settlement. */
     pastDueAt?: Date | null;
   },
-): Promise<PaymentFailedMail | null> {
+): Promise<void> {
   const mail = await renderPaymentFailedMail(tx, deps, m);
   if (mail) await queuePaymentFailedMails(tx, deps.queue, [mail]);
-  return mail;
 }
 
 async function renderPaymentFailedMail(
@@ -122,24 +117,23 @@ async function renderPaymentFailedMail(
   };
 }
 
-/** Queues the job of each mail, in the caller's transaction. */
-export async function queuePaymentFailedMails(
+/** Queues the job of each mail, due at once, in the caller's transaction. */
+async function queuePaymentFailedMails(
   tx: Tx,
   queue: QueueHandle | null,
   mails: PaymentFailedMail[],
 ): Promise<void> {
   if (!queue || mails.length === 0) return;
   const db = fromDrizzle(tx as unknown as Parameters<typeof fromDrizzle>[0], sql);
-  const startAfter = new Date(Date.now() + BACKSTOP_SECONDS * 1000);
   await queue.boss.insert(
     PAYMENT_FAILED_MAIL_JOB,
-    mails.map((data) => ({ data, startAfter, retryLimit: 5, retryBackoff: true })),
+    mails.map((data) => ({ data, retryLimit: 5, retryBackoff: true })),
     { db },
   );
 }
 
 /** Sends the mails not sent yet; each link's session is opened with its mail's row. */
-export async function sendPaymentFailedMails(
+async function sendPaymentFailedMails(
   deps: { clock: Clock; baseUrl: string; mailer: Mailer | null },
   mails: PaymentFailedMail[],
 ): Promise<void> {
@@ -162,12 +156,17 @@ export function paymentFailedMailJob(deps: {
 }): JobDefinition<PaymentFailedMail> {
   return {
     name: PAYMENT_FAILED_MAIL_JOB,
-    work: { pollingIntervalSeconds: 5, batchSize: 100 },
+    // Polled as often as receipts: the customer reads this mail right after the failure.
+    work: { pollingIntervalSeconds: 1, batchSize: 100, includeMetadata: true },
     queue: { heartbeatSeconds: JOB_HEARTBEAT_SECONDS },
+    // A batch comes back in no set order; a customer's mails go out in the order of the failures
+    // (the last one's "ended" after the retries' "failed"), as their jobs were queued.
     handle: (jobs) =>
       sendPaymentFailedMails(
         deps,
-        jobs.map((j) => j.data),
+        (jobs as JobWithMetadata<PaymentFailedMail>[])
+          .toSorted((a, b) => a.createdOn.getTime() - b.createdOn.getTime())
+          .map((j) => j.data),
       ),
   };
 }

@@ -32,11 +32,7 @@ import {
   recordDeferral,
 } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import {
-  type PaymentFailedMail,
-  recordPaymentFailedMail,
-  sendPaymentFailedMails,
-} from "./payment-failed-mail.ts";
+import { recordPaymentFailedMail } from "./payment-failed-mail.ts";
 import { leaseMany, SubscriptionLocked } from "./lease.ts";
 import {
   balanceOwnerOf,
@@ -141,8 +137,7 @@ async function renewLeased(
     if (outcome instanceof Error) errors.push(outcome);
     else charged.push({ s: subs[i]!, plan: plans[i]!, outcome, applied: applied[i]! });
   });
-  const { made, leftOver, mails } = await writeBatch(deps, charged, at);
-  await sendPaymentFailedMails(deps, mails);
+  const { made, leftOver } = await writeBatch(deps, charged, at);
   return { renewed: made.map((o) => o.subscriptionId!), leftOver, errors };
 }
 
@@ -180,8 +175,8 @@ async function writeBatch(
   deps: BillingDeps,
   charged: Charged[],
   at: RenewalTime,
-): Promise<{ made: OrderRow[]; leftOver: string[]; mails: PaymentFailedMail[] }> {
-  if (charged.length === 0) return { made: [], leftOver: [], mails: [] };
+): Promise<{ made: OrderRow[]; leftOver: string[] }> {
+  if (charged.length === 0) return { made: [], leftOver: [] };
   const organizationId = charged[0]!.s.organizationId;
   const when = (subscriptionId: string) => timeOf(at, subscriptionId);
   return inTransaction(deps.db, async (tx) => {
@@ -206,7 +201,7 @@ async function writeBatch(
         cycleBillingKey(c.s.id, c.plan.periodStart),
         when(c.s.id),
       );
-    if (ready.length === 0) return { made: [], leftOver, mails: [] };
+    if (ready.length === 0) return { made: [], leftOver };
     const orderOf = new Map(
       ready.map((c) => [
         c.s.id,
@@ -316,18 +311,15 @@ async function writeBatch(
         .filter((d) => d.order.status === "paid" && d.order.totalAmount > 0)
         .map((d) => ({ orderId: d.order.id, kind: "paid" as const })),
     );
-    // Each declined renewal's mail, written with the batch and sent once it has committed.
-    const mails: PaymentFailedMail[] = [];
-    for (const d of done.filter((d) => d.order.status === "pending")) {
-      const mail = await recordPaymentFailedMail(tx, deps, {
+    // Each declined renewal's mail, rendered with the batch; its job sends it once this commits.
+    for (const d of done.filter((d) => d.order.status === "pending"))
+      await recordPaymentFailedMail(tx, deps, {
         email: d.plan.customerEmail,
         productName: d.plan.productName,
         order: d.order,
         final: false,
         pastDueAt: when(d.s.id),
       });
-      if (mail) mails.push(mail);
-    }
-    return { made: done.map((d) => d.order), leftOver, mails };
+    return { made: done.map((d) => d.order), leftOver };
   });
 }

@@ -33,11 +33,7 @@ import {
 } from "./amounts.ts";
 import { chargeKey, chargeSubscription, type OffSessionOutcome, recordAttempt } from "./charge.ts";
 import type { BillingDeps } from "./deps.ts";
-import {
-  dunningDeadline,
-  recordPaymentFailedMail,
-  sendPaymentFailedMails,
-} from "./payment-failed-mail.ts";
+import { dunningDeadline, recordPaymentFailedMail } from "./payment-failed-mail.ts";
 import { recordCustomerState, recordSubscriptionEvents } from "./events.ts";
 import { revokeAfterGrace } from "./grace.ts";
 import * as repo from "./repository.ts";
@@ -251,21 +247,17 @@ export async function renewSubscription(
       ]);
     }
     await recordCustomerState(tx, clock, s);
-    const mail =
-      inserted.order.status === "pending"
-        ? await recordPaymentFailedMail(tx, deps, {
-            email: plan.customerEmail,
-            productName: plan.productName,
-            order: inserted.order,
-            final: false,
-            pastDueAt: at,
-          })
-        : null;
-    return { mail };
+    if (inserted.order.status === "pending")
+      await recordPaymentFailedMail(tx, deps, {
+        email: plan.customerEmail,
+        productName: plan.productName,
+        order: inserted.order,
+        final: false,
+        pastDueAt: at,
+      });
+    return true;
   });
-  if (!made) return false;
-  if (made.mail) await sendPaymentFailedMails(deps, [made.mail]);
-  return true;
+  return made;
 }
 
 /** The cycle order of `plan` with the charge's outcome, under its (subscription, period) key. */
