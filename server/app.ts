@@ -254,7 +254,7 @@ export function createApp(deps: AppDeps): Express {
       },
       guard,
     ),
-    sandboxEmailsRouter({ db, mode: deps.config.mode }, guard),
+    sandboxEmailsRouter({ db, mode: deps.config.mode, authSecret: deps.config.authSecret }, guard),
     productsRouter(
       { db, clock: deps.clock, baseUrl: deps.config.baseUrl, queue: deps.queue },
       guard,

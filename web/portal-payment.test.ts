@@ -15,6 +15,7 @@ import {
 } from "../test/helpers/billing.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { openMailLink } from "../test/helpers/browser.ts";
 import { waitFor } from "../test/helpers/webhook-receiver.ts";
 
 let t: TestServer;
@@ -58,7 +59,7 @@ describe("paying a failed renewal from the portal", () => {
     const mail = await mailOf();
 
     const page = await browser.newPage({ locale: "en-US" });
-    await page.goto(mail!.link);
+    await page.goto(openMailLink(mail!.link));
     await page.waitForSelector("text=A payment failed. Add a card to pay it now.");
     // The card says when the payment is tried again by itself: the pending order's next attempt.
     const pending = (await ordersOf(s, subscriptionId)).find((o) => o.status === "pending")!;

@@ -10,6 +10,7 @@ import { api, createSeller } from "../test/helpers/auth.ts";
 import { setOrganizationSettings } from "../test/helpers/billing.ts";
 import { launchBrowser, screenshotPath } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { openMailLink } from "../test/helpers/browser.ts";
 import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let t: TestServer;
@@ -221,7 +222,7 @@ describe("customer portal page", () => {
     const [mail] = await t.server.database.rows<{ link: string }>(
       sql`select link from email_outbox where "to" = 'portal.new@example.com'`,
     );
-    const link = mail!.link;
+    const link = openMailLink(mail!.link);
     expect(link).toMatch(/\/portal\/verify-email\?token=till_cev_/);
     const page = await browser.newPage();
     await page.goto(link);

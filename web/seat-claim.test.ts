@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../test/helpers/auth.ts";
 import { launchBrowser } from "../test/helpers/chromium.ts";
 import { startTestServer, type TestServer } from "../test/helpers/server.ts";
+import { openMailLink } from "../test/helpers/browser.ts";
 import { US_ADDRESS } from "../test/helpers/addresses.ts";
 
 let t: TestServer;
@@ -53,7 +54,7 @@ beforeAll(async () => {
   const [mail] = await t.server.database.rows<{ link: string }>(
     sql`select link from email_outbox where "to" = 'mate@example.com' and kind = 'seat-invitation'`,
   );
-  link = mail!.link;
+  link = openMailLink(mail!.link);
 });
 afterAll(async () => {
   await browser?.close();

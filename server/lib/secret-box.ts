@@ -5,6 +5,8 @@ import {
   createDecipheriv,
   createHash,
   createSecretKey,
+  hkdfSync,
+  type KeyObject,
   randomBytes,
 } from "node:crypto";
 
@@ -15,9 +17,22 @@ export interface SecretBox {
 
 export function createSecretBox(authSecret: string): SecretBox {
   // A KeyObject, so each seal and open does not import the raw key again.
-  const key = createSecretKey(
-    createHash("sha256").update(`till:secret-box:${authSecret}`).digest(),
+  return boxOf(
+    createSecretKey(createHash("sha256").update(`till:secret-box:${authSecret}`).digest()),
   );
+}
+
+/**
+ * A box whose key is its `purpose`'s alone, derived from AUTH_SECRET with HKDF-SHA256: a value
+ * sealed for one purpose does not open as another's.
+ */
+export function createPurposeBox(authSecret: string, purpose: string): SecretBox {
+  return boxOf(
+    createSecretKey(Buffer.from(hkdfSync("sha256", authSecret, "till", `till:${purpose}`, 32))),
+  );
+}
+
+function boxOf(key: KeyObject): SecretBox {
   return {
     seal(plain) {
       const iv = randomBytes(12);

@@ -12,6 +12,7 @@ import ajvFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api } from "../helpers/auth.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { openMailLink } from "../helpers/browser.ts";
 import { seedTenant, type Tenant } from "../helpers/tenant-seed.ts";
 
 interface Operation {
@@ -100,7 +101,9 @@ describe("contract conformance", () => {
       sql`select link from email_outbox where "to" = 'owner-seat@example.com'
           and kind = 'seat-invitation' order by created_at desc limit 1`,
     );
-    ids["claim/{invitation_token}"] = new URL(mail!.link).searchParams.get("invitation_token")!;
+    ids["claim/{invitation_token}"] = new URL(openMailLink(mail!.link)).searchParams.get(
+      "invitation_token",
+    )!;
     const invoice = await api(t.url, `/v1/orders/${ids["orders/{id}"]}/invoice`, {
       method: "POST",
       token: owner.token,

@@ -4,6 +4,8 @@
 import { sql } from "drizzle-orm";
 import { createAuthClient } from "better-auth/client";
 import type { Database } from "../../db/client.ts";
+import { loadConfig } from "../../server/config.ts";
+import { mailLinks } from "../../server/modules/email/links.ts";
 
 export class CookieJar {
   readonly cookies = new Map<string, string>();
@@ -106,7 +108,15 @@ export interface OutboxMail {
   link: string | null;
 }
 
-/** Mails sent to `to`, oldest first; optionally only one kind. */
+/** A test server's AUTH_SECRET unless the test sets one: the default of `till test`. */
+const TEST_AUTH_SECRET = loadConfig({ command: "test", env: {} }).authSecret;
+
+/** A mail's link as the mail carried it: the outbox keeps it sealed under the server's secret. */
+export function openMailLink(stored: string, authSecret = TEST_AUTH_SECRET): string {
+  return mailLinks(authSecret).open({ text: "", link: stored }).link!;
+}
+
+/** Mails sent to `to`, oldest first, links opened; optionally only one kind. */
 export async function mailsTo(
   database: Database,
   to: string,
@@ -115,7 +125,9 @@ export async function mailsTo(
   const rows = await database.rows<OutboxMail>(
     sql`select kind, "to", subject, text, link from email_outbox where "to" = ${to} order by created_at, id`,
   );
-  return kind ? rows.filter((r) => r.kind === kind) : rows;
+  const links = mailLinks(TEST_AUTH_SECRET);
+  const mails = rows.map((r) => ({ ...r, ...links.open(r) }));
+  return kind ? mails.filter((r) => r.kind === kind) : mails;
 }
 
 export async function lastLink(database: Database, to: string, kind: string): Promise<string> {

@@ -7,6 +7,7 @@ import { api, createSeller } from "./auth.ts";
 import { BILLING_SCOPES } from "./billing.ts";
 import type { TestServer } from "./server.ts";
 import { US_ADDRESS } from "./addresses.ts";
+import { openMailLink } from "./browser.ts";
 
 export type Seller = Awaited<ReturnType<typeof createSeller>>;
 const SCOPES = [...BILLING_SCOPES, "customer_seats:read", "customer_seats:write"];
@@ -77,7 +78,7 @@ export async function seatsWorld(t: TestServer) {
       sql`select link from email_outbox where "to" = ${to} and kind = 'seat-invitation'
           order by created_at desc limit 1`,
     );
-    return new URL(mail!.link).searchParams.get("invitation_token")!;
+    return new URL(openMailLink(mail!.link)).searchParams.get("invitation_token")!;
   }
 
   async function seatEvents(seatId: string) {

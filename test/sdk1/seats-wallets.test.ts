@@ -10,6 +10,7 @@ import { SCOPES } from "../../server/lib/scopes.ts";
 import { createSeller } from "../helpers/auth.ts";
 import { polarClient } from "../helpers/polar.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { openMailLink } from "../helpers/browser.ts";
 import { US_ADDRESS } from "../helpers/addresses.ts";
 
 type Polar = ReturnType<typeof createPolar>;
@@ -43,7 +44,7 @@ async function tokenMailedTo(to: string): Promise<string> {
     sql`select link from email_outbox where "to" = ${to} and kind = 'seat-invitation'
         order by created_at desc limit 1`,
   );
-  return new URL(mail!.link).searchParams.get("invitation_token")!;
+  return new URL(openMailLink(mail!.link)).searchParams.get("invitation_token")!;
 }
 
 describe("SDK 1.x: seats and wallets", () => {

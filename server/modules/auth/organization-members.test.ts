@@ -11,6 +11,7 @@ import {
   verifiedUser,
 } from "../../../test/helpers/organizations.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { openMailLink } from "../../../test/helpers/browser.ts";
 
 let t: TestServer;
 let owner: TestUser;
@@ -134,7 +135,9 @@ describe("invitations", () => {
     const mails = await t.server.database.rows<{ link: string }>(
       sql`select link from email_outbox where "to" = ${target.email} and kind = 'invitation'`,
     );
-    expect(mails.map((m) => m.link)).toEqual([`${t.url}/accept-invitation/${inv.body.id}`]);
+    expect(mails.map((m) => openMailLink(m.link))).toEqual([
+      `${t.url}/accept-invitation/${inv.body.id}`,
+    ]);
   });
 });
 

@@ -6,6 +6,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { openMailLink } from "../../../test/helpers/browser.ts";
 import { TestClock } from "../../lib/clock.ts";
 
 const clock = new TestClock();
@@ -33,7 +34,9 @@ async function lastLinkTo(email: string) {
     sql`select link, kind from email_outbox where "to" = ${email} and link is not null
         order by created_at desc limit 1`,
   );
-  return row ? { kind: row.kind, token: new URL(row.link).searchParams.get("token")! } : null;
+  return row
+    ? { kind: row.kind, token: new URL(openMailLink(row.link)).searchParams.get("token")! }
+    : null;
 }
 
 const check = (token: string) => api(t.url, `${base}/check?token=${encodeURIComponent(token)}`);

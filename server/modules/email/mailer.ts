@@ -14,6 +14,7 @@ import {
   markMailSent,
   type OutgoingMail,
 } from "./repository.ts";
+import { mailLinks } from "./links.ts";
 import { type MailRecorded, recordMail, recordMails } from "./service.ts";
 
 export type { MailRecorded, OutgoingMail };
@@ -36,6 +37,7 @@ export async function createMailer(deps: {
   log: Logger;
 }): Promise<Mailer> {
   const { config, db, log } = deps;
+  const links = mailLinks(config.authSecret);
   let transport: { sendMail(opts: object): Promise<unknown> } | null = null;
   const messageIdDomain = /@([^>\s]+)/.exec(config.email.from)?.[1] ?? "till.invalid";
   if (config.email.smtpUrl) {
@@ -75,7 +77,7 @@ export async function createMailer(deps: {
     }
   };
   const send = async (mail: OutgoingMail, recorded?: MailRecorded) => {
-    const { id: emailId, send: due } = await recordMail(db, mail, recorded);
+    const { id: emailId, send: due } = await recordMail(db, links, mail, recorded);
     if (!due) return;
     if (!transport) {
       log.info(
@@ -102,8 +104,10 @@ export async function createMailer(deps: {
     async retryFailed(since) {
       if (!transport) return 0;
       let sent = 0;
-      for (const row of await failedMails(db, since, RETRY_BATCH))
-        if (await deliver(db, transport, row.id, { ...row, link: row.link ?? undefined })) sent++;
+      for (const row of await failedMails(db, since, RETRY_BATCH)) {
+        const { text, link } = links.open(row);
+        if (await deliver(db, transport, row.id, { ...row, text, link: link ?? undefined })) sent++;
+      }
       return sent;
     },
     async sendMany(mails, recorded) {
@@ -111,7 +115,7 @@ export async function createMailer(deps: {
         for (const mail of mails) await send(mail, recorded);
         return;
       }
-      for (const { id, mail } of await recordMails(db, mails, recorded))
+      for (const { id, mail } of await recordMails(db, links, mails, recorded))
         log.info(
           { emailId: id, kind: mail.kind, to: mail.to, link: mail.link },
           "email (outbox only; set SMTP_URL to send)",

@@ -15,8 +15,11 @@ export interface OutgoingMail {
   key?: string;
 }
 
+/** A mail as its row keeps it: the link sealed (links.ts). */
+export type StoredMail = Omit<OutgoingMail, "link"> & { link: string | null };
+
 /** Writes a mail's row; its id, or null when its key is already recorded. */
-export async function insertMail(db: Db, mail: OutgoingMail): Promise<string | null> {
+export async function insertMail(db: Db, mail: StoredMail): Promise<string | null> {
   const [row] = await db
     .insert(emailOutbox)
     .values({
@@ -24,7 +27,7 @@ export async function insertMail(db: Db, mail: OutgoingMail): Promise<string | n
       to: mail.to,
       subject: mail.subject,
       text: mail.text,
-      link: mail.link ?? null,
+      link: mail.link,
       dedupKey: mail.key ?? null,
     })
     .onConflictDoNothing({ target: emailOutbox.dedupKey })
@@ -43,13 +46,13 @@ export async function mailOfKey(db: Db, key: string) {
 
 /**
  * insertMail of many mails in one statement (one JSON parameter, db/bulk.ts: a job of a hundred
- * receipts otherwise binds 500 placeholders); the ids of the rows written, in the order given (a
- * key already recorded writes none).
+ * receipts otherwise binds 500 placeholders); the rows written and the index of each one's mail,
+ * in the order given (a key already recorded writes none).
  */
 export async function insertMails(
   db: Db,
-  mails: OutgoingMail[],
-): Promise<{ id: string; mail: OutgoingMail }[]> {
+  mails: StoredMail[],
+): Promise<{ id: string; index: number }[]> {
   if (mails.length === 0) return [];
   const rows = mails.map((mail) => ({
     id: randomUUID(),
@@ -57,7 +60,7 @@ export async function insertMails(
     to: mail.to,
     subject: mail.subject,
     text: mail.text,
-    link: mail.link ?? null,
+    link: mail.link,
     dedupKey: mail.key ?? null,
   }));
   const written = new Set(
@@ -68,7 +71,7 @@ export async function insertMails(
       )
     ).map((r) => r.id),
   );
-  return rows.flatMap((r, i) => (written.has(r.id) ? [{ id: r.id, mail: mails[i]! }] : []));
+  return rows.flatMap((r, index) => (written.has(r.id) ? [{ id: r.id, index }] : []));
 }
 
 /**

@@ -9,14 +9,16 @@ import { authOf, type Guard, sessionUserOf } from "../../lib/auth-context.ts";
 import { ResourceNotFound } from "../../lib/errors.ts";
 import { parseQuery } from "../../lib/validation.ts";
 import { queryInt } from "../../lib/query.ts";
+import { mailLinks } from "./links.ts";
 import { listMailsVisibleTo } from "./repository.ts";
 
 const emailListQuery = z.object({ limit: queryInt({ min: 1, max: 100 }).default(50) });
 
 export function sandboxEmailsRouter(
-  deps: { db: Db; mode: "sandbox" | "production" },
+  deps: { db: Db; mode: "sandbox" | "production"; authSecret: string },
   guard: Guard,
 ): Router {
+  const links = mailLinks(deps.authSecret);
   const r = apiRouter();
   r.get(["/sandbox/emails", "/sandbox/emails/"], guard(), async (req, res) => {
     if (deps.mode !== "sandbox")
@@ -28,17 +30,19 @@ export function sandboxEmailsRouter(
     const { limit } = parseQuery(emailListQuery, req);
     const rows = await listMailsVisibleTo(deps.db, userId, limit);
     res.json({
-      items: rows.map((m) => ({
-        id: m.id,
-        created_at: m.createdAt.toISOString(),
-        kind: m.kind,
-        to: m.to,
-        subject: m.subject,
-        text: m.text,
-        link: m.link,
-        sent_at: m.sentAt ? m.sentAt.toISOString() : null,
-        error: m.error,
-      })),
+      items: rows
+        .map((row) => ({ ...row, ...links.open(row) }))
+        .map((m) => ({
+          id: m.id,
+          created_at: m.createdAt.toISOString(),
+          kind: m.kind,
+          to: m.to,
+          subject: m.subject,
+          text: m.text,
+          link: m.link,
+          sent_at: m.sentAt ? m.sentAt.toISOString() : null,
+          error: m.error,
+        })),
     });
   });
   return r;

@@ -1,6 +1,7 @@
-// Recording outgoing mail: a mail's row, and what must be written exactly when it is, in one
-// transaction. The SQL is the repository's; the sending is the mailer's.
+// Recording outgoing mail: a mail's row (its link sealed), and what must be written exactly when it
+// is, in one transaction. The SQL is the repository's; the sending is the mailer's.
 import { inTransaction, type Db, type Tx } from "../../../db/client.ts";
+import type { MailLinks } from "./links.ts";
 import { insertMail, insertMails, mailOfKey, type OutgoingMail } from "./repository.ts";
 
 /**
@@ -16,11 +17,12 @@ export type MailRecorded = (tx: Tx, mails: OutgoingMail[]) => Promise<void>;
  */
 export async function recordMail(
   db: Db,
+  links: MailLinks,
   mail: OutgoingMail,
   recorded?: MailRecorded,
 ): Promise<{ id: string; send: boolean; inserted: boolean }> {
   const write = async (handle: Db) => {
-    const id = await insertMail(handle, mail);
+    const id = await insertMail(handle, { ...mail, ...links.seal(mail) });
     if (id) return { id, send: true, inserted: true };
     const existing = (await mailOfKey(handle, mail.key!))!;
     return { id: existing.id, send: !existing.sentAt && !existing.error, inserted: false };
@@ -36,13 +38,21 @@ export async function recordMail(
 /** recordMail of many mails in one statement; the rows written, in the order given. */
 export async function recordMails(
   db: Db,
+  links: MailLinks,
   mails: OutgoingMail[],
   recorded?: MailRecorded,
 ): Promise<{ id: string; mail: OutgoingMail }[]> {
   if (mails.length === 0) return [];
-  if (!recorded) return insertMails(db, mails);
+  const write = async (handle: Db) =>
+    (
+      await insertMails(
+        handle,
+        mails.map((mail) => ({ ...mail, ...links.seal(mail) })),
+      )
+    ).map(({ id, index }) => ({ id, mail: mails[index]! }));
+  if (!recorded) return write(db);
   return inTransaction(db, async (tx) => {
-    const written = await insertMails(tx, mails);
+    const written = await write(tx);
     if (written.length > 0)
       await recorded(
         tx,

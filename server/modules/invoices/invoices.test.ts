@@ -18,6 +18,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { openMailLink } from "../../../test/helpers/browser.ts";
 import { pdfText } from "../../../test/helpers/pdf.ts";
 
 let t: TestServer;
@@ -212,7 +213,7 @@ describe("invoices and receipts", () => {
     expect(receipt.text).toContain(order.invoice_number);
     expect(receipt.text).toContain("$49.00");
     // Its link opens the buyer's portal, signed in, where the order's invoice is.
-    const token = new URL(receipt.link).searchParams.get("customer_session_token");
+    const token = new URL(openMailLink(receipt.link)).searchParams.get("customer_session_token");
     const mine = await api(t.url, "/v1/customer-portal/orders/", { token: token! });
     expect(mine.status).toBe(200);
     expect(mine.body.items.map((o: { id: string }) => o.id)).toEqual([order.id]);

@@ -6,6 +6,7 @@ import { TestClock } from "../../lib/clock.ts";
 import { api, createSeller } from "../../../test/helpers/auth.ts";
 import { seatProduct } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { openMailLink } from "../../../test/helpers/browser.ts";
 import { US_ADDRESS } from "../../../test/helpers/addresses.ts";
 
 let t: TestServer;
@@ -45,7 +46,7 @@ async function claimInvitation(to: string, at: string) {
     sql`select link from email_outbox where "to" = ${to} and kind = 'seat-invitation'`,
   );
   clock.set(new Date(at));
-  const invitation_token = new URL(mail!.link).searchParams.get("invitation_token");
+  const invitation_token = new URL(openMailLink(mail!.link)).searchParams.get("invitation_token");
   const res = await api(t.url, "/v1/customer-seats/claim", { body: { invitation_token } });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }

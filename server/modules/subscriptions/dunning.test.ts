@@ -16,6 +16,7 @@ import {
   type BillingSeller,
 } from "../../../test/helpers/billing.ts";
 import { startTestServer, type TestServer } from "../../../test/helpers/server.ts";
+import { openMailLink } from "../../../test/helpers/browser.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 import { US_ADDRESS_SDK } from "../../../test/helpers/addresses.ts";
 
@@ -120,7 +121,7 @@ describe("dunning", () => {
     expect(failed.text).toContain("Your access is paused until the payment goes through.");
     expect(failed.text).toContain(`the subscription ends on ${plus(end, 15 * DAY).slice(0, 10)}.`);
     // Its link opens the customer's portal signed in, where the card is changed.
-    const link = new URL(failed.link);
+    const link = new URL(openMailLink(failed.link));
     expect(link.pathname).toBe("/portal");
     const session = link.searchParams.get("customer_session_token")!;
     const me = await api(t.url, "/v1/customer-portal/customers/me", { token: session });

@@ -13,6 +13,7 @@ import {
   type TestDatabase,
 } from "../../../test/helpers/db.ts";
 import { spawnTillServer, tempDir, type SpawnedServer } from "../../../test/helpers/process.ts";
+import { openMailLink } from "../../../test/helpers/browser.ts";
 import { serveEnv } from "../../../test/helpers/spawned-seller.ts";
 import { waitFor } from "../../../test/helpers/webhook-receiver.ts";
 
@@ -110,7 +111,9 @@ describe.skipIf(!usingPostgres())("till serve killed before a failed payment's m
       select text, link from email_outbox where kind = 'payment-failed' and "to" = ${email}`;
     expect(mail!.text).toContain("We could not collect $10.00 for your Declining subscription.");
     // Its link signs the customer in to the portal.
-    const session = new URL(mail!.link).searchParams.get("customer_session_token");
+    const session = new URL(
+      openMailLink(mail!.link, (env as Record<string, string>).AUTH_SECRET),
+    ).searchParams.get("customer_session_token");
     const me = await api(second.url, "/v1/customer-portal/customers/me", { token: session! });
     expect(me.status).toBe(200);
     expect(await mails("payment-failed")).toBe(1);
