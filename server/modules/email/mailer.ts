@@ -37,6 +37,7 @@ export async function createMailer(deps: {
   log: Logger;
 }): Promise<Mailer> {
   const { config, db, log } = deps;
+  const embedded = config.database.kind === "pglite";
   const links = mailLinks(config.authSecret);
   let transport: { sendMail(opts: object): Promise<unknown> } | null = null;
   const messageIdDomain = /@([^>\s]+)/.exec(config.email.from)?.[1] ?? "till.invalid";
@@ -86,7 +87,9 @@ export async function createMailer(deps: {
       );
       return;
     }
-    if (!mail.key) {
+    // On embedded PGlite one process owns the database and a job never runs twice at once; its one
+    // connection is not held for an SMTP round trip.
+    if (!mail.key || embedded) {
       await deliver(db, transport, emailId, mail);
       return;
     }
