@@ -108,4 +108,29 @@ describe("email delivery", () => {
       openMailLink(row!.link),
     );
   });
+
+  it("a mail sealed under another AUTH_SECRET is not sent again without its link", async () => {
+    const email = uniqueEmail("rotated");
+    const res = await browser(failing.url).client.signUp.email({
+      email,
+      password: "correct horse battery",
+      name: "Mail",
+    });
+    expect(res.error).toBeNull();
+    // The secret changed since the mail was written: its link no longer opens.
+    const relay = await createMailer({
+      config: { ...t.config, authSecret: "another secret, forty characters or more" },
+      db: failing.server.database.db,
+      log: failing.server.log,
+    });
+    await relay.retryFailed!(new Date(Date.now() - 3_600_000));
+    expect(received.find((m) => m.to.includes(email))).toBeUndefined();
+    const [row] = await failing.server.database.rows<{
+      error: string | null;
+      rejected_at: string | null;
+    }>(sql`select error, rejected_at from email_outbox where "to" = ${email}`);
+    expect(row!.error).toBe("Its link cannot be opened: AUTH_SECRET changed.");
+    // Not tried again: marked rejected.
+    expect(row!.rejected_at).not.toBeNull();
+  });
 });

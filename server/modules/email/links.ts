@@ -12,8 +12,15 @@ const LINK_MARK = "{{link}}";
 export interface MailLinks {
   /** The text and link a row keeps: the link sealed, and out of the text. */
   seal(mail: { text: string; link?: string }): { text: string; link: string | null };
-  /** A row's text and link as the mail carries them. */
-  open(row: { text: string; link: string | null }): { text: string; link: string | null };
+  /**
+   * A row's text and link as the mail carries them; `lost` when the link was sealed under another
+   * AUTH_SECRET and cannot be opened (the text then says so where the link was).
+   */
+  open(row: { text: string; link: string | null }): {
+    text: string;
+    link: string | null;
+    lost?: true;
+  };
 }
 
 export function mailLinks(authSecret: string): MailLinks {
@@ -24,7 +31,18 @@ export function mailLinks(authSecret: string): MailLinks {
         ? { text: text.replaceAll(link, LINK_MARK), link: box.seal(link) }
         : { text, link: null },
     open: (row) => {
-      const link = row.link?.startsWith("v1.") ? box.open(row.link) : row.link;
+      let link = row.link;
+      if (link?.startsWith("v1.")) {
+        try {
+          link = box.open(link);
+        } catch {
+          return {
+            text: row.text.replaceAll(LINK_MARK, "(link no longer available)"),
+            link: null,
+            lost: true,
+          };
+        }
+      }
       return { text: link ? row.text.replaceAll(LINK_MARK, link) : row.text, link };
     },
   };

@@ -108,7 +108,17 @@ export async function createMailer(deps: {
       if (!transport) return 0;
       let sent = 0;
       for (const row of await failedMails(db, since, RETRY_BATCH)) {
-        const { text, link } = links.open(row);
+        const { text, link, lost } = links.open(row);
+        // Sealed under another AUTH_SECRET: a mail without its link is of no use, so it stops here.
+        if (lost) {
+          await markMailFailed(
+            db,
+            row.id,
+            "Its link cannot be opened: AUTH_SECRET changed.",
+            new Date(),
+          );
+          continue;
+        }
         if (await deliver(db, transport, row.id, { ...row, text, link: link ?? undefined })) sent++;
       }
       return sent;
