@@ -121,10 +121,6 @@ export async function failedMails(db: Db, since: Date, limit: number) {
     .limit(limit);
 }
 
-export async function listMails(db: Db, limit: number) {
-  return db.select().from(emailOutbox).orderBy(desc(emailOutbox.createdAt)).limit(limit);
-}
-
 /**
  * The sandbox outbox as one user may see it: all mail to themselves, and invitations sent to
  * members of their organizations and to addresses their organizations invited. Anyone may invite
